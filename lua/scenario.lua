@@ -1,0 +1,140 @@
+-- scenario.lua: checks a user's scenario table and returns a normalised copy.
+-- Runs in the main thread's Lua state before any load starts. Every error
+-- names the field and what was expected, so the user can fix it in one go.
+-- Arguments: the scenario table, the scenario's file name (for messages),
+-- its directory (scripts are relative to it), and helpers from C:
+-- parse_duration(s) -> ns or nil, parse_count(s) -> n or nil.
+local tbl, file, dir, parse_duration, parse_count = ...
+
+local fields = {
+  name = true, run_time = true, rampup = true, interval = true,
+  requests = true, workers = true, seed = true, graceful_stop = true,
+  notes = true, groups = true,
+}
+local group_fields = { name = true, vus = true, script = true }
+
+local function fail(field, msg)
+  error(string.format("%s: %s: %s", file, field, msg), 0)
+end
+
+local function show(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  return type(v) .. " " .. tostring(v)
+end
+
+-- Levenshtein distance, for "did you mean" hints on misspelt field names.
+local function distance(a, b)
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev = cur
+  end
+  return prev[#b]
+end
+
+local function check_known(t, known, where)
+  for k in pairs(t) do
+    if type(k) ~= "string" or not known[k] then
+      if type(k) == "number" and where == "scenario" then
+        fail("scenario", "unexpected array item; the scenario is a table of named fields")
+      end
+      local best, bestd = nil, 3
+      for name in pairs(known) do
+        local d = distance(tostring(k), name)
+        if d < bestd then best, bestd = name, d end
+      end
+      local hint = best and string.format(" (did you mean '%s'?)", best) or ""
+      local names = {}
+      for name in pairs(known) do names[#names + 1] = name end
+      table.sort(names)
+      fail(where, string.format("unknown field '%s'%s; known fields: %s",
+        tostring(k), hint, table.concat(names, ", ")))
+    end
+  end
+end
+
+local function duration(v, field, default, allow_zero)
+  if v == nil then return default end
+  local ns
+  if type(v) == "number" then
+    ns = v >= 0 and v * 1e9 or nil
+  elseif type(v) == "string" then
+    ns = parse_duration(v)
+  end
+  if not ns or (ns == 0 and not allow_zero) then
+    fail(field, "expected a duration such as \"30s\", \"5m\", \"250ms\" or a number of seconds" ..
+      (allow_zero and "" or " greater than zero") .. ", got " .. show(v))
+  end
+  return ns
+end
+
+local function count(v, field, min)
+  if v == nil then return nil end
+  local n
+  if type(v) == "number" then n = v
+  elseif type(v) == "string" then n = parse_count(v) end
+  if not n or n ~= math.floor(n) or n < min then
+    fail(field, string.format("expected an integer >= %d (\"10k\" and \"1M\" are accepted), got %s", min, show(v)))
+  end
+  return n
+end
+
+local function str(v, field, default)
+  if v == nil then return default end
+  if type(v) ~= "string" or v == "" then fail(field, "expected a non-empty string, got " .. show(v)) end
+  return v
+end
+
+if type(tbl) ~= "table" then
+  fail("scenario", "the file must return a table such as { run_time = \"30s\", groups = { ... } }, got " .. show(tbl))
+end
+check_known(tbl, fields, "scenario")
+
+local out = {
+  name = str(tbl.name, "name", (file:match("([^/]+)%.lua$") or file)),
+  rampup_ns = duration(tbl.rampup, "rampup", 0, true),
+  interval_ns = duration(tbl.interval, "interval", 10e9, false),
+  graceful_stop_ns = duration(tbl.graceful_stop, "graceful_stop", 5e9, true),
+  requests = count(tbl.requests, "requests", 1),
+  workers = count(tbl.workers, "workers", 1),
+  seed = count(tbl.seed, "seed", 0),
+  notes = str(tbl.notes, "notes", nil),
+  groups = {},
+}
+-- Without a transaction budget a run is bounded by time: 10 s unless said.
+out.run_time_ns = duration(tbl.run_time, "run_time", out.requests and 0 or 10e9, out.requests ~= nil)
+
+if type(tbl.groups) ~= "table" or #tbl.groups == 0 then
+  fail("groups", "expected a list of groups such as { { name = \"readers\", vus = 10, script = \"get.lua\" } }, got " .. show(tbl.groups))
+end
+local seen = {}
+for k in pairs(tbl.groups) do
+  if type(k) ~= "number" or k < 1 or k > #tbl.groups or k ~= math.floor(k) then
+    fail("groups", "expected a list (array) of groups, found key " .. show(k))
+  end
+end
+for i, g in ipairs(tbl.groups) do
+  local where = string.format("groups[%d]", i)
+  if type(g) ~= "table" then fail(where, "expected a table { name = ..., vus = ..., script = ... }, got " .. show(g)) end
+  check_known(g, group_fields, where)
+  local name = str(g.name, where .. ".name", "group-" .. i)
+  if seen[name] then fail(where .. ".name", "duplicate group name " .. show(name)) end
+  seen[name] = true
+  local vus = count(g.vus, where .. ".vus", 0)
+  if vus == nil then fail(where .. ".vus", "expected the number of virtual users, got nil") end
+  local script = str(g.script, where .. ".script", nil)
+  if not script then fail(where .. ".script", "expected the path of a Lua script, got nil") end
+  local path = script:sub(1, 1) == "/" and script or (dir .. "/" .. script)
+  local f, err = io.open(path, "r")
+  if not f then fail(where .. ".script", "cannot open " .. show(path) .. ": " .. tostring(err)) end
+  f:close()
+  local _, serr = loadfile(path)
+  if serr then error(serr, 0) end       -- "file.lua:3: '=' expected near 'x'"
+  out.groups[i] = { name = name, vus = vus, script = path, script_name = script }
+end
+return out

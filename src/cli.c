@@ -1,0 +1,207 @@
+/* cli.c - parses the command line (getopt_long), loads the scenario, runs it
+ * through the engine and hands the result to the writers in report/.  Owns
+ * the exit codes.  No load generation or statistics here. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "common/params.h"
+#include "common/units.h"
+#include "engine/engine.h"
+#include "report/report.h"
+#include "scenario/scenario.h"
+
+static const char cli_usage[] =
+"usage: luamech run SCENARIO [options]\n"
+"       luamech --help | --version\n"
+"\n"
+"Runs SCENARIO (a Lua file returning { run_time=, rampup=, interval=, groups= })\n"
+"and reports what the servers did, interval by interval.\n"
+"\n"
+"options (they override the scenario's values):\n"
+"  -d, --duration DUR       run time, e.g. 30s, 5m, 1h (0 with --requests: until done)\n"
+"  -r, --rampup DUR         start each group's VUs evenly over DUR\n"
+"  -i, --interval DUR       statistics interval (default 10s)\n"
+"  -n, --requests N         stop after N transactions in all (10k, 1M accepted)\n"
+"  -u, --vus N              VUs of every group\n"
+"  -w, --workers N          worker threads (default: number of CPUs)\n"
+"  -s, --seed N             random seed (printed in every report; default: random)\n"
+"  -g, --graceful-stop DUR  time in-flight transactions get to finish (default 5s)\n"
+"  -o, --out DIR            results directory (default results/<scenario>-<time>)\n"
+"  -e, --env NAME=VALUE     parameter for scripts: luamech.param(NAME); env is the fallback\n"
+"  -q, --quiet              no live progress line\n"
+"\n"
+"durations take ms, s, m, h (a bare number is seconds); counts take k and M.\n"
+"\n"
+"exit codes:\n"
+"  0  the run completed\n"
+"  1  runtime error (e.g. the results could not be written)\n"
+"  2  usage error (unknown flag, bad value)\n"
+"  3  scenario error (missing file, Lua syntax error, wrong field)\n"
+"  4  preflight failed: a script's init failed before any load (e.g. server unreachable)\n"
+"  5  interrupted by SIGINT/SIGTERM; results were written\n";
+
+typedef struct cli_run {
+    const char *scenario_path;
+    const char *out_dir;
+    int quiet;
+    scenario_overrides ov;
+    params params;
+} cli_run;
+
+typedef struct cli_live {
+    const scenario *sc;
+    const char *dir;
+    int quiet;
+} cli_live;
+
+static int cli_bad(const char *fmt, const char *arg) {
+    fprintf(stderr, "luamech: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'luamech --help'.\n");
+    return EXIT_USAGE;
+}
+
+static int cli_duration(const char *flag, const char *arg, int64_t *out) {
+    if (units_parse_duration_ns(arg, out) == 0) return 0;
+    fprintf(stderr, "luamech: %s: expected a duration such as 30s, 5m, 250ms; got '%s'\n", flag, arg);
+    return -1;
+}
+
+static int cli_count(const char *flag, const char *arg, int64_t *out, int64_t min) {
+    if (units_parse_count(arg, out) == 0 && *out >= min) return 0;
+    fprintf(stderr, "luamech: %s: expected an integer >= %lld (10k, 1M accepted); got '%s'\n",
+            flag, (long long)min, arg);
+    return -1;
+}
+
+static int cli_parse_run(int argc, char **argv, cli_run *c) {
+    static const struct option opts[] = {
+        {"duration", required_argument, 0, 'd'}, {"rampup", required_argument, 0, 'r'},
+        {"interval", required_argument, 0, 'i'}, {"requests", required_argument, 0, 'n'},
+        {"vus", required_argument, 0, 'u'}, {"workers", required_argument, 0, 'w'},
+        {"seed", required_argument, 0, 's'}, {"graceful-stop", required_argument, 0, 'g'},
+        {"out", required_argument, 0, 'o'}, {"env", required_argument, 0, 'e'},
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int ch, bad = 0;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "d:r:i:n:u:w:s:g:o:e:qh", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'd': bad |= cli_duration("--duration", optarg, &c->ov.run_time_ns); break;
+        case 'r': bad |= cli_duration("--rampup", optarg, &c->ov.rampup_ns); break;
+        case 'i': bad |= cli_duration("--interval", optarg, &c->ov.interval_ns); break;
+        case 'g': bad |= cli_duration("--graceful-stop", optarg, &c->ov.graceful_stop_ns); break;
+        case 'n': bad |= cli_count("--requests", optarg, &c->ov.requests, 1); break;
+        case 'u': bad |= cli_count("--vus", optarg, &c->ov.vus, 0); break;
+        case 'w': bad |= cli_count("--workers", optarg, &c->ov.workers, 1); break;
+        case 's': bad |= cli_count("--seed", optarg, &c->ov.seed, 0); break;
+        case 'o': c->out_dir = optarg; break;
+        case 'q': c->quiet = 1; break;
+        case 'e':
+            if (params_add(&c->params, optarg) != 0) return cli_bad("-e: expected NAME=VALUE, got '%s'", optarg);
+            break;
+        case 'h': fputs(cli_usage, stdout); exit(EXIT_OK);
+        default:
+            return cli_bad("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (bad) return EXIT_USAGE;
+    if (c->ov.interval_ns == 0 || (c->ov.interval_ns > 0 && c->ov.interval_ns < 100000000))
+        return cli_bad("--interval: must be at least 100ms%s", "");
+    if (optind >= argc) return cli_bad("run: missing the SCENARIO file%s", "");
+    c->scenario_path = argv[optind++];
+    if (optind < argc) return cli_bad("run: unexpected argument '%s'", argv[optind]);
+    return EXIT_OK;
+}
+
+static void cli_on_progress(void *ctx, const run_result *r, double elapsed, double total) {
+    cli_live *l = ctx;
+    if (!l->quiet) report_progress(stderr, r, elapsed, total);
+}
+
+/* Keep the result files current, so even a killed run leaves a valid set. */
+static void cli_on_interval(void *ctx, const run_result *r) {
+    cli_live *l = ctx;
+    report_write_all(l->dir, l->sc, r, "running", -1);
+}
+
+static int cli_exit_code(const run_result *r) {
+    if (r->status == RUN_ABORTED) return EXIT_PREFLIGHT;
+    if (r->status == RUN_INTERRUPTED) return EXIT_INTERRUPTED;
+    return EXIT_OK;
+}
+
+static uint64_t cli_seed(const scenario *sc) {
+    if (sc->seed_set) return sc->seed;
+    return (uv_hrtime() ^ ((uint64_t)getpid() << 32)) % 1000000000ULL;
+}
+
+static void cli_banner(const scenario *sc, int workers, uint64_t seed, const char *dir) {
+    char rt[32], ru[32], iv[32];
+    fprintf(stderr, "luamech %s: %s: %d group(s), %d VUs, %d worker(s), run time %s, rampup %s, "
+                    "interval %s", LUAMECH_VERSION, sc->name, sc->ngroups, scenario_total_vus(sc), workers,
+            sc->run_time_ns ? units_format_duration(sc->run_time_ns, rt, sizeof rt) : "-",
+            units_format_duration(sc->rampup_ns, ru, sizeof ru),
+            units_format_duration(sc->interval_ns, iv, sizeof iv));
+    if (sc->requests > 0) fprintf(stderr, ", %lld transactions", (long long)sc->requests);
+    fprintf(stderr, ", seed %llu\nluamech: results in %s\n", (unsigned long long)seed, dir);
+}
+
+static int cli_run_scenario(cli_run *c) {
+    scenario sc;
+    char err[2048], dir[4096];
+    if (scenario_load(&sc, c->scenario_path, &c->params, &c->ov, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech: %s\n", err);
+        scenario_free(&sc);
+        return EXIT_SCENARIO;
+    }
+    int workers = sc.workers > 0 ? sc.workers : (int)uv_available_parallelism();
+    uint64_t seed = cli_seed(&sc);
+    if (c->out_dir) snprintf(dir, sizeof dir, "%s", c->out_dir);
+    else report_default_dir(dir, sizeof dir, &sc);
+    if (report_prepare_dir(dir, &sc, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech: %s\n", err);
+        scenario_free(&sc);
+        return EXIT_RUNTIME;
+    }
+    cli_banner(&sc, workers, seed, dir);
+    cli_live live = {&sc, dir, c->quiet || !isatty(STDERR_FILENO) ? c->quiet : 0};
+    run_hooks hooks = {&live, cli_on_progress, cli_on_interval};
+    run_result r;
+    engine_run(&sc, &c->params, workers, seed, &hooks, &r);
+    int code = cli_exit_code(&r);
+    if (r.status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r.error);
+    else report_console(stdout, &sc, &r, dir);
+    if (report_write_all(dir, &sc, &r, report_status_name(r.status), code) != 0) {
+        fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
+        code = EXIT_RUNTIME;
+    }
+    run_result_free(&r);
+    scenario_free(&sc);
+    return code;
+}
+
+int cli_main(int argc, char **argv) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(cli_usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("luamech %s (%s, libuv %s)\n", LUAMECH_VERSION, "LuaJIT", uv_version_string());
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "run") != 0) return cli_bad("unknown command '%s'", argv[1]);
+    cli_run c;
+    memset(&c, 0, sizeof c);
+    scenario_overrides_init(&c.ov);
+    params_init(&c.params);
+    int code = cli_parse_run(argc - 1, argv + 1, &c);
+    if (code == EXIT_OK) code = cli_run_scenario(&c);
+    params_free(&c.params);
+    return code;
+}

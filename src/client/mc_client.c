@@ -1,0 +1,709 @@
+/* mc_client.c - memcached client on a libuv loop: one TCP connection per
+ * server, FIFO-pipelined caller-owned requests, per-request timeouts, and
+ * reconnect with doubling backoff.  libmemcached only parses the server list
+ * and hashes keys (ketama or modula); every byte of I/O goes through libuv.
+ * It does not retry or fail over requests, nor speak the binary/meta protocols;
+ * "noreply" commands must not be sent (replies are matched to requests by order). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "client/mc_client.h"
+
+#include <libmemcached/memcached.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MC_WBUF_INIT (16 * 1024)
+#define MC_RBUF_INIT (64 * 1024)
+#define MC_RBUF_MIN_FREE 4096
+/* Largest reply unit accepted (memcached's item size limit is at most 1 GB). */
+#define MC_RBUF_MAX (((size_t)1 << 30) + 4096)
+
+typedef enum mc_state {
+    MC_DISCONNECTED, MC_CONNECTING, MC_CONNECTED, MC_DOWN
+} mc_state;
+
+typedef struct mc_buf {
+    char *p;
+    size_t len;
+    size_t cap;
+} mc_buf;
+
+typedef struct mc_conn mc_conn;
+
+/* One connection attempt's libuv objects.  Freed in the handle's close
+ * callback, which libuv runs after the cancelled connect/write callbacks. */
+typedef struct mc_sock {
+    uv_tcp_t tcp;
+    uv_connect_t creq;
+    uv_write_t wreq;
+    mc_client *client;
+    mc_conn *conn;   /* NULL once detached from its connection */
+    mc_buf wfly;     /* in-flight bytes taken over when detached mid-write */
+} mc_sock;
+
+struct mc_conn {
+    mc_client *client;
+    uint32_t idx;
+    char name[320];
+    struct sockaddr_storage addr;
+    mc_state state;
+    mc_sock *sock;
+    uv_timer_t timer;
+    uint64_t timer_due;        /* deadline the timer is armed for; 0 = idle */
+    uint64_t connect_deadline; /* while connecting; 0 = none */
+    uint64_t retry_at;
+    uint64_t backoff;          /* delay after the next failure base; 0 = none yet */
+    mc_req *head, *tail;       /* queued and sent, oldest first */
+    size_t npending;
+    mc_buf wbuf;               /* bytes not yet handed to libuv */
+    mc_buf wfly;               /* bytes of the uv_write in flight */
+    mc_buf rbuf;
+    int writing;
+    unsigned gen;              /* bumped on every reset */
+};
+
+struct mc_client {
+    uv_loop_t *loop;
+    memcached_st *memc;
+    mc_client_opts opts;
+    uint32_t n;
+    mc_conn *conns;
+    mc_req *dead_head, *dead_tail; /* failed; on_done not fired yet */
+    size_t ndead;
+    unsigned nhandles;             /* open libuv handles; free at 0 when closing */
+    int closing;
+    mc_connect_cb connect_cb;
+    void *connect_data;
+    char errmsg[400];
+};
+
+static void mc_on_connect(uv_connect_t *creq, int status);
+static void mc_on_write(uv_write_t *w, int status);
+
+/* ---- small helpers ---------------------------------------------------- */
+
+void mc_client_opts_default(mc_client_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->timeout_ns = 5000000000ull;
+    o->connect_timeout_ns = 0;
+    o->backoff_min_ns = 100000000ull;
+    o->backoff_max_ns = 5000000000ull;
+    o->distribution = MC_DIST_KETAMA;
+}
+
+static int mc_err(char *err, size_t err_len, const char *fmt, ...) {
+    if (err && err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static int mc_buf_reserve(mc_buf *b, size_t need, size_t init) {
+    if (need <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : init;
+    while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    char *p = realloc(b->p, cap);
+    if (p == NULL) return UV_ENOMEM;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static void mc_buf_free(mc_buf *b) {
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+const char *mc_client_strerror(int status) {
+    switch (status) {
+    case 0: return "ok";
+    case MC_EDOWN: return "server down (reconnect backoff not elapsed)";
+    case MC_EPROTO: return "protocol error (unparseable reply)";
+    case UV_ETIMEDOUT: return "timeout";
+    case UV_ECANCELED: return "cancelled";
+    case UV_ECONNREFUSED: return "connection refused";
+    case UV_ECONNRESET: return "connection reset by peer";
+    case UV_EOF: return "connection closed by server";
+    default: return status < 0 ? uv_strerror(status) : "unknown status";
+    }
+}
+
+/* ---- creation and destruction ----------------------------------------- */
+
+static int mc_resolve(uv_loop_t *loop, const char *host, int port,
+                      struct sockaddr_storage *out) {
+    struct addrinfo hints, *ai, *pick = NULL;
+    uv_getaddrinfo_t req;
+    memset(out, 0, sizeof *out);
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)out) == 0) return 0;
+    if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)out) == 0) return 0;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    int rc = uv_getaddrinfo(loop, &req, NULL, host, NULL, &hints);
+    if (rc < 0) return rc;
+    for (ai = req.addrinfo; ai && !pick; ai = ai->ai_next)
+        if (ai->ai_family == AF_INET) pick = ai;       /* prefer IPv4 */
+    for (ai = req.addrinfo; ai && !pick; ai = ai->ai_next)
+        if (ai->ai_family == AF_INET6) pick = ai;
+    if (pick == NULL) rc = UV_EAI_FAMILY;
+    else memcpy(out, pick->ai_addr, pick->ai_addrlen);
+    uv_freeaddrinfo(req.addrinfo);
+    if (rc < 0) return rc;
+    if (out->ss_family == AF_INET) ((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
+    else ((struct sockaddr_in6 *)out)->sin6_port = htons((uint16_t)port);
+    return 0;
+}
+
+static int mc_conn_init(mc_client *c, uint32_t i, char *err, size_t err_len) {
+    mc_conn *conn = &c->conns[i];
+    const memcached_instance_st *inst = memcached_server_instance_by_position(c->memc, i);
+    const char *host = memcached_server_name(inst);
+    int port = (int)memcached_server_port(inst);
+    conn->client = c;
+    conn->idx = i;
+    conn->state = MC_DISCONNECTED;
+    snprintf(conn->name, sizeof conn->name, "%s:%d", host ? host : "?", port);
+    if (host == NULL || port <= 0) return mc_err(err, err_len, "bad server %s", conn->name);
+    int rc = mc_resolve(c->loop, host, port, &conn->addr);
+    if (rc < 0)
+        return mc_err(err, err_len, "cannot resolve %s: %s", conn->name, uv_strerror(rc));
+    return 0;
+}
+
+/* Digits only, value in [lo, hi]. */
+static int mc_digits_in(const char *p, size_t n, unsigned long lo, unsigned long hi) {
+    unsigned long v = 0;
+    if (n == 0 || n > 9) return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9') return 0;
+        v = v * 10 + (unsigned long)(p[i] - '0');
+    }
+    return v >= lo && v <= hi;
+}
+
+/* One "host[:port[:weight]]" entry (libmemcached's own parser is lax: it maps
+ * a bad port to 11211 and an empty entry to localhost). */
+static int mc_server_entry_ok(const char *p, size_t n) {
+    while (n && *p == ' ') p++, n--;
+    while (n && p[n - 1] == ' ') n--;
+    const char *colon = memchr(p, ':', n);
+    if (n == 0 || memchr(p, ' ', n)) return 0;
+    if (colon == NULL) return 1;
+    const char *port = colon + 1;
+    size_t rest = n - (size_t)(port - p);
+    const char *w = memchr(port, ':', rest);
+    size_t plen = w ? (size_t)(w - port) : rest;
+    if (!mc_digits_in(port, plen, 1, 65535)) return 0;
+    return w == NULL || mc_digits_in(w + 1, rest - plen - 1, 0, 1000000);
+}
+
+static int mc_servers_check(const char *servers, char *err, size_t err_len) {
+    const char *p = servers;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (!mc_server_entry_ok(p, n))
+            return mc_err(err, err_len, "bad server '%.*s' in '%s' (want host[:port],...)",
+                          (int)n, p, servers);
+        if (comma == NULL) return 0;
+        p = comma + 1;
+    }
+}
+
+static int mc_client_setup(mc_client *c, const char *servers, char *err, size_t err_len) {
+    if (servers == NULL || *servers == 0) return mc_err(err, err_len, "empty server list");
+    if (mc_servers_check(servers, err, err_len) != 0) return -1;
+    memcached_server_list_st list = memcached_servers_parse(servers);
+    if (list == NULL) return mc_err(err, err_len, "cannot parse server list '%s'", servers);
+    c->memc = memcached_create(NULL);
+    memcached_return_t mrc = c->memc ? memcached_server_push(c->memc, list) : MEMCACHED_MEMORY_ALLOCATION_FAILURE;
+    memcached_server_list_free(list);
+    if (mrc != MEMCACHED_SUCCESS)
+        return mc_err(err, err_len, "server list '%s': %s", servers,
+                      c->memc ? memcached_strerror(c->memc, mrc) : "out of memory");
+    if (c->opts.distribution == MC_DIST_KETAMA)
+        memcached_behavior_set(c->memc, MEMCACHED_BEHAVIOR_KETAMA, 1);
+    uint32_t n = memcached_server_count(c->memc);
+    if (n == 0 || n > MC_MAX_SERVERS)
+        return mc_err(err, err_len, "server list '%s': %u servers (1..%d allowed)", servers,
+                      n, MC_MAX_SERVERS);
+    c->conns = calloc(n, sizeof *c->conns);
+    if (c->conns == NULL) return mc_err(err, err_len, "out of memory");
+    c->n = n;
+    for (uint32_t i = 0; i < n; i++)
+        if (mc_conn_init(c, i, err, err_len) != 0) return -1;
+    return 0;
+}
+
+static void mc_client_free(mc_client *c) {
+    for (uint32_t i = 0; c->conns && i < c->n; i++) {
+        mc_buf_free(&c->conns[i].wbuf);
+        mc_buf_free(&c->conns[i].wfly);
+        mc_buf_free(&c->conns[i].rbuf);
+    }
+    free(c->conns);
+    if (c->memc) memcached_free(c->memc);
+    free(c);
+}
+
+static void mc_on_timer(uv_timer_t *t);
+
+int mc_client_new(uv_loop_t *loop, const char *servers, const mc_client_opts *opts,
+                  mc_client **out, char *err, size_t err_len) {
+    mc_client *c = calloc(1, sizeof *c);
+    *out = NULL;
+    if (c == NULL) return mc_err(err, err_len, "out of memory");
+    c->loop = loop;
+    if (opts) c->opts = *opts;
+    else mc_client_opts_default(&c->opts);
+    if (mc_client_setup(c, servers, err, err_len) != 0) {
+        mc_client_free(c);
+        return -1;
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        uv_timer_init(loop, &c->conns[i].timer);
+        c->conns[i].timer.data = &c->conns[i];
+        c->nhandles++;
+    }
+    *out = c;
+    return 0;
+}
+
+static void mc_client_unref(mc_client *c) {
+    if (--c->nhandles == 0 && c->closing) mc_client_free(c);
+}
+
+static void mc_on_sock_close(uv_handle_t *h) {
+    mc_sock *s = h->data;
+    mc_client *c = s->client;
+    mc_buf_free(&s->wfly);
+    free(s);
+    mc_client_unref(c);
+}
+
+static void mc_on_timer_close(uv_handle_t *h) {
+    mc_conn *conn = h->data;
+    mc_client_unref(conn->client);
+}
+
+/* ---- timers ----------------------------------------------------------- */
+
+static uint64_t mc_conn_next_deadline(const mc_conn *conn) {
+    uint64_t d = conn->state == MC_CONNECTING ? conn->connect_deadline : 0;
+    uint64_t h = conn->head ? conn->head->deadline_ns : 0;
+    if (h && (d == 0 || h < d)) d = h;
+    return d;
+}
+
+/* Arm the timer for deadline d unless it is already due earlier. */
+static void mc_conn_arm(mc_conn *conn, uint64_t d) {
+    if (d == 0 || conn->client->closing) return;
+    if (conn->timer_due && conn->timer_due <= d) return;
+    uint64_t now = uv_hrtime();
+    uint64_t ms = d > now ? (d - now + 999999) / 1000000 : 0;
+    uv_timer_start(&conn->timer, mc_on_timer, ms, 0);
+    conn->timer_due = d;
+}
+
+static void mc_conn_disarm(mc_conn *conn) {
+    if (conn->timer_due) uv_timer_stop(&conn->timer);
+    conn->timer_due = 0;
+}
+
+/* ---- failure paths ---------------------------------------------------- */
+
+/* Drop the socket (closed asynchronously) and all buffered bytes; no callbacks. */
+static void mc_conn_detach(mc_conn *conn) {
+    mc_sock *s = conn->sock;
+    if (s) {
+        s->conn = NULL;
+        if (conn->writing) {
+            s->wfly = conn->wfly;
+            memset(&conn->wfly, 0, sizeof conn->wfly);
+        }
+        uv_close((uv_handle_t *)&s->tcp, mc_on_sock_close);
+        conn->sock = NULL;
+    }
+    conn->writing = 0;
+    conn->wbuf.len = conn->wfly.len = conn->rbuf.len = 0;
+    conn->connect_deadline = 0;
+    mc_conn_disarm(conn);
+    conn->gen++;
+}
+
+static void mc_conn_mark_down(mc_conn *conn, uint64_t now) {
+    const mc_client_opts *o = &conn->client->opts;
+    if (conn->backoff == 0) conn->backoff = o->backoff_min_ns;
+    else if (conn->backoff < o->backoff_max_ns / 2) conn->backoff *= 2;
+    else conn->backoff = o->backoff_max_ns;
+    if (conn->backoff > o->backoff_max_ns) conn->backoff = o->backoff_max_ns;
+    conn->state = MC_DOWN;
+    conn->retry_at = now + conn->backoff;
+}
+
+/* Move every pending request of conn to the client's dead list. */
+static void mc_dead_splice(mc_client *c, mc_conn *conn, int status) {
+    for (mc_req *r = conn->head; r; r = r->next)
+        r->deadline_ns = (uint64_t)(int64_t)status; /* dead requests keep status here */
+    if (conn->head == NULL) return;
+    if (c->dead_tail) c->dead_tail->next = conn->head;
+    else c->dead_head = conn->head;
+    c->dead_tail = conn->tail;
+    c->ndead += conn->npending;
+    conn->head = conn->tail = NULL;
+    conn->npending = 0;
+}
+
+/* Fire on_done for every dead request.  Each is unlinked before its callback,
+ * so nested drains (from callbacks) never deliver one twice. */
+static void mc_drain(mc_client *c) {
+    mc_req *r;
+    while ((r = c->dead_head) != NULL) {
+        c->dead_head = r->next;
+        if (c->dead_head == NULL) c->dead_tail = NULL;
+        c->ndead--;
+        r->next = NULL;
+        r->on_done(r, (int)(int64_t)r->deadline_ns, NULL);
+    }
+}
+
+static void mc_connect_report(mc_client *c, int status, const mc_conn *conn) {
+    mc_connect_cb cb = c->connect_cb;
+    if (cb == NULL) return;
+    c->connect_cb = NULL;
+    if (status == 0) {
+        cb(c->connect_data, 0, NULL);
+        return;
+    }
+    snprintf(c->errmsg, sizeof c->errmsg, "%s: %s", conn ? conn->name : "client",
+             mc_client_strerror(status));
+    cb(c->connect_data, status, c->errmsg);
+}
+
+static void mc_connect_check(mc_client *c) {
+    if (c->connect_cb == NULL) return;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->conns[i].state != MC_CONNECTED) return;
+    mc_connect_report(c, 0, NULL);
+}
+
+/* Connection-level failure: reset, mark down, fail everything pending. */
+static void mc_conn_fail(mc_conn *conn, int status) {
+    mc_client *c = conn->client;
+    mc_conn_detach(conn);
+    mc_conn_mark_down(conn, uv_hrtime());
+    mc_dead_splice(c, conn, status);
+    mc_connect_report(c, status, conn);
+    mc_drain(c);
+}
+
+static void mc_on_timer(uv_timer_t *t) {
+    mc_conn *conn = t->data;
+    conn->timer_due = 0;
+    if (conn->client->closing) return;
+    uint64_t d = mc_conn_next_deadline(conn);
+    if (d && d <= uv_hrtime()) {
+        mc_conn_fail(conn, UV_ETIMEDOUT);
+        return;
+    }
+    mc_conn_arm(conn, d);
+}
+
+/* ---- connecting ------------------------------------------------------- */
+
+static int mc_conn_start(mc_conn *conn, uint64_t now) {
+    mc_client *c = conn->client;
+    mc_sock *s = calloc(1, sizeof *s);
+    if (s == NULL) return UV_ENOMEM;
+    int rc = uv_tcp_init(c->loop, &s->tcp);
+    if (rc < 0) {
+        free(s);
+        return rc;
+    }
+    s->tcp.data = s->creq.data = s->wreq.data = s;
+    s->client = c;
+    s->conn = conn;
+    c->nhandles++;
+    conn->sock = s;
+    rc = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&conn->addr, mc_on_connect);
+    if (rc < 0) {
+        mc_conn_detach(conn);
+        mc_conn_mark_down(conn, now);
+        return rc;
+    }
+    uint64_t to = c->opts.connect_timeout_ns ? c->opts.connect_timeout_ns : c->opts.timeout_ns;
+    conn->state = MC_CONNECTING;
+    conn->connect_deadline = to ? now + to : 0;
+    mc_conn_arm(conn, conn->connect_deadline);
+    return 0;
+}
+
+/* 0 when requests may be queued on conn (connecting if needed), else status. */
+static int mc_conn_ready(mc_conn *conn, uint64_t now) {
+    switch (conn->state) {
+    case MC_CONNECTED:
+    case MC_CONNECTING:
+        return 0;
+    case MC_DOWN:
+        if (now < conn->retry_at) return MC_EDOWN;
+        return mc_conn_start(conn, now);
+    default:
+        return mc_conn_start(conn, now);
+    }
+}
+
+void mc_client_connect(mc_client *c, mc_connect_cb cb, void *data) {
+    if (c->closing) {
+        if (cb) cb(data, UV_ECANCELED, "client closed");
+        return;
+    }
+    c->connect_cb = cb;
+    c->connect_data = data;
+    uint64_t now = uv_hrtime();
+    for (uint32_t i = 0; i < c->n; i++) {
+        mc_conn *conn = &c->conns[i];
+        if (conn->state == MC_CONNECTED || conn->state == MC_CONNECTING) continue;
+        int rc = mc_conn_start(conn, now);
+        if (rc < 0) {
+            mc_connect_report(c, rc, conn);
+            return;
+        }
+    }
+    mc_connect_check(c);
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static int mc_conn_append(mc_conn *conn, const char *line, size_t line_len,
+                          const char *value, size_t value_len) {
+    mc_buf *b = &conn->wbuf;
+    size_t extra = value ? value_len + 2 : 0;
+    if (extra < value_len || line_len > SIZE_MAX - extra - b->len) return UV_ENOMEM;
+    if (mc_buf_reserve(b, b->len + line_len + extra, MC_WBUF_INIT) < 0) return UV_ENOMEM;
+    memcpy(b->p + b->len, line, line_len);
+    b->len += line_len;
+    if (value) {
+        if (value_len) memcpy(b->p + b->len, value, value_len);
+        memcpy(b->p + b->len + value_len, "\r\n", 2);
+        b->len += extra;
+    }
+    return 0;
+}
+
+/* Write wbuf: uv_try_write when nothing is in flight, then uv_write the rest
+ * from the swapped-in wfly buffer, which stays untouched until mc_on_write. */
+static void mc_conn_flush(mc_conn *conn) {
+    if (conn->writing || conn->wbuf.len == 0 || conn->state != MC_CONNECTED) return;
+    uv_stream_t *st = (uv_stream_t *)&conn->sock->tcp;
+    uv_buf_t b;
+    b.base = conn->wbuf.p;
+    b.len = conn->wbuf.len;
+    int n = uv_try_write(st, &b, 1);
+    if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
+    if (n < 0) {
+        mc_conn_fail(conn, n);
+        return;
+    }
+    if ((size_t)n == conn->wbuf.len) {
+        conn->wbuf.len = 0;
+        return;
+    }
+    mc_buf tmp = conn->wfly;
+    conn->wfly = conn->wbuf;
+    conn->wbuf = tmp;
+    conn->wbuf.len = 0;
+    b.base = conn->wfly.p + n;
+    b.len = conn->wfly.len - (size_t)n;
+    int rc = uv_write(&conn->sock->wreq, st, &b, 1, mc_on_write);
+    if (rc < 0) {
+        mc_conn_fail(conn, rc);
+        return;
+    }
+    conn->writing = 1;
+}
+
+static void mc_on_write(uv_write_t *w, int status) {
+    mc_sock *s = w->data;
+    mc_conn *conn = s->conn;
+    if (conn == NULL) return;
+    conn->writing = 0;
+    conn->wfly.len = 0;
+    if (status < 0) {
+        mc_conn_fail(conn, status);
+        return;
+    }
+    mc_conn_flush(conn);
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static void mc_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+    mc_sock *s = h->data;
+    mc_buf *rb = s->conn ? &s->conn->rbuf : NULL;
+    (void)hint;
+    buf->base = NULL;
+    buf->len = 0;
+    if (rb == NULL) return;
+    if (rb->cap - rb->len < MC_RBUF_MIN_FREE &&
+        mc_buf_reserve(rb, rb->len + MC_RBUF_MIN_FREE, MC_RBUF_INIT) < 0)
+        return; /* libuv reports UV_ENOBUFS to mc_on_read */
+    buf->base = rb->p + rb->len;
+    buf->len = rb->cap - rb->len;
+}
+
+/* Hand one parsed unit to the head request.  0 when the connection was failed. */
+static int mc_conn_deliver(mc_conn *conn, const mc_reply *r) {
+    mc_req *req = conn->head;
+    if (req == NULL) {
+        mc_conn_fail(conn, MC_EPROTO);
+        return 0;
+    }
+    if (r->kind == MC_R_VALUE) {
+        if (req->on_value) req->on_value(req, r);
+        return 1;
+    }
+    conn->head = req->next;
+    if (conn->head == NULL) {
+        conn->tail = NULL;
+        mc_conn_disarm(conn);
+    }
+    conn->npending--;
+    req->next = NULL;
+    req->on_done(req, 0, r);
+    return 1;
+}
+
+/* Make room for a unit of `need` bytes; 0, or the failure status. */
+static int mc_conn_grow_for(mc_conn *conn, size_t need) {
+    if (need <= conn->rbuf.cap) return 0;
+    if (need > MC_RBUF_MAX) return MC_EPROTO;
+    return mc_buf_reserve(&conn->rbuf, need + MC_RBUF_MIN_FREE, MC_RBUF_INIT);
+}
+
+static void mc_conn_parse(mc_conn *conn) {
+    mc_client *c = conn->client;
+    unsigned gen = conn->gen;
+    size_t off = 0, need = 0;
+    mc_reply r;
+    while (off < conn->rbuf.len) {
+        size_t n = mc_parse(conn->rbuf.p + off, conn->rbuf.len - off, &r);
+        if (n == 0 && r.kind == MC_R_BAD) {
+            mc_conn_fail(conn, MC_EPROTO);
+            return;
+        }
+        if (n == 0) {
+            need = r.need_bytes;
+            break;
+        }
+        off += n;
+        if (!mc_conn_deliver(conn, &r) || c->closing || conn->gen != gen) return;
+    }
+    if (off > 0) {
+        memmove(conn->rbuf.p, conn->rbuf.p + off, conn->rbuf.len - off);
+        conn->rbuf.len -= off;
+    }
+    int rc = mc_conn_grow_for(conn, need);
+    if (rc < 0) mc_conn_fail(conn, rc);
+}
+
+static void mc_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
+    mc_sock *s = st->data;
+    mc_conn *conn = s->conn;
+    (void)buf;
+    if (conn == NULL || nread == 0) return;
+    if (nread < 0) {
+        mc_conn_fail(conn, (int)nread);
+        return;
+    }
+    conn->rbuf.len += (size_t)nread;
+    mc_conn_parse(conn);
+}
+
+static void mc_on_connect(uv_connect_t *creq, int status) {
+    mc_sock *s = creq->data;
+    mc_conn *conn = s->conn;
+    if (conn == NULL) return;
+    mc_client *c = conn->client;
+    if (status == 0) status = uv_read_start((uv_stream_t *)&s->tcp, mc_on_alloc, mc_on_read);
+    if (status < 0) {
+        mc_conn_fail(conn, status);
+        return;
+    }
+    uv_tcp_nodelay(&s->tcp, 1);
+    conn->state = MC_CONNECTED;
+    conn->backoff = 0;
+    conn->connect_deadline = 0;
+    mc_conn_flush(conn);
+    if (c->closing || conn->state != MC_CONNECTED) return;
+    mc_connect_check(c);
+}
+
+/* ---- public request path ---------------------------------------------- */
+
+static void mc_conn_enqueue(mc_conn *conn, mc_req *req) {
+    if (conn->tail) conn->tail->next = req;
+    else conn->head = req;
+    conn->tail = req;
+    conn->npending++;
+}
+
+void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line,
+                    size_t line_len, const char *value, size_t value_len) {
+    req->next = NULL;
+    req->server = server;
+    req->deadline_ns = 0;
+    if (c->closing || server >= c->n) {
+        req->on_done(req, c->closing ? UV_ECANCELED : UV_EINVAL, NULL);
+        return;
+    }
+    mc_conn *conn = &c->conns[server];
+    uint64_t now = uv_hrtime();
+    int rc = mc_conn_ready(conn, now);
+    if (rc == 0) rc = mc_conn_append(conn, line, line_len, value, value_len);
+    if (rc < 0) {
+        req->on_done(req, rc, NULL);
+        return;
+    }
+    req->deadline_ns = c->opts.timeout_ns ? now + c->opts.timeout_ns : 0;
+    mc_conn_enqueue(conn, req);
+    mc_conn_arm(conn, req->deadline_ns);
+    mc_conn_flush(conn);
+}
+
+void mc_client_close(mc_client *c) {
+    if (c == NULL || c->closing) return;
+    c->closing = 1;
+    for (uint32_t i = 0; i < c->n; i++) {
+        mc_conn *conn = &c->conns[i];
+        mc_conn_detach(conn);
+        conn->state = MC_DISCONNECTED;
+        mc_dead_splice(c, conn, UV_ECANCELED);
+        uv_close((uv_handle_t *)&conn->timer, mc_on_timer_close);
+    }
+    mc_connect_report(c, UV_ECANCELED, NULL);
+    mc_drain(c);
+}
+
+size_t mc_client_nservers(const mc_client *c) { return c->n; }
+
+const char *mc_client_server_name(const mc_client *c, uint32_t idx) {
+    return idx < c->n ? c->conns[idx].name : NULL;
+}
+
+uint32_t mc_client_server_for_key(const mc_client *c, const char *key, size_t len) {
+    if (c->n <= 1) return 0;
+    uint32_t h = memcached_generate_hash(c->memc, key, len);
+    return h < c->n ? h : 0;
+}
+
+size_t mc_client_pending(const mc_client *c) {
+    size_t n = c->ndead;
+    for (uint32_t i = 0; i < c->n; i++) n += c->conns[i].npending;
+    return n;
+}

@@ -1,0 +1,48 @@
+/* engine.h - runs a scenario: starts the workers, checks that every group's
+ * script initialises (preflight) before the clock starts, stops the run at
+ * its deadline, its transaction budget or a signal, and merges the workers'
+ * statistics into an agg.  Reporting is done by the caller through hooks. */
+#ifndef LUAMECH_ENGINE_H
+#define LUAMECH_ENGINE_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "common/params.h"
+#include "scenario/scenario.h"
+#include "stats/agg.h"
+
+typedef enum run_status {
+    RUN_COMPLETED = 0,   /* reached its run time or transaction budget */
+    RUN_INTERRUPTED,     /* SIGINT / SIGTERM: stopped early, results kept */
+    RUN_ABORTED          /* preflight failed: no load was generated */
+} run_status;
+
+typedef struct run_result {
+    run_status status;
+    agg agg;
+    int64_t run_ns;          /* from t0 to the end of the measured run */
+    struct timespec start_wall, end_wall;
+    int nworkers;
+    uint64_t seed;
+    int signal;              /* the signal that interrupted the run, or 0 */
+    char error[1024];        /* RUN_ABORTED: why */
+} run_result;
+
+typedef struct run_hooks {
+    void *ctx;
+    /* about once a second while the run goes on */
+    void (*on_progress)(void *ctx, const run_result *r, double elapsed_s, double total_s);
+    /* each time a statistics interval closes */
+    void (*on_interval)(void *ctx, const run_result *r);
+} run_hooks;
+
+/* Runs the whole scenario; fills *r.  Returns 0 unless the run was aborted. */
+int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
+               const run_hooks *hooks, run_result *r);
+void run_result_free(run_result *r);
+/* The tick: interval / ceil(interval / 1 s), so ticks are at most 1 s and an
+ * interval is a whole number of ticks. */
+int64_t engine_tick_ns(int64_t interval_ns);
+
+#endif

@@ -1,0 +1,224 @@
+/* vu.c - virtual users: coroutine creation, the single resume function, the
+ * transaction boundaries (begin/finish), think time (sleep) and per-VU random
+ * streams.  It does not know any protocol; bindings resume VUs only through
+ * vu_resume. */
+#include "engine/vu.h"
+
+#include <assert.h>
+#include <lauxlib.h>
+#include <math.h>
+#include <string.h>
+
+#include "engine/worker.h"
+
+static uint64_t vu_splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+void vu_init(vu *v, worker *w, int id, int group, int index, uint64_t seed) {
+    memset(v, 0, sizeof *v);
+    v->w = w;
+    v->id = id;
+    v->group = group;
+    v->index = index;
+    v->thread_ref = v->timers_ref = LUA_NOREF;
+    uint64_t x = seed ^ ((uint64_t)id * 0xD1B54A32D192ED03ULL);
+    for (int i = 0; i < 4; i++) v->rng[i] = vu_splitmix(&x);
+    uv_timer_init(&w->loop, &v->timer);
+    v->timer.data = v;
+}
+
+/* xoshiro256** */
+uint64_t vu_random_u64(vu *v) {
+    uint64_t *s = v->rng;
+    uint64_t r = s[1] * 5;
+    r = ((r << 7) | (r >> 57)) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return r;
+}
+
+int vu_wants_resume(const vu *v) { return v->state != VU_DONE; }
+
+static void vu_finished(vu *v) {
+    worker *w = v->w;
+    v->state = VU_DONE;
+    uv_timer_stop(&v->timer);
+    if (v->thread_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->thread_ref);
+    if (v->timers_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->timers_ref);
+    v->thread_ref = v->timers_ref = LUA_NOREF;
+    worker_vu_done(w, v);
+}
+
+void vu_resume(vu *v, int nargs) {
+    worker *w = v->w;
+    if (v->state == VU_DONE) return;
+    assert(w->current == NULL && "vu_resume is never re-entrant");
+    w->current = v;
+    v->state = VU_RUNNING;
+    v->resumes++;
+    int st = lua_resume(v->L, nargs);
+    w->current = NULL;
+    if (st == LUA_YIELD) {
+        lua_settop(v->L, 0);                /* primitives yield no values */
+        /* A plain coroutine.yield() in a script: let the others run. */
+        if (v->state == VU_RUNNING) worker_make_ready(w, v);
+        return;
+    }
+    if (st != 0) {   /* only an engine bug or an out-of-memory gets here */
+        size_t len;
+        const char *msg = lua_tolstring(v->L, -1, &len);
+        worker_error(w, msg ? msg : "VU failed", msg ? len : 9);
+    }
+    vu_finished(v);
+}
+
+void vu_start(vu *v) {
+    worker *w = v->w;
+    lua_State *L = w->L;
+    v->L = lua_newthread(L);
+    v->thread_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, w->body_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, w->chunk_ref[v->group]);
+    lua_call(L, 0, 1);                     /* a fresh closure of the script */
+    lua_newtable(L);                       /* its own globals */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, w->env_mt_ref);
+    lua_setmetatable(L, -2);
+    lua_setfenv(L, -2);
+    lua_xmove(L, v->L, 2);                 /* body, script */
+    w->started++;
+    w->active++;
+    vu_resume(v, 1);
+}
+
+/* Decide whether another transaction starts; if so, mark its start. */
+static int vu_begin_now(vu *v) {
+    worker *w = v->w;
+    if (w->stopping || w->quota == 0) return 0;
+    if (w->quota > 0 && --w->quota == 0) worker_command(w, 0); /* last one: let the worker notice */
+    v->tx_start_ns = worker_now_ns();
+    v->tx_slept_ns = v->slept_ns;
+    v->iter_resumes = v->resumes;
+    return 1;
+}
+
+static void vu_on_go(uv_timer_t *t) {
+    vu *v = t->data;
+    lua_pushboolean(v->L, vu_begin_now(v));
+    vu_resume(v, 1);
+}
+
+int vu_lua_begin(lua_State *L) {
+    worker *w = lua_touserdata(L, lua_upvalueindex(1));
+    vu *v = w->current;
+    if (v->preflight && !w->going) {
+        worker_preflight_result(w, NULL);  /* init worked: the server is there */
+        v->state = VU_WAITING;
+        return lua_yield(L, 0);            /* resumed by vu_go */
+    }
+    lua_pushboolean(L, vu_begin_now(v));
+    return 1;
+}
+
+/* Called by the worker at GO for a VU that passed the preflight. */
+void vu_go(vu *v, uint64_t delay_ms) { uv_timer_start(&v->timer, vu_on_go, delay_ms, 0); }
+
+int vu_lua_finish(lua_State *L) {
+    worker *w = lua_touserdata(L, lua_upvalueindex(1));
+    vu *v = w->current;
+    uint64_t now = worker_now_ns();
+    int ok = lua_toboolean(L, 1);
+    uint64_t slept = v->slept_ns - v->tx_slept_ns;
+    int64_t dur = (int64_t)(now - v->tx_start_ns - slept);
+    worker_record(w, w->tid_all, dur, now, ok);
+    worker_record(w, w->tid_group[v->group], dur, now, ok);
+    if (!ok) {
+        size_t len;
+        const char *msg = lua_tolstring(L, 2, &len);
+        if (!msg) msg = "error (not a string)", len = strlen(msg);
+        worker_error(w, msg, len);
+    }
+    v->iterations++;
+    if (v->resumes == v->iter_resumes) {   /* never yielded: let the loop run */
+        worker_make_ready(w, v);
+        return lua_yield(L, 0);
+    }
+    return 0;
+}
+
+static void vu_on_retry(uv_timer_t *t) {
+    vu *v = t->data;
+    lua_pushboolean(v->L, !v->w->stopping);
+    vu_resume(v, 1);
+}
+
+int vu_lua_init_failed(lua_State *L) {
+    worker *w = lua_touserdata(L, lua_upvalueindex(1));
+    vu *v = w->current;
+    size_t len;
+    const char *msg = luaL_checklstring(L, 1, &len);
+    if (v->preflight) {
+        worker_preflight_result(w, msg);
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    char buf[TALLY_MSG_MAX];
+    int n = snprintf(buf, sizeof buf, "init: %.*s", (int)len, msg);
+    worker_error(w, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
+    if (w->stopping) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    v->state = VU_WAITING;
+    uv_timer_start(&v->timer, vu_on_retry, 1000, 0);   /* retry init in 1 s */
+    return lua_yield(L, 0);
+}
+
+static void vu_on_wake(uv_timer_t *t) {
+    vu *v = t->data;
+    v->sleeping = 0;
+    v->slept_ns += worker_now_ns() - v->sleep_start_ns;
+    vu_resume(v, 0);
+}
+
+int vu_sleep(vu *v, lua_State *L, double seconds) {
+    if (v->w->stopping) return 0;          /* draining: think time is over */
+    if (!(seconds > 0)) {
+        worker_make_ready(v->w, v);
+        return lua_yield(L, 0);
+    }
+    v->sleeping = 1;
+    v->state = VU_WAITING;
+    v->sleep_start_ns = worker_now_ns();
+    uv_timer_start(&v->timer, vu_on_wake, (uint64_t)ceil(seconds * 1000.0), 0);
+    return lua_yield(L, 0);
+}
+
+void vu_stop(vu *v) {
+    if (v->state == VU_PENDING) {
+        v->state = VU_DONE;
+        uv_timer_stop(&v->timer);
+        worker_vu_done(v->w, v);
+    } else if (v->sleeping) {
+        uv_timer_stop(&v->timer);
+        vu_on_wake(&v->timer);
+    } else if (v->preflight && !v->w->going && v->state == VU_WAITING) {
+        vu_kill(v);
+    }
+}
+
+void vu_kill(vu *v) {
+    if (v->state == VU_DONE) return;
+    if (v->state == VU_PENDING) {
+        vu_stop(v);
+        return;
+    }
+    vu_finished(v);
+}
+
+void vu_close(vu *v) { uv_close((uv_handle_t *)&v->timer, NULL); }

@@ -1,0 +1,329 @@
+/* worker.c - a worker thread: owns one uv loop and one lua_State, starts its
+ * VUs on the ramp-up schedule, rotates worker-local statistics at tick
+ * boundaries and hands them to the main thread, and stops (gracefully, then
+ * hard) on command.  It knows no protocol: bindings are opened through
+ * lm_open_all and clean up through close hooks. */
+#include "engine/worker.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/embedded.h"
+#include "engine/vu.h"
+#include "lua/lm_core.h"
+
+void vu_go(vu *v, uint64_t delay_ms);
+
+uint64_t worker_now_ns(void) { return uv_hrtime(); }
+
+double worker_run_time_s(const worker *w) {
+    uint64_t t0 = atomic_load(&w->shared->t0_ns);
+    if (!w->going) return -0.0;
+    return (double)(int64_t)(worker_now_ns() - t0) / 1e9;
+}
+
+static void worker_send(worker *w, tick_msg *m) {
+    run_shared *s = w->shared;
+    uv_mutex_lock(&s->mu);
+    if (s->q_tail) s->q_tail->next = m;
+    else s->q_head = m;
+    s->q_tail = m;
+    uv_mutex_unlock(&s->mu);
+    uv_async_send(s->notify);
+}
+
+static void worker_flush(worker *w, int final) {
+    tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick);
+    m->final = final;
+    m->active_vus = w->active;
+    m->started_vus = w->started;
+    worker_send(w, m);
+}
+
+void worker_rotate(worker *w, uint64_t now_ns) {
+    while (w->going && now_ns >= w->next_tick_ns && w->tick < w->cap_tick) {
+        worker_flush(w, 0);
+        w->tick++;
+        w->next_tick_ns += (uint64_t)w->shared->tick_ns;
+    }
+}
+
+void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok) {
+    if (now_ns >= w->next_tick_ns) worker_rotate(w, now_ns);
+    stats_record(&w->stats, id, dur_ns < 0 ? 0 : dur_ns, ok);
+}
+
+void worker_error(worker *w, const char *msg, size_t len) { stats_error(&w->stats, msg, len); }
+
+void worker_on_close(worker *w, worker_close_fn fn, void *data) {
+    if (w->nclose == w->cap_close) {
+        w->cap_close = w->cap_close ? w->cap_close * 2 : 8;
+        w->close_fn = realloc(w->close_fn, (size_t)w->cap_close * sizeof *w->close_fn);
+        w->close_data = realloc(w->close_data, (size_t)w->cap_close * sizeof *w->close_data);
+    }
+    w->close_fn[w->nclose] = fn;
+    w->close_data[w->nclose++] = data;
+}
+
+void worker_preflight_result(worker *w, const char *errmsg) {
+    run_shared *s = w->shared;
+    uv_mutex_lock(&s->mu);
+    if (errmsg && !s->failed) {
+        s->failed = 1;
+        snprintf(s->fail_msg, sizeof s->fail_msg, "%s", errmsg);
+    }
+    if (!errmsg && w->preflight_pending > 0 && --w->preflight_pending == 0) s->ready++;
+    uv_mutex_unlock(&s->mu);
+    uv_async_send(s->notify);
+}
+
+/* ---- ready queue: VUs that yielded only to let the loop run ---- */
+
+static void worker_on_idle(uv_idle_t *h);
+
+void worker_make_ready(worker *w, vu *v) {
+    v->state = VU_READY;
+    v->next_ready = NULL;
+    if (w->ready_tail) w->ready_tail->next_ready = v;
+    else w->ready_head = v;
+    w->ready_tail = v;
+    uv_idle_start(&w->idle, worker_on_idle);
+}
+
+static void worker_on_idle(uv_idle_t *h) {
+    worker *w = h->data;
+    vu *v = w->ready_head;
+    w->ready_head = w->ready_tail = NULL;
+    uv_idle_stop(h);
+    while (v) {
+        vu *next = v->next_ready;
+        if (v->state == VU_READY) vu_resume(v, 0);
+        v = next;
+    }
+}
+
+/* ---- stopping ---- */
+
+static void worker_finish(worker *w);
+
+void worker_vu_done(worker *w, vu *v) {
+    if (v->L) w->active--;
+    w->done++;
+    if (w->done == w->nvus && w->going) worker_finish(w);
+}
+
+static void worker_stop_all(worker *w, int hard) {
+    for (int i = 0; i < w->nvus; i++) {
+        if (hard) vu_kill(&w->vus[i]);
+        else vu_stop(&w->vus[i]);
+    }
+}
+
+static void worker_on_grace(uv_timer_t *t) {
+    worker *w = t->data;
+    w->hard = 1;
+    worker_stop_all(w, 1);
+}
+
+static void worker_begin_stop(worker *w) {
+    if (w->stopping) return;
+    w->stopping = 1;
+    worker_rotate(w, worker_now_ns());
+    w->cap_tick = w->tick;          /* late samples land in the last tick */
+    int64_t grace_ms = w->shared->sc->graceful_stop_ns / 1000000;
+    uv_timer_start(&w->grace_timer, worker_on_grace, (uint64_t)grace_ms, 0);
+    worker_stop_all(w, 0);
+}
+
+static void worker_close_walk(uv_handle_t *h, void *arg) {
+    (void)arg;
+    if (!uv_is_closing(h)) uv_close(h, NULL);
+}
+
+static void worker_finish(worker *w) {
+    if (w->finished) return;
+    w->finished = 1;
+    w->end_ns = worker_now_ns();
+    worker_rotate(w, w->end_ns);
+    worker_flush(w, 1);
+    uv_stop(&w->loop);
+}
+
+static void worker_teardown(worker *w) {
+    for (int i = 0; i < w->nclose; i++) w->close_fn[i](w->close_data[i]);
+    lua_close(w->L);
+    w->L = NULL;
+    uv_walk(&w->loop, worker_close_walk, NULL);
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&w->loop);
+    stats_local_free(&w->stats);
+    free(w->close_fn);
+    free(w->close_data);
+}
+
+/* ---- start ---- */
+
+static void worker_on_start(uv_timer_t *t) {
+    vu *v = t->data;
+    vu_start(v);
+}
+
+static void worker_go(worker *w) {
+    uint64_t t0 = atomic_load(&w->shared->t0_ns);
+    const scenario *sc = w->shared->sc;
+    w->going = 1;
+    w->tick = 0;
+    w->next_tick_ns = t0 + (uint64_t)w->shared->tick_ns;
+    w->cap_tick = sc->run_time_ns > 0
+        ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;
+    uint64_t now = worker_now_ns();
+    for (int i = 0; i < w->nvus; i++) {
+        vu *v = &w->vus[i];
+        uint64_t at = t0 + v->start_offset_ns;
+        uint64_t delay_ms = at > now ? (at - now) / 1000000 : 0;
+        if (v->state == VU_DONE) continue;
+        if (v->preflight) vu_go(v, delay_ms);
+        else uv_timer_start(&v->timer, worker_on_start, delay_ms, 0);
+    }
+    if (w->done == w->nvus) worker_finish(w);
+}
+
+static void worker_on_tick(uv_timer_t *t) {
+    worker *w = t->data;
+    uint64_t now = worker_now_ns();
+    worker_rotate(w, now);
+    uint64_t due = w->next_tick_ns > now ? (w->next_tick_ns - now) / 1000000 + 1 : 1;
+    uv_timer_start(t, worker_on_tick, due, 0);
+}
+
+static void worker_on_wake(uv_async_t *h) {
+    worker *w = h->data;
+    int cmd = atomic_exchange(&w->cmd, 0);
+    if ((cmd & WCMD_GO) && !w->going) {
+        worker_go(w);
+        worker_on_tick(&w->tick_timer);
+    }
+    if (cmd & (WCMD_STOP | WCMD_HARD)) worker_begin_stop(w);
+    if (cmd & WCMD_HARD) worker_on_grace(&w->grace_timer);
+    if (w->quota == 0 && w->going) worker_begin_stop(w);   /* transaction budget used up */
+    if (!w->going && (cmd & (WCMD_STOP | WCMD_HARD))) worker_finish(w);
+}
+
+void worker_command(worker *w, int cmd) {
+    atomic_fetch_or(&w->cmd, cmd);
+    uv_async_send(&w->wake);
+}
+
+static int worker_load_scripts(worker *w, char *err, size_t err_len) {
+    const scenario *sc = w->shared->sc;
+    w->chunk_ref = calloc((size_t)sc->ngroups, sizeof *w->chunk_ref);
+    w->tid_group = calloc((size_t)sc->ngroups, sizeof *w->tid_group);
+    for (int g = 0; g < sc->ngroups; g++) {
+        if (lm_load_script(w->L, sc->groups[g].script_path, err, err_len) != 0) return -1;
+        w->chunk_ref[g] = luaL_ref(w->L, LUA_REGISTRYINDEX);
+        char name[256];
+        snprintf(name, sizeof name, "group %s", sc->groups[g].name);
+        w->tid_group[g] = stats_timer_id(&w->stats, name, TK_GROUP);
+    }
+    return 0;
+}
+
+static int worker_load_body(worker *w, char *err, size_t err_len) {
+    size_t len;
+    const char *src = embedded_lua_find("vu", &len);
+    if (!src || luaL_loadbuffer(w->L, src, len, "=vu.lua") != 0) {
+        snprintf(err, err_len, "internal error: cannot load vu.lua");
+        return -1;
+    }
+    lua_CFunction fns[] = {vu_lua_begin, vu_lua_finish, vu_lua_init_failed};
+    for (int i = 0; i < 3; i++) {
+        lua_pushlightuserdata(w->L, w);
+        lua_pushcclosure(w->L, fns[i], 1);
+    }
+    lua_call(w->L, 3, 1);
+    w->body_ref = luaL_ref(w->L, LUA_REGISTRYINDEX);
+    lua_newtable(w->L);                         /* VU env metatable: reads fall back to _G */
+    lua_pushvalue(w->L, LUA_GLOBALSINDEX);
+    lua_setfield(w->L, -2, "__index");
+    w->env_mt_ref = luaL_ref(w->L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+/* This worker's VUs: group g's VU i runs on worker (offset_g + i) % nworkers
+ * and starts at i * rampup / vus. */
+static void worker_place_vus(worker *w) {
+    const scenario *sc = w->shared->sc;
+    int nw = w->shared->nworkers, total = 0, id = 0;
+    for (int g = 0; g < sc->ngroups; g++) {
+        for (int i = 0; i < sc->groups[g].vus; i++)
+            if ((total + i) % nw == w->id) w->nvus++;
+        total += sc->groups[g].vus;
+    }
+    total = 0;
+    w->vus = calloc((size_t)(w->nvus ? w->nvus : 1), sizeof *w->vus);
+    int k = 0;
+    for (int g = 0; g < sc->ngroups; g++) {
+        int n = sc->groups[g].vus;
+        for (int i = 0; i < n; i++, id++) {
+            if ((total + i) % nw != w->id) continue;
+            vu *v = &w->vus[k++];
+            vu_init(v, w, id + 1, g, i, w->shared->seed);
+            v->start_offset_ns = (uint64_t)((double)sc->rampup_ns * i / n);
+            v->preflight = (i == 0);
+        }
+        total += n;
+    }
+}
+
+static void worker_preflight(worker *w) {
+    for (int i = 0; i < w->nvus; i++) if (w->vus[i].preflight) w->preflight_pending++;
+    if (w->preflight_pending == 0) {       /* nothing to check here: ready */
+        w->preflight_pending = 1;
+        worker_preflight_result(w, NULL);
+        return;
+    }
+    for (int i = 0; i < w->nvus; i++) if (w->vus[i].preflight) vu_start(&w->vus[i]);
+}
+
+static void worker_main(void *arg) {
+    worker *w = arg;
+    char err[1024];
+    if (worker_load_body(w, err, sizeof err) != 0 || worker_load_scripts(w, err, sizeof err) != 0) {
+        worker_preflight_result(w, err);
+        w->going = 0;
+    } else {
+        worker_place_vus(w);
+        worker_preflight(w);
+    }
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    if (!w->finished) worker_finish(w);
+    for (int i = 0; i < w->nvus; i++) vu_close(&w->vus[i]);
+    worker_teardown(w);
+    free(w->vus);
+    free(w->chunk_ref);
+    free(w->tid_group);
+}
+
+int worker_start(worker *w, int id, run_shared *shared, int64_t quota) {
+    memset(w, 0, sizeof *w);
+    w->id = id;
+    w->shared = shared;
+    w->quota = quota;
+    uv_loop_init(&w->loop);
+    uv_async_init(&w->loop, &w->wake, worker_on_wake);
+    uv_timer_init(&w->loop, &w->tick_timer);
+    uv_timer_init(&w->loop, &w->grace_timer);
+    uv_idle_init(&w->loop, &w->idle);
+    w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w;
+    stats_local_init(&w->stats);
+    w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
+    w->L = luaL_newstate();
+    luaL_openlibs(w->L);
+    lm_open_all(w->L, w);
+    return uv_thread_create(&w->thread, worker_main, w);
+}
+
+void worker_join(worker *w) { uv_thread_join(&w->thread); }

@@ -1,0 +1,96 @@
+/* worker.h - one worker thread: a libuv loop, a lua_State, its share of the
+ * virtual users, and worker-local statistics.  The engine (engine.c) starts
+ * workers and talks to them only through run_shared and worker_command;
+ * bindings (src/lua) reach the running VU through worker->current. */
+#ifndef LUAMECH_WORKER_H
+#define LUAMECH_WORKER_H
+
+#include <lua.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "common/params.h"
+#include "scenario/scenario.h"
+#include "stats/local.h"
+
+struct vu;
+
+/* Commands from the main thread; several may be pending at once (bit set). */
+enum { WCMD_GO = 1, WCMD_STOP = 2, WCMD_HARD = 4 };
+
+/* State shared by the main thread and all workers.  Configuration fields are
+ * read-only once workers start; the queue is guarded by mu. */
+typedef struct run_shared {
+    const scenario *sc;
+    const params *params;
+    uint64_t seed;
+    int nworkers;
+    int64_t tick_ns;
+    _Atomic uint64_t t0_ns;        /* set by the main thread before GO */
+    uv_mutex_t mu;
+    uv_async_t *notify;            /* wakes the main loop */
+    tick_msg *q_head, *q_tail;     /* worker -> main statistics */
+    int ready, failed;             /* preflight results (under mu) */
+    char fail_msg[1024];
+} run_shared;
+
+typedef void (*worker_close_fn)(void *data);
+
+typedef struct worker {
+    int id;
+    run_shared *shared;
+    uv_thread_t thread;
+    uv_loop_t loop;
+    uv_async_t wake;
+    _Atomic int cmd;               /* WCMD_* bits */
+    uv_timer_t tick_timer, grace_timer;
+    uv_idle_t idle;
+    lua_State *L;
+    int body_ref;                  /* lua/vu.lua: the body of every VU */
+    int *chunk_ref;                /* per group: the compiled script factory */
+    int env_mt_ref;                /* metatable of VU environments */
+
+    struct vu *vus;
+    int nvus, started, active, done;
+    int preflight_pending;
+    struct vu *current;            /* the VU whose coroutine is running */
+    struct vu *ready_head, *ready_tail;  /* VUs to resume from the idle handle */
+
+    stats_local stats;
+    int tid_all;
+    int *tid_group;
+    int64_t tick, cap_tick;        /* current tick index; last tick allowed */
+    uint64_t next_tick_ns;         /* absolute hrtime of the next tick boundary */
+    int64_t quota;                 /* transactions this worker may still start; -1 = unbounded */
+    int going, stopping, hard, finished;
+    uint64_t end_ns;
+
+    int nclose, cap_close;         /* hooks run at teardown, before lua_close */
+    worker_close_fn *close_fn;
+    void **close_data;
+} worker;
+
+/* Create the worker and start its thread; it compiles scripts and runs the
+ * preflight VUs, then waits for WCMD_GO. */
+int worker_start(worker *w, int id, run_shared *shared, int64_t quota);
+void worker_command(worker *w, int cmd);
+void worker_join(worker *w);
+
+/* For bindings. */
+uint64_t worker_now_ns(void);
+/* Record a sample of dur_ns for timer `id`, taken at now_ns (which picks the
+ * tick); ok == 0 counts a failure. */
+void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok);
+void worker_error(worker *w, const char *msg, size_t len);
+void worker_on_close(worker *w, worker_close_fn fn, void *data);
+/* Seconds since the run's start (negative before it starts). */
+double worker_run_time_s(const worker *w);
+
+/* For the engine's VU code. */
+void worker_rotate(worker *w, uint64_t now_ns);
+void worker_vu_done(worker *w, struct vu *v);
+void worker_make_ready(worker *w, struct vu *v);
+void worker_preflight_result(worker *w, const char *errmsg);
+
+#endif

@@ -1,0 +1,278 @@
+/* lm_core.c - binds luamech.sleep, luamech.timer, luamech.record,
+ * luamech.random, luamech.vu_id/vu_group/vu_index/iteration, luamech.now,
+ * luamech.param and luamech.shared.  Each binding checks its arguments and
+ * calls into the engine (engine/vu.c, engine/worker.c); none parses bytes or
+ * resumes coroutines itself. */
+#include "lua/lm_core.h"
+
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/vu.h"
+#include "engine/worker.h"
+
+#define LM_TIMER_MT "luamech.timer"
+
+typedef struct lm_timer {
+    int id;
+    int running;
+    uint64_t start_ns;
+    uint64_t slept_base_ns;
+    vu *owner;
+} lm_timer;
+
+static worker *lm_worker(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
+
+vu *lm_current_vu(lua_State *L, worker *w, const char *fname) {
+    vu *v = w ? w->current : NULL;
+    if (!v || v->L != L)
+        luaL_error(L, "%s must be called from a virtual user's script (its init or its transaction), "
+                      "not from the scenario file or a coroutine of your own", fname);
+    return v;
+}
+
+int lm_timer_id(worker *w, const char *name, int kind) {
+    return stats_timer_id(&w->stats, name, (timer_kind)kind);
+}
+
+static int lm_param(lua_State *L) {
+    const params *p = lua_touserdata(L, lua_upvalueindex(1));
+    const char *v = params_get(p, luaL_checkstring(L, 1));
+    if (v) lua_pushstring(L, v);
+    else lua_pushvalue(L, 2);
+    return 1;
+}
+
+void lm_core_register_static(lua_State *L, const params *p) {
+    lua_newtable(L);
+    lua_pushlightuserdata(L, (void *)p);
+    lua_pushcclosure(L, lm_param, 1);
+    lua_setfield(L, -2, "param");
+    lua_pushstring(L, LUAMECH_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_setglobal(L, "luamech");
+}
+
+static int lm_sleep(lua_State *L) {
+    worker *w = lm_worker(L);
+    double s = luaL_checknumber(L, 1);
+    if (!(s >= 0) || s > 86400) luaL_argerror(L, 1, "seconds between 0 and 86400 expected");
+    return vu_sleep(lm_current_vu(L, w, "luamech.sleep"), L, s);
+}
+
+/* ---- timers ---- */
+
+static uint64_t lm_timer_elapsed(const lm_timer *t, uint64_t now) {
+    uint64_t slept = t->owner->slept_ns - t->slept_base_ns;
+    uint64_t wall = now - t->start_ns;
+    return wall > slept ? wall - slept : 0;
+}
+
+static int lm_timer_start(lua_State *L) {
+    lm_timer *t = luaL_checkudata(L, 1, LM_TIMER_MT);
+    t->running = 1;
+    t->start_ns = worker_now_ns();
+    t->slept_base_ns = t->owner->slept_ns;
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* t:stop([ok]) records the time since start (engine sleeps left out) and
+ * returns it in seconds; ok == false counts a failure instead. */
+static int lm_timer_stop(lua_State *L) {
+    lm_timer *t = luaL_checkudata(L, 1, LM_TIMER_MT);
+    worker *w = t->owner->w;
+    int ok = lua_isnoneornil(L, 2) ? 1 : lua_toboolean(L, 2);
+    if (!t->running) return luaL_error(L, "timer:stop(): the timer is not running");
+    uint64_t now = worker_now_ns();
+    uint64_t dur = lm_timer_elapsed(t, now);
+    t->running = 0;
+    worker_record(w, t->id, (int64_t)dur, now, ok);
+    lua_pushnumber(L, (double)dur / 1e9);
+    return 1;
+}
+
+static int lm_timer_elapsed_lua(lua_State *L) {
+    lm_timer *t = luaL_checkudata(L, 1, LM_TIMER_MT);
+    lua_pushnumber(L, t->running ? (double)lm_timer_elapsed(t, worker_now_ns()) / 1e9 : 0);
+    return 1;
+}
+
+/* luamech.timer(name): a started timer.  Timer objects are cached per VU and
+ * name, so a transaction that times the same thing each iteration does not
+ * allocate. */
+static int lm_timer_new(lua_State *L) {
+    worker *w = lm_worker(L);
+    size_t len;
+    const char *name = luaL_checklstring(L, 1, &len);
+    if (len == 0 || len > 200) luaL_argerror(L, 1, "timer name of 1..200 bytes expected");
+    vu *v = lm_current_vu(L, w, "luamech.timer");
+    if (v->timers_ref == LUA_NOREF) {
+        lua_newtable(L);
+        v->timers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, v->timers_ref);
+    lua_pushvalue(L, 1);
+    lua_rawget(L, -2);
+    lm_timer *t = lua_touserdata(L, -1);
+    if (!t || t->running) {
+        lua_pop(L, 1);
+        t = lua_newuserdata(L, sizeof *t);
+        luaL_getmetatable(L, LM_TIMER_MT);
+        lua_setmetatable(L, -2);
+        t->owner = v;
+        t->id = lm_timer_id(w, name, TK_CUSTOM);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, -4);                 /* cache[name] = t */
+    }
+    t->running = 1;
+    t->start_ns = worker_now_ns();
+    t->slept_base_ns = v->slept_ns;
+    return 1;
+}
+
+/* luamech.record(name, seconds [, ok]): a duration measured by the script. */
+static int lm_record(lua_State *L) {
+    worker *w = lm_worker(L);
+    const char *name = luaL_checkstring(L, 1);
+    double s = luaL_checknumber(L, 2);
+    int ok = lua_isnoneornil(L, 3) ? 1 : lua_toboolean(L, 3);
+    if (!(s >= 0)) luaL_argerror(L, 2, "a duration >= 0 in seconds expected");
+    lm_current_vu(L, w, "luamech.record");
+    lua_pushvalue(L, 1);
+    lua_rawget(L, lua_upvalueindex(2));    /* name -> id cache */
+    int id;
+    if (lua_isnumber(L, -1)) id = (int)lua_tointeger(L, -1);
+    else {
+        id = lm_timer_id(w, name, TK_CUSTOM);
+        lua_pushvalue(L, 1);
+        lua_pushinteger(L, id);
+        lua_rawset(L, lua_upvalueindex(2));
+    }
+    worker_record(w, id, (int64_t)llround(s * 1e9), worker_now_ns(), ok);
+    return 0;
+}
+
+/* ---- random, identity, time ---- */
+
+static int lm_random(lua_State *L) {
+    worker *w = lm_worker(L);
+    vu *v = lm_current_vu(L, w, "luamech.random");
+    uint64_t r = vu_random_u64(v);
+    int n = lua_gettop(L);
+    if (n == 0) {
+        lua_pushnumber(L, (double)(r >> 11) * (1.0 / 9007199254740992.0));
+        return 1;
+    }
+    double lo = n >= 2 ? luaL_checknumber(L, 1) : 1;
+    double hi = n >= 2 ? luaL_checknumber(L, 2) : luaL_checknumber(L, 1);
+    if (lo != floor(lo) || hi != floor(hi) || hi < lo || hi - lo > 9.0e15)
+        return luaL_error(L, "luamech.random(m, n): integers with m <= n expected");
+    uint64_t range = (uint64_t)(hi - lo) + 1;
+    /* multiply-shift: unbiased enough for ranges far below 2^64 */
+    uint64_t pick = (uint64_t)(((unsigned __int128)r * range) >> 64);
+    lua_pushnumber(L, lo + (double)pick);
+    return 1;
+}
+
+static int lm_vu_id(lua_State *L) {
+    lua_pushinteger(L, lm_current_vu(L, lm_worker(L), "luamech.vu_id")->id);
+    return 1;
+}
+
+static int lm_vu_group(lua_State *L) {
+    worker *w = lm_worker(L);
+    vu *v = lm_current_vu(L, w, "luamech.vu_group");
+    lua_pushstring(L, w->shared->sc->groups[v->group].name);
+    return 1;
+}
+
+static int lm_vu_index(lua_State *L) {
+    lua_pushinteger(L, lm_current_vu(L, lm_worker(L), "luamech.vu_index")->index + 1);
+    return 1;
+}
+
+static int lm_iteration(lua_State *L) {
+    lua_pushinteger(L, (lua_Integer)lm_current_vu(L, lm_worker(L), "luamech.iteration")->iterations + 1);
+    return 1;
+}
+
+static int lm_now(lua_State *L) {
+    lua_pushnumber(L, worker_run_time_s(lm_worker(L)));
+    return 1;
+}
+
+static int lm_worker_id(lua_State *L) {
+    lua_pushinteger(L, lm_worker(L)->id + 1);
+    return 1;
+}
+
+static void lm_timer_metatable(lua_State *L) {
+    static const luaL_Reg methods[] = {
+        {"start", lm_timer_start}, {"stop", lm_timer_stop}, {"elapsed", lm_timer_elapsed_lua}, {NULL, NULL}};
+    luaL_newmetatable(L, LM_TIMER_MT);
+    lua_newtable(L);
+    luaL_register(L, NULL, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}
+
+void lm_open_all(lua_State *L, worker *w) {
+    static const luaL_Reg fns[] = {
+        {"sleep", lm_sleep}, {"timer", lm_timer_new}, {"random", lm_random},
+        {"vu_id", lm_vu_id}, {"vu_group", lm_vu_group}, {"vu_index", lm_vu_index},
+        {"iteration", lm_iteration}, {"now", lm_now}, {"worker_id", lm_worker_id}, {NULL, NULL}};
+    lm_timer_metatable(L);
+    lm_core_register_static(L, w->shared->params);
+    lua_getglobal(L, "luamech");
+    for (const luaL_Reg *f = fns; f->name; f++) {
+        lua_pushlightuserdata(L, w);
+        lua_pushcclosure(L, f->func, 1);
+        lua_setfield(L, -2, f->name);
+    }
+    lua_pushlightuserdata(L, w);
+    lua_newtable(L);
+    lua_pushcclosure(L, lm_record, 2);
+    lua_setfield(L, -2, "record");
+    lua_newtable(L);
+    lua_setfield(L, -2, "shared");         /* explicitly shared by this worker's VUs */
+    for (const lm_module *m = lm_modules; m->name; m++) {
+        m->open(L, w);
+        lua_setfield(L, -2, m->name);
+    }
+    lua_pop(L, 1);
+}
+
+int lm_load_script(lua_State *L, const char *path, char *err, size_t err_len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot open: %m", path);
+        return -1;
+    }
+    static const char head[] = "return function(...) ";
+    static const char tail[] = "\nend";
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc(sizeof head + (size_t)n + sizeof tail);
+    size_t got = fread(buf + sizeof head - 1, 1, (size_t)n, f);
+    fclose(f);
+    memcpy(buf, head, sizeof head - 1);
+    char *body = buf + sizeof head - 1;
+    if (got >= 2 && body[0] == '#' && body[1] == '!') body[0] = body[1] = '-';  /* shebang */
+    memcpy(body + got, tail, sizeof tail);
+    char chunkname[1024];
+    snprintf(chunkname, sizeof chunkname, "@%s", path);
+    int rc = luaL_loadbuffer(L, buf, sizeof head - 1 + got + sizeof tail - 1, chunkname);
+    free(buf);
+    if (rc != 0) {
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
+}

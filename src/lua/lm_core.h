@@ -1,0 +1,35 @@
+/* lm_core.h - the `luamech` Lua module: core functions (sleep, timers,
+ * random, VU identity, parameters) and the table of protocol modules. */
+#ifndef LUAMECH_LM_CORE_H
+#define LUAMECH_LM_CORE_H
+
+#include <lua.h>
+#include <stddef.h>
+#include "common/params.h"
+
+struct worker;
+
+/* For the scenario loader's state: luamech.param and luamech.version only. */
+void lm_core_register_static(lua_State *L, const params *p);
+/* For a worker's state: the global `luamech` with core functions and every
+ * protocol module from the module table (modules.c). */
+void lm_open_all(lua_State *L, struct worker *w);
+/* Compile a VU script; pushes a factory that returns a fresh closure of the
+ * script each time it is called (so every VU gets its own environment).
+ * Returns 0, or -1 with "file:line: message" in err. */
+int lm_load_script(lua_State *L, const char *path, char *err, size_t err_len);
+
+/* A protocol module: pushes its table (e.g. luamech.memcached). */
+typedef void (*lm_module_open)(lua_State *L, struct worker *w);
+typedef struct lm_module { const char *name; lm_module_open open; } lm_module;
+extern const lm_module lm_modules[];   /* terminated by {NULL, NULL}; read-only */
+
+/* Helpers for bindings. */
+struct vu;
+/* The VU running on this worker; raises a Lua error when called outside a VU
+ * coroutine (from the scenario file, or from a coroutine the script made). */
+struct vu *lm_current_vu(lua_State *L, struct worker *w, const char *fname);
+/* Id of the timer `name` on this worker (created on first use). */
+int lm_timer_id(struct worker *w, const char *name, int kind);
+
+#endif

@@ -1,0 +1,550 @@
+/* lm_memcached.c - binds luamech.memcached: connect() and the client methods
+ * get, gets, get_multi, set, add, replace, append, prepend, cas, delete, incr,
+ * decr, touch.  Each method checks its arguments (misuse raises a Lua error),
+ * encodes the command with proto/mc_proto, queues it on client/mc_client and
+ * yields; the completion pushes Lua values and resumes the VU through
+ * vu_resume.  Runtime failures return nil, err.  Every call is timed under
+ * "memcached.<command>".  It never parses bytes or touches sockets. */
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/mc_client.h"
+#include "engine/vu.h"
+#include "engine/worker.h"
+#include "lua/lm_core.h"
+
+#define LM_MC_MT "luamech.memcached"
+
+enum { OP_GET, OP_GETS, OP_GET_MULTI, OP_SET, OP_ADD, OP_REPLACE, OP_APPEND, OP_PREPEND,
+       OP_CAS, OP_DELETE, OP_INCR, OP_DECR, OP_TOUCH, OP_COUNT };
+static const char *const lm_mc_op_names[OP_COUNT] = {
+    "get", "gets", "get_multi", "set", "add", "replace", "append", "prepend",
+    "cas", "delete", "incr", "decr", "touch"};
+
+typedef struct lm_mc_op lm_mc_op;
+
+/* One client as Lua sees it.  The userdata holds a pointer: the C side may
+ * outlive a collected userdata until libuv closes its handles. */
+typedef struct lm_mc {
+    mc_client *client;          /* NULL once closed */
+    worker *w;
+    int tid[OP_COUNT];
+    lm_mc_op *free_ops;
+    struct lm_mc *next;         /* all clients of the worker, for teardown */
+    struct lm_mc **ud;          /* the userdata's pointer, cleared when freed */
+} lm_mc;
+
+struct lm_mc_op {
+    lm_mc_op *next_free;
+    lm_mc *mc;
+    vu *v;
+    int op;
+    int in_call;                /* completing inside the Lua call: return, don't resume */
+    int base;                   /* stack top before results (sync completion) */
+    int pending;                /* requests not yet done */
+    int values;                 /* VALUE items received */
+    int status;                 /* first failure: < 0 client status, > 0 mc_kind */
+    uint32_t failed_server;
+    mc_kind kind;               /* terminal reply kind (single-server ops) */
+    uint64_t number;
+    uint64_t start_ns;
+    mc_req reqs[];              /* one per server */
+};
+
+typedef struct lm_mc_list { lm_mc *head; } lm_mc_list;
+
+/* ---- op pool ---- */
+
+static lm_mc_op *lm_mc_op_get(lm_mc *mc) {
+    lm_mc_op *op = mc->free_ops;
+    if (op) mc->free_ops = op->next_free;
+    else op = malloc(sizeof *op + mc_client_nservers(mc->client) * sizeof(mc_req));
+    memset(op, 0, sizeof *op);
+    op->mc = mc;
+    return op;
+}
+
+static void lm_mc_op_put(lm_mc_op *op) {
+    op->next_free = op->mc->free_ops;
+    op->mc->free_ops = op;
+}
+
+/* ---- results ---- */
+
+static int lm_mc_failed(const lm_mc_op *op) { return op->status != 0; }
+
+static void lm_mc_push_error(lm_mc_op *op, lua_State *L) {
+    lm_mc *mc = op->mc;
+    char msg[256];
+    const char *server = mc->client ? mc_client_server_name(mc->client, op->failed_server) : "?";
+    const char *why = op->status < 0 ? mc_client_strerror(op->status) : mc_kind_name((mc_kind)op->status);
+    snprintf(msg, sizeof msg, "memcached.%s %s: %s", lm_mc_op_names[op->op], server, why);
+    lua_pushnil(L);
+    lua_pushstring(L, msg);
+    worker_error(mc->w, msg, strlen(msg));
+}
+
+/* Negative outcomes the server gave on purpose: not errors of the timer. */
+static const char *lm_mc_negative(mc_kind k) {
+    switch (k) {
+    case MC_R_NOT_STORED: return "NOT_STORED";
+    case MC_R_EXISTS: return "EXISTS";
+    case MC_R_NOT_FOUND: return "NOT_FOUND";
+    default: return NULL;
+    }
+}
+
+/* Push the op's results on L; returns how many. */
+static int lm_mc_push_results(lm_mc_op *op, lua_State *L) {
+    if (lm_mc_failed(op)) {
+        lua_settop(L, op->base);
+        lm_mc_push_error(op, L);
+        return 2;
+    }
+    int n = lua_gettop(L) - op->base;
+    switch (op->op) {
+    case OP_GET: case OP_GETS:
+        if (op->values > 0) return n;
+        lua_pushnil(L);
+        lua_pushliteral(L, "miss");
+        return 2;
+    case OP_GET_MULTI:
+        if (n == 0) lua_newtable(L);
+        return 1;
+    case OP_INCR: case OP_DECR:
+        if (op->kind == MC_R_NUMBER) { lua_pushnumber(L, (double)op->number); return 1; }
+        break;
+    default:
+        if (!lm_mc_negative(op->kind)) { lua_pushboolean(L, 1); return 1; }
+    }
+    lua_pushnil(L);
+    lua_pushstring(L, lm_mc_negative(op->kind) ? lm_mc_negative(op->kind) : mc_kind_name(op->kind));
+    return 2;
+}
+
+static void lm_mc_complete(lm_mc_op *op) {
+    lm_mc *mc = op->mc;
+    uint64_t now = worker_now_ns();
+    worker_record(mc->w, mc->tid[op->op], (int64_t)(now - op->start_ns), now, !lm_mc_failed(op));
+    if (op->in_call) return;                /* the Lua call returns the results */
+    vu *v = op->v;
+    if (!vu_wants_resume(v)) { lm_mc_op_put(op); return; }
+    int n = lm_mc_push_results(op, v->L);
+    lm_mc_op_put(op);
+    vu_resume(v, n);
+}
+
+static lua_State *lm_mc_stack(lm_mc_op *op) {
+    return vu_wants_resume(op->v) ? op->v->L : NULL;
+}
+
+static void lm_mc_on_value(mc_req *req, const mc_reply *item) {
+    lm_mc_op *op = req->data;
+    lua_State *L = lm_mc_stack(op);
+    if (!L) return;
+    if (op->op == OP_GET_MULTI) {
+        if (op->values++ == 0) lua_newtable(L);
+        lua_pushlstring(L, item->key, item->key_len);
+        lua_pushlstring(L, item->data, item->data_len);
+        lua_rawset(L, -3);
+        return;
+    }
+    if (op->values++ > 0) return;           /* a single get: the first value only */
+    lua_pushlstring(L, item->data, item->data_len);
+    lua_pushnumber(L, item->flags);
+    if (op->op == OP_GETS) lua_pushnumber(L, (double)item->cas);
+}
+
+static void lm_mc_on_done(mc_req *req, int status, const mc_reply *final) {
+    lm_mc_op *op = req->data;
+    if (status == 0 && (final->kind == MC_R_ERROR || final->kind == MC_R_CLIENT_ERROR ||
+                        final->kind == MC_R_SERVER_ERROR))
+        status = (int)final->kind;
+    if (status != 0 && op->status == 0) {
+        op->status = status;
+        op->failed_server = req->server;
+    } else if (status == 0) {
+        op->kind = final->kind;
+        op->number = final->number;
+    }
+    if (--op->pending == 0) lm_mc_complete(op);
+}
+
+/* ---- calls ---- */
+
+static lm_mc *lm_mc_check(lua_State *L) {
+    lm_mc **ud = luaL_checkudata(L, 1, LM_MC_MT);
+    if (!*ud || !(*ud)->client) luaL_error(L, "memcached: the client is closed");
+    return *ud;
+}
+
+static const char *lm_mc_key(lua_State *L, int idx, size_t *len) {
+    const char *k = luaL_checklstring(L, idx, len);
+    if (!mc_key_valid(k, *len))
+        luaL_argerror(L, idx, "memcached key must be 1..250 bytes without spaces or control characters");
+    return k;
+}
+
+/* Start op on one server; returns what the Lua call returns. */
+static int lm_mc_run(lua_State *L, lm_mc_op *op, uint32_t server, const char *line, size_t line_len,
+                     const char *value, size_t value_len) {
+    mc_req *req = &op->reqs[0];
+    req->on_value = lm_mc_on_value;
+    req->on_done = lm_mc_on_done;
+    req->data = op;
+    op->pending = 1;
+    op->in_call = 1;
+    op->base = lua_gettop(L);
+    op->start_ns = worker_now_ns();
+    mc_client_send(op->mc->client, server, req, line, line_len, value, value_len);
+    op->in_call = 0;
+    if (op->pending == 0) {                 /* completed at once (server down) */
+        int n = lm_mc_push_results(op, L);
+        lm_mc_op_put(op);
+        return n;
+    }
+    op->base = 0;                           /* results are pushed on the yielded stack */
+    op->v->state = VU_WAITING;
+    return lua_yield(L, 0);
+}
+
+static lm_mc_op *lm_mc_begin(lua_State *L, lm_mc *mc, int opcode) {
+    vu *v = lm_current_vu(L, mc->w, "memcached methods");
+    lm_mc_op *op = lm_mc_op_get(mc);
+    op->v = v;
+    op->op = opcode;
+    return op;
+}
+
+static int lm_mc_get_common(lua_State *L, int opcode) {
+    lm_mc *mc = lm_mc_check(L);
+    size_t len;
+    const char *key = lm_mc_key(L, 2, &len);
+    char line[MC_LINE_MAX];
+    size_t n = mc_encode_retrieval(line, sizeof line, opcode == OP_GETS, &key, &len, 1);
+    lm_mc_op *op = lm_mc_begin(L, mc, opcode);
+    lua_settop(L, 1);
+    return lm_mc_run(L, op, mc_client_server_for_key(mc->client, key, len), line, n, NULL, 0);
+}
+
+static int lm_mc_get(lua_State *L) { return lm_mc_get_common(L, OP_GET); }
+static int lm_mc_gets(lua_State *L) { return lm_mc_get_common(L, OP_GETS); }
+
+static int lm_mc_storage(lua_State *L, int opcode, mc_cmd cmd) {
+    lm_mc *mc = lm_mc_check(L);
+    size_t klen, vlen;
+    const char *key = lm_mc_key(L, 2, &klen);
+    const char *value = luaL_checklstring(L, 3, &vlen);
+    int arg = 4;
+    double cas = 0;
+    if (cmd == MC_CAS) cas = luaL_checknumber(L, arg++);
+    double exptime = luaL_optnumber(L, arg, 0);
+    double flags = luaL_optnumber(L, arg + 1, 0);
+    if (flags < 0 || flags > 4294967295.0) luaL_argerror(L, arg + 1, "flags must fit in 32 bits");
+    char line[MC_LINE_MAX];
+    size_t n = mc_encode_storage(line, sizeof line, cmd, key, klen, (uint32_t)flags,
+                                 (int64_t)exptime, vlen, (uint64_t)cas);
+    lm_mc_op *op = lm_mc_begin(L, mc, opcode);
+    lua_settop(L, 3);                       /* keep value alive until copied */
+    return lm_mc_run(L, op, mc_client_server_for_key(mc->client, key, klen), line, n, value, vlen);
+}
+
+static int lm_mc_set(lua_State *L) { return lm_mc_storage(L, OP_SET, MC_SET); }
+static int lm_mc_add(lua_State *L) { return lm_mc_storage(L, OP_ADD, MC_ADD); }
+static int lm_mc_replace(lua_State *L) { return lm_mc_storage(L, OP_REPLACE, MC_REPLACE); }
+static int lm_mc_append(lua_State *L) { return lm_mc_storage(L, OP_APPEND, MC_APPEND); }
+static int lm_mc_prepend(lua_State *L) { return lm_mc_storage(L, OP_PREPEND, MC_PREPEND); }
+static int lm_mc_cas(lua_State *L) { return lm_mc_storage(L, OP_CAS, MC_CAS); }
+
+static int lm_mc_delete(lua_State *L) {
+    lm_mc *mc = lm_mc_check(L);
+    size_t len;
+    const char *key = lm_mc_key(L, 2, &len);
+    char line[MC_LINE_MAX];
+    size_t n = mc_encode_delete(line, sizeof line, key, len);
+    lm_mc_op *op = lm_mc_begin(L, mc, OP_DELETE);
+    return lm_mc_run(L, op, mc_client_server_for_key(mc->client, key, len), line, n, NULL, 0);
+}
+
+static int lm_mc_arith(lua_State *L, int opcode) {
+    lm_mc *mc = lm_mc_check(L);
+    size_t len;
+    const char *key = lm_mc_key(L, 2, &len);
+    double delta = luaL_optnumber(L, 3, 1);
+    if (delta < 0) luaL_argerror(L, 3, "delta must be >= 0");
+    char line[MC_LINE_MAX];
+    size_t n = mc_encode_arith(line, sizeof line, opcode == OP_INCR, key, len, (uint64_t)delta);
+    lm_mc_op *op = lm_mc_begin(L, mc, opcode);
+    return lm_mc_run(L, op, mc_client_server_for_key(mc->client, key, len), line, n, NULL, 0);
+}
+
+static int lm_mc_incr(lua_State *L) { return lm_mc_arith(L, OP_INCR); }
+static int lm_mc_decr(lua_State *L) { return lm_mc_arith(L, OP_DECR); }
+
+static int lm_mc_touch(lua_State *L) {
+    lm_mc *mc = lm_mc_check(L);
+    size_t len;
+    const char *key = lm_mc_key(L, 2, &len);
+    double exptime = luaL_checknumber(L, 3);
+    char line[MC_LINE_MAX];
+    size_t n = mc_encode_touch(line, sizeof line, key, len, (int64_t)exptime);
+    lm_mc_op *op = lm_mc_begin(L, mc, OP_TOUCH);
+    return lm_mc_run(L, op, mc_client_server_for_key(mc->client, key, len), line, n, NULL, 0);
+}
+
+/* mc:get_multi({k1, k2, ...}) -> { [key] = value } for the keys found.
+ * Keys are grouped per server: one "get" line per server, all pipelined. */
+static int lm_mc_get_multi(lua_State *L) {
+    lm_mc *mc = lm_mc_check(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t nkeys = lua_objlen(L, 2), nserv = mc_client_nservers(mc->client);
+    if (nkeys == 0) { lua_newtable(L); return 1; }
+    const char **keys = malloc(nkeys * sizeof *keys);
+    size_t *lens = malloc(nkeys * sizeof *lens), *owner = malloc(nkeys * sizeof *owner);
+    size_t total = 0;
+    for (size_t i = 0; i < nkeys; i++) {
+        lua_rawgeti(L, 2, (int)i + 1);
+        if (lua_type(L, -1) != LUA_TSTRING || !mc_key_valid(lua_tostring(L, -1), lua_objlen(L, -1))) {
+            free(keys); free(lens); free(owner);
+            return luaL_error(L, "memcached.get_multi: key %d is not a valid memcached key", (int)i + 1);
+        }
+        keys[i] = lua_tolstring(L, -1, &lens[i]);   /* anchored by the table */
+        lua_pop(L, 1);
+        owner[i] = mc_client_server_for_key(mc->client, keys[i], lens[i]);
+        total += lens[i] + 1;
+    }
+    lm_mc_op *op = lm_mc_begin(L, mc, OP_GET_MULTI);
+    char *line = malloc(total + 16);
+    const char **sub = malloc(nkeys * sizeof *sub);
+    size_t *sublen = malloc(nkeys * sizeof *sublen);
+    op->in_call = 1;
+    op->base = lua_gettop(L);
+    op->start_ns = worker_now_ns();
+    for (uint32_t s = 0; s < nserv; s++) {
+        size_t k = 0;
+        for (size_t i = 0; i < nkeys; i++)
+            if (owner[i] == s) { sub[k] = keys[i]; sublen[k++] = lens[i]; }
+        if (k) op->pending++;
+    }
+    int reqs = 0;
+    for (uint32_t s = 0; s < nserv; s++) {
+        size_t k = 0;
+        for (size_t i = 0; i < nkeys; i++)
+            if (owner[i] == s) { sub[k] = keys[i]; sublen[k++] = lens[i]; }
+        if (!k) continue;
+        size_t n = mc_encode_retrieval(line, total + 16, 0, sub, sublen, k);
+        mc_req *req = &op->reqs[reqs++];
+        req->on_value = lm_mc_on_value;
+        req->on_done = lm_mc_on_done;
+        req->data = op;
+        mc_client_send(mc->client, s, req, line, n, NULL, 0);
+    }
+    free(line); free(sub); free(sublen); free(keys); free(lens); free(owner);
+    op->in_call = 0;
+    if (op->pending == 0) {
+        int n = lm_mc_push_results(op, L);
+        lm_mc_op_put(op);
+        return n;
+    }
+    /* Values only arrive from the loop, never inside mc_client_send. */
+    op->base = 0;
+    op->v->state = VU_WAITING;
+    return lua_yield(L, 0);
+}
+
+/* ---- connect / close ---- */
+
+static void lm_mc_close(lm_mc *mc) {
+    if (!mc->client) return;
+    mc_client *c = mc->client;
+    mc_client_close(c);                     /* pending ops complete with ECANCELED */
+    mc->client = NULL;
+}
+
+static int lm_mc_gc(lua_State *L) {
+    lm_mc **ud = luaL_checkudata(L, 1, LM_MC_MT);
+    if (*ud) lm_mc_close(*ud);              /* freed with the worker's list */
+    return 0;
+}
+
+static int lm_mc_close_lua(lua_State *L) {
+    lm_mc **ud = luaL_checkudata(L, 1, LM_MC_MT);
+    if (*ud) lm_mc_close(*ud);
+    return 0;
+}
+
+static int lm_mc_servers(lua_State *L) {
+    lm_mc *mc = lm_mc_check(L);
+    lua_newtable(L);
+    for (size_t i = 0; i < mc_client_nservers(mc->client); i++) {
+        lua_pushstring(L, mc_client_server_name(mc->client, (uint32_t)i));
+        lua_rawseti(L, -2, (int)i + 1);
+    }
+    return 1;
+}
+
+static void lm_mc_worker_close(void *data) {
+    lm_mc_list *list = data;
+    for (lm_mc *mc = list->head; mc; mc = mc->next) lm_mc_close(mc);
+    while (list->head) {
+        lm_mc *mc = list->head;
+        list->head = mc->next;
+        *mc->ud = NULL;                     /* its userdata dies in lua_close */
+        while (mc->free_ops) {
+            lm_mc_op *op = mc->free_ops;
+            mc->free_ops = op->next_free;
+            free(op);
+        }
+        free(mc);
+    }
+    free(list);
+}
+
+typedef struct lm_mc_connect {
+    vu *v;
+    lm_mc *mc;
+    int ud_ref;
+    int in_call, done, status, pooled;
+    char err[256];
+} lm_mc_connect;
+
+static int lm_mc_connect_results(lua_State *L, lm_mc_connect *cc) {
+    int n;
+    if (cc->status == 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, cc->ud_ref);
+        n = 1;
+    } else {
+        if (!cc->pooled) lm_mc_close(cc->mc);   /* a pooled client keeps retrying */
+        lua_pushnil(L);
+        lua_pushstring(L, cc->err);
+        n = 2;
+    }
+    luaL_unref(L, LUA_REGISTRYINDEX, cc->ud_ref);
+    free(cc);
+    return n;
+}
+
+static void lm_mc_on_connect(void *data, int status, const char *errmsg) {
+    lm_mc_connect *cc = data;
+    cc->status = status;
+    cc->done = 1;
+    snprintf(cc->err, sizeof cc->err, "memcached.connect: %s", errmsg ? errmsg : "failed");
+    if (cc->in_call) return;
+    vu *v = cc->v;
+    if (!vu_wants_resume(v)) {
+        luaL_unref(v->w->L, LUA_REGISTRYINDEX, cc->ud_ref);
+        free(cc);
+        return;
+    }
+    vu_resume(v, lm_mc_connect_results(v->L, cc));
+}
+
+static void lm_mc_opts(lua_State *L, int idx, mc_client_opts *o, int *pool) {
+    mc_client_opts_default(o);
+    *pool = 0;
+    if (lua_isnoneornil(L, idx)) return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_getfield(L, idx, "pool");
+    *pool = lua_toboolean(L, -1);
+    lua_getfield(L, idx, "timeout");
+    if (!lua_isnil(L, -1)) o->timeout_ns = (uint64_t)(luaL_checknumber(L, -1) * 1e9);
+    lua_getfield(L, idx, "connect_timeout");
+    if (!lua_isnil(L, -1)) o->connect_timeout_ns = (uint64_t)(luaL_checknumber(L, -1) * 1e9);
+    lua_getfield(L, idx, "distribution");
+    if (!lua_isnil(L, -1)) {
+        const char *d = luaL_checkstring(L, -1);
+        if (strcmp(d, "ketama") == 0) o->distribution = MC_DIST_KETAMA;
+        else if (strcmp(d, "modula") == 0) o->distribution = MC_DIST_MODULA;
+        else luaL_error(L, "memcached.connect: distribution must be \"ketama\" or \"modula\", got \"%s\"", d);
+    }
+    lua_pop(L, 4);
+}
+
+static lm_mc *lm_mc_new(lua_State *L, worker *w, lm_mc_list *list, mc_client *c) {
+    lm_mc *mc = calloc(1, sizeof *mc);
+    mc->client = c;
+    mc->w = w;
+    for (int i = 0; i < OP_COUNT; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "memcached.%s", lm_mc_op_names[i]);
+        mc->tid[i] = lm_timer_id(w, name, TK_PRIMITIVE);
+    }
+    mc->next = list->head;
+    list->head = mc;
+    lm_mc **ud = lua_newuserdata(L, sizeof *ud);
+    *ud = mc;
+    mc->ud = ud;
+    luaL_getmetatable(L, LM_MC_MT);
+    lua_setmetatable(L, -2);
+    return mc;
+}
+
+/* luamech.memcached.connect(servers [, {pool=, timeout=, connect_timeout=,
+ * distribution=}]) -> client | nil, err.  Yields until every server is
+ * connected.  With pool = true, VUs of a worker share one client per server
+ * list and their requests are pipelined on its connections. */
+static int lm_mc_connect_lua(lua_State *L) {
+    worker *w = lua_touserdata(L, lua_upvalueindex(1));
+    lm_mc_list *list = lua_touserdata(L, lua_upvalueindex(2));
+    const char *servers = luaL_checkstring(L, 1);
+    mc_client_opts o;
+    int pool;
+    lm_mc_opts(L, 2, &o, &pool);
+    vu *v = lm_current_vu(L, w, "luamech.memcached.connect");
+    if (pool) {
+        lua_pushfstring(L, "%s|%f|%d", servers, (double)o.timeout_ns, (int)o.distribution);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, lua_upvalueindex(3));
+        if (!lua_isnil(L, -1)) return 1;
+        lua_pop(L, 1);
+    }
+    mc_client *c;
+    char err[256];
+    if (mc_client_new(&w->loop, servers, &o, &c, err, sizeof err) != 0)
+        return luaL_error(L, "memcached.connect: %s", err);
+    lm_mc *mc = lm_mc_new(L, w, list, c);
+    if (pool) {                             /* key, ud -> cache[key] = ud */
+        lua_pushvalue(L, -2);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, lua_upvalueindex(3));
+    }
+    lm_mc_connect *cc = calloc(1, sizeof *cc);
+    cc->v = v;
+    cc->mc = mc;
+    cc->pooled = pool;
+    cc->ud_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    cc->in_call = 1;
+    mc_client_connect(c, lm_mc_on_connect, cc);
+    cc->in_call = 0;
+    if (cc->done) return lm_mc_connect_results(L, cc);
+    v->state = VU_WAITING;
+    return lua_yield(L, 0);
+}
+
+void lm_memcached_open(lua_State *L, worker *w) {
+    static const luaL_Reg methods[] = {
+        {"get", lm_mc_get}, {"gets", lm_mc_gets}, {"get_multi", lm_mc_get_multi},
+        {"set", lm_mc_set}, {"add", lm_mc_add}, {"replace", lm_mc_replace},
+        {"append", lm_mc_append}, {"prepend", lm_mc_prepend}, {"cas", lm_mc_cas},
+        {"delete", lm_mc_delete}, {"incr", lm_mc_incr}, {"decr", lm_mc_decr},
+        {"touch", lm_mc_touch}, {"close", lm_mc_close_lua}, {"servers", lm_mc_servers},
+        {NULL, NULL}};
+    luaL_newmetatable(L, LM_MC_MT);
+    lua_newtable(L);
+    luaL_register(L, NULL, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, lm_mc_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+
+    lm_mc_list *list = calloc(1, sizeof *list);
+    worker_on_close(w, lm_mc_worker_close, list);
+    lua_newtable(L);                        /* the module */
+    lua_pushlightuserdata(L, w);
+    lua_pushlightuserdata(L, list);
+    lua_newtable(L);                        /* pool cache: key -> client */
+    lua_pushcclosure(L, lm_mc_connect_lua, 3);
+    lua_setfield(L, -2, "connect");
+}

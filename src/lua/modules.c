@@ -1,0 +1,10 @@
+/* modules.c - the table of protocol modules opened in every worker's Lua
+ * state.  Adding a protocol adds one line here. */
+#include "lua/lm_core.h"
+
+void lm_memcached_open(lua_State *L, struct worker *w);
+
+const lm_module lm_modules[] = {
+    {"memcached", lm_memcached_open},
+    {NULL, NULL},
+};

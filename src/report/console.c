@@ -1,0 +1,119 @@
+/* console.c - what a person sees: the live progress line and the end report
+ * (summary, workload, All Transactions, groups, custom timers, primitives,
+ * top errors).  Times are printed in milliseconds.  Writes to a FILE only. */
+#include "report/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/units.h"
+
+double report_ms(double us) { return us / 1000.0; }
+
+const char *report_status_name(run_status s) {
+    static const char *const names[] = {"completed", "interrupted", "aborted"};
+    return names[s];
+}
+
+void report_progress(FILE *out, const run_result *r, double elapsed_s, double total_s) {
+    const agg *a = &r->agg;
+    agg_timer *t = agg_find(a, "All Transactions");
+    int64_t tx = t ? t->total.total + t->total_errors : 0, err = t ? t->total_errors : 0;
+    double p95 = t ? report_ms((double)hist_percentile_us(&t->recent, 95)) : 0;
+    double rate = t ? (double)(t->recent.total + t->recent_errors) * 1e9 / (double)a->tick_ns : 0;
+    char el[32], tot[32];
+    units_format_duration((int64_t)(elapsed_s * 1e9), el, sizeof el);
+    if (total_s > 0) units_format_duration((int64_t)(total_s * 1e9), tot, sizeof tot);
+    else snprintf(tot, sizeof tot, "-");
+    fprintf(out, "[%8s / %-8s] vus %6lld  tx %10lld  %9.1f tx/s  errors %lld  p95 %.3f ms\n",
+            el, tot, (long long)a->active_vus, (long long)tx, rate, (long long)err, p95);
+    fflush(out);
+}
+
+static void report_row_header(FILE *out, const char *first) {
+    fprintf(out, "%-10s %10s %10s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", first,
+            "count", "rate/s", "errors", "min", "avg", "p50", "p80", "p90", "p95", "p99",
+            "p99.9", "max", "stdev");
+}
+
+static void report_row(FILE *out, const char *first, const agg_row *x) {
+    fprintf(out, "%-10s %10lld %10.2f %7lld %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
+            first, (long long)x->count, x->rate, (long long)x->errors, report_ms((double)x->min_us),
+            report_ms(x->avg_us), report_ms((double)x->p50_us), report_ms((double)x->p80_us),
+            report_ms((double)x->p90_us), report_ms((double)x->p95_us), report_ms((double)x->p99_us),
+            report_ms((double)x->p999_us), report_ms((double)x->max_us), report_ms(x->stdev_us));
+}
+
+static void report_timer(FILE *out, const run_result *r, const agg_timer *t, int intervals) {
+    agg_row total;
+    agg_row_fill(&total, &t->total, t->total_errors, (double)r->run_ns / 1e9);
+    report_row_header(out, "");
+    report_row(out, "all", &total);
+    if (!intervals) return;
+    fprintf(out, "\nInterval Details (ms)\n\n");
+    report_row_header(out, "interval");
+    for (int i = 0; i < t->nrows; i++) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", i + 1);
+        report_row(out, n, &t->rows[i]);
+    }
+}
+
+static void report_summary(FILE *out, const scenario *sc, const run_result *r, const char *dir) {
+    char buf[64], s0[32], s1[32];
+    agg_timer *all = agg_find(&r->agg, "All Transactions");
+    strftime(s0, sizeof s0, "%Y-%m-%d %H:%M:%S", localtime(&r->start_wall.tv_sec));
+    strftime(s1, sizeof s1, "%Y-%m-%d %H:%M:%S", localtime(&r->end_wall.tv_sec));
+    fprintf(out, "\nluamech %s - Performance Results Report\n\nSummary\n\n", LUAMECH_VERSION);
+    fprintf(out, "scenario:             %s (%s)\n", sc->name, sc->path);
+    fprintf(out, "status:               %s\n", report_status_name(r->status));
+    fprintf(out, "transactions:         %lld\n", all ? (long long)(all->total.total + all->total_errors) : 0LL);
+    fprintf(out, "errors:               %lld\n", all ? (long long)all->total_errors : 0LL);
+    fprintf(out, "run time:             %s\n", units_format_duration(r->run_ns, buf, sizeof buf));
+    fprintf(out, "rampup:               %s\n", units_format_duration(sc->rampup_ns, buf, sizeof buf));
+    fprintf(out, "test start:           %s\ntest finish:          %s\n", s0, s1);
+    fprintf(out, "time-series interval: %s\n", units_format_duration(sc->interval_ns, buf, sizeof buf));
+    fprintf(out, "workers:              %d\nseed:                 %llu\n", r->nworkers,
+            (unsigned long long)r->seed);
+    if (dir) fprintf(out, "results:              %s\n", dir);
+    fprintf(out, "\nworkload configuration:\n\n%-24s %8s  %s\n", "group name", "vus", "script name");
+    for (int g = 0; g < sc->ngroups; g++)
+        fprintf(out, "%-24s %8d  %s\n", sc->groups[g].name, sc->groups[g].vus, sc->groups[g].script_name);
+    if (sc->notes) fprintf(out, "\nNotes:\n\n%s\n", sc->notes);
+}
+
+static void report_errors(FILE *out, const run_result *r) {
+    const tally *t = &r->agg.errors;
+    if (tally_total(t) == 0) return;
+    size_t *order, n = tally_sorted(t, &order);
+    fprintf(out, "\nTop errors\n\n%10s  %s\n", "count", "message");
+    for (size_t i = 0; i < n && i < 20; i++)
+        fprintf(out, "%10lld  %s\n", (long long)t->counts[order[i]], t->msgs[order[i]]);
+    if (n > 20) fprintf(out, "%10s  (%zu more messages in errors.csv)\n", "...", n - 20);
+    if (t->other) fprintf(out, "%10lld  (other messages, beyond the 1000 kept)\n", (long long)t->other);
+    free(order);
+}
+
+static void report_kind(FILE *out, const run_result *r, timer_kind kind, const char *title, int intervals) {
+    for (int i = 0; i < r->agg.n; i++) {
+        const agg_timer *t = r->agg.timers[i];
+        if (t->kind != kind) continue;
+        fprintf(out, "\n%s: %s\n\n", title, kind == TK_GROUP ? t->name + 6 : t->name);
+        report_timer(out, r, t, intervals);
+    }
+}
+
+void report_console(FILE *out, const scenario *sc, const run_result *r, const char *dir) {
+    report_summary(out, sc, r, dir);
+    agg_timer *all = agg_find(&r->agg, "All Transactions");
+    fprintf(out, "\nAll Transactions\n\nTransaction Response Summary (ms; think time excluded)\n\n");
+    if (all) report_timer(out, r, all, 1);
+    else fprintf(out, "(no transactions)\n");
+    report_kind(out, r, TK_GROUP, "Group", 0);
+    report_kind(out, r, TK_CUSTOM, "Custom Timer", 1);
+    report_kind(out, r, TK_PRIMITIVE, "Primitive", 0);
+    report_errors(out, r);
+    fprintf(out, "\n");
+    fflush(out);
+}

@@ -1,0 +1,40 @@
+/* report.h - writers of a run's results: the console (live progress line and
+ * end report), summary.json, intervals.csv, errors.csv, and the results
+ * directory with a copy of the scenario.  They read a run_result; they never
+ * touch the engine, Lua or sockets. */
+#ifndef LUAMECH_REPORT_H
+#define LUAMECH_REPORT_H
+
+#include <stdio.h>
+#include "engine/engine.h"
+#include "scenario/scenario.h"
+
+#define RESULTS_SCHEMA_VERSION 1
+
+const char *report_status_name(run_status s);   /* "completed", "interrupted", "aborted" */
+
+/* One line: elapsed/total, active VUs, transactions, rate, errors, p95. */
+void report_progress(FILE *out, const run_result *r, double elapsed_s, double total_s);
+/* The end report, in the spirit of multi-mechanize's. */
+void report_console(FILE *out, const scenario *sc, const run_result *r, const char *out_dir);
+
+/* Create dir (and parents) and copy the scenario file and its scripts into
+ * dir/scenario/.  Returns 0 or -1 with a message. */
+int report_prepare_dir(const char *dir, const scenario *sc, char *err, size_t err_len);
+/* Default: results/<scenario name>-<YYYYmmdd-HHMMSS> */
+void report_default_dir(char *buf, size_t len, const scenario *sc);
+
+/* Each writes to a temporary file and renames it, so a reader never sees a
+ * half-written file.  Return 0 or -1. */
+int report_write_json(const char *dir, const scenario *sc, const run_result *r,
+                      const char *status, int exit_code);
+int report_write_intervals_csv(const char *dir, const run_result *r);
+int report_write_errors_csv(const char *dir, const run_result *r);
+/* All three. */
+int report_write_all(const char *dir, const scenario *sc, const run_result *r,
+                     const char *status, int exit_code);
+
+/* "1.234" ms from microseconds. */
+double report_ms(double us);
+
+#endif

@@ -1,0 +1,214 @@
+/* results.c - the results directory: summary.json (jansson), intervals.csv,
+ * errors.csv and a copy of the scenario and its scripts.  Every file is
+ * written to a temporary name and renamed, so an interrupted writer never
+ * leaves a half file behind.  Formats are documented in docs/results.md. */
+#include "report/report.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static int results_mkdirs(const char *dir) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int results_copy(const char *from, const char *to) {
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t n;
+    int rc = in && out ? 0 : -1;
+    while (rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n) rc = -1;
+    if (in) fclose(in);
+    if (out && fclose(out) != 0) rc = -1;
+    return rc;
+}
+
+void report_default_dir(char *buf, size_t len, const scenario *sc) {
+    char stamp[32];
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
+    snprintf(buf, len, "results/%s-%s", sc->name, stamp);
+}
+
+int report_prepare_dir(const char *dir, const scenario *sc, char *err, size_t err_len) {
+    char sub[3072], to[4096];
+    snprintf(sub, sizeof sub, "%s/scenario", dir);
+    if (results_mkdirs(sub) != 0) {
+        snprintf(err, err_len, "cannot create the results directory %s: %s", sub, strerror(errno));
+        return -1;
+    }
+    char *tmp = strdup(sc->path);
+    snprintf(to, sizeof to, "%s/%s", sub, basename(tmp));
+    free(tmp);
+    int rc = results_copy(sc->path, to);
+    for (int g = 0; rc == 0 && g < sc->ngroups; g++) {
+        tmp = strdup(sc->groups[g].script_path);
+        snprintf(to, sizeof to, "%s/%s", sub, basename(tmp));
+        free(tmp);
+        rc = results_copy(sc->groups[g].script_path, to);
+    }
+    if (rc != 0) snprintf(err, err_len, "cannot copy the scenario into %s: %s", sub, strerror(errno));
+    return rc;
+}
+
+/* Open dir/name.tmp; results_commit renames it to dir/name. */
+static FILE *results_open(const char *dir, const char *name, char *tmp, size_t len) {
+    snprintf(tmp, len, "%s/.%s.tmp", dir, name);
+    return fopen(tmp, "w");
+}
+
+static int results_commit(FILE *f, const char *dir, const char *name, const char *tmp) {
+    char path[4096];
+    int rc = ferror(f) ? -1 : 0;
+    if (fclose(f) != 0) rc = -1;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+    return rc;
+}
+
+static json_t *results_row_json(const agg_row *x) {
+    return json_pack("{s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+        "count", (json_int_t)x->count, "errors", (json_int_t)x->errors, "period_s", x->period_s,
+        "rate", x->rate, "min_ms", report_ms((double)x->min_us), "avg_ms", report_ms(x->avg_us),
+        "p50_ms", report_ms((double)x->p50_us), "p80_ms", report_ms((double)x->p80_us),
+        "p90_ms", report_ms((double)x->p90_us), "p95_ms", report_ms((double)x->p95_us),
+        "p99_ms", report_ms((double)x->p99_us), "p99_9_ms", report_ms((double)x->p999_us),
+        "max_ms", report_ms((double)x->max_us), "stdev_ms", report_ms(x->stdev_us));
+}
+
+static json_t *results_timers_json(const run_result *r) {
+    json_t *arr = json_array();
+    for (int i = 0; i < r->agg.n; i++) {
+        const agg_timer *t = r->agg.timers[i];
+        agg_row total;
+        agg_row_fill(&total, &t->total, t->total_errors, (double)r->run_ns / 1e9);
+        json_t *rows = json_array();
+        for (int k = 0; k < t->nrows; k++) json_array_append_new(rows, results_row_json(&t->rows[k]));
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:o,s:o}", "name", t->name,
+            "kind", timer_kind_name(t->kind), "summary", results_row_json(&total), "intervals", rows));
+    }
+    return arr;
+}
+
+static json_t *results_errors_json(const run_result *r) {
+    json_t *arr = json_array();
+    size_t *order, n = tally_sorted(&r->agg.errors, &order);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_pack("{s:s,s:I}", "message", r->agg.errors.msgs[order[i]],
+                                             "count", (json_int_t)r->agg.errors.counts[order[i]]));
+    if (r->agg.errors.other)
+        json_array_append_new(arr, json_pack("{s:s,s:I}", "message", "(other)",
+                                             "count", (json_int_t)r->agg.errors.other));
+    free(order);
+    return arr;
+}
+
+static json_t *results_groups_json(const scenario *sc) {
+    json_t *arr = json_array();
+    for (int g = 0; g < sc->ngroups; g++)
+        json_array_append_new(arr, json_pack("{s:s,s:i,s:s}", "name", sc->groups[g].name,
+                                             "vus", sc->groups[g].vus, "script", sc->groups[g].script_name));
+    return arr;
+}
+
+static void results_time(char *buf, size_t len, const struct timespec *ts) {
+    struct tm tm;
+    gmtime_r(&ts->tv_sec, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int report_write_json(const char *dir, const scenario *sc, const run_result *r,
+                      const char *status, int exit_code) {
+    char t0[32], t1[32], tmp[4096];
+    results_time(t0, sizeof t0, &r->start_wall);
+    results_time(t1, sizeof t1, &r->end_wall);
+    json_t *settings = json_pack("{s:f,s:f,s:f,s:f,s:I,s:i}",
+        "run_time_s", (double)sc->run_time_ns / 1e9, "rampup_s", (double)sc->rampup_ns / 1e9,
+        "interval_s", (double)sc->interval_ns / 1e9, "graceful_stop_s", (double)sc->graceful_stop_ns / 1e9,
+        "requests", (json_int_t)sc->requests, "workers", r->nworkers);
+    json_t *root = json_pack("{s:i,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:f,s:I,s:o,s:o,s:o,s:o}",
+        "schema_version", RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION,
+        "scenario", sc->name, "scenario_file", sc->path, "exit_code", exit_code, "status", status,
+        "start", t0, "run_time_s", (double)r->run_ns / 1e9, "seed", (json_int_t)r->seed,
+        "settings", settings, "groups", results_groups_json(sc), "timers", results_timers_json(r),
+        "errors", results_errors_json(r));
+    if (!root) return -1;
+    json_object_set_new(root, "finish", json_string(t1));
+    if (sc->notes) json_object_set_new(root, "notes", json_string(sc->notes));
+    if (r->status == RUN_ABORTED) json_object_set_new(root, "error", json_string(r->error));
+    FILE *f = results_open(dir, "summary.json", tmp, sizeof tmp);
+    int rc = f ? json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
+    json_decref(root);
+    if (!f) return -1;
+    fputc('\n', f);
+    return results_commit(f, dir, "summary.json", tmp) | rc;
+}
+
+int report_write_intervals_csv(const char *dir, const run_result *r) {
+    char tmp[4096];
+    FILE *f = results_open(dir, "intervals.csv", tmp, sizeof tmp);
+    if (!f) return -1;
+    fprintf(f, "interval,start_s,end_s,timer,kind,count,errors,rate,min_ms,avg_ms,p50_ms,p80_ms,"
+               "p90_ms,p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n");
+    double iv = (double)r->agg.interval_ns / 1e9;
+    for (int i = 0; i < r->agg.n; i++) {
+        const agg_timer *t = r->agg.timers[i];
+        for (int k = 0; k < t->nrows; k++) {
+            const agg_row *x = &t->rows[k];
+            fprintf(f, "%d,%.3f,%.3f,\"%s\",%s,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                    k + 1, k * iv, k * iv + x->period_s, t->name, timer_kind_name(t->kind),
+                    (long long)x->count, (long long)x->errors, x->rate, report_ms((double)x->min_us),
+                    report_ms(x->avg_us), report_ms((double)x->p50_us), report_ms((double)x->p80_us),
+                    report_ms((double)x->p90_us), report_ms((double)x->p95_us),
+                    report_ms((double)x->p99_us), report_ms((double)x->p999_us),
+                    report_ms((double)x->max_us), report_ms(x->stdev_us));
+        }
+    }
+    return results_commit(f, dir, "intervals.csv", tmp);
+}
+
+static void results_csv_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+int report_write_errors_csv(const char *dir, const run_result *r) {
+    char tmp[4096];
+    FILE *f = results_open(dir, "errors.csv", tmp, sizeof tmp);
+    if (!f) return -1;
+    fprintf(f, "count,message\n");
+    size_t *order, n = tally_sorted(&r->agg.errors, &order);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%lld,", (long long)r->agg.errors.counts[order[i]]);
+        results_csv_string(f, r->agg.errors.msgs[order[i]]);
+        fputc('\n', f);
+    }
+    if (r->agg.errors.other) fprintf(f, "%lld,\"(other)\"\n", (long long)r->agg.errors.other);
+    free(order);
+    return results_commit(f, dir, "errors.csv", tmp);
+}
+
+int report_write_all(const char *dir, const scenario *sc, const run_result *r,
+                     const char *status, int exit_code) {
+    int rc = report_write_intervals_csv(dir, r);
+    rc |= report_write_errors_csv(dir, r);
+    rc |= report_write_json(dir, sc, r, status, exit_code);
+    return rc;
+}

@@ -1,0 +1,159 @@
+/* scenario.c - loads a scenario file in a private Lua state, has
+ * lua/scenario.lua check and normalise it, copies the result into a C struct
+ * and applies command-line overrides.  Runs before any worker starts; it does
+ * not run scripts (it only compiles them, to report syntax errors early). */
+#include "scenario/scenario.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/embedded.h"
+#include "common/units.h"
+#include "lua/lm_core.h"
+
+void scenario_overrides_init(scenario_overrides *o) {
+    o->run_time_ns = o->rampup_ns = o->interval_ns = o->graceful_stop_ns = -1;
+    o->requests = o->vus = o->workers = o->seed = -1;
+}
+
+static int scenario_lua_duration(lua_State *L) {
+    int64_t ns;
+    if (units_parse_duration_ns(luaL_checkstring(L, 1), &ns) != 0) return 0;
+    lua_pushnumber(L, (lua_Number)ns);
+    return 1;
+}
+
+static int scenario_lua_count(lua_State *L) {
+    int64_t n;
+    if (units_parse_count(luaL_checkstring(L, 1), &n) != 0) return 0;
+    lua_pushnumber(L, (lua_Number)n);
+    return 1;
+}
+
+static int64_t scenario_field_num(lua_State *L, const char *field, int64_t dflt) {
+    lua_getfield(L, -1, field);
+    int64_t v = lua_isnumber(L, -1) ? (int64_t)lua_tonumber(L, -1) : dflt;
+    lua_pop(L, 1);
+    return v;
+}
+
+static char *scenario_field_str(lua_State *L, const char *field) {
+    lua_getfield(L, -1, field);
+    char *v = lua_isstring(L, -1) ? strdup(lua_tostring(L, -1)) : NULL;
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Copies the normalised table at the top of L into s. */
+static void scenario_copy(scenario *s, lua_State *L) {
+    s->name = scenario_field_str(L, "name");
+    s->notes = scenario_field_str(L, "notes");
+    s->run_time_ns = scenario_field_num(L, "run_time_ns", 0);
+    s->rampup_ns = scenario_field_num(L, "rampup_ns", 0);
+    s->interval_ns = scenario_field_num(L, "interval_ns", 0);
+    s->graceful_stop_ns = scenario_field_num(L, "graceful_stop_ns", 0);
+    s->requests = scenario_field_num(L, "requests", 0);
+    s->workers = (int)scenario_field_num(L, "workers", 0);
+    s->seed = (uint64_t)scenario_field_num(L, "seed", -1);
+    s->seed_set = scenario_field_num(L, "seed", -1) >= 0;
+    lua_getfield(L, -1, "groups");
+    s->ngroups = (int)lua_objlen(L, -1);
+    s->groups = calloc((size_t)s->ngroups, sizeof *s->groups);
+    for (int i = 0; i < s->ngroups; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        s->groups[i].name = scenario_field_str(L, "name");
+        s->groups[i].vus = (int)scenario_field_num(L, "vus", 0);
+        s->groups[i].script_path = scenario_field_str(L, "script");
+        s->groups[i].script_name = scenario_field_str(L, "script_name");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static void scenario_apply(scenario *s, const scenario_overrides *o) {
+    if (o->run_time_ns >= 0) s->run_time_ns = o->run_time_ns;
+    if (o->rampup_ns >= 0) s->rampup_ns = o->rampup_ns;
+    if (o->interval_ns > 0) s->interval_ns = o->interval_ns;
+    if (o->graceful_stop_ns >= 0) s->graceful_stop_ns = o->graceful_stop_ns;
+    if (o->requests >= 0) s->requests = o->requests;
+    if (o->workers > 0) s->workers = (int)o->workers;
+    if (o->seed >= 0) { s->seed = (uint64_t)o->seed; s->seed_set = 1; }
+    if (o->vus >= 0)
+        for (int i = 0; i < s->ngroups; i++) s->groups[i].vus = (int)o->vus;
+    /* --requests alone means "until N transactions", not "N or 10 s". */
+    if (o->requests > 0 && o->run_time_ns < 0) s->run_time_ns = 0;
+}
+
+static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err_len) {
+    size_t len;
+    const char *src = embedded_lua_find("scenario", &len);
+    if (!src || luaL_loadbuffer(L, src, len, "=scenario.lua") != 0) {
+        snprintf(err, err_len, "internal error: %s", src ? lua_tostring(L, -1) : "no scenario.lua");
+        return -1;
+    }
+    lua_pushvalue(L, -2);                      /* the user's table */
+    lua_pushstring(L, s->path);
+    lua_pushstring(L, s->dir);
+    lua_pushcfunction(L, scenario_lua_duration);
+    lua_pushcfunction(L, scenario_lua_count);
+    if (lua_pcall(L, 5, 1, 0) != 0) {
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        return -1;
+    }
+    scenario_copy(s, L);
+    return 0;
+}
+
+int scenario_load(scenario *s, const char *path, const params *p,
+                  const scenario_overrides *o, char *err, size_t err_len) {
+    memset(s, 0, sizeof *s);
+    s->path = strdup(path);
+    char *tmp = strdup(path);
+    s->dir = strdup(dirname(tmp));
+    free(tmp);
+    if (access(path, R_OK) != 0) {
+        snprintf(err, err_len, "%s: cannot read the scenario file: %m", path);
+        return -1;
+    }
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    lm_core_register_static(L, p);
+    int rc = -1;
+    if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0)
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+    else
+        rc = scenario_run_checker(L, s, err, err_len);
+    lua_close(L);
+    if (rc == 0) scenario_apply(s, o);
+    if (rc == 0 && s->run_time_ns == 0 && s->requests == 0) {
+        snprintf(err, err_len, "%s: the run has neither a run_time nor a requests budget", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+int scenario_total_vus(const scenario *s) {
+    int n = 0;
+    for (int i = 0; i < s->ngroups; i++) n += s->groups[i].vus;
+    return n;
+}
+
+void scenario_free(scenario *s) {
+    for (int i = 0; i < s->ngroups; i++) {
+        free(s->groups[i].name);
+        free(s->groups[i].script_path);
+        free(s->groups[i].script_name);
+    }
+    free(s->groups);
+    free(s->path);
+    free(s->dir);
+    free(s->name);
+    free(s->notes);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,48 @@
+/* scenario.h - a run's configuration: the scenario file, checked and
+ * normalised, with command-line overrides applied. Read-only once loaded. */
+#ifndef LUAMECH_SCENARIO_H
+#define LUAMECH_SCENARIO_H
+
+#include <stdint.h>
+#include "common/params.h"
+
+typedef struct group_cfg {
+    char *name;
+    int vus;
+    char *script_path;    /* as opened: the scenario's directory + script */
+    char *script_name;    /* as written in the scenario */
+} group_cfg;
+
+typedef struct scenario {
+    char *path;           /* the scenario file as given */
+    char *dir;            /* its directory */
+    char *name;
+    char *notes;          /* may be NULL */
+    int64_t run_time_ns;  /* 0 = bounded by requests only */
+    int64_t rampup_ns;
+    int64_t interval_ns;
+    int64_t graceful_stop_ns;
+    int64_t requests;     /* 0 = unbounded */
+    int workers;          /* 0 = number of CPUs */
+    uint64_t seed;
+    int seed_set;
+    int ngroups;
+    group_cfg *groups;
+} scenario;
+
+/* Command-line values that override the scenario's; negative = not given. */
+typedef struct scenario_overrides {
+    int64_t run_time_ns, rampup_ns, interval_ns, graceful_stop_ns, requests;
+    int64_t vus, workers, seed;
+} scenario_overrides;
+
+void scenario_overrides_init(scenario_overrides *o);
+
+/* Load, check and normalise `path`. Returns 0, or -1 with a message naming
+ * the file and field in err. */
+int scenario_load(scenario *s, const char *path, const params *p,
+                  const scenario_overrides *o, char *err, size_t err_len);
+void scenario_free(scenario *s);
+int scenario_total_vus(const scenario *s);
+
+#endif

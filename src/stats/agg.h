@@ -1,0 +1,65 @@
+/* agg.h - the main thread's view of a run: merges the workers' tick messages
+ * in lockstep (tick t is merged once every worker has sent tick t or has
+ * finished), closes statistics intervals anchored at the run's start, and
+ * keeps per timer the whole-run histogram and one summary row per interval.
+ * Memory is constant in the number of samples. */
+#ifndef LUAMECH_AGG_H
+#define LUAMECH_AGG_H
+
+#include <stdint.h>
+#include "stats/hist.h"
+#include "stats/local.h"
+#include "stats/tally.h"
+
+/* Summary figures of one histogram over one period; times in microseconds. */
+typedef struct agg_row {
+    int64_t count;        /* samples, failures included */
+    int64_t errors;       /* failed samples (not in the latency figures) */
+    double period_s;      /* length of the period the rate is over */
+    double rate;          /* count / period_s */
+    int64_t min_us, p50_us, p80_us, p90_us, p95_us, p99_us, p999_us, max_us;
+    double avg_us, stdev_us;
+} agg_row;
+
+typedef struct agg_timer {
+    char *name;
+    timer_kind kind;
+    hist total;
+    hist interval;        /* the open interval */
+    hist recent;          /* the last merged tick, for live progress */
+    int64_t total_errors, interval_errors, recent_errors;
+    int nrows;
+    agg_row *rows;        /* one per closed interval; zeros when empty */
+} agg_timer;
+
+typedef struct agg {
+    int nworkers;
+    int64_t tick_ns, interval_ns;
+    int64_t ticks_per_interval;
+    int n, cap;
+    agg_timer **timers;
+    tally errors;
+    int64_t *interval_errors;   /* errors tallied per closed interval */
+    int64_t interval_error_tally;
+    int64_t next_tick;          /* next tick to merge */
+    int nintervals;             /* closed intervals */
+    int64_t active_vus, started_vus;
+    /* lockstep queues, one per worker */
+    struct tick_msg **head, **tail;
+    int *finished;
+} agg;
+
+/* tick_ns divides interval_ns. */
+void agg_init(agg *a, int nworkers, int64_t interval_ns, int64_t tick_ns);
+/* Takes ownership of m. Merges every tick that is complete. Returns the
+ * number of intervals closed by this call. */
+int agg_push(agg *a, tick_msg *m);
+/* At the end of the run: close the open interval; its length is what
+ * remains of run_ns. */
+void agg_finish(agg *a, int64_t run_ns);
+agg_timer *agg_find(const agg *a, const char *name);
+/* Fill a summary row from a histogram, its failures and period. */
+void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s);
+void agg_free(agg *a);
+
+#endif

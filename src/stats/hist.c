@@ -1,0 +1,216 @@
+/* hist.c - HdrHistogram-layout latency histogram (3 significant digits,
+ * unit magnitude 0, 2048 sub-buckets, 22 buckets) with HdrHistogram's
+ * index, equivalent-value, percentile, mean and stdev definitions.
+ * It does not allocate, lock, print, auto-resize, correct coordinated
+ * omission or serialize; min/max are exact, percentiles are capped to them. */
+#include "stats/hist.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define SUB_HALF_MAG 10                          /* log2(HIST_SUB_BUCKET_HALF) */
+#define SUB_MASK ((int64_t)HIST_SUB_BUCKET_COUNT - 1)
+/* First value past the last counts slot: 2048 << 21. */
+#define TRACKABLE_END ((int64_t)HIST_SUB_BUCKET_COUNT << (HIST_BUCKET_COUNT - 1))
+
+static int64_t clamp_trackable(int64_t v)
+{
+    if (v < 0)
+        return 0;
+    return v < TRACKABLE_END ? v : TRACKABLE_END - 1;
+}
+
+/* HdrHistogram get_bucket_index with unit magnitude 0. */
+static int32_t bucket_of(int64_t v)
+{
+    int pow2ceil = 64 - __builtin_clzll((unsigned long long)(v | SUB_MASK));
+    return (int32_t)(pow2ceil - (SUB_HALF_MAG + 1));
+}
+
+static int64_t range_size(int64_t v)
+{
+    return (int64_t)1 << bucket_of(clamp_trackable(v));
+}
+
+int32_t hist_index_of(int64_t value_us)
+{
+    int64_t v = clamp_trackable(value_us);
+    int32_t b = bucket_of(v);
+    int32_t sub = (int32_t)(v >> b);
+    return ((b + 1) << SUB_HALF_MAG) + (sub - HIST_SUB_BUCKET_HALF);
+}
+
+int64_t hist_value_at_index(int32_t idx)
+{
+    if (idx < 0)
+        idx = 0;
+    if (idx >= HIST_COUNTS_LEN)
+        idx = HIST_COUNTS_LEN - 1;
+    int32_t b = (idx >> SUB_HALF_MAG) - 1;
+    int32_t sub = (idx & (HIST_SUB_BUCKET_HALF - 1)) + HIST_SUB_BUCKET_HALF;
+    if (b < 0) {
+        sub -= HIST_SUB_BUCKET_HALF;
+        b = 0;
+    }
+    return (int64_t)sub << b;
+}
+
+int64_t hist_lowest_equivalent(int64_t value_us)
+{
+    return hist_value_at_index(hist_index_of(value_us));
+}
+
+int64_t hist_highest_equivalent(int64_t value_us)
+{
+    return hist_lowest_equivalent(value_us) + range_size(value_us) - 1;
+}
+
+int64_t hist_median_equivalent(int64_t value_us)
+{
+    return hist_lowest_equivalent(value_us) + (range_size(value_us) >> 1);
+}
+
+void hist_init(hist *h)
+{
+    memset(h, 0, sizeof *h);
+    h->min_us = INT64_MAX;
+    h->lo_idx = HIST_COUNTS_LEN;   /* empty range: lo > hi */
+    h->hi_idx = -1;
+}
+
+void hist_reset(hist *h)
+{
+    if (h->hi_idx >= h->lo_idx)
+        memset(&h->counts[h->lo_idx], 0,
+               (size_t)(h->hi_idx - h->lo_idx + 1) * sizeof h->counts[0]);
+    h->total = 0;
+    h->min_us = INT64_MAX;
+    h->max_us = 0;
+    h->clamped = 0;
+    h->lo_idx = HIST_COUNTS_LEN;
+    h->hi_idx = -1;
+}
+
+static void widen_range(hist *h, int32_t lo, int32_t hi)
+{
+    if (lo < h->lo_idx)
+        h->lo_idx = lo;
+    if (hi > h->hi_idx)
+        h->hi_idx = hi;
+}
+
+static void note_min_max(hist *h, int64_t min, int64_t max)
+{
+    if (min < h->min_us)
+        h->min_us = min;
+    if (max > h->max_us)
+        h->max_us = max;
+}
+
+void hist_record_n_us(hist *h, int64_t value_us, int64_t n)
+{
+    if (n <= 0)
+        return;
+    int64_t v = value_us < 0 ? 0 : value_us;
+    if (v > HIST_HIGHEST_US) {
+        v = HIST_HIGHEST_US;
+        h->clamped += n;
+    }
+    int32_t idx = hist_index_of(v);
+    h->counts[idx] += n;
+    h->total += n;
+    note_min_max(h, v, v);
+    widen_range(h, idx, idx);
+}
+
+void hist_record_us(hist *h, int64_t value_us)
+{
+    hist_record_n_us(h, value_us, 1);
+}
+
+void hist_merge(hist *dst, const hist *src)
+{
+    if (src->total == 0)
+        return;
+    for (int32_t i = src->lo_idx; i <= src->hi_idx; i++)
+        dst->counts[i] += src->counts[i];
+    dst->total += src->total;
+    dst->clamped += src->clamped;
+    note_min_max(dst, src->min_us, src->max_us);
+    widen_range(dst, src->lo_idx, src->hi_idx);
+}
+
+/* ceil(p/100 * total), >= 1.  The small downward nudge absorbs floating-point
+ * error so that e.g. p99.9 of 1000 values is rank 999, not 1000 (the Java
+ * implementation nudges p with nextAfter for the same reason). */
+static int64_t rank_at(double p, int64_t total)
+{
+    double fp = p * (double)total / 100.0;
+    int64_t rank = (int64_t)ceil(fp - fp * 4 * DBL_EPSILON);
+    if (rank < 1)
+        rank = 1;
+    return rank < total ? rank : total;
+}
+
+static int64_t clamp_to_min_max(const hist *h, int64_t v)
+{
+    if (v < h->min_us)
+        return h->min_us;
+    return v > h->max_us ? h->max_us : v;
+}
+
+int64_t hist_percentile_us(const hist *h, double p)
+{
+    if (h->total == 0)
+        return 0;
+    if (p >= 100.0)
+        return h->max_us;
+    if (!(p > 0.0))   /* also catches NaN */
+        return h->min_us;
+    int64_t rank = rank_at(p, h->total), seen = 0;
+    int32_t i = h->lo_idx;
+    for (; i < h->hi_idx; i++) {
+        seen += h->counts[i];
+        if (seen >= rank)
+            break;
+    }
+    int64_t v = hist_highest_equivalent(hist_value_at_index(i));
+    return clamp_to_min_max(h, v);
+}
+
+double hist_mean_us(const hist *h)
+{
+    if (h->total == 0)
+        return 0.0;
+    double sum = 0.0;
+    for (int32_t i = h->lo_idx; i <= h->hi_idx; i++)
+        if (h->counts[i])
+            sum += (double)hist_median_equivalent(hist_value_at_index(i))
+                   * (double)h->counts[i];
+    return sum / (double)h->total;
+}
+
+double hist_stdev_us(const hist *h)
+{
+    if (h->total == 0)
+        return 0.0;
+    double mean = hist_mean_us(h), dev = 0.0;
+    for (int32_t i = h->lo_idx; i <= h->hi_idx; i++) {
+        if (!h->counts[i])
+            continue;
+        double d = (double)hist_median_equivalent(hist_value_at_index(i)) - mean;
+        dev += d * d * (double)h->counts[i];
+    }
+    return sqrt(dev / (double)h->total);
+}
+
+int64_t hist_min_us(const hist *h)
+{
+    return h->total ? h->min_us : 0;
+}
+
+int64_t hist_max_us(const hist *h)
+{
+    return h->total ? h->max_us : 0;
+}

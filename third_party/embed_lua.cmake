@@ -1,0 +1,18 @@
+# Turns lua/*.lua into a C file with one string per file, looked up by name
+# with embedded_lua_find("scenario") (see src/common/embedded.h).
+separate_arguments(FILES)
+set(body "/* generated from the lua/ folder by third_party/embed_lua.cmake */\n#include <stddef.h>\n#include <string.h>\n")
+set(table "")
+foreach(f ${FILES})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} hex HEX)
+  string(LENGTH "${hex}" hexlen)
+  math(EXPR n "${hexlen} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
+  string(APPEND body "static const char lua_${name}[] = {${hex}0};\n")
+  string(APPEND table "  {\"${name}\", lua_${name}, ${n}},\n")
+endforeach()
+string(APPEND body "struct embedded_lua { const char *name; const char *src; size_t len; };\n")
+string(APPEND body "static const struct embedded_lua files[] = {\n${table}  {NULL, NULL, 0}\n};\n")
+string(APPEND body "const char *embedded_lua_find(const char *name, size_t *len) {\n  for (const struct embedded_lua *e = files; e->name; e++)\n    if (strcmp(e->name, name) == 0) { *len = e->len; return e->src; }\n  return NULL;\n}\n")
+file(WRITE ${OUT} "${body}")

@@ -153,6 +153,9 @@ static void worker_finish(worker *w) {
 }
 
 static void worker_teardown(worker *w) {
+    uv_mutex_lock(&w->shared->mu);
+    w->alive = 0;
+    uv_mutex_unlock(&w->shared->mu);
     for (int i = 0; i < w->nclose; i++) w->close_fn[i](w->close_data[i]);
     lua_close(w->L);
     w->L = NULL;
@@ -212,9 +215,15 @@ static void worker_on_wake(uv_async_t *h) {
     if (!w->going && (cmd & (WCMD_STOP | WCMD_HARD))) worker_finish(w);
 }
 
+/* Safe from any thread, also after the worker has finished: `alive` is
+ * cleared under the lock before the wake handle is closed. */
 void worker_command(worker *w, int cmd) {
-    atomic_fetch_or(&w->cmd, cmd);
-    uv_async_send(&w->wake);
+    uv_mutex_lock(&w->shared->mu);
+    if (w->alive) {
+        atomic_fetch_or(&w->cmd, cmd);
+        uv_async_send(&w->wake);
+    }
+    uv_mutex_unlock(&w->shared->mu);
 }
 
 static int worker_load_scripts(worker *w, char *err, size_t err_len) {
@@ -312,6 +321,7 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota) {
     w->id = id;
     w->shared = shared;
     w->quota = quota;
+    w->alive = 1;
     uv_loop_init(&w->loop);
     uv_async_init(&w->loop, &w->wake, worker_on_wake);
     uv_timer_init(&w->loop, &w->tick_timer);

@@ -44,6 +44,7 @@ typedef struct worker {
     uv_loop_t loop;
     uv_async_t wake;
     _Atomic int cmd;               /* WCMD_* bits */
+    int alive;                     /* wake handle usable (under shared->mu) */
     uv_timer_t tick_timer, grace_timer;
     uv_idle_t idle;
     lua_State *L;

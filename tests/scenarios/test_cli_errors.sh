@@ -1,0 +1,45 @@
+# Bad input gets one clear message and a documented exit code, before any
+# load starts.
+. "$(dirname "$0")/lib.sh"
+F=$SRC/tests/scenarios/fixtures
+
+# expect CODE PATTERN -- args...: runs luamech, checks exit code and stderr
+expect() {
+    local code=$1 pattern=$2; shift 3
+    "$LUAMECH" "$@" -o "$TMP/out" > "$TMP/stdout" 2> "$TMP/stderr"
+    local rc=$?
+    if [ "$rc" -ne "$code" ]; then fail "$* : exit $rc, expected $code ($(head -c 300 "$TMP/stderr"))"; return; fi
+    if ! grep -qE -- "$pattern" "$TMP/stderr"; then fail "$* : stderr lacks /$pattern/: $(head -c 300 "$TMP/stderr")"; return; fi
+    pass "$* -> $code, /$pattern/"
+}
+
+"$LUAMECH" --help > "$TMP/help"; check "--help exits 0" [ $? -eq 0 ]
+check "--help documents exit codes" grep -q "interrupted by SIGINT" "$TMP/help"
+"$LUAMECH" --version > "$TMP/ver"; check "--version exits 0" [ $? -eq 0 ]
+check "--version prints the version" grep -qE "^luamech [0-9]+\.[0-9]+" "$TMP/ver"
+"$LUAMECH" > /dev/null 2>&1; check "no arguments exits 2" [ $? -eq 2 ]
+
+expect 2 "unknown command 'bogus'" -- bogus
+expect 2 "unknown or incomplete option '--frobnicate'" -- run "$F/ok.lua" --frobnicate
+expect 2 "--duration: expected a duration" -- run "$F/ok.lua" --duration 5x
+expect 2 "--requests: expected an integer" -- run "$F/ok.lua" --requests many
+expect 2 "-e: expected NAME=VALUE" -- run "$F/ok.lua" -e NOEQUALS
+expect 2 "missing the SCENARIO" -- run
+expect 3 "nope.lua: cannot read the scenario file" -- run "$F/nope.lua"
+expect 3 "unknown field 'run_tim' \(did you mean 'run_time'\?\)" -- run "$F/bad_field.lua"
+expect 3 "groups\[1\]\.vus: expected an integer" -- run "$F/bad_type.lua"
+expect 3 "run_time: expected a duration" -- run "$F/bad_duration.lua"
+expect 3 "groups\[1\]: unknown field 'scirpt' \(did you mean 'script'\?\)" -- run "$F/bad_group_field.lua"
+expect 3 "groups: expected a list of groups" -- run "$F/no_groups.lua"
+expect 3 "groups\[1\]\.script: cannot open .*does_not_exist.lua" -- run "$F/missing_script.lua"
+expect 3 "syntax_scenario.lua:3: .*'}' expected" -- run "$F/syntax_scenario.lua"
+expect 3 "syntax_script_vu.lua:3: unexpected symbol near '='" -- run "$F/syntax_script.lua"
+expect 3 "the file must return a table" -- run "$F/not_table.lua"
+expect 4 "preflight failed.*memcached.connect: 127.0.0.1:1: .*(refused|down)" -- run "$F/unreachable.lua" -e MEMCACHED=127.0.0.1:1
+expect 4 "preflight failed.*init_error_vu.lua:1: init went wrong" -- run "$F/init_error.lua"
+expect 4 "preflight failed.*must return the transaction function, got number" -- run "$F/no_function.lua"
+check "an aborted run still writes summary.json with status aborted" \
+    [ "$(jq -r .status "$TMP/out/summary.json")" = aborted ]
+"$LUAMECH" run "$F/ok.lua" -q -d 300ms -o "$TMP/ok" > /dev/null 2>&1
+check "a good scenario runs (exit 0)" [ $? -eq 0 ]
+finish

@@ -195,6 +195,7 @@ int vu_sleep(vu *v, lua_State *L, double seconds) {
     v->sleeping = 1;
     v->state = VU_WAITING;
     v->sleep_start_ns = worker_now_ns();
+    uv_update_time(&v->w->loop);           /* so the sleep is never shorter */
     uv_timer_start(&v->timer, vu_on_wake, (uint64_t)ceil(seconds * 1000.0), 0);
     return lua_yield(L, 0);
 }

@@ -138,6 +138,13 @@ static void worker_begin_stop(worker *w) {
     worker_stop_all(w, 0);
 }
 
+/* The transaction budget is used up: VUs not yet started never start; the
+ * others end after their current transaction (think time included). */
+static void worker_quota_spent(worker *w) {
+    for (int i = 0; i < w->nvus; i++)
+        if (w->vus[i].state == VU_PENDING) vu_stop(&w->vus[i]);
+}
+
 static void worker_close_walk(uv_handle_t *h, void *arg) {
     (void)arg;
     if (!uv_is_closing(h)) uv_close(h, NULL);
@@ -182,11 +189,12 @@ static void worker_go(worker *w) {
     w->next_tick_ns = t0 + (uint64_t)w->shared->tick_ns;
     w->cap_tick = sc->run_time_ns > 0
         ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;
+    uv_update_time(&w->loop);              /* timers count from the loop's clock */
     uint64_t now = worker_now_ns();
     for (int i = 0; i < w->nvus; i++) {
         vu *v = &w->vus[i];
         uint64_t at = t0 + v->start_offset_ns;
-        uint64_t delay_ms = at > now ? (at - now) / 1000000 : 0;
+        uint64_t delay_ms = at > now ? (at - now + 999999) / 1000000 : 0;  /* never early */
         if (v->state == VU_DONE) continue;
         if (v->preflight) vu_go(v, delay_ms);
         else uv_timer_start(&v->timer, worker_on_start, delay_ms, 0);
@@ -211,7 +219,7 @@ static void worker_on_wake(uv_async_t *h) {
     }
     if (cmd & (WCMD_STOP | WCMD_HARD)) worker_begin_stop(w);
     if (cmd & WCMD_HARD) worker_on_grace(&w->grace_timer);
-    if (w->quota == 0 && w->going) worker_begin_stop(w);   /* transaction budget used up */
+    if (w->quota == 0 && w->going) worker_quota_spent(w);
     if (!w->going && (cmd & (WCMD_STOP | WCMD_HARD))) worker_finish(w);
 }
 

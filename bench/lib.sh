@@ -1,0 +1,125 @@
+# bench/lib.sh - helpers sourced by the bench/*.sh scripts (not run directly).
+# Everything here talks only to 127.0.0.1, and every wait loop is bounded.
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$BENCH_DIR/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$REPO_DIR/build}
+LUAMECH=${LUAMECH:-$BUILD_DIR/luamech}
+
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+note() { echo "# $*" >&2; }
+
+# need CMD PACKAGE: install PACKAGE with apt-get (as root) when CMD is missing.
+BENCH_APT_UPDATED=0
+need() {
+  local cmd=$1 pkg=$2
+  [ -x "$cmd" ] || command -v "$cmd" >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    note "installing $pkg (for $cmd)"
+    if [ "$BENCH_APT_UPDATED" = 0 ]; then
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null || true
+      BENCH_APT_UPDATED=1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null \
+      || die "apt-get install $pkg failed"
+  fi
+  [ -x "$cmd" ] || command -v "$cmd" >/dev/null 2>&1 || die "$cmd is missing: install $pkg"
+}
+
+need_luamech() {
+  [ -x "$LUAMECH" ] || die "no luamech at $LUAMECH: build it (cmake -S . -B build && cmake --build build -j2) or set BUILD_DIR"
+}
+
+# A free TCP port on 127.0.0.1: a bounded probe of random ports in 20000-29999.
+free_port() {
+  local i p
+  for i in $(seq 1 200); do
+    p=$((20000 + RANDOM % 10000))
+    if ! (exec 9<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+  done
+  die "no free port found in 200 tries"
+}
+
+# mc_start PORT [extra memcached args...]: memcached on 127.0.0.1:PORT pinned to
+# CPU $SERVER_CPU (default 0), one worker thread, 1 GB, no UDP.  Sets MC_PID.
+MC_PID=
+mc_start() {
+  local port=$1; shift
+  local user=()
+  [ "$(id -u)" = 0 ] && user=(-u nobody)
+  taskset -c "${SERVER_CPU:-0}" memcached "${user[@]}" -l 127.0.0.1 -p "$port" -U 0 \
+    -t 1 -m 1024 -c 4096 "$@" >/dev/null 2>&1 &
+  MC_PID=$!
+  local i
+  for i in $(seq 1 100); do              # up to 5 s
+    if (exec 9<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+    kill -0 "$MC_PID" 2>/dev/null || die "memcached on port $port exited at start"
+    sleep 0.05
+  done
+  die "memcached did not listen on 127.0.0.1:$port within 5 s"
+}
+
+mc_stop() {
+  if [ -n "$MC_PID" ] && kill -0 "$MC_PID" 2>/dev/null; then
+    kill "$MC_PID" 2>/dev/null
+    local i
+    for i in $(seq 1 50); do kill -0 "$MC_PID" 2>/dev/null || break; sleep 0.05; done
+    kill -9 "$MC_PID" 2>/dev/null
+    wait "$MC_PID" 2>/dev/null
+  fi
+  MC_PID=
+}
+
+# mc_stats PORT: the server's `stats` as "name value" lines (bash /dev/tcp).
+mc_stats() {
+  local port=$1 line
+  exec 8<>"/dev/tcp/127.0.0.1/$port" || return 1
+  printf 'stats\r\n' >&8
+  while IFS= read -r -t 2 line <&8; do
+    line=${line%$'\r'}
+    [ "$line" = END ] && break
+    [ "${line#STAT }" != "$line" ] && echo "${line#STAT }"
+  done
+  exec 8>&-
+}
+
+# mc_ops PORT: cmd_get + cmd_set so far (prints "get set").
+mc_getset() {
+  mc_stats "$1" | awk '$1=="cmd_get"{g=$2} $1=="cmd_set"{s=$2} END{print g+0, s+0}'
+}
+
+# proc_cpu_ticks PID: utime+stime of PID (all its threads) in clock ticks.
+proc_cpu_ticks() {
+  local s
+  s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  s=${s##*) }                      # fields from 3 on (comm may hold spaces)
+  # shellcheck disable=SC2086
+  set -- $s
+  echo $(( ${12} + ${13} ))        # fields 14 and 15 of the full line
+}
+
+# median of the numbers on stdin (one per line; "n/a" lines ignored).
+median() {
+  grep -E '^[0-9.eE+-]+$' | sort -g | awk '{a[NR]=$1} END{
+    if (NR == 0) { print "n/a"; exit }
+    if (NR % 2) printf "%.6g\n", a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2 }'
+}
+
+# child_pid PID: the (first) child of PID, waiting up to 5 s for it to appear.
+child_pid() {
+  local i c
+  for i in $(seq 1 100); do
+    c=$(cat "/proc/$1/task/$1/children" 2>/dev/null)
+    c=${c%% *}
+    [ -n "$c" ] && { echo "$c"; return 0; }
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+
+machine_line() {
+  local cpu
+  cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
+  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -srm), $(nproc) CPUs ($cpu), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+}

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# bench/memcached_vs_memcaslap.sh - luamech against memcaslap (libmemcached's
+# memaslap) on the same memcached workload, run from the repo root:
+#
+#   bash bench/memcached_vs_memcaslap.sh
+#
+# Workload (both tools): 50 connections, closed loop, no think time, GET:SET
+# 1:1, 16-byte keys, 32-byte values, ASCII protocol, fixed duration (10 s)
+# or, with COUNT=N, a fixed number N of memcached operations.
+#   - memcaslap: -T 1 (one thread) -c 50 (50 connections) -F CFG where CFG
+#     says `key 16 16 1`, `value 32 32 1`, `cmd 0 0.5 / 1 0.5` (set 50 %, get
+#     50 %).  memcaslap only GETs keys it has SET, so every GET is a hit, and
+#     with a non-zero set share it does no warm-up SETs.  -t 10s or -x N.
+#   - luamech: bench/mc_getset.lua, 50 VUs (one connection each, the default),
+#     --workers 1, each transaction one SET then one GET of the same random
+#     16-byte key (bench/mc_getset_vu.lua), so GET:SET is 1:1 and GETs hit.
+#     -d 10s or -n N/2 -d 0.
+# The script checks the mix on the server: cmd_get/cmd_set ~ 1, get_hits =
+# cmd_get, and bytes read by the server per operation (memcaslap's
+# object_bytes / cmd_set = 48 = 16 + 32 is printed too).
+#
+# Method: a fresh memcached for every run (same empty state for both tools;
+# hashpower=21 so no hash-table expansion happens during a run), pinned to
+# CPU 0 with one worker thread; the generator pinned to CPU 1; runs alternate
+# luamech, memcaslap, luamech, ... for ROUNDS rounds; medians are reported.
+# Per run, two measurements:
+#   window  - steady state: WARMUP s after the server sees the first
+#             operation, the server's cmd_get+cmd_set and the generator's
+#             utime+stime (/proc/PID/stat, all threads) are sampled, and again
+#             WINDOW s later.  ops/s = server ops / window, CPU us/op =
+#             generator CPU / server ops.  This is the headline figure: it
+#             leaves out start-up (memcaslap builds a 10 MB random table,
+#             luamech starts Lua states) and the stop.
+#   process - whole process: user+sys from /usr/bin/time over all server ops
+#             of the run, and the tool's own ops/s (luamech: memcached.get +
+#             memcached.set counts of summary.json / run_time_s; memcaslap:
+#             its "Ops" / "Run time").
+#
+# Settings (environment): ROUNDS=5  DURATION=10 (s)  COUNT= (ops; replaces
+# DURATION)  CONNS=50  WARMUP=2  WINDOW=DURATION-4 (5 with COUNT)  KEYS=100000
+# (luamech key space)  OUT=DIR (default /tmp/luamech-bench/mc-<time>)
+# BUILD_DIR=./build  SERVER_CPU=0  GEN_CPU=1
+set -u -o pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-10}
+COUNT=${COUNT:-}
+CONNS=${CONNS:-50}
+WARMUP=${WARMUP:-2}
+if [ -n "$COUNT" ]; then WINDOW=${WINDOW:-5}; else WINDOW=${WINDOW:-$((DURATION - 4))}; fi
+KEYS=${KEYS:-100000}
+GEN_CPU=${GEN_CPU:-1}
+OUT=${OUT:-/tmp/luamech-bench/mc-$(date +%Y%m%d-%H%M%S)}
+
+[ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 100 ] || die "ROUNDS must be 1..100"
+[ "$DURATION" -ge 5 ] && [ "$DURATION" -le 600 ] || die "DURATION must be 5..600 s"
+[ "$WINDOW" -ge 1 ] || die "WINDOW must be >= 1 s"
+[ "$CONNS" -ge 1 ] && [ "$CONNS" -le 4000 ] || die "CONNS must be 1..4000"
+
+need_luamech
+need memcached memcached
+need memcaslap libmemcached-tools
+need /usr/bin/time time
+need jq jq
+need taskset util-linux
+mkdir -p "$OUT" || die "cannot create $OUT"
+CLK_TCK=$(getconf CLK_TCK)
+
+# memcaslap's configuration: key and value size distributions and GET/SET mix.
+CFG=$OUT/memcaslap.cnf
+cat >"$CFG" <<'EOF'
+# key: start_len end_len proportion (16 is memcaslap's minimum key size)
+key
+16 16 1
+# value: start_len end_len proportion
+value
+32 32 1
+# cmd: type proportion; 0 = set, 1 = get
+cmd
+0 0.5
+1 0.5
+EOF
+
+if [ -n "$COUNT" ]; then
+  LM_BOUND=(-n "$((COUNT / 2))" -d 0)     # a transaction is 2 operations
+  MS_BOUND=(-x "$COUNT")
+else
+  LM_BOUND=(-d "${DURATION}s")
+  MS_BOUND=(-t "${DURATION}s")
+fi
+
+TSV=$OUT/runs.tsv
+printf 'round\ttool\twin_ops_s\twin_cpu_us_op\ttool_ops_s\tproc_cpu_us_op\tget_set\thit_pct\tsrv_in_B_op\twall_s\tuser_s\tsys_s\tmaxrss_kb\tsrv_ops\ttool_ops\trc\n' >"$TSV"
+
+trap 'mc_stop' EXIT
+trap 'mc_stop; exit 130' INT TERM
+
+# run_one TOOL ROUND: one run against a fresh memcached; appends a line to TSV.
+run_one() {
+  local tool=$1 round=$2 d port cmd=() base b0 b1 i tpid gpid rc
+  d=$OUT/$round-$tool
+  mkdir -p "$d"
+  port=$(free_port)
+  mc_start "$port" -o hashpower=21
+  if [ "$tool" = luamech ]; then
+    cmd=("$LUAMECH" run "$BENCH_DIR/mc_getset.lua" -u "$CONNS" -w 1 -i 1s -q
+         "${LM_BOUND[@]}" -o "$d/results" -e "MEMCACHED=127.0.0.1:$port" -e "KEYS=$KEYS")
+  else
+    cmd=(memcaslap -s "127.0.0.1:$port" -T 1 -c "$CONNS" -F "$CFG" "${MS_BOUND[@]}")
+  fi
+  echo "${cmd[*]}" >"$d/command"
+  read -r b0 b1 < <(mc_getset "$port")
+  base=$((b0 + b1))
+
+  /usr/bin/time -o "$d/time" -f '%e %U %S %M' taskset -c "$GEN_CPU" "${cmd[@]}" \
+    >"$d/stdout" 2>"$d/stderr" &
+  tpid=$!
+  gpid=$(child_pid "$tpid") || gpid=
+
+  # wait (at most 30 s) for the first operation to reach the server
+  local started=0 g s
+  for i in $(seq 1 600); do
+    read -r g s < <(mc_getset "$port")
+    if [ $((g + s)) -gt "$base" ]; then started=1; break; fi
+    kill -0 "$tpid" 2>/dev/null || break
+    sleep 0.05
+  done
+
+  local w_ops=n/a w_cpu=n/a
+  if [ "$started" = 1 ] && [ -n "$gpid" ]; then
+    sleep "$WARMUP"
+    local c0 t0 o0 c1 t1 o1
+    c0=$(proc_cpu_ticks "$gpid"); t0=$(date +%s.%N); read -r g s < <(mc_getset "$port"); o0=$((g + s))
+    sleep "$WINDOW"
+    c1=$(proc_cpu_ticks "$gpid"); t1=$(date +%s.%N); read -r g s < <(mc_getset "$port"); o1=$((g + s))
+    if [ -n "$c0" ] && [ -n "$c1" ] && kill -0 "$gpid" 2>/dev/null && [ "$o1" -gt "$o0" ]; then
+      w_ops=$(awk -v o="$((o1 - o0))" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", o/(b-a)}')
+      w_cpu=$(awk -v c="$((c1 - c0))" -v k="$CLK_TCK" -v o="$((o1 - o0))" 'BEGIN{printf "%.3f", c/k*1e6/o}')
+    else
+      note "round $round $tool: the run ended inside the measuring window; no window figures"
+    fi
+  fi
+
+  # bounded wait for the generator: DURATION (or 300 s with COUNT) + 60 s
+  local limit
+  if [ -n "$COUNT" ]; then limit=360; else limit=$((DURATION + 60)); fi
+  for i in $(seq 1 $((limit * 10))); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$tpid" 2>/dev/null; then
+    note "round $round $tool: still running after ${limit}s; stopping it"
+    [ -n "$gpid" ] && kill "$gpid" 2>/dev/null
+  fi
+  wait "$tpid"; rc=$?
+
+  local st cg cs hits bin
+  st=$(mc_stats "$port")
+  mc_stop
+  cg=$(awk '$1=="cmd_get"{print $2}' <<<"$st")
+  cs=$(awk '$1=="cmd_set"{print $2}' <<<"$st")
+  hits=$(awk '$1=="get_hits"{print $2}' <<<"$st")
+  bin=$(awk '$1=="bytes_read"{print $2}' <<<"$st")
+  local srv_ops=$((cg + cs - base))
+  local wall user sys rss
+  read -r wall user sys rss < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+$' "$d/time" | tail -1)
+  : "${wall:=0}" "${user:=0}" "${sys:=0}" "${rss:=0}"
+
+  local tool_ops=0 tool_rate=n/a
+  if [ "$tool" = luamech ]; then
+    local sj=$d/results/summary.json
+    if [ -s "$sj" ]; then
+      tool_ops=$(jq '[.timers[] | select(.name=="memcached.get" or .name=="memcached.set") | .summary.count] | add // 0' "$sj")
+      tool_rate=$(jq -r --argjson n "$tool_ops" 'if .run_time_s > 0 then ($n / .run_time_s | floor) else "n/a" end' "$sj")
+    fi
+  else
+    tool_ops=$(sed -n 's/.*Ops: \([0-9]*\).*/\1/p' "$d/stdout" | tail -1)
+    local rt
+    rt=$(sed -n 's/^Run time: \([0-9.]*\)s.*/\1/p' "$d/stdout" | tail -1)
+    : "${tool_ops:=0}"
+    [ -n "$rt" ] && tool_rate=$(awk -v n="$tool_ops" -v t="$rt" 'BEGIN{ if (t > 0) printf "%.0f", n/t; else print "n/a" }')
+    local ob
+    ob=$(sed -n 's/^object_bytes: \([0-9]*\).*/\1/p' "$d/stdout" | tail -1)
+    [ -n "$ob" ] && [ "$cs" -gt 0 ] && note "round $round memcaslap: object_bytes/cmd_set = $(awk -v a="$ob" -v b="$(sed -n 's/^cmd_set: \([0-9]*\).*/\1/p' "$d/stdout" | tail -1)" 'BEGIN{ if (b > 0) printf "%.1f", a/b; else print "n/a" }') bytes (key 16 + value 32 = 48)"
+  fi
+  local proc_cpu getset hitp binop
+  proc_cpu=$(awk -v u="$user" -v s="$sys" -v o="$srv_ops" 'BEGIN{ if (o > 0) printf "%.3f", (u+s)*1e6/o; else print "n/a" }')
+  getset=$(awk -v g="$cg" -v s="$cs" 'BEGIN{ if (s > 0) printf "%.3f", g/s; else print "n/a" }')
+  hitp=$(awk -v h="$hits" -v g="$cg" 'BEGIN{ if (g > 0) printf "%.1f", 100*h/g; else print "n/a" }')
+  binop=$(awk -v b="$bin" -v o="$srv_ops" 'BEGIN{ if (o > 0) printf "%.1f", b/o; else print "n/a" }')
+  [ "$rc" = 0 ] || note "round $round $tool: exit code $rc (see $d/stderr)"
+  [ "$tool" = luamech ] && [ "$tool_ops" != "$srv_ops" ] && \
+    note "round $round luamech: summary.json counts $tool_ops operations, the server $srv_ops"
+
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    "$round" "$tool" "$w_ops" "$w_cpu" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" \
+    "$wall" "$user" "$sys" "$rss" "$srv_ops" "$tool_ops" "$rc" >>"$TSV"
+  printf '%-5s %-9s %10s %10s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
+    "$round" "$tool" "$w_ops" "$w_cpu" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" "$wall" "$srv_ops" "$tool_ops" "$rc"
+}
+
+echo "# luamech vs memcaslap: $(machine_line)"
+echo "# luamech $("$LUAMECH" --version 2>&1 | head -1); $(memcaslap -V 2>&1 | head -1); memcached $(memcached -V 2>&1 | awk '{print $2}')"
+if [ -n "$COUNT" ]; then bound="$COUNT ops per run"; else bound="${DURATION}s per run"; fi
+echo "# $ROUNDS rounds, $CONNS connections, $bound, window ${WINDOW}s after ${WARMUP}s; server CPU ${SERVER_CPU:-0}, generator CPU $GEN_CPU; results in $OUT"
+echo "#"
+echo "# win_ops/s, win_us/op: steady-state window, server cmd_get+cmd_set; generator utime+stime per op"
+echo "# tool_ops/s: the tool's own count / its run time; proc_us/op: /usr/bin/time user+sys / all server ops"
+echo "# get/set, hit%, in_B/op: server cmd_get/cmd_set, get_hits/cmd_get, bytes_read per op"
+printf '%-5s %-9s %10s %10s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
+  round tool win_ops/s win_us/op tool_ops/s proc_us/op get/set hit% in_B/op wall srv_ops tool_ops rc
+for r in $(seq 1 "$ROUNDS"); do
+  run_one luamech "$r"
+  run_one memcaslap "$r"
+done
+
+med() { awk -F'\t' -v t="$1" -v c="$2" 'NR > 1 && $2 == t { print $c }' "$TSV" | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b; else print "n/a" }'; }
+echo
+echo "# medians over $ROUNDS rounds"
+printf '%-22s %12s %12s %18s\n' figure luamech memcaslap luamech/memcaslap
+for f in "win_ops/s:3" "win_cpu_us/op:4" "tool_ops/s:5" "proc_cpu_us/op:6"; do
+  name=${f%%:*} col=${f##*:}
+  a=$(med luamech "$col") b=$(med memcaslap "$col")
+  printf '%-22s %12s %12s %18s\n' "$name" "$a" "$b" "$(ratio "$a" "$b")"
+done
+echo "# targets: ops/s ratio >= 1, CPU us/op ratio <= 1.  Per-run files: $OUT"

@@ -1,0 +1,68 @@
+# Run control: ramp-up timing, --requests budgets, SIGINT, SIGTERM, and a
+# memcached killed mid-run.  Each run must leave a complete, valid result set.
+. "$(dirname "$0")/lib.sh"
+F=$SRC/tests/scenarios/fixtures
+start_memcached PORT
+
+# ramp-up: VU i of n starts at i * rampup / n
+mkdir -p "$TMP/ramp"
+"$LUAMECH" run "$F/rampup.lua" -q -w 2 -e OUT="$TMP/ramp" -o "$TMP/r0" > /dev/null 2>&1
+check "ramp-up run exits 0" [ $? -eq 0 ]
+bad=0
+for i in $(seq 1 10); do
+    t=$(cat "$TMP/ramp/start-$i" 2>/dev/null || echo 99)
+    want=$(awk "BEGIN{print ($i - 1) * 0.2}")
+    awk "BEGIN{exit !($t >= $want && $t <= $want + 0.06)}" || { echo "VU $i started at $t, want $want"; bad=1; }
+done
+check "10 VUs started at i*0.2 s (never early, at most 60 ms late)" [ $bad -eq 0 ]
+active=$(awk -F, '$4 == "\"All Transactions\"" {print $6}' "$TMP/r0/intervals.csv" | head -1)
+check "the first interval has fewer transactions than the last (ramp-up)" \
+    [ "$active" -lt "$(awk -F, '$4 == "\"All Transactions\"" {c=$6} END{print c}' "$TMP/r0/intervals.csv")" ]
+
+# --requests: exactly N transactions, spread over workers, server agrees
+g0=$(mc_stat "$PORT" cmd_get)
+"$LUAMECH" run "$F/steady.lua" -q -n 1234 -w 2 -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r1" > /dev/null 2>&1
+check "--requests run exits 0" [ $? -eq 0 ]
+check "exactly 1234 transactions" [ "$(timer_count "$TMP/r1/summary.json" "All Transactions")" -eq 1234 ]
+check "server saw 1234 gets" [ $(( $(mc_stat "$PORT" cmd_get) - g0 )) -eq 1234 ]
+check "--requests alone is not cut at 10 s: run_time_s > 0" \
+    awk "BEGIN{exit !($(jq .run_time_s "$TMP/r1/summary.json") > 0)}"
+
+# SIGINT: stop early, exit 5, results complete
+"$LUAMECH" run "$F/steady.lua" -q -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r2" > "$TMP/out2" 2>&1 &
+pid=$!
+sleep 2.5
+kill -INT $pid
+wait $pid; rc=$?
+check "SIGINT exits 5 (got $rc)" [ $rc -eq 5 ]
+s=$TMP/r2/summary.json
+check "status interrupted" [ "$(jq -r .status "$s")" = interrupted ]
+rt=$(jq .run_time_s "$s")
+check "run time ~2.5 s ($rt)" awk "BEGIN{exit !($rt > 2 && $rt < 3.5)}"
+check "the report was printed" grep -q "All Transactions" "$TMP/out2"
+check "interrupted: transactions counted" [ "$(timer_count "$s" "All Transactions")" -gt 100 ]
+check "intervals.csv covers the run" [ "$(grep -c '"All Transactions"' "$TMP/r2/intervals.csv")" -ge 3 ]
+
+# SIGTERM: same
+"$LUAMECH" run "$F/steady.lua" -q -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r3" > /dev/null 2>&1 &
+pid=$!; sleep 1.5; kill -TERM $pid; wait $pid; rc=$?
+check "SIGTERM exits 5 (got $rc)" [ $rc -eq 5 ]
+check "SIGTERM: summary valid and interrupted" [ "$(jq -r .status "$TMP/r3/summary.json")" = interrupted ]
+
+# memcached killed mid-run: errors counted, the run completes, results written
+start_memcached KPORT
+eval "kpid=\$MC_PID_$KPORT"
+"$LUAMECH" run "$F/steady.lua" -q -e RUN_TIME=4s -e MEMCACHED=127.0.0.1:$KPORT -o "$TMP/r4" > "$TMP/out4" 2>&1 &
+pid=$!
+sleep 1.5
+kill -9 "$kpid"
+wait $pid; rc=$?
+check "run with a killed server completes (exit $rc)" [ $rc -eq 0 ]
+s=$TMP/r4/summary.json
+check "status completed" [ "$(jq -r .status "$s")" = completed ]
+e=$(timer_errors "$s" "All Transactions")
+check "failed transactions were counted ($e)" [ "$e" -gt 0 ]
+check "errors.csv names the server and the failure" grep -qE "memcached.(set|get) 127.0.0.1:$KPORT: (connection|server down|end of file)" "$TMP/r4/errors.csv"
+check "transactions before the kill succeeded" [ "$(timer_count "$s" memcached.get)" -gt "$(timer_errors "$s" memcached.get)" ]
+check "report lists top errors" grep -q "Top errors" "$TMP/out4"
+finish

@@ -106,6 +106,9 @@ local out = {
   notes = str(tbl.notes, "notes", nil),
   groups = {},
 }
+if out.interval_ns % 1e8 ~= 0 then
+  fail("interval", "expected a whole number of 100 ms (e.g. \"500ms\", \"10s\"), got " .. show(tbl.interval))
+end
 -- Without a transaction budget a run is bounded by time: 10 s unless said.
 out.run_time_ns = duration(tbl.run_time, "run_time", out.requests and 0 or 10e9, out.requests ~= nil)
 

@@ -111,8 +111,8 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         }
     }
     if (bad) return EXIT_USAGE;
-    if (c->ov.interval_ns == 0 || (c->ov.interval_ns > 0 && c->ov.interval_ns < 100000000))
-        return cli_bad("--interval: must be at least 100ms%s", "");
+    if (c->ov.interval_ns == 0 || (c->ov.interval_ns > 0 && c->ov.interval_ns % 100000000 != 0))
+        return cli_bad("--interval: must be a whole number of 100ms (e.g. 500ms, 10s)%s", "");
     if (optind >= argc) return cli_bad("run: missing the SCENARIO file%s", "");
     c->scenario_path = argv[optind++];
     if (optind < argc) return cli_bad("run: unexpected argument '%s'", argv[optind]);

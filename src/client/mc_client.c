@@ -222,11 +222,13 @@ static int mc_client_setup(mc_client *c, const char *servers, char *err, size_t 
     memcached_server_list_st list = memcached_servers_parse(servers);
     if (list == NULL) return mc_err(err, err_len, "cannot parse server list '%s'", servers);
     c->memc = memcached_create(NULL);
-    memcached_return_t mrc = c->memc ? memcached_server_push(c->memc, list) : MEMCACHED_MEMORY_ALLOCATION_FAILURE;
+    memcached_return_t mrc = MEMCACHED_MEMORY_ALLOCATION_FAILURE;
+    if (c->memc) mrc = memcached_server_push(c->memc, list);
     memcached_server_list_free(list);
+    if (c->memc == NULL) return mc_err(err, err_len, "out of memory");
     if (mrc != MEMCACHED_SUCCESS)
         return mc_err(err, err_len, "server list '%s': %s", servers,
-                      c->memc ? memcached_strerror(c->memc, mrc) : "out of memory");
+                      memcached_strerror(c->memc, mrc));
     if (c->opts.distribution == MC_DIST_KETAMA)
         memcached_behavior_set(c->memc, MEMCACHED_BEHAVIOR_KETAMA, 1);
     uint32_t n = memcached_server_count(c->memc);
@@ -639,6 +641,8 @@ static void mc_on_connect(uv_connect_t *creq, int status) {
     conn->state = MC_CONNECTED;
     conn->backoff = 0;
     conn->connect_deadline = 0;
+    mc_conn_disarm(conn); /* drop the connect deadline; keep the head's */
+    mc_conn_arm(conn, mc_conn_next_deadline(conn));
     mc_conn_flush(conn);
     if (c->closing || conn->state != MC_CONNECTED) return;
     mc_connect_check(c);

@@ -26,8 +26,11 @@ typedef struct engine {
 } engine;
 
 int64_t engine_tick_ns(int64_t interval_ns) {
-    int64_t n = (interval_ns + 999999999) / 1000000000;
-    return interval_ns / (n ? n : 1);
+    const int64_t unit = 100000000;         /* intervals are whole 100 ms */
+    int64_t k = interval_ns / unit;
+    for (int64_t d = 10; d > 1; d--)
+        if (k % d == 0) return d * unit;
+    return unit;
 }
 
 static void engine_broadcast(engine *e, int cmd) {

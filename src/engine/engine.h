@@ -41,8 +41,8 @@ typedef struct run_hooks {
 int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
                const run_hooks *hooks, run_result *r);
 void run_result_free(run_result *r);
-/* The tick: interval / ceil(interval / 1 s), so ticks are at most 1 s and an
- * interval is a whole number of ticks. */
+/* The tick: the largest multiple of 100 ms up to 1 s that divides the
+ * interval (a whole number of 100 ms), so an interval is whole ticks. */
 int64_t engine_tick_ns(int64_t interval_ns);
 
 #endif

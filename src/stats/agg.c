@@ -102,6 +102,12 @@ static int agg_tick_ready(const agg *a, int64_t tick) {
     return any;
 }
 
+static int agg_all_finished(const agg *a) {
+    for (int w = 0; w < a->nworkers; w++)
+        if (!a->finished[w]) return 0;
+    return 1;
+}
+
 static int agg_merge_ready(agg *a) {
     int closed = 0;
     while (agg_tick_ready(a, a->next_tick)) {
@@ -122,7 +128,9 @@ static int agg_merge_ready(agg *a) {
             tick_msg_free(m);
         }
         a->next_tick++;
-        if (a->next_tick % a->ticks_per_interval == 0) {
+        /* When every worker has finished, agg_finish closes the last
+         * interval with its true length. */
+        if (a->next_tick % a->ticks_per_interval == 0 && !agg_all_finished(a)) {
             agg_close_interval(a, (double)a->interval_ns / 1e9);
             closed++;
         }

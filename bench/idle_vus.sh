@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# bench/idle_vus.sh - memory cost of idle VUs, run from the repo root:
+#
+#   bash bench/idle_vus.sh
+#
+# Runs bench/idle_vus.lua (VUs whose transaction is `luamech.sleep(1)`, no
+# network) with VUS VUs (default 100000), a RAMPUP ramp-up (2 s) and a
+# DURATION run (10 s), and first the same with 1 VU as the baseline.  Peak RSS
+# comes from /usr/bin/time %M (the kernel's maxrss) and is cross-checked by
+# sampling /proc/PID/status (VmRSS, VmHWM) every 0.2 s.  Reported: peak MB,
+# bytes per VU (peak / VUs) and the marginal bytes per VU ((peak - baseline
+# peak) / (VUs - 1)), and whether all VUs ran (transactions in the run).
+# Target: < 500 MB for 100k VUs.
+#
+# Settings (environment): VUS=100000  RAMPUP=2  DURATION=10  WORKERS= (luamech
+# default: one per CPU)  TARGET_MB=500  OUT=DIR  BUILD_DIR=./build
+set -u -o pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+VUS=${VUS:-100000}
+RAMPUP=${RAMPUP:-2}
+DURATION=${DURATION:-10}
+WORKERS=${WORKERS:-}
+TARGET_MB=${TARGET_MB:-500}
+OUT=${OUT:-/tmp/luamech-bench/idle-$(date +%Y%m%d-%H%M%S)}
+
+[ "$VUS" -ge 1 ] && [ "$VUS" -le 1000000 ] || die "VUS must be 1..1000000"
+[ "$DURATION" -ge 1 ] && [ "$DURATION" -le 600 ] || die "DURATION must be 1..600 s"
+need_luamech
+need /usr/bin/time time
+need jq jq
+mkdir -p "$OUT" || die "cannot create $OUT"
+
+wopt=()
+[ -n "$WORKERS" ] && wopt=(-w "$WORKERS")
+
+# run_idle N: prints "peak_kb hwm_kb transactions wall_s user_s sys_s rc"
+run_idle() {
+  local n=$1 d=$OUT/vus-$1 tpid gpid i rc line hwm=0 rss=0
+  mkdir -p "$d"
+  local cmd=("$LUAMECH" run "$BENCH_DIR/idle_vus.lua" -u "$n" -r "${RAMPUP}s" -d "${DURATION}s"
+             -i 1s -q "${wopt[@]}" -o "$d/results")
+  echo "${cmd[*]}" >"$d/command"
+  /usr/bin/time -o "$d/time" -f '%e %U %S %M' "${cmd[@]}" >"$d/stdout" 2>"$d/stderr" &
+  tpid=$!
+  gpid=$(child_pid "$tpid") || gpid=
+  : >"$d/rss.tsv"
+  # sample until it exits; bounded by RAMPUP + DURATION + 60 s
+  for i in $(seq 1 $(((RAMPUP + DURATION + 60) * 5))); do
+    kill -0 "$tpid" 2>/dev/null || break
+    if [ -n "$gpid" ] && line=$(awk '/^VmRSS/{r=$2} /^VmHWM/{h=$2} END{print r+0, h+0}' "/proc/$gpid/status" 2>/dev/null); then
+      echo "$(date +%s.%N) $line" >>"$d/rss.tsv"
+      read -r rss hwm_now <<<"$line"
+      [ "${hwm_now:-0}" -gt "$hwm" ] && hwm=$hwm_now
+    fi
+    sleep 0.2
+  done
+  if kill -0 "$tpid" 2>/dev/null; then
+    note "luamech with $n VUs still running; stopping it"
+    [ -n "$gpid" ] && kill "$gpid" 2>/dev/null
+  fi
+  wait "$tpid"; rc=$?
+  local wall user sys peak tx=0
+  read -r wall user sys peak < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+$' "$d/time" | tail -1)
+  [ -s "$d/results/summary.json" ] && \
+    tx=$(jq '[.timers[] | select(.kind=="all") | .summary.count] | add // 0' "$d/results/summary.json")
+  [ "$rc" = 0 ] || note "luamech with $n VUs: exit code $rc (see $d/stderr)"
+  echo "${peak:-0} $hwm $tx ${wall:-0} ${user:-0} ${sys:-0} $rc"
+}
+
+echo "# idle VUs: $(machine_line)"
+echo "# $("$LUAMECH" --version 2>&1 | head -1); ramp-up ${RAMPUP}s, run ${DURATION}s, workers ${WORKERS:-default}; results in $OUT"
+read -r b_peak b_hwm b_tx b_wall b_user b_sys b_rc < <(run_idle 1)
+read -r peak hwm tx wall user sys rc < <(run_idle "$VUS")
+printf '%-10s %10s %10s %12s %8s %8s %8s %3s\n' vus peak_MB hwm_MB transactions wall_s user_s sys_s rc
+printf '%-10s %10.1f %10.1f %12s %8s %8s %8s %3s\n' 1 "$(awk -v k="$b_peak" 'BEGIN{print k/1024}')" \
+  "$(awk -v k="$b_hwm" 'BEGIN{print k/1024}')" "$b_tx" "$b_wall" "$b_user" "$b_sys" "$b_rc"
+printf '%-10s %10.1f %10.1f %12s %8s %8s %8s %3s\n' "$VUS" "$(awk -v k="$peak" 'BEGIN{print k/1024}')" \
+  "$(awk -v k="$hwm" 'BEGIN{print k/1024}')" "$tx" "$wall" "$user" "$sys" "$rc"
+awk -v p="$peak" -v b="$b_peak" -v n="$VUS" -v t="$TARGET_MB" -v tx="$tx" -v d="$DURATION" -v r="$RAMPUP" 'BEGIN{
+  printf "peak RSS %.1f MB for %d VUs: %.0f bytes/VU total, %.0f bytes/VU marginal (over the 1-VU run, %.1f MB)\n",
+    p/1024, n, p*1024/n, (n > 1 ? (p-b)*1024/(n-1) : 0), b/1024
+  # every VU that runs does about one transaction a second
+  printf "transactions %d (about %.0f expected if all VUs ran: VUs x (run - ramp-up/2))\n", tx, n*(d - r/2)
+  printf "target < %d MB: %s\n", t, (p/1024 < t ? "met" : "MISSED")
+}'

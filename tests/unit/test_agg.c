@@ -1,0 +1,168 @@
+/* test_agg.c - interval bucketing: worker ticks merged in lockstep into
+ * intervals anchored at t = 0, empty intervals kept, late timers backfilled,
+ * the last partial interval's rate over its real length; plus the units
+ * parser and the error tally. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/units.h"
+#include "engine/engine.h"
+#include "stats/agg.h"
+#include "stats/local.h"
+
+/* A tick message from `worker` for `tick` with `n` samples of `us` on `name`. */
+static tick_msg *msg(int worker, int64_t tick, const char *name, int n, int64_t us, int errors) {
+    stats_local s;
+    stats_local_init(&s);
+    int id = stats_timer_id(&s, name, TK_CUSTOM);
+    for (int i = 0; i < n; i++) stats_record(&s, id, us * 1000, 1);
+    for (int i = 0; i < errors; i++) {
+        stats_record(&s, id, 0, 0);
+        stats_error(&s, "boom", 4);
+    }
+    tick_msg *m = stats_local_flush(&s, worker, tick);
+    stats_local_free(&s);
+    return m;
+}
+
+static void test_lockstep_and_intervals(void **state) {
+    (void)state;
+    agg a;
+    agg_init(&a, 2, 2000000000LL, 1000000000LL);   /* 2 s intervals, 1 s ticks */
+    /* worker 0 runs ahead: nothing may close until worker 1 catches up */
+    assert_int_equal(agg_push(&a, msg(0, 0, "T", 10, 100, 0)), 0);
+    assert_int_equal(agg_push(&a, msg(0, 1, "T", 10, 200, 0)), 0);
+    assert_int_equal(agg_push(&a, msg(0, 2, "T", 0, 0, 0)), 0);
+    assert_int_equal(agg_push(&a, msg(0, 3, "T", 0, 0, 0)), 0);
+    assert_int_equal(a.nintervals, 0);
+    assert_int_equal(agg_push(&a, msg(1, 0, "T", 5, 300, 1)), 0);
+    assert_int_equal(agg_push(&a, msg(1, 1, "T", 5, 400, 0)), 1);   /* interval 1 closes */
+    assert_int_equal(a.nintervals, 1);
+    agg_timer *t = agg_find(&a, "T");
+    assert_non_null(t);
+    assert_int_equal(t->rows[0].count, 31);
+    assert_int_equal(t->rows[0].errors, 1);
+    assert_int_equal(t->rows[0].min_us, 100);
+    assert_int_equal(t->rows[0].max_us, 400);
+    assert_true(t->rows[0].rate > 15.49 && t->rows[0].rate < 15.51);   /* 31 / 2 s */
+    /* an empty interval is reported, not skipped */
+    assert_int_equal(agg_push(&a, msg(1, 2, "T", 0, 0, 0)), 0);
+    assert_int_equal(agg_push(&a, msg(1, 3, "T", 0, 0, 0)), 1);
+    assert_int_equal(t->nrows, 2);
+    assert_int_equal(t->rows[1].count, 0);
+    /* a timer first seen in interval 3 gets empty rows for 1 and 2 */
+    agg_push(&a, msg(0, 4, "late", 3, 50, 0));
+    tick_msg *fin = msg(1, 4, "T", 2, 60, 0);
+    fin->final = 1;
+    agg_push(&a, fin);
+    tick_msg *fin0 = msg(0, 5, "late", 1, 70, 0);
+    fin0->final = 1;
+    agg_push(&a, fin0);
+    agg_finish(&a, 5500000000LL);                   /* run ended at 5.5 s */
+    agg_timer *late = agg_find(&a, "late");
+    assert_int_equal(late->nrows, 3);
+    assert_int_equal(late->rows[0].count, 0);
+    assert_int_equal(late->rows[1].count, 0);
+    assert_int_equal(late->rows[2].count, 4);
+    /* the last interval is 1.5 s long: its rate is over 1.5 s */
+    assert_true(late->rows[2].period_s > 1.49 && late->rows[2].period_s < 1.51);
+    assert_true(late->rows[2].rate > 2.66 && late->rows[2].rate < 2.67);
+    assert_int_equal(t->nrows, 3);
+    assert_int_equal(t->rows[2].count, 2);
+    /* whole-run totals equal the sum of intervals */
+    int64_t sum = 0;
+    for (int i = 0; i < t->nrows; i++) sum += t->rows[i].count;
+    assert_int_equal(sum, t->total.total + t->total_errors);
+    assert_int_equal(tally_total(&a.errors), 1);
+    agg_free(&a);
+}
+
+static void test_run_shorter_than_interval(void **state) {
+    (void)state;
+    agg a;
+    agg_init(&a, 1, 10000000000LL, 1000000000LL);
+    tick_msg *m = msg(0, 0, "T", 7, 10, 0);
+    m->final = 1;
+    agg_push(&a, m);
+    agg_finish(&a, 300000000LL);
+    agg_timer *t = agg_find(&a, "T");
+    assert_int_equal(t->nrows, 1);
+    assert_int_equal(t->rows[0].count, 7);
+    assert_true(t->rows[0].rate > 23.3 && t->rows[0].rate < 23.4);   /* 7 / 0.3 s */
+    agg_free(&a);
+}
+
+static void test_tick_divides_interval(void **state) {
+    (void)state;
+    int64_t cases[] = {100000000LL, 1000000000LL, 1500000000LL, 10000000000LL, 100000000000LL,
+                       2500000000LL, 1700000000LL, 300000000LL};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t tick = engine_tick_ns(cases[i]);
+        assert_true(tick <= 1000000000LL && tick >= 100000000LL);
+        assert_int_equal(cases[i] % tick, 0);
+        assert_int_equal(tick % 100000000LL, 0);
+    }
+    assert_int_equal(engine_tick_ns(10000000000LL), 1000000000LL);   /* 10 s: 1 s ticks */
+    assert_int_equal(engine_tick_ns(1500000000LL), 500000000LL);
+}
+
+static void test_units(void **state) {
+    (void)state;
+    int64_t v;
+    assert_int_equal(units_parse_duration_ns("30s", &v), 0); assert_int_equal(v, 30000000000LL);
+    assert_int_equal(units_parse_duration_ns("250ms", &v), 0); assert_int_equal(v, 250000000LL);
+    assert_int_equal(units_parse_duration_ns("5m", &v), 0); assert_int_equal(v, 300000000000LL);
+    assert_int_equal(units_parse_duration_ns("1h", &v), 0); assert_int_equal(v, 3600000000000LL);
+    assert_int_equal(units_parse_duration_ns("1.5", &v), 0); assert_int_equal(v, 1500000000LL);
+    assert_int_equal(units_parse_duration_ns("10 s", &v), -1);
+    assert_int_equal(units_parse_duration_ns("-1s", &v), -1);
+    assert_int_equal(units_parse_duration_ns("", &v), -1);
+    assert_int_equal(units_parse_duration_ns("3d", &v), -1);
+    assert_int_equal(units_parse_count("10k", &v), 0); assert_int_equal(v, 10000);
+    assert_int_equal(units_parse_count("1M", &v), 0); assert_int_equal(v, 1000000);
+    assert_int_equal(units_parse_count("2.5k", &v), 0); assert_int_equal(v, 2500);
+    assert_int_equal(units_parse_count("1.5", &v), -1);
+    assert_int_equal(units_parse_count("x", &v), -1);
+}
+
+static void test_tally(void **state) {
+    (void)state;
+    tally t, u;
+    tally_init(&t, 3);
+    tally_init(&u, 100);
+    const char *msgs[] = {"a", "b", "a", "c", "a", "d", "b"};
+    for (int i = 0; i < 7; i++) tally_add(&t, msgs[i], 1, 1);
+    assert_int_equal(tally_total(&t), 7);
+    assert_int_equal(t.other, 1);                    /* "d": beyond 3 distinct */
+    size_t *order, n = tally_sorted(&t, &order);
+    assert_int_equal(n, 3);
+    assert_string_equal(t.msgs[order[0]], "a");
+    assert_int_equal(t.counts[order[0]], 3);
+    assert_string_equal(t.msgs[order[1]], "b");
+    free(order);
+    tally_merge(&u, &t);
+    tally_merge(&u, &t);
+    assert_int_equal(tally_total(&u), 14);
+    char longmsg[1000];
+    memset(longmsg, 'x', sizeof longmsg);
+    tally_add(&u, longmsg, sizeof longmsg, 1);       /* truncated, not overflowing */
+    assert_int_equal(tally_total(&u), 15);
+    tally_free(&t);
+    tally_free(&u);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lockstep_and_intervals),
+        cmocka_unit_test(test_run_shorter_than_interval),
+        cmocka_unit_test(test_tick_divides_interval),
+        cmocka_unit_test(test_units),
+        cmocka_unit_test(test_tally),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,7 @@ static int cli_run_scenario(cli_run *c) {
 }
 
 int cli_main(int argc, char **argv) {
+    signal(SIGPIPE, SIG_IGN);    /* a peer closing mid-write is an error, not a death */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(cli_usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;

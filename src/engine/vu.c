@@ -6,7 +6,6 @@
 
 #include <assert.h>
 #include <lauxlib.h>
-#include <math.h>
 #include <string.h>
 
 #include "engine/worker.h"
@@ -44,6 +43,23 @@ uint64_t vu_random_u64(vu *v) {
 }
 
 int vu_wants_resume(const vu *v) { return v->state != VU_DONE; }
+
+/* libuv timers count whole milliseconds on a coarse clock and can fire up to
+ * a clock tick early; VU timers must never fire early (a ramp-up start, a
+ * sleep), so they are armed for an hrtime and re-armed when early. */
+static void vu_timer_at(vu *v, uint64_t at_ns, uv_timer_cb cb) {
+    v->due_ns = at_ns;
+    uv_update_time(&v->w->loop);
+    uint64_t now = worker_now_ns();
+    uv_timer_start(&v->timer, cb, at_ns > now ? (at_ns - now + 999999) / 1000000 : 0, 0);
+}
+
+/* In a VU timer callback: 1 when it fired early (and was re-armed). */
+static int vu_timer_early(vu *v, uv_timer_cb cb) {
+    if (worker_now_ns() >= v->due_ns) return 0;
+    vu_timer_at(v, v->due_ns, cb);
+    return 1;
+}
 
 static void vu_finished(vu *v) {
     worker *w = v->w;
@@ -109,6 +125,7 @@ static int vu_begin_now(vu *v) {
 
 static void vu_on_go(uv_timer_t *t) {
     vu *v = t->data;
+    if (vu_timer_early(v, vu_on_go)) return;
     lua_pushboolean(v->L, vu_begin_now(v));
     vu_resume(v, 1);
 }
@@ -125,8 +142,15 @@ int vu_lua_begin(lua_State *L) {
     return 1;
 }
 
-/* Called by the worker at GO for a VU that passed the preflight. */
-void vu_go(vu *v, uint64_t delay_ms) { uv_timer_start(&v->timer, vu_on_go, delay_ms, 0); }
+static void vu_on_start(uv_timer_t *t) {
+    vu *v = t->data;
+    if (vu_timer_early(v, vu_on_start)) return;
+    vu_start(v);
+}
+
+void vu_schedule(vu *v, uint64_t at_ns) {
+    vu_timer_at(v, at_ns, v->preflight ? vu_on_go : vu_on_start);
+}
 
 int vu_lua_finish(lua_State *L) {
     worker *w = lua_touserdata(L, lua_upvalueindex(1));
@@ -181,6 +205,7 @@ int vu_lua_init_failed(lua_State *L) {
 
 static void vu_on_wake(uv_timer_t *t) {
     vu *v = t->data;
+    if (v->sleeping && vu_timer_early(v, vu_on_wake)) return;
     v->sleeping = 0;
     v->slept_ns += worker_now_ns() - v->sleep_start_ns;
     vu_resume(v, 0);
@@ -195,8 +220,7 @@ int vu_sleep(vu *v, lua_State *L, double seconds) {
     v->sleeping = 1;
     v->state = VU_WAITING;
     v->sleep_start_ns = worker_now_ns();
-    uv_update_time(&v->w->loop);           /* so the sleep is never shorter */
-    uv_timer_start(&v->timer, vu_on_wake, (uint64_t)ceil(seconds * 1000.0), 0);
+    vu_timer_at(v, v->sleep_start_ns + (uint64_t)(seconds * 1e9), vu_on_wake);
     return lua_yield(L, 0);
 }
 

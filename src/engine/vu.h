@@ -31,6 +31,7 @@ typedef struct vu {
     int sleeping;
     uint64_t start_offset_ns;  /* ramp-up: start at t0 + offset */
     uv_timer_t timer;          /* start delay, sleep */
+    uint64_t due_ns;           /* when the timer must fire (hrtime), never earlier */
     uint64_t resumes;          /* resumes so far (to spot iterations that never yield) */
     uint64_t iter_resumes;     /* resumes at the start of this iteration */
     uint64_t iterations;
@@ -43,6 +44,8 @@ typedef struct vu {
 } vu;
 
 void vu_init(vu *v, struct worker *w, int id, int group, int index, uint64_t seed);
+/* Start the VU (or, for a preflight VU, its first transaction) at at_ns. */
+void vu_schedule(vu *v, uint64_t at_ns);
 /* Create the coroutine and run it until its first yield. */
 void vu_start(vu *v);
 /* Resume with nargs values already pushed on v->L. Ignored (values popped)

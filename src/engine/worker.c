@@ -15,8 +15,6 @@
 #include "engine/vu.h"
 #include "lua/lm_core.h"
 
-void vu_go(vu *v, uint64_t delay_ms);
-
 uint64_t worker_now_ns(void) { return uv_hrtime(); }
 
 double worker_run_time_s(const worker *w) {
@@ -176,11 +174,6 @@ static void worker_teardown(worker *w) {
 
 /* ---- start ---- */
 
-static void worker_on_start(uv_timer_t *t) {
-    vu *v = t->data;
-    vu_start(v);
-}
-
 static void worker_go(worker *w) {
     uint64_t t0 = atomic_load(&w->shared->t0_ns);
     const scenario *sc = w->shared->sc;
@@ -189,16 +182,8 @@ static void worker_go(worker *w) {
     w->next_tick_ns = t0 + (uint64_t)w->shared->tick_ns;
     w->cap_tick = sc->run_time_ns > 0
         ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;
-    uv_update_time(&w->loop);              /* timers count from the loop's clock */
-    uint64_t now = worker_now_ns();
-    for (int i = 0; i < w->nvus; i++) {
-        vu *v = &w->vus[i];
-        uint64_t at = t0 + v->start_offset_ns;
-        uint64_t delay_ms = at > now ? (at - now + 999999) / 1000000 : 0;  /* never early */
-        if (v->state == VU_DONE) continue;
-        if (v->preflight) vu_go(v, delay_ms);
-        else uv_timer_start(&v->timer, worker_on_start, delay_ms, 0);
-    }
+    for (int i = 0; i < w->nvus; i++)
+        if (w->vus[i].state != VU_DONE) vu_schedule(&w->vus[i], t0 + w->vus[i].start_offset_ns);
     if (w->done == w->nvus) worker_finish(w);
 }
 

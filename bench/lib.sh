@@ -83,9 +83,11 @@ mc_stats() {
   exec 8>&-
 }
 
-# mc_ops PORT: cmd_get + cmd_set so far (prints "get set").
+# mc_getset PORT: prints "cmd_get cmd_set server_cpu_s" (the server's
+# rusage_user + rusage_system) so far.
 mc_getset() {
-  mc_stats "$1" | awk '$1=="cmd_get"{g=$2} $1=="cmd_set"{s=$2} END{print g+0, s+0}'
+  mc_stats "$1" | awk '$1=="cmd_get"{g=$2} $1=="cmd_set"{s=$2}
+    $1=="rusage_user"||$1=="rusage_system"{c+=$2} END{printf "%d %d %.6f\n", g, s, c}'
 }
 
 # proc_cpu_ticks PID: utime+stime of PID (all its threads) in clock ticks.

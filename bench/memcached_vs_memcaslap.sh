@@ -91,7 +91,7 @@ else
 fi
 
 TSV=$OUT/runs.tsv
-printf 'round\ttool\twin_ops_s\twin_cpu_us_op\ttool_ops_s\tproc_cpu_us_op\tget_set\thit_pct\tsrv_in_B_op\twall_s\tuser_s\tsys_s\tmaxrss_kb\tsrv_ops\ttool_ops\trc\n' >"$TSV"
+printf 'round\ttool\twin_ops_s\twin_cpu_us_op\twin_gen_util_pct\twin_srv_cpu_us_op\ttool_ops_s\tproc_cpu_us_op\tget_set\thit_pct\tsrv_in_B_op\twall_s\tuser_s\tsys_s\tmaxrss_kb\tsrv_ops\ttool_ops\trc\n' >"$TSV"
 
 trap 'mc_stop' EXIT
 trap 'mc_stop; exit 130' INT TERM
@@ -110,7 +110,7 @@ run_one() {
     cmd=(memcaslap -s "127.0.0.1:$port" -T 1 -c "$CONNS" -F "$CFG" "${MS_BOUND[@]}")
   fi
   echo "${cmd[*]}" >"$d/command"
-  read -r b0 b1 < <(mc_getset "$port")
+  read -r b0 b1 _ < <(mc_getset "$port")
   base=$((b0 + b1))
 
   /usr/bin/time -o "$d/time" -f '%e %U %S %M' taskset -c "$GEN_CPU" "${cmd[@]}" \
@@ -121,22 +121,24 @@ run_one() {
   # wait (at most 30 s) for the first operation to reach the server
   local started=0 g s
   for i in $(seq 1 600); do
-    read -r g s < <(mc_getset "$port")
+    read -r g s _ < <(mc_getset "$port")
     if [ $((g + s)) -gt "$base" ]; then started=1; break; fi
     kill -0 "$tpid" 2>/dev/null || break
     sleep 0.05
   done
 
-  local w_ops=n/a w_cpu=n/a
+  local w_ops=n/a w_cpu=n/a w_util=n/a w_srv=n/a
   if [ "$started" = 1 ] && [ -n "$gpid" ]; then
     sleep "$WARMUP"
-    local c0 t0 o0 c1 t1 o1
-    c0=$(proc_cpu_ticks "$gpid"); t0=$(date +%s.%N); read -r g s < <(mc_getset "$port"); o0=$((g + s))
+    local c0 t0 o0 s0 c1 t1 o1 s1
+    c0=$(proc_cpu_ticks "$gpid"); t0=$(date +%s.%N); read -r g s s0 < <(mc_getset "$port"); o0=$((g + s))
     sleep "$WINDOW"
-    c1=$(proc_cpu_ticks "$gpid"); t1=$(date +%s.%N); read -r g s < <(mc_getset "$port"); o1=$((g + s))
+    c1=$(proc_cpu_ticks "$gpid"); t1=$(date +%s.%N); read -r g s s1 < <(mc_getset "$port"); o1=$((g + s))
     if [ -n "$c0" ] && [ -n "$c1" ] && kill -0 "$gpid" 2>/dev/null && [ "$o1" -gt "$o0" ]; then
       w_ops=$(awk -v o="$((o1 - o0))" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", o/(b-a)}')
       w_cpu=$(awk -v c="$((c1 - c0))" -v k="$CLK_TCK" -v o="$((o1 - o0))" 'BEGIN{printf "%.3f", c/k*1e6/o}')
+      w_util=$(awk -v c="$((c1 - c0))" -v k="$CLK_TCK" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", 100*c/k/(b-a)}')
+      w_srv=$(awk -v a="$s0" -v b="$s1" -v o="$((o1 - o0))" 'BEGIN{printf "%.3f", (b-a)*1e6/o}')
     else
       note "round $round $tool: the run ended inside the measuring window; no window figures"
     fi
@@ -190,11 +192,11 @@ run_one() {
   [ "$tool" = luamech ] && [ "$tool_ops" != "$srv_ops" ] && \
     note "round $round luamech: summary.json counts $tool_ops operations, the server $srv_ops"
 
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-    "$round" "$tool" "$w_ops" "$w_cpu" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    "$round" "$tool" "$w_ops" "$w_cpu" "$w_util" "$w_srv" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" \
     "$wall" "$user" "$sys" "$rss" "$srv_ops" "$tool_ops" "$rc" >>"$TSV"
-  printf '%-5s %-9s %10s %10s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
-    "$round" "$tool" "$w_ops" "$w_cpu" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" "$wall" "$srv_ops" "$tool_ops" "$rc"
+  printf '%-5s %-9s %10s %10s %5s %10s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
+    "$round" "$tool" "$w_ops" "$w_cpu" "$w_util" "$w_srv" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" "$wall" "$srv_ops" "$tool_ops" "$rc"
 }
 
 echo "# luamech vs memcaslap: $(machine_line)"
@@ -203,10 +205,11 @@ if [ -n "$COUNT" ]; then bound="$COUNT ops per run"; else bound="${DURATION}s pe
 echo "# $ROUNDS rounds, $CONNS connections, $bound, window ${WINDOW}s after ${WARMUP}s; server CPU ${SERVER_CPU:-0}, generator CPU $GEN_CPU; results in $OUT"
 echo "#"
 echo "# win_ops/s, win_us/op: steady-state window, server cmd_get+cmd_set; generator utime+stime per op"
+echo "# gen%: generator CPU use in the window (100 = one CPU); srv_us/op: memcached rusage per op in the window"
 echo "# tool_ops/s: the tool's own count / its run time; proc_us/op: /usr/bin/time user+sys / all server ops"
 echo "# get/set, hit%, in_B/op: server cmd_get/cmd_set, get_hits/cmd_get, bytes_read per op"
-printf '%-5s %-9s %10s %10s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
-  round tool win_ops/s win_us/op tool_ops/s proc_us/op get/set hit% in_B/op wall srv_ops tool_ops rc
+printf '%-5s %-9s %10s %10s %5s %10s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
+  round tool win_ops/s win_us/op gen% srv_us/op tool_ops/s proc_us/op get/set hit% in_B/op wall srv_ops tool_ops rc
 for r in $(seq 1 "$ROUNDS"); do
   run_one luamech "$r"
   run_one memcaslap "$r"
@@ -217,7 +220,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f",
 echo
 echo "# medians over $ROUNDS rounds"
 printf '%-22s %12s %12s %18s\n' figure luamech memcaslap luamech/memcaslap
-for f in "win_ops/s:3" "win_cpu_us/op:4" "tool_ops/s:5" "proc_cpu_us/op:6"; do
+for f in "win_ops/s:3" "win_cpu_us/op:4" "win_gen_util_pct:5" "win_srv_cpu_us/op:6" "tool_ops/s:7" "proc_cpu_us/op:8"; do
   name=${f%%:*} col=${f##*:}
   a=$(med luamech "$col") b=$(med memcaslap "$col")
   printf '%-22s %12s %12s %18s\n' "$name" "$a" "$b" "$(ratio "$a" "$b")"

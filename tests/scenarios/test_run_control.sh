@@ -49,14 +49,21 @@ pid=$!; sleep 1.5; kill -TERM $pid; wait $pid; rc=$?
 check "SIGTERM exits 5 (got $rc)" [ $rc -eq 5 ]
 check "SIGTERM: summary valid and interrupted" [ "$(jq -r .status "$TMP/r3/summary.json")" = interrupted ]
 
-# memcached killed mid-run: errors counted, the run completes, results written
+# memcached killed mid-run: errors counted, the run completes, results
+# written; restarted on the same port: the VUs reconnect and go on.
 start_memcached KPORT
 eval "kpid=\$MC_PID_$KPORT"
-"$LUAMECH" run "$F/steady.lua" -q -e RUN_TIME=4s -e MEMCACHED=127.0.0.1:$KPORT -o "$TMP/r4" > "$TMP/out4" 2>&1 &
+"$LUAMECH" run "$F/steady.lua" -q -e RUN_TIME=5s -e MEMCACHED=127.0.0.1:$KPORT -o "$TMP/r4" > "$TMP/out4" 2>&1 &
 pid=$!
 sleep 1.5
 kill -9 "$kpid"
+sleep 1
+memcached -l 127.0.0.1 -p "$KPORT" -U 0 -u root -t 1 &
+PIDS+=($!)
+sleep 1.5
+after=$(mc_stat "$KPORT" cmd_get)
 wait $pid; rc=$?
+check "after the restart the VUs reconnected and worked ($after gets in 1.5 s)" [ "${after:-0}" -gt 100 ]
 check "run with a killed server completes (exit $rc)" [ $rc -eq 0 ]
 s=$TMP/r4/summary.json
 check "status completed" [ "$(jq -r .status "$s")" = completed ]

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/lib.sh - helpers sourced by the bench/*.sh scripts (not run directly).
 # Everything here talks only to 127.0.0.1, and every wait loop is bounded.
 
@@ -124,4 +125,25 @@ machine_line() {
   local cpu
   cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
   echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -srm), $(nproc) CPUs ($cpu), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+}
+
+# busy_ticks: all CPUs' user+nice+system ticks so far (/proc/stat), i.e. the
+# CPU time of all processes, leaving out irq/softirq time.
+busy_ticks() { awk '/^cpu /{print $2 + $3 + $4; exit}' /proc/stat; }
+
+# pid_ticks PID: utime+stime of PID, 0 when it is gone.
+pid_ticks() { proc_cpu_ticks "$1" 2>/dev/null || echo 0; }
+
+# wait_quiet MAX_S PCT: on a shared machine, wait (at most MAX_S seconds) until
+# the whole machine spent less than PCT % of one CPU over one second.  Prints
+# the last load seen (% of one CPU).
+wait_quiet() {
+  local max=$1 pct=$2 i a b load=0 k
+  k=$(getconf CLK_TCK)
+  for i in $(seq 1 "$max"); do
+    a=$(busy_ticks); sleep 1; b=$(busy_ticks)
+    load=$(( (b - a) * 100 / k ))
+    [ "$load" -lt "$pct" ] && break
+  done
+  echo "$load"
 }

@@ -39,7 +39,11 @@
 # Settings (environment): ROUNDS=5  DURATION=10 (s)  COUNT= (ops; replaces
 # DURATION)  CONNS=50  WARMUP=2  WINDOW=DURATION-4 (5 with COUNT)  KEYS=100000
 # (luamech key space)  OUT=DIR (default /tmp/luamech-bench/mc-<time>)
-# BUILD_DIR=./build  SERVER_CPU=0  GEN_CPU=1
+# CLEAN_PCT=10 (second set of medians over runs with oth% below it)
+# BUILD_DIR=./build  SERVER_CPU=0  GEN_CPU=1  QUIET_WAIT=60 QUIET_PCT=15 (before
+# each run, wait up to QUIET_WAIT s for the machine to use < QUIET_PCT % of a
+# CPU over 1 s: the machine is shared; the oth% column shows what other
+# processes still used during the window)
 set -u -o pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -50,6 +54,8 @@ CONNS=${CONNS:-50}
 WARMUP=${WARMUP:-2}
 if [ -n "$COUNT" ]; then WINDOW=${WINDOW:-5}; else WINDOW=${WINDOW:-$((DURATION - 4))}; fi
 KEYS=${KEYS:-100000}
+QUIET_WAIT=${QUIET_WAIT:-60}
+QUIET_PCT=${QUIET_PCT:-15}
 GEN_CPU=${GEN_CPU:-1}
 OUT=${OUT:-/tmp/luamech-bench/mc-$(date +%Y%m%d-%H%M%S)}
 
@@ -91,7 +97,7 @@ else
 fi
 
 TSV=$OUT/runs.tsv
-printf 'round\ttool\twin_ops_s\twin_cpu_us_op\twin_gen_util_pct\twin_srv_cpu_us_op\ttool_ops_s\tproc_cpu_us_op\tget_set\thit_pct\tsrv_in_B_op\twall_s\tuser_s\tsys_s\tmaxrss_kb\tsrv_ops\ttool_ops\trc\n' >"$TSV"
+printf 'round\ttool\twin_ops_s\twin_cpu_us_op\twin_gen_util_pct\twin_srv_cpu_us_op\twin_other_pct\ttool_ops_s\tproc_cpu_us_op\tget_set\thit_pct\tsrv_in_B_op\twall_s\tuser_s\tsys_s\tmaxrss_kb\tsrv_ops\ttool_ops\trc\n' >"$TSV"
 
 trap 'mc_stop' EXIT
 trap 'mc_stop; exit 130' INT TERM
@@ -101,6 +107,9 @@ run_one() {
   local tool=$1 round=$2 d port cmd=() base b0 b1 i tpid gpid rc
   d=$OUT/$round-$tool
   mkdir -p "$d"
+  local quiet
+  quiet=$(wait_quiet "$QUIET_WAIT" "$QUIET_PCT")
+  [ "$quiet" -lt "$QUIET_PCT" ] || note "round $round $tool: machine still busy (${quiet}% of a CPU) after ${QUIET_WAIT}s; running anyway"
   port=$(free_port)
   mc_start "$port" -o hashpower=21
   if [ "$tool" = luamech ]; then
@@ -127,18 +136,23 @@ run_one() {
     sleep 0.05
   done
 
-  local w_ops=n/a w_cpu=n/a w_util=n/a w_srv=n/a
+  local w_ops=n/a w_cpu=n/a w_util=n/a w_srv=n/a w_oth=n/a
   if [ "$started" = 1 ] && [ -n "$gpid" ]; then
     sleep "$WARMUP"
-    local c0 t0 o0 s0 c1 t1 o1 s1
+    local c0 t0 o0 s0 c1 t1 o1 s1 m0 m1 a0 a1
+    a0=$(busy_ticks); m0=$(pid_ticks "$MC_PID")
     c0=$(proc_cpu_ticks "$gpid"); t0=$(date +%s.%N); read -r g s s0 < <(mc_getset "$port"); o0=$((g + s))
     sleep "$WINDOW"
     c1=$(proc_cpu_ticks "$gpid"); t1=$(date +%s.%N); read -r g s s1 < <(mc_getset "$port"); o1=$((g + s))
+    a1=$(busy_ticks); m1=$(pid_ticks "$MC_PID")
     if [ -n "$c0" ] && [ -n "$c1" ] && kill -0 "$gpid" 2>/dev/null && [ "$o1" -gt "$o0" ]; then
       w_ops=$(awk -v o="$((o1 - o0))" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", o/(b-a)}')
       w_cpu=$(awk -v c="$((c1 - c0))" -v k="$CLK_TCK" -v o="$((o1 - o0))" 'BEGIN{printf "%.3f", c/k*1e6/o}')
       w_util=$(awk -v c="$((c1 - c0))" -v k="$CLK_TCK" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", 100*c/k/(b-a)}')
       w_srv=$(awk -v a="$s0" -v b="$s1" -v o="$((o1 - o0))" 'BEGIN{printf "%.3f", (b-a)*1e6/o}')
+      # CPU of every other process in the window, in % of one CPU (noise)
+      w_oth=$(awk -v x="$(( (a1 - a0) - (c1 - c0) - (m1 - m0) ))" -v k="$CLK_TCK" -v a="$t0" -v b="$t1" \
+        'BEGIN{v = 100*x/k/(b-a); if (v < 0) v = 0; printf "%.0f", v}')
     else
       note "round $round $tool: the run ended inside the measuring window; no window figures"
     fi
@@ -192,11 +206,11 @@ run_one() {
   [ "$tool" = luamech ] && [ "$tool_ops" != "$srv_ops" ] && \
     note "round $round luamech: summary.json counts $tool_ops operations, the server $srv_ops"
 
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-    "$round" "$tool" "$w_ops" "$w_cpu" "$w_util" "$w_srv" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    "$round" "$tool" "$w_ops" "$w_cpu" "$w_util" "$w_srv" "$w_oth" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" \
     "$wall" "$user" "$sys" "$rss" "$srv_ops" "$tool_ops" "$rc" >>"$TSV"
-  printf '%-5s %-9s %10s %10s %5s %10s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
-    "$round" "$tool" "$w_ops" "$w_cpu" "$w_util" "$w_srv" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" "$wall" "$srv_ops" "$tool_ops" "$rc"
+  printf '%-5s %-9s %10s %10s %5s %10s %5s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
+    "$round" "$tool" "$w_ops" "$w_cpu" "$w_util" "$w_srv" "$w_oth" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" "$wall" "$srv_ops" "$tool_ops" "$rc"
 }
 
 echo "# luamech vs memcaslap: $(machine_line)"
@@ -206,23 +220,39 @@ echo "# $ROUNDS rounds, $CONNS connections, $bound, window ${WINDOW}s after ${WA
 echo "#"
 echo "# win_ops/s, win_us/op: steady-state window, server cmd_get+cmd_set; generator utime+stime per op"
 echo "# gen%: generator CPU use in the window (100 = one CPU); srv_us/op: memcached rusage per op in the window"
+echo "# oth%: CPU used by all other processes in the window (noise; 100 = one CPU)"
 echo "# tool_ops/s: the tool's own count / its run time; proc_us/op: /usr/bin/time user+sys / all server ops"
 echo "# get/set, hit%, in_B/op: server cmd_get/cmd_set, get_hits/cmd_get, bytes_read per op"
-printf '%-5s %-9s %10s %10s %5s %10s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
-  round tool win_ops/s win_us/op gen% srv_us/op tool_ops/s proc_us/op get/set hit% in_B/op wall srv_ops tool_ops rc
+printf '%-5s %-9s %10s %10s %5s %10s %5s %10s %10s %7s %6s %7s %6s %10s %10s %3s\n' \
+  round tool win_ops/s win_us/op gen% srv_us/op oth% tool_ops/s proc_us/op get/set hit% in_B/op wall srv_ops tool_ops rc
 for r in $(seq 1 "$ROUNDS"); do
   run_one luamech "$r"
   run_one memcaslap "$r"
 done
 
-med() { awk -F'\t' -v t="$1" -v c="$2" 'NR > 1 && $2 == t { print $c }' "$TSV" | median; }
+# med TOOL COL [MAX_OTHER]: median of column COL over TOOL's runs (only those
+# whose oth% (column 7) is below MAX_OTHER, when given).
+med() {
+  awk -F'\t' -v t="$1" -v c="$2" -v m="${3:-}" \
+    'NR > 1 && $2 == t && (m == "" || ($7 != "n/a" && $7 + 0 < m + 0)) { print $c }' "$TSV" | median
+}
+nruns() { awk -F'\t' -v t="$1" -v m="$2" 'NR > 1 && $2 == t && $7 != "n/a" && $7 + 0 < m + 0' "$TSV" | wc -l; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b; else print "n/a" }'; }
+summary() {
+  local f name col a b
+  printf '%-22s %12s %12s %18s\n' figure luamech memcaslap luamech/memcaslap
+  for f in "win_ops/s:3" "win_cpu_us/op:4" "win_gen_util_pct:5" "win_srv_cpu_us/op:6" "win_other_pct:7" \
+           "tool_ops/s:8" "proc_cpu_us/op:9"; do
+    name=${f%%:*} col=${f##*:}
+    a=$(med luamech "$col" "${1:-}") b=$(med memcaslap "$col" "${1:-}")
+    printf '%-22s %12s %12s %18s\n' "$name" "$a" "$b" "$(ratio "$a" "$b")"
+  done
+}
+CLEAN_PCT=${CLEAN_PCT:-10}
 echo
-echo "# medians over $ROUNDS rounds"
-printf '%-22s %12s %12s %18s\n' figure luamech memcaslap luamech/memcaslap
-for f in "win_ops/s:3" "win_cpu_us/op:4" "win_gen_util_pct:5" "win_srv_cpu_us/op:6" "tool_ops/s:7" "proc_cpu_us/op:8"; do
-  name=${f%%:*} col=${f##*:}
-  a=$(med luamech "$col") b=$(med memcaslap "$col")
-  printf '%-22s %12s %12s %18s\n' "$name" "$a" "$b" "$(ratio "$a" "$b")"
-done
+echo "# medians over all $ROUNDS rounds"
+summary
+echo
+echo "# medians over the quiet runs only (oth% < $CLEAN_PCT: $(nruns luamech "$CLEAN_PCT") luamech, $(nruns memcaslap "$CLEAN_PCT") memcaslap)"
+summary "$CLEAN_PCT"
 echo "# targets: ops/s ratio >= 1, CPU us/op ratio <= 1.  Per-run files: $OUT"

@@ -56,6 +56,14 @@ void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok) {
 
 void worker_error(worker *w, const char *msg, size_t len) { stats_error(&w->stats, msg, len); }
 
+int worker_counter_id(worker *w, const char *name) { return stats_counter_id(&w->stats, name); }
+
+void worker_count(worker *w, int id, int64_t n) {
+    uint64_t now = worker_now_ns();
+    if (now >= w->next_tick_ns) worker_rotate(w, now);
+    stats_count(&w->stats, id, n);
+}
+
 void worker_on_close(worker *w, worker_close_fn fn, void *data) {
     if (w->nclose == w->cap_close) {
         w->cap_close = w->cap_close ? w->cap_close * 2 : 8;

@@ -84,6 +84,9 @@ uint64_t worker_now_ns(void);
  * tick); ok == 0 counts a failure. */
 void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok);
 void worker_error(worker *w, const char *msg, size_t len);
+/* Named counters (bytes sent, checks, ...): id once, then add. */
+int worker_counter_id(worker *w, const char *name);
+void worker_count(worker *w, int id, int64_t n);
 void worker_on_close(worker *w, worker_close_fn fn, void *data);
 /* Seconds since the run's start (negative before it starts). */
 double worker_run_time_s(const worker *w);

@@ -44,6 +44,27 @@ static agg_timer *agg_timer_get(agg *a, const char *name, timer_kind kind) {
     return t;
 }
 
+agg_counter *agg_find_counter(const agg *a, const char *name) {
+    for (int i = 0; i < a->ncounters; i++)
+        if (strcmp(a->counters[i]->name, name) == 0) return a->counters[i];
+    return NULL;
+}
+
+static agg_counter *agg_counter_get(agg *a, const char *name) {
+    agg_counter *c = agg_find_counter(a, name);
+    if (c) return c;
+    c = calloc(1, sizeof *c);
+    c->name = strdup(name);
+    c->nrows = a->nintervals;               /* zero in earlier intervals */
+    c->rows = calloc((size_t)(c->nrows + 1), sizeof *c->rows);
+    if (a->ncounters == a->cap_counters) {
+        a->cap_counters = a->cap_counters ? a->cap_counters * 2 : 16;
+        a->counters = realloc(a->counters, (size_t)a->cap_counters * sizeof *a->counters);
+    }
+    a->counters[a->ncounters++] = c;
+    return c;
+}
+
 void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s) {
     memset(r, 0, sizeof *r);
     r->count = h->total + errors;
@@ -70,6 +91,12 @@ static void agg_close_interval(agg *a, double period_s) {
         hist_reset(&t->interval);
         t->interval_errors = 0;
     }
+    for (int i = 0; i < a->ncounters; i++) {
+        agg_counter *c = a->counters[i];
+        c->rows = realloc(c->rows, (size_t)(c->nrows + 1) * sizeof *c->rows);
+        c->rows[c->nrows++] = c->interval;
+        c->interval = 0;
+    }
     a->interval_errors = realloc(a->interval_errors, (size_t)(a->nintervals + 1) * sizeof(int64_t));
     a->interval_errors[a->nintervals++] = a->interval_error_tally;
     a->interval_error_tally = 0;
@@ -87,6 +114,11 @@ static void agg_merge_msg(agg *a, const tick_msg *m) {
         t->total_errors += tt->errors;
         t->interval_errors += tt->errors;
         t->recent_errors += tt->errors;
+    }
+    for (int i = 0; i < m->ncounters; i++) {
+        agg_counter *c = agg_counter_get(a, m->counters[i].name);
+        c->total += m->counters[i].value;
+        c->interval += m->counters[i].value;
     }
     tally_merge(&a->errors, &m->errors);
     a->interval_error_tally += tally_total(&m->errors);
@@ -176,6 +208,12 @@ void agg_free(agg *a) {
         free(a->timers[i]);
     }
     free(a->timers);
+    for (int i = 0; i < a->ncounters; i++) {
+        free(a->counters[i]->name);
+        free(a->counters[i]->rows);
+        free(a->counters[i]);
+    }
+    free(a->counters);
     free(a->head);
     free(a->tail);
     free(a->finished);

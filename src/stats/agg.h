@@ -32,12 +32,21 @@ typedef struct agg_timer {
     agg_row *rows;        /* one per closed interval; zeros when empty */
 } agg_timer;
 
+typedef struct agg_counter {
+    char *name;
+    int64_t total, interval;
+    int nrows;
+    int64_t *rows;        /* one per closed interval */
+} agg_counter;
+
 typedef struct agg {
     int nworkers;
     int64_t tick_ns, interval_ns;
     int64_t ticks_per_interval;
     int n, cap;
     agg_timer **timers;
+    int ncounters, cap_counters;
+    agg_counter **counters;
     tally errors;
     int64_t *interval_errors;   /* errors tallied per closed interval */
     int64_t interval_error_tally;
@@ -58,6 +67,7 @@ int agg_push(agg *a, tick_msg *m);
  * remains of run_ns. */
 void agg_finish(agg *a, int64_t run_ns);
 agg_timer *agg_find(const agg *a, const char *name);
+agg_counter *agg_find_counter(const agg *a, const char *name);
 /* Fill a summary row from a histogram, its failures and period. */
 void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s);
 void agg_free(agg *a);

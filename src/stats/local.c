@@ -30,6 +30,18 @@ int stats_timer_id(stats_local *s, const char *name, timer_kind kind) {
     return s->n++;
 }
 
+int stats_counter_id(stats_local *s, const char *name) {
+    for (int i = 0; i < s->ncounters; i++)
+        if (strcmp(s->counters[i].name, name) == 0) return i;
+    if (s->ncounters == s->cap_counters) {
+        s->cap_counters = s->cap_counters ? s->cap_counters * 2 : 16;
+        s->counters = realloc(s->counters, (size_t)s->cap_counters * sizeof *s->counters);
+    }
+    s->counters[s->ncounters].name = strdup(name);
+    s->counters[s->ncounters].value = 0;
+    return s->ncounters++;
+}
+
 void stats_record(stats_local *s, int id, int64_t dur_ns, int ok) {
     stat_timer *t = &s->timers[id];
     if (!ok) { t->errors++; return; }
@@ -60,6 +72,13 @@ tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick) {
         t->h = NULL;
         t->errors = 0;
     }
+    m->counters = calloc((size_t)(s->ncounters ? s->ncounters : 1), sizeof *m->counters);
+    for (int i = 0; i < s->ncounters; i++) {
+        if (!s->counters[i].value) continue;
+        m->counters[m->ncounters].name = strdup(s->counters[i].name);
+        m->counters[m->ncounters++].value = s->counters[i].value;
+        s->counters[i].value = 0;
+    }
     m->errors = s->errors;              /* hand over the table, start a new one */
     tally_init(&s->errors, 256);
     return m;
@@ -71,6 +90,8 @@ void stats_local_free(stats_local *s) {
         free(s->timers[i].h);
     }
     free(s->timers);
+    for (int i = 0; i < s->ncounters; i++) free(s->counters[i].name);
+    free(s->counters);
     tally_free(&s->errors);
     memset(s, 0, sizeof *s);
 }
@@ -81,6 +102,8 @@ void tick_msg_free(tick_msg *m) {
         free(m->timers[i].h);
     }
     free(m->timers);
+    for (int i = 0; i < m->ncounters; i++) free(m->counters[i].name);
+    free(m->counters);
     tally_free(&m->errors);
     free(m);
 }

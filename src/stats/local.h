@@ -32,6 +32,12 @@ typedef struct tick_timer {
     int64_t errors;
 } tick_timer;
 
+/* A named count (bytes sent, check passes, ...), summed over a tick. */
+typedef struct stat_counter {
+    char *name;
+    int64_t value;
+} stat_counter;
+
 /* One worker's statistics for one tick, handed to the main thread. */
 typedef struct tick_msg {
     struct tick_msg *next;
@@ -42,12 +48,16 @@ typedef struct tick_msg {
     int64_t started_vus;
     int n;
     tick_timer *timers;
+    int ncounters;
+    stat_counter *counters;   /* names owned by the message; only non-zero ones */
     tally errors;
 } tick_msg;
 
 typedef struct stats_local {
     int n, cap;
     stat_timer *timers;
+    int ncounters, cap_counters;
+    stat_counter *counters;
     tally errors;
 } stats_local;
 
@@ -57,6 +67,9 @@ int stats_timer_id(stats_local *s, const char *name, timer_kind kind);
 /* One sample: duration in ns; ok == 0 counts a failure (not in the histogram). */
 void stats_record(stats_local *s, int id, int64_t dur_ns, int ok);
 void stats_error(stats_local *s, const char *msg, size_t len);
+/* Id of the counter called name, created on first use. */
+int stats_counter_id(stats_local *s, const char *name);
+static inline void stats_count(stats_local *s, int id, int64_t n) { s->counters[id].value += n; }
 /* Move this tick's data into a new message (timers with no samples are left
  * out) and reset the tick. */
 tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick);

@@ -157,6 +157,36 @@ static int lm_record(lua_State *L) {
     return 0;
 }
 
+/* Counter id for `name` with `prefix`, cached in the table at upvalue `up`. */
+static int lm_check_counter(lua_State *L, worker *w, int up, const char *prefix, const char *name) {
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(up));
+    if (lua_isnumber(L, -1)) return (int)lua_tointeger(L, -1);
+    char key[240];
+    snprintf(key, sizeof key, "%s%s", prefix, name);
+    int id = worker_counter_id(w, key);
+    lua_pushvalue(L, 2);
+    lua_pushinteger(L, id);
+    lua_rawset(L, lua_upvalueindex(up));
+    return id;
+}
+
+/* luamech.check(condition, name) -> condition: counts a pass or a failure
+ * under name; a failure does not stop the transaction. */
+static int lm_check(lua_State *L) {
+    worker *w = lm_worker(L);
+    int ok = lua_toboolean(L, 1);
+    size_t len;
+    const char *name = luaL_checklstring(L, 2, &len);
+    if (len == 0 || len > 200) luaL_argerror(L, 2, "check name of 1..200 bytes expected");
+    lm_current_vu(L, w, "luamech.check");
+    int id = ok ? lm_check_counter(L, w, 2, LM_CHECK_PASS, name)
+                : lm_check_counter(L, w, 3, LM_CHECK_FAIL, name);
+    worker_count(w, id, 1);
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
 /* ---- random, identity, time ---- */
 
 static int lm_random(lua_State *L) {
@@ -238,6 +268,11 @@ void lm_open_all(lua_State *L, worker *w) {
     lua_newtable(L);
     lua_pushcclosure(L, lm_record, 2);
     lua_setfield(L, -2, "record");
+    lua_pushlightuserdata(L, w);
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushcclosure(L, lm_check, 3);
+    lua_setfield(L, -2, "check");
     lua_newtable(L);
     lua_setfield(L, -2, "shared");         /* explicitly shared by this worker's VUs */
     for (const lm_module *m = lm_modules; m->name; m++) {

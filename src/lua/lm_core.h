@@ -24,6 +24,11 @@ typedef void (*lm_module_open)(lua_State *L, struct worker *w);
 typedef struct lm_module { const char *name; lm_module_open open; } lm_module;
 extern const lm_module lm_modules[];   /* terminated by {NULL, NULL}; read-only */
 
+/* Counter name prefixes of luamech.check(cond, name); reports list them as
+ * checks. */
+#define LM_CHECK_PASS "check.pass "
+#define LM_CHECK_FAIL "check.fail "
+
 /* Helpers for bindings. */
 struct vu;
 /* The VU running on this worker; raises a Lua error when called outside a VU

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/units.h"
+#include "lua/lm_core.h"
 
 double report_ms(double us) { return us / 1000.0; }
 
@@ -71,6 +72,10 @@ static void report_summary(FILE *out, const scenario *sc, const run_result *r, c
     fprintf(out, "transactions:         %lld\n", all ? (long long)(all->total.total + all->total_errors) : 0LL);
     fprintf(out, "errors:               %lld\n", all ? (long long)all->total_errors : 0LL);
     fprintf(out, "run time:             %s\n", units_format_duration(r->run_ns, buf, sizeof buf));
+    if (all && r->run_ns > 0)
+        fprintf(out, "throughput:           %.2f transactions/s (%lld in %.3f s)\n",
+                (double)(all->total.total + all->total_errors) * 1e9 / (double)r->run_ns,
+                (long long)(all->total.total + all->total_errors), (double)r->run_ns / 1e9);
     fprintf(out, "rampup:               %s\n", units_format_duration(sc->rampup_ns, buf, sizeof buf));
     fprintf(out, "test start:           %s\ntest finish:          %s\n", s0, s1);
     fprintf(out, "time-series interval: %s\n", units_format_duration(sc->interval_ns, buf, sizeof buf));
@@ -81,6 +86,62 @@ static void report_summary(FILE *out, const scenario *sc, const run_result *r, c
     for (int g = 0; g < sc->ngroups; g++)
         fprintf(out, "%-24s %8d  %s\n", sc->groups[g].name, sc->groups[g].vus, sc->groups[g].script_name);
     if (sc->notes) fprintf(out, "\nNotes:\n\n%s\n", sc->notes);
+}
+
+int report_is_check(const char *name) {
+    return strncmp(name, LM_CHECK_PASS, strlen(LM_CHECK_PASS)) == 0 ||
+           strncmp(name, LM_CHECK_FAIL, strlen(LM_CHECK_FAIL)) == 0;
+}
+
+int report_checks(const agg *a, report_check **out) {
+    int n = 0;
+    *out = calloc((size_t)a->ncounters + 1, sizeof **out);
+    size_t lp = strlen(LM_CHECK_PASS), lf = strlen(LM_CHECK_FAIL);
+    for (int i = 0; i < a->ncounters; i++) {
+        const agg_counter *c = a->counters[i];
+        int pass = strncmp(c->name, LM_CHECK_PASS, lp) == 0;
+        if (!pass && strncmp(c->name, LM_CHECK_FAIL, lf) != 0) continue;
+        const char *name = c->name + (pass ? lp : lf);
+        int k = 0;
+        while (k < n && strcmp((*out)[k].name, name) != 0) k++;
+        if (k == n) (*out)[n++].name = name;
+        if (pass) (*out)[k].passes += c->total;
+        else (*out)[k].fails += c->total;
+    }
+    return n;
+}
+
+static void report_checks_table(FILE *out, const run_result *r) {
+    report_check *ck;
+    int n = report_checks(&r->agg, &ck);
+    if (n > 0) fprintf(out, "\nChecks\n\n%-40s %12s %12s %10s\n", "name", "passes", "failures", "pass rate");
+    for (int i = 0; i < n; i++) {
+        double all = (double)(ck[i].passes + ck[i].fails);
+        fprintf(out, "%-40s %12lld %12lld %9.2f%%\n", ck[i].name, (long long)ck[i].passes,
+                (long long)ck[i].fails, all > 0 ? 100.0 * (double)ck[i].passes / all : 0);
+    }
+    free(ck);
+}
+
+static void report_counters_table(FILE *out, const run_result *r) {
+    int shown = 0;
+    for (int i = 0; i < r->agg.ncounters; i++) {
+        const agg_counter *c = r->agg.counters[i];
+        if (report_is_check(c->name)) continue;
+        if (!shown++) fprintf(out, "\nCounters\n\n%-40s %16s %14s\n", "name", "total", "per second");
+        fprintf(out, "%-40s %16lld %14.2f\n", c->name, (long long)c->total,
+                r->run_ns > 0 ? (double)c->total * 1e9 / (double)r->run_ns : 0);
+    }
+}
+
+/* ab's "Percentage of the requests served within a certain time". */
+static void report_ladder(FILE *out, const agg_timer *t) {
+    static const double pcts[] = {50, 66, 75, 80, 90, 95, 98, 99, 99.9, 100};
+    if (!t || t->total.total == 0) return;
+    fprintf(out, "\nPercentage of the transactions served within a certain time (ms)\n");
+    for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
+        fprintf(out, "  %5g%%  %10.3f%s\n", pcts[i], report_ms((double)hist_percentile_us(&t->total, pcts[i])),
+                pcts[i] == 100 ? " (longest transaction)" : "");
 }
 
 static void report_errors(FILE *out, const run_result *r) {
@@ -110,9 +171,12 @@ void report_console(FILE *out, const scenario *sc, const run_result *r, const ch
     fprintf(out, "\nAll Transactions\n\nTransaction Response Summary (ms; think time excluded)\n\n");
     if (all) report_timer(out, r, all, 1);
     else fprintf(out, "(no transactions)\n");
+    report_ladder(out, all);
     report_kind(out, r, TK_GROUP, "Group", 0);
     report_kind(out, r, TK_CUSTOM, "Custom Timer", 1);
     report_kind(out, r, TK_PRIMITIVE, "Primitive", 0);
+    report_checks_table(out, r);
+    report_counters_table(out, r);
     report_errors(out, r);
     fprintf(out, "\n");
     fflush(out);

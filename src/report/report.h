@@ -30,11 +30,22 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
                       const char *status, int exit_code);
 int report_write_intervals_csv(const char *dir, const run_result *r);
 int report_write_errors_csv(const char *dir, const run_result *r);
+int report_write_counters_csv(const char *dir, const run_result *r);
 /* All three. */
 int report_write_all(const char *dir, const scenario *sc, const run_result *r,
                      const char *status, int exit_code);
 
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
+
+/* Checks, from the check counters (lua/lm_core.h): one entry per name. */
+typedef struct report_check {
+    const char *name;         /* points into the agg's counter names */
+    int64_t passes, fails;
+} report_check;
+/* Returns the number of checks; caller frees *out. */
+int report_checks(const agg *a, report_check **out);
+/* 1 when a counter is one of the check counters. */
+int report_is_check(const char *counter_name);
 
 #endif

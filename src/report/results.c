@@ -116,6 +116,31 @@ static json_t *results_errors_json(const run_result *r) {
     return arr;
 }
 
+static json_t *results_counters_json(const run_result *r) {
+    json_t *arr = json_array();
+    for (int i = 0; i < r->agg.ncounters; i++) {
+        const agg_counter *c = r->agg.counters[i];
+        if (report_is_check(c->name)) continue;
+        json_t *rows = json_array();
+        for (int k = 0; k < c->nrows; k++) json_array_append_new(rows, json_integer(c->rows[k]));
+        json_array_append_new(arr, json_pack("{s:s,s:I,s:f,s:o}", "name", c->name,
+            "total", (json_int_t)c->total,
+            "rate", r->run_ns > 0 ? (double)c->total * 1e9 / (double)r->run_ns : 0.0, "intervals", rows));
+    }
+    return arr;
+}
+
+static json_t *results_checks_json(const run_result *r) {
+    json_t *arr = json_array();
+    report_check *ck;
+    int n = report_checks(&r->agg, &ck);
+    for (int i = 0; i < n; i++)
+        json_array_append_new(arr, json_pack("{s:s,s:I,s:I}", "name", ck[i].name,
+            "passes", (json_int_t)ck[i].passes, "fails", (json_int_t)ck[i].fails));
+    free(ck);
+    return arr;
+}
+
 static json_t *results_groups_json(const scenario *sc) {
     json_t *arr = json_array();
     for (int g = 0; g < sc->ngroups; g++)
@@ -147,6 +172,8 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "errors", results_errors_json(r));
     if (!root) return -1;
     json_object_set_new(root, "finish", json_string(t1));
+    json_object_set_new(root, "counters", results_counters_json(r));
+    json_object_set_new(root, "checks", results_checks_json(r));
     if (sc->notes) json_object_set_new(root, "notes", json_string(sc->notes));
     if (r->status == RUN_ABORTED) json_object_set_new(root, "error", json_string(r->error));
     FILE *f = results_open(dir, "summary.json", tmp, sizeof tmp);
@@ -205,10 +232,30 @@ int report_write_errors_csv(const char *dir, const run_result *r) {
     return results_commit(f, dir, "errors.csv", tmp);
 }
 
+int report_write_counters_csv(const char *dir, const run_result *r) {
+    char tmp[4096];
+    FILE *f = results_open(dir, "counters.csv", tmp, sizeof tmp);
+    if (!f) return -1;
+    fprintf(f, "interval,start_s,end_s,counter,value,rate\n");
+    double iv = (double)r->agg.interval_ns / 1e9;
+    for (int i = 0; i < r->agg.ncounters; i++) {
+        const agg_counter *c = r->agg.counters[i];
+        for (int k = 0; k < c->nrows; k++) {
+            double len = (k == c->nrows - 1 && r->run_ns > 0) ? (double)r->run_ns / 1e9 - k * iv : iv;
+            if (len <= 0) len = iv;
+            fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + len);
+            results_csv_string(f, c->name);
+            fprintf(f, ",%lld,%.3f\n", (long long)c->rows[k], (double)c->rows[k] / len);
+        }
+    }
+    return results_commit(f, dir, "counters.csv", tmp);
+}
+
 int report_write_all(const char *dir, const scenario *sc, const run_result *r,
                      const char *status, int exit_code) {
     int rc = report_write_intervals_csv(dir, r);
     rc |= report_write_errors_csv(dir, r);
+    rc |= report_write_counters_csv(dir, r);
     rc |= report_write_json(dir, sc, r, status, exit_code);
     return rc;
 }

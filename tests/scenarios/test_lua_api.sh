@@ -20,6 +20,11 @@ tally=$(jq -r '[.errors[] | select(.message | test("boom even")) | .count] | add
 check "the tally count ($tally) equals the failed transactions ($fe)" [ "$tally" -eq "$fe" ]
 check "transactions exclude sleep: api p50 $(num "group api" p50_ms) ms < 100" awk "BEGIN{exit !($(num "group api" p50_ms) < 100)}"
 check "4 intervals of 500 ms" [ "$(grep -c '"All Transactions"' "$TMP/ra/intervals.csv")" -eq 4 ]
+cp=$(jq '.checks[] | select(.name == "odd iteration") | .passes' "$s"); cf=$(jq '.checks[] | select(.name == "odd iteration") | .fails' "$s")
+ac=$(num "group api" count)
+check "checks: passes ($cp) + failures ($cf) == api transactions ($ac)" [ $((cp + cf)) -eq "$ac" ]
+check "checks: odd iterations pass, even ones fail (4 VUs: 0 <= passes - failures <= 4)" [ $((cp - cf)) -ge 0 -a $((cp - cf)) -le 4 ]
+check "checks are in the report" grep -qE "^odd iteration +$cp +$cf" "$TMP/stdout"
 # same seed, same streams; other seed, other streams
 "$LUAMECH" run "$F/lua_api.lua" -q -d 300ms -s 42 -e OUT="$TMP/b" -o "$TMP/rb" > /dev/null 2>&1
 "$LUAMECH" run "$F/lua_api.lua" -q -d 300ms -s 43 -e OUT="$TMP/c" -o "$TMP/rc" > /dev/null 2>&1

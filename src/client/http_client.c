@@ -1,0 +1,546 @@
+/* http_client.c - HTTP/1.1 client on a libuv loop: connections opened on
+ * demand, one request in flight per connection, keep-alive with a transparent
+ * retry when a reused idle connection turns out to be closed by the server,
+ * a per-request deadline covering connect + whole response.  Bytes are encoded
+ * and parsed by proto/http_proto; every byte of I/O goes through libuv.  See
+ * http_client.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "client/http_client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HC_RBUF_SIZE (64 * 1024)
+#define HC_WBUF_INIT 1024
+
+typedef enum hc_state { HC_CLOSED, HC_CONNECTING, HC_OPEN } hc_state;
+
+/* One socket's libuv objects.  Freed in the handle's close callback, which
+ * libuv runs after the cancelled connect/write callbacks. */
+typedef struct hc_sock {
+    uv_tcp_t tcp;
+    uv_connect_t creq;
+    uv_write_t wreq;
+    http_client *client;
+    http_conn *conn;             /* NULL once detached */
+} hc_sock;
+
+struct http_conn {
+    http_client *client;
+    http_conn *prev, *next;      /* in one of the client's lists */
+    http_conn **list;            /* which one */
+    http_conn *next_all;
+    hc_state state;
+    hc_sock *sock;
+    uv_timer_t timer;
+    uint64_t timer_due;          /* deadline the timer is armed for; 0 = idle */
+    http_req *req;               /* in flight, or NULL */
+    int reused;                  /* the request went out on an already open connection */
+    int writing;                 /* a uv_write is in flight */
+    size_t wfly;                 /* its length */
+    char *wbuf;                  /* the encoded request (kept for a retry) */
+    size_t wlen, wcap, woff;     /* woff: bytes written on this socket */
+    uint64_t attempt_rx;         /* response bytes read on this socket for req */
+    char *rbuf;
+    hp_parser parser;
+};
+
+struct http_client {
+    uv_loop_t *loop;
+    http_client_opts opts;
+    struct sockaddr_storage addr;
+    char name[300];
+    char *authority;
+    http_conn *idle_open;        /* open and idle, most recently used first */
+    http_conn *idle_closed;      /* slots without a socket */
+    http_conn *busy;             /* a request in flight */
+    http_conn *all;
+    size_t nconns, nopen, nbusy;
+    uint64_t connects, retries, requests;
+    unsigned nhandles;           /* open libuv handles; freed at 0 when closing */
+    int closing;
+};
+
+static void hc_on_connect(uv_connect_t *creq, int status);
+static void hc_on_write(uv_write_t *w, int status);
+static void hc_on_timer(uv_timer_t *t);
+
+void http_client_opts_default(http_client_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->timeout_ns = 10000000000ull;
+    o->keepalive = 1;
+    o->max_body = (size_t)1 << 30;
+}
+
+/* ---- lists ---- */
+
+static void hc_unlink(http_conn *conn) {
+    if (!conn->list) return;
+    if (conn->prev) conn->prev->next = conn->next;
+    else *conn->list = conn->next;
+    if (conn->next) conn->next->prev = conn->prev;
+    conn->prev = conn->next = NULL;
+    conn->list = NULL;
+}
+
+static void hc_push(http_conn **list, http_conn *conn) {
+    hc_unlink(conn);
+    conn->prev = NULL;
+    conn->next = *list;
+    if (*list) (*list)->prev = conn;
+    *list = conn;
+    conn->list = list;
+}
+
+/* ---- messages ---- */
+
+static const char *hc_uv_msg(int err) {
+    switch (err) {
+    case UV_ECONNREFUSED: return "connection refused";
+    case UV_ECONNRESET: return "connection reset by peer";
+    case UV_EOF: return "connection closed by server";
+    case UV_EPIPE: return "broken pipe";
+    case UV_ETIMEDOUT: return "timeout";
+    case UV_ECANCELED: return "cancelled";
+    default: return err < 0 ? uv_strerror(err) : "unknown error";
+    }
+}
+
+const char *http_client_strerror(int status) {
+    switch (status) {
+    case 0: return "ok";
+    case HTTP_ECONNECT: return "connect";
+    case HTTP_EWRITE: return "write";
+    case HTTP_EREAD: return "read";
+    case HTTP_ETIMEOUT: return "timeout";
+    case HTTP_EPROTO: return "protocol error";
+    case HTTP_ECANCELED: return "cancelled";
+    case HTTP_EINVAL: return "invalid request";
+    case HTTP_ENOMEM: return "out of memory";
+    default: return "unknown status";
+    }
+}
+
+void http_client_describe(const http_req *req, int status, char *buf, size_t len) {
+    switch (status) {
+    case HTTP_ECONNECT: case HTTP_EWRITE: case HTTP_EREAD:
+        snprintf(buf, len, "%s: %s", http_client_strerror(status), hc_uv_msg(req->sys_err));
+        break;
+    case HTTP_EPROTO:
+        snprintf(buf, len, "protocol error: %s", req->detail ? req->detail : "bad response");
+        break;
+    default:
+        snprintf(buf, len, "%s", http_client_strerror(status));
+    }
+}
+
+/* ---- creation and destruction ---- */
+
+static int hc_resolve(uv_loop_t *loop, const char *host, int port, struct sockaddr_storage *out) {
+    struct addrinfo hints, *ai, *pick = NULL;
+    uv_getaddrinfo_t req;
+    memset(out, 0, sizeof *out);
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)out) == 0) return 0;
+    if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)out) == 0) return 0;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    int rc = uv_getaddrinfo(loop, &req, NULL, host, NULL, &hints);
+    if (rc < 0) return rc;
+    for (ai = req.addrinfo; ai && !pick; ai = ai->ai_next)
+        if (ai->ai_family == AF_INET) pick = ai;       /* prefer IPv4 */
+    for (ai = req.addrinfo; ai && !pick; ai = ai->ai_next)
+        if (ai->ai_family == AF_INET6) pick = ai;
+    if (pick == NULL) rc = UV_EAI_FAMILY;
+    else memcpy(out, pick->ai_addr, pick->ai_addrlen);
+    uv_freeaddrinfo(req.addrinfo);
+    if (rc < 0) return rc;
+    if (out->ss_family == AF_INET) ((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
+    else ((struct sockaddr_in6 *)out)->sin6_port = htons((uint16_t)port);
+    return 0;
+}
+
+int http_client_new(uv_loop_t *loop, const char *host, int port, const char *authority,
+                    const http_client_opts *opts, http_client **out, char *err, size_t err_len) {
+    *out = NULL;
+    if (!host || !*host || port <= 0 || port > 65535) {
+        snprintf(err, err_len, "bad address");
+        return -1;
+    }
+    http_client *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    c->loop = loop;
+    if (opts) c->opts = *opts;
+    else http_client_opts_default(&c->opts);
+    snprintf(c->name, sizeof c->name, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+    int rc = hc_resolve(loop, host, port, &c->addr);
+    if (rc < 0) {
+        snprintf(err, err_len, "cannot resolve %s: %s", host, uv_strerror(rc));
+        free(c);
+        return -1;
+    }
+    c->authority = strdup(authority && *authority ? authority : c->name);
+    *out = c;
+    return 0;
+}
+
+static void hc_client_free(http_client *c) {
+    while (c->all) {
+        http_conn *conn = c->all;
+        c->all = conn->next_all;
+        hp_parser_free(&conn->parser);
+        free(conn->wbuf);
+        free(conn->rbuf);
+        free(conn);
+    }
+    free(c->authority);
+    free(c);
+}
+
+static void hc_client_unref(http_client *c) {
+    if (--c->nhandles == 0 && c->closing) hc_client_free(c);
+}
+
+static void hc_on_sock_close(uv_handle_t *h) {
+    hc_sock *s = h->data;
+    http_client *c = s->client;
+    free(s);
+    hc_client_unref(c);
+}
+
+static void hc_on_timer_close(uv_handle_t *h) {
+    http_conn *conn = h->data;
+    hc_client_unref(conn->client);
+}
+
+static http_conn *hc_conn_new(http_client *c) {
+    http_conn *conn = calloc(1, sizeof *conn);
+    if (!conn) return NULL;
+    conn->rbuf = malloc(HC_RBUF_SIZE);
+    if (!conn->rbuf) {
+        free(conn);
+        return NULL;
+    }
+    conn->client = c;
+    hp_parser_init(&conn->parser);
+    conn->parser.max_body = c->opts.max_body;
+    uv_timer_init(c->loop, &conn->timer);
+    conn->timer.data = conn;
+    c->nhandles++;
+    conn->next_all = c->all;
+    c->all = conn;
+    c->nconns++;
+    hc_push(&c->idle_closed, conn);
+    return conn;
+}
+
+/* ---- timer ---- */
+
+static void hc_arm(http_conn *conn, uint64_t deadline) {
+    if (deadline == 0 || conn->client->closing) return;
+    uint64_t now = uv_hrtime();
+    uint64_t ms = deadline > now ? (deadline - now + 999999) / 1000000 : 0;
+    uv_timer_start(&conn->timer, hc_on_timer, ms, 0);
+    conn->timer_due = deadline;
+}
+
+static void hc_disarm(http_conn *conn) {
+    if (conn->timer_due) uv_timer_stop(&conn->timer);
+    conn->timer_due = 0;
+}
+
+/* ---- sockets ---- */
+
+/* Drop the socket (closed asynchronously); no callbacks. */
+static void hc_detach(http_conn *conn) {
+    hc_sock *s = conn->sock;
+    if (s) {
+        s->conn = NULL;
+        uv_close((uv_handle_t *)&s->tcp, hc_on_sock_close);
+        conn->sock = NULL;
+        conn->client->nopen--;
+    }
+    conn->state = HC_CLOSED;
+    conn->writing = 0;
+    conn->wfly = 0;
+    conn->woff = 0;
+}
+
+static int hc_connect(http_conn *conn) {
+    http_client *c = conn->client;
+    hc_sock *s = calloc(1, sizeof *s);
+    if (!s) return UV_ENOMEM;
+    int rc = uv_tcp_init(c->loop, &s->tcp);
+    if (rc < 0) {
+        free(s);
+        return rc;
+    }
+    s->tcp.data = s->creq.data = s->wreq.data = s;
+    s->client = c;
+    s->conn = conn;
+    c->nhandles++;
+    c->nopen++;
+    conn->sock = s;
+    conn->state = HC_CONNECTING;
+    rc = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&c->addr, hc_on_connect);
+    if (rc < 0) {
+        hc_detach(conn);
+        return rc;
+    }
+    c->connects++;
+    conn->req->connects++;
+    return 0;
+}
+
+/* ---- completion ---- */
+
+/* The request in flight on conn is over: settle the connection, then call
+ * on_done last (it may send again or close the client). */
+static void hc_finish(http_conn *conn, int status, int sys_err, const char *detail) {
+    http_client *c = conn->client;
+    http_req *req = conn->req;
+    conn->req = NULL;
+    req->conn = NULL;
+    req->sys_err = sys_err;
+    req->detail = detail;
+    hc_disarm(conn);
+    int keep = status == 0 && conn->state == HC_OPEN && c->opts.keepalive && !c->closing &&
+               conn->parser.keep_alive && !conn->writing && conn->woff == conn->wlen;
+    if (!keep) hc_detach(conn);
+    c->nbusy--;
+    hc_push(conn->state == HC_OPEN ? &c->idle_open : &c->idle_closed, conn);
+    c->requests++;
+    req->on_done(req, status, status == 0 ? &conn->parser : NULL);
+}
+
+/* A request that went out on a reused connection the server had already
+ * closed: once, on a fresh connection.  1 when retried (or finished). */
+static int hc_retry(http_conn *conn, int err) {
+    http_req *req = conn->req;
+    if (!conn->reused || req->retried || conn->attempt_rx > 0 || conn->client->closing) return 0;
+    if (err != UV_EOF && err != UV_ECONNRESET && err != UV_EPIPE) return 0;
+    req->retried = 1;
+    conn->client->retries++;
+    hc_detach(conn);
+    conn->reused = 0;
+    conn->attempt_rx = 0;
+    hp_parser_reset(&conn->parser, req->head);
+    int rc = hc_connect(conn);
+    if (rc < 0) hc_finish(conn, HTTP_ECONNECT, rc, NULL);
+    return 1;
+}
+
+static void hc_on_timer(uv_timer_t *t) {
+    http_conn *conn = t->data;
+    uint64_t due = conn->timer_due;
+    conn->timer_due = 0;
+    if (conn->client->closing || !conn->req) return;
+    if (uv_hrtime() < due) {                 /* libuv's coarse clock fired early */
+        hc_arm(conn, due);
+        return;
+    }
+    hc_finish(conn, HTTP_ETIMEOUT, UV_ETIMEDOUT, NULL);
+}
+
+/* ---- writing ---- */
+
+static void hc_write_failed(http_conn *conn, int err) {
+    if (hc_retry(conn, err)) return;
+    hc_finish(conn, HTTP_EWRITE, err, NULL);
+}
+
+/* Send what is left of the request: uv_try_write first, then one uv_write of
+ * the rest (wbuf stays untouched until its callback or the socket's close). */
+static void hc_flush(http_conn *conn) {
+    if (conn->writing || conn->state != HC_OPEN || conn->woff >= conn->wlen) return;
+    uv_stream_t *st = (uv_stream_t *)&conn->sock->tcp;
+    uv_buf_t b = uv_buf_init(conn->wbuf + conn->woff, (unsigned)(conn->wlen - conn->woff));
+    int n = uv_try_write(st, &b, 1);
+    if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
+    if (n < 0) {
+        hc_write_failed(conn, n);
+        return;
+    }
+    conn->woff += (size_t)n;
+    conn->req->bytes_sent += (uint64_t)n;
+    if (conn->woff == conn->wlen) return;
+    b = uv_buf_init(conn->wbuf + conn->woff, (unsigned)(conn->wlen - conn->woff));
+    int rc = uv_write(&conn->sock->wreq, st, &b, 1, hc_on_write);
+    if (rc < 0) {
+        hc_write_failed(conn, rc);
+        return;
+    }
+    conn->writing = 1;
+    conn->wfly = b.len;
+}
+
+static void hc_on_write(uv_write_t *w, int status) {
+    hc_sock *s = w->data;
+    http_conn *conn = s->conn;
+    if (!conn) return;
+    conn->writing = 0;
+    if (!conn->req) {                        /* answered before fully sent: drop it */
+        hc_detach(conn);
+        hc_push(&conn->client->idle_closed, conn);
+        return;
+    }
+    if (status < 0) {
+        hc_write_failed(conn, status);
+        return;
+    }
+    conn->woff += conn->wfly;
+    conn->req->bytes_sent += conn->wfly;
+    conn->wfly = 0;
+}
+
+/* ---- reading ---- */
+
+static void hc_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+    hc_sock *s = h->data;
+    (void)hint;
+    if (s->conn) *buf = uv_buf_init(s->conn->rbuf, HC_RBUF_SIZE);
+    else *buf = uv_buf_init(NULL, 0);
+}
+
+static void hc_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
+    hc_sock *s = st->data;
+    http_conn *conn = s->conn;
+    (void)buf;
+    if (!conn || nread == 0) return;
+    if (!conn->req) {                        /* idle: the server closed it, or spoke out of turn */
+        hc_detach(conn);
+        hc_push(&conn->client->idle_closed, conn);
+        return;
+    }
+    if (nread < 0) {
+        int err = (int)nread;
+        if (err == UV_EOF && hp_parser_eof(&conn->parser) == HP_DONE) {
+            hc_finish(conn, 0, 0, NULL);     /* a body delimited by the end of the connection */
+            return;
+        }
+        if (hc_retry(conn, err)) return;
+        if (err == UV_EOF && conn->attempt_rx > 0 && conn->parser.err &&
+            strcmp(conn->parser.err, "connection closed before the response ended") != 0) {
+            hc_finish(conn, HTTP_EPROTO, 0, conn->parser.err);
+            return;
+        }
+        hc_finish(conn, HTTP_EREAD, err, NULL);
+        return;
+    }
+    conn->attempt_rx += (uint64_t)nread;
+    conn->req->bytes_received += (uint64_t)nread;
+    size_t used;
+    int rc = hp_parser_feed(&conn->parser, conn->rbuf, (size_t)nread, &used);
+    if (rc == HP_NEED_MORE) return;
+    if (rc == HP_ERROR) {
+        hc_finish(conn, HTTP_EPROTO, 0, hp_parser_error(&conn->parser));
+        return;
+    }
+    if (used < (size_t)nread) conn->parser.keep_alive = 0;   /* unsolicited bytes: do not reuse */
+    hc_finish(conn, 0, 0, NULL);
+}
+
+static void hc_on_connect(uv_connect_t *creq, int status) {
+    hc_sock *s = creq->data;
+    http_conn *conn = s->conn;
+    if (!conn) return;
+    if (status == 0) status = uv_read_start((uv_stream_t *)&s->tcp, hc_on_alloc, hc_on_read);
+    if (status < 0) {
+        hc_finish(conn, HTTP_ECONNECT, status, NULL);
+        return;
+    }
+    uv_tcp_nodelay(&s->tcp, 1);
+    conn->state = HC_OPEN;
+    hc_flush(conn);
+}
+
+/* ---- public ---- */
+
+void http_client_send(http_client *c, http_req *req, const hp_request *r) {
+    req->sys_err = 0;
+    req->detail = NULL;
+    req->bytes_sent = req->bytes_received = 0;
+    req->connects = req->retried = 0;
+    req->conn = NULL;
+    req->deadline_ns = 0;
+    req->head = r->method == HP_HEAD;
+    if (c->closing) {
+        req->sys_err = UV_ECANCELED;
+        req->on_done(req, HTTP_ECANCELED, NULL);
+        return;
+    }
+    http_conn *conn = c->idle_open ? c->idle_open : c->idle_closed ? c->idle_closed : hc_conn_new(c);
+    if (!conn) {
+        req->on_done(req, HTTP_ENOMEM, NULL);
+        return;
+    }
+    hp_request rr = *r;
+    rr.host = c->authority;
+    rr.host_len = strlen(c->authority);
+    rr.close = !c->opts.keepalive;
+    size_t need = hp_encode_request(conn->wbuf, conn->wcap, &rr);
+    if (need > conn->wcap) {
+        size_t cap = conn->wcap ? conn->wcap : HC_WBUF_INIT;
+        while (cap < need) cap *= 2;
+        char *p = realloc(conn->wbuf, cap);
+        if (!p) {
+            req->on_done(req, HTTP_ENOMEM, NULL);
+            return;
+        }
+        conn->wbuf = p;
+        conn->wcap = cap;
+        need = hp_encode_request(conn->wbuf, conn->wcap, &rr);
+    }
+    if (need == 0) {
+        req->on_done(req, HTTP_EINVAL, NULL);
+        return;
+    }
+    hc_push(&c->busy, conn);
+    c->nbusy++;
+    conn->req = req;
+    req->conn = conn;
+    conn->wlen = need;
+    conn->woff = 0;
+    conn->attempt_rx = 0;
+    hp_parser_reset(&conn->parser, req->head);
+    uint64_t to = req->timeout_ns ? req->timeout_ns : c->opts.timeout_ns;
+    req->deadline_ns = to ? uv_hrtime() + to : 0;
+    hc_arm(conn, req->deadline_ns);
+    if (conn->state == HC_OPEN) {
+        conn->reused = 1;
+        hc_flush(conn);
+        return;
+    }
+    conn->reused = 0;
+    int rc = hc_connect(conn);
+    if (rc < 0) hc_finish(conn, HTTP_ECONNECT, rc, NULL);
+}
+
+void http_client_close(http_client *c) {
+    if (!c || c->closing) return;
+    c->closing = 1;
+    while (c->busy) hc_finish(c->busy, HTTP_ECANCELED, UV_ECANCELED, NULL);
+    for (http_conn *conn = c->all; conn; conn = conn->next_all) {
+        hc_detach(conn);
+        hc_disarm(conn);
+        uv_close((uv_handle_t *)&conn->timer, hc_on_timer_close);
+    }
+    if (c->nhandles == 0) hc_client_free(c);
+}
+
+size_t http_client_pending(const http_client *c) { return c->nbusy; }
+
+void http_client_get_stats(const http_client *c, http_client_stats *s) {
+    s->connects = c->connects;
+    s->retries = c->retries;
+    s->requests = c->requests;
+    s->conns = c->nconns;
+    s->open = c->nopen;
+}
+
+const char *http_client_name(const http_client *c) { return c->name; }

@@ -1,0 +1,107 @@
+/* http_client.h - HTTP/1.1 client on a libuv loop.
+ *
+ * A client talks to one server (host:port) over connections it opens as
+ * needed: a request takes an idle connection (the most recently used one) or
+ * opens a new one, so there is one request in flight per connection and never
+ * any pipelining.  A caller that sends one request at a time (a VU) therefore
+ * uses a single connection; callers that share a client get as many
+ * connections as they have concurrent requests, reused afterwards.
+ *
+ * Connections are kept alive by default (or closed after each request with
+ * keepalive = 0).  Requests are caller-allocated (libuv style); every
+ * request's on_done fires exactly once: with the response (status 0), or with
+ * a negative status saying what failed (connect, write, read, timeout,
+ * protocol, cancelled).  The timeout covers connecting, sending and the whole
+ * response.  A request sent on a reused idle connection that the server had
+ * closed (end of stream, reset or broken pipe before any response byte) is
+ * retried once on a fresh connection.
+ *
+ * The client never touches Lua and never blocks; it allocates connections
+ * (kept until the client is closed) and grows buffers, nothing per request. */
+#ifndef LUAMECH_HTTP_CLIENT_H
+#define LUAMECH_HTTP_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+#include "proto/http_proto.h"
+
+/* Failure statuses; req->sys_err holds the libuv code behind them. */
+#define HTTP_ECONNECT  (-32001)  /* the connection could not be opened */
+#define HTTP_EWRITE    (-32002)  /* sending the request failed */
+#define HTTP_EREAD     (-32003)  /* reading failed, or the server closed mid-response */
+#define HTTP_ETIMEOUT  (-32004)  /* no complete response within the timeout */
+#define HTTP_EPROTO    (-32005)  /* unparseable response (req->detail says why) */
+#define HTTP_ECANCELED (-32006)  /* the client was closed */
+#define HTTP_EINVAL    (-32007)  /* the request could not be encoded */
+#define HTTP_ENOMEM    (-32008)
+
+typedef struct http_client_opts {
+    uint64_t timeout_ns;     /* per request unless the request sets one; 0 = none */
+    int keepalive;           /* 0: "Connection: close" and a new connection per request */
+    size_t max_body;         /* larger responses fail with HTTP_EPROTO; 0 = no limit */
+} http_client_opts;
+
+void http_client_opts_default(http_client_opts *o);   /* 10 s, keep-alive, 1 GB */
+
+typedef struct http_client http_client;
+typedef struct http_conn http_conn;
+typedef struct http_req http_req;
+
+/* status == 0: res is the response, valid only during the callback.
+ * status < 0: res is NULL. */
+typedef void (*http_done_cb)(http_req *req, int status, const hp_parser *res);
+
+struct http_req {
+    /* set by the caller before http_client_send */
+    http_done_cb on_done;         /* required */
+    void *data;                   /* caller's */
+    uint64_t timeout_ns;          /* 0 = the client's */
+    /* filled by the client; read them in on_done */
+    int sys_err;                  /* libuv code behind a failure (UV_ECONNREFUSED, UV_EOF, ...) */
+    const char *detail;           /* protocol error text (static), or NULL */
+    uint64_t bytes_sent;          /* request bytes written, retries included */
+    uint64_t bytes_received;      /* response bytes read, retries included */
+    unsigned connects;            /* connections opened for this request (0: reused) */
+    unsigned retried;             /* 1 when retried on a fresh connection */
+    /* private */
+    http_conn *conn;
+    uint64_t deadline_ns;
+    int head;
+};
+
+typedef struct http_client_stats {
+    uint64_t connects;            /* connections opened (retries included) */
+    uint64_t retries;             /* requests retried on a fresh connection */
+    uint64_t requests;            /* requests completed, whatever the status */
+    size_t conns;                 /* connection slots (open or not) */
+    size_t open;                  /* connections currently open or opening */
+} http_client_stats;
+
+/* A client for host:port (a numeric address or a name, resolved now,
+ * IPv4 preferred) sending `authority` as the Host header.  Nothing is
+ * connected yet.  Returns 0, or -1 with a message in err. */
+int http_client_new(uv_loop_t *loop, const char *host, int port, const char *authority,
+                    const http_client_opts *opts, http_client **out, char *err, size_t err_len);
+
+/* Start one request.  r->host and r->close are filled by the client; the
+ * bytes are encoded and copied before this returns.  on_done fires later from
+ * the loop, or before this returns when the client is closed (HTTP_ECANCELED)
+ * or the request cannot be encoded (HTTP_EINVAL) or a socket cannot be made. */
+void http_client_send(http_client *c, http_req *req, const hp_request *r);
+
+/* Cancel every request in flight (on_done with HTTP_ECANCELED, before this
+ * returns), close the connections and free the client once libuv has closed
+ * its handles.  No callback fires after this returns. */
+void http_client_close(http_client *c);
+
+size_t http_client_pending(const http_client *c);
+void http_client_get_stats(const http_client *c, http_client_stats *s);
+const char *http_client_name(const http_client *c);            /* "host:port" */
+
+/* "connect: connection refused", "timeout", "read: connection closed by
+ * server", "protocol error: ..." for a failed request. */
+void http_client_describe(const http_req *req, int status, char *buf, size_t len);
+const char *http_client_strerror(int status);                   /* the kind alone */
+
+#endif

@@ -1,0 +1,79 @@
+/* redis_client.h - a redis client on a libuv loop, built on hiredis's async
+ * API and its libuv adapter.  One connection per client (TCP or unix socket),
+ * caller-allocated requests pipelined FIFO, per-request and connect timeouts,
+ * optional AUTH and SELECT at connect, reconnect with doubling backoff.  Every
+ * request's on_done fires exactly once.  It never touches Lua; it does not do
+ * pub/sub, MONITOR, cluster, sentinel or TLS, nor retry a failed request. */
+#ifndef LUAMECH_REDIS_CLIENT_H
+#define LUAMECH_REDIS_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <hiredis/hiredis.h>
+#include <uv.h>
+
+/* Status codes beyond libuv's (UV_ETIMEDOUT, UV_ECANCELED, UV_ECONNREFUSED,
+ * UV_EOF, ...). */
+#define REDIS_CLIENT_EDOWN  (-31001)  /* server marked down, reconnect backoff not elapsed */
+#define REDIS_CLIENT_EIO    (-31002)  /* hiredis I/O or protocol error (see the message) */
+#define REDIS_CLIENT_ESETUP (-31003)  /* AUTH or SELECT refused at connect */
+
+typedef struct redis_client_opts {
+    uint64_t timeout_ns;          /* per request, from send to reply; 0 = none */
+    uint64_t connect_timeout_ns;  /* connect + AUTH/SELECT; 0 = use timeout_ns */
+    uint64_t backoff_min_ns;      /* first reconnect delay after a failure */
+    uint64_t backoff_max_ns;      /* cap of the doubling backoff */
+    const char *password;         /* AUTH at connect; NULL = none (copied) */
+    int db;                       /* SELECT at connect when > 0 */
+} redis_client_opts;
+
+void redis_client_opts_default(redis_client_opts *o);  /* 5 s, 100 ms .. 5 s */
+
+typedef struct redis_client redis_client;
+typedef struct redis_req redis_req;
+
+/* status == 0: `reply` is the server's reply (an error reply included); it
+ * is valid only during the call.  status < 0: `reply` is NULL and `errmsg`
+ * says why (valid only during the call). */
+typedef void (*redis_done_cb)(redis_req *req, int status, const redisReply *reply,
+                              const char *errmsg);
+typedef void (*redis_connect_cb)(void *data, int status, const char *errmsg);
+
+struct redis_req {
+    /* set by the caller before redis_client_send */
+    redis_done_cb on_done;        /* required */
+    void *data;                   /* caller's */
+    /* private to the client */
+    redis_req *next;
+    uint64_t deadline_ns;
+    char *cmd;                    /* formatted command, until handed to hiredis */
+    size_t cmd_len;
+};
+
+/* Parse `address` ("host:port", "host" (port 6379), "[v6]:port" or a unix
+ * socket path starting with '/') and create a client.  Nothing is connected
+ * yet.  Returns 0, or -1 with a message in err. */
+int redis_client_new(uv_loop_t *loop, const char *address, const redis_client_opts *opts,
+                     redis_client **out, char *err, size_t err_len);
+
+/* Connect (and AUTH/SELECT) unless ready; cb fires once: status 0 when ready,
+ * or < 0 with the reason.  It may fire before this returns. */
+void redis_client_connect(redis_client *c, redis_connect_cb cb, void *data);
+
+/* Queue one command (argv[0] is its name; arguments are binary-safe and
+ * copied before this returns).  Connects if needed.  If the server is down and
+ * its backoff has not elapsed, on_done fires with REDIS_CLIENT_EDOWN before
+ * this returns; otherwise expect it later, from the loop. */
+void redis_client_send(redis_client *c, redis_req *req, int argc, const char **argv,
+                       const size_t *argvlen);
+
+/* Cancel every pending request (on_done with UV_ECANCELED, before this
+ * returns), drop the connection and free the client once libuv has closed
+ * its handles.  Safe from inside any callback of this client. */
+void redis_client_close(redis_client *c);
+
+const char *redis_client_name(const redis_client *c); /* "host:port" or the path */
+size_t redis_client_pending(const redis_client *c);
+const char *redis_client_strerror(int status);
+
+#endif

@@ -1,0 +1,381 @@
+/* http_proto.c - HTTP/1.1 request encoder and incremental response parser
+ * (a thin layer over http-parser 2.9: it collects the status, the headers
+ * with lowercased names and the decoded body, and stops at the end of one
+ * response so the caller can tell which bytes belong to it).  See
+ * http_proto.h. */
+#include "proto/http_proto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HP_HBUF_INIT 1024
+#define HP_HDRS_INIT 16
+#define HP_BODY_INIT 4096
+#define HP_FIELD_MAX 8192
+
+static const char *const hp_method_names[HP_NMETHODS] = {"GET", "HEAD", "POST", "PUT", "DELETE"};
+
+const char *hp_method_name(hp_method m) {
+    return (unsigned)m < HP_NMETHODS ? hp_method_names[m] : "?";
+}
+
+static int hp_lower(int c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
+
+static int hp_ieq(const char *a, size_t alen, const char *b) {
+    size_t blen = strlen(b);
+    if (alen != blen) return 0;
+    for (size_t i = 0; i < alen; i++)
+        if (hp_lower((unsigned char)a[i]) != hp_lower((unsigned char)b[i])) return 0;
+    return 1;
+}
+
+int hp_method_parse(const char *s, size_t len) {
+    for (int m = 0; m < HP_NMETHODS; m++)
+        if (hp_ieq(s, len, hp_method_names[m])) return m;
+    return -1;
+}
+
+/* ---- validation ---- */
+
+static int hp_tchar(unsigned char c) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return 1;
+    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+int hp_header_name_valid(const char *name, size_t len) {
+    if (len == 0 || len > 256) return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!hp_tchar((unsigned char)name[i])) return 0;
+    return 1;
+}
+
+int hp_header_value_valid(const char *value, size_t len) {
+    if (len > HP_FIELD_MAX) return 0;
+    for (size_t i = 0; i < len; i++)
+        if (value[i] == '\r' || value[i] == '\n' || value[i] == '\0') return 0;
+    return 1;
+}
+
+int hp_path_valid(const char *path, size_t len) {
+    if (len == 0 || len > HP_FIELD_MAX || path[0] != '/') return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)path[i];
+        if (c <= 0x20 || c == 0x7f) return 0;
+    }
+    return 1;
+}
+
+int hp_header_reserved(const char *name, size_t len) {
+    return hp_ieq(name, len, "content-length") || hp_ieq(name, len, "transfer-encoding");
+}
+
+/* ---- encoder ---- */
+
+typedef struct hp_out {
+    char *p;
+    size_t cap, len;
+} hp_out;
+
+static void hp_put(hp_out *o, const char *s, size_t n) {
+    if (n && o->len <= o->cap && n <= o->cap - o->len) memcpy(o->p + o->len, s, n);
+    o->len += n;
+}
+
+static void hp_puts(hp_out *o, const char *s) { hp_put(o, s, strlen(s)); }
+
+size_t hp_encode_request(char *out, size_t cap, const hp_request *r) {
+    if ((unsigned)r->method >= HP_NMETHODS || !hp_path_valid(r->path, r->path_len)) return 0;
+    if (r->body_len && !r->body) return 0;
+    int user_host = 0, user_conn = 0;
+    for (size_t i = 0; i < r->nheaders; i++) {
+        const hp_header *h = &r->headers[i];
+        if (!hp_header_name_valid(h->name, h->name_len) ||
+            !hp_header_value_valid(h->value, h->value_len) ||
+            hp_header_reserved(h->name, h->name_len))
+            return 0;
+        if (hp_ieq(h->name, h->name_len, "host")) user_host = 1;
+        if (hp_ieq(h->name, h->name_len, "connection")) user_conn = 1;
+    }
+    if (!user_host && !hp_header_value_valid(r->host, r->host_len)) return 0;
+    hp_out o = {out, cap, 0};
+    hp_puts(&o, hp_method_names[r->method]);
+    hp_put(&o, " ", 1);
+    hp_put(&o, r->path, r->path_len);
+    hp_puts(&o, " HTTP/1.1\r\n");
+    if (!user_host) {
+        hp_puts(&o, "Host: ");
+        hp_put(&o, r->host, r->host_len);
+        hp_put(&o, "\r\n", 2);
+    }
+    for (size_t i = 0; i < r->nheaders; i++) {
+        const hp_header *h = &r->headers[i];
+        hp_put(&o, h->name, h->name_len);
+        hp_put(&o, ": ", 2);
+        hp_put(&o, h->value, h->value_len);
+        hp_put(&o, "\r\n", 2);
+    }
+    if (r->body_len || r->body || r->method == HP_POST || r->method == HP_PUT) {
+        char num[48];
+        int n = snprintf(num, sizeof num, "Content-Length: %zu\r\n", r->body_len);
+        hp_put(&o, num, (size_t)n);
+    }
+    if (r->close && !user_conn) hp_puts(&o, "Connection: close\r\n");
+    hp_put(&o, "\r\n", 2);
+    hp_put(&o, r->body, r->body_len);
+    return o.len;
+}
+
+int hp_parse_base_url(const char *url, size_t len, hp_base_url *out, const char **why) {
+    struct http_parser_url u;
+    memset(out, 0, sizeof *out);
+    http_parser_url_init(&u);
+    if (len == 0 || http_parser_parse_url(url, len, 0, &u) != 0) {
+        *why = "not a URL (expected http://host[:port])";
+        return -1;
+    }
+    if (!(u.field_set & (1 << UF_SCHEMA)) || !(u.field_set & (1 << UF_HOST))) {
+        *why = "expected http://host[:port]";
+        return -1;
+    }
+    if (!hp_ieq(url + u.field_data[UF_SCHEMA].off, u.field_data[UF_SCHEMA].len, "http")) {
+        *why = "only http:// is supported";
+        return -1;
+    }
+    if (u.field_set & ((1 << UF_QUERY) | (1 << UF_FRAGMENT) | (1 << UF_USERINFO))) {
+        *why = "a query, fragment or user name is not allowed in the base URL";
+        return -1;
+    }
+    size_t end = len;
+    if (u.field_set & (1 << UF_PATH)) {
+        if (u.field_data[UF_PATH].len != 1) {
+            *why = "the base URL cannot have a path (give the path to each request)";
+            return -1;
+        }
+        end = u.field_data[UF_PATH].off;
+    }
+    if ((u.field_set & (1 << UF_PORT)) && u.port == 0) {
+        *why = "port must be 1..65535";
+        return -1;
+    }
+    out->host = url + u.field_data[UF_HOST].off;
+    out->host_len = u.field_data[UF_HOST].len;
+    out->port = (u.field_set & (1 << UF_PORT)) ? u.port : 80;
+    out->authority = url + u.field_data[UF_SCHEMA].len + 3;      /* after "http://" */
+    out->authority_len = end - (u.field_data[UF_SCHEMA].len + 3);
+    return 0;
+}
+
+/* ---- response parser ---- */
+
+static int hp_grow(char **buf, size_t *cap, size_t need, size_t init) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : init;
+    while (c < need) c = c > SIZE_MAX / 2 ? need : c * 2;
+    char *p = realloc(*buf, c);
+    if (!p) return -1;
+    *buf = p;
+    *cap = c;
+    return 0;
+}
+
+static hp_parser *hp_of(http_parser *hp) { return hp->data; }
+
+static int hp_on_begin(http_parser *hp) {
+    hp_parser *p = hp_of(hp);
+    p->nheaders = 0;
+    p->hlen = 0;
+    p->in_value = p->in_body = 0;
+    return 0;
+}
+
+static int hp_on_field(http_parser *hp, const char *at, size_t len) {
+    hp_parser *p = hp_of(hp);
+    if (p->in_body) return 0;                      /* a trailer: not kept */
+    if (p->nheaders == 0 || p->in_value) {
+        if (p->nheaders == p->hdrs_cap) {
+            size_t cap = p->hdrs_cap ? p->hdrs_cap * 2 : HP_HDRS_INIT;
+            hp_hdr_ref *h = realloc(p->hdrs, cap * sizeof *h);
+            if (!h) { p->err = "out of memory"; return -1; }
+            p->hdrs = h;
+            p->hdrs_cap = cap;
+        }
+        hp_hdr_ref *h = &p->hdrs[p->nheaders++];
+        memset(h, 0, sizeof *h);
+        h->name_off = p->hlen;
+        p->in_value = 0;
+    }
+    if (hp_grow(&p->hbuf, &p->hcap, p->hlen + len, HP_HBUF_INIT) < 0) {
+        p->err = "out of memory";
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++) p->hbuf[p->hlen + i] = (char)hp_lower((unsigned char)at[i]);
+    p->hlen += len;
+    p->hdrs[p->nheaders - 1].name_len += len;
+    return 0;
+}
+
+static int hp_on_value(http_parser *hp, const char *at, size_t len) {
+    hp_parser *p = hp_of(hp);
+    if (p->in_body || p->nheaders == 0) return 0;
+    hp_hdr_ref *h = &p->hdrs[p->nheaders - 1];
+    if (!p->in_value) {
+        p->in_value = 1;
+        h->value_off = p->hlen;
+        h->value_len = 0;
+    }
+    if (hp_grow(&p->hbuf, &p->hcap, p->hlen + len, HP_HBUF_INIT) < 0) {
+        p->err = "out of memory";
+        return -1;
+    }
+    if (len) memcpy(p->hbuf + p->hlen, at, len);
+    p->hlen += len;
+    h->value_len += len;
+    return 0;
+}
+
+static int hp_on_headers_complete(http_parser *hp) {
+    hp_parser *p = hp_of(hp);
+    p->in_body = 1;
+    p->status = (int)hp->status_code;
+    p->http_major = hp->http_major;
+    p->http_minor = hp->http_minor;
+    p->chunked = (hp->flags & F_CHUNKED) != 0;
+    p->interim = p->status >= 100 && p->status < 200;
+    if (p->status == 101) {
+        p->err = "101 Switching Protocols: protocol upgrades are not supported";
+        return -1;
+    }
+    if (p->interim) return 0;                      /* 1xx: no body; the real response follows */
+    return p->head ? 1 : 0;                        /* a HEAD response has no body */
+}
+
+static int hp_on_body(http_parser *hp, const char *at, size_t len) {
+    hp_parser *p = hp_of(hp);
+    p->body_seen += len;
+    if (p->max_body && p->body_seen > p->max_body) {
+        p->err = "response body larger than the limit";
+        return -1;
+    }
+    if (p->discard_body) return 0;
+    if (hp_grow(&p->body, &p->body_cap, p->body_len + len, HP_BODY_INIT) < 0) {
+        p->err = "out of memory";
+        return -1;
+    }
+    memcpy(p->body + p->body_len, at, len);
+    p->body_len += len;
+    return 0;
+}
+
+static int hp_on_complete(http_parser *hp) {
+    hp_parser *p = hp_of(hp);
+    if (p->interim) {                              /* skip "100 Continue" and friends */
+        p->interim = 0;
+        p->status = 0;
+        p->nheaders = 0;
+        p->hlen = 0;
+        p->in_value = p->in_body = 0;
+        return 0;
+    }
+    p->done = 1;
+    p->keep_alive = http_should_keep_alive(hp) != 0;
+    http_parser_pause(hp, 1);                      /* stop at the end of this response */
+    return 0;
+}
+
+static const http_parser_settings hp_settings = {
+    .on_message_begin = hp_on_begin,
+    .on_header_field = hp_on_field,
+    .on_header_value = hp_on_value,
+    .on_headers_complete = hp_on_headers_complete,
+    .on_body = hp_on_body,
+    .on_message_complete = hp_on_complete,
+};
+
+void hp_parser_init(hp_parser *p) {
+    memset(p, 0, sizeof *p);
+    hp_parser_reset(p, 0);
+}
+
+void hp_parser_reset(hp_parser *p, int head) {
+    http_parser_init(&p->hp, HTTP_RESPONSE);
+    p->hp.data = p;
+    p->status = p->http_major = p->http_minor = 0;
+    p->keep_alive = p->chunked = p->eof_terminated = 0;
+    p->body_len = p->nheaders = p->hlen = p->body_seen = 0;
+    p->nbytes = 0;
+    p->head = head;
+    p->started = p->done = p->in_value = p->in_body = p->interim = 0;
+    p->err = NULL;
+}
+
+void hp_parser_free(hp_parser *p) {
+    free(p->hbuf);
+    free(p->hdrs);
+    free(p->body);
+    p->hbuf = NULL;
+    p->hdrs = NULL;
+    p->body = NULL;
+    p->hcap = p->hdrs_cap = p->body_cap = 0;
+    hp_parser_reset(p, 0);
+}
+
+int hp_parser_feed(hp_parser *p, const char *data, size_t len, size_t *used) {
+    *used = 0;
+    if (p->done) return HP_DONE;
+    if (p->err) return HP_ERROR;
+    if (len == 0) return HP_NEED_MORE;
+    p->started = 1;
+    size_t n = http_parser_execute(&p->hp, &hp_settings, data, len);
+    if (n > len) n = len;
+    *used = n;
+    p->nbytes += n;
+    if (p->done) return HP_DONE;
+    enum http_errno e = HTTP_PARSER_ERRNO(&p->hp);
+    if (!p->err && e != HPE_OK) p->err = http_errno_description(e);
+    if (!p->err && n != len) p->err = "unexpected bytes after the response";
+    return p->err ? HP_ERROR : HP_NEED_MORE;
+}
+
+int hp_parser_eof(hp_parser *p) {
+    if (p->done) return HP_DONE;
+    if (p->err) return HP_ERROR;
+    if (p->nbytes == 0) {
+        p->err = "connection closed before any response byte";
+        return HP_ERROR;
+    }
+    http_parser_execute(&p->hp, &hp_settings, NULL, 0);
+    if (p->done) {
+        p->eof_terminated = 1;
+        p->keep_alive = 0;
+        return HP_DONE;
+    }
+    enum http_errno e = HTTP_PARSER_ERRNO(&p->hp);
+    if (!p->err) p->err = e != HPE_OK && e != HPE_INVALID_EOF_STATE
+        ? http_errno_description(e) : "connection closed before the response ended";
+    return HP_ERROR;
+}
+
+const char *hp_parser_error(const hp_parser *p) { return p->err ? p->err : "no error"; }
+
+void hp_parser_header(const hp_parser *p, size_t i, const char **name, size_t *name_len,
+                      const char **value, size_t *value_len) {
+    const hp_hdr_ref *h = &p->hdrs[i];
+    *name = p->hbuf + h->name_off;
+    *name_len = h->name_len;
+    *value = h->value_len ? p->hbuf + h->value_off : "";
+    *value_len = h->value_len;
+}
+
+const char *hp_parser_find(const hp_parser *p, const char *name, size_t *value_len) {
+    for (size_t i = 0; i < p->nheaders; i++) {
+        const char *n, *v;
+        size_t nl, vl;
+        hp_parser_header(p, i, &n, &nl, &v, &vl);
+        if (hp_ieq(n, nl, name)) {
+            if (value_len) *value_len = vl;
+            return v;
+        }
+    }
+    return NULL;
+}

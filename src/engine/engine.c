@@ -49,7 +49,11 @@ static void engine_stop(engine *e, int hard) {
 static void engine_on_deadline(uv_timer_t *t) {
     engine *e = t->data;
     engine_stop(e, 0);
-    e->stop_ns = atomic_load(&e->shared.t0_ns) + (uint64_t)e->sc->run_time_ns;
+    if (e->sc->run_time_ns > 0)
+        e->stop_ns = atomic_load(&e->shared.t0_ns) + (uint64_t)e->sc->run_time_ns;
+    else
+        fprintf(stderr, "luamech: the transaction budget was not spent within %lld s: stopping\n",
+                (long long)(ENGINE_BUDGET_LIMIT_NS / 1000000000));
 }
 
 static void engine_on_progress(uv_timer_t *t) {
@@ -64,10 +68,11 @@ static void engine_on_signal(uv_signal_t *h, int signum) {
     if (e->r->status == RUN_ABORTED) return;
     int second = e->r->signal != 0;
     e->r->signal = signum;
-    if (e->going) e->r->status = RUN_INTERRUPTED;
-    fprintf(stderr, second ? "\nluamech: second %s: cancelling in-flight requests now\n"
-                           : "\nluamech: %s: stopping; in-flight transactions finish (again to cancel them)\n",
-            signum == SIGINT ? "SIGINT" : "SIGTERM");
+    e->r->status = RUN_INTERRUPTED;
+    const char *what = !e->going ? "stopping before the load started"
+                     : second ? "cancelling in-flight requests now"
+                              : "stopping; in-flight transactions finish (again to cancel them)";
+    fprintf(stderr, "\nluamech: %s: %s\n", signum == SIGINT ? "SIGINT" : "SIGTERM", what);
     engine_stop(e, second || !e->going);
 }
 
@@ -77,8 +82,9 @@ static void engine_go(engine *e) {
     clock_gettime(CLOCK_REALTIME, &e->r->start_wall);
     uv_timer_stop(&e->preflight_timeout);
     engine_broadcast(e, WCMD_GO);
-    if (e->sc->run_time_ns > 0)
-        uv_timer_start(&e->deadline, engine_on_deadline, (uint64_t)(e->sc->run_time_ns / 1000000), 0);
+    /* A run bounded only by its transaction budget still ends: after an hour. */
+    int64_t limit_ns = e->sc->run_time_ns > 0 ? e->sc->run_time_ns : ENGINE_BUDGET_LIMIT_NS;
+    uv_timer_start(&e->deadline, engine_on_deadline, (uint64_t)(limit_ns / 1000000), 0);
     uv_timer_start(&e->progress, engine_on_progress, 1000, 1000);
 }
 
@@ -102,7 +108,11 @@ static void engine_drain(engine *e) {
         tick_msg *next = m->next;
         if (m->final) e->finals++;
         int closed = agg_push(&e->r->agg, m);
-        if (closed && e->hooks && e->hooks->on_interval) e->hooks->on_interval(e->hooks->ctx, e->r);
+        if (closed && e->hooks && e->hooks->on_interval) {
+            e->r->run_ns = (int64_t)e->r->agg.nintervals * e->r->agg.interval_ns;   /* so far */
+            clock_gettime(CLOCK_REALTIME, &e->r->end_wall);
+            e->hooks->on_interval(e->hooks->ctx, e->r);
+        }
         m = next;
     }
 }
@@ -164,6 +174,8 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
     e.r = r;
     e.nworkers = r->nworkers = nworkers;
     r->seed = seed;
+    clock_gettime(CLOCK_REALTIME, &r->start_wall);   /* replaced at t0 */
+    r->end_wall = r->start_wall;
     engine_init_loop(&e);
     int64_t tick_ns = engine_tick_ns(sc->interval_ns);
     agg_init(&r->agg, nworkers, sc->interval_ns, tick_ns);

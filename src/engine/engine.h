@@ -12,6 +12,9 @@
 #include "scenario/scenario.h"
 #include "stats/agg.h"
 
+/* A run bounded only by --requests stops after this long all the same. */
+#define ENGINE_BUDGET_LIMIT_NS (3600LL * 1000000000LL)
+
 typedef enum run_status {
     RUN_COMPLETED = 0,   /* reached its run time or transaction budget */
     RUN_INTERRUPTED,     /* SIGINT / SIGTERM: stopped early, results kept */

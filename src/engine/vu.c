@@ -4,7 +4,6 @@
  * vu_resume. */
 #include "engine/vu.h"
 
-#include <assert.h>
 #include <lauxlib.h>
 #include <string.h>
 
@@ -74,7 +73,11 @@ static void vu_finished(vu *v) {
 void vu_resume(vu *v, int nargs) {
     worker *w = v->w;
     if (v->state == VU_DONE) return;
-    assert(w->current == NULL && "vu_resume is never re-entrant");
+    if (w->current) {            /* a completion fired inside another VU's call */
+        v->ready_nargs = nargs;  /* (e.g. a shared client closed): resume it later */
+        worker_make_ready(w, v);
+        return;
+    }
     w->current = v;
     v->state = VU_RUNNING;
     v->resumes++;
@@ -89,7 +92,7 @@ void vu_resume(vu *v, int nargs) {
     if (st != 0) {   /* only an engine bug or an out-of-memory gets here */
         size_t len;
         const char *msg = lua_tolstring(v->L, -1, &len);
-        worker_error(w, msg ? msg : "VU failed", msg ? len : 9);
+        worker_tx_error(w, msg ? msg : "VU failed", msg ? len : 9);
     }
     vu_finished(v);
 }
@@ -165,7 +168,7 @@ int vu_lua_finish(lua_State *L) {
         size_t len;
         const char *msg = lua_tolstring(L, 2, &len);
         if (!msg) msg = "error (not a string)", len = strlen(msg);
-        worker_error(w, msg, len);
+        worker_tx_error(w, msg, len);
     }
     v->iterations++;
     if (v->resumes == v->iter_resumes) {   /* never yielded: let the loop run */
@@ -177,7 +180,7 @@ int vu_lua_finish(lua_State *L) {
 
 static void vu_on_retry(uv_timer_t *t) {
     vu *v = t->data;
-    lua_pushboolean(v->L, !v->w->stopping);
+    lua_pushboolean(v->L, !v->w->stopping && v->w->quota != 0);
     vu_resume(v, 1);
 }
 
@@ -193,7 +196,7 @@ int vu_lua_init_failed(lua_State *L) {
     }
     char buf[TALLY_MSG_MAX];
     int n = snprintf(buf, sizeof buf, "init: %.*s", (int)len, msg);
-    worker_error(w, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
+    worker_tx_error(w, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
     if (w->stopping) {
         lua_pushboolean(L, 0);
         return 1;
@@ -205,7 +208,7 @@ int vu_lua_init_failed(lua_State *L) {
 
 static void vu_on_wake(uv_timer_t *t) {
     vu *v = t->data;
-    if (v->sleeping && vu_timer_early(v, vu_on_wake)) return;
+    if (!v->w->stopping && vu_timer_early(v, vu_on_wake)) return;
     v->sleeping = 0;
     v->slept_ns += worker_now_ns() - v->sleep_start_ns;
     vu_resume(v, 0);

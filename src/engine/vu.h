@@ -41,6 +41,7 @@ typedef struct vu {
     uint64_t tx_slept_ns;      /* slept_ns at the start of this transaction */
     uint64_t rng[4];
     struct vu *next_ready;
+    int ready_nargs;           /* values waiting on the stack for a deferred resume */
 } vu;
 
 void vu_init(vu *v, struct worker *w, int id, int group, int index, uint64_t seed);
@@ -48,8 +49,9 @@ void vu_init(vu *v, struct worker *w, int id, int group, int index, uint64_t see
 void vu_schedule(vu *v, uint64_t at_ns);
 /* Create the coroutine and run it until its first yield. */
 void vu_start(vu *v);
-/* Resume with nargs values already pushed on v->L. Ignored (values popped)
- * once the VU is done. Never re-entrant. */
+/* Resume with nargs values already pushed on v->L; ignored once the VU is
+ * done.  Never re-entrant: called while another VU runs (a completion fired
+ * inside that VU's call), it queues the VU and resumes it from the loop. */
 void vu_resume(vu *v, int nargs);
 /* 1 when a completion should push results and resume this VU. */
 int vu_wants_resume(const vu *v);

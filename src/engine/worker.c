@@ -54,7 +54,9 @@ void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok) {
     stats_record(&w->stats, id, dur_ns < 0 ? 0 : dur_ns, ok);
 }
 
-void worker_error(worker *w, const char *msg, size_t len) { stats_error(&w->stats, msg, len); }
+void worker_error(worker *w, const char *msg, size_t len) { stats_req_error(&w->stats, msg, len); }
+
+void worker_tx_error(worker *w, const char *msg, size_t len) { stats_error(&w->stats, msg, len); }
 
 int worker_counter_id(worker *w, const char *name) { return stats_counter_id(&w->stats, name); }
 
@@ -106,7 +108,9 @@ static void worker_on_idle(uv_idle_t *h) {
     uv_idle_stop(h);
     while (v) {
         vu *next = v->next_ready;
-        if (v->state == VU_READY) vu_resume(v, 0);
+        int nargs = v->ready_nargs;
+        v->ready_nargs = 0;
+        if (v->state == VU_READY) vu_resume(v, nargs);
         v = next;
     }
 }

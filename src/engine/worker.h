@@ -83,7 +83,10 @@ uint64_t worker_now_ns(void);
 /* Record a sample of dur_ns for timer `id`, taken at now_ns (which picks the
  * tick); ok == 0 counts a failure. */
 void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok);
+/* A failed request of a primitive (bindings): tallied by message. */
 void worker_error(worker *w, const char *msg, size_t len);
+/* A failed transaction (engine): tallied by message. */
+void worker_tx_error(worker *w, const char *msg, size_t len);
 /* Named counters (bytes sent, checks, ...): id once, then add. */
 int worker_counter_id(worker *w, const char *name);
 void worker_count(worker *w, int id, int64_t n);

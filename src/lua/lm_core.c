@@ -138,8 +138,10 @@ static int lm_timer_new(lua_State *L) {
 /* luamech.record(name, seconds [, ok]): a duration measured by the script. */
 static int lm_record(lua_State *L) {
     worker *w = lm_worker(L);
-    const char *name = luaL_checkstring(L, 1);
+    size_t len;
+    const char *name = luaL_checklstring(L, 1, &len);
     double s = luaL_checknumber(L, 2);
+    if (len == 0 || len > 200) luaL_argerror(L, 1, "timer name of 1..200 bytes expected");
     int ok = lua_isnoneornil(L, 3) ? 1 : lua_toboolean(L, 3);
     if (!(s >= 0)) luaL_argerror(L, 2, "a duration >= 0 in seconds expected");
     lm_current_vu(L, w, "luamech.record");

@@ -34,6 +34,7 @@ typedef struct lm_mc {
     lm_mc_op *free_ops;
     struct lm_mc *next;         /* all clients of the worker, for teardown */
     struct lm_mc **ud;          /* the userdata's pointer, cleared when freed */
+    int pooled;
 } lm_mc;
 
 struct lm_mc_op {
@@ -50,6 +51,7 @@ struct lm_mc_op {
     mc_kind kind;               /* terminal reply kind (single-server ops) */
     uint64_t number;
     uint64_t start_ns;
+    char server_msg[96];        /* text of CLIENT_ERROR / SERVER_ERROR */
     mc_req reqs[];              /* one per server */
 };
 
@@ -80,7 +82,8 @@ static void lm_mc_push_error(lm_mc_op *op, lua_State *L) {
     char msg[256];
     const char *server = mc->client ? mc_client_server_name(mc->client, op->failed_server) : "?";
     const char *why = op->status < 0 ? mc_client_strerror(op->status) : mc_kind_name((mc_kind)op->status);
-    snprintf(msg, sizeof msg, "memcached.%s %s: %s", lm_mc_op_names[op->op], server, why);
+    snprintf(msg, sizeof msg, "memcached.%s %s: %s%s%s", lm_mc_op_names[op->op], server, why,
+             op->server_msg[0] ? " " : "", op->server_msg);
     lua_pushnil(L);
     lua_pushstring(L, msg);
     worker_error(mc->w, msg, strlen(msg));
@@ -165,6 +168,8 @@ static void lm_mc_on_done(mc_req *req, int status, const mc_reply *final) {
     if (status != 0 && op->status == 0) {
         op->status = status;
         op->failed_server = req->server;
+        if (status > 0 && final->msg_len)
+            snprintf(op->server_msg, sizeof op->server_msg, "%.*s", (int)final->msg_len, final->msg);
     } else if (status == 0) {
         op->kind = final->kind;
         op->number = final->number;
@@ -369,8 +374,11 @@ static int lm_mc_gc(lua_State *L) {
     return 0;
 }
 
+/* mc:close(): a VU's own client only; a pooled one is shared by the worker's
+ * VUs and lives until the run ends. */
 static int lm_mc_close_lua(lua_State *L) {
     lm_mc **ud = luaL_checkudata(L, 1, LM_MC_MT);
+    if (*ud && (*ud)->pooled) return luaL_error(L, "memcached: a pooled client is shared and cannot be closed");
     if (*ud) lm_mc_close(*ud);
     return 0;
 }
@@ -441,6 +449,13 @@ static void lm_mc_on_connect(void *data, int status, const char *errmsg) {
     vu_resume(v, lm_mc_connect_results(v->L, cc));
 }
 
+static uint64_t lm_mc_seconds(lua_State *L, const char *field) {
+    double s = lua_tonumber(L, -1);
+    if (!lua_isnumber(L, -1) || !(s > 0) || s > 86400)
+        luaL_error(L, "memcached.connect: %s must be a number of seconds in (0, 86400]", field);
+    return (uint64_t)(s * 1e9);
+}
+
 static void lm_mc_opts(lua_State *L, int idx, mc_client_opts *o, int *pool) {
     mc_client_opts_default(o);
     *pool = 0;
@@ -449,9 +464,9 @@ static void lm_mc_opts(lua_State *L, int idx, mc_client_opts *o, int *pool) {
     lua_getfield(L, idx, "pool");
     *pool = lua_toboolean(L, -1);
     lua_getfield(L, idx, "timeout");
-    if (!lua_isnil(L, -1)) o->timeout_ns = (uint64_t)(luaL_checknumber(L, -1) * 1e9);
+    if (!lua_isnil(L, -1)) o->timeout_ns = lm_mc_seconds(L, "timeout");
     lua_getfield(L, idx, "connect_timeout");
-    if (!lua_isnil(L, -1)) o->connect_timeout_ns = (uint64_t)(luaL_checknumber(L, -1) * 1e9);
+    if (!lua_isnil(L, -1)) o->connect_timeout_ns = lm_mc_seconds(L, "connect_timeout");
     lua_getfield(L, idx, "distribution");
     if (!lua_isnil(L, -1)) {
         const char *d = luaL_checkstring(L, -1);
@@ -505,6 +520,7 @@ static int lm_mc_connect_lua(lua_State *L) {
     if (mc_client_new(&w->loop, servers, &o, &c, err, sizeof err) != 0)
         return luaL_error(L, "memcached.connect: %s", err);
     lm_mc *mc = lm_mc_new(L, w, list, c);
+    mc->pooled = pool;
     if (pool) {                             /* key, ud -> cache[key] = ud */
         lua_pushvalue(L, -2);
         lua_pushvalue(L, -2);

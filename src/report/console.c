@@ -19,7 +19,7 @@ const char *report_status_name(run_status s) {
 
 void report_progress(FILE *out, const run_result *r, double elapsed_s, double total_s) {
     const agg *a = &r->agg;
-    agg_timer *t = agg_find(a, "All Transactions");
+    agg_timer *t = agg_all(a);
     int64_t tx = t ? t->total.total + t->total_errors : 0, err = t ? t->total_errors : 0;
     double p95 = t ? report_ms((double)hist_percentile_us(&t->recent, 95)) : 0;
     double rate = t ? (double)(t->recent.total + t->recent_errors) * 1e9 / (double)a->tick_ns : 0;
@@ -63,7 +63,7 @@ static void report_timer(FILE *out, const run_result *r, const agg_timer *t, int
 
 static void report_summary(FILE *out, const scenario *sc, const run_result *r, const char *dir) {
     char buf[64], s0[32], s1[32];
-    agg_timer *all = agg_find(&r->agg, "All Transactions");
+    agg_timer *all = agg_all(&r->agg);
     strftime(s0, sizeof s0, "%Y-%m-%d %H:%M:%S", localtime(&r->start_wall.tv_sec));
     strftime(s1, sizeof s1, "%Y-%m-%d %H:%M:%S", localtime(&r->end_wall.tv_sec));
     fprintf(out, "\nluamech %s - Performance Results Report\n\nSummary\n\n", LUAMECH_VERSION);
@@ -144,11 +144,10 @@ static void report_ladder(FILE *out, const agg_timer *t) {
                 pcts[i] == 100 ? " (longest transaction)" : "");
 }
 
-static void report_errors(FILE *out, const run_result *r) {
-    const tally *t = &r->agg.errors;
+static void report_tally(FILE *out, const tally *t, const char *title) {
     if (tally_total(t) == 0) return;
     size_t *order, n = tally_sorted(t, &order);
-    fprintf(out, "\nTop errors\n\n%10s  %s\n", "count", "message");
+    fprintf(out, "\n%s\n\n%10s  %s\n", title, "count", "message");
     for (size_t i = 0; i < n && i < 20; i++)
         fprintf(out, "%10lld  %s\n", (long long)t->counts[order[i]], t->msgs[order[i]]);
     if (n > 20) fprintf(out, "%10s  (%zu more messages in errors.csv)\n", "...", n - 20);
@@ -167,7 +166,7 @@ static void report_kind(FILE *out, const run_result *r, timer_kind kind, const c
 
 void report_console(FILE *out, const scenario *sc, const run_result *r, const char *dir) {
     report_summary(out, sc, r, dir);
-    agg_timer *all = agg_find(&r->agg, "All Transactions");
+    agg_timer *all = agg_all(&r->agg);
     fprintf(out, "\nAll Transactions\n\nTransaction Response Summary (ms; think time excluded)\n\n");
     if (all) report_timer(out, r, all, 1);
     else fprintf(out, "(no transactions)\n");
@@ -177,7 +176,8 @@ void report_console(FILE *out, const scenario *sc, const run_result *r, const ch
     report_kind(out, r, TK_PRIMITIVE, "Primitive", 0);
     report_checks_table(out, r);
     report_counters_table(out, r);
-    report_errors(out, r);
+    report_tally(out, &r->agg.errors, "Top errors (failed transactions)");
+    report_tally(out, &r->agg.req_errors, "Request errors (failed requests, whether or not the script raised them)");
     fprintf(out, "\n");
     fflush(out);
 }

@@ -79,6 +79,18 @@ static int results_commit(FILE *f, const char *dir, const char *name, const char
     return rc;
 }
 
+/* jansson wants valid UTF-8: other bytes become '?'. */
+static json_t *results_str(const char *s) {
+    json_t *j = json_string(s);
+    if (j) return j;
+    char *copy = strdup(s);
+    for (unsigned char *p = (unsigned char *)copy; *p; p++)
+        if (*p >= 0x80) *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
 static json_t *results_row_json(const agg_row *x) {
     return json_pack("{s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
         "count", (json_int_t)x->count, "errors", (json_int_t)x->errors, "period_s", x->period_s,
@@ -97,21 +109,20 @@ static json_t *results_timers_json(const run_result *r) {
         agg_row_fill(&total, &t->total, t->total_errors, (double)r->run_ns / 1e9);
         json_t *rows = json_array();
         for (int k = 0; k < t->nrows; k++) json_array_append_new(rows, results_row_json(&t->rows[k]));
-        json_array_append_new(arr, json_pack("{s:s,s:s,s:o,s:o}", "name", t->name,
+        json_array_append_new(arr, json_pack("{s:o,s:s,s:o,s:o}", "name", results_str(t->name),
             "kind", timer_kind_name(t->kind), "summary", results_row_json(&total), "intervals", rows));
     }
     return arr;
 }
 
-static json_t *results_errors_json(const run_result *r) {
+static json_t *results_tally_json(const tally *t) {
     json_t *arr = json_array();
-    size_t *order, n = tally_sorted(&r->agg.errors, &order);
+    size_t *order, n = tally_sorted(t, &order);
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, json_pack("{s:s,s:I}", "message", r->agg.errors.msgs[order[i]],
-                                             "count", (json_int_t)r->agg.errors.counts[order[i]]));
-    if (r->agg.errors.other)
-        json_array_append_new(arr, json_pack("{s:s,s:I}", "message", "(other)",
-                                             "count", (json_int_t)r->agg.errors.other));
+        json_array_append_new(arr, json_pack("{s:o,s:I}", "message", results_str(t->msgs[order[i]]),
+                                             "count", (json_int_t)t->counts[order[i]]));
+    if (t->other)
+        json_array_append_new(arr, json_pack("{s:s,s:I}", "message", "(other)", "count", (json_int_t)t->other));
     free(order);
     return arr;
 }
@@ -123,7 +134,7 @@ static json_t *results_counters_json(const run_result *r) {
         if (report_is_check(c->name)) continue;
         json_t *rows = json_array();
         for (int k = 0; k < c->nrows; k++) json_array_append_new(rows, json_integer(c->rows[k]));
-        json_array_append_new(arr, json_pack("{s:s,s:I,s:f,s:o}", "name", c->name,
+        json_array_append_new(arr, json_pack("{s:o,s:I,s:f,s:o}", "name", results_str(c->name),
             "total", (json_int_t)c->total,
             "rate", r->run_ns > 0 ? (double)c->total * 1e9 / (double)r->run_ns : 0.0, "intervals", rows));
     }
@@ -135,7 +146,7 @@ static json_t *results_checks_json(const run_result *r) {
     report_check *ck;
     int n = report_checks(&r->agg, &ck);
     for (int i = 0; i < n; i++)
-        json_array_append_new(arr, json_pack("{s:s,s:I,s:I}", "name", ck[i].name,
+        json_array_append_new(arr, json_pack("{s:o,s:I,s:I}", "name", results_str(ck[i].name),
             "passes", (json_int_t)ck[i].passes, "fails", (json_int_t)ck[i].fails));
     free(ck);
     return arr;
@@ -169,9 +180,10 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "scenario", sc->name, "scenario_file", sc->path, "exit_code", exit_code, "status", status,
         "start", t0, "run_time_s", (double)r->run_ns / 1e9, "seed", (json_int_t)r->seed,
         "settings", settings, "groups", results_groups_json(sc), "timers", results_timers_json(r),
-        "errors", results_errors_json(r));
+        "errors", results_tally_json(&r->agg.errors));
     if (!root) return -1;
     json_object_set_new(root, "finish", json_string(t1));
+    json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));
     json_object_set_new(root, "counters", results_counters_json(r));
     json_object_set_new(root, "checks", results_checks_json(r));
     if (sc->notes) json_object_set_new(root, "notes", json_string(sc->notes));
@@ -182,6 +194,15 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     if (!f) return -1;
     fputc('\n', f);
     return results_commit(f, dir, "summary.json", tmp) | rc;
+}
+
+static void results_csv_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+    fputc('"', f);
 }
 
 int report_write_intervals_csv(const char *dir, const run_result *r) {
@@ -195,8 +216,10 @@ int report_write_intervals_csv(const char *dir, const run_result *r) {
         const agg_timer *t = r->agg.timers[i];
         for (int k = 0; k < t->nrows; k++) {
             const agg_row *x = &t->rows[k];
-            fprintf(f, "%d,%.3f,%.3f,\"%s\",%s,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
-                    k + 1, k * iv, k * iv + x->period_s, t->name, timer_kind_name(t->kind),
+            fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + x->period_s);
+            results_csv_string(f, t->name);
+            fprintf(f, ",%s,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                    timer_kind_name(t->kind),
                     (long long)x->count, (long long)x->errors, x->rate, report_ms((double)x->min_us),
                     report_ms(x->avg_us), report_ms((double)x->p50_us), report_ms((double)x->p80_us),
                     report_ms((double)x->p90_us), report_ms((double)x->p95_us),
@@ -207,28 +230,25 @@ int report_write_intervals_csv(const char *dir, const run_result *r) {
     return results_commit(f, dir, "intervals.csv", tmp);
 }
 
-static void results_csv_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+
+static void results_tally_csv(FILE *f, const tally *t, const char *source) {
+    size_t *order, n = tally_sorted(t, &order);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s,%lld,", source, (long long)t->counts[order[i]]);
+        results_csv_string(f, t->msgs[order[i]]);
+        fputc('\n', f);
     }
-    fputc('"', f);
+    if (t->other) fprintf(f, "%s,%lld,\"(other)\"\n", source, (long long)t->other);
+    free(order);
 }
 
 int report_write_errors_csv(const char *dir, const run_result *r) {
     char tmp[4096];
     FILE *f = results_open(dir, "errors.csv", tmp, sizeof tmp);
     if (!f) return -1;
-    fprintf(f, "count,message\n");
-    size_t *order, n = tally_sorted(&r->agg.errors, &order);
-    for (size_t i = 0; i < n; i++) {
-        fprintf(f, "%lld,", (long long)r->agg.errors.counts[order[i]]);
-        results_csv_string(f, r->agg.errors.msgs[order[i]]);
-        fputc('\n', f);
-    }
-    if (r->agg.errors.other) fprintf(f, "%lld,\"(other)\"\n", (long long)r->agg.errors.other);
-    free(order);
+    fprintf(f, "source,count,message\n");
+    results_tally_csv(f, &r->agg.errors, "transaction");
+    results_tally_csv(f, &r->agg.req_errors, "request");
     return results_commit(f, dir, "errors.csv", tmp);
 }
 

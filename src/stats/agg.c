@@ -15,6 +15,7 @@ void agg_init(agg *a, int nworkers, int64_t interval_ns, int64_t tick_ns) {
     a->tail = calloc((size_t)nworkers, sizeof *a->tail);
     a->finished = calloc((size_t)nworkers, sizeof *a->finished);
     tally_init(&a->errors, 1000);
+    tally_init(&a->req_errors, 1000);
 }
 
 agg_timer *agg_find(const agg *a, const char *name) {
@@ -24,8 +25,9 @@ agg_timer *agg_find(const agg *a, const char *name) {
 }
 
 static agg_timer *agg_timer_get(agg *a, const char *name, timer_kind kind) {
-    agg_timer *t = agg_find(a, name);
-    if (t) return t;
+    for (int i = 0; i < a->n; i++)
+        if (a->timers[i]->kind == kind && strcmp(a->timers[i]->name, name) == 0) return a->timers[i];
+    agg_timer *t;
     t = calloc(1, sizeof *t);
     t->name = strdup(name);
     t->kind = kind;
@@ -42,6 +44,12 @@ static agg_timer *agg_timer_get(agg *a, const char *name, timer_kind kind) {
     }
     a->timers[a->n++] = t;
     return t;
+}
+
+agg_timer *agg_all(const agg *a) {
+    for (int i = 0; i < a->n; i++)
+        if (a->timers[i]->kind == TK_ALL) return a->timers[i];
+    return NULL;
 }
 
 agg_counter *agg_find_counter(const agg *a, const char *name) {
@@ -97,9 +105,7 @@ static void agg_close_interval(agg *a, double period_s) {
         c->rows[c->nrows++] = c->interval;
         c->interval = 0;
     }
-    a->interval_errors = realloc(a->interval_errors, (size_t)(a->nintervals + 1) * sizeof(int64_t));
-    a->interval_errors[a->nintervals++] = a->interval_error_tally;
-    a->interval_error_tally = 0;
+    a->nintervals++;
 }
 
 static void agg_merge_msg(agg *a, const tick_msg *m) {
@@ -121,7 +127,7 @@ static void agg_merge_msg(agg *a, const tick_msg *m) {
         c->interval += m->counters[i].value;
     }
     tally_merge(&a->errors, &m->errors);
-    a->interval_error_tally += tally_total(&m->errors);
+    tally_merge(&a->req_errors, &m->req_errors);
 }
 
 /* 1 when every worker has tick `tick` queued or has finished. */
@@ -179,6 +185,14 @@ int agg_push(agg *a, tick_msg *m) {
     return agg_merge_ready(a);
 }
 
+static int agg_open_has_data(const agg *a) {
+    for (int i = 0; i < a->n; i++)
+        if (a->timers[i]->interval.total || a->timers[i]->interval_errors) return 1;
+    for (int i = 0; i < a->ncounters; i++)
+        if (a->counters[i]->interval) return 1;
+    return 0;
+}
+
 void agg_finish(agg *a, int64_t run_ns) {
     for (int w = 0; w < a->nworkers; w++) a->finished[w] = 1;
     agg_merge_ready(a);
@@ -191,6 +205,9 @@ void agg_finish(agg *a, int64_t run_ns) {
             tick_msg_free(m);
         }
     int64_t closed_ns = (int64_t)a->nintervals * a->interval_ns;
+    /* A stop that lands on an interval boundary can leave samples in ticks
+     * past run_ns: they close one more interval, as long as those ticks. */
+    if (run_ns <= closed_ns && agg_open_has_data(a)) run_ns = a->next_tick * a->tick_ns;
     if (run_ns > closed_ns || a->nintervals == 0)
         agg_close_interval(a, (double)(run_ns - closed_ns) / 1e9);
 }
@@ -217,7 +234,7 @@ void agg_free(agg *a) {
     free(a->head);
     free(a->tail);
     free(a->finished);
-    free(a->interval_errors);
     tally_free(&a->errors);
+    tally_free(&a->req_errors);
     memset(a, 0, sizeof *a);
 }

@@ -47,9 +47,8 @@ typedef struct agg {
     agg_timer **timers;
     int ncounters, cap_counters;
     agg_counter **counters;
-    tally errors;
-    int64_t *interval_errors;   /* errors tallied per closed interval */
-    int64_t interval_error_tally;
+    tally errors;               /* failed transactions, by message */
+    tally req_errors;           /* failed requests of primitives, by message */
     int64_t next_tick;          /* next tick to merge */
     int nintervals;             /* closed intervals */
     int64_t active_vus, started_vus;
@@ -67,6 +66,8 @@ int agg_push(agg *a, tick_msg *m);
  * remains of run_ns. */
 void agg_finish(agg *a, int64_t run_ns);
 agg_timer *agg_find(const agg *a, const char *name);
+/* The "All Transactions" timer, or NULL before the first transaction. */
+agg_timer *agg_all(const agg *a);
 agg_counter *agg_find_counter(const agg *a, const char *name);
 /* Fill a summary row from a histogram, its failures and period. */
 void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s);

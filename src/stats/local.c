@@ -14,11 +14,12 @@ const char *timer_kind_name(timer_kind k) {
 void stats_local_init(stats_local *s) {
     memset(s, 0, sizeof *s);
     tally_init(&s->errors, 256);
+    tally_init(&s->req_errors, 256);
 }
 
 int stats_timer_id(stats_local *s, const char *name, timer_kind kind) {
     for (int i = 0; i < s->n; i++)
-        if (strcmp(s->timers[i].name, name) == 0) return i;
+        if (s->timers[i].kind == kind && strcmp(s->timers[i].name, name) == 0) return i;
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 16;
         s->timers = realloc(s->timers, (size_t)s->cap * sizeof *s->timers);
@@ -56,6 +57,10 @@ void stats_error(stats_local *s, const char *msg, size_t len) {
     tally_add(&s->errors, msg, len, 1);
 }
 
+void stats_req_error(stats_local *s, const char *msg, size_t len) {
+    tally_add(&s->req_errors, msg, len, 1);
+}
+
 tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick) {
     tick_msg *m = calloc(1, sizeof *m);
     m->worker = worker;
@@ -79,8 +84,10 @@ tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick) {
         m->counters[m->ncounters++].value = s->counters[i].value;
         s->counters[i].value = 0;
     }
-    m->errors = s->errors;              /* hand over the table, start a new one */
+    m->errors = s->errors;              /* hand over the tables, start new ones */
     tally_init(&s->errors, 256);
+    m->req_errors = s->req_errors;
+    tally_init(&s->req_errors, 256);
     return m;
 }
 
@@ -93,6 +100,7 @@ void stats_local_free(stats_local *s) {
     for (int i = 0; i < s->ncounters; i++) free(s->counters[i].name);
     free(s->counters);
     tally_free(&s->errors);
+    tally_free(&s->req_errors);
     memset(s, 0, sizeof *s);
 }
 
@@ -105,5 +113,6 @@ void tick_msg_free(tick_msg *m) {
     for (int i = 0; i < m->ncounters; i++) free(m->counters[i].name);
     free(m->counters);
     tally_free(&m->errors);
+    tally_free(&m->req_errors);
     free(m);
 }

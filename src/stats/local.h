@@ -50,7 +50,8 @@ typedef struct tick_msg {
     tick_timer *timers;
     int ncounters;
     stat_counter *counters;   /* names owned by the message; only non-zero ones */
-    tally errors;
+    tally errors;             /* failed transactions, by message */
+    tally req_errors;         /* failed requests of primitives, by message */
 } tick_msg;
 
 typedef struct stats_local {
@@ -59,6 +60,7 @@ typedef struct stats_local {
     int ncounters, cap_counters;
     stat_counter *counters;
     tally errors;
+    tally req_errors;
 } stats_local;
 
 void stats_local_init(stats_local *s);
@@ -66,7 +68,9 @@ void stats_local_init(stats_local *s);
 int stats_timer_id(stats_local *s, const char *name, timer_kind kind);
 /* One sample: duration in ns; ok == 0 counts a failure (not in the histogram). */
 void stats_record(stats_local *s, int id, int64_t dur_ns, int ok);
+/* A failed transaction's message / a failed request's message. */
 void stats_error(stats_local *s, const char *msg, size_t len);
+void stats_req_error(stats_local *s, const char *msg, size_t len);
 /* Id of the counter called name, created on first use. */
 int stats_counter_id(stats_local *s, const char *name);
 static inline void stats_count(stats_local *s, int id, int64_t n) { s->counters[id].value += n; }

@@ -97,6 +97,26 @@ static void test_run_shorter_than_interval(void **state) {
     agg_free(&a);
 }
 
+/* A stop decided just before an interval boundary, with the worker already
+ * past it: the samples of that last tick still land in an interval row. */
+static void test_stop_on_boundary(void **state) {
+    (void)state;
+    agg a;
+    agg_init(&a, 1, 2000000000LL, 1000000000LL);
+    agg_push(&a, msg(0, 0, "T", 1, 10, 0));
+    agg_push(&a, msg(0, 1, "T", 1, 10, 0));
+    tick_msg *m = msg(0, 2, "T", 3, 10, 0);
+    m->final = 1;
+    agg_push(&a, m);
+    agg_finish(&a, 1999000000LL);
+    agg_timer *t = agg_find(&a, "T");
+    assert_int_equal(t->nrows, 2);
+    assert_int_equal(t->rows[0].count + t->rows[1].count, 5);
+    assert_int_equal(t->rows[1].count, 3);
+    assert_true(t->rows[1].period_s > 0.99 && t->rows[1].period_s < 1.01);
+    agg_free(&a);
+}
+
 static void test_tick_divides_interval(void **state) {
     (void)state;
     int64_t cases[] = {100000000LL, 1000000000LL, 1500000000LL, 10000000000LL, 100000000000LL,
@@ -160,6 +180,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lockstep_and_intervals),
         cmocka_unit_test(test_run_shorter_than_interval),
+        cmocka_unit_test(test_stop_on_boundary),
         cmocka_unit_test(test_tick_divides_interval),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_tally),

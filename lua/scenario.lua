@@ -9,7 +9,11 @@ local tbl, file, dir, parse_duration, parse_count = ...
 local fields = {
   name = true, run_time = true, rampup = true, interval = true,
   requests = true, workers = true, seed = true, graceful_stop = true,
-  notes = true, groups = true,
+  notes = true, groups = true, phases = true,
+}
+local phase_fields = {
+  name = true, run_time = true, rampup = true, interval = true, requests = true,
+  workers = true, seed = true, graceful_stop = true, notes = true, groups = true,
 }
 local group_fields = { name = true, vus = true, script = true }
 
@@ -90,54 +94,80 @@ local function str(v, field, default)
   return v
 end
 
+-- Checks one run's fields (a scenario, or one of its phases); `where` is
+-- the prefix of field names in messages ("" or "phases[2].").
+local function normalise(t, where, default_name, need_groups)
+  local out = {
+    name = str(t.name, where .. "name", default_name),
+    rampup_ns = duration(t.rampup, where .. "rampup", 0, true),
+    interval_ns = duration(t.interval, where .. "interval", 10e9, false),
+    graceful_stop_ns = duration(t.graceful_stop, where .. "graceful_stop", 5e9, true),
+    requests = count(t.requests, where .. "requests", 1),
+    workers = count(t.workers, where .. "workers", 1),
+    seed = count(t.seed, where .. "seed", 0),
+    notes = str(t.notes, where .. "notes", nil),
+    groups = {},
+  }
+  if out.interval_ns % 1e8 ~= 0 then
+    fail(where .. "interval", "expected a whole number of 100 ms (e.g. \"500ms\", \"10s\"), got " .. show(t.interval))
+  end
+  -- Without a transaction budget a run is bounded by time: 10 s unless said.
+  out.run_time_ns = duration(t.run_time, where .. "run_time", out.requests and 0 or 10e9, out.requests ~= nil)
+
+  if not need_groups and t.groups == nil then return out end
+  if type(t.groups) ~= "table" or #t.groups == 0 then
+    fail(where .. "groups", "expected a list of groups such as { { name = \"readers\", vus = 10, script = \"get.lua\" } }, got " .. show(t.groups))
+  end
+  local seen = {}
+  for k in pairs(t.groups) do
+    if type(k) ~= "number" or k < 1 or k > #t.groups or k ~= math.floor(k) then
+      fail(where .. "groups", "expected a list (array) of groups, found key " .. show(k))
+    end
+  end
+  for i, g in ipairs(t.groups) do
+    local gw = string.format("%sgroups[%d]", where, i)
+    if type(g) ~= "table" then fail(gw, "expected a table { name = ..., vus = ..., script = ... }, got " .. show(g)) end
+    check_known(g, group_fields, gw)
+    local name = str(g.name, gw .. ".name", "group-" .. i)
+    if seen[name] then fail(gw .. ".name", "duplicate group name " .. show(name)) end
+    seen[name] = true
+    local vus = count(g.vus, gw .. ".vus", 0)
+    if vus == nil then fail(gw .. ".vus", "expected the number of virtual users, got nil") end
+    local script = str(g.script, gw .. ".script", nil)
+    if not script then fail(gw .. ".script", "expected the path of a Lua script, got nil") end
+    local path = script:sub(1, 1) == "/" and script or (dir .. "/" .. script)
+    local f, err = io.open(path, "r")
+    if not f then fail(gw .. ".script", "cannot open " .. show(path) .. ": " .. tostring(err)) end
+    f:close()
+    local _, serr = loadfile(path)
+    if serr then error(serr, 0) end       -- "file.lua:3: '=' expected near 'x'"
+    out.groups[i] = { name = name, vus = vus, script = path, script_name = script }
+  end
+  return out
+end
+
 if type(tbl) ~= "table" then
   fail("scenario", "the file must return a table such as { run_time = \"30s\", groups = { ... } }, got " .. show(tbl))
 end
 check_known(tbl, fields, "scenario")
+local default_name = file:match("([^/]+)%.lua$") or file
 
-local out = {
-  name = str(tbl.name, "name", (file:match("([^/]+)%.lua$") or file)),
-  rampup_ns = duration(tbl.rampup, "rampup", 0, true),
-  interval_ns = duration(tbl.interval, "interval", 10e9, false),
-  graceful_stop_ns = duration(tbl.graceful_stop, "graceful_stop", 5e9, true),
-  requests = count(tbl.requests, "requests", 1),
-  workers = count(tbl.workers, "workers", 1),
-  seed = count(tbl.seed, "seed", 0),
-  notes = str(tbl.notes, "notes", nil),
-  groups = {},
-}
-if out.interval_ns % 1e8 ~= 0 then
-  fail("interval", "expected a whole number of 100 ms (e.g. \"500ms\", \"10s\"), got " .. show(tbl.interval))
-end
--- Without a transaction budget a run is bounded by time: 10 s unless said.
-out.run_time_ns = duration(tbl.run_time, "run_time", out.requests and 0 or 10e9, out.requests ~= nil)
+if tbl.phases == nil then return normalise(tbl, "", default_name, true) end
 
-if type(tbl.groups) ~= "table" or #tbl.groups == 0 then
-  fail("groups", "expected a list of groups such as { { name = \"readers\", vus = 10, script = \"get.lua\" } }, got " .. show(tbl.groups))
+-- Phases run one after another; each takes the scenario's fields as
+-- defaults and may set its own.
+if type(tbl.phases) ~= "table" or #tbl.phases == 0 then
+  fail("phases", "expected a list of phases such as { { name = \"write\", requests = 1000, groups = { ... } } }, got " .. show(tbl.phases))
 end
-local seen = {}
-for k in pairs(tbl.groups) do
-  if type(k) ~= "number" or k < 1 or k > #tbl.groups or k ~= math.floor(k) then
-    fail("groups", "expected a list (array) of groups, found key " .. show(k))
-  end
-end
-for i, g in ipairs(tbl.groups) do
-  local where = string.format("groups[%d]", i)
-  if type(g) ~= "table" then fail(where, "expected a table { name = ..., vus = ..., script = ... }, got " .. show(g)) end
-  check_known(g, group_fields, where)
-  local name = str(g.name, where .. ".name", "group-" .. i)
-  if seen[name] then fail(where .. ".name", "duplicate group name " .. show(name)) end
-  seen[name] = true
-  local vus = count(g.vus, where .. ".vus", 0)
-  if vus == nil then fail(where .. ".vus", "expected the number of virtual users, got nil") end
-  local script = str(g.script, where .. ".script", nil)
-  if not script then fail(where .. ".script", "expected the path of a Lua script, got nil") end
-  local path = script:sub(1, 1) == "/" and script or (dir .. "/" .. script)
-  local f, err = io.open(path, "r")
-  if not f then fail(where .. ".script", "cannot open " .. show(path) .. ": " .. tostring(err)) end
-  f:close()
-  local _, serr = loadfile(path)
-  if serr then error(serr, 0) end       -- "file.lua:3: '=' expected near 'x'"
-  out.groups[i] = { name = name, vus = vus, script = path, script_name = script }
+local out = normalise(tbl, "", default_name, false)
+out.phases = {}
+for i, ph in ipairs(tbl.phases) do
+  local where = string.format("phases[%d].", i)
+  if type(ph) ~= "table" then fail(where:sub(1, -2), "expected a table, got " .. show(ph)) end
+  check_known(ph, phase_fields, where:sub(1, -2))
+  local merged = {}
+  for k, v in pairs(tbl) do if k ~= "phases" and k ~= "name" then merged[k] = v end end
+  for k, v in pairs(ph) do merged[k] = v end
+  out.phases[i] = normalise(merged, where, "phase-" .. i, true)
 end
 return out

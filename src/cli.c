@@ -153,6 +153,52 @@ static void cli_banner(const scenario *sc, int workers, uint64_t seed, const cha
     fprintf(stderr, ", seed %llu\nluamech: results in %s\n", (unsigned long long)seed, dir);
 }
 
+/* One run (a scenario, or one phase of it) into dir: live progress, report,
+ * result files.  Returns the exit code; *r is kept for the phases table. */
+static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int workers,
+                       uint64_t seed, run_result *r) {
+    char err[2048];
+    if (report_prepare_dir(dir, sc, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech: %s\n", err);
+        memset(r, 0, sizeof *r);
+        return EXIT_RUNTIME;
+    }
+    cli_banner(sc, workers, seed, dir);
+    cli_live live = {sc, dir, c->quiet};
+    run_hooks hooks = {&live, cli_on_progress, cli_on_interval};
+    engine_run(sc, &c->params, workers, seed, &hooks, r);
+    int code = cli_exit_code(r);
+    if (r->status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r->error);
+    else report_console(stdout, sc, r, dir);
+    if (report_write_all(dir, sc, r, report_status_name(r->status), code) != 0) {
+        fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
+        code = EXIT_RUNTIME;
+    }
+    return code;
+}
+
+/* Phases run one after another, each into its own subdirectory; the top
+ * directory gets the phases table.  A failed or interrupted phase ends the
+ * sequence. */
+static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int workers, uint64_t seed) {
+    run_result *rs = calloc((size_t)sc->nphases, sizeof *rs);
+    int code = EXIT_OK, ran = 0;
+    for (int i = 0; i < sc->nphases && code == EXIT_OK; i++, ran++) {
+        char sub[4200];
+        snprintf(sub, sizeof sub, "%s/%d-%s", dir, i + 1, sc->phases[i].name);
+        fprintf(stderr, "luamech: phase %d/%d: %s\n", i + 1, sc->nphases, sc->phases[i].name);
+        code = cli_run_one(c, &sc->phases[i], sub, workers, seed, &rs[i]);
+    }
+    report_phases(stdout, sc, rs, ran);
+    if (report_write_phases(dir, sc, rs, ran, code) != 0) {
+        fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
+        code = EXIT_RUNTIME;
+    }
+    for (int i = 0; i < ran; i++) run_result_free(&rs[i]);
+    free(rs);
+    return code;
+}
+
 static int cli_run_scenario(cli_run *c) {
     scenario sc;
     char err[2048], dir[4096];
@@ -165,24 +211,13 @@ static int cli_run_scenario(cli_run *c) {
     uint64_t seed = cli_seed(&sc);
     if (c->out_dir) snprintf(dir, sizeof dir, "%s", c->out_dir);
     else report_default_dir(dir, sizeof dir, &sc);
-    if (report_prepare_dir(dir, &sc, err, sizeof err) != 0) {
-        fprintf(stderr, "luamech: %s\n", err);
-        scenario_free(&sc);
-        return EXIT_RUNTIME;
+    int code;
+    if (sc.nphases > 0) code = cli_run_phases(c, &sc, dir, workers, seed);
+    else {
+        run_result r;
+        code = cli_run_one(c, &sc, dir, workers, seed, &r);
+        run_result_free(&r);
     }
-    cli_banner(&sc, workers, seed, dir);
-    cli_live live = {&sc, dir, c->quiet || !isatty(STDERR_FILENO) ? c->quiet : 0};
-    run_hooks hooks = {&live, cli_on_progress, cli_on_interval};
-    run_result r;
-    engine_run(&sc, &c->params, workers, seed, &hooks, &r);
-    int code = cli_exit_code(&r);
-    if (r.status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r.error);
-    else report_console(stdout, &sc, &r, dir);
-    if (report_write_all(dir, &sc, &r, report_status_name(r.status), code) != 0) {
-        fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
-        code = EXIT_RUNTIME;
-    }
-    run_result_free(&r);
     scenario_free(&sc);
     return code;
 }

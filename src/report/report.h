@@ -38,6 +38,11 @@ int report_write_all(const char *dir, const scenario *sc, const run_result *r,
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
 
+/* Phases: the table of a phased scenario's runs (console) and the top
+ * directory's summary.json and phases.csv. */
+void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n);
+int report_write_phases(const char *dir, const scenario *sc, const run_result *rs, int n, int exit_code);
+
 /* Checks, from the check counters (lua/lm_core.h): one entry per name. */
 typedef struct report_check {
     const char *name;         /* points into the agg's counter names */

@@ -50,6 +50,8 @@ static char *scenario_field_str(lua_State *L, const char *field) {
     return v;
 }
 
+static void scenario_apply(scenario *s, const scenario_overrides *o);
+
 /* Copies the normalised table at the top of L into s. */
 static void scenario_copy(scenario *s, lua_State *L) {
     s->name = scenario_field_str(L, "name");
@@ -74,9 +76,21 @@ static void scenario_copy(scenario *s, lua_State *L) {
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+    lua_getfield(L, -1, "phases");
+    s->nphases = lua_istable(L, -1) ? (int)lua_objlen(L, -1) : 0;
+    s->phases = s->nphases ? calloc((size_t)s->nphases, sizeof *s->phases) : NULL;
+    for (int i = 0; i < s->nphases; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        s->phases[i].path = strdup(s->path);
+        s->phases[i].dir = strdup(s->dir);
+        scenario_copy(&s->phases[i], L);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
 }
 
 static void scenario_apply(scenario *s, const scenario_overrides *o) {
+    for (int i = 0; i < s->nphases; i++) scenario_apply(&s->phases[i], o);
     if (o->run_time_ns >= 0) s->run_time_ns = o->run_time_ns;
     if (o->rampup_ns >= 0) s->rampup_ns = o->rampup_ns;
     if (o->interval_ns > 0) s->interval_ns = o->interval_ns;
@@ -131,20 +145,33 @@ int scenario_load(scenario *s, const char *path, const params *p,
         rc = scenario_run_checker(L, s, err, err_len);
     lua_close(L);
     if (rc == 0) scenario_apply(s, o);
-    if (rc == 0 && s->run_time_ns == 0 && s->requests == 0) {
-        snprintf(err, err_len, "%s: the run has neither a run_time nor a requests budget", path);
-        rc = -1;
+    for (int i = -1; rc == 0 && i < s->nphases; i++) {
+        const scenario *r = i < 0 ? s : &s->phases[i];
+        if (i < 0 && s->nphases > 0) continue;
+        if (r->run_time_ns == 0 && r->requests == 0) {
+            snprintf(err, err_len, "%s: %s%s has neither a run_time nor a requests budget", path,
+                     i < 0 ? "the run" : "phase ", i < 0 ? "" : r->name);
+            rc = -1;
+        }
     }
     return rc;
 }
 
 int scenario_total_vus(const scenario *s) {
+    if (s->nphases > 0) {
+        int most = 0;
+        for (int i = 0; i < s->nphases; i++)
+            if (scenario_total_vus(&s->phases[i]) > most) most = scenario_total_vus(&s->phases[i]);
+        return most;
+    }
     int n = 0;
     for (int i = 0; i < s->ngroups; i++) n += s->groups[i].vus;
     return n;
 }
 
 void scenario_free(scenario *s) {
+    for (int i = 0; i < s->nphases; i++) scenario_free(&s->phases[i]);
+    free(s->phases);
     for (int i = 0; i < s->ngroups; i++) {
         free(s->groups[i].name);
         free(s->groups[i].script_path);

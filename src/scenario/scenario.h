@@ -28,6 +28,8 @@ typedef struct scenario {
     int seed_set;
     int ngroups;
     group_cfg *groups;
+    int nphases;          /* > 0: run these one after another instead */
+    struct scenario *phases;
 } scenario;
 
 /* Command-line values that override the scenario's; negative = not given. */

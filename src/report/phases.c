@@ -1,0 +1,97 @@
+/* phases.c - the "together" view of a phased scenario (seed 003's write
+ * phase then read phase): one row per phase with its transactions, time
+ * taken, rate and latency, on the console, in summary.json and phases.csv of
+ * the top results directory.  Each phase's full results are in its own
+ * subdirectory, written by the usual writers. */
+#include "report/report.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct phase_row {
+    const char *name, *status;
+    int64_t tx, errors;
+    double secs, rate, p50_ms, p95_ms, p99_ms, max_ms;
+} phase_row;
+
+static void phases_row(phase_row *p, const scenario *ph, const run_result *r) {
+    const agg_timer *all = agg_all(&r->agg);
+    memset(p, 0, sizeof *p);
+    p->name = ph->name;
+    p->status = report_status_name(r->status);
+    p->secs = (double)r->run_ns / 1e9;
+    if (!all) return;
+    p->tx = all->total.total + all->total_errors;
+    p->errors = all->total_errors;
+    p->rate = p->secs > 0 ? (double)p->tx / p->secs : 0;
+    p->p50_ms = report_ms((double)hist_percentile_us(&all->total, 50));
+    p->p95_ms = report_ms((double)hist_percentile_us(&all->total, 95));
+    p->p99_ms = report_ms((double)hist_percentile_us(&all->total, 99));
+    p->max_ms = report_ms((double)hist_max_us(&all->total));
+}
+
+void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n) {
+    int64_t tx = 0, errors = 0;
+    double secs = 0;
+    fprintf(out, "\nPhases of %s (each phase's report is above; times in ms)\n\n", sc->name);
+    fprintf(out, "%-20s %-12s %12s %8s %10s %12s %9s %9s %9s %9s\n", "phase", "status", "transactions",
+            "errors", "time (s)", "per second", "p50", "p95", "p99", "max");
+    for (int i = 0; i < n; i++) {
+        phase_row p;
+        phases_row(&p, &sc->phases[i], &rs[i]);
+        fprintf(out, "%-20s %-12s %12lld %8lld %10.3f %12.2f %9.3f %9.3f %9.3f %9.3f\n", p.name, p.status,
+                (long long)p.tx, (long long)p.errors, p.secs, p.rate, p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms);
+        tx += p.tx;
+        errors += p.errors;
+        secs += p.secs;
+    }
+    fprintf(out, "%-20s %-12s %12lld %8lld %10.3f %12.2f\n", "all phases", "", (long long)tx,
+            (long long)errors, secs, secs > 0 ? (double)tx / secs : 0);
+    if (n < sc->nphases) fprintf(out, "(%d of %d phases ran)\n", n, sc->nphases);
+    fflush(out);
+}
+
+static int phases_write_csv(const char *dir, const scenario *sc, const run_result *rs, int n) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/phases.csv", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "phase,name,status,transactions,errors,time_s,rate,p50_ms,p95_ms,p99_ms,max_ms\n");
+    for (int i = 0; i < n; i++) {
+        phase_row p;
+        phases_row(&p, &sc->phases[i], &rs[i]);
+        fprintf(f, "%d,\"%s\",%s,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", i + 1, p.name, p.status,
+                (long long)p.tx, (long long)p.errors, p.secs, p.rate, p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms);
+    }
+    return fclose(f);
+}
+
+int report_write_phases(const char *dir, const scenario *sc, const run_result *rs, int n, int exit_code) {
+    json_t *arr = json_array();
+    const char *status = "completed";
+    for (int i = 0; i < n; i++) {
+        phase_row p;
+        phases_row(&p, &sc->phases[i], &rs[i]);
+        char sub[512];
+        snprintf(sub, sizeof sub, "%d-%s", i + 1, p.name);
+        if (rs[i].status != RUN_COMPLETED) status = p.status;
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f}",
+            "name", p.name, "dir", sub, "status", p.status, "transactions", (json_int_t)p.tx,
+            "errors", (json_int_t)p.errors, "run_time_s", p.secs, "rate", p.rate, "p50_ms", p.p50_ms,
+            "p95_ms", p.p95_ms, "p99_ms", p.p99_ms, "max_ms", p.max_ms));
+    }
+    json_t *root = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:o}", "schema_version",
+        RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION, "scenario", sc->name,
+        "scenario_file", sc->path, "status", status, "exit_code", exit_code, "phases_planned", sc->nphases,
+        "phases_run", n, "phases", arr);
+    char path[4200], tmp[4200];
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    snprintf(tmp, sizeof tmp, "%s/.summary.json.tmp", dir);
+    int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (rc == 0) rc = rename(tmp, path);
+    return rc | phases_write_csv(dir, sc, rs, n);
+}

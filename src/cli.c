@@ -34,6 +34,7 @@ static const char cli_usage[] =
 "  -s, --seed N             random seed (printed in every report; default: random)\n"
 "  -g, --graceful-stop DUR  time in-flight transactions get to finish (default 5s)\n"
 "  -o, --out DIR            results directory (default results/<scenario>-<time>)\n"
+"  -c, --cpus LIST          pin worker i to the i-th CPU of LIST (e.g. 1 or 0,2-3)\n"
 "  -e, --env NAME=VALUE     parameter for scripts: luamech.param(NAME); env is the fallback\n"
 "  -q, --quiet              no live progress line\n"
 "\n"
@@ -88,10 +89,11 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         {"vus", required_argument, 0, 'u'}, {"workers", required_argument, 0, 'w'},
         {"seed", required_argument, 0, 's'}, {"graceful-stop", required_argument, 0, 'g'},
         {"out", required_argument, 0, 'o'}, {"env", required_argument, 0, 'e'},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
+        {"cpus", required_argument, 0, 'c'}, {0, 0, 0, 0}};
     int ch, bad = 0;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, "d:r:i:n:u:w:s:g:o:e:qh", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "d:r:i:n:u:w:s:g:o:e:qhc:", opts, NULL)) != -1) {
         switch (ch) {
         case 'd': bad |= cli_duration("--duration", optarg, &c->ov.run_time_ns); break;
         case 'r': bad |= cli_duration("--rampup", optarg, &c->ov.rampup_ns); break;
@@ -102,6 +104,13 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         case 'w': bad |= cli_count("--workers", optarg, &c->ov.workers, 1); break;
         case 's': bad |= cli_count("--seed", optarg, &c->ov.seed, 0); break;
         case 'o': c->out_dir = optarg; break;
+        case 'c': {
+            int cpus[256];
+            if (scenario_parse_cpus(optarg, cpus, 256) < 0)
+                return cli_bad("--cpus: expected CPU numbers such as 1 or 0,2-3, got '%s'", optarg);
+            c->ov.cpus = optarg;
+            break;
+        }
         case 'q': c->quiet = 1; break;
         case 'e':
             if (params_add(&c->params, optarg) != 0) return cli_bad("-e: expected NAME=VALUE, got '%s'", optarg);

@@ -6,6 +6,8 @@
 #include "engine/worker.h"
 
 #include <lauxlib.h>
+#include <pthread.h>
+#include <sched.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,9 +304,26 @@ static void worker_preflight(worker *w) {
     for (int i = 0; i < w->nvus; i++) if (w->vus[i].preflight) vu_start(&w->vus[i]);
 }
 
+/* --cpus: this worker runs on one CPU, so a pinned server can have the other. */
+static void worker_pin(worker *w) {
+    const scenario *sc = w->shared->sc;
+    if (sc->ncpus <= 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(sc->cpus[w->id % sc->ncpus], &set);
+    int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    if (rc != 0) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "cannot pin worker %d to CPU %d: %s", w->id, sc->cpus[w->id % sc->ncpus],
+                 strerror(rc));
+        worker_preflight_result(w, msg);
+    }
+}
+
 static void worker_main(void *arg) {
     worker *w = arg;
     char err[1024];
+    worker_pin(w);
     if (worker_load_body(w, err, sizeof err) != 0 || worker_load_scripts(w, err, sizeof err) != 0) {
         worker_preflight_result(w, err);
         w->going = 0;

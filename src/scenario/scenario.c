@@ -20,6 +20,30 @@
 void scenario_overrides_init(scenario_overrides *o) {
     o->run_time_ns = o->rampup_ns = o->interval_ns = o->graceful_stop_ns = -1;
     o->requests = o->vus = o->workers = o->seed = -1;
+    o->cpus = NULL;
+}
+
+int scenario_parse_cpus(const char *s, int *cpus, int max) {
+    int n = 0;
+    while (*s) {
+        char *end;
+        long a = strtol(s, &end, 10), b;
+        if (end == s || a < 0 || a > 4095) return -1;
+        b = a;
+        if (*end == '-') {
+            s = end + 1;
+            b = strtol(s, &end, 10);
+            if (end == s || b < a || b > 4095) return -1;
+        }
+        for (long c = a; c <= b; c++) {
+            if (n == max) return -1;
+            cpus[n++] = (int)c;
+        }
+        if (*end == ',') end++;
+        else if (*end) return -1;
+        s = end;
+    }
+    return n > 0 ? n : -1;
 }
 
 static int scenario_lua_duration(lua_State *L) {
@@ -98,6 +122,7 @@ static void scenario_apply(scenario *s, const scenario_overrides *o) {
     if (o->requests >= 0) s->requests = o->requests;
     if (o->workers > 0) s->workers = (int)o->workers;
     if (o->seed >= 0) { s->seed = (uint64_t)o->seed; s->seed_set = 1; }
+    if (o->cpus) s->ncpus = scenario_parse_cpus(o->cpus, s->cpus, 256);
     if (o->vus >= 0)
         for (int i = 0; i < s->ngroups; i++) s->groups[i].vus = (int)o->vus;
     /* --requests alone means "until N transactions", not "N or 10 s". */

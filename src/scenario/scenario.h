@@ -26,6 +26,8 @@ typedef struct scenario {
     int workers;          /* 0 = number of CPUs */
     uint64_t seed;
     int seed_set;
+    int ncpus;            /* --cpus: worker i runs on cpus[i % ncpus]; 0 = no pinning */
+    int cpus[256];
     int ngroups;
     group_cfg *groups;
     int nphases;          /* > 0: run these one after another instead */
@@ -36,7 +38,11 @@ typedef struct scenario {
 typedef struct scenario_overrides {
     int64_t run_time_ns, rampup_ns, interval_ns, graceful_stop_ns, requests;
     int64_t vus, workers, seed;
+    const char *cpus;     /* NULL = not given */
 } scenario_overrides;
+
+/* "0,2-3" -> {0, 2, 3}; returns the count, or -1 on bad syntax. */
+int scenario_parse_cpus(const char *s, int *cpus, int max);
 
 void scenario_overrides_init(scenario_overrides *o);
 

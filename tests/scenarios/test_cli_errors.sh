@@ -40,8 +40,17 @@ expect 3 "phases\[1\]: unknown field 'rquests' \(did you mean 'requests'\?\)" --
 expect 4 "preflight failed.*memcached.connect: 127.0.0.1:1: .*(refused|down)" -- run "$F/unreachable.lua" -e MEMCACHED=127.0.0.1:1
 expect 4 "preflight failed.*init_error_vu.lua:1: init went wrong" -- run "$F/init_error.lua"
 expect 4 "preflight failed.*must return the transaction function, got number" -- run "$F/no_function.lua"
+expect 2 "--cpus: expected CPU numbers" -- run "$F/ok.lua" --cpus one
+expect 4 "cannot pin worker 0 to CPU 4000" -- run "$F/ok.lua" --cpus 4000
 check "an aborted run still writes summary.json with status aborted" \
     [ "$(jq -r .status "$TMP/out/summary.json")" = aborted ]
 "$LUAMECH" run "$F/ok.lua" -q -d 300ms -o "$TMP/ok" > /dev/null 2>&1
 check "a good scenario runs (exit 0)" [ $? -eq 0 ]
+# --cpus pins the worker threads
+"$LUAMECH" run "$F/ok.lua" -q -d 2s -w 1 --cpus 1 -o "$TMP/pin" > /dev/null 2>&1 &
+pid=$!
+sleep 1
+pinned=$(cat /proc/$pid/task/*/status 2>/dev/null | grep -c "^Cpus_allowed_list:[[:space:]]*1$")
+wait $pid
+check "--cpus 1: a thread of luamech runs on CPU 1 only ($pinned)" [ "$pinned" -ge 1 ]
 finish

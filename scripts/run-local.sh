@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/run-local.sh SCENARIO [luamech run options...]
-# Starts the servers a shipped scenario needs on free loopback ports (a
-# private memcached for now), runs luamech against them with the matching
-# -e NAME=host:port parameters, and stops the servers afterwards.
+# Starts private servers on free loopback ports — memcached, redis-server and
+# webdis (an HTTP front end to that redis, the /SET/X/1 and /GET/X API of
+# seed 002) — runs luamech against them with the matching parameters
+# (-e MEMCACHED=, -e REDIS=, -e HTTP_BASE=), and stops the servers afterwards.
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,18 +17,43 @@ free_port() {
     for _ in $(seq 50); do p=$((20000 + RANDOM % 40000)); port_open "$p" || { echo "$p"; return; }; done
     echo "no free port found" >&2; exit 1
 }
+wait_port() {
+    for _ in $(seq 100); do port_open "$1" && return 0; sleep 0.05; done
+    echo "$2 did not start on port $1" >&2; exit 1
+}
 
+tmp=$(mktemp -d /tmp/luamech-local.XXXXXX)
 pids=()
-trap 'for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done; wait 2>/dev/null' EXIT
+cleanup() {
+    for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 mc_port=$(free_port)
 memcached -l 127.0.0.1 -p "$mc_port" -U 0 -m 256 -t 1 -u "$(id -un)" &
 pids+=($!)
-for _ in $(seq 100); do port_open "$mc_port" && break; sleep 0.05; done
-port_open "$mc_port" || { echo "memcached did not start" >&2; exit 1; }
-echo "==> memcached on 127.0.0.1:$mc_port (pid ${pids[0]})" >&2
+wait_port "$mc_port" memcached
 
+redis_port=$(free_port)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
+    --logfile "$tmp/redis.log" &
+pids+=($!)
+wait_port "$redis_port" redis-server
+
+http_port=$(free_port)
+cat > "$tmp/webdis.json" <<JSON
+{ "redis_host": "127.0.0.1", "redis_port": $redis_port, "http_host": "127.0.0.1",
+  "http_port": $http_port, "threads": 2, "pool_size": 20, "daemonize": false,
+  "websockets": false, "database": 0, "verbosity": 0, "logfile": "$tmp/webdis.log" }
+JSON
+webdis "$tmp/webdis.json" &
+pids+=($!)
+wait_port "$http_port" webdis
+
+echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port" >&2
 set +e
-"$LUAMECH" run "$@" -e MEMCACHED=127.0.0.1:$mc_port
-rc=$?
-exit $rc
+"$LUAMECH" run "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
+    -e HTTP_BASE=http://127.0.0.1:$http_port
+exit $?

@@ -1,0 +1,22 @@
+# Every shipped scenario runs, shortened, through scripts/run-local.sh (the
+# README's way) against private servers, and completes without errors.
+. "$(dirname "$0")/lib.sh"
+cd "$SRC"
+# scenario | options that shorten it
+while IFS='|' read -r sc opts; do
+    [ -z "$sc" ] && continue
+    LUAMECH=$LUAMECH bash scripts/run-local.sh "scenarios/$sc" $opts -q -o "$TMP/$sc" > "$TMP/$sc.out" 2>&1
+    rc=$?
+    s=$TMP/$sc/summary.json
+    if [ $rc -ne 0 ]; then fail "$sc exited $rc: $(tail -5 "$TMP/$sc.out")"; continue; fi
+    if jq -e '.phases' "$s" > /dev/null 2>&1; then
+        tx=$(jq '[.phases[].transactions] | add' "$s"); err=$(jq '[.phases[].errors] | add' "$s")
+    else
+        tx=$(timer_count "$s" "All Transactions"); err=$(timer_errors "$s" "All Transactions")
+    fi
+    check "$sc: $tx transactions, $err errors" [ "$tx" -gt 0 -a "$err" -eq 0 ]
+done <<'LIST'
+membase.lua|-d 2s -r 1s -i 1s -u 5
+example.lua|-d 1s
+LIST
+finish

@@ -3,17 +3,19 @@
 -- names the field and what was expected, so the user can fix it in one go.
 -- Arguments: the scenario table, the scenario's file name (for messages),
 -- its directory (scripts are relative to it), and helpers from C:
--- parse_duration(s) -> ns or nil, parse_count(s) -> n or nil.
-local tbl, file, dir, parse_duration, parse_count = ...
+-- parse_duration(s) -> ns or nil, parse_count(s) -> n or nil,
+-- check_threshold(s) -> true or false, why.
+local tbl, file, dir, parse_duration, parse_count, check_threshold = ...
 
 local fields = {
   name = true, run_time = true, rampup = true, interval = true,
   requests = true, workers = true, seed = true, graceful_stop = true,
-  notes = true, groups = true, phases = true,
+  notes = true, groups = true, phases = true, thresholds = true, abort_on_threshold = true,
 }
 local phase_fields = {
   name = true, run_time = true, rampup = true, interval = true, requests = true,
   workers = true, seed = true, graceful_stop = true, notes = true, groups = true,
+  thresholds = true, abort_on_threshold = true,
 }
 local group_fields = { name = true, vus = true, script = true }
 
@@ -107,7 +109,24 @@ local function normalise(t, where, default_name, need_groups)
     seed = count(t.seed, where .. "seed", 0),
     notes = str(t.notes, where .. "notes", nil),
     groups = {},
+    thresholds = {},
+    abort_on_threshold = t.abort_on_threshold and true or false,
   }
+  if t.abort_on_threshold ~= nil and type(t.abort_on_threshold) ~= "boolean" then
+    fail(where .. "abort_on_threshold", "expected true or false, got " .. show(t.abort_on_threshold))
+  end
+  if t.thresholds ~= nil then
+    if type(t.thresholds) ~= "table" then
+      fail(where .. "thresholds", "expected a list of criteria such as { \"GET p95 < 5ms\" }, got " .. show(t.thresholds))
+    end
+    for k, v in pairs(t.thresholds) do
+      local tw = string.format("%sthresholds[%s]", where, tostring(k))
+      if type(k) ~= "number" then fail(where .. "thresholds", "expected a list, found key " .. show(k)) end
+      local ok, why = check_threshold(tostring(v))
+      if type(v) ~= "string" or not ok then fail(tw, why or ("expected a string, got " .. show(v))) end
+      out.thresholds[k] = v
+    end
+  end
   if out.interval_ns % 1e8 ~= 0 then
     fail(where .. "interval", "expected a whole number of 100 ms (e.g. \"500ms\", \"10s\"), got " .. show(t.interval))
   end

@@ -46,7 +46,8 @@ static const char cli_usage[] =
 "  2  usage error (unknown flag, bad value)\n"
 "  3  scenario error (missing file, Lua syntax error, wrong field)\n"
 "  4  preflight failed: a script's init failed before any load (e.g. server unreachable)\n"
-"  5  interrupted by SIGINT/SIGTERM; results were written\n";
+"  5  interrupted by SIGINT/SIGTERM; results were written\n"
+"  6  a threshold failed (the scenario's pass/fail criteria; see junit.xml)\n";
 
 typedef struct cli_run {
     const char *scenario_path;
@@ -134,15 +135,30 @@ static void cli_on_progress(void *ctx, const run_result *r, double elapsed, doub
     if (!l->quiet) report_progress(stderr, r, elapsed, total);
 }
 
-/* Keep the result files current, so even a killed run leaves a valid set. */
-static void cli_on_interval(void *ctx, const run_result *r) {
+/* Keep the result files current, so even a killed run leaves a valid set;
+ * with abort_on_threshold, stop at the first failed criterion (counts are
+ * left out: they may still grow). */
+static int cli_on_interval(void *ctx, const run_result *r) {
     cli_live *l = ctx;
     report_write_all(l->dir, l->sc, r, "running", -1);
+    if (!l->sc->abort_on_threshold) return 0;
+    th_result *res;
+    report_threshold_results(l->sc, r, &res);
+    int stop = 0;
+    for (int i = 0; i < l->sc->nthresholds && !stop; i++) {
+        if (res[i].passed || !res[i].found || res[i].t->stat == TH_COUNT) continue;
+        fprintf(stderr, "luamech: threshold \"%s\" failed (measured %.3f %s): stopping the run\n",
+                res[i].t->text, res[i].measured, threshold_unit(res[i].t));
+        stop = 1;
+    }
+    free(res);
+    return stop;
 }
 
-static int cli_exit_code(const run_result *r) {
+static int cli_exit_code(const scenario *sc, const run_result *r) {
     if (r->status == RUN_ABORTED) return EXIT_PREFLIGHT;
     if (r->status == RUN_INTERRUPTED) return EXIT_INTERRUPTED;
+    if (r->stopped_by_hook || report_thresholds_failed(sc, r) > 0) return EXIT_THRESHOLDS;
     return EXIT_OK;
 }
 
@@ -176,7 +192,7 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     cli_live live = {sc, dir, c->quiet};
     run_hooks hooks = {&live, cli_on_progress, cli_on_interval};
     engine_run(sc, &c->params, workers, seed, &hooks, r);
-    int code = cli_exit_code(r);
+    int code = cli_exit_code(sc, r);
     if (r->status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r->error);
     else report_console(stdout, sc, r, dir);
     if (report_write_all(dir, sc, r, report_status_name(r->status), code) != 0) {
@@ -191,13 +207,15 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
  * sequence. */
 static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int workers, uint64_t seed) {
     run_result *rs = calloc((size_t)sc->nphases, sizeof *rs);
-    int code = EXIT_OK, ran = 0;
+    int code = EXIT_OK, ran = 0, th_failed = 0;
     for (int i = 0; i < sc->nphases && code == EXIT_OK; i++, ran++) {
         char sub[4200];
         snprintf(sub, sizeof sub, "%s/%d-%s", dir, i + 1, sc->phases[i].name);
         fprintf(stderr, "luamech: phase %d/%d: %s\n", i + 1, sc->nphases, sc->phases[i].name);
         code = cli_run_one(c, &sc->phases[i], sub, workers, seed, &rs[i]);
+        if (code == EXIT_THRESHOLDS) th_failed = 1, code = EXIT_OK;   /* later phases still run */
     }
+    if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
     report_phases(stdout, sc, rs, ran);
     if (report_write_phases(dir, sc, rs, ran, code) != 0) {
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);

@@ -9,7 +9,8 @@ enum {
     EXIT_USAGE = 2,        /* unknown flag, bad flag value, missing argument */
     EXIT_SCENARIO = 3,     /* scenario or script: missing file, syntax error, bad field */
     EXIT_PREFLIGHT = 4,    /* a script's init failed before load started (e.g. unreachable server) */
-    EXIT_INTERRUPTED = 5   /* stopped by SIGINT/SIGTERM; results were written */
+    EXIT_INTERRUPTED = 5,  /* stopped by SIGINT/SIGTERM; results were written */
+    EXIT_THRESHOLDS = 6    /* the run completed but a threshold failed */
 };
 
 int cli_main(int argc, char **argv);

@@ -111,7 +111,10 @@ static void engine_drain(engine *e) {
         if (closed && e->hooks && e->hooks->on_interval) {
             e->r->run_ns = (int64_t)e->r->agg.nintervals * e->r->agg.interval_ns;   /* so far */
             clock_gettime(CLOCK_REALTIME, &e->r->end_wall);
-            e->hooks->on_interval(e->hooks->ctx, e->r);
+            if (e->hooks->on_interval(e->hooks->ctx, e->r) && !e->stop_sent) {
+                e->r->stopped_by_hook = 1;
+                engine_stop(e, 0);
+            }
         }
         m = next;
     }

@@ -29,6 +29,7 @@ typedef struct run_result {
     int nworkers;
     uint64_t seed;
     int signal;              /* the signal that interrupted the run, or 0 */
+    int stopped_by_hook;     /* on_interval asked to stop (a failed threshold) */
     char error[1024];        /* RUN_ABORTED: why */
 } run_result;
 
@@ -36,8 +37,8 @@ typedef struct run_hooks {
     void *ctx;
     /* about once a second while the run goes on */
     void (*on_progress)(void *ctx, const run_result *r, double elapsed_s, double total_s);
-    /* each time a statistics interval closes */
-    void (*on_interval)(void *ctx, const run_result *r);
+    /* each time a statistics interval closes; non-zero stops the run */
+    int (*on_interval)(void *ctx, const run_result *r);
 } run_hooks;
 
 /* Runs the whole scenario; fills *r.  Returns 0 unless the run was aborted. */

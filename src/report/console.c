@@ -175,6 +175,7 @@ void report_console(FILE *out, const scenario *sc, const run_result *r, const ch
     report_kind(out, r, TK_CUSTOM, "Custom Timer", 1);
     report_kind(out, r, TK_PRIMITIVE, "Primitive", 0);
     report_checks_table(out, r);
+    report_thresholds(out, sc, r);
     report_counters_table(out, r);
     report_tally(out, &r->agg.errors, "Top errors (failed transactions)");
     report_tally(out, &r->agg.req_errors, "Request errors (failed requests, whether or not the script raised them)");

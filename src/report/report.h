@@ -38,6 +38,19 @@ int report_write_all(const char *dir, const scenario *sc, const run_result *r,
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
 
+/* Thresholds: evaluated on the run's totals. */
+typedef struct th_result {
+    const threshold *t;
+    double measured;
+    int found, passed;
+} th_result;
+/* Fills *out (caller frees) and returns how many failed. */
+int report_threshold_results(const scenario *sc, const run_result *r, th_result **out);
+int report_thresholds_failed(const scenario *sc, const run_result *r);
+void report_thresholds(FILE *out, const scenario *sc, const run_result *r);
+/* DIR/junit.xml, one testcase per threshold (nothing when there are none). */
+int report_write_junit(const char *dir, const scenario *sc, const run_result *r);
+
 /* Phases: the table of a phased scenario's runs (console) and the top
  * directory's summary.json and phases.csv. */
 void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n);

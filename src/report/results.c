@@ -152,6 +152,21 @@ static json_t *results_checks_json(const run_result *r) {
     return arr;
 }
 
+static json_t *results_thresholds_json(const scenario *sc, const run_result *r) {
+    json_t *arr = json_array();
+    th_result *res;
+    report_threshold_results(sc, r, &res);
+    for (int i = 0; i < sc->nthresholds; i++) {
+        json_t *o = json_pack("{s:o,s:o,s:b}", "criterion", results_str(res[i].t->text),
+                              "timer", results_str(res[i].t->timer), "passed", res[i].passed);
+        json_object_set_new(o, "measured", res[i].found ? json_real(res[i].measured) : json_null());
+        json_object_set_new(o, "unit", json_string(threshold_unit(res[i].t)));
+        json_array_append_new(arr, o);
+    }
+    free(res);
+    return arr;
+}
+
 static json_t *results_groups_json(const scenario *sc) {
     json_t *arr = json_array();
     for (int g = 0; g < sc->ngroups; g++)
@@ -183,6 +198,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "errors", results_tally_json(&r->agg.errors));
     if (!root) return -1;
     json_object_set_new(root, "finish", json_string(t1));
+    json_object_set_new(root, "thresholds", results_thresholds_json(sc, r));
     json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));
     json_object_set_new(root, "counters", results_counters_json(r));
     json_object_set_new(root, "checks", results_checks_json(r));
@@ -276,6 +292,7 @@ int report_write_all(const char *dir, const scenario *sc, const run_result *r,
     int rc = report_write_intervals_csv(dir, r);
     rc |= report_write_errors_csv(dir, r);
     rc |= report_write_counters_csv(dir, r);
+    if (r->status != RUN_ABORTED) rc |= report_write_junit(dir, sc, r);
     rc |= report_write_json(dir, sc, r, status, exit_code);
     return rc;
 }

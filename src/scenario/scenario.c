@@ -60,6 +60,18 @@ static int scenario_lua_count(lua_State *L) {
     return 1;
 }
 
+static int scenario_lua_threshold(lua_State *L) {
+    threshold t;
+    char err[512];
+    if (threshold_parse(luaL_checkstring(L, 1), &t, err, sizeof err) == 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_pushstring(L, err);
+    return 2;
+}
+
 static int64_t scenario_field_num(lua_State *L, const char *field, int64_t dflt) {
     lua_getfield(L, -1, field);
     int64_t v = lua_isnumber(L, -1) ? (int64_t)lua_tonumber(L, -1) : dflt;
@@ -97,6 +109,19 @@ static void scenario_copy(scenario *s, lua_State *L) {
         s->groups[i].vus = (int)scenario_field_num(L, "vus", 0);
         s->groups[i].script_path = scenario_field_str(L, "script");
         s->groups[i].script_name = scenario_field_str(L, "script_name");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "abort_on_threshold");
+    s->abort_on_threshold = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "thresholds");
+    s->nthresholds = lua_istable(L, -1) ? (int)lua_objlen(L, -1) : 0;
+    s->thresholds = calloc((size_t)s->nthresholds + 1, sizeof *s->thresholds);
+    for (int i = 0; i < s->nthresholds; i++) {
+        char err[512];
+        lua_rawgeti(L, -1, i + 1);
+        threshold_parse(lua_tostring(L, -1), &s->thresholds[i], err, sizeof err);  /* checked by scenario.lua */
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -141,7 +166,8 @@ static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err
     lua_pushstring(L, s->dir);
     lua_pushcfunction(L, scenario_lua_duration);
     lua_pushcfunction(L, scenario_lua_count);
-    if (lua_pcall(L, 5, 1, 0) != 0) {
+    lua_pushcfunction(L, scenario_lua_threshold);
+    if (lua_pcall(L, 6, 1, 0) != 0) {
         snprintf(err, err_len, "%s", lua_tostring(L, -1));
         return -1;
     }
@@ -197,6 +223,7 @@ int scenario_total_vus(const scenario *s) {
 void scenario_free(scenario *s) {
     for (int i = 0; i < s->nphases; i++) scenario_free(&s->phases[i]);
     free(s->phases);
+    free(s->thresholds);
     for (int i = 0; i < s->ngroups; i++) {
         free(s->groups[i].name);
         free(s->groups[i].script_path);

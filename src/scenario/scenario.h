@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "common/params.h"
+#include "stats/threshold.h"
 
 typedef struct group_cfg {
     char *name;
@@ -30,6 +31,9 @@ typedef struct scenario {
     int cpus[256];
     int ngroups;
     group_cfg *groups;
+    int nthresholds;      /* pass/fail criteria; a failure makes exit code 6 */
+    threshold *thresholds;
+    int abort_on_threshold;   /* stop the run at the first interval a criterion fails */
     int nphases;          /* > 0: run these one after another instead */
     struct scenario *phases;
 } scenario;

@@ -1,0 +1,167 @@
+/* threshold.c - parse "SUBJECT STAT OP VALUE[UNIT]" criteria and evaluate
+ * them on a run's totals.  SUBJECT is a timer name (may contain spaces),
+ * "transactions" (All Transactions), "checks", or empty; STAT is min, avg,
+ * p50, p80, p90, p95, p99, p99.9, max, stdev, count, rate, errors, or
+ * "errors rate".  No I/O. */
+#include "stats/threshold.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lua/lm_core.h"
+
+static const struct { const char *name; th_stat stat; } th_stats[] = {
+    {"min", TH_MIN}, {"avg", TH_AVG}, {"p50", TH_P50}, {"p80", TH_P80}, {"p90", TH_P90},
+    {"p95", TH_P95}, {"p99", TH_P99}, {"p99.9", TH_P999}, {"max", TH_MAX}, {"stdev", TH_STDEV},
+    {"count", TH_COUNT}, {"rate", TH_RATE}, {"errors", TH_ERRORS},
+};
+
+static int th_op_parse(const char *s, th_op *op) {
+    static const struct { const char *s; th_op op; } ops[] = {
+        {"<", TH_LT}, {"<=", TH_LE}, {">", TH_GT}, {">=", TH_GE}, {"==", TH_EQ}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(s, ops[i].s) == 0) { *op = ops[i].op; return 0; }
+    return -1;
+}
+
+static int th_is_time(th_stat s) { return s <= TH_STDEV; }
+static int th_is_percent(th_stat s) { return s == TH_ERROR_RATE || s == TH_CHECKS_RATE; }
+
+/* "5ms", "0.2s", "300us", "99.9%", "1000/s", "12" -> value in the stat's unit */
+static int th_value_parse(const char *s, th_stat stat, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v)) return -1;
+    if (th_is_time(stat)) {
+        if (strcmp(end, "ms") == 0 || *end == 0) *out = v;
+        else if (strcmp(end, "s") == 0) *out = v * 1000;
+        else if (strcmp(end, "us") == 0) *out = v / 1000;
+        else return -1;
+        return 0;
+    }
+    if (th_is_percent(stat)) {
+        if (strcmp(end, "%") != 0) return -1;
+        *out = v;
+        return 0;
+    }
+    if (stat == TH_RATE && strcmp(end, "/s") != 0 && *end) return -1;
+    if (stat != TH_RATE && *end) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Split on spaces into at most 32 tokens (modifies buf). */
+static int th_tokens(char *buf, char **tok) {
+    int n = 0;
+    char *save;
+    for (char *p = strtok_r(buf, " \t", &save); p && n < 32; p = strtok_r(NULL, " \t", &save)) tok[n++] = p;
+    return n;
+}
+
+static int th_fail(char *err, size_t len, const char *text, const char *why) {
+    snprintf(err, len, "threshold \"%s\": %s (expected e.g. \"GET p95 < 5ms\", \"errors rate < 0.1%%\", "
+             "\"checks rate > 99.9%%\", \"transactions rate >= 1000/s\")", text, why);
+    return -1;
+}
+
+static int th_stat_parse(char **tok, int *n, threshold *t) {
+    const char *s = tok[*n - 1];
+    if (strcmp(s, "rate") == 0 && *n >= 2 && strcmp(tok[*n - 2], "errors") == 0) {
+        t->stat = TH_ERROR_RATE;
+        *n -= 2;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof th_stats / sizeof th_stats[0]; i++)
+        if (strcmp(s, th_stats[i].name) == 0) { t->stat = th_stats[i].stat; (*n)--; return 0; }
+    return -1;
+}
+
+static void th_subject(char **tok, int n, threshold *t) {
+    t->timer[0] = 0;
+    for (int i = 0; i < n; i++) {
+        if (i) strncat(t->timer, " ", sizeof t->timer - strlen(t->timer) - 1);
+        strncat(t->timer, tok[i], sizeof t->timer - strlen(t->timer) - 1);
+    }
+    if (t->timer[0] == 0 || strcmp(t->timer, "transactions") == 0)
+        snprintf(t->timer, sizeof t->timer, "All Transactions");
+    if (strcmp(t->timer, "checks") == 0 && t->stat == TH_RATE) t->stat = TH_CHECKS_RATE;
+}
+
+int threshold_parse(const char *text, threshold *t, char *err, size_t err_len) {
+    char buf[256], *tok[32];
+    memset(t, 0, sizeof *t);
+    if (strlen(text) >= sizeof buf) return th_fail(err, err_len, text, "too long");
+    snprintf(t->text, sizeof t->text, "%s", text);
+    snprintf(buf, sizeof buf, "%s", text);
+    int n = th_tokens(buf, tok);
+    if (n < 3) return th_fail(err, err_len, text, "too short");
+    const char *value = tok[n - 1];
+    if (th_op_parse(tok[n - 2], &t->op) != 0) return th_fail(err, err_len, text, "no comparison operator (<, <=, >, >=, ==)");
+    n -= 2;
+    if (th_stat_parse(tok, &n, t) != 0) return th_fail(err, err_len, text, "unknown statistic");
+    th_subject(tok, n, t);
+    if (th_value_parse(value, t->stat, &t->limit) != 0)
+        return th_fail(err, err_len, text, th_is_time(t->stat) ? "bad time value (use ms, s or us)"
+                                          : th_is_percent(t->stat) ? "bad percentage (end it with %)"
+                                                                   : "bad number");
+    return 0;
+}
+
+static double th_checks_rate(const agg *a, int *found) {
+    int64_t pass = 0, all = 0;
+    size_t lp = strlen(LM_CHECK_PASS), lf = strlen(LM_CHECK_FAIL);
+    for (int i = 0; i < a->ncounters; i++) {
+        const agg_counter *c = a->counters[i];
+        if (strncmp(c->name, LM_CHECK_PASS, lp) == 0) pass += c->total, all += c->total;
+        else if (strncmp(c->name, LM_CHECK_FAIL, lf) == 0) all += c->total;
+    }
+    *found = all > 0;
+    return all > 0 ? 100.0 * (double)pass / (double)all : 0;
+}
+
+double threshold_measure(const threshold *t, const agg *a, double run_s, int *found) {
+    if (t->stat == TH_CHECKS_RATE) return th_checks_rate(a, found);
+    const agg_timer *tm = NULL;
+    for (int i = 0; i < a->n && !tm; i++)
+        if (strcmp(a->timers[i]->name, t->timer) == 0) tm = a->timers[i];
+    *found = tm != NULL;
+    if (!tm) return 0;
+    agg_row r;
+    agg_row_fill(&r, &tm->total, tm->total_errors, run_s);
+    switch (t->stat) {
+    case TH_MIN: return (double)r.min_us / 1000;
+    case TH_AVG: return r.avg_us / 1000;
+    case TH_P50: return (double)r.p50_us / 1000;
+    case TH_P80: return (double)r.p80_us / 1000;
+    case TH_P90: return (double)r.p90_us / 1000;
+    case TH_P95: return (double)r.p95_us / 1000;
+    case TH_P99: return (double)r.p99_us / 1000;
+    case TH_P999: return (double)r.p999_us / 1000;
+    case TH_MAX: return (double)r.max_us / 1000;
+    case TH_STDEV: return r.stdev_us / 1000;
+    case TH_COUNT: return (double)r.count;
+    case TH_RATE: return r.rate;
+    case TH_ERRORS: return (double)r.errors;
+    case TH_ERROR_RATE: return r.count ? 100.0 * (double)r.errors / (double)r.count : 0;
+    default: return 0;
+    }
+}
+
+int threshold_passes(const threshold *t, double v) {
+    switch (t->op) {
+    case TH_LT: return v < t->limit;
+    case TH_LE: return v <= t->limit;
+    case TH_GT: return v > t->limit;
+    case TH_GE: return v >= t->limit;
+    default: return v == t->limit;
+    }
+}
+
+const char *threshold_unit(const threshold *t) {
+    if (th_is_time(t->stat)) return "ms";
+    if (th_is_percent(t->stat)) return "%";
+    return t->stat == TH_RATE ? "/s" : "";
+}

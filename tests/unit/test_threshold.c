@@ -1,0 +1,95 @@
+/* test_threshold.c - criterion parsing: subjects, statistics, operators,
+ * units, errors; and comparison semantics. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stats/threshold.h"
+
+static threshold parse_ok(const char *s) {
+    threshold t;
+    char err[512];
+    int rc = threshold_parse(s, &t, err, sizeof err);
+    if (rc != 0) fail_msg("%s: %s", s, err);
+    return t;
+}
+
+static void test_parse(void **state) {
+    (void)state;
+    threshold t = parse_ok("GET p95 < 5ms");
+    assert_string_equal(t.timer, "GET");
+    assert_int_equal(t.stat, TH_P95);
+    assert_int_equal(t.op, TH_LT);
+    assert_true(t.limit == 5.0);
+    t = parse_ok("All Transactions p99.9 <= 0.25s");
+    assert_string_equal(t.timer, "All Transactions");
+    assert_int_equal(t.stat, TH_P999);
+    assert_true(t.limit == 250.0);
+    t = parse_ok("memcached.get max > 300us");
+    assert_true(t.limit == 0.3);
+    assert_int_equal(t.op, TH_GT);
+    t = parse_ok("errors rate < 0.1%");
+    assert_string_equal(t.timer, "All Transactions");
+    assert_int_equal(t.stat, TH_ERROR_RATE);
+    t = parse_ok("checks rate > 99.9%");
+    assert_int_equal(t.stat, TH_CHECKS_RATE);
+    t = parse_ok("transactions rate >= 1000/s");
+    assert_string_equal(t.timer, "All Transactions");
+    assert_int_equal(t.stat, TH_RATE);
+    assert_int_equal(t.op, TH_GE);
+    t = parse_ok("SET count == 12");
+    assert_int_equal(t.stat, TH_COUNT);
+    assert_int_equal(t.op, TH_EQ);
+    t = parse_ok("SET errors == 0");
+    assert_int_equal(t.stat, TH_ERRORS);
+    t = parse_ok("GET errors rate <= 5%");
+    assert_string_equal(t.timer, "GET");
+    assert_int_equal(t.stat, TH_ERROR_RATE);
+    t = parse_ok("GET avg < 2");
+    assert_true(t.limit == 2.0);            /* a bare number of ms */
+}
+
+static void test_parse_errors(void **state) {
+    (void)state;
+    const char *bad[] = {"", "GET", "GET p95", "GET p95 <", "GET p42 < 5ms", "GET p95 ~ 5ms",
+                         "GET p95 < 5 ms", "GET p95 < 5kg", "errors rate < 0.1", "checks rate > 99",
+                         "GET count == 3/s", "GET rate > 10/m"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        threshold t;
+        char err[512] = "";
+        if (threshold_parse(bad[i], &t, err, sizeof err) == 0) fail_msg("accepted: '%s'", bad[i]);
+        assert_non_null(strstr(err, "threshold"));
+    }
+}
+
+static void test_compare(void **state) {
+    (void)state;
+    threshold t = parse_ok("x p50 < 5ms");
+    assert_true(threshold_passes(&t, 4.999));
+    assert_false(threshold_passes(&t, 5));
+    t = parse_ok("x p50 <= 5ms");
+    assert_true(threshold_passes(&t, 5));
+    assert_false(threshold_passes(&t, 5.001));
+    t = parse_ok("x p50 > 5ms");
+    assert_false(threshold_passes(&t, 5));
+    t = parse_ok("x p50 >= 5ms");
+    assert_true(threshold_passes(&t, 5));
+    t = parse_ok("x count == 7");
+    assert_true(threshold_passes(&t, 7));
+    assert_false(threshold_passes(&t, 8));
+    assert_string_equal(threshold_unit(&t), "");
+    t = parse_ok("x rate > 1/s");
+    assert_string_equal(threshold_unit(&t), "/s");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_compare),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

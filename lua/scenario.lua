@@ -17,7 +17,10 @@ local phase_fields = {
   workers = true, seed = true, graceful_stop = true, notes = true, groups = true,
   thresholds = true, abort_on_threshold = true,
 }
-local group_fields = { name = true, vus = true, script = true }
+local group_fields = {
+  name = true, vus = true, script = true, model = true, pacing = true, rate = true,
+  max_vus = true, stages = true, start = true,
+}
 
 local function fail(field, msg)
   error(string.format("%s: %s: %s", file, field, msg), 0)
@@ -96,6 +99,68 @@ local function str(v, field, default)
   return v
 end
 
+local function number(v, field, min)
+  if type(v) ~= "number" or v < min then
+    fail(field, string.format("expected a number >= %s, got %s", tostring(min), show(v)))
+  end
+  return v
+end
+
+-- stages = { { duration = "30s", target = 100 }, ... } -> { {dur_ns, target} }
+local function stages_of(v, field)
+  if type(v) ~= "table" or #v == 0 then
+    fail(field, "expected a list of stages such as { { duration = \"30s\", target = 100 } }, got " .. show(v))
+  end
+  local out = {}
+  for i, st in ipairs(v) do
+    local sw = string.format("%s[%d]", field, i)
+    if type(st) ~= "table" then fail(sw, "expected { duration = ..., target = ... }, got " .. show(st)) end
+    check_known(st, { duration = true, target = true }, sw)
+    out[i] = { dur_ns = duration(st.duration, sw .. ".duration", nil, true), target = number(st.target, sw .. ".target", 0) }
+    if out[i].dur_ns == nil then fail(sw .. ".duration", "expected a duration, got nil") end
+  end
+  return out
+end
+
+-- A group's load model: closed (default), paced (pacing = P) or rate
+-- (rate = R transactions/s from a pool of vus .. max_vus VUs), each with
+-- optional stages.  Returns the normalised fields.
+local function load_model(g, gw, rampup_ns)
+  local model = g.model or (g.rate and "rate") or (g.pacing and "paced") or
+                ((g.stages and g.vus == nil and g.max_vus) and "rate") or "closed"
+  if model ~= "closed" and model ~= "paced" and model ~= "rate" then
+    fail(gw .. ".model", "expected \"closed\", \"paced\" or \"rate\", got " .. show(model))
+  end
+  local out = { model = model, stages = {}, start = g.start and number(g.start, gw .. ".start", 0) or 0 }
+  if g.stages ~= nil then
+    out.stages = stages_of(g.stages, gw .. ".stages")
+    if rampup_ns > 0 then fail(gw .. ".stages", "use either stages or rampup, not both") end
+  end
+  if model == "paced" then
+    out.pacing_ns = duration(g.pacing, gw .. ".pacing", nil, false)
+    if not out.pacing_ns then fail(gw .. ".pacing", "a paced group needs pacing, e.g. pacing = \"1s\"") end
+  elseif g.pacing ~= nil then
+    fail(gw .. ".pacing", "pacing is for model = \"paced\"")
+  end
+  if model == "rate" then
+    if g.rate == nil and #out.stages == 0 then fail(gw .. ".rate", "a rate group needs rate (transactions/s) or stages") end
+    out.rate = g.rate and number(g.rate, gw .. ".rate", 0) or out.start
+    if g.rate ~= nil and #out.stages > 0 then fail(gw .. ".rate", "give either rate or stages (with start), not both") end
+    out.prealloc = count(g.vus, gw .. ".vus", 1) or 10
+    out.vus = count(g.max_vus, gw .. ".max_vus", 1) or out.prealloc
+    if out.vus < out.prealloc then fail(gw .. ".max_vus", "must be >= vus (" .. out.prealloc .. "), got " .. out.vus) end
+    return out
+  end
+  if g.rate ~= nil then fail(gw .. ".rate", "rate is for model = \"rate\"") end
+  if g.max_vus ~= nil then fail(gw .. ".max_vus", "max_vus is for model = \"rate\"") end
+  local most = out.start
+  for _, st in ipairs(out.stages) do most = math.max(most, st.target) end
+  out.vus = count(g.vus, gw .. ".vus", 0)
+  if out.vus == nil and #out.stages == 0 then fail(gw .. ".vus", "expected the number of virtual users, got nil") end
+  out.vus = out.vus or math.ceil(most)
+  return out                                   -- without stages, C builds the ramp-up
+end
+
 -- Checks one run's fields (a scenario, or one of its phases); `where` is
 -- the prefix of field names in messages ("" or "phases[2].").
 local function normalise(t, where, default_name, need_groups)
@@ -150,8 +215,8 @@ local function normalise(t, where, default_name, need_groups)
     local name = str(g.name, gw .. ".name", "group-" .. i)
     if seen[name] then fail(gw .. ".name", "duplicate group name " .. show(name)) end
     seen[name] = true
-    local vus = count(g.vus, gw .. ".vus", 0)
-    if vus == nil then fail(gw .. ".vus", "expected the number of virtual users, got nil") end
+    local load = load_model(g, gw, out.rampup_ns)
+    local vus = load.vus
     local script = str(g.script, gw .. ".script", nil)
     if not script then fail(gw .. ".script", "expected the path of a Lua script, got nil") end
     local path = script:sub(1, 1) == "/" and script or (dir .. "/" .. script)
@@ -160,7 +225,8 @@ local function normalise(t, where, default_name, need_groups)
     f:close()
     local _, serr = loadfile(path)
     if serr then error(serr, 0) end       -- "file.lua:3: '=' expected near 'x'"
-    out.groups[i] = { name = name, vus = vus, script = path, script_name = script }
+    load.name, load.script, load.script_name = name, path, script
+    out.groups[i] = load
   end
   return out
 end

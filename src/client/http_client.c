@@ -292,8 +292,6 @@ static int hc_connect(http_conn *conn) {
         hc_detach(conn);
         return rc;
     }
-    c->connects++;
-    conn->req->connects++;
     return 0;
 }
 
@@ -456,6 +454,8 @@ static void hc_on_connect(uv_connect_t *creq, int status) {
     }
     uv_tcp_nodelay(&s->tcp, 1);
     conn->state = HC_OPEN;
+    conn->client->connects++;
+    conn->req->connects++;
     hc_flush(conn);
 }
 

@@ -62,7 +62,7 @@ struct http_req {
     const char *detail;           /* protocol error text (static), or NULL */
     uint64_t bytes_sent;          /* request bytes written, retries included */
     uint64_t bytes_received;      /* response bytes read, retries included */
-    unsigned connects;            /* connections opened for this request (0: reused) */
+    unsigned connects;            /* connections established for it (0: reused one) */
     unsigned retried;             /* 1 when retried on a fresh connection */
     /* private */
     http_conn *conn;
@@ -71,7 +71,7 @@ struct http_req {
 };
 
 typedef struct http_client_stats {
-    uint64_t connects;            /* connections opened (retries included) */
+    uint64_t connects;            /* connections established (retries included) */
     uint64_t retries;             /* requests retried on a fresh connection */
     uint64_t requests;            /* requests completed, whatever the status */
     size_t conns;                 /* connection slots (open or not) */

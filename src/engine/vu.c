@@ -7,6 +7,7 @@
 #include <lauxlib.h>
 #include <string.h>
 
+#include "engine/pace.h"
 #include "engine/worker.h"
 
 static uint64_t vu_splitmix(uint64_t *x) {
@@ -46,7 +47,7 @@ int vu_wants_resume(const vu *v) { return v->state != VU_DONE; }
 /* libuv timers count whole milliseconds on a coarse clock and can fire up to
  * a clock tick early; VU timers must never fire early (a ramp-up start, a
  * sleep), so they are armed for an hrtime and re-armed when early. */
-static void vu_timer_at(vu *v, uint64_t at_ns, uv_timer_cb cb) {
+void vu_timer_at(vu *v, uint64_t at_ns, uv_timer_cb cb) {
     v->due_ns = at_ns;
     uv_update_time(&v->w->loop);
     uint64_t now = worker_now_ns();
@@ -54,7 +55,7 @@ static void vu_timer_at(vu *v, uint64_t at_ns, uv_timer_cb cb) {
 }
 
 /* In a VU timer callback: 1 when it fired early (and was re-armed). */
-static int vu_timer_early(vu *v, uv_timer_cb cb) {
+int vu_timer_early(vu *v, uv_timer_cb cb) {
     if (worker_now_ns() >= v->due_ns) return 0;
     vu_timer_at(v, v->due_ns, cb);
     return 1;
@@ -115,22 +116,42 @@ void vu_start(vu *v) {
     vu_resume(v, 1);
 }
 
-/* Decide whether another transaction starts; if so, mark its start. */
-static int vu_begin_now(vu *v) {
+/* A transaction starts now; it was meant to start at intended_ns. */
+void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
     worker *w = v->w;
-    if (w->stopping || w->quota == 0) return 0;
     if (w->quota > 0 && --w->quota == 0) worker_command(w, 0); /* last one: let the worker notice */
-    v->tx_start_ns = worker_now_ns();
+    v->intended_ns = intended_ns;
+    v->lateness_ns = now > intended_ns ? (int64_t)(now - intended_ns) : 0;
+    if (v->scheduled) {
+        worker_record(w, w->tid_sched_lag, v->lateness_ns, now, 1);
+        if (v->lateness_ns > 2000000) worker_count(w, w->cid_late, 1);
+    }
+    v->tx_start_ns = now;
     v->tx_slept_ns = v->slept_ns;
     v->iter_resumes = v->resumes;
-    return 1;
+}
+
+void vu_begin_resume(vu *v, int go) {
+    if (!vu_wants_resume(v)) return;
+    lua_pushboolean(v->L, go);
+    vu_resume(v, 1);
+}
+
+void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
+    worker *w = v->w;
+    if (!v->scheduled) {
+        worker_record(w, tid, dur_ns, now, ok);
+        return;
+    }
+    worker_record(w, tid, dur_ns + v->lateness_ns, now, ok);
+    worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
 }
 
 static void vu_on_go(uv_timer_t *t) {
     vu *v = t->data;
     if (vu_timer_early(v, vu_on_go)) return;
-    lua_pushboolean(v->L, vu_begin_now(v));
-    vu_resume(v, 1);
+    begin_result r = pace_try_begin(v);
+    if (r != BEGIN_WAIT) vu_begin_resume(v, r == BEGIN_NOW);
 }
 
 int vu_lua_begin(lua_State *L) {
@@ -139,9 +160,14 @@ int vu_lua_begin(lua_State *L) {
     if (v->preflight && !w->going) {
         worker_preflight_result(w, NULL);  /* init worked: the server is there */
         v->state = VU_WAITING;
-        return lua_yield(L, 0);            /* resumed by vu_go */
+        return lua_yield(L, 0);            /* resumed by vu_on_go */
     }
-    lua_pushboolean(L, vu_begin_now(v));
+    begin_result r = pace_try_begin(v);
+    if (r == BEGIN_WAIT) {
+        v->state = VU_WAITING;
+        return lua_yield(L, 0);
+    }
+    lua_pushboolean(L, r == BEGIN_NOW);
     return 1;
 }
 
@@ -162,8 +188,8 @@ int vu_lua_finish(lua_State *L) {
     int ok = lua_toboolean(L, 1);
     uint64_t slept = v->slept_ns - v->tx_slept_ns;
     int64_t dur = (int64_t)(now - v->tx_start_ns - slept);
-    worker_record(w, w->tid_all, dur, now, ok);
-    worker_record(w, w->tid_group[v->group], dur, now, ok);
+    vu_record(v, w->tid_all, dur, now, ok);
+    vu_record(v, w->tid_group[v->group], dur, now, ok);
     if (!ok) {
         size_t len;
         const char *msg = lua_tolstring(L, 2, &len);
@@ -237,6 +263,10 @@ void vu_stop(vu *v) {
         vu_on_wake(&v->timer);
     } else if (v->preflight && !v->w->going && v->state == VU_WAITING) {
         vu_kill(v);
+    } else if (v->in_begin) {              /* parked until its next start: stop now */
+        uv_timer_stop(&v->timer);
+        v->in_begin = 0;
+        vu_begin_resume(v, 0);
     }
 }
 

@@ -29,7 +29,6 @@ typedef struct vu {
     vu_state state;
     int preflight;             /* initialised before t0 to check the script */
     int sleeping;
-    uint64_t start_offset_ns;  /* ramp-up: start at t0 + offset */
     uv_timer_t timer;          /* start delay, sleep */
     uint64_t due_ns;           /* when the timer must fire (hrtime), never earlier */
     uint64_t resumes;          /* resumes so far (to spot iterations that never yield) */
@@ -42,6 +41,13 @@ typedef struct vu {
     uint64_t rng[4];
     struct vu *next_ready;
     int ready_nargs;           /* values waiting on the stack for a deferred resume */
+    /* load models (engine/pace.c) */
+    int scheduled;             /* paced or rate: latency also counts from the intended start */
+    int in_begin;              /* waiting inside begin() for its next start */
+    uint64_t intended_ns;      /* when this transaction should have started */
+    uint64_t next_intended_ns; /* paced: the next slot; 0 = from the next begin */
+    int64_t lateness_ns;       /* actual start - intended start (>= 0) */
+    struct vu *next_idle;      /* rate: the pool's idle list */
 } vu;
 
 void vu_init(vu *v, struct worker *w, int id, int group, int index, uint64_t seed);
@@ -60,6 +66,19 @@ void vu_stop(vu *v);
 /* Hard stop: the VU is done whatever it was doing. */
 void vu_kill(vu *v);
 void vu_close(vu *v);      /* release the timer handle (teardown) */
+
+/* Record a sample taken by this VU: with a paced or rate model the timer
+ * gets the latency from the intended start and its "(uncorrected)" twin the
+ * latency from the actual start. */
+void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
+/* The decision of begin() taken outside the Lua call (a timer, the
+ * arrival scheduler): push it and resume. */
+void vu_begin_resume(vu *v, int go);
+/* Arm the VU's timer for an hrtime; it never fires early. */
+void vu_timer_at(vu *v, uint64_t at_ns, uv_timer_cb cb);
+int vu_timer_early(vu *v, uv_timer_cb cb);
+/* Mark the start of a transaction that was meant to start at intended_ns. */
+void vu_begin_tx(vu *v, uint64_t now_ns, uint64_t intended_ns);
 
 /* Engine primitives used by lua/vu.lua and lm_core.c */
 int vu_lua_begin(lua_State *L);

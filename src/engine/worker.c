@@ -7,6 +7,7 @@
 
 #include <lauxlib.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sched.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "common/embedded.h"
+#include "engine/pace.h"
 #include "engine/vu.h"
 #include "lua/lm_core.h"
 
@@ -35,7 +37,18 @@ static void worker_send(worker *w, tick_msg *m) {
     uv_async_send(s->notify);
 }
 
+/* This thread's CPU time (user + system), microseconds. */
+static uint64_t worker_cpu_us(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+           (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 static void worker_flush(worker *w, int final) {
+    uint64_t cpu = worker_cpu_us();
+    stats_count(&w->stats, w->cid_cpu, (int64_t)(cpu - w->cpu_last_us));
+    w->cpu_last_us = cpu;
     tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick);
     m->final = final;
     m->active_vus = w->active;
@@ -61,6 +74,15 @@ void worker_error(worker *w, const char *msg, size_t len) { stats_req_error(&w->
 void worker_tx_error(worker *w, const char *msg, size_t len) { stats_error(&w->stats, msg, len); }
 
 int worker_counter_id(worker *w, const char *name) { return stats_counter_id(&w->stats, name); }
+
+int worker_twin(worker *w, int tid) {
+    if (w->stats.timers[tid].twin >= 0) return w->stats.timers[tid].twin;
+    char name[300];
+    snprintf(name, sizeof name, "%s (uncorrected)", w->stats.timers[tid].name);
+    int twin = stats_timer_id(&w->stats, name, w->stats.timers[tid].kind);
+    w->stats.timers[tid].twin = twin;      /* after the call: it may move the array */
+    return twin;
+}
 
 void worker_count(worker *w, int id, int64_t n) {
     uint64_t now = worker_now_ns();
@@ -147,6 +169,8 @@ static void worker_begin_stop(worker *w) {
     w->cap_tick = w->tick;          /* late samples land in the last tick */
     int64_t grace_ms = w->shared->sc->graceful_stop_ns / 1000000;
     uv_timer_start(&w->grace_timer, worker_on_grace, (uint64_t)grace_ms, 0);
+    uv_timer_stop(&w->lag_timer);
+    if (w->groups) pace_stop(w);
     worker_stop_all(w, 0);
 }
 
@@ -188,6 +212,15 @@ static void worker_teardown(worker *w) {
 
 /* ---- start ---- */
 
+/* Event-loop lag: how late a 100 ms timer fires. */
+static void worker_on_lag(uv_timer_t *t) {
+    worker *w = t->data;
+    uint64_t now = worker_now_ns();
+    if (w->lag_expected_ns && now > w->lag_expected_ns)
+        worker_record(w, w->tid_loop_lag, (int64_t)(now - w->lag_expected_ns), now, 1);
+    w->lag_expected_ns = now + 100000000;
+}
+
 static void worker_go(worker *w) {
     uint64_t t0 = atomic_load(&w->shared->t0_ns);
     const scenario *sc = w->shared->sc;
@@ -196,8 +229,9 @@ static void worker_go(worker *w) {
     w->next_tick_ns = t0 + (uint64_t)w->shared->tick_ns;
     w->cap_tick = sc->run_time_ns > 0
         ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;
-    for (int i = 0; i < w->nvus; i++)
-        if (w->vus[i].state != VU_DONE) vu_schedule(&w->vus[i], t0 + w->vus[i].start_offset_ns);
+    pace_go(w, t0);
+    w->lag_expected_ns = 0;
+    uv_timer_start(&w->lag_timer, worker_on_lag, 100, 100);
     if (w->done == w->nvus) worker_finish(w);
 }
 
@@ -287,7 +321,6 @@ static void worker_place_vus(worker *w) {
             if ((total + i) % nw != w->id) continue;
             vu *v = &w->vus[k++];
             vu_init(v, w, id + 1, g, i, w->shared->seed);
-            v->start_offset_ns = (uint64_t)((double)sc->rampup_ns * i / n);
             v->preflight = (i == 0);
         }
         total += n;
@@ -329,12 +362,15 @@ static void worker_main(void *arg) {
         w->going = 0;
     } else {
         worker_place_vus(w);
+        pace_init(w);
         worker_preflight(w);
     }
     uv_run(&w->loop, UV_RUN_DEFAULT);
     if (!w->finished) worker_finish(w);
     for (int i = 0; i < w->nvus; i++) vu_close(&w->vus[i]);
+    pace_close(w);
     worker_teardown(w);
+    pace_free(w);
     free(w->vus);
     free(w->chunk_ref);
     free(w->tid_group);
@@ -351,9 +387,16 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota) {
     uv_timer_init(&w->loop, &w->tick_timer);
     uv_timer_init(&w->loop, &w->grace_timer);
     uv_idle_init(&w->loop, &w->idle);
-    w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w;
+    uv_timer_init(&w->loop, &w->lag_timer);
+    w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w->lag_timer.data = w;
     stats_local_init(&w->stats);
     w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
+    w->tid_loop_lag = stats_timer_id(&w->stats, "engine.loop_lag", TK_ENGINE);
+    w->tid_sched_lag = stats_timer_id(&w->stats, "engine.schedule_lag", TK_ENGINE);
+    w->cid_late = stats_counter_id(&w->stats, "engine.late_starts");
+    w->cid_skipped = stats_counter_id(&w->stats, "engine.skipped_starts");
+    w->cid_cpu = stats_counter_id(&w->stats, "engine.cpu_us");
+    w->cpu_last_us = 0;
     w->L = luaL_newstate();
     luaL_openlibs(w->L);
     lm_open_all(w->L, w);

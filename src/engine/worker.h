@@ -15,6 +15,22 @@
 #include "stats/local.h"
 
 struct vu;
+struct group_cfg;
+
+/* A worker's part of one user group. */
+typedef struct wgroup {
+    const struct group_cfg *cfg;
+    int nvus;                      /* this worker's VUs of the group */
+    struct vu **vus;               /* them, by index in the group */
+    /* rate model: this worker takes arrivals k = slot, slot + nslots, ... */
+    int slot, nslots;
+    uint64_t k_due;                /* next arrival not yet due */
+    uint64_t k_assign;             /* next arrival to hand to a VU (<= k_due) */
+    struct vu *idle;               /* VUs waiting for an arrival */
+    int nstarted;                  /* pool VUs started so far */
+    uv_timer_t timer;              /* fires at the next arrival */
+    struct worker *w;
+} wgroup;
 
 /* Commands from the main thread; several may be pending at once (bit set). */
 enum { WCMD_GO = 1, WCMD_STOP = 2, WCMD_HARD = 4 };
@@ -61,6 +77,12 @@ typedef struct worker {
     stats_local stats;
     int tid_all;
     int *tid_group;
+    wgroup *groups;                /* per scenario group */
+    int tid_loop_lag, tid_sched_lag;   /* generator health */
+    int cid_late, cid_skipped, cid_cpu;
+    uv_timer_t lag_timer;
+    uint64_t lag_expected_ns;
+    uint64_t cpu_last_us;
     int64_t tick, cap_tick;        /* current tick index; last tick allowed */
     uint64_t next_tick_ns;         /* absolute hrtime of the next tick boundary */
     int64_t quota;                 /* transactions this worker may still start; -1 = unbounded */
@@ -93,6 +115,9 @@ void worker_count(worker *w, int id, int64_t n);
 void worker_on_close(worker *w, worker_close_fn fn, void *data);
 /* Seconds since the run's start (negative before it starts). */
 double worker_run_time_s(const worker *w);
+
+/* Id of the "(uncorrected)" twin of a timer (created on first use). */
+int worker_twin(worker *w, int tid);
 
 /* For the engine's VU code. */
 void worker_rotate(worker *w, uint64_t now_ns);

@@ -84,13 +84,12 @@ static int lm_timer_start(lua_State *L) {
  * returns it in seconds; ok == false counts a failure instead. */
 static int lm_timer_stop(lua_State *L) {
     lm_timer *t = luaL_checkudata(L, 1, LM_TIMER_MT);
-    worker *w = t->owner->w;
     int ok = lua_isnoneornil(L, 2) ? 1 : lua_toboolean(L, 2);
     if (!t->running) return luaL_error(L, "timer:stop(): the timer is not running");
     uint64_t now = worker_now_ns();
     uint64_t dur = lm_timer_elapsed(t, now);
     t->running = 0;
-    worker_record(w, t->id, (int64_t)dur, now, ok);
+    vu_record(t->owner, t->id, (int64_t)dur, now, ok);
     lua_pushnumber(L, (double)dur / 1e9);
     return 1;
 }
@@ -144,7 +143,7 @@ static int lm_record(lua_State *L) {
     if (len == 0 || len > 200) luaL_argerror(L, 1, "timer name of 1..200 bytes expected");
     int ok = lua_isnoneornil(L, 3) ? 1 : lua_toboolean(L, 3);
     if (!(s >= 0)) luaL_argerror(L, 2, "a duration >= 0 in seconds expected");
-    lm_current_vu(L, w, "luamech.record");
+    vu *v = lm_current_vu(L, w, "luamech.record");
     lua_pushvalue(L, 1);
     lua_rawget(L, lua_upvalueindex(2));    /* name -> id cache */
     int id;
@@ -155,7 +154,7 @@ static int lm_record(lua_State *L) {
         lua_pushinteger(L, id);
         lua_rawset(L, lua_upvalueindex(2));
     }
-    worker_record(w, id, (int64_t)llround(s * 1e9), worker_now_ns(), ok);
+    vu_record(v, id, (int64_t)llround(s * 1e9), worker_now_ns(), ok);
     return 0;
 }
 

@@ -130,7 +130,7 @@ static int lm_mc_push_results(lm_mc_op *op, lua_State *L) {
 static void lm_mc_complete(lm_mc_op *op) {
     lm_mc *mc = op->mc;
     uint64_t now = worker_now_ns();
-    worker_record(mc->w, mc->tid[op->op], (int64_t)(now - op->start_ns), now, !lm_mc_failed(op));
+    vu_record(op->v, mc->tid[op->op], (int64_t)(now - op->start_ns), now, !lm_mc_failed(op));
     if (op->in_call) return;                /* the Lua call returns the results */
     vu *v = op->v;
     if (!vu_wants_resume(v)) { lm_mc_op_put(op); return; }

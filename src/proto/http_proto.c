@@ -246,8 +246,9 @@ static int hp_on_headers_complete(http_parser *hp) {
         p->err = "101 Switching Protocols: protocol upgrades are not supported";
         return -1;
     }
-    if (p->interim) return 0;                      /* 1xx: no body; the real response follows */
-    return p->head ? 1 : 0;                        /* a HEAD response has no body */
+    /* No body, whatever the headers say (RFC 9112 6.3): a response to HEAD,
+     * 1xx (the real response follows), 204 and 304. */
+    return p->head || p->interim || p->status == 204 || p->status == 304 ? 1 : 0;
 }
 
 static int hp_on_body(http_parser *hp, const char *at, size_t len) {

@@ -127,7 +127,7 @@ static void report_counters_table(FILE *out, const run_result *r) {
     int shown = 0;
     for (int i = 0; i < r->agg.ncounters; i++) {
         const agg_counter *c = r->agg.counters[i];
-        if (report_is_check(c->name)) continue;
+        if (report_is_check(c->name) || strncmp(c->name, "engine.", 7) == 0) continue;
         if (!shown++) fprintf(out, "\nCounters\n\n%-40s %16s %14s\n", "name", "total", "per second");
         fprintf(out, "%-40s %16lld %14.2f\n", c->name, (long long)c->total,
                 r->run_ns > 0 ? (double)c->total * 1e9 / (double)r->run_ns : 0);
@@ -155,25 +155,53 @@ static void report_tally(FILE *out, const tally *t, const char *title) {
     free(order);
 }
 
+static const char TWIN_SUFFIX[] = " (uncorrected)";
+
+static int report_is_twin(const char *name) {
+    size_t n = strlen(name), k = strlen(TWIN_SUFFIX);
+    return n > k && strcmp(name + n - k, TWIN_SUFFIX) == 0;
+}
+
+/* The "(uncorrected)" twin of t, when t is timed from the intended start. */
+static const agg_timer *report_twin(const run_result *r, const agg_timer *t) {
+    char name[512];
+    snprintf(name, sizeof name, "%s%s", t->name, TWIN_SUFFIX);
+    for (int i = 0; i < r->agg.n; i++)
+        if (r->agg.timers[i]->kind == t->kind && strcmp(r->agg.timers[i]->name, name) == 0) return r->agg.timers[i];
+    return NULL;
+}
+
 static void report_kind(FILE *out, const run_result *r, timer_kind kind, const char *title, int intervals) {
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
-        if (t->kind != kind) continue;
-        fprintf(out, "\n%s: %s\n\n", title, kind == TK_GROUP ? t->name + 6 : t->name);
+        if (t->kind != kind || report_is_twin(t->name)) continue;
+        const agg_timer *twin = report_twin(r, t);
+        const char *name = kind == TK_GROUP ? t->name + 6 : t->name;
+        fprintf(out, "\n%s: %s%s\n\n", title, name, twin ? " (latency from the intended start)" : "");
         report_timer(out, r, t, intervals);
+        if (!twin) continue;
+        fprintf(out, "\n%s: %s (uncorrected: latency from the actual start)\n\n", title, name);
+        report_timer(out, r, twin, intervals);
     }
 }
 
 void report_console(FILE *out, const scenario *sc, const run_result *r, const char *dir) {
     report_summary(out, sc, r, dir);
     agg_timer *all = agg_all(&r->agg);
-    fprintf(out, "\nAll Transactions\n\nTransaction Response Summary (ms; think time excluded)\n\n");
+    const agg_timer *twin = all ? report_twin(r, all) : NULL;
+    fprintf(out, "\nAll Transactions\n\nTransaction Response Summary (ms; think time excluded%s)\n\n",
+            twin ? "; latency from the intended start" : "");
     if (all) report_timer(out, r, all, 1);
     else fprintf(out, "(no transactions)\n");
     report_ladder(out, all);
+    if (twin) {
+        fprintf(out, "\nAll Transactions, uncorrected (latency from the actual start, as closed-loop tools report it)\n\n");
+        report_timer(out, r, twin, 1);
+    }
     report_kind(out, r, TK_GROUP, "Group", 0);
     report_kind(out, r, TK_CUSTOM, "Custom Timer", 1);
     report_kind(out, r, TK_PRIMITIVE, "Primitive", 0);
+    report_health_table(out, r);
     report_checks_table(out, r);
     report_thresholds(out, sc, r);
     report_counters_table(out, r);

@@ -38,6 +38,15 @@ int report_write_all(const char *dir, const scenario *sc, const run_result *r,
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
 
+/* Generator health per interval; *suspect when the generator itself may
+ * have been the bottleneck (reasons in why). Caller frees *rows. */
+typedef struct health_row {
+    double cpu_pct, lag_p99_ms, lag_max_ms, sched_p99_ms;
+    int64_t late, skipped;
+} health_row;
+int report_health(const run_result *r, health_row **rows, int *suspect, char *why, size_t why_len);
+void report_health_table(FILE *out, const run_result *r);
+
 /* Thresholds: evaluated on the run's totals. */
 typedef struct th_result {
     const threshold *t;
@@ -65,5 +74,22 @@ typedef struct report_check {
 int report_checks(const agg *a, report_check **out);
 /* 1 when a counter is one of the check counters. */
 int report_is_check(const char *counter_name);
+
+/* ---- HTML report (html.c, report_cmd.c) ----
+ * report.html is rendered from the files in dir (summary.json), never from
+ * the run's memory: one self-contained page (inline CSS, inline JavaScript
+ * drawing SVG charts from an embedded copy of summary.json, no network).
+ * For a phased run's top directory (summary.json with "phases") it is an
+ * index linking to each phase's report.html, which it renders too.
+ * Return 0; -1 when dir or dir/summary.json is missing or invalid; -2 when
+ * report.html cannot be written.  The _err variant puts a message naming the
+ * file into err. */
+int report_write_html(const char *dir);
+int report_write_html_err(const char *dir, char *err, size_t err_len);
+/* `luamech report RESULTS_DIR` (argv[0] is "report"): re-renders
+ * RESULTS_DIR/report.html and prints its path.  Exit 0; 2 usage error; 3
+ * directory or summary.json missing or invalid; 1 report.html not written. */
+int report_cmd_main(int argc, char **argv);
+/* ---- end of HTML report ---- */
 
 #endif

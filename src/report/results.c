@@ -109,8 +109,11 @@ static json_t *results_timers_json(const run_result *r) {
         agg_row_fill(&total, &t->total, t->total_errors, (double)r->run_ns / 1e9);
         json_t *rows = json_array();
         for (int k = 0; k < t->nrows; k++) json_array_append_new(rows, results_row_json(&t->rows[k]));
-        json_array_append_new(arr, json_pack("{s:o,s:s,s:o,s:o}", "name", results_str(t->name),
-            "kind", timer_kind_name(t->kind), "summary", results_row_json(&total), "intervals", rows));
+        size_t len = strlen(t->name);
+        int twin = len > 14 && strcmp(t->name + len - 14, " (uncorrected)") == 0;
+        json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:o,s:o}", "name", results_str(t->name),
+            "kind", timer_kind_name(t->kind), "latency_from", twin ? "actual start" : "intended start",
+            "summary", results_row_json(&total), "intervals", rows));
     }
     return arr;
 }
@@ -167,6 +170,21 @@ static json_t *results_thresholds_json(const scenario *sc, const run_result *r) 
     return arr;
 }
 
+static json_t *results_health_json(const run_result *r) {
+    health_row *h;
+    int suspect;
+    char why[1024];
+    int n = report_health(r, &h, &suspect, why, sizeof why);
+    json_t *rows = json_array();
+    for (int k = 0; k < n; k++)
+        json_array_append_new(rows, json_pack("{s:f,s:f,s:f,s:f,s:I,s:I}", "cpu_percent", h[k].cpu_pct,
+            "loop_lag_p99_ms", h[k].lag_p99_ms, "loop_lag_max_ms", h[k].lag_max_ms,
+            "schedule_lag_p99_ms", h[k].sched_p99_ms, "late_starts", (json_int_t)h[k].late,
+            "skipped_starts", (json_int_t)h[k].skipped));
+    free(h);
+    return json_pack("{s:b,s:s,s:o}", "suspect", suspect, "reasons", why, "intervals", rows);
+}
+
 static json_t *results_groups_json(const scenario *sc) {
     json_t *arr = json_array();
     for (int g = 0; g < sc->ngroups; g++)
@@ -199,6 +217,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     if (!root) return -1;
     json_object_set_new(root, "finish", json_string(t1));
     json_object_set_new(root, "thresholds", results_thresholds_json(sc, r));
+    json_object_set_new(root, "generator", results_health_json(r));
     json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));
     json_object_set_new(root, "counters", results_counters_json(r));
     json_object_set_new(root, "checks", results_checks_json(r));

@@ -88,6 +88,47 @@ static char *scenario_field_str(lua_State *L, const char *field) {
 
 static void scenario_apply(scenario *s, const scenario_overrides *o);
 
+static void scenario_copy_model(group_cfg *g, lua_State *L) {
+    char *m = scenario_field_str(L, "model");
+    g->model = !m || strcmp(m, "closed") == 0 ? MODEL_CLOSED : strcmp(m, "paced") == 0 ? MODEL_PACED : MODEL_RATE;
+    free(m);
+    g->pacing_ns = scenario_field_num(L, "pacing_ns", 0);
+    g->prealloc = (int)scenario_field_num(L, "prealloc", 0);
+    lua_getfield(L, -1, "start");
+    double start = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "rate");
+    if (g->model == MODEL_RATE && lua_isnumber(L, -1)) start = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    sched_constant(&g->sched, start);
+    lua_getfield(L, -1, "stages");
+    g->sched.n = lua_istable(L, -1) ? (int)lua_objlen(L, -1) : 0;
+    if (g->sched.n > SCHED_MAX_STAGES) g->sched.n = SCHED_MAX_STAGES;
+    for (int i = 0; i < g->sched.n; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        g->sched.st[i].dur_ns = scenario_field_num(L, "dur_ns", 0);
+        lua_getfield(L, -1, "target");
+        g->sched.st[i].target = lua_tonumber(L, -1);
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    g->staged = g->sched.n > 0;
+}
+
+/* Closed and paced groups without stages: all VUs from t0, or a linear
+ * ramp-up (VU i of n starts at i * rampup / n). */
+static void scenario_build_ramp(scenario *s) {
+    for (int i = 0; i < s->ngroups; i++) {
+        group_cfg *g = &s->groups[i];
+        if (g->model == MODEL_RATE || g->staged) continue;
+        sched_constant(&g->sched, s->rampup_ns > 0 ? 0 : g->vus);
+        if (s->rampup_ns > 0) {
+            g->sched.n = 1;
+            g->sched.st[0] = (sched_stage){s->rampup_ns, g->vus};
+        }
+    }
+}
+
 /* Copies the normalised table at the top of L into s. */
 static void scenario_copy(scenario *s, lua_State *L) {
     s->name = scenario_field_str(L, "name");
@@ -109,6 +150,7 @@ static void scenario_copy(scenario *s, lua_State *L) {
         s->groups[i].vus = (int)scenario_field_num(L, "vus", 0);
         s->groups[i].script_path = scenario_field_str(L, "script");
         s->groups[i].script_name = scenario_field_str(L, "script_name");
+        scenario_copy_model(&s->groups[i], L);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -148,8 +190,13 @@ static void scenario_apply(scenario *s, const scenario_overrides *o) {
     if (o->workers > 0) s->workers = (int)o->workers;
     if (o->seed >= 0) { s->seed = (uint64_t)o->seed; s->seed_set = 1; }
     if (o->cpus) s->ncpus = scenario_parse_cpus(o->cpus, s->cpus, 256);
-    if (o->vus >= 0)
-        for (int i = 0; i < s->ngroups; i++) s->groups[i].vus = (int)o->vus;
+    for (int i = 0; o->vus >= 0 && i < s->ngroups; i++) {
+        group_cfg *g = &s->groups[i];
+        if (g->staged && g->model != MODEL_RATE) continue;   /* stages decide */
+        g->vus = (int)o->vus;
+        if (g->prealloc > g->vus) g->prealloc = g->vus;
+    }
+    scenario_build_ramp(s);
     /* --requests alone means "until N transactions", not "N or 10 s". */
     if (o->requests > 0 && o->run_time_ns < 0) s->run_time_ns = 0;
 }

@@ -5,13 +5,21 @@
 
 #include <stdint.h>
 #include "common/params.h"
+#include "engine/schedule.h"
 #include "stats/threshold.h"
+
+typedef enum load_model { MODEL_CLOSED = 0, MODEL_PACED, MODEL_RATE } load_model;
 
 typedef struct group_cfg {
     char *name;
-    int vus;
+    int vus;              /* VUs allocated: closed/paced: the most that run; rate: max_vus */
     char *script_path;    /* as opened: the scenario's directory + script */
     char *script_name;    /* as written in the scenario */
+    load_model model;
+    int64_t pacing_ns;    /* paced: one iteration per VU every pacing_ns */
+    int prealloc;         /* rate: VUs started at t0 (the pool grows to vus) */
+    int staged;           /* stages were given (else built from rampup) */
+    schedule sched;       /* closed/paced: target VUs; rate: target transactions/s */
 } group_cfg;
 
 typedef struct scenario {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 const char *timer_kind_name(timer_kind k) {
-    static const char *const names[] = {"all", "group", "custom", "primitive"};
-    return (unsigned)k < 4 ? names[k] : "?";
+    static const char *const names[] = {"all", "group", "custom", "primitive", "engine"};
+    return (unsigned)k < 5 ? names[k] : "?";
 }
 
 void stats_local_init(stats_local *s) {
@@ -28,6 +28,7 @@ int stats_timer_id(stats_local *s, const char *name, timer_kind kind) {
     memset(t, 0, sizeof *t);
     t->name = strdup(name);
     t->kind = kind;
+    t->twin = -1;
     return s->n++;
 }
 

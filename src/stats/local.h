@@ -13,7 +13,8 @@ typedef enum timer_kind {
     TK_ALL = 0,        /* "All Transactions" */
     TK_GROUP,          /* transactions of one user group */
     TK_CUSTOM,         /* named by the script: luamech.timer("GET") */
-    TK_PRIMITIVE       /* timed automatically: "memcached.get", ... */
+    TK_PRIMITIVE,      /* timed automatically: "memcached.get", ... */
+    TK_ENGINE          /* generator health: "engine.loop_lag", ... */
 } timer_kind;
 
 const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primitive" */
@@ -21,6 +22,7 @@ const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primi
 typedef struct stat_timer {
     char *name;
     timer_kind kind;
+    int twin;          /* id of the "(uncorrected)" twin, or -1 */
     hist *h;           /* successful samples of this tick (NULL until first use) */
     int64_t errors;    /* failed samples of this tick */
 } stat_timer;

@@ -1,0 +1,211 @@
+/* pace.c - load models: closed, paced and arrival-rate starts; see pace.h.
+ * Schedules are the pure functions of engine/schedule.c; this file turns
+ * them into timers and decisions for the worker's VUs.  No protocol here. */
+#include "engine/pace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario/scenario.h"
+
+#define PACE_LATE_NS 2000000    /* a start more than 2 ms late counts as late */
+
+static uint64_t pace_t0(const worker *w) { return atomic_load(&w->shared->t0_ns); }
+
+/* Nothing is meant to start at or after the end of the run. */
+static uint64_t pace_end(const worker *w) {
+    int64_t rt = w->shared->sc->run_time_ns;
+    return rt > 0 ? pace_t0(w) + (uint64_t)rt : UINT64_MAX;
+}
+
+static void pace_on_begin_timer(uv_timer_t *t) {
+    vu *v = t->data;
+    if (vu_timer_early(v, pace_on_begin_timer)) return;
+    begin_result r = pace_try_begin(v);
+    if (r != BEGIN_WAIT) vu_begin_resume(v, r == BEGIN_NOW);
+}
+
+/* ---- closed and paced ---- */
+
+static begin_result pace_wait_until(vu *v, uint64_t at_ns) {
+    v->in_begin = 1;
+    vu_timer_at(v, at_ns, pace_on_begin_timer);
+    return BEGIN_WAIT;
+}
+
+static begin_result pace_closed(vu *v, const group_cfg *g, uint64_t now) {
+    uint64_t t0 = pace_t0(v->w);
+    int64_t t = (int64_t)(now - t0);
+    if (!(sched_target(&g->sched, t) > v->index)) {      /* not wanted now: park */
+        int64_t at = sched_first_above(&g->sched, v->index, t);
+        v->next_intended_ns = 0;
+        if (at == SCHED_NEVER) return BEGIN_STOP;
+        return pace_wait_until(v, t0 + (uint64_t)at);
+    }
+    if (g->model != MODEL_PACED) {
+        vu_begin_tx(v, now, now);
+        return BEGIN_NOW;
+    }
+    if (v->next_intended_ns == 0) v->next_intended_ns = now;
+    if (v->next_intended_ns >= pace_end(v->w)) return BEGIN_STOP;
+    if (now < v->next_intended_ns) return pace_wait_until(v, v->next_intended_ns);
+    uint64_t intended = v->next_intended_ns;
+    v->next_intended_ns += (uint64_t)g->pacing_ns;        /* the schedule, not the response, sets the next slot */
+    vu_begin_tx(v, now, intended);
+    return BEGIN_NOW;
+}
+
+/* ---- arrival rate ---- */
+
+static uint64_t pace_arrival_ns(const wgroup *wg, uint64_t k) {
+    int64_t at = sched_arrival_ns(&wg->cfg->sched, (double)k);
+    uint64_t t = at == SCHED_NEVER ? UINT64_MAX : pace_t0(wg->w) + (uint64_t)at;
+    return t >= pace_end(wg->w) ? UINT64_MAX : t;
+}
+
+/* Count the arrivals that are due by now. */
+static void pace_refresh(wgroup *wg, uint64_t now) {
+    while (pace_arrival_ns(wg, wg->k_due) <= now) wg->k_due += (uint64_t)wg->nslots;
+}
+
+static begin_result pace_take_arrival(vu *v, wgroup *wg, uint64_t now) {
+    uint64_t intended = pace_arrival_ns(wg, wg->k_assign);
+    wg->k_assign += (uint64_t)wg->nslots;
+    vu_begin_tx(v, now, intended);
+    return BEGIN_NOW;
+}
+
+static void pace_arm(wgroup *wg);
+
+static begin_result pace_rate(vu *v, wgroup *wg, uint64_t now) {
+    pace_refresh(wg, now);
+    if (wg->k_assign < wg->k_due) return pace_take_arrival(v, wg, now);
+    if (pace_arrival_ns(wg, wg->k_due) == UINT64_MAX) return BEGIN_STOP;   /* the rate ended */
+    v->in_begin = 1;
+    v->next_idle = wg->idle;
+    wg->idle = v;
+    return BEGIN_WAIT;
+}
+
+/* Start one more pool VU, if the pool may grow. */
+static void pace_grow(wgroup *wg) {
+    while (wg->nstarted < wg->nvus) {
+        vu *v = wg->vus[wg->nstarted++];
+        if (v->state != VU_PENDING) continue;
+        vu_start(v);                           /* it takes an arrival at its first begin() */
+        return;
+    }
+}
+
+static void pace_dispatch(wgroup *wg) {
+    uint64_t now = worker_now_ns();
+    pace_refresh(wg, now);
+    while (wg->k_assign < wg->k_due && wg->idle) {
+        vu *v = wg->idle;
+        wg->idle = v->next_idle;
+        v->in_begin = 0;
+        pace_take_arrival(v, wg, now);
+        vu_begin_resume(v, 1);
+    }
+    if (wg->k_assign < wg->k_due && !wg->w->stopping) pace_grow(wg);
+    pace_arm(wg);
+}
+
+static void pace_on_arrival(uv_timer_t *t) { pace_dispatch(t->data); }
+
+static void pace_arm(wgroup *wg) {
+    if (wg->w->stopping) return;
+    uint64_t at = pace_arrival_ns(wg, wg->k_due), now = worker_now_ns();
+    if (at == UINT64_MAX) return;
+    uv_update_time(&wg->w->loop);
+    uv_timer_start(&wg->timer, pace_on_arrival, at > now ? (at - now + 999999) / 1000000 : 0, 0);
+}
+
+/* ---- entry points ---- */
+
+begin_result pace_try_begin(vu *v) {
+    worker *w = v->w;
+    if (w->stopping || w->quota == 0) return BEGIN_STOP;
+    const group_cfg *g = &w->shared->sc->groups[v->group];
+    uint64_t now = worker_now_ns();
+    v->in_begin = 0;
+    if (now >= pace_end(w)) return BEGIN_STOP;
+    if (g->model == MODEL_RATE) return pace_rate(v, &w->groups[v->group], now);
+    return pace_closed(v, g, now);
+}
+
+void pace_init(worker *w) {
+    const scenario *sc = w->shared->sc;
+    int nw = w->shared->nworkers, off = 0;
+    w->groups = calloc((size_t)sc->ngroups, sizeof *w->groups);
+    for (int g = 0; g < sc->ngroups; g++) {
+        wgroup *wg = &w->groups[g];
+        wg->cfg = &sc->groups[g];
+        wg->w = w;
+        wg->vus = calloc((size_t)sc->groups[g].vus + 1, sizeof *wg->vus);
+        uv_timer_init(&w->loop, &wg->timer);
+        wg->timer.data = wg;
+        int hosts = sc->groups[g].vus < nw ? sc->groups[g].vus : nw;   /* workers with VUs of g */
+        wg->nslots = hosts;
+        wg->slot = ((w->id - off) % nw + nw) % nw;                      /* rank among them */
+        off += sc->groups[g].vus;
+    }
+    for (int i = 0; i < w->nvus; i++) {
+        wgroup *wg = &w->groups[w->vus[i].group];
+        wg->vus[wg->nvus++] = &w->vus[i];
+        w->vus[i].scheduled = wg->cfg->model != MODEL_CLOSED;
+    }
+}
+
+void pace_go(worker *w, uint64_t t0) {
+    for (int g = 0; g < w->shared->sc->ngroups; g++) {
+        wgroup *wg = &w->groups[g];
+        for (int i = 0; i < wg->nvus; i++) {
+            vu *v = wg->vus[i];
+            if (v->state == VU_DONE) continue;
+            if (wg->cfg->model == MODEL_RATE) {
+                if (v->index < wg->cfg->prealloc || v->preflight) vu_schedule(v, t0), wg->nstarted++;
+                continue;
+            }
+            int64_t at = sched_first_above(&wg->cfg->sched, v->index, 0);
+            if (at == SCHED_NEVER) vu_stop(v);
+            else vu_schedule(v, t0 + (uint64_t)at);
+        }
+        if (wg->cfg->model == MODEL_RATE && wg->nvus > 0) {
+            wg->k_due = wg->k_assign = (uint64_t)wg->slot;
+            pace_arm(wg);
+        }
+    }
+}
+
+void pace_stop(worker *w) {
+    uint64_t now = worker_now_ns();
+    for (int g = 0; g < w->shared->sc->ngroups; g++) {
+        wgroup *wg = &w->groups[g];
+        uv_timer_stop(&wg->timer);
+        if (wg->cfg->model == MODEL_RATE && wg->nvus > 0) {
+            pace_refresh(wg, now);
+            uint64_t skipped = (wg->k_due - wg->k_assign) / (uint64_t)wg->nslots;
+            if (skipped) worker_count(w, w->cid_skipped, (int64_t)skipped);
+            wg->k_assign = wg->k_due;
+        }
+        while (wg->idle) {                         /* waiting for an arrival: stop */
+            vu *v = wg->idle;
+            wg->idle = v->next_idle;
+            v->in_begin = 0;
+            vu_begin_resume(v, 0);
+        }
+    }
+}
+
+void pace_close(worker *w) {
+    for (int g = 0; w->groups && g < w->shared->sc->ngroups; g++) {
+        uv_close((uv_handle_t *)&w->groups[g].timer, NULL);
+    }
+}
+
+void pace_free(worker *w) {
+    for (int g = 0; w->groups && g < w->shared->sc->ngroups; g++) free(w->groups[g].vus);
+    free(w->groups);
+    w->groups = NULL;
+}

@@ -1,0 +1,29 @@
+/* pace.h - when a VU may begin its next transaction, by load model:
+ *  closed: VU i runs while the group's target VU count is above i;
+ *  paced:  the same, and one iteration every `pacing`, on a fixed schedule;
+ *  rate:   arrivals on a fixed schedule, handed to a pool of VUs that grows
+ *          up to max_vus; a start that finds no free VU waits for one.
+ * Paced and rate starts record how late they are against the schedule, so
+ * latency can be counted from the intended start (coordinated omission). */
+#ifndef LUAMECH_PACE_H
+#define LUAMECH_PACE_H
+
+#include "engine/vu.h"
+#include "engine/worker.h"
+
+typedef enum { BEGIN_NOW, BEGIN_STOP, BEGIN_WAIT } begin_result;
+
+/* Set up the worker's per-group state (after its VUs are placed). */
+void pace_init(worker *w);
+/* At t0: schedule the first start of every VU and the arrival timers. */
+void pace_go(worker *w, uint64_t t0_ns);
+/* Decide for v (running, or called from a timer); on BEGIN_WAIT something
+ * is armed that calls vu_begin_resume later. */
+begin_result pace_try_begin(vu *v);
+/* Stopping: waiting VUs are told to stop; due arrivals never started are
+ * counted as skipped. */
+void pace_stop(worker *w);
+void pace_close(worker *w);   /* close handles (teardown) */
+void pace_free(worker *w);    /* after the loop has closed them */
+
+#endif

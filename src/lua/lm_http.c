@@ -1,0 +1,604 @@
+/* lm_http.c - binds luamech.http: new() and the client methods request, get,
+ * post, put, delete, head, close.  Each method checks its arguments (misuse
+ * raises a Lua error), sends the request with client/http_client (which
+ * encodes and parses with proto/http_proto) and yields; the completion pushes
+ * the response table and resumes the VU through vu_resume.  Connect, read,
+ * write and timeout failures return nil, err.  Every call is timed under
+ * "http.<method>" (and "http <name>" when the call names itself); a non-2xx
+ * status is returned normally but counted as an error of those timers.  It
+ * never parses bytes or touches sockets. */
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/http_client.h"
+#include "engine/vu.h"
+#include "engine/worker.h"
+#include "lua/lm_core.h"
+
+#define LM_HTTP_MT "luamech.http"
+#define LM_HTTP_MAX_HEADERS 64
+#define LM_HTTP_DEFAULT_TIMEOUT_NS 10000000000ull
+
+typedef struct lm_http lm_http;
+typedef struct lm_http_op lm_http_op;
+
+/* A client shared by the objects made with pool = true (per worker and key). */
+typedef struct lm_http_pool {
+    char *key;
+    http_client *client;
+    struct lm_http_pool *next;
+} lm_http_pool;
+
+/* The module's per-worker state. */
+typedef struct lm_http_mod {
+    worker *w;
+    lm_http *objs;                 /* every live object, for teardown */
+    lm_http_pool *pools;
+    lm_http_op *free_ops;
+    int names_ref;                 /* "http <name>" -> timer id cache */
+    int ids_ready;
+    int tid[HP_NMETHODS];
+    int c_sent, c_recv, c_connects, c_retries, c_status[6];
+    int closing;
+} lm_http_mod;
+
+/* One client object as Lua sees it.  The userdata holds a pointer; the
+ * object is freed by the collector (no request can be in flight then: each
+ * request anchors it) or at teardown. */
+struct lm_http {
+    lm_http_mod *mod;
+    http_client *client;           /* private or the pool's; NULL once closed */
+    int pooled;
+    char base[288];                /* "host:port", for messages */
+    int headers_ref;               /* default headers (validated copy) or LUA_NOREF */
+    uint64_t timeout_ns;           /* 0 = none */
+    lm_http *prev, *next;
+    lm_http **ud;
+};
+
+struct lm_http_op {
+    http_req req;
+    lm_http_op *next;
+    lm_http_mod *mod;
+    vu *v;
+    int method;
+    int name_tid;                  /* -1 when the call has no name */
+    int ud_ref;                    /* anchors the object while in flight */
+    int in_call, nres;
+    uint64_t start_ns;
+    char where[160];               /* the path without its query, for the tally */
+    char base[288];
+    char err[TALLY_MSG_MAX];       /* the failure message */
+};
+
+static const char *const lm_http_lower[HP_NMETHODS] = {"get", "head", "post", "put", "delete"};
+
+/* ---- ops ---- */
+
+static lm_http_op *lm_http_op_get(lm_http_mod *mod) {
+    lm_http_op *op = mod->free_ops;
+    if (op) mod->free_ops = op->next;
+    else op = malloc(sizeof *op);
+    memset(op, 0, sizeof *op);
+    op->mod = mod;
+    op->ud_ref = LUA_NOREF;
+    op->name_tid = -1;
+    return op;
+}
+
+static void lm_http_op_put(lm_http_op *op) {
+    lm_http_mod *mod = op->mod;
+    op->next = mod->free_ops;
+    mod->free_ops = op;
+}
+
+/* ---- results ---- */
+
+static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parser *res) {
+    lua_checkstack(L, 8);
+    if (status != 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, op->err);
+        return 2;
+    }
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, res->status);
+    lua_setfield(L, -2, "status");
+    lua_createtable(L, 0, (int)res->nheaders);
+    for (size_t i = 0; i < res->nheaders; i++) {
+        const char *n, *v;
+        size_t nl, vl;
+        hp_parser_header(res, i, &n, &nl, &v, &vl);
+        lua_pushlstring(L, n, nl);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, -3);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_pushlstring(L, v, vl);
+        } else {                               /* repeated header: join with ", " */
+            lua_pushliteral(L, ", ");
+            lua_pushlstring(L, v, vl);
+            lua_concat(L, 3);
+        }
+        lua_rawset(L, -3);
+    }
+    lua_setfield(L, -2, "headers");
+    lua_pushlstring(L, res->body ? res->body : "", res->body_len);
+    lua_setfield(L, -2, "body");
+    return 1;
+}
+
+/* Statistics of one finished request; fills op->err on failure. */
+static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
+    lm_http_mod *mod = op->mod;
+    worker *w = mod->w;
+    uint64_t now = worker_now_ns();
+    int64_t dur = (int64_t)(now - op->start_ns);
+    int ok = status == 0 && res->status >= 200 && res->status < 300;
+    vu_record(op->v, mod->tid[op->method], dur, now, ok);
+    if (op->name_tid >= 0) vu_record(op->v, op->name_tid, dur, now, ok);
+    http_req *req = &op->req;
+    if (req->bytes_sent) worker_count(w, mod->c_sent, (int64_t)req->bytes_sent);
+    if (req->bytes_received) worker_count(w, mod->c_recv, (int64_t)req->bytes_received);
+    if (req->connects) worker_count(w, mod->c_connects, req->connects);
+    if (req->retried) worker_count(w, mod->c_retries, 1);
+    char msg[TALLY_MSG_MAX];
+    int n;
+    if (status == 0) {
+        int cls = res->status / 100;
+        if (cls >= 2 && cls <= 5) worker_count(w, mod->c_status[cls], 1);
+        if (ok) return;
+        n = snprintf(msg, sizeof msg, "http.%s %s: status %d", lm_http_lower[op->method],
+                     op->where, res->status);
+    } else {
+        char why[160];
+        http_client_describe(req, status, why, sizeof why);
+        n = snprintf(op->err, sizeof op->err, "http.%s %s: %s", lm_http_lower[op->method],
+                     op->base, why);
+        memcpy(msg, op->err, sizeof msg);
+    }
+    worker_error(w, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
+}
+
+static void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
+    lm_http_op *op = req->data;
+    lm_http_mod *mod = op->mod;
+    lm_http_account(op, status, res);
+    vu *v = op->v;
+    if (op->in_call) {                         /* the Lua call returns the results */
+        op->nres = lm_http_push(op, v->L, status, res);
+        return;
+    }
+    luaL_unref(mod->w->L, LUA_REGISTRYINDEX, op->ud_ref);
+    op->ud_ref = LUA_NOREF;
+    if (mod->closing || !vu_wants_resume(v)) {
+        lm_http_op_put(op);
+        return;
+    }
+    /* Inside another VU's call (it closed a client this VU waits on),
+     * vu_resume defers the resume to the loop. */
+    int n = lm_http_push(op, v->L, status, res);
+    lm_http_op_put(op);
+    vu_resume(v, n);
+}
+
+/* ---- argument checks ---- */
+
+static lm_http *lm_http_check(lua_State *L) {
+    lm_http **ud = luaL_checkudata(L, 1, LM_HTTP_MT);
+    if (!*ud || !(*ud)->client) luaL_error(L, "luamech.http: the client is closed");
+    return *ud;
+}
+
+/* Reject option names not in `known` (a NULL-terminated list). */
+static void lm_http_check_keys(lua_State *L, int idx, const char *fname, const char *const *known) {
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int ok = 0;
+        for (int i = 0; k && known[i]; i++) ok |= strcmp(k, known[i]) == 0;
+        if (!ok) {
+            lua_pushvalue(L, -1);
+            const char *shown = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+            luaL_error(L, "%s: unknown option '%s'", fname, shown);
+        }
+    }
+}
+
+static int lm_http_ieq(const char *a, size_t alen, const char *b, size_t blen) {
+    if (alen != blen) return 0;
+    for (size_t i = 0; i < alen; i++) {
+        int x = (unsigned char)a[i], y = (unsigned char)b[i];
+        if (x >= 'A' && x <= 'Z') x += 32;
+        if (y >= 'A' && y <= 'Z') y += 32;
+        if (x != y) return 0;
+    }
+    return 1;
+}
+
+/* Add the headers of the table at idx to hdrs (skipping names already there
+ * when `defaults`).  Number values are converted; the strings stay anchored
+ * on the stack (one slot per converted value) until the caller pops them. */
+static void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header *hdrs, size_t *nh,
+                            int defaults) {
+    size_t first = *nh;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_checkstack(L, 4);
+        if (lua_type(L, -2) != LUA_TSTRING)
+            luaL_error(L, "%s: header names must be strings", fname);
+        size_t nl, vl;
+        const char *name = lua_tolstring(L, -2, &nl);
+        if (!hp_header_name_valid(name, nl))
+            luaL_error(L, "%s: invalid header name '%s'", fname, name);
+        if (hp_header_reserved(name, nl))
+            luaL_error(L, "%s: header '%s' is set by luamech", fname, name);
+        int t = lua_type(L, -1);
+        if (t != LUA_TSTRING && t != LUA_TNUMBER)
+            luaL_error(L, "%s: header '%s' must be a string or a number, got %s", fname, name,
+                       lua_typename(L, t));
+        if (t == LUA_TNUMBER) {                /* convert a copy; keep it below the key */
+            lua_pushvalue(L, -1);
+            lua_tolstring(L, -1, NULL);
+            lua_insert(L, -3);
+        }
+        const char *value = lua_tolstring(L, t == LUA_TNUMBER ? -3 : -1, &vl);
+        if (!hp_header_value_valid(value, vl))
+            luaL_error(L, "%s: header '%s' has CR, LF or NUL in its value (or is over 8 KB)", fname, name);
+        int skip = 0;
+        for (size_t i = 0; defaults && i < first && !skip; i++)
+            skip = lm_http_ieq(hdrs[i].name, hdrs[i].name_len, name, nl);
+        if (!skip) {
+            if (*nh >= LM_HTTP_MAX_HEADERS)
+                luaL_error(L, "%s: at most %d headers", fname, LM_HTTP_MAX_HEADERS);
+            hdrs[*nh].name = name;
+            hdrs[*nh].name_len = nl;
+            hdrs[*nh].value = value;
+            hdrs[*nh].value_len = vl;
+            (*nh)++;
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* ---- the request ---- */
+
+static int lm_http_name_tid(lua_State *L, lm_http_mod *mod, int idx) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->names_ref);
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    int id;
+    if (lua_isnumber(L, -1)) {
+        id = (int)lua_tointeger(L, -1);
+    } else {
+        char name[256];
+        snprintf(name, sizeof name, "http %s", lua_tostring(L, idx));
+        id = lm_timer_id(mod->w, name, TK_PRIMITIVE);
+        lua_pushvalue(L, idx);
+        lua_pushinteger(L, id);
+        lua_rawset(L, -4);
+    }
+    lua_pop(L, 2);
+    return id;
+}
+
+/* The common path of every method: stack [self, ..., path at path_idx,
+ * body at body_idx (0: none; from opts.body), opts at opts_idx]. */
+static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx, int body_idx,
+                      int opts_idx) {
+    static const char *const known[] = {"headers", "body", "name", "timeout", NULL};
+    lm_http *h = lm_http_check(L);
+    lm_http_mod *mod = h->mod;
+    size_t path_len, body_len = 0;
+    const char *path = luaL_checklstring(L, path_idx, &path_len);
+    if (!hp_path_valid(path, path_len))
+        luaL_argerror(L, path_idx, "a path starting with / without spaces or control characters expected");
+    const char *body = NULL;
+    if (body_idx && !lua_isnoneornil(L, body_idx)) body = luaL_checklstring(L, body_idx, &body_len);
+    uint64_t timeout_ns = h->timeout_ns;
+    int name_idx = 0, hdr_idx = 0;
+    if (!lua_isnoneornil(L, opts_idx)) {
+        luaL_checktype(L, opts_idx, LUA_TTABLE);
+        lm_http_check_keys(L, opts_idx, fname, known);
+        lua_getfield(L, opts_idx, "body");
+        if (!lua_isnil(L, -1)) {
+            if (body_idx) luaL_error(L, "%s: give the body as the argument, not in the options", fname);
+            if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "%s: body must be a string", fname);
+            body = lua_tolstring(L, -1, &body_len);     /* anchored by opts */
+        }
+        lua_getfield(L, opts_idx, "timeout");
+        if (!lua_isnil(L, -1)) {
+            if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || lua_tonumber(L, -1) > 86400)
+                luaL_error(L, "%s: timeout must be a number of seconds between 0 and 86400", fname);
+            timeout_ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
+        }
+        lua_getfield(L, opts_idx, "name");
+        if (!lua_isnil(L, -1)) {
+            size_t nl;
+            if (lua_type(L, -1) != LUA_TSTRING || (lua_tolstring(L, -1, &nl), nl == 0 || nl > 200))
+                luaL_error(L, "%s: name must be a string of 1..200 bytes", fname);
+            name_idx = lua_gettop(L);
+        }
+        lua_getfield(L, opts_idx, "headers");
+        if (!lua_isnil(L, -1)) {
+            if (!lua_istable(L, -1)) luaL_error(L, "%s: headers must be a table", fname);
+            hdr_idx = lua_gettop(L);
+        }
+    }
+    vu *v = lm_current_vu(L, mod->w, "luamech.http client methods");
+    hp_header hdrs[LM_HTTP_MAX_HEADERS];
+    size_t nh = 0;
+    if (hdr_idx) lm_http_headers(L, hdr_idx, fname, hdrs, &nh, 0);
+    if (h->headers_ref != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, h->headers_ref);
+        lm_http_headers(L, lua_gettop(L), fname, hdrs, &nh, 1);
+    }
+    lm_http_op *op = lm_http_op_get(mod);
+    op->v = v;
+    op->method = method;
+    if (name_idx) op->name_tid = lm_http_name_tid(L, mod, name_idx);
+    size_t wl = strcspn(path, "?#");
+    if (wl >= sizeof op->where) wl = sizeof op->where - 1;
+    memcpy(op->where, path, wl);
+    op->where[wl] = 0;
+    snprintf(op->base, sizeof op->base, "%s", h->base);
+    op->req.on_done = lm_http_on_done;
+    op->req.data = op;
+    op->req.timeout_ns = timeout_ns;
+    hp_request r;
+    memset(&r, 0, sizeof r);
+    r.method = (hp_method)method;
+    r.path = path;
+    r.path_len = path_len;
+    r.headers = hdrs;
+    r.nheaders = nh;
+    r.body = body;
+    r.body_len = body_len;
+    if (!body && (method == HP_POST || method == HP_PUT)) r.body = "";
+    op->in_call = 1;
+    op->start_ns = worker_now_ns();
+    http_client_send(h->client, &op->req, &r);  /* copies every byte */
+    op->in_call = 0;
+    if (op->nres) {                            /* completed at once (pushed on L) */
+        int n = op->nres;
+        lm_http_op_put(op);
+        return n;
+    }
+    lua_pushvalue(L, 1);
+    op->ud_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    v->state = VU_WAITING;
+    return lua_yield(L, 0);
+}
+
+/* c:request(method, path [, opts]) */
+static int lm_http_request(lua_State *L) {
+    size_t len;
+    const char *m = luaL_checklstring(L, 2, &len);
+    int method = hp_method_parse(m, len);
+    if (method < 0)
+        return luaL_error(L, "luamech.http: method must be GET, HEAD, POST, PUT or DELETE, got \"%s\"", m);
+    lua_settop(L, 4);
+    return lm_http_do(L, method, "http.request", 3, 0, 4);
+}
+
+static int lm_http_get(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_GET, "http.get", 2, 0, 3); }
+static int lm_http_head(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_HEAD, "http.head", 2, 0, 3); }
+static int lm_http_delete(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_DELETE, "http.delete", 2, 0, 3); }
+static int lm_http_post(lua_State *L) { lua_settop(L, 4); return lm_http_do(L, HP_POST, "http.post", 2, 3, 4); }
+static int lm_http_put(lua_State *L) { lua_settop(L, 4); return lm_http_do(L, HP_PUT, "http.put", 2, 3, 4); }
+
+/* ---- close, collection, teardown ---- */
+
+static void lm_http_close(lm_http *h) {
+    if (!h->client) return;
+    http_client *c = h->client;
+    h->client = NULL;
+    if (!h->pooled) http_client_close(c);   /* in-flight requests fail with "cancelled" */
+}
+
+static void lm_http_free(lm_http *h, lua_State *L) {
+    lm_http_mod *mod = h->mod;
+    if (h->prev) h->prev->next = h->next;
+    else mod->objs = h->next;
+    if (h->next) h->next->prev = h->prev;
+    if (L && h->headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, h->headers_ref);
+    *h->ud = NULL;
+    free(h);
+}
+
+static int lm_http_close_lua(lua_State *L) {
+    lm_http **ud = luaL_checkudata(L, 1, LM_HTTP_MT);
+    if (*ud) lm_http_close(*ud);
+    return 0;
+}
+
+static int lm_http_gc(lua_State *L) {
+    lm_http **ud = luaL_checkudata(L, 1, LM_HTTP_MT);
+    if (*ud) {
+        lm_http_close(*ud);
+        lm_http_free(*ud, L);
+    }
+    return 0;
+}
+
+static void lm_http_worker_close(void *data) {
+    lm_http_mod *mod = data;
+    mod->closing = 1;                          /* completions from now on resume nobody */
+    for (lm_http *h = mod->objs; h; h = h->next) lm_http_close(h);
+    while (mod->pools) {
+        lm_http_pool *p = mod->pools;
+        mod->pools = p->next;
+        http_client_close(p->client);
+        free(p->key);
+        free(p);
+    }
+    while (mod->objs) lm_http_free(mod->objs, NULL);   /* their userdata die in lua_close */
+    while (mod->free_ops) {
+        lm_http_op *op = mod->free_ops;
+        mod->free_ops = op->next;
+        free(op);
+    }
+    free(mod);
+}
+
+/* ---- luamech.http.new ---- */
+
+static void lm_http_ids(lm_http_mod *mod) {
+    if (mod->ids_ready) return;
+    worker *w = mod->w;
+    for (int m = 0; m < HP_NMETHODS; m++) {
+        char name[32];
+        snprintf(name, sizeof name, "http.%s", lm_http_lower[m]);
+        mod->tid[m] = lm_timer_id(w, name, TK_PRIMITIVE);
+    }
+    mod->c_sent = worker_counter_id(w, "http.bytes_sent");
+    mod->c_recv = worker_counter_id(w, "http.bytes_received");
+    mod->c_connects = worker_counter_id(w, "http.connects");
+    mod->c_retries = worker_counter_id(w, "http.retries");
+    for (int k = 2; k <= 5; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "http.status_%dxx", k);
+        mod->c_status[k] = worker_counter_id(w, name);
+    }
+    mod->ids_ready = 1;
+}
+
+/* luamech.http.new(base_url [, {pool=, keepalive=, timeout=, headers=}]) ->
+ * client | nil, err (the host cannot be resolved).  No I/O: connections are
+ * opened by the first requests. */
+static int lm_http_new(lua_State *L) {
+    static const char *const known[] = {"pool", "keepalive", "timeout", "headers", NULL};
+    lm_http_mod *mod = lua_touserdata(L, lua_upvalueindex(1));
+    size_t len;
+    const char *url = luaL_checklstring(L, 1, &len);
+    hp_base_url bu;
+    const char *why;
+    if (hp_parse_base_url(url, len, &bu, &why) != 0)
+        return luaL_error(L, "luamech.http.new: bad base_url \"%s\": %s", url, why);
+    int pool = 0, keepalive = 1, headers_ref = LUA_NOREF;
+    uint64_t timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
+    lua_settop(L, 2);
+    if (!lua_isnil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lm_http_check_keys(L, 2, "luamech.http.new", known);
+        lua_getfield(L, 2, "pool");
+        pool = lua_toboolean(L, -1);
+        lua_getfield(L, 2, "keepalive");
+        if (!lua_isnil(L, -1)) {
+            if (!lua_isboolean(L, -1)) luaL_error(L, "luamech.http.new: keepalive must be a boolean");
+            keepalive = lua_toboolean(L, -1);
+        }
+        lua_getfield(L, 2, "timeout");
+        if (!lua_isnil(L, -1)) {
+            if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || lua_tonumber(L, -1) > 86400)
+                luaL_error(L, "luamech.http.new: timeout must be a number of seconds between 0 and 86400");
+            timeout_ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
+        }
+        lua_getfield(L, 2, "headers");
+        if (!lua_isnil(L, -1)) {
+            if (!lua_istable(L, -1)) luaL_error(L, "luamech.http.new: headers must be a table");
+            int hidx = lua_gettop(L);
+            hp_header hdrs[LM_HTTP_MAX_HEADERS];
+            size_t nh = 0;
+            int top = lua_gettop(L);
+            lm_http_headers(L, hidx, "luamech.http.new", hdrs, &nh, 0);
+            lua_createtable(L, 0, (int)nh);   /* a validated copy, values as strings */
+            for (size_t i = 0; i < nh; i++) {
+                lua_pushlstring(L, hdrs[i].name, hdrs[i].name_len);
+                lua_pushlstring(L, hdrs[i].value, hdrs[i].value_len);
+                lua_rawset(L, -3);
+            }
+            headers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+            lua_settop(L, top);
+        }
+    }
+    char host[256], authority[288];
+    if (bu.host_len >= sizeof host || bu.authority_len >= sizeof authority)
+        return luaL_error(L, "luamech.http.new: host name too long");
+    memcpy(host, bu.host, bu.host_len);
+    host[bu.host_len] = 0;
+    memcpy(authority, bu.authority, bu.authority_len);
+    authority[bu.authority_len] = 0;
+    lm_http_ids(mod);
+
+    http_client *c = NULL;
+    char err[256];
+    http_client_opts o;
+    http_client_opts_default(&o);
+    o.keepalive = keepalive;
+    o.timeout_ns = 0;                          /* every request carries its own */
+    if (pool) {
+        char key[600];
+        snprintf(key, sizeof key, "%s|%d|%s", host, bu.port, keepalive ? "ka" : "close");
+        for (lm_http_pool *p = mod->pools; p && !c; p = p->next)
+            if (strcmp(p->key, key) == 0) c = p->client;
+        if (!c) {
+            if (http_client_new(&mod->w->loop, host, bu.port, authority, &o, &c, err, sizeof err) != 0)
+                goto fail;
+            lm_http_pool *p = calloc(1, sizeof *p);
+            p->key = strdup(key);
+            p->client = c;
+            p->next = mod->pools;
+            mod->pools = p;
+        }
+    } else if (http_client_new(&mod->w->loop, host, bu.port, authority, &o, &c, err, sizeof err) != 0) {
+        goto fail;
+    }
+    lm_http *h = calloc(1, sizeof *h);
+    h->mod = mod;
+    h->client = c;
+    h->pooled = pool;
+    h->headers_ref = headers_ref;
+    h->timeout_ns = timeout_ns;
+    snprintf(h->base, sizeof h->base, "%s", http_client_name(c));
+    h->next = mod->objs;
+    if (mod->objs) mod->objs->prev = h;
+    mod->objs = h;
+    lm_http **ud = lua_newuserdata(L, sizeof *ud);
+    *ud = h;
+    h->ud = ud;
+    luaL_getmetatable(L, LM_HTTP_MT);
+    lua_setmetatable(L, -2);
+    return 1;
+fail:
+    if (headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, headers_ref);
+    lua_pushnil(L);
+    lua_pushfstring(L, "luamech.http.new: %s", err);
+    return 2;
+}
+
+static int lm_http_tostring(lua_State *L) {
+    lm_http **ud = luaL_checkudata(L, 1, LM_HTTP_MT);
+    lua_pushfstring(L, "luamech.http client (%s%s)", *ud ? (*ud)->base : "?",
+                    *ud && (*ud)->client ? "" : ", closed");
+    return 1;
+}
+
+void lm_http_open(lua_State *L, worker *w) {
+    static const luaL_Reg methods[] = {
+        {"request", lm_http_request}, {"get", lm_http_get}, {"post", lm_http_post},
+        {"put", lm_http_put}, {"delete", lm_http_delete}, {"head", lm_http_head},
+        {"close", lm_http_close_lua}, {NULL, NULL}};
+    luaL_newmetatable(L, LM_HTTP_MT);
+    lua_newtable(L);
+    luaL_register(L, NULL, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, lm_http_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, lm_http_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+
+    lm_http_mod *mod = calloc(1, sizeof *mod);
+    mod->w = w;
+    lua_newtable(L);
+    mod->names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    worker_on_close(w, lm_http_worker_close, mod);
+    lua_newtable(L);                           /* the module */
+    lua_pushlightuserdata(L, mod);
+    lua_pushcclosure(L, lm_http_new, 1);
+    lua_setfield(L, -2, "new");
+}

@@ -1,0 +1,92 @@
+# lib_http.sh - HTTP helpers for the command-line tests, sourced after lib.sh:
+# start a private nginx on a free loopback port with a generated config, count
+# its requests and connections from its access log, read counters from
+# summary.json.
+NGINX_ECHO_MODULE=${NGINX_ECHO_MODULE:-/usr/lib/nginx/modules/ngx_http_echo_module.so}
+
+# start_nginx VAR DIR: nginx (1 worker) on a free port, everything in DIR:
+# DIR/access.log ("$connection $connection_requests $request $status", one
+# line per request), DIR/error.log, DIR/nginx.pid, static files in DIR/www.
+# Sets VAR to the port and NGINX_PID_<port> to the master's pid.
+# Locations: /small.txt (static, "hello static\n"), /large.bin (static, 1 MiB),
+# /hello (return 200 "hello"), /missing (return 404), /redirect (302),
+# /echo (echo module: "<method> <X-Test> <X-Default>|<body>"),
+# /slow (answers after 3 s), / (static index: "index\n").
+start_nginx() {
+    local var=$1 dir=$2 port pid i load="" user=""
+    mkdir -p "$dir/www" "$dir/tmp"
+    chmod 755 "$dir" "$dir/www"
+    printf 'hello static\n' > "$dir/www/small.txt"
+    printf 'index\n' > "$dir/www/index.html"
+    head -c 1048576 /dev/urandom > "$dir/www/large.bin"
+    [ -f "$NGINX_ECHO_MODULE" ] && load="load_module $NGINX_ECHO_MODULE;"
+    [ "$(id -u)" -eq 0 ] && user="user root;"
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        port=$((20000 + RANDOM % 40000))
+        port_open "$port" && continue
+        cat > "$dir/nginx.conf" <<EOF
+$load
+$user
+worker_processes 1;
+error_log $dir/error.log warn;
+pid $dir/nginx.pid;
+events { worker_connections 1024; }
+http {
+    log_format lm '\$connection \$connection_requests \$request \$status';
+    access_log $dir/access.log lm;
+    client_body_temp_path $dir/tmp/body;
+    proxy_temp_path $dir/tmp/proxy;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    keepalive_requests 1000000;
+    keepalive_timeout 75s;
+    default_type application/octet-stream;
+    server {
+        listen 127.0.0.1:$port;
+        root $dir/www;
+        location = /hello { add_header X-Luamech yes; return 200 "hello"; }
+        location = /missing { return 404; }
+        location = /redirect { return 302 /hello; }
+        location = /echo {
+            echo_read_request_body;
+            echo -n "\$request_method \$http_x_test \$http_x_default|";
+            echo_request_body;
+        }
+        location = /slow { echo_sleep 3; echo "late"; }
+    }
+}
+EOF
+        : > "$dir/access.log"
+        nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' 2>> "$dir/stderr" &
+        pid=$!
+        for _ in $(seq 60); do port_open "$port" && break; sleep 0.05; done
+        if port_open "$port" && kill -0 "$pid" 2>/dev/null; then
+            PIDS+=("$pid")
+            # the probe above is a request-less connection: nginx logs nothing for it
+            printf -v "$var" '%s' "$port"
+            printf -v "NGINX_PID_$port" '%s' "$pid"
+            return 0
+        fi
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    echo "cannot start nginx:"; cat "$dir/stderr" "$dir/error.log" 2>/dev/null; exit 1
+}
+
+# nginx_requests LOG [PATTERN]: requests logged (matching PATTERN, a grep -E)
+nginx_requests() { grep -cE "${2:-.}" "$1" || true; }
+# nginx_connections LOG [PATTERN]: distinct connections among those requests
+nginx_connections() { grep -E "${2:-.}" "$1" | awk '{print $1}' | sort -u | wc -l; }
+# nginx_settle LOG: wait until nginx has written every line (the log is
+# written when a request ends; give the last ones a moment)
+nginx_settle() {
+    local n=-1 m
+    for _ in $(seq 20); do
+        m=$(wc -l < "$1")
+        [ "$m" = "$n" ] && return 0
+        n=$m; sleep 0.1
+    done
+}
+# counter SUMMARY NAME: total of a named counter in summary.json (0 when absent)
+counter() { jq -r --arg n "$2" '[.counters[]? | select(.name == $n) | .total] | add // 0' "$1"; }

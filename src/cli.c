@@ -19,6 +19,7 @@
 
 static const char cli_usage[] =
 "usage: luamech run SCENARIO [options]\n"
+"       luamech report RESULTS_DIR   (re-render RESULTS_DIR/report.html from the saved result files)\n"
 "       luamech --help | --version\n"
 "\n"
 "Runs SCENARIO (a Lua file returning { run_time=, rampup=, interval=, groups= })\n"
@@ -199,6 +200,7 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
         code = EXIT_RUNTIME;
     }
+    if (report_write_html(dir) != 0) fprintf(stderr, "luamech: cannot write %s/report.html\n", dir);
     return code;
 }
 
@@ -221,6 +223,7 @@ static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int w
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
         code = EXIT_RUNTIME;
     }
+    report_write_html(dir);                 /* the index and every phase's report */
     for (int i = 0; i < ran; i++) run_result_free(&rs[i]);
     free(rs);
     return code;
@@ -259,6 +262,7 @@ int cli_main(int argc, char **argv) {
         printf("luamech %s (%s, libuv %s)\n", LUAMECH_VERSION, "LuaJIT", uv_version_string());
         return EXIT_OK;
     }
+    if (strcmp(argv[1], "report") == 0) return report_cmd_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") != 0) return cli_bad("unknown command '%s'", argv[1]);
     cli_run c;
     memset(&c, 0, sizeof c);

@@ -1,0 +1,319 @@
+/* test_html.c - report.html rendered from a results directory that the test
+ * writes by hand (summary.json only: the report must not need the run's
+ * memory): timer names and tables present, every text from the file
+ * HTML-escaped (a timer named <script>...), no network references, the
+ * embedded JSON valid and equal to the file, chart placeholders per timer,
+ * clear failures for a missing or invalid summary.json, and the index of a
+ * phased run. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "report/report.h"
+
+#define EVIL_TIMER "<script>alert(1)</script>"
+#define EVIL_ERROR "./x.lua:3: <img onerror=alert(2)> & \"quoted\""
+#define NOTES_URL "https://example.com/docs?a=1&b=<2>"
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = 0;
+    fclose(f);
+    return s;
+}
+
+static int count(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    return n;
+}
+
+static void write_file(const char *dir, const char *name, const char *text) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *tmpdir(void) {
+    char *d = strdup("/tmp/luamech-test-html.XXXXXX");
+    assert_non_null(mkdtemp(d));
+    return d;
+}
+
+static void rmdir_all(char *d) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+    free(d);
+}
+
+/* A row as results.c writes it: count, errors, period, rate, latency in ms. */
+static json_t *row(long long count, long long errors, double period, double base_ms) {
+    return json_pack("{s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "count", (json_int_t)count,
+        "errors", (json_int_t)errors, "period_s", period, "rate", period > 0 ? (double)count / period : 0.0,
+        "min_ms", base_ms * 0.2, "avg_ms", base_ms, "p50_ms", base_ms * 0.9, "p80_ms", base_ms * 1.2,
+        "p90_ms", base_ms * 1.5, "p95_ms", base_ms * 2, "p99_ms", 2.553, "p99_9_ms", 4.719, "max_ms", 5.464,
+        "stdev_ms", 0.409);
+}
+
+static json_t *timer(const char *name, const char *kind, int nintervals) {
+    json_t *iv = json_array();
+    for (int k = 0; k < nintervals; k++) json_array_append_new(iv, row(100 + k, k, k == nintervals - 1 ? 0.5 : 2, 0.25));
+    return json_pack("{s:s,s:s,s:o,s:o}", "name", name, "kind", kind, "summary", row(303 + 3 * nintervals, 3, 4.5, 0.25),
+                     "intervals", iv);
+}
+
+/* A completed run of 3 intervals with every section filled. */
+static void write_run(const char *dir) {
+    json_t *timers = json_pack("[o,o,o,o]", timer("All Transactions", "all", 3), timer("group g1", "group", 3),
+                               timer(EVIL_TIMER, "custom", 3), timer("memcached.get", "primitive", 3));
+    json_t *root = json_pack(
+        "{s:i,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:f,s:I,"
+        "s:{s:f,s:f,s:f,s:f,s:I,s:i},s:[{s:s,s:i,s:s}],s:o,s:[{s:s,s:I}],s:s,"
+        "s:[{s:s,s:I}],s:[{s:s,s:I,s:f,s:[I,I,I]}],s:[{s:s,s:I,s:I}],s:s}",
+        "schema_version", 1, "tool", "luamech", "version", "0.1.0", "scenario", "shop", "scenario_file",
+        "shop.lua", "exit_code", 0, "status", "completed", "start", "2026-11-29T20:31:36Z", "run_time_s", 4.5,
+        "seed", (json_int_t)42,
+        "settings", "run_time_s", 4.5, "rampup_s", 1.0, "interval_s", 2.0, "graceful_stop_s", 5.0, "requests",
+        (json_int_t)0, "workers", 2,
+        "groups", "name", "g1", "vus", 4, "script", "reader.lua",
+        "timers", timers,
+        "errors", "message", EVIL_ERROR, "count", (json_int_t)7,
+        "finish", "2026-11-29T20:31:41Z",
+        "request_errors", "message", "memcached.get 127.0.0.1:1: timeout", "count", (json_int_t)5,
+        "counters", "name", "http.bytes_sent", "total", (json_int_t)3000, "rate", 666.6666667, "intervals",
+        (json_int_t)1000, (json_int_t)1000, (json_int_t)1000,
+        "checks", "name", "value matches", "passes", (json_int_t)200, "fails", (json_int_t)100,
+        "notes", "see " NOTES_URL " for\nthe setup");
+    assert_non_null(root);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    assert_int_equal(json_dump_file(root, path, JSON_INDENT(2)), 0);
+    json_decref(root);
+}
+
+static char *render(const char *dir) {
+    char err[1024] = "";
+    int rc = report_write_html_err(dir, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "report_write_html: %s\n", err);
+    assert_int_equal(rc, 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/.report.html.tmp", dir);
+    assert_int_not_equal(access(path, F_OK), 0);            /* renamed, not left behind */
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    char *html = slurp(path);
+    assert_non_null(html);
+    return html;
+}
+
+/* The embedded copy of summary.json, parsed. */
+static json_t *embedded(const char *html) {
+    const char *open = "<script type=\"application/json\" id=\"summary-data\">";
+    const char *a = strstr(html, open);
+    assert_non_null(a);
+    a += strlen(open);
+    const char *b = strstr(a, "</script>");
+    assert_non_null(b);
+    json_error_t je;
+    json_t *j = json_loadb(a, (size_t)(b - a), 0, &je);
+    if (!j) fprintf(stderr, "embedded JSON: %s\n", je.text);
+    assert_non_null(j);
+    return j;
+}
+
+static void test_run_report(void **state) {
+    (void)state;
+    char *dir = tmpdir();
+    write_run(dir);
+    assert_int_equal(report_write_html(dir), 0);
+    char *html = render(dir);
+
+    assert_true(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+    assert_non_null(strstr(html, "<meta name=\"viewport\""));
+    /* timer names and sections */
+    assert_non_null(strstr(html, ">All Transactions</h2>"));
+    assert_non_null(strstr(html, ">g1</h3>"));
+    assert_non_null(strstr(html, ">memcached.get</h3>"));
+    assert_non_null(strstr(html, "<h2>Custom timers</h2>"));
+    assert_non_null(strstr(html, "<h2>Primitives</h2>"));
+    assert_non_null(strstr(html, "reader.lua"));
+    /* escaped text: the <script> timer, the error message, the notes */
+    assert_non_null(strstr(html, ">&lt;script&gt;alert(1)&lt;/script&gt;</h3>"));
+    assert_null(strstr(html, "<script>alert"));
+    assert_null(strstr(html, "<img"));
+    assert_non_null(strstr(html, "./x.lua:3: &lt;img onerror=alert(2)&gt; &amp; &quot;quoted&quot;"));
+    assert_non_null(strstr(html, "example.com/docs?a=1&amp;b=&lt;2&gt;"));
+    assert_int_equal(count(html, "<script"), 2);            /* the JSON and the chart code, nothing else */
+    assert_int_equal(count(html, "</script"), 2);
+    /* tables: summary and interval rows, checks, counters, errors */
+    assert_int_equal(count(html, "<table class=\"summary\">"), 4);
+    assert_int_equal(count(html, "<tr class=\"ivrow\">"), 12);
+    assert_non_null(strstr(html, "<td>2.553</td><td>4.719</td><td>5.464</td><td>0.409</td>"));
+    assert_non_null(strstr(html, "<td>2</td><td>2.000</td><td>4.000</td><td>101</td><td>50.50</td>"));
+    assert_non_null(strstr(html, "<td>4.000</td><td>4.500</td><td>102</td><td>204.00</td>"));
+    assert_non_null(strstr(html, "value matches</td><td>200</td><td class=\"err\">100</td><td>66.67%</td>"));
+    assert_non_null(strstr(html, "http.bytes_sent</td><td>3000</td><td>666.67</td>"));
+    assert_non_null(strstr(html, "memcached.get 127.0.0.1:1: timeout"));
+    /* one chart of each kind per timer, and the code that draws them */
+    assert_int_equal(count(html, "data-kind=\"rt\""), 4);
+    assert_int_equal(count(html, "data-kind=\"tput\""), 4);
+    assert_int_equal(count(html, "data-kind=\"dist\""), 4);
+    assert_non_null(strstr(html, "data-points"));
+    assert_non_null(strstr(html, "render-ok"));
+    assert_non_null(strstr(html, "render-errors"));
+
+    /* the embedded JSON is the file's content */
+    json_t *j = embedded(html);
+    assert_int_equal(json_array_size(json_object_get(j, "timers")), 4);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "timers"), 2), "name")),
+                        EVIL_TIMER);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "errors"), 0), "message")),
+                        EVIL_ERROR);
+    assert_string_equal(json_string_value(json_object_get(j, "notes")), "see " NOTES_URL " for\nthe setup");
+    assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(j, "timers"), 0), "intervals")), 3);
+    json_decref(j);
+
+    /* no network: no URL outside the notes' text and the embedded data */
+    char *copy = strdup(html);
+    char *a = strstr(copy, "<script type=\"application/json\"");
+    char *b = strstr(a, "</script>");
+    memset(a, ' ', (size_t)(b - a));
+    char *n0 = strstr(copy, "<pre class=\"notes\">"), *n1 = n0 ? strstr(n0, "</pre>") : NULL;
+    assert_non_null(n1);
+    assert_non_null(strstr(n0, "https://example.com"));
+    assert_true(strstr(n0, "https://example.com") < n1);
+    memset(n0, ' ', (size_t)(n1 - n0));
+    assert_null(strstr(copy, "http://"));
+    assert_null(strstr(copy, "https://"));
+    assert_null(strstr(copy, "//cdn"));
+    assert_null(strstr(copy, "<link"));
+    assert_null(strstr(copy, " src="));
+    assert_null(strstr(copy, "url("));
+    assert_null(strstr(copy, "@import"));
+    assert_null(strstr(copy, "fetch("));
+    assert_null(strstr(copy, "XMLHttpRequest"));
+    assert_non_null(strstr(copy, "Content-Security-Policy\" content=\"default-src 'none'"));
+    for (const char *h = copy; (h = strstr(h, "href=\"")) != NULL; h += 6) {
+        const char *end = strchr(h + 6, '"');
+        assert_non_null(end);
+        for (const char *c = h + 6; c < end; c++) assert_true(*c != ':');   /* relative or #anchor */
+    }
+    free(copy);
+    free(html);
+
+    /* rendering again replaces the page (reads the file again) */
+    write_file(dir, "summary.json", "{\"schema_version\":1,\"scenario\":\"renamed\",\"timers\":[]}");
+    html = render(dir);
+    assert_non_null(strstr(html, "luamech report: renamed"));
+    assert_null(strstr(html, "memcached.get"));
+    free(html);
+    rmdir_all(dir);
+}
+
+static void test_aborted_run(void **state) {
+    (void)state;
+    char *dir = tmpdir();
+    write_file(dir, "summary.json",
+               "{\"schema_version\":1,\"scenario\":\"a&b\",\"status\":\"aborted\",\"exit_code\":4,\"timers\":[],"
+               "\"errors\":[],\"groups\":[],\"error\":\"./r.lua:1: connect <refused>\"}");
+    char *html = render(dir);
+    assert_non_null(strstr(html, "luamech report: a&amp;b"));
+    assert_non_null(strstr(html, "No transactions."));
+    assert_non_null(strstr(html, "connect &lt;refused&gt;"));
+    assert_non_null(strstr(html, "No errors."));
+    assert_null(strstr(html, "data-kind=\"rt\""));
+    json_decref(embedded(html));
+    free(html);
+    rmdir_all(dir);
+}
+
+static void test_missing_or_invalid(void **state) {
+    (void)state;
+    char err[1024];
+    char *dir = tmpdir();
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/nope", dir);
+    assert_int_equal(report_write_html_err(sub, err, sizeof err), -1);
+    assert_non_null(strstr(err, sub));
+    assert_int_equal(report_write_html_err(dir, err, sizeof err), -1);          /* no summary.json */
+    assert_non_null(strstr(err, "summary.json"));
+    write_file(dir, "summary.json", "{\"timers\": [");
+    assert_int_equal(report_write_html_err(dir, err, sizeof err), -1);
+    assert_non_null(strstr(err, "summary.json"));
+    assert_non_null(strstr(err, "invalid JSON"));
+    write_file(dir, "summary.json", "{\"scenario\": \"x\"}");
+    assert_int_equal(report_write_html(dir), -1);
+    assert_int_equal(report_write_html_err(dir, err, sizeof err), -1);
+    assert_non_null(strstr(err, "summary.json"));
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    rmdir_all(dir);
+}
+
+static void test_phases_index(void **state) {
+    (void)state;
+    char *dir = tmpdir();
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/1-write", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    write_run(sub);
+    write_file(dir, "summary.json",
+               "{\"schema_version\":1,\"scenario\":\"seq\",\"status\":\"completed\",\"exit_code\":0,"
+               "\"phases_planned\":3,\"phases_run\":3,\"phases\":["
+               "{\"name\":\"write\",\"dir\":\"1-write\",\"status\":\"completed\",\"transactions\":500,\"errors\":0,"
+               "\"run_time_s\":2.0,\"rate\":250.0,\"p50_ms\":0.1,\"p95_ms\":0.2,\"p99_ms\":0.3,\"max_ms\":1.5},"
+               "{\"name\":\"read\",\"dir\":\"2-read\",\"status\":\"interrupted\",\"transactions\":10,\"errors\":1,"
+               "\"run_time_s\":1.0,\"rate\":10.0,\"p50_ms\":0.1,\"p95_ms\":0.25,\"p99_ms\":0.3,\"max_ms\":0.5},"
+               "{\"name\":\"<evil>\",\"dir\":\"../evil\",\"status\":\"completed\",\"transactions\":1,\"errors\":0,"
+               "\"run_time_s\":1.0,\"rate\":1.0,\"p50_ms\":0.1,\"p95_ms\":0.1,\"p99_ms\":0.1,\"max_ms\":0.1}]}");
+    char *html = render(dir);
+    assert_non_null(strstr(html, "<a href=\"1-write/report.html\">write</a>"));
+    assert_null(strstr(html, "2-read/report.html"));                       /* no summary.json there */
+    assert_non_null(strstr(html, "read (no report"));
+    assert_null(strstr(html, "evil/report.html"));                          /* never outside the directory */
+    assert_non_null(strstr(html, "&lt;evil&gt;"));
+    assert_non_null(strstr(html, "all phases</td><td></td><td>511</td><td>1</td><td>4.000</td><td>127.75</td>"));
+    assert_non_null(strstr(html, "data-kind=\"phases-rate\""));
+    assert_non_null(strstr(html, "data-kind=\"phases-p95\""));
+    json_t *j = embedded(html);
+    assert_int_equal(json_array_size(json_object_get(j, "phases")), 3);
+    json_decref(j);
+    free(html);
+    /* the phase's own report was rendered too, with a way back */
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.html", sub);
+    html = slurp(path);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "href=\"../report.html\""));
+    assert_non_null(strstr(html, ">memcached.get</h3>"));
+    free(html);
+    rmdir_all(dir);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run_report),
+        cmocka_unit_test(test_aborted_run),
+        cmocka_unit_test(test_missing_or_invalid),
+        cmocka_unit_test(test_phases_index),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -191,7 +191,7 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     }
     cli_banner(sc, workers, seed, dir);
     cli_live live = {sc, dir, c->quiet};
-    run_hooks hooks = {&live, cli_on_progress, cli_on_interval};
+    run_hooks hooks = {&live, cli_on_progress, cli_on_interval, NULL};
     engine_run(sc, &c->params, workers, seed, &hooks, r);
     int code = cli_exit_code(sc, r);
     if (r->status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r->error);

@@ -1,9 +1,8 @@
-/* redis_client.h - a redis client on a libuv loop, built on hiredis's async
- * API and its libuv adapter.  One connection per client (TCP or unix socket),
- * caller-allocated requests pipelined FIFO, per-request and connect timeouts,
- * optional AUTH and SELECT at connect, reconnect with doubling backoff.  Every
- * request's on_done fires exactly once.  It never touches Lua; it does not do
- * pub/sub, MONITOR, cluster, sentinel or TLS, nor retry a failed request. */
+/* redis_client.h - a redis client on a libuv loop (hiredis async API + its
+ * libuv adapter): one connection (TCP or unix socket), caller-allocated
+ * requests pipelined FIFO, request and connect timeouts, AUTH/SELECT at
+ * connect, reconnect with doubling backoff; every on_done fires exactly once.
+ * Never touches Lua; no pub/sub, MONITOR, cluster, TLS, nor retries. */
 #ifndef LUAMECH_REDIS_CLIENT_H
 #define LUAMECH_REDIS_CLIENT_H
 
@@ -57,13 +56,19 @@ int redis_client_new(uv_loop_t *loop, const char *address, const redis_client_op
                      redis_client **out, char *err, size_t err_len);
 
 /* Connect (and AUTH/SELECT) unless ready; cb fires once: status 0 when ready,
- * or < 0 with the reason.  It may fire before this returns. */
+ * or < 0 with the reason.  It may fire before this returns.  One connect at a
+ * time: a second call before the first's cb replaces that cb. */
 void redis_client_connect(redis_client *c, redis_connect_cb cb, void *data);
+
+/* 0 for the commands whose replies are not one per request (SUBSCRIBE and
+ * the other pub/sub commands, MONITOR): redis_client_send refuses them. */
+int redis_client_command_ok(const char *name, size_t len);
 
 /* Queue one command (argv[0] is its name; arguments are binary-safe and
  * copied before this returns).  Connects if needed.  If the server is down and
  * its backoff has not elapsed, on_done fires with REDIS_CLIENT_EDOWN before
- * this returns; otherwise expect it later, from the loop. */
+ * this returns (UV_EINVAL for a refused command); otherwise expect it later,
+ * from the loop. */
 void redis_client_send(redis_client *c, redis_req *req, int argc, const char **argv,
                        const size_t *argvlen);
 

@@ -182,6 +182,10 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
     engine_init_loop(&e);
     int64_t tick_ns = engine_tick_ns(sc->interval_ns);
     agg_init(&r->agg, nworkers, sc->interval_ns, tick_ns);
+    if (hooks) {
+        r->agg.on_hist = hooks->on_hist;
+        r->agg.on_hist_ctx = hooks->ctx;
+    }
     e.shared = (run_shared){.sc = sc, .params = p, .seed = seed, .nworkers = nworkers,
                             .tick_ns = tick_ns, .notify = &e.notify};
     uv_mutex_init(&e.shared.mu);

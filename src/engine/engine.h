@@ -39,6 +39,8 @@ typedef struct run_hooks {
     void (*on_progress)(void *ctx, const run_result *r, double elapsed_s, double total_s);
     /* each time a statistics interval closes; non-zero stops the run */
     int (*on_interval)(void *ctx, const run_result *r);
+    /* optional: every timer's histogram of each closed interval */
+    agg_hist_fn on_hist;
 } run_hooks;
 
 /* Runs the whole scenario; fills *r.  Returns 0 unless the run was aborted. */

@@ -3,7 +3,11 @@
  * them into timers and decisions for the worker's VUs.  No protocol here. */
 #include "engine/pace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "scenario/scenario.h"
@@ -111,14 +115,29 @@ static void pace_dispatch(wgroup *wg) {
     pace_arm(wg);
 }
 
-static void pace_on_arrival(uv_timer_t *t) { pace_dispatch(t->data); }
+static void pace_on_arrival(uv_poll_t *p, int status, int events) {
+    wgroup *wg = p->data;
+    uint64_t expirations;
+    (void)status, (void)events;
+    if (read(wg->tfd, &expirations, sizeof expirations) < 0) { /* not yet due: spurious */ }
+    pace_dispatch(wg);
+}
 
+/* Arrivals need finer timing than libuv's millisecond timers: a late start
+ * would count as latency.  A timerfd on CLOCK_MONOTONIC (uv_hrtime's clock)
+ * wakes the loop at the arrival's nanosecond. */
 static void pace_arm(wgroup *wg) {
-    if (wg->w->stopping) return;
-    uint64_t at = pace_arrival_ns(wg, wg->k_due), now = worker_now_ns();
+    if (wg->w->stopping || wg->tfd < 0) return;
+    uint64_t at = pace_arrival_ns(wg, wg->k_due);
     if (at == UINT64_MAX) return;
-    uv_update_time(&wg->w->loop);
-    uv_timer_start(&wg->timer, pace_on_arrival, at > now ? (at - now + 999999) / 1000000 : 0, 0);
+    struct itimerspec its = {{0, 0}, {(time_t)(at / 1000000000), (long)(at % 1000000000)}};
+    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0) its.it_value.tv_nsec = 1;
+    timerfd_settime(wg->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void pace_disarm(wgroup *wg) {
+    struct itimerspec its = {{0, 0}, {0, 0}};
+    if (wg->tfd >= 0) timerfd_settime(wg->tfd, 0, &its, NULL);
 }
 
 /* ---- entry points ---- */
@@ -143,8 +162,14 @@ void pace_init(worker *w) {
         wg->cfg = &sc->groups[g];
         wg->w = w;
         wg->vus = calloc((size_t)sc->groups[g].vus + 1, sizeof *wg->vus);
-        uv_timer_init(&w->loop, &wg->timer);
-        wg->timer.data = wg;
+        for (int k = 0; k <= SCHED_MAX_STAGES; k++) wg->tid_stage[k] = -1;
+        wg->tfd = -1;
+        if (sc->groups[g].model == MODEL_RATE) {
+            wg->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+            uv_poll_init(&w->loop, &wg->poll, wg->tfd);
+            wg->poll.data = wg;
+            uv_poll_start(&wg->poll, UV_READABLE, pace_on_arrival);
+        }
         int hosts = sc->groups[g].vus < nw ? sc->groups[g].vus : nw;   /* workers with VUs of g */
         wg->nslots = hosts;
         wg->slot = ((w->id - off) % nw + nw) % nw;                      /* rank among them */
@@ -182,7 +207,7 @@ void pace_stop(worker *w) {
     uint64_t now = worker_now_ns();
     for (int g = 0; g < w->shared->sc->ngroups; g++) {
         wgroup *wg = &w->groups[g];
-        uv_timer_stop(&wg->timer);
+        pace_disarm(wg);
         if (wg->cfg->model == MODEL_RATE && wg->nvus > 0) {
             pace_refresh(wg, now);
             uint64_t skipped = (wg->k_due - wg->k_assign) / (uint64_t)wg->nslots;
@@ -198,14 +223,33 @@ void pace_stop(worker *w) {
     }
 }
 
+int pace_stage_tid(vu *v) {
+    worker *w = v->w;
+    wgroup *wg = &w->groups[v->group];
+    const schedule *s = &wg->cfg->sched;
+    if (!wg->cfg->staged) return -1;
+    int64_t t = (int64_t)(v->tx_start_ns - pace_t0(w)), end = 0;
+    int k = 0;
+    while (k < s->n && t >= (end += s->st[k].dur_ns)) k++;
+    if (wg->tid_stage[k] < 0) {
+        char name[300];
+        snprintf(name, sizeof name, "stage %d %s", k + 1, wg->cfg->name);
+        wg->tid_stage[k] = stats_timer_id(&w->stats, name, TK_STAGE);
+    }
+    return wg->tid_stage[k];
+}
+
 void pace_close(worker *w) {
     for (int g = 0; w->groups && g < w->shared->sc->ngroups; g++) {
-        uv_close((uv_handle_t *)&w->groups[g].timer, NULL);
+        if (w->groups[g].tfd >= 0) uv_close((uv_handle_t *)&w->groups[g].poll, NULL);
     }
 }
 
 void pace_free(worker *w) {
-    for (int g = 0; w->groups && g < w->shared->sc->ngroups; g++) free(w->groups[g].vus);
+    for (int g = 0; w->groups && g < w->shared->sc->ngroups; g++) {
+        if (w->groups[g].tfd >= 0) close(w->groups[g].tfd);
+        free(w->groups[g].vus);
+    }
     free(w->groups);
     w->groups = NULL;
 }

@@ -190,6 +190,8 @@ int vu_lua_finish(lua_State *L) {
     int64_t dur = (int64_t)(now - v->tx_start_ns - slept);
     vu_record(v, w->tid_all, dur, now, ok);
     vu_record(v, w->tid_group[v->group], dur, now, ok);
+    int stage = pace_stage_tid(v);
+    if (stage >= 0) vu_record(v, stage, dur, now, ok);
     if (!ok) {
         size_t len;
         const char *msg = lua_tolstring(L, 2, &len);

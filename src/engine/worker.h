@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "common/params.h"
+#include "engine/schedule.h"
 #include "scenario/scenario.h"
 #include "stats/local.h"
 
@@ -24,11 +25,13 @@ typedef struct wgroup {
     struct vu **vus;               /* them, by index in the group */
     /* rate model: this worker takes arrivals k = slot, slot + nslots, ... */
     int slot, nslots;
+    int tid_stage[SCHED_MAX_STAGES + 1];   /* staged groups: a timer per stage (-1 until used) */
     uint64_t k_due;                /* next arrival not yet due */
     uint64_t k_assign;             /* next arrival to hand to a VU (<= k_due) */
     struct vu *idle;               /* VUs waiting for an arrival */
     int nstarted;                  /* pool VUs started so far */
-    uv_timer_t timer;              /* fires at the next arrival */
+    int tfd;                       /* timerfd: fires at the next arrival, to the microsecond */
+    uv_poll_t poll;                /* (libuv timers count whole milliseconds) */
     struct worker *w;
 } wgroup;
 

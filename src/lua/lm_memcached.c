@@ -32,7 +32,8 @@ typedef struct lm_mc {
     worker *w;
     int tid[OP_COUNT];
     lm_mc_op *free_ops;
-    struct lm_mc *next;         /* all clients of the worker, for teardown */
+    struct lm_mc *next, *prev;  /* all clients of the worker, for teardown */
+    struct lm_mc_list *list;
     struct lm_mc **ud;          /* the userdata's pointer, cleared when freed */
     int pooled;
 } lm_mc;
@@ -368,9 +369,27 @@ static void lm_mc_close(lm_mc *mc) {
     mc->client = NULL;
 }
 
+static void lm_mc_free(lm_mc *mc) {
+    while (mc->free_ops) {
+        lm_mc_op *op = mc->free_ops;
+        mc->free_ops = op->next_free;
+        free(op);
+    }
+    free(mc);
+}
+
+/* A collected client: close it (pending requests are cancelled and their ops
+ * come back to the free list), unlink it and free it. */
 static int lm_mc_gc(lua_State *L) {
     lm_mc **ud = luaL_checkudata(L, 1, LM_MC_MT);
-    if (*ud) lm_mc_close(*ud);              /* freed with the worker's list */
+    lm_mc *mc = *ud;
+    if (!mc) return 0;
+    lm_mc_close(mc);
+    if (mc->prev) mc->prev->next = mc->next;
+    else mc->list->head = mc->next;
+    if (mc->next) mc->next->prev = mc->prev;
+    *ud = NULL;
+    lm_mc_free(mc);
     return 0;
 }
 
@@ -400,12 +419,7 @@ static void lm_mc_worker_close(void *data) {
         lm_mc *mc = list->head;
         list->head = mc->next;
         *mc->ud = NULL;                     /* its userdata dies in lua_close */
-        while (mc->free_ops) {
-            lm_mc_op *op = mc->free_ops;
-            mc->free_ops = op->next_free;
-            free(op);
-        }
-        free(mc);
+        lm_mc_free(mc);
     }
     free(list);
 }
@@ -486,7 +500,9 @@ static lm_mc *lm_mc_new(lua_State *L, worker *w, lm_mc_list *list, mc_client *c)
         snprintf(name, sizeof name, "memcached.%s", lm_mc_op_names[i]);
         mc->tid[i] = lm_timer_id(w, name, TK_PRIMITIVE);
     }
+    mc->list = list;
     mc->next = list->head;
+    if (list->head) list->head->prev = mc;
     list->head = mc;
     lm_mc **ud = lua_newuserdata(L, sizeof *ud);
     *ud = mc;

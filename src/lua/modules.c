@@ -3,10 +3,12 @@
 #include "lua/lm_core.h"
 
 void lm_memcached_open(lua_State *L, struct worker *w);
+void lm_redis_open(lua_State *L, struct worker *w);
 void lm_http_open(lua_State *L, struct worker *w);
 
 const lm_module lm_modules[] = {
     {"memcached", lm_memcached_open},
+    {"redis", lm_redis_open},
     {"http", lm_http_open},
     {NULL, NULL},
 };

@@ -94,6 +94,9 @@ void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s) {
 static void agg_close_interval(agg *a, double period_s) {
     for (int i = 0; i < a->n; i++) {
         agg_timer *t = a->timers[i];
+        if (a->on_hist)
+            a->on_hist(a->on_hist_ctx, t, a->nintervals, (double)a->nintervals * (double)a->interval_ns / 1e9,
+                       period_s, &t->interval);
         t->rows = realloc(t->rows, (size_t)(t->nrows + 1) * sizeof *t->rows);
         agg_row_fill(&t->rows[t->nrows++], &t->interval, t->interval_errors, period_s);
         hist_reset(&t->interval);

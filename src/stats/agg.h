@@ -39,6 +39,12 @@ typedef struct agg_counter {
     int64_t *rows;        /* one per closed interval */
 } agg_counter;
 
+struct agg_timer;
+/* Called for every timer when an interval closes, with that interval's
+ * histogram (e.g. to append it to an HdrHistogram interval log). */
+typedef void (*agg_hist_fn)(void *ctx, const struct agg_timer *t, int interval,
+                            double start_s, double len_s, const hist *h);
+
 typedef struct agg {
     int nworkers;
     int64_t tick_ns, interval_ns;
@@ -55,6 +61,8 @@ typedef struct agg {
     /* lockstep queues, one per worker */
     struct tick_msg **head, **tail;
     int *finished;
+    agg_hist_fn on_hist;        /* optional */
+    void *on_hist_ctx;
 } agg;
 
 /* tick_ns divides interval_ns. */

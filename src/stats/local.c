@@ -7,8 +7,8 @@
 #include <string.h>
 
 const char *timer_kind_name(timer_kind k) {
-    static const char *const names[] = {"all", "group", "custom", "primitive", "engine"};
-    return (unsigned)k < 5 ? names[k] : "?";
+    static const char *const names[] = {"all", "group", "custom", "primitive", "engine", "stage"};
+    return (unsigned)k < 6 ? names[k] : "?";
 }
 
 void stats_local_init(stats_local *s) {

@@ -14,7 +14,8 @@ typedef enum timer_kind {
     TK_GROUP,          /* transactions of one user group */
     TK_CUSTOM,         /* named by the script: luamech.timer("GET") */
     TK_PRIMITIVE,      /* timed automatically: "memcached.get", ... */
-    TK_ENGINE          /* generator health: "engine.loop_lag", ... */
+    TK_ENGINE,         /* generator health: "engine.loop_lag", ... */
+    TK_STAGE           /* transactions of one stage of a group: "stage 2 readers" */
 } timer_kind;
 
 const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primitive" */

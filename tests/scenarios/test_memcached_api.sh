@@ -13,6 +13,14 @@ for cmd in get gets get_multi set add replace append prepend cas delete incr dec
 done
 check "negative replies are not timer errors" [ "$(timer_errors "$s" memcached.add)" -eq 0 ]
 
+# A client per transaction, collected each time: connections are closed.
+c0=$(mc_stat "$PORT" total_connections)
+"$LUAMECH" run "$F/mc_gc.lua" -q -w 1 -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/gc" > /dev/null 2>&1
+check "collected clients: run exits 0" [ $? -eq 0 ]
+check "collected clients: 300 transactions, no errors" [ "$(timer_count "$TMP/gc/summary.json" "All Transactions")" -eq 300 -a "$(timer_errors "$TMP/gc/summary.json" "All Transactions")" -eq 0 ]
+check "collected clients: 300 connections opened" [ $(( $(mc_stat "$PORT" total_connections) - c0 - 1 )) -eq 300 ]
+check "collected clients: all of them closed again" [ "$(mc_stat "$PORT" curr_connections)" -le 3 ]
+
 # Two servers: keys are spread over both, and get_multi finds them all.
 start_memcached P2
 cat > "$TMP/multi_vu.lua" <<'LUA'

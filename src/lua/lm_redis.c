@@ -1,0 +1,675 @@
+/* lm_redis.c - binds luamech.redis: connect() and the client methods call,
+ * pipeline, close and the wrappers get, set, del, incr, hget, hset, lpush,
+ * rpop, ping, exists, expire (each is call() with its command name and
+ * arguments passed through).  Each method checks its arguments (misuse raises
+ * a Lua error), queues the command on client/redis_client and yields; the
+ * completion converts the reply, pushes it and resumes the VU through
+ * vu_resume.  It never parses bytes or touches sockets.
+ *
+ * luamech.redis.connect(address [, {pool=, timeout=, connect_timeout=,
+ *   password=, db=}]) -> client | nil, err.  address is "host:port" or a unix
+ *   socket path ("/..."); times are in seconds (default 5; connect_timeout
+ *   defaults to timeout); AUTH and SELECT are sent on every (re)connect before
+ *   any command.  Yields until connected.  pool = true: the VUs of a worker
+ *   share one client per (address, options); close() on it does nothing.
+ * r:call(cmd, ...) and the wrappers -> value | nil | nil, err.  Arguments are
+ *   strings (binary-safe) or numbers (integral ones as integers).  Replies:
+ *   status and bulk -> string, integer -> number, array -> table (1-based,
+ *   nested), nil -> nil (a single nil, no err).  An error reply or a failure
+ *   (timeout, connection lost, server down, cancelled) returns nil, err with
+ *   err = "redis.<cmd> <server>: <message>".  Inside a table, nil becomes
+ *   false (no holes) and an error reply becomes {err = "<message>"}.
+ * r:pipeline({{cmd, ...}, ...}) -> t | nil, err.  t[i] is the reply to the
+ *   i-th command, converted as inside a table; t.n is the number of commands.
+ *   nil, err when the connection failed (then no partial results).
+ * r:close().  Pub/sub commands and MONITOR raise a Lua error (their replies
+ *   are not one per request).
+ * Timing: each command under "redis.<cmd lowercased>", a pipeline also under
+ *   "redis.pipeline" (its commands each under their own timer).  Error
+ *   replies and failures are errors of the command's timer and are tallied; a
+ *   pipeline sample fails only when it returns nil, err. */
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/redis_client.h"
+#include "engine/vu.h"
+#include "engine/worker.h"
+#include "lua/lm_core.h"
+
+#define LM_RD_MT "luamech.redis"
+#define LM_RD_CMD_MAX 24            /* command name kept for timer names and messages */
+#define LM_RD_ARGV_STACK 16
+#define LM_RD_MSG_MAX 400
+
+typedef struct lm_rd lm_rd;
+typedef struct lm_rd_op lm_rd_op;
+
+typedef struct lm_rd_list {
+    lm_rd *head;                    /* all clients of the worker, for teardown */
+    int cache_ref;                  /* registry table: command name as given -> timer id */
+    int tid_pipeline;
+} lm_rd_list;
+
+/* One client as Lua sees it.  The userdata holds a pointer: the C side may
+ * outlive a collected userdata until libuv closes its handles. */
+struct lm_rd {
+    redis_client *client;           /* NULL once closed */
+    worker *w;
+    lm_rd_list *list;
+    int pooled;
+    char name[300];
+    lm_rd_op *free_ops;
+    lm_rd *next, **pprev;           /* in the worker's list */
+    lm_rd **ud;                     /* the userdata's pointer; NULL once collected */
+};
+
+typedef struct lm_rd_slot {         /* one command of an op */
+    redis_req req;
+    lm_rd_op *op;
+    int idx;
+    int tid;
+    char cmd[LM_RD_CMD_MAX];        /* lowercased */
+} lm_rd_slot;
+
+struct lm_rd_op {
+    lm_rd_op *next_free;
+    lm_rd *rd;
+    vu *v;
+    int pipeline;
+    int n, pending;
+    int in_call;                    /* completing inside the Lua call: return, don't resume */
+    int base;                       /* stack top before results (sync completion) */
+    int status;                     /* < 0 first failure; > 0 error reply (single command) */
+    int pushed;                     /* the value (single) or the table (pipeline) is pushed */
+    uint64_t start_ns;
+    int cap;
+    lm_rd_slot *slots;
+    char err[LM_RD_MSG_MAX];
+};
+
+/* ---- op pool ---- */
+
+static lm_rd_op *lm_rd_op_get(lua_State *L, lm_rd *rd, int n) {
+    lm_rd_op *op = rd->free_ops;
+    if (op) rd->free_ops = op->next_free;
+    else if ((op = calloc(1, sizeof *op)) == NULL) luaL_error(L, "redis: out of memory");
+    if (op->cap < n) {
+        lm_rd_slot *s = realloc(op->slots, (size_t)n * sizeof *s);
+        if (s == NULL) {
+            op->next_free = rd->free_ops;
+            rd->free_ops = op;
+            luaL_error(L, "redis: out of memory");
+        }
+        op->slots = s;
+        op->cap = n;
+    }
+    lm_rd_slot *slots = op->slots;
+    int cap = op->cap;
+    memset(op, 0, sizeof *op);
+    op->slots = slots;
+    op->cap = cap;
+    op->rd = rd;
+    op->n = n;
+    return op;
+}
+
+static void lm_rd_op_put(lm_rd_op *op) {
+    op->next_free = op->rd->free_ops;
+    op->rd->free_ops = op;
+}
+
+/* ---- replies to Lua values ---- */
+
+static void lm_rd_push_reply(lua_State *L, const redisReply *r, int in_table) {
+    switch (r->type) {
+    case REDIS_REPLY_STATUS: case REDIS_REPLY_STRING:
+        lua_pushlstring(L, r->str, r->len);
+        break;
+    case REDIS_REPLY_INTEGER:
+        lua_pushnumber(L, (lua_Number)r->integer);
+        break;
+    case REDIS_REPLY_ARRAY:
+        lua_createtable(L, (int)r->elements, 0);
+        for (size_t i = 0; i < r->elements; i++) {
+            lm_rd_push_reply(L, r->element[i], 1);
+            lua_rawseti(L, -2, (int)i + 1);
+        }
+        break;
+    case REDIS_REPLY_ERROR:         /* only inside a table */
+        lua_createtable(L, 0, 1);
+        lua_pushlstring(L, r->str, r->len);
+        lua_setfield(L, -2, "err");
+        break;
+    default:
+        if (in_table) lua_pushboolean(L, 0);
+        else lua_pushnil(L);
+    }
+}
+
+/* ---- completion ---- */
+
+static void lm_rd_message(lm_rd_op *op, const char *cmd, const char *why, size_t len) {
+    snprintf(op->err, sizeof op->err, "redis.%s %s: %.*s", cmd, op->rd->name, (int)len, why);
+}
+
+static int lm_rd_push_results(lm_rd_op *op, lua_State *L) {
+    if (op->status != 0) {
+        lua_settop(L, op->base);
+        lua_pushnil(L);
+        lua_pushstring(L, op->err);
+        return 2;
+    }
+    if (op->pipeline) {
+        if (!op->pushed) lua_createtable(L, 0, 1);
+        lua_pushinteger(L, op->n);
+        lua_setfield(L, -2, "n");
+    } else if (!op->pushed) {
+        lua_pushnil(L);
+    }
+    return 1;
+}
+
+static void lm_rd_complete(lm_rd_op *op) {
+    lm_rd *rd = op->rd;
+    if (op->pipeline) {
+        uint64_t now = worker_now_ns();
+        worker_record(rd->w, rd->list->tid_pipeline, (int64_t)(now - op->start_ns), now, op->status == 0);
+        if (op->status != 0) worker_error(rd->w, op->err, strlen(op->err));
+    }
+    if (op->in_call) return;                /* the Lua call returns the results */
+    vu *v = op->v;
+    if (!vu_wants_resume(v)) {
+        lm_rd_op_put(op);
+        return;
+    }
+    int n = lm_rd_push_results(op, v->L);
+    lm_rd_op_put(op);
+    vu_resume(v, n);
+}
+
+static void lm_rd_single_result(lm_rd_op *op, lm_rd_slot *s, int status, const redisReply *r,
+                                const char *errmsg, lua_State *L) {
+    if (status < 0 || r->type == REDIS_REPLY_ERROR) {
+        if (status < 0) lm_rd_message(op, s->cmd, errmsg, strlen(errmsg));
+        else lm_rd_message(op, s->cmd, r->str, r->len);
+        op->status = status < 0 ? status : 1;
+        worker_error(op->rd->w, op->err, strlen(op->err));
+        return;
+    }
+    if (L == NULL || r->type == REDIS_REPLY_NIL) return;
+    lua_checkstack(L, 48);
+    lm_rd_push_reply(L, r, 0);
+    op->pushed = 1;
+}
+
+static void lm_rd_pipe_result(lm_rd_op *op, lm_rd_slot *s, int status, const redisReply *r,
+                              const char *errmsg, lua_State *L) {
+    if (status < 0) {
+        if (op->status == 0) lm_rd_message(op, "pipeline", errmsg, strlen(errmsg));
+        if (op->status == 0) op->status = status;
+        return;
+    }
+    if (r->type == REDIS_REPLY_ERROR) {
+        char msg[LM_RD_MSG_MAX];
+        int n = snprintf(msg, sizeof msg, "redis.%s %s: %.*s", s->cmd, op->rd->name, (int)r->len, r->str);
+        worker_error(op->rd->w, msg, n < (int)sizeof msg ? (size_t)n : sizeof msg - 1);
+    }
+    if (L == NULL || op->status != 0) return;
+    lua_checkstack(L, 48);
+    if (!op->pushed) lua_createtable(L, op->n, 1);
+    op->pushed = 1;
+    lm_rd_push_reply(L, r, 1);
+    lua_rawseti(L, -2, s->idx + 1);
+}
+
+static void lm_rd_on_done(redis_req *req, int status, const redisReply *r, const char *errmsg) {
+    lm_rd_slot *s = req->data;
+    lm_rd_op *op = s->op;
+    uint64_t now = worker_now_ns();
+    int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
+    worker_record(op->rd->w, s->tid, (int64_t)(now - op->start_ns), now, ok);
+    lua_State *L = vu_wants_resume(op->v) ? op->v->L : NULL;
+    if (op->pipeline) lm_rd_pipe_result(op, s, status, r, errmsg, L);
+    else lm_rd_single_result(op, s, status, r, errmsg, L);
+    if (--op->pending == 0) lm_rd_complete(op);
+}
+
+/* ---- arguments ---- */
+
+static lm_rd *lm_rd_check(lua_State *L) {
+    lm_rd **ud = luaL_checkudata(L, 1, LM_RD_MT);
+    if (!*ud || !(*ud)->client) luaL_error(L, "redis: the client is closed");
+    return *ud;
+}
+
+static int lm_rd_arg_ok(lua_State *L, int i) {
+    int t = lua_type(L, i);
+    return t == LUA_TSTRING || t == LUA_TNUMBER;
+}
+
+/* A command name: a non-empty string, one reply per request (no pub/sub). */
+static int lm_rd_cmd_ok(lua_State *L, int i) {
+    size_t len;
+    if (lua_type(L, i) != LUA_TSTRING) return 0;
+    const char *s = lua_tolstring(L, i, &len);
+    return len > 0 && redis_client_command_ok(s, len);
+}
+
+/* Replace a number at i by its text: integral values as integers, others as
+ * Lua's tostring writes them. */
+static void lm_rd_arg_text(lua_State *L, int i) {
+    if (lua_type(L, i) != LUA_TNUMBER) return;
+    char buf[64];
+    double d = lua_tonumber(L, i);
+    if (d == floor(d) && fabs(d) < 9.2e18) snprintf(buf, sizeof buf, "%.0f", d);
+    else snprintf(buf, sizeof buf, "%.14g", d);
+    lua_pushstring(L, buf);
+    lua_replace(L, i);
+}
+
+/* Fill argv from stack slots first..first+argc-1 (already checked). */
+static void lm_rd_fill(lua_State *L, int first, int argc, const char **argv, size_t *lens) {
+    for (int i = 0; i < argc; i++) {
+        lm_rd_arg_text(L, first + i);
+        argv[i] = lua_tolstring(L, first + i, &lens[i]);
+    }
+}
+
+/* Scratch arrays for argc arguments: the caller's when small enough, else a
+ * userdata pushed on the stack (collected with it). */
+static const char **lm_rd_scratch(lua_State *L, int argc, const char **small, size_t *small_lens,
+                                  size_t **lens) {
+    if (argc <= LM_RD_ARGV_STACK) {
+        *lens = small_lens;
+        return small;
+    }
+    const char **p = lua_newuserdata(L, (size_t)argc * (sizeof(char *) + sizeof(size_t)));
+    *lens = (size_t *)(p + argc);
+    return p;
+}
+
+/* Timer id of the command at idx ("redis.<cmd lowercased>"), cached per
+ * worker by the name as given; cmd gets the lowercased name. */
+static int lm_rd_tid(lua_State *L, lm_rd *rd, int idx, char *cmd) {
+    size_t len, i;
+    const char *s = lua_tolstring(L, idx, &len);
+    for (i = 0; i < len && i < LM_RD_CMD_MAX - 1; i++)
+        cmd[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+    cmd[i] = 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rd->list->cache_ref);
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    if (lua_isnumber(L, -1)) {
+        int tid = (int)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        return tid;
+    }
+    lua_pop(L, 1);
+    char name[LM_RD_CMD_MAX + 8];
+    snprintf(name, sizeof name, "redis.%s", cmd);
+    int tid = lm_timer_id(rd->w, name, TK_PRIMITIVE);
+    lua_pushvalue(L, idx);
+    lua_pushinteger(L, tid);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    return tid;
+}
+
+/* ---- calls ---- */
+
+static void lm_rd_slot_init(lm_rd_op *op, int i) {
+    lm_rd_slot *s = &op->slots[i];
+    s->req.on_done = lm_rd_on_done;
+    s->req.data = s;
+    s->op = op;
+    s->idx = i;
+}
+
+static void lm_rd_start(lua_State *L, lm_rd_op *op, vu *v, int pending) {
+    op->v = v;
+    op->pending = pending;
+    op->in_call = 1;
+    op->base = lua_gettop(L);
+    op->start_ns = worker_now_ns();
+}
+
+/* After the sends: return the results now, or yield until they arrive. */
+static int lm_rd_finish_call(lua_State *L, lm_rd_op *op) {
+    op->in_call = 0;
+    if (op->pending == 0) {                 /* completed at once (server down) */
+        int n = lm_rd_push_results(op, L);
+        lm_rd_op_put(op);
+        return n;
+    }
+    op->base = 0;                           /* results are pushed on the yielded stack */
+    op->v->state = VU_WAITING;
+    return lua_yield(L, 0);
+}
+
+/* Send the command in stack slots first..top. */
+static int lm_rd_command(lua_State *L, lm_rd *rd, int first) {
+    int top = lua_gettop(L), argc = top - first + 1;
+    if (argc < 1 || !lm_rd_cmd_ok(L, first))
+        luaL_argerror(L, first, "command name (a non-empty string, not pub/sub or MONITOR) expected");
+    for (int i = first + 1; i <= top; i++)
+        if (!lm_rd_arg_ok(L, i)) luaL_argerror(L, i, "string or number expected");
+    vu *v = lm_current_vu(L, rd->w, "redis methods");
+    const char *small[LM_RD_ARGV_STACK];
+    size_t small_lens[LM_RD_ARGV_STACK], *lens;
+    const char **argv = lm_rd_scratch(L, argc, small, small_lens, &lens);
+    lm_rd_fill(L, first, argc, argv, lens);
+    lm_rd_op *op = lm_rd_op_get(L, rd, 1);
+    lm_rd_slot_init(op, 0);
+    op->slots[0].tid = lm_rd_tid(L, rd, first, op->slots[0].cmd);
+    lm_rd_start(L, op, v, 1);
+    redis_client_send(rd->client, &op->slots[0].req, argc, argv, lens);
+    return lm_rd_finish_call(L, op);
+}
+
+/* r:call(cmd, ...) */
+static int lm_rd_call(lua_State *L) {
+    return lm_rd_command(L, lm_rd_check(L), 2);
+}
+
+/* r:get(key) and the other wrappers: upvalues are the command and the
+ * minimum number of arguments. */
+static int lm_rd_wrapper(lua_State *L) {
+    lm_rd *rd = lm_rd_check(L);
+    int min = (int)lua_tointeger(L, lua_upvalueindex(2));
+    int nargs = lua_gettop(L) - 1;
+    if (nargs < min)
+        return luaL_error(L, "redis %s: at least %d argument(s) expected, got %d",
+                          lua_tostring(L, lua_upvalueindex(1)), min, nargs);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 2);
+    return lm_rd_command(L, rd, 2);
+}
+
+/* Check every pipeline entry before sending any; returns the largest argc. */
+static int lm_rd_pipe_check(lua_State *L, int n) {
+    int maxargc = 1;
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        int argc = lua_istable(L, -1) ? (int)lua_objlen(L, -1) : 0;
+        if (argc < 1) luaL_error(L, "redis pipeline: command %d is not a non-empty table", i);
+        luaL_checkstack(L, argc + 8, "redis pipeline: too many arguments");
+        for (int j = 1; j <= argc; j++) {
+            lua_rawgeti(L, -1, j);
+            if (j == 1 ? !lm_rd_cmd_ok(L, -1) : !lm_rd_arg_ok(L, -1))
+                luaL_error(L, "redis pipeline: command %d, element %d: %s expected", i, j,
+                           j == 1 ? "command name (a non-empty string, not pub/sub or MONITOR)"
+                                  : "string or number");
+            lua_pop(L, 1);
+        }
+        if (argc > maxargc) maxargc = argc;
+        lua_pop(L, 1);
+    }
+    return maxargc;
+}
+
+static void lm_rd_pipe_send(lua_State *L, lm_rd_op *op, int i, const char **argv, size_t *lens) {
+    lua_rawgeti(L, 2, i + 1);
+    int first = lua_gettop(L) + 1, argc = (int)lua_objlen(L, -1);
+    for (int j = 1; j <= argc; j++) lua_rawgeti(L, first - 1, j);
+    lm_rd_fill(L, first, argc, argv, lens);
+    lm_rd_slot_init(op, i);
+    op->slots[i].tid = lm_rd_tid(L, op->rd, first, op->slots[i].cmd);
+    redis_client_send(op->rd->client, &op->slots[i].req, argc, argv, lens);
+    lua_settop(L, first - 2);
+}
+
+/* r:pipeline({{cmd, ...}, ...}) */
+static int lm_rd_pipeline(lua_State *L) {
+    lm_rd *rd = lm_rd_check(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    int n = (int)lua_objlen(L, 2);
+    int maxargc = lm_rd_pipe_check(L, n);
+    vu *v = lm_current_vu(L, rd->w, "redis methods");
+    if (n == 0) {
+        lua_createtable(L, 0, 1);
+        lua_pushinteger(L, 0);
+        lua_setfield(L, -2, "n");
+        return 1;
+    }
+    if (rd->list->tid_pipeline < 0)         /* created on first use, like command timers */
+        rd->list->tid_pipeline = lm_timer_id(rd->w, "redis.pipeline", TK_PRIMITIVE);
+    const char *small[LM_RD_ARGV_STACK];
+    size_t small_lens[LM_RD_ARGV_STACK], *lens;
+    const char **argv = lm_rd_scratch(L, maxargc, small, small_lens, &lens);
+    lm_rd_op *op = lm_rd_op_get(L, rd, n);
+    op->pipeline = 1;
+    lm_rd_start(L, op, v, n);
+    for (int i = 0; i < n; i++) lm_rd_pipe_send(L, op, i, argv, lens);
+    return lm_rd_finish_call(L, op);
+}
+
+/* ---- connect / close ---- */
+
+static void lm_rd_close(lm_rd *rd) {
+    redis_client *c = rd->client;
+    if (c == NULL) return;
+    rd->client = NULL;
+    redis_client_close(c);                  /* pending ops complete with ECANCELED */
+}
+
+static void lm_rd_free(lm_rd *rd) {
+    *rd->pprev = rd->next;
+    if (rd->next) rd->next->pprev = rd->pprev;
+    while (rd->free_ops) {
+        lm_rd_op *op = rd->free_ops;
+        rd->free_ops = op->next_free;
+        free(op->slots);
+        free(op);
+    }
+    free(rd);
+}
+
+/* A collected client is closed and freed, unless requests are pending (their
+ * completions may resume VUs, never from inside the collector): then it is
+ * left to the worker's teardown. */
+static int lm_rd_gc(lua_State *L) {
+    lm_rd **ud = luaL_checkudata(L, 1, LM_RD_MT);
+    lm_rd *rd = *ud;
+    if (rd == NULL) return 0;
+    *ud = NULL;
+    rd->ud = NULL;
+    if (rd->client && redis_client_pending(rd->client) > 0) return 0;
+    lm_rd_close(rd);
+    lm_rd_free(rd);
+    return 0;
+}
+
+/* r:close(): a pooled client belongs to the worker and stays open. */
+static int lm_rd_close_lua(lua_State *L) {
+    lm_rd **ud = luaL_checkudata(L, 1, LM_RD_MT);
+    if (*ud && !(*ud)->pooled) lm_rd_close(*ud);
+    return 0;
+}
+
+static void lm_rd_worker_close(void *data) {
+    lm_rd_list *list = data;
+    for (lm_rd *rd = list->head; rd; rd = rd->next) lm_rd_close(rd);
+    while (list->head) {
+        lm_rd *rd = list->head;
+        if (rd->ud) *rd->ud = NULL;         /* its userdata dies in lua_close */
+        lm_rd_free(rd);
+    }
+    free(list);
+}
+
+typedef struct lm_rd_connect {
+    vu *v;
+    lm_rd *rd;
+    int ud_ref;
+    int in_call, done, status, pooled;
+    char err[LM_RD_MSG_MAX];
+} lm_rd_connect;
+
+static int lm_rd_connect_results(lua_State *L, lm_rd_connect *cc) {
+    int n;
+    if (cc->status == 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, cc->ud_ref);
+        n = 1;
+    } else {
+        if (!cc->pooled) lm_rd_close(cc->rd);   /* a pooled client keeps retrying */
+        lua_pushnil(L);
+        lua_pushstring(L, cc->err);
+        n = 2;
+    }
+    luaL_unref(L, LUA_REGISTRYINDEX, cc->ud_ref);
+    free(cc);
+    return n;
+}
+
+static void lm_rd_on_connect(void *data, int status, const char *errmsg) {
+    lm_rd_connect *cc = data;
+    cc->status = status;
+    cc->done = 1;
+    snprintf(cc->err, sizeof cc->err, "redis.connect %s: %s", cc->rd->name, errmsg ? errmsg : "failed");
+    if (cc->in_call) return;
+    vu *v = cc->v;
+    if (!vu_wants_resume(v)) {
+        luaL_unref(v->w->L, LUA_REGISTRYINDEX, cc->ud_ref);
+        free(cc);
+        return;
+    }
+    vu_resume(v, lm_rd_connect_results(v->L, cc));
+}
+
+static uint64_t lm_rd_seconds(lua_State *L, const char *what) {
+    double s = luaL_checknumber(L, -1);
+    if (!(s >= 0) || s > 86400) luaL_error(L, "redis.connect: %s must be 0..86400 seconds", what);
+    return (uint64_t)(s * 1e9);
+}
+
+/* Reads the options table at idx; the password stays anchored by it. */
+static void lm_rd_opts(lua_State *L, int idx, redis_client_opts *o, int *pool) {
+    redis_client_opts_default(o);
+    *pool = 0;
+    if (lua_isnoneornil(L, idx)) return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_getfield(L, idx, "pool");
+    *pool = lua_toboolean(L, -1);
+    lua_getfield(L, idx, "timeout");
+    if (!lua_isnil(L, -1)) o->timeout_ns = lm_rd_seconds(L, "timeout");
+    lua_getfield(L, idx, "connect_timeout");
+    if (!lua_isnil(L, -1)) o->connect_timeout_ns = lm_rd_seconds(L, "connect_timeout");
+    lua_getfield(L, idx, "password");
+    if (!lua_isnil(L, -1)) o->password = luaL_checkstring(L, -1);
+    lua_getfield(L, idx, "db");
+    if (!lua_isnil(L, -1)) {
+        double db = luaL_checknumber(L, -1);
+        if (db != floor(db) || db < 0 || db > 1e6) luaL_error(L, "redis.connect: db must be an integer >= 0");
+        o->db = (int)db;
+    }
+    lua_pop(L, 5);
+}
+
+static lm_rd *lm_rd_new(lua_State *L, worker *w, lm_rd_list *list, redis_client *c, int pooled) {
+    lm_rd *rd = calloc(1, sizeof *rd);
+    if (rd == NULL) {
+        redis_client_close(c);
+        luaL_error(L, "redis.connect: out of memory");
+    }
+    rd->client = c;
+    rd->w = w;
+    rd->list = list;
+    rd->pooled = pooled;
+    snprintf(rd->name, sizeof rd->name, "%s", redis_client_name(c));
+    rd->next = list->head;
+    rd->pprev = &list->head;
+    if (list->head) list->head->pprev = &rd->next;
+    list->head = rd;
+    lm_rd **ud = lua_newuserdata(L, sizeof *ud);
+    *ud = rd;
+    rd->ud = ud;
+    luaL_getmetatable(L, LM_RD_MT);
+    lua_setmetatable(L, -2);
+    return rd;
+}
+
+static int lm_rd_connect_lua(lua_State *L) {
+    worker *w = lua_touserdata(L, lua_upvalueindex(1));
+    lm_rd_list *list = lua_touserdata(L, lua_upvalueindex(2));
+    const char *address = luaL_checkstring(L, 1);
+    redis_client_opts o;
+    int pool;
+    lm_rd_opts(L, 2, &o, &pool);
+    vu *v = lm_current_vu(L, w, "luamech.redis.connect");
+    if (pool) {
+        lua_pushfstring(L, "%s|%f|%f|%s|%d", address, (double)o.timeout_ns,
+                        (double)o.connect_timeout_ns, o.password ? o.password : "", o.db);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, lua_upvalueindex(3));
+        if (!lua_isnil(L, -1)) return 1;
+        lua_pop(L, 1);
+    }
+    redis_client *c;
+    char err[256];
+    if (redis_client_new(&w->loop, address, &o, &c, err, sizeof err) != 0)
+        return luaL_error(L, "redis.connect: %s", err);
+    lm_rd *rd = lm_rd_new(L, w, list, c, pool);
+    if (pool) {                             /* key, ud -> cache[key] = ud */
+        lua_pushvalue(L, -2);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, lua_upvalueindex(3));
+    }
+    lm_rd_connect *cc = calloc(1, sizeof *cc);
+    if (cc == NULL) return luaL_error(L, "redis.connect: out of memory");
+    cc->v = v;
+    cc->rd = rd;
+    cc->pooled = pool;
+    cc->ud_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    cc->in_call = 1;
+    redis_client_connect(c, lm_rd_on_connect, cc);
+    cc->in_call = 0;
+    if (cc->done) return lm_rd_connect_results(L, cc);
+    v->state = VU_WAITING;
+    return lua_yield(L, 0);
+}
+
+/* ---- module ---- */
+
+static void lm_rd_methods(lua_State *L) {
+    static const struct { const char *method, *cmd; int min; } wrappers[] = {
+        {"get", "GET", 1}, {"set", "SET", 2}, {"del", "DEL", 1}, {"incr", "INCR", 1},
+        {"hget", "HGET", 2}, {"hset", "HSET", 3}, {"lpush", "LPUSH", 2}, {"rpop", "RPOP", 1},
+        {"ping", "PING", 0}, {"exists", "EXISTS", 1}, {"expire", "EXPIRE", 2}};
+    static const luaL_Reg methods[] = {
+        {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"close", lm_rd_close_lua},
+        {NULL, NULL}};
+    lua_newtable(L);
+    luaL_register(L, NULL, methods);
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
+        lua_pushstring(L, wrappers[i].cmd);
+        lua_pushinteger(L, wrappers[i].min);
+        lua_pushcclosure(L, lm_rd_wrapper, 2);
+        lua_setfield(L, -2, wrappers[i].method);
+    }
+}
+
+void lm_redis_open(lua_State *L, worker *w) {
+    luaL_newmetatable(L, LM_RD_MT);
+    lm_rd_methods(L);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, lm_rd_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+
+    lm_rd_list *list = calloc(1, sizeof *list);
+    if (list == NULL) luaL_error(L, "redis: out of memory");
+    lua_newtable(L);
+    list->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    list->tid_pipeline = -1;
+    worker_on_close(w, lm_rd_worker_close, list);
+    lua_newtable(L);                        /* the module */
+    lua_pushlightuserdata(L, w);
+    lua_pushlightuserdata(L, list);
+    lua_newtable(L);                        /* pool cache: key -> client */
+    lua_pushcclosure(L, lm_rd_connect_lua, 3);
+    lua_setfield(L, -2, "connect");
+}

@@ -42,15 +42,23 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --d
 pids+=($!)
 wait_port "$redis_port" redis-server
 
-http_port=$(free_port)
-cat > "$tmp/webdis.json" <<JSON
+start_webdis() {   # webdis now and then fails to bind at once: try a few ports
+    local try
+    for try in 1 2 3; do
+        http_port=$(free_port)
+        cat > "$tmp/webdis.json" <<JSON
 { "redis_host": "127.0.0.1", "redis_port": $redis_port, "http_host": "127.0.0.1",
   "http_port": $http_port, "threads": 2, "pool_size": 20, "daemonize": false,
   "websockets": false, "database": 0, "verbosity": 0, "logfile": "$tmp/webdis.log" }
 JSON
-webdis "$tmp/webdis.json" &
-pids+=($!)
-wait_port "$http_port" webdis
+        webdis "$tmp/webdis.json" &
+        local pid=$!
+        for _ in $(seq 100); do port_open "$http_port" && { pids+=($pid); return 0; }; sleep 0.05; done
+        kill "$pid" 2>/dev/null
+    done
+    echo "webdis did not start; its log:" >&2; cat "$tmp/webdis.log" >&2; exit 1
+}
+start_webdis
 
 echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port" >&2
 set +e

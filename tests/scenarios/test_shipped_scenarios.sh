@@ -18,5 +18,10 @@ while IFS='|' read -r sc opts; do
 done <<'LIST'
 membase.lua|-d 2s -r 1s -i 1s -u 5
 example.lua|-d 1s
+redis_crud.lua|-n 2000 -u 20
+http_kv_get.lua|-e REQUESTS=500 -e CONCURRENCY=1,5
+http_rest.lua|-n 1000 -u 10
+kv_correctness.lua|-e N=500
+kv_performance.lua|-e N=1000
 LIST
 finish

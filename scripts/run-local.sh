@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # scripts/run-local.sh SCENARIO [luamech run options...]
+# scripts/run-local.sh --suite SUITE [luamech suite options...]
 # Starts private servers on free loopback ports — memcached, redis-server and
 # webdis (an HTTP front end to that redis, the /SET/X/1 and /GET/X API of
 # seed 002) — runs luamech against them with the matching parameters
@@ -7,7 +8,7 @@
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] || { echo "usage: $0 SCENARIO [luamech run options...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 SCENARIO|--suite SUITE [luamech options...]" >&2; exit 2; }
 LUAMECH=${LUAMECH:-build/luamech}
 [ -x "$LUAMECH" ] || { echo "$LUAMECH not found: run 'bash .ci/setup' first" >&2; exit 1; }
 
@@ -62,6 +63,8 @@ start_webdis
 
 echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port" >&2
 set +e
-"$LUAMECH" run "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
+cmd=run
+if [ "$1" = "--suite" ]; then cmd=suite; shift; fi
+"$LUAMECH" $cmd "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
     -e HTTP_BASE=http://127.0.0.1:$http_port
 exit $?

@@ -16,9 +16,11 @@
 #include "engine/engine.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
+#include "scenario/suite.h"
 
 static const char cli_usage[] =
 "usage: luamech run SCENARIO [options]\n"
+"       luamech suite SUITE [options]   (runs one after another; a sweep; one table)\n"
 "       luamech report RESULTS_DIR   (re-render RESULTS_DIR/report.html from the saved result files)\n"
 "       luamech --help | --version\n"
 "\n"
@@ -192,7 +194,7 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     cli_banner(sc, workers, seed, dir);
     cli_live live = {sc, dir, c->quiet};
     run_hooks hooks = {&live, cli_on_progress, cli_on_interval, NULL};
-    engine_run(sc, &c->params, workers, seed, &hooks, r);
+    engine_run(sc, sc->params ? sc->params : &c->params, workers, seed, &hooks, r);
     int code = cli_exit_code(sc, r);
     if (r->status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r->error);
     else report_console(stdout, sc, r, dir);
@@ -252,6 +254,32 @@ static int cli_run_scenario(cli_run *c) {
     return code;
 }
 
+/* `luamech suite FILE`: the suite's runs are loaded as the phases of one
+ * synthetic scenario (suite.c) and run like phases, each into its own
+ * subdirectory, with one table of all runs. */
+static int cli_suite(int argc, char **argv) {
+    cli_run c;
+    memset(&c, 0, sizeof c);
+    scenario_overrides_init(&c.ov);
+    params_init(&c.params);
+    int code = cli_parse_run(argc, argv, &c);
+    scenario suite;
+    char err[2048], dir[4096];
+    memset(&suite, 0, sizeof suite);
+    if (code == EXIT_OK && suite_load(&suite, c.scenario_path, &c.params, &c.ov, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech: %s\n", err);
+        code = EXIT_SCENARIO;
+    } else if (code == EXIT_OK) {
+        if (c.out_dir) snprintf(dir, sizeof dir, "%s", c.out_dir);
+        else report_default_dir(dir, sizeof dir, &suite);
+        int workers = suite.workers > 0 ? suite.workers : (int)uv_available_parallelism();
+        code = cli_run_phases(&c, &suite, dir, workers, cli_seed(&suite));
+    }
+    suite_free(&suite);
+    params_free(&c.params);
+    return code;
+}
+
 int cli_main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);    /* a peer closing mid-write is an error, not a death */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -263,6 +291,7 @@ int cli_main(int argc, char **argv) {
         return EXIT_OK;
     }
     if (strcmp(argv[1], "report") == 0) return report_cmd_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "suite") == 0) return cli_suite(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") != 0) return cli_bad("unknown command '%s'", argv[1]);
     cli_run c;
     memset(&c, 0, sizeof c);

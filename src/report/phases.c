@@ -35,8 +35,10 @@ static void phases_row(phase_row *p, const scenario *ph, const run_result *r) {
 void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n) {
     int64_t tx = 0, errors = 0;
     double secs = 0;
-    fprintf(out, "\nPhases of %s (each phase's report is above; times in ms)\n\n", sc->name);
-    fprintf(out, "%-20s %-12s %12s %8s %10s %12s %9s %9s %9s %9s\n", "phase", "status", "transactions",
+    const char *what = sc->is_suite ? "run" : "phase";
+    fprintf(out, "\n%s of %s (each %s's report is above; times in ms)\n\n", sc->is_suite ? "Runs" : "Phases",
+            sc->name, what);
+    fprintf(out, "%-20s %-12s %12s %8s %10s %12s %9s %9s %9s %9s\n", what, "status", "transactions",
             "errors", "time (s)", "per second", "p50", "p95", "p99", "max");
     for (int i = 0; i < n; i++) {
         phase_row p;
@@ -47,9 +49,9 @@ void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n) {
         errors += p.errors;
         secs += p.secs;
     }
-    fprintf(out, "%-20s %-12s %12lld %8lld %10.3f %12.2f\n", "all phases", "", (long long)tx,
+    fprintf(out, "%-20s %-12s %12lld %8lld %10.3f %12.2f\n", sc->is_suite ? "all runs" : "all phases", "", (long long)tx,
             (long long)errors, secs, secs > 0 ? (double)tx / secs : 0);
-    if (n < sc->nphases) fprintf(out, "(%d of %d phases ran)\n", n, sc->nphases);
+    if (n < sc->nphases) fprintf(out, "(%d of %d %ss ran)\n", n, sc->nphases, what);
     fflush(out);
 }
 

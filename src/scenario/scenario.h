@@ -42,6 +42,8 @@ typedef struct scenario {
     int nthresholds;      /* pass/fail criteria; a failure makes exit code 6 */
     threshold *thresholds;
     int abort_on_threshold;   /* stop the run at the first interval a criterion fails */
+    const params *params; /* a suite run's own -e parameters; NULL = the command line's */
+    int is_suite;         /* the phases are a suite's runs (wording of reports) */
     int nphases;          /* > 0: run these one after another instead */
     struct scenario *phases;
 } scenario;

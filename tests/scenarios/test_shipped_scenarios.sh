@@ -5,10 +5,11 @@ cd "$SRC"
 # scenario | options that shorten it
 while IFS='|' read -r sc opts; do
     [ -z "$sc" ] && continue
-    LUAMECH=$LUAMECH bash scripts/run-local.sh "scenarios/$sc" $opts -q -o "$TMP/$sc" > "$TMP/$sc.out" 2>&1
+    case $sc in suites/*) pre=--suite ;; *) pre= ;; esac
+    LUAMECH=$LUAMECH bash scripts/run-local.sh $pre "scenarios/$sc" $opts -q -o "$TMP/${sc//\//_}" > "$TMP/${sc//\//_}.out" 2>&1
     rc=$?
-    s=$TMP/$sc/summary.json
-    if [ $rc -ne 0 ]; then fail "$sc exited $rc: $(tail -5 "$TMP/$sc.out")"; continue; fi
+    s=$TMP/${sc//\//_}/summary.json
+    if [ $rc -ne 0 ]; then fail "$sc exited $rc: $(tail -5 "$TMP/${sc//\//_}.out")"; continue; fi
     if jq -e '.phases' "$s" > /dev/null 2>&1; then
         tx=$(jq '[.phases[].transactions] | add' "$s"); err=$(jq '[.phases[].errors] | add' "$s")
     else
@@ -19,9 +20,10 @@ done <<'LIST'
 membase.lua|-d 2s -r 1s -i 1s -u 5
 example.lua|-d 1s
 redis_crud.lua|-n 2000 -u 20
-http_kv_get.lua|-e REQUESTS=500 -e CONCURRENCY=1,5
+http_kv_get.lua|-e REQUESTS=500 -u 5
 http_rest.lua|-n 1000 -u 10
 kv_correctness.lua|-e N=500
 kv_performance.lua|-e N=1000
+suites/http_kv_get_sweep.lua|-e REQUESTS=300
 LIST
 finish

@@ -1,0 +1,165 @@
+/* suite.c - reads a suite file with lua/suite.lua and loads each run's
+ * scenario into suite->phases[i], with the run's own -e parameters and
+ * overrides (precedence: the run's sweep value and fields, then the command
+ * line's flags, then the suite's fields).  It runs nothing itself. */
+#include "scenario/suite.h"
+
+#include <lauxlib.h>
+#include <libgen.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/embedded.h"
+#include "common/units.h"
+#include "lua/lm_core.h"
+
+static int suite_duration(lua_State *L) {
+    int64_t ns;
+    if (units_parse_duration_ns(luaL_checkstring(L, 1), &ns) != 0) return 0;
+    lua_pushnumber(L, (lua_Number)ns);
+    return 1;
+}
+
+static int suite_count(lua_State *L) {
+    int64_t n;
+    if (units_parse_count(luaL_checkstring(L, 1), &n) != 0) return 0;
+    lua_pushnumber(L, (lua_Number)n);
+    return 1;
+}
+
+static int64_t suite_num(lua_State *L, const char *field, int64_t dflt) {
+    lua_getfield(L, -1, field);
+    int64_t v = lua_isnumber(L, -1) ? (int64_t)lua_tonumber(L, -1) : dflt;
+    lua_pop(L, 1);
+    return v;
+}
+
+/* The run table at the top of L -> overrides on top of the command line's. */
+static void suite_overrides(lua_State *L, const scenario_overrides *cli, scenario_overrides *o) {
+    *o = *cli;
+    lua_getfield(L, -1, "overrides");
+    o->vus = suite_num(L, "vus", o->vus);
+    o->workers = suite_num(L, "workers", o->workers);
+    o->requests = suite_num(L, "requests", o->requests);
+    o->seed = suite_num(L, "seed", o->seed);
+    o->run_time_ns = suite_num(L, "duration_ns", o->run_time_ns);
+    o->rampup_ns = suite_num(L, "rampup_ns", o->rampup_ns);
+    o->interval_ns = suite_num(L, "interval_ns", o->interval_ns);
+    lua_pop(L, 1);
+}
+
+/* The command line's -e, then the run's (which win: params_get takes the last). */
+static params *suite_params(lua_State *L, const params *cli) {
+    params *p = calloc(1, sizeof *p);
+    params_init(p);
+    for (size_t i = 0; i < cli->n; i++) {
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%s=%s", cli->names[i], cli->values[i]);
+        params_add(p, buf);
+    }
+    lua_getfield(L, -1, "params");
+    for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%s=%s", lua_tostring(L, -2), lua_tostring(L, -1));
+        params_add(p, buf);
+    }
+    lua_pop(L, 1);
+    return p;
+}
+
+static int suite_run_checker(lua_State *L, const char *path, char *err, size_t err_len) {
+    size_t len;
+    const char *src = embedded_lua_find("suite", &len);
+    char *tmp = strdup(path);
+    if (!src || luaL_loadbuffer(L, src, len, "=suite.lua") != 0) {
+        snprintf(err, err_len, "internal error: cannot load suite.lua");
+        free(tmp);
+        return -1;
+    }
+    lua_pushvalue(L, -2);
+    lua_pushstring(L, path);
+    lua_pushstring(L, dirname(tmp));
+    lua_pushcfunction(L, suite_duration);
+    lua_pushcfunction(L, suite_count);
+    free(tmp);
+    if (lua_pcall(L, 5, 1, 0) != 0) {
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        return -1;
+    }
+    return 0;
+}
+
+static int suite_load_runs(scenario *s, lua_State *L, const params *p, const scenario_overrides *o,
+                           char *err, size_t err_len) {
+    lua_getfield(L, -1, "runs");
+    s->nphases = (int)lua_objlen(L, -1);
+    s->phases = calloc((size_t)s->nphases, sizeof *s->phases);
+    for (int i = 0; i < s->nphases; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        scenario_overrides ov;
+        suite_overrides(L, o, &ov);
+        params *rp = suite_params(L, p);
+        lua_getfield(L, -1, "scenario");
+        char *path = strdup(lua_tostring(L, -1));
+        lua_getfield(L, -2, "name");
+        char *name = strdup(lua_tostring(L, -1));
+        lua_pop(L, 3);
+        scenario *ph = &s->phases[i];
+        int rc = scenario_load(ph, path, rp, &ov, err, err_len);
+        ph->params = rp;
+        free(ph->name);
+        ph->name = name;
+        if (rc == 0 && ph->nphases > 0) {
+            snprintf(err, err_len, "%s: runs[%d]: %s has phases; a suite runs plain scenarios", s->path, i + 1, path);
+            rc = -1;
+        }
+        free(path);
+        if (rc != 0) return -1;
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+int suite_load(scenario *s, const char *path, const params *p, const scenario_overrides *o,
+               char *err, size_t err_len) {
+    memset(s, 0, sizeof *s);
+    s->path = strdup(path);
+    char *tmp = strdup(path);
+    s->dir = strdup(dirname(tmp));
+    free(tmp);
+    if (access(path, R_OK) != 0) {
+        snprintf(err, err_len, "%s: cannot read the suite file: %m", path);
+        return -1;
+    }
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    lm_core_register_static(L, p);
+    int rc = -1;
+    if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0)
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+    else if (suite_run_checker(L, path, err, err_len) == 0) {
+        lua_getfield(L, -1, "name");
+        s->name = strdup(lua_tostring(L, -1));
+        lua_pop(L, 1);
+        rc = suite_load_runs(s, L, p, o, err, err_len);
+    }
+    lua_close(L);
+    s->interval_ns = 10000000000LL;
+    s->is_suite = 1;
+    return rc;
+}
+
+void suite_free(scenario *s) {
+    for (int i = 0; i < s->nphases; i++) {
+        params *rp = (params *)s->phases[i].params;
+        if (rp) {
+            params_free(rp);
+            free(rp);
+        }
+        s->phases[i].params = NULL;
+    }
+    scenario_free(s);
+}

@@ -1,0 +1,16 @@
+/* suite.h - `luamech suite FILE`: a list of runs done one after another
+ * (a sweep of one setting, or explicit runs), loaded as the phases of one
+ * synthetic scenario so they run and report like phases. */
+#ifndef LUAMECH_SUITE_H
+#define LUAMECH_SUITE_H
+
+#include "scenario/scenario.h"
+
+/* Load the suite file and every run's scenario (each with its own
+ * parameters and overrides).  Returns 0, or -1 with a message. */
+int suite_load(scenario *suite, const char *path, const params *p,
+               const scenario_overrides *o, char *err, size_t err_len);
+/* Safe on a zeroed or partly loaded suite. */
+void suite_free(scenario *suite);
+
+#endif

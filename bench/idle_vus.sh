@@ -80,8 +80,9 @@ printf '%-10s %10.1f %10.1f %12s %8s %8s %8s %3s\n' "$VUS" "$(awk -v k="$peak" '
 awk -v p="$peak" -v b="$b_peak" -v n="$VUS" -v t="$TARGET_MB" -v tx="$tx" -v d="$DURATION" -v r="$RAMPUP" 'BEGIN{
   printf "peak RSS %.1f MB for %d VUs: %.0f bytes/VU total, %.0f bytes/VU marginal (over the 1-VU run, %.1f MB)\n",
     p/1024, n, p*1024/n, (n > 1 ? (p-b)*1024/(n-1) : 0), b/1024
-  # every running VU ends one transaction a second; at the stop the sleeping
-  # VUs end theirs at once (think time is cut short when draining)
-  printf "transactions %d (about %.0f expected if all VUs ran: VUs x (run - ramp-up/2 + 1))\n", tx, n*(d - r/2 + 1)
+  # a VU started at t ends floor(run - t) transactions by the stop, and one more
+  # then: the sleeping VUs end theirs at once (think time is cut short when
+  # draining); t is spread evenly over the ramp-up
+  printf "transactions %d (about %.0f expected if all VUs ran: VUs x (run - ramp-up/2 + 0.5))\n", tx, n*(d - r/2 + 0.5)
   printf "target < %d MB: %s\n", t, (p/1024 < t ? "met" : "MISSED")
 }'

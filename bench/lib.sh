@@ -127,9 +127,10 @@ machine_line() {
   echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -srm), $(nproc) CPUs ($cpu), $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 }
 
-# busy_ticks: all CPUs' user+nice+system ticks so far (/proc/stat), i.e. the
-# CPU time of all processes, leaving out irq/softirq time.
-busy_ticks() { awk '/^cpu /{print $2 + $3 + $4; exit}' /proc/stat; }
+# busy_ticks: all CPUs' user+nice+system+irq+softirq ticks so far (/proc/stat).
+# irq/softirq are in: the kernel charges the loopback TCP softirq work to the
+# processes' stime too, so process ticks only add up with them.
+busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
 
 # pid_ticks PID: utime+stime of PID, 0 when it is gone.
 pid_ticks() { proc_cpu_ticks "$1" 2>/dev/null || echo 0; }

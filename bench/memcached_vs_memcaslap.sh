@@ -63,6 +63,9 @@ OUT=${OUT:-/tmp/luamech-bench/mc-$(date +%Y%m%d-%H%M%S)}
 [ "$DURATION" -ge 5 ] && [ "$DURATION" -le 600 ] || die "DURATION must be 5..600 s"
 [ "$WINDOW" -ge 1 ] || die "WINDOW must be >= 1 s"
 [ "$CONNS" -ge 1 ] && [ "$CONNS" -le 4000 ] || die "CONNS must be 1..4000"
+if [ -n "$COUNT" ]; then
+  [ "$COUNT" -ge 1000 ] && [ "$COUNT" -le 100000000 ] || die "COUNT must be 1000..100000000"
+fi
 
 need_luamech
 need memcached memcached
@@ -248,6 +251,13 @@ summary() {
     printf '%-22s %12s %12s %18s\n' "$name" "$a" "$b" "$(ratio "$a" "$b")"
   done
 }
+# paired: the median over rounds of each round's luamech/memcaslap ratio (the
+# two runs of a round are back to back, so slow drifts of the machine cancel)
+paired() {
+  awk -F'\t' -v c="$1" 'NR > 1 { v[$1 "," $2] = $c; r[$1] = 1 }
+    END { for (k in r) { a = v[k ",luamech"]; b = v[k ",memcaslap"]
+          if (a != "n/a" && b != "n/a" && a + 0 > 0 && b + 0 > 0) print a / b } }' "$TSV" | median
+}
 CLEAN_PCT=${CLEAN_PCT:-10}
 echo
 echo "# medians over all $ROUNDS rounds"
@@ -255,4 +265,10 @@ summary
 echo
 echo "# medians over the quiet runs only (oth% < $CLEAN_PCT: $(nruns luamech "$CLEAN_PCT") luamech, $(nruns memcaslap "$CLEAN_PCT") memcaslap)"
 summary "$CLEAN_PCT"
+echo
+echo "# paired: median over rounds of the round's luamech/memcaslap ratio"
+printf '%-22s %18s\n' figure luamech/memcaslap
+for f in "win_ops/s:3" "win_cpu_us/op:4" "tool_ops/s:8" "proc_cpu_us/op:9"; do
+  printf '%-22s %18s\n' "${f%%:*}" "$(paired "${f##*:}")"
+done
 echo "# targets: ops/s ratio >= 1, CPU us/op ratio <= 1.  Per-run files: $OUT"

@@ -111,6 +111,7 @@ local function stages_of(v, field)
   if type(v) ~= "table" or #v == 0 then
     fail(field, "expected a list of stages such as { { duration = \"30s\", target = 100 } }, got " .. show(v))
   end
+  if #v > 64 then fail(field, "at most 64 stages, got " .. #v) end
   local out = {}
   for i, st in ipairs(v) do
     local sw = string.format("%s[%d]", field, i)

@@ -14,6 +14,7 @@
 #include "common/params.h"
 #include "common/units.h"
 #include "engine/engine.h"
+#include "report/compare.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
 #include "scenario/suite.h"
@@ -22,6 +23,8 @@ static const char cli_usage[] =
 "usage: luamech run SCENARIO [options]\n"
 "       luamech suite SUITE [options]   (runs one after another; a sweep; one table)\n"
 "       luamech report RESULTS_DIR   (re-render RESULTS_DIR/report.html from the saved result files)\n"
+"       luamech compare A B [--timer NAME ...] [--fail-if 'STAT>PCT%' ...] [--json] [--all]\n"
+"                                    (two runs side by side; exit 1 when a figure regressed past a limit)\n"
 "       luamech --help | --version\n"
 "\n"
 "Runs SCENARIO (a Lua file returning { run_time=, rampup=, interval=, groups= })\n"
@@ -216,7 +219,9 @@ static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int w
         char sub[4200];
         snprintf(sub, sizeof sub, "%s/%d-%s", dir, i + 1, sc->phases[i].name);
         fprintf(stderr, "luamech: phase %d/%d: %s\n", i + 1, sc->nphases, sc->phases[i].name);
-        code = cli_run_one(c, &sc->phases[i], sub, workers, seed, &rs[i]);
+        const scenario *ph = &sc->phases[i];
+        code = cli_run_one(c, ph, sub, ph->workers > 0 ? ph->workers : workers,
+                           ph->seed_set ? ph->seed : seed, &rs[i]);
         if (code == EXIT_THRESHOLDS) th_failed = 1, code = EXIT_OK;   /* later phases still run */
     }
     if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
@@ -292,6 +297,7 @@ int cli_main(int argc, char **argv) {
     }
     if (strcmp(argv[1], "report") == 0) return report_cmd_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "suite") == 0) return cli_suite(argc - 1, argv + 1);
+    if (strcmp(argv[1], "compare") == 0) return compare_cmd_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") != 0) return cli_bad("unknown command '%s'", argv[1]);
     cli_run c;
     memset(&c, 0, sizeof c);

@@ -104,14 +104,14 @@ static void pace_grow(wgroup *wg) {
 static void pace_dispatch(wgroup *wg) {
     uint64_t now = worker_now_ns();
     pace_refresh(wg, now);
-    while (wg->k_assign < wg->k_due && wg->idle) {
+    while (wg->k_assign < wg->k_due && wg->idle && wg->w->quota != 0) {
         vu *v = wg->idle;
         wg->idle = v->next_idle;
         v->in_begin = 0;
         pace_take_arrival(v, wg, now);
         vu_begin_resume(v, 1);
     }
-    if (wg->k_assign < wg->k_due && !wg->w->stopping) pace_grow(wg);
+    if (wg->k_assign < wg->k_due && !wg->w->stopping && wg->w->quota != 0) pace_grow(wg);
     pace_arm(wg);
 }
 
@@ -175,6 +175,8 @@ void pace_init(worker *w) {
         wg->slot = ((w->id - off) % nw + nw) % nw;                      /* rank among them */
         off += sc->groups[g].vus;
     }
+    for (int g = 0; g < sc->ngroups; g++)
+        if (sc->groups[g].model != MODEL_CLOSED) w->any_scheduled = 1;
     for (int i = 0; i < w->nvus; i++) {
         wgroup *wg = &w->groups[w->vus[i].group];
         wg->vus[wg->nvus++] = &w->vus[i];
@@ -199,6 +201,20 @@ void pace_go(worker *w, uint64_t t0) {
         if (wg->cfg->model == MODEL_RATE && wg->nvus > 0) {
             wg->k_due = wg->k_assign = (uint64_t)wg->slot;
             pace_arm(wg);
+        }
+    }
+}
+
+/* The transaction budget is spent: VUs waiting for an arrival end. */
+void pace_release_idle(worker *w) {
+    for (int g = 0; w->groups && g < w->shared->sc->ngroups; g++) {
+        wgroup *wg = &w->groups[g];
+        pace_disarm(wg);
+        while (wg->idle) {
+            vu *v = wg->idle;
+            wg->idle = v->next_idle;
+            v->in_begin = 0;
+            vu_begin_resume(v, 0);
         }
     }
 }

@@ -139,8 +139,9 @@ void vu_begin_resume(vu *v, int go) {
 
 void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
     worker *w = v->w;
-    if (!v->scheduled) {
+    if (!v->scheduled) {                   /* closed: intended start == actual start */
         worker_record(w, tid, dur_ns, now, ok);
+        if (w->any_scheduled) worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
         return;
     }
     worker_record(w, tid, dur_ns + v->lateness_ns, now, ok);

@@ -179,6 +179,7 @@ static void worker_begin_stop(worker *w) {
 static void worker_quota_spent(worker *w) {
     for (int i = 0; i < w->nvus; i++)
         if (w->vus[i].state == VU_PENDING) vu_stop(&w->vus[i]);
+    pace_release_idle(w);
 }
 
 static void worker_close_walk(uv_handle_t *h, void *arg) {
@@ -212,13 +213,17 @@ static void worker_teardown(worker *w) {
 
 /* ---- start ---- */
 
-/* Event-loop lag: how late a 100 ms timer fires. */
+/* Event-loop lag: how late a 100 ms timer fires, against the precise clock
+ * (re-armed from a fresh loop time each time: libuv's cached loop time would
+ * hide a loop that was busy when the timer was armed). */
 static void worker_on_lag(uv_timer_t *t) {
     worker *w = t->data;
     uint64_t now = worker_now_ns();
-    if (w->lag_expected_ns && now > w->lag_expected_ns)
-        worker_record(w, w->tid_loop_lag, (int64_t)(now - w->lag_expected_ns), now, 1);
-    w->lag_expected_ns = now + 100000000;
+    if (w->lag_expected_ns)
+        worker_record(w, w->tid_loop_lag, now > w->lag_expected_ns ? (int64_t)(now - w->lag_expected_ns) : 0, now, 1);
+    uv_update_time(&w->loop);
+    w->lag_expected_ns = worker_now_ns() + 100000000;
+    uv_timer_start(t, worker_on_lag, 100, 0);
 }
 
 static void worker_go(worker *w) {
@@ -231,7 +236,7 @@ static void worker_go(worker *w) {
         ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;
     pace_go(w, t0);
     w->lag_expected_ns = 0;
-    uv_timer_start(&w->lag_timer, worker_on_lag, 100, 100);
+    worker_on_lag(&w->lag_timer);
     if (w->done == w->nvus) worker_finish(w);
 }
 

@@ -81,6 +81,7 @@ typedef struct worker {
     int tid_all;
     int *tid_group;
     wgroup *groups;                /* per scenario group */
+    int any_scheduled;             /* a paced or rate group exists: twins are kept for all */
     int tid_loop_lag, tid_sched_lag;   /* generator health */
     int cid_late, cid_skipped, cid_cpu;
     uv_timer_t lag_timer;

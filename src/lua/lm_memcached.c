@@ -465,8 +465,8 @@ static void lm_mc_on_connect(void *data, int status, const char *errmsg) {
 
 static uint64_t lm_mc_seconds(lua_State *L, const char *field) {
     double s = lua_tonumber(L, -1);
-    if (!lua_isnumber(L, -1) || !(s > 0) || s > 86400)
-        luaL_error(L, "memcached.connect: %s must be a number of seconds in (0, 86400]", field);
+    if (!lua_isnumber(L, -1) || !(s >= 0) || s > 86400)
+        luaL_error(L, "memcached.connect: %s must be a number of seconds in [0, 86400] (0: none)", field);
     return (uint64_t)(s * 1e9);
 }
 

@@ -176,7 +176,7 @@ static void lm_rd_complete(lm_rd_op *op) {
     lm_rd *rd = op->rd;
     if (op->pipeline) {
         uint64_t now = worker_now_ns();
-        worker_record(rd->w, rd->list->tid_pipeline, (int64_t)(now - op->start_ns), now, op->status == 0);
+        vu_record(op->v, rd->list->tid_pipeline, (int64_t)(now - op->start_ns), now, op->status == 0);
         if (op->status != 0) worker_error(rd->w, op->err, strlen(op->err));
     }
     if (op->in_call) return;                /* the Lua call returns the results */
@@ -230,7 +230,7 @@ static void lm_rd_on_done(redis_req *req, int status, const redisReply *r, const
     lm_rd_op *op = s->op;
     uint64_t now = worker_now_ns();
     int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
-    worker_record(op->rd->w, s->tid, (int64_t)(now - op->start_ns), now, ok);
+    vu_record(op->v, s->tid, (int64_t)(now - op->start_ns), now, ok);
     lua_State *L = vu_wants_resume(op->v) ? op->v->L : NULL;
     if (op->pipeline) lm_rd_pipe_result(op, s, status, r, errmsg, L);
     else lm_rd_single_result(op, s, status, r, errmsg, L);

@@ -101,6 +101,15 @@ static json_t *results_row_json(const agg_row *x) {
         "max_ms", report_ms((double)x->max_us), "stdev_ms", report_ms(x->stdev_us));
 }
 
+/* 1 when t is timed from the intended start: it has an "(uncorrected)" twin. */
+static int results_has_twin(const run_result *r, const agg_timer *t) {
+    char name[512];
+    snprintf(name, sizeof name, "%s (uncorrected)", t->name);
+    for (int i = 0; i < r->agg.n; i++)
+        if (r->agg.timers[i]->kind == t->kind && strcmp(r->agg.timers[i]->name, name) == 0) return 1;
+    return 0;
+}
+
 static json_t *results_timers_json(const run_result *r) {
     json_t *arr = json_array();
     for (int i = 0; i < r->agg.n; i++) {
@@ -109,10 +118,8 @@ static json_t *results_timers_json(const run_result *r) {
         agg_row_fill(&total, &t->total, t->total_errors, (double)r->run_ns / 1e9);
         json_t *rows = json_array();
         for (int k = 0; k < t->nrows; k++) json_array_append_new(rows, results_row_json(&t->rows[k]));
-        size_t len = strlen(t->name);
-        int twin = len > 14 && strcmp(t->name + len - 14, " (uncorrected)") == 0;
         json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:o,s:o}", "name", results_str(t->name),
-            "kind", timer_kind_name(t->kind), "latency_from", twin ? "actual start" : "intended start",
+            "kind", timer_kind_name(t->kind), "latency_from", results_has_twin(r, t) ? "intended start" : "actual start",
             "summary", results_row_json(&total), "intervals", rows));
     }
     return arr;

@@ -18,7 +18,7 @@ typedef enum timer_kind {
     TK_STAGE           /* transactions of one stage of a group: "stage 2 readers" */
 } timer_kind;
 
-const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primitive" */
+const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primitive", "engine", "stage" */
 
 typedef struct stat_timer {
     char *name;

@@ -59,4 +59,10 @@ check "freeze: inner custom timer is corrected too" [ "$(timer_count "$s" "inner
 ip99=$(jq '.timers[] | select(.name == "inner") | .summary.p99_ms' "$s")
 check "freeze: inner timer p99 from the intended start > 500 ms ($ip99)" awk "BEGIN{exit !($ip99 > 500)}"
 check "freeze: the report labels both" grep -q "uncorrected (latency from the actual start" "$TMP/freeze.out"
+# a generator that is itself the bottleneck is reported as such
+"$LUAMECH" run "$F/busy.lua" -q -o "$TMP/busy" > "$TMP/busy.out" 2>&1
+check "busy generator: exit 0" [ $? -eq 0 ]
+check "busy generator: results marked suspect" [ "$(jq .generator.suspect "$TMP/busy/summary.json")" = true ]
+check "busy generator: the report warns" grep -q "WARNING: the generator may have been the bottleneck" "$TMP/busy.out"
+check "a calm run is not suspect" [ "$(jq .generator.suspect "$TMP/rate1000/summary.json")" = false ]
 finish

@@ -1,0 +1,764 @@
+/* compare.c - `luamech compare A B`: the figures of two runs side by side.
+ *
+ * A and B are results directories (or their summary.json).  Per timer present
+ * in both runs, the main figures of the whole-run summary (rate, count,
+ * errors, p50, p95, p99, max, avg) are printed for A and for B with the change
+ * of B against A in percent, like seed 000's bare-metal-vs-VM "tax" table.
+ * A phased run's top directory is compared phase by phase, the phases matched
+ * by name.  --fail-if limits turn the comparison into a CI gate (exit 1).
+ *
+ * The comparison is first built as a JSON document (printed as is with
+ * --json), then rendered as text from that document, so both outputs always
+ * say the same thing.  Exit codes follow cli.h. */
+#include "report/compare.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+/* ---- arithmetic (pure; tests/unit/test_compare.c) ---- */
+
+static const struct {
+    const char *name, *field;
+    int higher_is_worse;
+} cmp_figs[CMP_NFIGS] = {
+    [CMP_RATE] = {"rate", "rate", 0},         [CMP_COUNT] = {"count", "count", 0},
+    [CMP_ERRORS] = {"errors", "errors", 1},   [CMP_MIN] = {"min", "min_ms", 1},
+    [CMP_AVG] = {"avg", "avg_ms", 1},         [CMP_P50] = {"p50", "p50_ms", 1},
+    [CMP_P80] = {"p80", "p80_ms", 1},         [CMP_P90] = {"p90", "p90_ms", 1},
+    [CMP_P95] = {"p95", "p95_ms", 1},         [CMP_P99] = {"p99", "p99_ms", 1},
+    [CMP_P999] = {"p99.9", "p99_9_ms", 1},    [CMP_MAX] = {"max", "max_ms", 1},
+    [CMP_STDEV] = {"stdev", "stdev_ms", 1},
+};
+
+const char *cmp_fig_name(cmp_fig f) { return f >= 0 && f < CMP_NFIGS ? cmp_figs[f].name : "?"; }
+const char *cmp_fig_field(cmp_fig f) { return f >= 0 && f < CMP_NFIGS ? cmp_figs[f].field : "?"; }
+int cmp_fig_higher_is_worse(cmp_fig f) { return f >= 0 && f < CMP_NFIGS ? cmp_figs[f].higher_is_worse : 1; }
+
+int cmp_fig_parse(const char *s, size_t len) {
+    for (int f = 0; f < CMP_NFIGS; f++)
+        if (strlen(cmp_figs[f].name) == len && strncmp(s, cmp_figs[f].name, len) == 0) return f;
+    if ((len == 5 && strncmp(s, "p99_9", 5) == 0) || (len == 4 && strncmp(s, "p999", 4) == 0)) return CMP_P999;
+    return -1;
+}
+
+int cmp_pct_change(double a, double b, double *pct) {
+    if (a == 0 || !isfinite(a) || !isfinite(b)) return -1;
+    double p = (b - a) / a * 100.0;
+    if (!isfinite(p)) return -1;
+    if (fabs(p) < 1e12) p = round(p * 1e6) / 1e6;   /* 1.1 vs 1.0: 10 %, not 10.000000000000009 % */
+    if (p == 0) p = 0;                              /* no "-0" */
+    *pct = p;
+    return 0;
+}
+
+void cmp_fmt_pct(char *buf, size_t len, double a, double b, int decimals) {
+    double p;
+    if (cmp_pct_change(a, b, &p) != 0) snprintf(buf, len, "n/a");
+    else if (p == 0) snprintf(buf, len, "%.*f%%", decimals, 0.0);
+    else snprintf(buf, len, "%+.*f%%", decimals, p);
+}
+
+int cmp_is_worse(cmp_fig f, double a, double b) { return cmp_fig_higher_is_worse(f) ? b > a : b < a; }
+
+static void cmp_errf(char *err, size_t len, const char *fmt, ...) {
+    if (!err || !len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+int cmp_limit_parse(const char *s, cmp_limit *l, char *err, size_t err_len) {
+    memset(l, 0, sizeof *l);
+    const char *p = s;
+    while (isspace((unsigned char)*p)) p++;
+    const char *name = p;
+    while (isalnum((unsigned char)*p) || *p == '.' || *p == '_') p++;
+    size_t nlen = (size_t)(p - name);
+    int f = cmp_fig_parse(name, nlen);
+    if (f < 0) {
+        if (nlen == 0) cmp_errf(err, err_len, "'%s': expected a figure, e.g. 'p95>10%%' or 'rate<-5%%'", s);
+        else cmp_errf(err, err_len, "'%s': unknown figure '%.*s' (rate, count, errors, min, avg, p50, p80, p90, "
+                      "p95, p99, p99.9, max, stdev)", s, (int)nlen, name);
+        return -1;
+    }
+    l->fig = (cmp_fig)f;
+    while (isspace((unsigned char)*p)) p++;
+    if (*p != '>' && *p != '<') {
+        cmp_errf(err, err_len, "'%s': expected > or < after '%s'", s, cmp_fig_name(l->fig));
+        return -1;
+    }
+    l->op = *p++;
+    if (*p == '=') {
+        l->or_equal = 1;
+        p++;
+    }
+    while (isspace((unsigned char)*p)) p++;
+    const char *num = p;
+    if (*p == '+' || *p == '-') p++;
+    int digits = 0;
+    while (isdigit((unsigned char)*p)) p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (isdigit((unsigned char)*p)) p++, digits++;
+    }
+    if (!digits) {
+        cmp_errf(err, err_len, "'%s': expected a number of percent after '%c%s'", s, l->op, l->or_equal ? "=" : "");
+        return -1;
+    }
+    char nbuf[64];
+    snprintf(nbuf, sizeof nbuf, "%.*s", (int)(p - num) < 63 ? (int)(p - num) : 63, num);
+    l->pct = strtod(nbuf, NULL);
+    while (isspace((unsigned char)*p)) p++;
+    if (*p != '%') {
+        cmp_errf(err, err_len, "'%s': the limit is a change in percent: put %% after the number (e.g. '%s%c%s%%')", s,
+                 cmp_fig_name(l->fig), l->op, nbuf);
+        return -1;
+    }
+    p++;
+    while (isspace((unsigned char)*p)) p++;
+    if (*p) {
+        cmp_errf(err, err_len, "'%s': unexpected '%s' after the limit", s, p);
+        return -1;
+    }
+    if (!isfinite(l->pct)) {
+        cmp_errf(err, err_len, "'%s': bad number", s);
+        return -1;
+    }
+    if (cmp_fig_higher_is_worse(l->fig) && l->op != '>') {
+        cmp_errf(err, err_len, "'%s': a higher %s is worse, so its limit is '%s>PCT%%' (B's %s more than PCT%% "
+                 "above A's)", s, cmp_fig_name(l->fig), cmp_fig_name(l->fig), cmp_fig_name(l->fig));
+        return -1;
+    }
+    if (!cmp_fig_higher_is_worse(l->fig) && l->op != '<') {
+        cmp_errf(err, err_len, "'%s': a lower %s is worse, so its limit is '%s<-PCT%%' (B's %s more than PCT%% "
+                 "below A's)", s, cmp_fig_name(l->fig), cmp_fig_name(l->fig), cmp_fig_name(l->fig));
+        return -1;
+    }
+    snprintf(l->text, sizeof l->text, "%s%c%s%g%%", cmp_fig_name(l->fig), l->op, l->or_equal ? "=" : "", l->pct);
+    return 0;
+}
+
+int cmp_limit_exceeded(const cmp_limit *l, double a, double b) {
+    double c;
+    if (cmp_pct_change(a, b, &c) != 0) {      /* zero base */
+        if (b > a) return l->op == '>';         /* +infinity: past any '>' limit, never below a '<' one */
+        if (b < a) return l->op == '<';
+        c = 0;                                  /* 0 -> 0: no change */
+    }
+    if (l->op == '>') return l->or_equal ? c >= l->pct : c > l->pct;
+    return l->or_equal ? c <= l->pct : c < l->pct;
+}
+
+/* ---- the command ---- */
+
+/* The figures printed by default, and the order of every printed figure. */
+static const cmp_fig cmp_order[] = {CMP_RATE, CMP_COUNT, CMP_ERRORS, CMP_MIN, CMP_P50, CMP_P80, CMP_P90,
+                                    CMP_P95,  CMP_P99,   CMP_P999,   CMP_MAX, CMP_AVG, CMP_STDEV};
+static const cmp_fig cmp_default_figs[] = {CMP_RATE, CMP_COUNT, CMP_ERRORS, CMP_P50, CMP_P95, CMP_P99, CMP_MAX, CMP_AVG};
+
+typedef struct cmp_opts {
+    const char *a, *b;
+    const char **timers;     /* --timer names (argv strings) */
+    int ntimers;
+    int *timer_seen;
+    cmp_limit *limits;
+    int nlimits;
+    int all, json;
+    int shown[CMP_NFIGS];
+} cmp_opts;
+
+typedef struct cmp_run {
+    char path[4200];         /* summary.json */
+    char dir[4200];          /* its directory */
+    json_t *root;
+} cmp_run;
+
+static const char cmp_usage[] =
+"usage: luamech compare A B [--timer NAME ...] [--fail-if 'STAT>PCT%' ...] [--all] [--json]\n"
+"\n"
+"Compares two runs: A and B are results directories (or their summary.json).\n"
+"For every timer present in both, prints the figures of the whole run side by\n"
+"side (rate/s, count, errors, p50, p95, p99, max, avg; times in ms) with the\n"
+"change of B against A in percent ((B - A) / A; n/a when A's figure is 0).\n"
+"Timers present in one run only are listed as such.  For the top directory of\n"
+"a phased run, compares phase by phase (phases matched by name).\n"
+"\n"
+"options:\n"
+"  --timer NAME       compare only this timer (repeatable; e.g. --timer GET)\n"
+"  --fail-if LIMIT    exit 1 when a compared timer's figure changes past LIMIT\n"
+"                     (repeatable):  'p95>10%'  B's p95 more than 10% above A's;\n"
+"                     'rate<-5%'  B's rate more than 5% below A's.  A higher value\n"
+"                     is worse for errors and latencies (min avg p50 p80 p90 p95\n"
+"                     p99 p99.9 max stdev: use >), a lower one for rate and count\n"
+"                     (use <).  A zero base counts as +/-infinity when B differs.\n"
+"  --all              also compare the engine's timers (engine.loop_lag, ...)\n"
+"  --json             print the comparison as JSON\n"
+"\n"
+"exit codes:\n"
+"  0  compared; no figure past a --fail-if limit\n"
+"  1  a figure regressed past a --fail-if limit (the timer and figure are printed)\n"
+"  2  usage error (unknown option, bad limit, --timer naming no timer of A or B)\n"
+"  3  A or B, or a summary.json, is missing or invalid\n";
+
+static int cmp_bad(const char *fmt, const char *arg) {
+    fprintf(stderr, "luamech: compare: ");
+    fprintf(stderr, fmt, arg ? arg : "");
+    fprintf(stderr, "\nTry 'luamech compare --help'.\n");
+    return EXIT_USAGE;
+}
+
+static json_t *cmp_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
+static const char *cmp_str(json_t *o, const char *k) { return json_string_value(cmp_get(o, k)); }
+
+/* Loads path (a summary.json) into r.  0, or -1 with a message naming it. */
+static int cmp_load_file(cmp_run *r, const char *path, char *err, size_t err_len) {
+    snprintf(r->path, sizeof r->path, "%s", path);
+    snprintf(r->dir, sizeof r->dir, "%s", path);
+    char *slash = strrchr(r->dir, '/');
+    if (slash == r->dir) slash[1] = 0;
+    else if (slash) *slash = 0;
+    else snprintf(r->dir, sizeof r->dir, ".");
+    json_error_t je;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        cmp_errf(err, err_len, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        cmp_errf(err, err_len, "%s: not a regular file", path);
+        return -1;
+    }
+    r->root = json_load_file(path, 0, &je);
+    if (!r->root) {
+        cmp_errf(err, err_len, "%s: invalid JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
+        return -1;
+    }
+    if (!json_is_object(r->root) ||
+        (!json_is_array(cmp_get(r->root, "timers")) && !json_is_array(cmp_get(r->root, "phases")))) {
+        cmp_errf(err, err_len, "%s: not a luamech summary (no \"timers\" or \"phases\" array)", path);
+        json_decref(r->root);
+        r->root = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* arg: a results directory or a summary.json. */
+static int cmp_load(cmp_run *r, const char *arg, char *err, size_t err_len) {
+    struct stat st;
+    if (stat(arg, &st) != 0) {
+        cmp_errf(err, err_len, "%s: %s", arg, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) return cmp_load_file(r, arg, err, err_len);
+    size_t len = strlen(arg);
+    while (len > 1 && arg[len - 1] == '/') len--;
+    char path[4200];
+    snprintf(path, sizeof path, "%.*s/summary.json", (int)len, arg);
+    return cmp_load_file(r, path, err, err_len);
+}
+
+/* A phase directory from the file: relative, without "..". */
+static int cmp_safe_dir(const char *d) {
+    if (!d || !*d || d[0] == '/' || strlen(d) > 1024) return 0;
+    for (const char *p = d; *p; p++)
+        if (*p == '.' && p[1] == '.' && (p == d || p[-1] == '/') && (p[2] == 0 || p[2] == '/')) return 0;
+    return 1;
+}
+
+static int cmp_load_phase(cmp_run *ph, const cmp_run *top, json_t *p, size_t idx, char *err, size_t err_len) {
+    const char *d = cmp_str(p, "dir"), *name = cmp_str(p, "name");
+    char sub[1200], path[8500];
+    if (cmp_safe_dir(d)) snprintf(sub, sizeof sub, "%s", d);
+    else snprintf(sub, sizeof sub, "%zu-%s", idx + 1, name ? name : "");
+    snprintf(path, sizeof path, "%s/%s/summary.json", top->dir, sub);
+    if (cmp_load_file(ph, path, err, err_len) != 0) return -1;
+    if (!json_is_array(cmp_get(ph->root, "timers"))) {
+        cmp_errf(err, err_len, "%s: not a phase's summary (no \"timers\" array)", path);
+        json_decref(ph->root);
+        ph->root = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 when the timer t takes part in the comparison. */
+static int cmp_selected(cmp_opts *o, json_t *t) {
+    const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind");
+    if (!name) return 0;
+    if (o->ntimers > 0) {
+        for (int i = 0; i < o->ntimers; i++)
+            if (strcmp(o->timers[i], name) == 0) return 1;
+        return 0;
+    }
+    if (kind && strcmp(kind, "engine") == 0) return o->all;
+    return 1;
+}
+
+static json_t *cmp_find_timer(json_t *timers, const char *name, char *used) {
+    size_t i;
+    json_t *t;
+    json_array_foreach(timers, i, t) {
+        const char *n = cmp_str(t, "name");
+        if (!used[i] && n && strcmp(n, name) == 0) {
+            used[i] = 1;
+            return t;
+        }
+    }
+    return NULL;
+}
+
+/* The figure of a timer's summary into *v.  0, or -1 with a message. */
+static int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *err, size_t err_len) {
+    json_t *s = cmp_get(t, "summary"), *x = cmp_get(s, cmp_fig_field(f));
+    if (!json_is_object(s)) {
+        cmp_errf(err, err_len, "%s: timer \"%s\" has no \"summary\" object", r->path, cmp_str(t, "name"));
+        return -1;
+    }
+    if (!json_is_number(x)) {
+        cmp_errf(err, err_len, "%s: timer \"%s\": summary.%s is missing or not a number", r->path,
+                 cmp_str(t, "name"), cmp_fig_field(f));
+        return -1;
+    }
+    *v = json_number_value(x);
+    return 0;
+}
+
+static json_t *cmp_num(cmp_fig f, double v) {
+    if ((f == CMP_COUNT || f == CMP_ERRORS) && fabs(v) < 9e15) return json_integer((json_int_t)llround(v));
+    return json_real(v);
+}
+
+static json_t *cmp_only(json_t *t, const char *side) {
+    const char *kind = cmp_str(t, "kind");
+    return json_pack("{s:s,s:s,s:s}", "name", cmp_str(t, "name"), "kind", kind ? kind : "", "in", side);
+}
+
+/* Compares the timers of two runs into an array; appends to regressions.
+ * 0, or -1 with a message. */
+static int cmp_timers(cmp_opts *o, const cmp_run *a, const cmp_run *b, const char *phase, json_t *out,
+                      json_t *regressions, char *err, size_t err_len) {
+    json_t *ta = cmp_get(a->root, "timers"), *tb = cmp_get(b->root, "timers"), *t;
+    size_t nb = json_array_size(tb), i;
+    char *used = calloc(nb + 1, 1);
+    json_t *only_a = json_array();
+    int rc = 0;
+    json_array_foreach(ta, i, t) {
+        if (!cmp_selected(o, t)) continue;
+        const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind");
+        for (int k = 0; k < o->ntimers; k++)
+            if (strcmp(o->timers[k], name) == 0) o->timer_seen[k] = 1;
+        json_t *u = cmp_find_timer(tb, name, used);
+        if (!u) {
+            json_array_append_new(only_a, cmp_only(t, "a"));
+            continue;
+        }
+        json_t *figs = json_object();
+        for (size_t k = 0; k < sizeof cmp_order / sizeof cmp_order[0] && rc == 0; k++) {
+            cmp_fig f = cmp_order[k];
+            if (!o->shown[f]) continue;
+            double va, vb, pct;
+            if (cmp_value(a, t, f, &va, err, err_len) != 0 || cmp_value(b, u, f, &vb, err, err_len) != 0) {
+                rc = -1;
+                break;
+            }
+            json_t *fj = json_object(), *past = json_array();
+            json_object_set_new(fj, "a", cmp_num(f, va));
+            json_object_set_new(fj, "b", cmp_num(f, vb));
+            json_object_set_new(fj, "change_pct", cmp_pct_change(va, vb, &pct) == 0 ? json_real(pct) : json_null());
+            json_object_set_new(fj, "worse", json_boolean(cmp_is_worse(f, va, vb)));
+            for (int l = 0; l < o->nlimits; l++) {
+                if (o->limits[l].fig != f || !cmp_limit_exceeded(&o->limits[l], va, vb)) continue;
+                json_array_append_new(past, json_string(o->limits[l].text));
+                json_t *reg = json_object();
+                if (phase) json_object_set_new(reg, "phase", json_string(phase));
+                json_object_set_new(reg, "timer", json_string(name));
+                json_object_set_new(reg, "figure", json_string(cmp_fig_name(f)));
+                json_object_set_new(reg, "a", cmp_num(f, va));
+                json_object_set_new(reg, "b", cmp_num(f, vb));
+                json_object_set_new(reg, "change_pct",
+                                    cmp_pct_change(va, vb, &pct) == 0 ? json_real(pct) : json_null());
+                json_object_set_new(reg, "limit", json_string(o->limits[l].text));
+                json_array_append_new(regressions, reg);
+            }
+            json_object_set_new(fj, "past_limits", past);
+            json_object_set_new(figs, cmp_fig_name(f), fj);
+        }
+        json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:o}", "name", name, "kind", kind ? kind : "",
+                                             "in", "both", "figures", figs));
+        if (rc != 0) break;
+    }
+    json_array_extend(out, only_a);
+    json_decref(only_a);
+    json_array_foreach(tb, i, t) {
+        if (rc != 0) break;
+        if (used[i] || !cmp_selected(o, t)) continue;
+        const char *name = cmp_str(t, "name");
+        for (int k = 0; k < o->ntimers; k++)
+            if (strcmp(o->timers[k], name) == 0) o->timer_seen[k] = 1;
+        json_array_append_new(out, cmp_only(t, "b"));
+    }
+    free(used);
+    return rc;
+}
+
+static json_t *cmp_run_json(const cmp_run *r) {
+    json_t *j = json_pack("{s:s}", "path", r->path);
+    const char *s;
+    if ((s = cmp_str(r->root, "scenario"))) json_object_set_new(j, "scenario", json_string(s));
+    if ((s = cmp_str(r->root, "status"))) json_object_set_new(j, "status", json_string(s));
+    json_t *rt = cmp_get(r->root, "run_time_s");
+    if (json_is_number(rt)) json_object_set_new(j, "run_time_s", json_real(json_number_value(rt)));
+    return j;
+}
+
+/* Builds the whole comparison.  Returns the document, or NULL with a message
+ * (exit 3). */
+static json_t *cmp_build(cmp_opts *o, const cmp_run *a, const cmp_run *b, char *err, size_t err_len) {
+    json_t *doc = json_object(), *regs = json_array(), *limits = json_array();
+    json_object_set_new(doc, "a", cmp_run_json(a));
+    json_object_set_new(doc, "b", cmp_run_json(b));
+    for (int l = 0; l < o->nlimits; l++) json_array_append_new(limits, json_string(o->limits[l].text));
+    json_object_set_new(doc, "limits", limits);
+    json_t *pa = cmp_get(a->root, "phases"), *pb = cmp_get(b->root, "phases");
+    int rc = 0;
+    if (json_is_array(pa) != json_is_array(pb)) {
+        const cmp_run *ph = json_is_array(pa) ? a : b, *single = json_is_array(pa) ? b : a;
+        cmp_errf(err, err_len, "%s is a phased run's top summary but %s is a single run's: compare a phase "
+                 "directory of the phased run (e.g. DIR/1-NAME) with the single run", ph->path, single->path);
+        rc = -1;
+    } else if (!json_is_array(pa)) {
+        json_t *timers = json_array();
+        json_object_set_new(doc, "timers", timers);
+        rc = cmp_timers(o, a, b, NULL, timers, regs, err, err_len);
+    } else {
+        json_t *phases = json_array(), *p;
+        json_object_set_new(doc, "phases", phases);
+        size_t nb = json_array_size(pb), i;
+        char *used = calloc(nb + 1, 1);
+        json_array_foreach(pa, i, p) {
+            const char *name = cmp_str(p, "name");
+            if (!name) name = "";
+            size_t j;
+            json_t *q, *match = NULL;
+            json_array_foreach(pb, j, q) {
+                const char *qn = cmp_str(q, "name");
+                if (!used[j] && strcmp(qn ? qn : "", name) == 0) {
+                    used[j] = 1;
+                    match = q;
+                    break;
+                }
+            }
+            if (!match) {
+                json_array_append_new(phases, json_pack("{s:s,s:s}", "name", name, "in", "a"));
+                continue;
+            }
+            cmp_run ra = {0}, rb = {0};
+            if (cmp_load_phase(&ra, a, p, i, err, err_len) != 0 || cmp_load_phase(&rb, b, match, j, err, err_len) != 0) {
+                json_decref(ra.root);
+                rc = -1;
+                break;
+            }
+            json_t *timers = json_array();
+            json_array_append_new(phases, json_pack("{s:s,s:s,s:o,s:o,s:o}", "name", name, "in", "both",
+                                                    "a", cmp_run_json(&ra), "b", cmp_run_json(&rb), "timers", timers));
+            rc = cmp_timers(o, &ra, &rb, name, timers, regs, err, err_len);
+            json_decref(ra.root);
+            json_decref(rb.root);
+            if (rc != 0) break;
+        }
+        json_array_foreach(pb, i, p) {
+            if (rc != 0 || i >= nb || used[i]) continue;
+            const char *name = cmp_str(p, "name");
+            json_array_append_new(phases, json_pack("{s:s,s:s}", "name", name ? name : "", "in", "b"));
+        }
+        free(used);
+    }
+    json_object_set_new(doc, "regressions", regs);
+    json_object_set_new(doc, "regressed", json_boolean(json_array_size(regs) > 0));
+    if (rc != 0) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* ---- text rendering ---- */
+
+static void cmp_fmt_val(char *buf, size_t len, cmp_fig f, json_t *v) {
+    if (json_is_integer(v)) snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+    else if (f == CMP_RATE) snprintf(buf, len, "%.2f", json_number_value(v));
+    else if (f == CMP_COUNT || f == CMP_ERRORS) snprintf(buf, len, "%.0f", json_number_value(v));
+    else snprintf(buf, len, "%.3f", json_number_value(v));
+}
+
+static void cmp_fmt_change(char *buf, size_t len, json_t *c, int decimals) {
+    if (!json_is_number(c)) snprintf(buf, len, "n/a");
+    else if (json_number_value(c) == 0) snprintf(buf, len, "%.*f%%", decimals, 0.0);
+    else snprintf(buf, len, "%+.*f%%", decimals, json_number_value(c));
+}
+
+static void cmp_print_run(FILE *out, const char *label, json_t *r) {
+    fprintf(out, "%s: %s", label, cmp_str(r, "path"));
+    const char *sc = cmp_str(r, "scenario"), *st = cmp_str(r, "status");
+    json_t *rt = cmp_get(r, "run_time_s");
+    if (sc || st || rt) {
+        fputs(" (", out);
+        const char *sep = "";
+        if (sc) fprintf(out, "%sscenario %s", sep, sc), sep = ", ";
+        if (st) fprintf(out, "%s%s", sep, st), sep = ", ";
+        if (json_is_number(rt)) fprintf(out, "%s%.3f s", sep, json_number_value(rt));
+        fputs(")", out);
+    }
+    fputs("\n", out);
+}
+
+static void cmp_print_timers(FILE *out, json_t *timers, const char *indent) {
+    size_t i;
+    json_t *t;
+    int printed = 0;
+    json_array_foreach(timers, i, t) {
+        if (strcmp(cmp_str(t, "in"), "both") != 0) continue;
+        fprintf(out, "\n%s%s (%s)\n", indent, cmp_str(t, "name"), cmp_str(t, "kind"));
+        fprintf(out, "%s  %-8s %14s %14s %10s\n", indent, "figure", "A", "B", "B vs A");
+        json_t *figs = cmp_get(t, "figures");
+        for (size_t k = 0; k < sizeof cmp_order / sizeof cmp_order[0]; k++) {
+            cmp_fig f = cmp_order[k];
+            json_t *fj = cmp_get(figs, cmp_fig_name(f));
+            if (!fj) continue;
+            char va[64], vb[64], ch[64], label[32];
+            cmp_fmt_val(va, sizeof va, f, cmp_get(fj, "a"));
+            cmp_fmt_val(vb, sizeof vb, f, cmp_get(fj, "b"));
+            cmp_fmt_change(ch, sizeof ch, cmp_get(fj, "change_pct"), 1);
+            snprintf(label, sizeof label, "%s%s", cmp_fig_name(f), f == CMP_RATE ? "/s" : "");
+            fprintf(out, "%s  %-8s %14s %14s %10s", indent, label, va, vb, ch);
+            json_t *past = cmp_get(fj, "past_limits"), *l;
+            size_t n;
+            json_array_foreach(past, n, l) fprintf(out, "%s%s", n ? ", " : "   <- past ", json_string_value(l));
+            fputs("\n", out);
+        }
+        printed++;
+    }
+    if (!printed) fprintf(out, "\n%sno timer in both runs\n", indent);
+    for (int side = 0; side < 2; side++) {
+        const char *want = side ? "b" : "a";
+        int first = 1;
+        json_array_foreach(timers, i, t) {
+            if (strcmp(cmp_str(t, "in"), want) != 0) continue;
+            if (first) fprintf(out, "\n%sonly in %s:\n", indent, side ? "B" : "A");
+            first = 0;
+            fprintf(out, "%s  %s (%s)\n", indent, cmp_str(t, "name"), cmp_str(t, "kind"));
+        }
+    }
+}
+
+static void cmp_print_regression(FILE *out, json_t *r, const char *indent) {
+    char va[64], vb[64], ch[64];
+    const char *fig = cmp_str(r, "figure");
+    cmp_fig f = (cmp_fig)cmp_fig_parse(fig, strlen(fig));
+    cmp_fmt_val(va, sizeof va, f, cmp_get(r, "a"));
+    cmp_fmt_val(vb, sizeof vb, f, cmp_get(r, "b"));
+    cmp_fmt_change(ch, sizeof ch, cmp_get(r, "change_pct"), 2);
+    const char *unit = f == CMP_RATE ? "/s" : f == CMP_COUNT || f == CMP_ERRORS ? "" : " ms";
+    fprintf(out, "%s", indent);
+    if (cmp_str(r, "phase")) fprintf(out, "phase %s: ", cmp_str(r, "phase"));
+    fprintf(out, "timer \"%s\": %s %s (A %s%s, B %s%s), past the limit %s\n", cmp_str(r, "timer"), fig, ch, va,
+            unit, vb, unit, cmp_str(r, "limit"));
+}
+
+static void cmp_print_text(FILE *out, json_t *doc) {
+    cmp_print_run(out, "A", cmp_get(doc, "a"));
+    cmp_print_run(out, "B", cmp_get(doc, "b"));
+    fputs("Whole-run figures; times in ms; B vs A = (B - A) / A, n/a when A is 0.\n", out);
+    json_t *phases = cmp_get(doc, "phases");
+    if (json_is_array(phases)) {
+        size_t i;
+        json_t *p;
+        json_array_foreach(phases, i, p) {
+            const char *in = cmp_str(p, "in");
+            if (strcmp(in, "both") != 0) continue;
+            fprintf(out, "\n== phase %s ==\n", cmp_str(p, "name"));
+            cmp_print_timers(out, cmp_get(p, "timers"), "  ");
+        }
+        for (int side = 0; side < 2; side++) {
+            int first = 1;
+            json_array_foreach(phases, i, p) {
+                if (strcmp(cmp_str(p, "in"), side ? "b" : "a") != 0) continue;
+                if (first) fprintf(out, "\nphases only in %s:\n", side ? "B" : "A");
+                first = 0;
+                fprintf(out, "  %s\n", cmp_str(p, "name"));
+            }
+        }
+    } else {
+        cmp_print_timers(out, cmp_get(doc, "timers"), "");
+    }
+    json_t *limits = cmp_get(doc, "limits"), *regs = cmp_get(doc, "regressions"), *x;
+    size_t i;
+    if (json_array_size(limits) == 0) return;
+    if (json_array_size(regs) == 0) {
+        fputs("\nok: no figure past the limits (", out);
+        json_array_foreach(limits, i, x) fprintf(out, "%s%s", i ? ", " : "", json_string_value(x));
+        fputs(")\n", out);
+        return;
+    }
+    fprintf(out, "\nREGRESSION: %zu figure%s past the limits:\n", json_array_size(regs),
+            json_array_size(regs) == 1 ? "" : "s");
+    json_array_foreach(regs, i, x) cmp_print_regression(out, x, "  ");
+}
+
+/* Timers compared in one run only, while limits are set: they are not checked. */
+static void cmp_warn_unchecked(json_t *timers, const char *phase) {
+    size_t i;
+    json_t *t;
+    json_array_foreach(timers, i, t) {
+        const char *in = cmp_str(t, "in");
+        if (strcmp(in, "both") == 0) continue;
+        fprintf(stderr, "luamech: compare: %s%s%stimer \"%s\" is only in %s: not checked by --fail-if\n",
+                phase ? "phase " : "", phase ? phase : "", phase ? ": " : "", cmp_str(t, "name"),
+                strcmp(in, "a") == 0 ? "A" : "B");
+    }
+}
+
+static int cmp_arg_value(int argc, char **argv, int *i, const char *opt, const char **val) {
+    size_t n = strlen(opt);
+    const char *a = argv[*i];
+    if (strncmp(a, opt, n) != 0) return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != 0) return 0;
+    if (*i + 1 >= argc) {
+        *val = NULL;
+        return 1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+static int cmp_main(int argc, char **argv, cmp_opts *o) {
+    int opts = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val;
+        if (opts && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+            fputs(cmp_usage, stdout);
+            return EXIT_OK;
+        }
+        if (opts && strcmp(a, "--") == 0) {
+            opts = 0;
+            continue;
+        }
+        if (opts && strcmp(a, "--json") == 0) {
+            o->json = 1;
+            continue;
+        }
+        if (opts && strcmp(a, "--all") == 0) {
+            o->all = 1;
+            continue;
+        }
+        if (opts && cmp_arg_value(argc, argv, &i, "--timer", &val)) {
+            if (!val) return cmp_bad("option --timer needs a timer name%s", NULL);
+            if (!*val) return cmp_bad("option --timer: empty timer name%s", NULL);
+            o->timers[o->ntimers++] = val;
+            continue;
+        }
+        if (opts && cmp_arg_value(argc, argv, &i, "--fail-if", &val)) {
+            if (!val) return cmp_bad("option --fail-if needs a limit, e.g. 'p95>10%%'%s", NULL);
+            char err[512];
+            if (cmp_limit_parse(val, &o->limits[o->nlimits], err, sizeof err) != 0)
+                return cmp_bad("--fail-if %s", err);
+            o->shown[o->limits[o->nlimits].fig] = 1;
+            o->nlimits++;
+            continue;
+        }
+        if (opts && a[0] == '-' && a[1] != 0) return cmp_bad("unknown option %s", a);
+        if (!o->a) o->a = a;
+        else if (!o->b) o->b = a;
+        else return cmp_bad("unexpected argument %s (compare takes two runs, A and B)", a);
+    }
+    if (!o->a || !*o->a || !o->b || !*o->b) return cmp_bad("missing the A and B arguments (two results directories)%s", NULL);
+
+    char err[9000];
+    cmp_run ra = {0}, rb = {0};
+    if (cmp_load(&ra, o->a, err, sizeof err) != 0 || cmp_load(&rb, o->b, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech: compare: %s\n", err);
+        json_decref(ra.root);
+        return EXIT_SCENARIO;
+    }
+    json_t *doc = cmp_build(o, &ra, &rb, err, sizeof err);
+    json_decref(ra.root);
+    json_decref(rb.root);
+    if (!doc) {
+        fprintf(stderr, "luamech: compare: %s\n", err);
+        return EXIT_SCENARIO;
+    }
+    for (int k = 0; k < o->ntimers; k++) {
+        if (o->timer_seen[k]) continue;
+        json_decref(doc);
+        fprintf(stderr, "luamech: compare: --timer %s: no timer of that name in %s or %s\n", o->timers[k],
+                ra.path, rb.path);
+        return EXIT_USAGE;
+    }
+    if (o->nlimits > 0) {
+        json_t *phases = cmp_get(doc, "phases"), *p;
+        size_t i;
+        if (json_is_array(phases)) {
+            json_array_foreach(phases, i, p) {
+                if (strcmp(cmp_str(p, "in"), "both") == 0) cmp_warn_unchecked(cmp_get(p, "timers"), cmp_str(p, "name"));
+                else fprintf(stderr, "luamech: compare: phase %s is only in %s: not checked by --fail-if\n",
+                             cmp_str(p, "name"), strcmp(cmp_str(p, "in"), "a") == 0 ? "A" : "B");
+            }
+        } else {
+            cmp_warn_unchecked(cmp_get(doc, "timers"), NULL);
+        }
+    }
+    int regressed = json_array_size(cmp_get(doc, "regressions")) > 0;
+    if (o->json) {
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        fputs("\n", stdout);
+        if (regressed) {
+            size_t i;
+            json_t *x;
+            fprintf(stderr, "luamech: compare: REGRESSION: %zu figure%s past the limits:\n",
+                    json_array_size(cmp_get(doc, "regressions")),
+                    json_array_size(cmp_get(doc, "regressions")) == 1 ? "" : "s");
+            json_array_foreach(cmp_get(doc, "regressions"), i, x) cmp_print_regression(stderr, x, "  ");
+        }
+    } else {
+        cmp_print_text(stdout, doc);
+    }
+    fflush(stdout);
+    json_decref(doc);
+    return regressed ? EXIT_RUNTIME : EXIT_OK;
+}
+
+int compare_cmd_main(int argc, char **argv) {
+    cmp_opts o;
+    memset(&o, 0, sizeof o);
+    for (size_t k = 0; k < sizeof cmp_default_figs / sizeof cmp_default_figs[0]; k++) o.shown[cmp_default_figs[k]] = 1;
+    int n = argc > 0 ? argc : 1;
+    o.timers = calloc((size_t)n, sizeof *o.timers);
+    o.timer_seen = calloc((size_t)n, sizeof *o.timer_seen);
+    o.limits = calloc((size_t)n, sizeof *o.limits);
+    int rc;
+    if (!o.timers || !o.timer_seen || !o.limits) {
+        fprintf(stderr, "luamech: compare: out of memory\n");
+        rc = EXIT_RUNTIME;
+    } else {
+        rc = cmp_main(argc, argv, &o);
+    }
+    free(o.timers);
+    free(o.timer_seen);
+    free(o.limits);
+    return rc;
+}

@@ -1,0 +1,232 @@
+# luamech compare A B: two results directories written here by hand with
+# known numbers; checks the printed figures and percentages (B vs A), timers
+# present on one side only, engine timers only with --all, --timer, --fail-if
+# both ways (exit 1 / 0) with the regressed timer and figure named, zero
+# bases (n/a), --json, a phased top directory compared phase by phase, and
+# the usage (2) and missing/invalid file (3) errors.
+. "$(dirname "$0")/lib.sh"
+
+# timer NAME KIND COUNT ERRORS RATE P50 P95 P99 MAX AVG: one timers[] entry
+timer() {
+    printf '    {"name": "%s", "kind": "%s", "latency_from": "intended start",\n' "$1" "$2"
+    printf '     "summary": {"count": %s, "errors": %s, "period_s": 60.0, "rate": %s, "min_ms": 0.05,\n' "$3" "$4" "$5"
+    printf '       "avg_ms": %s, "p50_ms": %s, "p80_ms": %s, "p90_ms": %s, "p95_ms": %s, "p99_ms": %s,\n' \
+        "${10}" "$6" "$6" "$7" "$7" "$8"
+    printf '       "p99_9_ms": %s, "max_ms": %s, "stdev_ms": 0.1},\n' "$9" "$9"
+    printf '     "intervals": []}'
+}
+# summary FILE SCENARIO TIMER...: a summary.json with those timers
+summary() {
+    local f=$1 name=$2 sep=""
+    shift 2
+    mkdir -p "$(dirname "$f")"
+    {
+        printf '{\n  "schema_version": 1, "tool": "luamech", "version": "0.1.0", "scenario": "%s",\n' "$name"
+        printf '  "scenario_file": "%s.lua", "exit_code": 0, "status": "completed", "run_time_s": 60.0,\n' "$name"
+        printf '  "timers": [\n'
+        for t in "$@"; do printf '%s%s' "$sep" "$t"; sep=$',\n'; done
+        printf '\n  ],\n  "errors": []\n}\n'
+    } > "$f"
+}
+
+A=$TMP/bare
+B=$TMP/vm
+#                              count errors rate    p50   p95   p99  max  avg
+summary "$A/summary.json" bare \
+    "$(timer 'All Transactions' all 60000 0 1000 0.2 1.0 2.0 10 0.4)" \
+    "$(timer 'GET' custom 30000 0 500 0.1 0.8 1.6 5 0.2)" \
+    "$(timer 'SET' custom 30000 0 500 0.1 0.8 1.6 5 0.2)" \
+    "$(timer 'memcached.get' primitive 30000 0 500 0.05 0.4 0.9 4 0.1)" \
+    "$(timer 'engine.loop_lag' engine 600 0 10 0.01 0.02 0.05 1 0.01)"
+summary "$B/summary.json" vm \
+    "$(timer 'All Transactions' all 57000 3 950 0.25 1.25 2.2 8 0.5)" \
+    "$(timer 'GET' custom 31200 0 520 0.1 0.84 1.6 5 0.2)" \
+    "$(timer 'memcached.get' primitive 30000 0 500 0.05 0.4 0.9 4 0.1)" \
+    "$(timer 'engine.loop_lag' engine 600 0 10 0.01 0.04 0.05 1 0.01)" \
+    "$(timer 'DEL' custom 100 0 1.5 0.1 0.2 0.3 1 0.1)"
+
+# block FILE TIMER: the lines of that timer's table (up to the next blank line)
+block() { awk -v h="$2 (" 'index($0, h) == 1 || index($0, "  " h) == 1 { on = 1; next } on && NF == 0 { exit } on' "$1"; }
+# row FILE TIMER FIGURE: that figure's row in the timer's table, spaces squeezed
+row() { block "$1" "$2" | awk -v f="$3" '$1 == f' | tr -s ' ' | sed 's/^ //'; }
+
+"$LUAMECH" compare "$A" "$B" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "compare exits 0 without --fail-if (got $rc: $(head -c 300 "$TMP/err"))" [ $rc -eq 0 ]
+O=$TMP/out
+check "header names A's summary.json" grep -q "^A: $A/summary.json (scenario bare" "$O"
+check "header names B's summary.json" grep -q "^B: $B/summary.json (scenario vm" "$O"
+check "rate row: 1000.00 950.00 -5.0% ($(row "$O" 'All Transactions' rate/s))" \
+    [ "$(row "$O" 'All Transactions' rate/s)" = "rate/s 1000.00 950.00 -5.0%" ]
+check "count row: 60000 57000 -5.0%" [ "$(row "$O" 'All Transactions' count)" = "count 60000 57000 -5.0%" ]
+check "errors 0 -> 3: n/a, not inf ($(row "$O" 'All Transactions' errors))" \
+    [ "$(row "$O" 'All Transactions' errors)" = "errors 0 3 n/a" ]
+check "p50 row: +25.0%" [ "$(row "$O" 'All Transactions' p50)" = "p50 0.200 0.250 +25.0%" ]
+check "p95 row: +25.0% ($(row "$O" 'All Transactions' p95))" \
+    [ "$(row "$O" 'All Transactions' p95)" = "p95 1.000 1.250 +25.0%" ]
+check "p99 row: +10.0%" [ "$(row "$O" 'All Transactions' p99)" = "p99 2.000 2.200 +10.0%" ]
+check "max row: -20.0%" [ "$(row "$O" 'All Transactions' max)" = "max 10.000 8.000 -20.0%" ]
+check "avg row: +25.0%" [ "$(row "$O" 'All Transactions' avg)" = "avg 0.400 0.500 +25.0%" ]
+check "GET rate +4.0%" [ "$(row "$O" GET rate/s)" = "rate/s 500.00 520.00 +4.0%" ]
+check "GET p95 +5.0%" [ "$(row "$O" GET p95)" = "p95 0.800 0.840 +5.0%" ]
+check "unchanged figure: 0.0%" [ "$(row "$O" memcached.get p99)" = "p99 0.900 0.900 0.0%" ]
+check "eight figures per timer" [ "$(block "$O" 'All Transactions' | grep -cE '^ +(rate/s|count|errors|p50|p95|p99|max|avg) ')" -eq 8 ]
+check "columns aligned: every row of a table has the same length" \
+    [ "$(block "$O" 'All Transactions' | awk '{ print length($0) }' | sort -u | wc -l)" -eq 1 ]
+check "timers of both kinds all/custom/primitive compared" grep -q '^memcached.get (primitive)$' "$O"
+check "SET listed as only in A" [ "$(sed -n '/^only in A:/,/^$/p' "$O" | grep -c 'SET (custom)')" -eq 1 ]
+check "DEL listed as only in B" [ "$(sed -n '/^only in B:/,/^$/p' "$O" | grep -c 'DEL (custom)')" -eq 1 ]
+not_grep() { ! grep "$@"; }
+check "engine timers left out by default" not_grep -q engine.loop_lag "$O"
+check "no verdict line without --fail-if" not_grep -qE '^(ok|REGRESSION)' "$O"
+
+"$LUAMECH" compare "$A" "$B" --all > "$TMP/all" 2>&1
+check "--all: exit 0" [ $? -eq 0 ]
+check "--all: engine.loop_lag compared, p95 +100.0%" [ "$(row "$TMP/all" engine.loop_lag p95)" = "p95 0.020 0.040 +100.0%" ]
+
+# summary.json files instead of directories, and a trailing slash
+"$LUAMECH" compare "$A/summary.json" "$B/" > "$TMP/files" 2>&1
+check "summary.json paths: exit 0" [ $? -eq 0 ]
+check "summary.json paths: same p95 row" [ "$(row "$TMP/files" 'All Transactions' p95)" = "p95 1.000 1.250 +25.0%" ]
+
+# --timer: only the named timers
+"$LUAMECH" compare "$A" "$B" --timer GET --timer=SET > "$TMP/t" 2>&1
+check "--timer: exit 0" [ $? -eq 0 ]
+check "--timer: GET compared" grep -q '^GET (custom)$' "$TMP/t"
+check "--timer: SET listed as only in A" grep -q '  SET (custom)' "$TMP/t"
+check "--timer: All Transactions left out" not_grep -q 'All Transactions' "$TMP/t"
+check "--timer: DEL left out" not_grep -q DEL "$TMP/t"
+
+# --fail-if, both ways
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>10%' > "$TMP/f1" 2> "$TMP/f1.err"
+check "p95 +25% past 'p95>10%': exit 1" [ $? -eq 1 ]
+check "names the timer and figure that regressed" \
+    grep -q 'timer "All Transactions": p95 +25.00% (A 1.000 ms, B 1.250 ms), past the limit p95>10%' "$TMP/f1"
+check "GET's p95 (+5%) is not a regression" not_grep -q 'timer "GET"' "$TMP/f1"
+check "exactly one regression" grep -q '^REGRESSION: 1 figure past the limits' "$TMP/f1"
+check "the row is marked" grep -qE '^ +p95 .*\+25\.0% +<- past p95>10%$' "$TMP/f1"
+check "timers on one side only are said to be unchecked" grep -q 'timer "SET" is only in A: not checked' "$TMP/f1.err"
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>30%' > "$TMP/f2" 2>&1
+check "p95 +25% within 'p95>30%': exit 0" [ $? -eq 0 ]
+check "ok line" grep -q '^ok: no figure past the limits (p95>30%)' "$TMP/f2"
+"$LUAMECH" compare "$A" "$B" --fail-if 'p99>10%' > /dev/null 2>&1
+check "p99 exactly +10% is not past 'p99>10%': exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'p99>=10%' > /dev/null 2>&1
+check "but past 'p99>=10%': exit 1" [ $? -eq 1 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'rate<-5%' > /dev/null 2>&1
+check "rate exactly -5% is not past 'rate<-5%': exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'rate<-4%' > "$TMP/f3" 2>&1
+check "rate -5% past 'rate<-4%': exit 1" [ $? -eq 1 ]
+check "names the rate regression" \
+    grep -q 'timer "All Transactions": rate -5.00% (A 1000.00/s, B 950.00/s), past the limit rate<-4%' "$TMP/f3"
+check "GET's rate went up: not a rate regression" not_grep -q 'timer "GET"' "$TMP/f3"
+"$LUAMECH" compare "$A" "$B" --timer GET --fail-if 'p95>10%' > /dev/null 2>&1
+check "--timer GET --fail-if 'p95>10%': only GET checked, exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$A" "$B" --timer GET --fail-if 'p95>4%' > "$TMP/f4" 2>&1
+check "--timer GET --fail-if 'p95>4%': exit 1" [ $? -eq 1 ]
+check "names GET" grep -q 'timer "GET": p95 +5.00%' "$TMP/f4"
+"$LUAMECH" compare "$A" "$B" --fail-if 'errors>1000%' > "$TMP/f5" 2>&1
+check "errors 0 -> 3 is past any 'errors>' limit (zero base): exit 1" [ $? -eq 1 ]
+check "zero base printed as n/a" grep -q 'timer "All Transactions": errors n/a (A 0, B 3), past the limit errors>1000%' "$TMP/f5"
+"$LUAMECH" compare "$A" "$B" --fail-if 'p80>30%' > "$TMP/f6" 2>&1
+check "a limit on a figure not shown by default: exit 0" [ $? -eq 0 ]
+check "... and its row is added" [ "$(row "$TMP/f6" 'All Transactions' p80)" = "p80 0.200 0.250 +25.0%" ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>30%' --fail-if 'max>-10%' > "$TMP/f7" 2>&1
+check "several limits: one past is enough, exit 1" [ $? -eq 1 ]
+check "'max>-10%' (B's max must be 10% below A's): All Transactions' -20% passes" \
+    not_grep -q 'timer "All Transactions": max' "$TMP/f7"
+check "... memcached.get's unchanged max (0%) does not" grep -q 'timer "memcached.get": max 0.00%' "$TMP/f7"
+
+# --json
+"$LUAMECH" compare "$A" "$B" --json --fail-if 'p95>10%' > "$TMP/j" 2> "$TMP/j.err"
+check "--json with a regression: exit 1" [ $? -eq 1 ]
+check "--json: valid JSON" jq -e . "$TMP/j" > /dev/null
+J=$TMP/j
+check "--json: p95 change_pct 25" [ "$(jq '.timers[] | select(.name == "All Transactions") | .figures.p95.change_pct' "$J")" = 25 ]
+check "--json: rate a/b" [ "$(jq -c '.timers[] | select(.name == "All Transactions") | .figures.rate | [.a, .b]' "$J")" = "[1000,950]" ]
+check "--json: zero base is null" [ "$(jq '.timers[] | select(.name == "All Transactions") | .figures.errors.change_pct' "$J")" = null ]
+check "--json: only-in sides" [ "$(jq -c '[.timers[] | select(.in != "both") | [.name, .in]]' "$J")" = '[["SET","a"],["DEL","b"]]' ]
+check "--json: regressions" [ "$(jq -c '.regressions | map([.timer, .figure, .limit])' "$J")" = '[["All Transactions","p95","p95>10%"]]' ]
+check "--json: regressed true" [ "$(jq '.regressed' "$J")" = true ]
+check "--json: the regression also on stderr" grep -q 'timer "All Transactions": p95' "$TMP/j.err"
+"$LUAMECH" compare "$A" "$B" --json > "$TMP/j2" 2>&1
+check "--json without limits: exit 0, regressed false" [ $? -eq 0 -a "$(jq '.regressed' "$TMP/j2")" = false ]
+
+# a phased run: top directories compared phase by phase, matched by name
+mkphased() { # DIR SCENARIO "name:dir" ...
+    local d=$1 name=$2 sep="" p
+    shift 2
+    mkdir -p "$d"
+    {
+        printf '{"schema_version": 1, "tool": "luamech", "scenario": "%s", "status": "completed", "phases": [' "$name"
+        for p in "$@"; do printf '%s{"name": "%s", "dir": "%s"}' "$sep" "${p%%:*}" "${p#*:}"; sep=", "; done
+        printf ']}\n'
+    } > "$d/summary.json"
+}
+PA=$TMP/pa
+PB=$TMP/pb
+mkphased "$PA" kv write:1-write read:2-read
+mkphased "$PB" kv read:1-read write:2-write verify:3-verify
+summary "$PA/1-write/summary.json" kv "$(timer 'All Transactions' all 1000 0 100 1 2 3 4 1.5)"
+summary "$PA/2-read/summary.json" kv "$(timer 'All Transactions' all 1000 0 200 1 2 3 4 1.5)"
+summary "$PB/1-read/summary.json" kv "$(timer 'All Transactions' all 1000 0 180 1 2 3 4 1.5)"
+summary "$PB/2-write/summary.json" kv "$(timer 'All Transactions' all 1000 0 150 1 2 3 4 1.5)"
+"$LUAMECH" compare "$PA" "$PB" > "$TMP/ph" 2>&1
+check "phased: exit 0" [ $? -eq 0 ]
+phase_rate() { sed -n "/^== phase $2 ==/,/^== /p" "$1" | awk '$1 == "rate/s"' | tr -s ' ' | sed 's/^ //'; }
+check "phased: write matched by name (100 -> 150: +50.0%)" [ "$(phase_rate "$TMP/ph" write)" = "rate/s 100.00 150.00 +50.0%" ]
+check "phased: read matched by name (200 -> 180: -10.0%)" [ "$(phase_rate "$TMP/ph" read)" = "rate/s 200.00 180.00 -10.0%" ]
+check "phased: verify listed as only in B" [ "$(sed -n '/^phases only in B:/,$p' "$TMP/ph" | grep -c '^  verify$')" -eq 1 ]
+"$LUAMECH" compare "$PA" "$PB" --fail-if 'rate<-5%' > "$TMP/ph2" 2>&1
+check "phased: read -10% past 'rate<-5%': exit 1" [ $? -eq 1 ]
+check "phased: names the phase" grep -q 'phase read: timer "All Transactions": rate -10.00%' "$TMP/ph2"
+"$LUAMECH" compare "$PA" "$PB" --json > "$TMP/ph3" 2>&1
+check "phased --json: per-phase change" \
+    [ "$(jq '.phases[] | select(.name == "write") | .timers[0].figures.rate.change_pct' "$TMP/ph3")" = 50 ]
+"$LUAMECH" compare "$PA" "$A" > /dev/null 2> "$TMP/err"
+check "phased vs single run: exit 3" [ $? -eq 3 ]
+check "... naming the phased summary" grep -q "$PA/summary.json is a phased run" "$TMP/err"
+rm "$PB/2-write/summary.json"
+"$LUAMECH" compare "$PA" "$PB" > /dev/null 2> "$TMP/err"
+check "phased: a phase's summary.json missing: exit 3" [ $? -eq 3 ]
+check "... the message names it" grep -q "$PB/2-write/summary.json" "$TMP/err"
+
+# missing or invalid inputs: exit 3, the message names the file
+"$LUAMECH" compare "$A" "$TMP/nothere" > /dev/null 2> "$TMP/err"
+check "missing directory: exit 3" [ $? -eq 3 ]
+check "the message names the directory" grep -q "$TMP/nothere" "$TMP/err"
+mkdir -p "$TMP/empty"
+"$LUAMECH" compare "$TMP/empty" "$B" > /dev/null 2> "$TMP/err"
+check "no summary.json: exit 3" [ $? -eq 3 ]
+check "the message names summary.json" grep -q "$TMP/empty/summary.json" "$TMP/err"
+mkdir -p "$TMP/bad" && echo '{"timers": [' > "$TMP/bad/summary.json"
+"$LUAMECH" compare "$A" "$TMP/bad" > /dev/null 2> "$TMP/err"
+check "invalid summary.json: exit 3" [ $? -eq 3 ]
+check "the message names the file and says why" grep -q "$TMP/bad/summary.json: invalid JSON" "$TMP/err"
+mkdir -p "$TMP/other" && echo '{"hello": 1}' > "$TMP/other/summary.json"
+"$LUAMECH" compare "$A" "$TMP/other" > /dev/null 2> "$TMP/err"
+check "not a luamech summary: exit 3" [ $? -eq 3 ]
+check "the message says so" grep -q "$TMP/other/summary.json: not a luamech summary" "$TMP/err"
+sed 's/"p95_ms": 1.25,//' "$B/summary.json" > "$TMP/nop95.json"
+"$LUAMECH" compare "$A" "$TMP/nop95.json" > /dev/null 2> "$TMP/err"
+check "a figure missing: exit 3" [ $? -eq 3 ]
+check "the message names the file, timer and field" \
+    grep -q "$TMP/nop95.json: timer \"All Transactions\": summary.p95_ms is missing" "$TMP/err"
+
+# usage errors: exit 2
+for args in "" "$A" "$A $B $B" "$A $B --bogus" "$A $B --fail-if" "$A $B --timer" \
+            "$A $B --fail-if p95>10" "$A $B --fail-if p42>10%" "$A $B --fail-if rate>-5%" \
+            "$A $B --fail-if p95<-10%" "$A $B --timer NoSuchTimer"; do
+    # shellcheck disable=SC2086
+    "$LUAMECH" compare $args > /dev/null 2> "$TMP/err"
+    rc=$?
+    check "usage error for 'compare $args': exit 2 (got $rc)" [ $rc -eq 2 ]
+done
+"$LUAMECH" compare "$A" "$B" --fail-if 'rate>-5%' > /dev/null 2> "$TMP/err"
+check "wrong-way limit: the message says which way" grep -q "rate<-PCT%" "$TMP/err"
+"$LUAMECH" compare "$A" "$B" --timer NoSuchTimer > /dev/null 2> "$TMP/err"
+check "unknown --timer: the message names it" grep -q "NoSuchTimer" "$TMP/err"
+"$LUAMECH" compare --help > "$TMP/help" 2>&1
+check "--help: exit 0 and usage" [ $? -eq 0 -a -n "$(grep 'usage: luamech compare A B' "$TMP/help")" ]
+
+finish

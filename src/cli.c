@@ -43,6 +43,7 @@ static const char cli_usage[] =
 "  -c, --cpus LIST          pin worker i to the i-th CPU of LIST (e.g. 1 or 0,2-3)\n"
 "  -e, --env NAME=VALUE     parameter for scripts: luamech.param(NAME); env is the fallback\n"
 "  -q, --quiet              no live progress line\n"
+"      --mm-results         also write multi-mechanize's results.csv (a line per transaction)\n"
 "\n"
 "durations take ms, s, m, h (a bare number is seconds); counts take k and M.\n"
 "\n"
@@ -59,6 +60,7 @@ typedef struct cli_run {
     const char *scenario_path;
     const char *out_dir;
     int quiet;
+    int mm_results;
     scenario_overrides ov;
     params params;
 } cli_run;
@@ -97,7 +99,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         {"seed", required_argument, 0, 's'}, {"graceful-stop", required_argument, 0, 'g'},
         {"out", required_argument, 0, 'o'}, {"env", required_argument, 0, 'e'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-        {"cpus", required_argument, 0, 'c'}, {0, 0, 0, 0}};
+        {"cpus", required_argument, 0, 'c'}, {"mm-results", no_argument, 0, 'M'}, {0, 0, 0, 0}};
     int ch, bad = 0;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "d:r:i:n:u:w:s:g:o:e:qhc:", opts, NULL)) != -1) {
@@ -119,6 +121,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
             break;
         }
         case 'q': c->quiet = 1; break;
+        case 'M': c->mm_results = 1; break;
         case 'e':
             if (params_add(&c->params, optarg) != 0) return cli_bad("-e: expected NAME=VALUE, got '%s'", optarg);
             break;
@@ -196,7 +199,7 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     }
     cli_banner(sc, workers, seed, dir);
     cli_live live = {sc, dir, c->quiet};
-    run_hooks hooks = {&live, cli_on_progress, cli_on_interval, NULL};
+    run_hooks hooks = {&live, cli_on_progress, cli_on_interval, NULL, c->mm_results ? dir : NULL};
     engine_run(sc, sc->params ? sc->params : &c->params, workers, seed, &hooks, r);
     int code = cli_exit_code(sc, r);
     if (r->status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r->error);

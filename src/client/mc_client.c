@@ -571,10 +571,7 @@ static int mc_conn_deliver(mc_conn *conn, const mc_reply *r) {
         return 1;
     }
     conn->head = req->next;
-    if (conn->head == NULL) {
-        conn->tail = NULL;
-        mc_conn_disarm(conn);
-    }
+    if (conn->head == NULL) conn->tail = NULL;   /* the timer stays armed: it re-checks lazily */
     conn->npending--;
     req->next = NULL;
     req->on_done(req, 0, r);

@@ -10,6 +10,7 @@
 #include <uv.h>
 
 #include "engine/worker.h"
+#include "stats/rawlog.h"
 
 typedef struct engine {
     const scenario *sc;
@@ -189,6 +190,7 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
     e.shared = (run_shared){.sc = sc, .params = p, .seed = seed, .nworkers = nworkers,
                             .tick_ns = tick_ns, .notify = &e.notify};
     uv_mutex_init(&e.shared.mu);
+    e.shared.rawlog_dir = hooks ? hooks->rawlog_dir : NULL;
     e.workers = calloc((size_t)nworkers, sizeof *e.workers);
     int64_t *quota = calloc((size_t)nworkers, sizeof *quota);
     engine_quotas(sc, nworkers, quota);
@@ -203,6 +205,7 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
         if (e.workers[i].end_ns > end) end = e.workers[i].end_ns;
     r->run_ns = e.going && end > t0 ? (int64_t)(end - t0) : 0;
     if (e.going) agg_finish(&r->agg, r->run_ns);
+    if (e.shared.rawlog_dir) rawlog_merge(e.shared.rawlog_dir, nworkers);
     uv_walk(&e.loop, engine_close_cb, NULL);
     uv_run(&e.loop, UV_RUN_DEFAULT);
     uv_loop_close(&e.loop);

@@ -41,6 +41,8 @@ typedef struct run_hooks {
     int (*on_interval)(void *ctx, const run_result *r);
     /* optional: every timer's histogram of each closed interval */
     agg_hist_fn on_hist;
+    /* optional: write multi-mechanize's results.csv into this directory */
+    const char *rawlog_dir;
 } run_hooks;
 
 /* Runs the whole scenario; fills *r.  Returns 0 unless the run was aborted. */

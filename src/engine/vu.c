@@ -6,6 +6,7 @@
 
 #include <lauxlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/pace.h"
 #include "engine/worker.h"
@@ -128,6 +129,7 @@ void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
     }
     v->tx_start_ns = now;
     v->tx_slept_ns = v->slept_ns;
+    v->ntx_timers = 0;
     v->iter_resumes = v->resumes;
 }
 
@@ -139,6 +141,10 @@ void vu_begin_resume(vu *v, int go) {
 
 void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
     worker *w = v->w;
+    if (w->raw.f && v->ntx_timers < RAWLOG_MAX_TIMERS && w->stats.timers[tid].kind == TK_CUSTOM) {
+        v->tx_timer_id[v->ntx_timers] = tid;
+        v->tx_timer_s[v->ntx_timers++] = (double)(dur_ns + (v->scheduled ? v->lateness_ns : 0)) / 1e9;
+    }
     if (!v->scheduled) {                   /* closed: intended start == actual start */
         worker_record(w, tid, dur_ns, now, ok);
         if (w->any_scheduled) worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
@@ -182,6 +188,19 @@ void vu_schedule(vu *v, uint64_t at_ns) {
     vu_timer_at(v, at_ns, v->preflight ? vu_on_go : vu_on_start);
 }
 
+/* --mm-results: one line per transaction, multi-mechanize style. */
+static void vu_rawlog(vu *v, int64_t dur_ns, const char *error) {
+    worker *w = v->w;
+    rawlog_timer t[RAWLOG_MAX_TIMERS];
+    for (int i = 0; i < v->ntx_timers; i++) {
+        t[i].name = w->stats.timers[v->tx_timer_id[i]].name;
+        t[i].seconds = v->tx_timer_s[i];
+    }
+    double start_s = (double)(int64_t)(v->tx_start_ns - atomic_load(&w->shared->t0_ns)) / 1e9;
+    rawlog_tx(&w->raw, start_s, (int64_t)time(NULL), w->shared->sc->groups[v->group].name,
+              (double)(dur_ns + v->lateness_ns) / 1e9, error, t, v->ntx_timers);
+}
+
 int vu_lua_finish(lua_State *L) {
     worker *w = lua_touserdata(L, lua_upvalueindex(1));
     vu *v = w->current;
@@ -193,12 +212,14 @@ int vu_lua_finish(lua_State *L) {
     vu_record(v, w->tid_group[v->group], dur, now, ok);
     int stage = pace_stage_tid(v);
     if (stage >= 0) vu_record(v, stage, dur, now, ok);
+    const char *msg = NULL;
     if (!ok) {
         size_t len;
-        const char *msg = lua_tolstring(L, 2, &len);
+        msg = lua_tolstring(L, 2, &len);
         if (!msg) msg = "error (not a string)", len = strlen(msg);
         worker_tx_error(w, msg, len);
     }
+    if (w->raw.f) vu_rawlog(v, dur, msg);
     v->iterations++;
     if (v->resumes == v->iter_resumes) {   /* never yielded: let the loop run */
         worker_make_ready(w, v);

@@ -7,6 +7,7 @@
 #include <lua.h>
 #include <stdint.h>
 #include <uv.h>
+#include "stats/rawlog.h"
 
 struct worker;
 
@@ -48,6 +49,9 @@ typedef struct vu {
     uint64_t next_intended_ns; /* paced: the next slot; 0 = from the next begin */
     int64_t lateness_ns;       /* actual start - intended start (>= 0) */
     struct vu *next_idle;      /* rate: the pool's idle list */
+    int ntx_timers;            /* --mm-results: custom timers of this transaction */
+    int tx_timer_id[RAWLOG_MAX_TIMERS];
+    double tx_timer_s[RAWLOG_MAX_TIMERS];
 } vu;
 
 void vu_init(vu *v, struct worker *w, int id, int group, int index, uint64_t seed);

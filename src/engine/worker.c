@@ -362,6 +362,7 @@ static void worker_main(void *arg) {
     worker *w = arg;
     char err[1024];
     worker_pin(w);
+    if (w->shared->rawlog_dir) rawlog_open(&w->raw, w->shared->rawlog_dir, w->id);
     if (worker_load_body(w, err, sizeof err) != 0 || worker_load_scripts(w, err, sizeof err) != 0) {
         worker_preflight_result(w, err);
         w->going = 0;
@@ -376,6 +377,7 @@ static void worker_main(void *arg) {
     pace_close(w);
     worker_teardown(w);
     pace_free(w);
+    rawlog_close(&w->raw);
     free(w->vus);
     free(w->chunk_ref);
     free(w->tid_group);

@@ -14,6 +14,7 @@
 #include "engine/schedule.h"
 #include "scenario/scenario.h"
 #include "stats/local.h"
+#include "stats/rawlog.h"
 
 struct vu;
 struct group_cfg;
@@ -51,6 +52,7 @@ typedef struct run_shared {
     uv_async_t *notify;            /* wakes the main loop */
     tick_msg *q_head, *q_tail;     /* worker -> main statistics */
     int ready, failed;             /* preflight results (under mu) */
+    const char *rawlog_dir;        /* --mm-results: per-transaction log into this dir */
     char fail_msg[1024];
 } run_shared;
 
@@ -82,6 +84,7 @@ typedef struct worker {
     int *tid_group;
     wgroup *groups;                /* per scenario group */
     int any_scheduled;             /* a paced or rate group exists: twins are kept for all */
+    rawlog raw;                    /* --mm-results, else raw.f == NULL */
     int tid_loop_lag, tid_sched_lag;   /* generator health */
     int cid_late, cid_skipped, cid_cpu;
     uv_timer_t lag_timer;

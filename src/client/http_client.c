@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "common/net.h"
 #include "client/http_client.h"
 
 #include <stdio.h>
@@ -139,28 +140,6 @@ void http_client_describe(const http_req *req, int status, char *buf, size_t len
 
 /* ---- creation and destruction ---- */
 
-static int hc_resolve(uv_loop_t *loop, const char *host, int port, struct sockaddr_storage *out) {
-    struct addrinfo hints, *ai, *pick = NULL;
-    uv_getaddrinfo_t req;
-    memset(out, 0, sizeof *out);
-    if (uv_ip4_addr(host, port, (struct sockaddr_in *)out) == 0) return 0;
-    if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)out) == 0) return 0;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = uv_getaddrinfo(loop, &req, NULL, host, NULL, &hints);
-    if (rc < 0) return rc;
-    for (ai = req.addrinfo; ai && !pick; ai = ai->ai_next)
-        if (ai->ai_family == AF_INET) pick = ai;       /* prefer IPv4 */
-    for (ai = req.addrinfo; ai && !pick; ai = ai->ai_next)
-        if (ai->ai_family == AF_INET6) pick = ai;
-    if (pick == NULL) rc = UV_EAI_FAMILY;
-    else memcpy(out, pick->ai_addr, pick->ai_addrlen);
-    uv_freeaddrinfo(req.addrinfo);
-    if (rc < 0) return rc;
-    if (out->ss_family == AF_INET) ((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
-    else ((struct sockaddr_in6 *)out)->sin6_port = htons((uint16_t)port);
-    return 0;
-}
 
 int http_client_new(uv_loop_t *loop, const char *host, int port, const char *authority,
                     const http_client_opts *opts, http_client **out, char *err, size_t err_len) {
@@ -178,7 +157,7 @@ int http_client_new(uv_loop_t *loop, const char *host, int port, const char *aut
     if (opts) c->opts = *opts;
     else http_client_opts_default(&c->opts);
     snprintf(c->name, sizeof c->name, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
-    int rc = hc_resolve(loop, host, port, &c->addr);
+    int rc = net_resolve(loop, host, port, &c->addr);
     if (rc < 0) {
         snprintf(err, err_len, "cannot resolve %s: %s", host, uv_strerror(rc));
         free(c);

@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "common/net.h"
 #include "client/mc_client.h"
 
 #include <libmemcached/memcached.h>
@@ -136,29 +137,6 @@ const char *mc_client_strerror(int status) {
 
 /* ---- creation and destruction ----------------------------------------- */
 
-static int mc_resolve(uv_loop_t *loop, const char *host, int port,
-                      struct sockaddr_storage *out) {
-    struct addrinfo hints, *ai, *pick = NULL;
-    uv_getaddrinfo_t req;
-    memset(out, 0, sizeof *out);
-    if (uv_ip4_addr(host, port, (struct sockaddr_in *)out) == 0) return 0;
-    if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)out) == 0) return 0;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = uv_getaddrinfo(loop, &req, NULL, host, NULL, &hints);
-    if (rc < 0) return rc;
-    for (ai = req.addrinfo; ai && !pick; ai = ai->ai_next)
-        if (ai->ai_family == AF_INET) pick = ai;       /* prefer IPv4 */
-    for (ai = req.addrinfo; ai && !pick; ai = ai->ai_next)
-        if (ai->ai_family == AF_INET6) pick = ai;
-    if (pick == NULL) rc = UV_EAI_FAMILY;
-    else memcpy(out, pick->ai_addr, pick->ai_addrlen);
-    uv_freeaddrinfo(req.addrinfo);
-    if (rc < 0) return rc;
-    if (out->ss_family == AF_INET) ((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
-    else ((struct sockaddr_in6 *)out)->sin6_port = htons((uint16_t)port);
-    return 0;
-}
 
 static int mc_conn_init(mc_client *c, uint32_t i, char *err, size_t err_len) {
     mc_conn *conn = &c->conns[i];
@@ -170,7 +148,7 @@ static int mc_conn_init(mc_client *c, uint32_t i, char *err, size_t err_len) {
     conn->state = MC_DISCONNECTED;
     snprintf(conn->name, sizeof conn->name, "%s:%d", host ? host : "?", port);
     if (host == NULL || port <= 0) return mc_err(err, err_len, "bad server %s", conn->name);
-    int rc = mc_resolve(c->loop, host, port, &conn->addr);
+    int rc = net_resolve(c->loop, host, port, &conn->addr);
     if (rc < 0)
         return mc_err(err, err_len, "cannot resolve %s: %s", conn->name, uv_strerror(rc));
     return 0;

@@ -46,14 +46,14 @@ int scenario_parse_cpus(const char *s, int *cpus, int max) {
     return n > 0 ? n : -1;
 }
 
-static int scenario_lua_duration(lua_State *L) {
+int scenario_lua_duration(lua_State *L) {
     int64_t ns;
     if (units_parse_duration_ns(luaL_checkstring(L, 1), &ns) != 0) return 0;
     lua_pushnumber(L, (lua_Number)ns);
     return 1;
 }
 
-static int scenario_lua_count(lua_State *L) {
+int scenario_lua_count(lua_State *L) {
     int64_t n;
     if (units_parse_count(luaL_checkstring(L, 1), &n) != 0) return 0;
     lua_pushnumber(L, (lua_Number)n);

@@ -3,6 +3,7 @@
 #ifndef LUAMECH_SCENARIO_H
 #define LUAMECH_SCENARIO_H
 
+#include <lua.h>
 #include <stdint.h>
 #include "common/params.h"
 #include "engine/schedule.h"
@@ -65,6 +66,10 @@ void scenario_overrides_init(scenario_overrides *o);
 int scenario_load(scenario *s, const char *path, const params *p,
                   const scenario_overrides *o, char *err, size_t err_len);
 void scenario_free(scenario *s);
+/* Lua helpers for the checkers in lua/: parse_duration(s) -> ns or nil,
+ * parse_count(s) -> n or nil. */
+int scenario_lua_duration(lua_State *L);
+int scenario_lua_count(lua_State *L);
 int scenario_total_vus(const scenario *s);
 
 #endif

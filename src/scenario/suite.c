@@ -16,20 +16,6 @@
 #include "common/units.h"
 #include "lua/lm_core.h"
 
-static int suite_duration(lua_State *L) {
-    int64_t ns;
-    if (units_parse_duration_ns(luaL_checkstring(L, 1), &ns) != 0) return 0;
-    lua_pushnumber(L, (lua_Number)ns);
-    return 1;
-}
-
-static int suite_count(lua_State *L) {
-    int64_t n;
-    if (units_parse_count(luaL_checkstring(L, 1), &n) != 0) return 0;
-    lua_pushnumber(L, (lua_Number)n);
-    return 1;
-}
-
 static int64_t suite_num(lua_State *L, const char *field, int64_t dflt) {
     lua_getfield(L, -1, field);
     int64_t v = lua_isnumber(L, -1) ? (int64_t)lua_tonumber(L, -1) : dflt;
@@ -82,8 +68,8 @@ static int suite_run_checker(lua_State *L, const char *path, char *err, size_t e
     lua_pushvalue(L, -2);
     lua_pushstring(L, path);
     lua_pushstring(L, dirname(tmp));
-    lua_pushcfunction(L, suite_duration);
-    lua_pushcfunction(L, suite_count);
+    lua_pushcfunction(L, scenario_lua_duration);
+    lua_pushcfunction(L, scenario_lua_count);
     free(tmp);
     if (lua_pcall(L, 5, 1, 0) != 0) {
         snprintf(err, err_len, "%s", lua_tostring(L, -1));

@@ -6,7 +6,15 @@
  * every fetch.  The tables are static HTML (all numbers are readable without
  * JavaScript); the script only draws the charts.  Every string taken from the
  * files is HTML-escaped; the embedded JSON has <, > and & as \u escapes, so
- * no data can close the <script> element. */
+ * no data can close the <script> element.
+ *
+ * Page order: a warning banner when the generator is suspect, the
+ * thresholds (pass/FAIL, exit code), the summary, All Transactions, groups,
+ * stages (one table of the "stage" timers), custom timers, primitives, the
+ * generator health (its per-interval table and charts, and the "engine"
+ * timers), checks, counters (without the check.pass/check.fail counters)
+ * and the error tallies.  A timer "X (uncorrected)" is shown right after X;
+ * X's response time chart draws both p99 lines (intended and actual start). */
 #include "report/report.h"
 
 #include <errno.h>
@@ -131,7 +139,11 @@ static const char html_css[] =
 ".badge{display:inline-block;padding:0 8px;border-radius:10px;font-weight:600;background:var(--panel)}\n"
 ".badge.completed{color:var(--ok)}\n"
 ".badge.interrupted,.badge.aborted,.badge.running,.badge.error{color:var(--bad)}\n"
+".badge.pass{color:var(--ok)}\n"
+".badge.fail{color:#fff;background:var(--bad)}\n"
 ".warn{border-left:4px solid var(--bad);background:var(--panel);padding:6px 10px;margin:.6em 0}\n"
+".banner{border:2px solid var(--bad);border-left-width:6px;font-size:1.05em}\n"
+".lf{font-weight:400;font-size:.78em;color:var(--muted);margin-left:.6em}\n"
 "pre.notes{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--panel);padding:8px 10px;"
 "border-radius:6px;font:inherit;margin:.3em 0}\n"
 "details>summary{cursor:pointer;color:var(--accent);margin:.4em 0}\n"
@@ -163,7 +175,7 @@ static const char html_js[] =
 "var PCTS = [[50, 'p50_ms'], [80, 'p80_ms'], [90, 'p90_ms'], [95, 'p95_ms'], [99, 'p99_ms'],\n"
 "            [99.9, 'p99_9_ms'], [100, 'max_ms']];\n"
 "var COL = {avg: '#1f77b4', p50: '#2ca02c', p90: '#ff7f0e', p95: '#ff7f0e', p99: '#d62728',\n"
-"           max: '#9467bd', rate: '#1f77b4', errors: '#d62728', ms: '#1f77b4'};\n"
+"           max: '#9467bd', rate: '#1f77b4', errors: '#d62728', ms: '#1f77b4', actual: '#17becf'};\n"
 "var LOG10 = Math.LN10;\n"
 "function esc(s) {\n"
 "  return String(s).replace(/[&<>\"']/g, function (c) {\n"
@@ -201,6 +213,7 @@ static const char html_js[] =
 "  if (!(x1 > x0)) { x0 -= 0.5; x1 += 0.5; }\n"
 "  var ymax = 0;\n"
 "  s.series.forEach(function (se) { se.ys.forEach(function (v) { if (num(v) > ymax) ymax = v; }); });\n"
+"  if (s.ymax && ymax < s.ymax) ymax = s.ymax;\n"
 "  var ny = Math.max(2, Math.floor(ph / 38)), ystep = niceStep(ymax / ny);\n"
 "  var nyt = ymax > 0 ? Math.max(1, Math.ceil(ymax / ystep - 1e-9)) : ny, ytop = nyt * ystep;\n"
 "  function X(v) { return m.l + (v - x0) / (x1 - x0) * pw; }\n"
@@ -266,15 +279,39 @@ static const char html_js[] =
 "  return xs;\n"
 "}\n"
 "function ivname(i) { return 'interval ' + (i + 1); }\n"
-"function rtSpec(t) {\n"
+"/* tw: the timer's \"(uncorrected)\" twin: its p99 (from the actual start) is drawn next to the\n"
+" * timer's own (from the intended start), so the coordinated-omission gap shows */\n"
+"function rtSpec(t, tw) {\n"
 "  var iv = t.intervals || [];\n"
+"  var series = [['avg', 'avg_ms'], ['p50', 'p50_ms'], ['p90', 'p90_ms'], ['p99', 'p99_ms'], ['max', 'max_ms']]\n"
+"    .map(function (a) {\n"
+"      return {name: a[0] === 'p99' && tw ? 'p99 intended start' : a[0], color: COL[a[0]], dash: a[0] === 'max',\n"
+"              ys: iv.map(function (r) { return num(r[a[1]]); })};\n"
+"    });\n"
+"  if (tw) {\n"
+"    var tiv = tw.intervals || [];\n"
+"    series.push({name: 'p99 actual start', color: COL.actual, dash: true,\n"
+"                 ys: iv.map(function (r, i) { return tiv[i] ? num(tiv[i].p99_ms) : null; })});\n"
+"  }\n"
 "  return {kind: 'rt', title: 'response time per interval', unit: 'ms', xlabel: 'elapsed (s)', xs: ends(t),\n"
-"          x0: 0, xname: ivname,\n"
-"          series: [['avg', 'avg_ms'], ['p50', 'p50_ms'], ['p90', 'p90_ms'], ['p99', 'p99_ms'], ['max', 'max_ms']]\n"
-"            .map(function (a) {\n"
-"              return {name: a[0], color: COL[a[0]], dash: a[0] === 'max',\n"
-"                      ys: iv.map(function (r) { return num(r[a[1]]); })};\n"
-"            })};\n"
+"          x0: 0, xname: ivname, series: series};\n"
+"}\n"
+"/* generator.intervals[]: x = elapsed time when a timer has as many intervals, else the interval number */\n"
+"function healthSpec(kind) {\n"
+"  var iv = (D.generator && D.generator.intervals) || [], xs = null, cpu = kind === 'health-cpu';\n"
+"  (D.timers || []).some(function (t) {\n"
+"    if (iv.length && (t.intervals || []).length === iv.length) { xs = ends(t); return true; }\n"
+"    return false;\n"
+"  });\n"
+"  function col(k) { return iv.map(function (r) { return num(r[k]); }); }\n"
+"  return {kind: kind, title: cpu ? 'generator CPU per interval' : 'event loop lag per interval',\n"
+"          unit: cpu ? '% CPU' : 'ms', xlabel: xs ? 'elapsed (s)' : 'interval', ymax: cpu ? 100 : 0,\n"
+"          xs: xs || iv.map(function (r, i) { return i + 1; }), x0: xs ? 0 : 0.5,\n"
+"          x1: xs ? undefined : iv.length + 0.5, xname: ivname,\n"
+"          series: cpu ? [{name: 'CPU %', color: COL.rate, ys: col('cpu_percent')}]\n"
+"                      : [{name: 'loop lag p99', color: COL.p99, ys: col('loop_lag_p99_ms')},\n"
+"                         {name: 'loop lag max', color: COL.max, dash: true, ys: col('loop_lag_max_ms')},\n"
+"                         {name: 'schedule lag p99', color: COL.p50, ys: col('schedule_lag_p99_ms')}]};\n"
 "}\n"
 "function tputSpec(t) {\n"
 "  var iv = t.intervals || [];\n"
@@ -310,10 +347,15 @@ static const char html_js[] =
 "    try {\n"
 "      var spec;\n"
 "      if (k === 'phases-rate' || k === 'phases-p95') spec = phaseSpec(k);\n"
+"      else if (k === 'health-cpu' || k === 'health-lag') spec = healthSpec(k);\n"
 "      else {\n"
-"        var t = (D.timers || [])[+el.getAttribute('data-timer')];\n"
+"        var t = (D.timers || [])[+el.getAttribute('data-timer')], tw = null;\n"
 "        if (!t) throw new Error('no timer ' + el.getAttribute('data-timer'));\n"
-"        spec = k === 'rt' ? rtSpec(t) : k === 'tput' ? tputSpec(t) : distSpec(t);\n"
+"        if (el.hasAttribute('data-twin')) {\n"
+"          tw = (D.timers || [])[+el.getAttribute('data-twin')];\n"
+"          if (!tw) throw new Error('no twin timer ' + el.getAttribute('data-twin'));\n"
+"        }\n"
+"        spec = k === 'rt' ? rtSpec(t, tw) : k === 'tput' ? tputSpec(t) : distSpec(t);\n"
 "      }\n"
 "      draw(el, spec);\n"
 "      n++;\n"
@@ -406,7 +448,77 @@ static void html_row_cells(FILE *f, json_t *row) {
         fprintf(f, "<td>%.3f</td>", hnum(row, html_ms_keys[i]));
 }
 
-/* What a timer is called in headings: groups without their "group " prefix. */
+/* ---- timers: kinds and "(uncorrected)" twins ---- */
+
+enum { HK_ALL, HK_GROUP, HK_CUSTOM, HK_PRIMITIVE, HK_STAGE, HK_ENGINE, HK_N };
+static const char *const html_kinds[HK_N] = {"all", "group", "custom", "primitive", "stage", "engine"};
+
+/* Which part of the page a timer goes to: primitives also take any kind
+ * this version does not know. */
+static int html_cat(json_t *t) {
+    const char *kind = hstr(t, "kind");
+    for (int i = 0; kind && i < HK_N; i++)
+        if (strcmp(kind, html_kinds[i]) == 0) return i;
+    return HK_PRIMITIVE;
+}
+
+static const char html_twin_suffix[] = " (uncorrected)";
+#define HTML_TWIN_LEN (sizeof html_twin_suffix - 1)
+
+static int html_str_eq(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
+
+/* Index of the timer named NAME (its first LEN bytes, then SUFFIX) of kind
+ * KIND, other than SKIP; -1 if none. */
+static long html_find_timer(json_t *timers, const char *name, size_t len, const char *suffix, const char *kind,
+                            size_t skip) {
+    size_t j, sl = strlen(suffix);
+    json_t *u;
+    json_array_foreach(timers, j, u) {
+        const char *un = hstr(u, "name");
+        if (j == skip || !un || strlen(un) != len + sl) continue;
+        if (strncmp(un, name, len) == 0 && strcmp(un + len, suffix) == 0 && html_str_eq(hstr(u, "kind"), kind))
+            return (long)j;
+    }
+    return -1;
+}
+
+static int html_twin_named(const char *name) {
+    size_t n = name ? strlen(name) : 0;
+    return n > HTML_TWIN_LEN && strcmp(name + n - HTML_TWIN_LEN, html_twin_suffix) == 0;
+}
+
+/* The "X (uncorrected)" twin of timer i (same kind): -1 when it has none. */
+static long html_twin_of(json_t *timers, size_t i) {
+    json_t *t = json_array_get(timers, i);
+    const char *name = hstr(t, "name");
+    if (!name || html_twin_named(name)) return -1;
+    return html_find_timer(timers, name, strlen(name), html_twin_suffix, hstr(t, "kind"), i);
+}
+
+/* 1 when timer i is the twin of another timer (shown right after it). */
+static int html_is_twin(json_t *timers, size_t i) {
+    json_t *t = json_array_get(timers, i);
+    const char *name = hstr(t, "name");
+    if (!html_twin_named(name)) return 0;
+    return html_find_timer(timers, name, strlen(name) - HTML_TWIN_LEN, "", hstr(t, "kind"), i) >= 0;
+}
+
+/* The timers of category c in file order, each followed by its twin.
+ * out has room for every timer; returns how many were written. */
+static size_t html_order(json_t *timers, int c, size_t *out) {
+    size_t i, n = 0;
+    json_t *t;
+    json_array_foreach(timers, i, t) {
+        if (html_cat(t) != c || html_is_twin(timers, i)) continue;
+        out[n++] = i;
+        long tw = html_twin_of(timers, i);
+        if (tw >= 0) out[n++] = (size_t)tw;
+    }
+    return n;
+}
+
+/* What a timer is called in headings and the contents: groups without their
+ * "group " prefix. */
 static const char *html_timer_label(json_t *t) {
     const char *name = hstr(t, "name"), *kind = hstr(t, "kind");
     if (!name) name = "(unnamed)";
@@ -414,12 +526,31 @@ static const char *html_timer_label(json_t *t) {
     return name;
 }
 
-static void html_timer(FILE *f, json_t *t, size_t idx, const char *heading_tag, int open_intervals) {
-    const char *kind = hstr(t, "kind");
+/* The label; a twin's without " (uncorrected)" (its heading says so). */
+static void html_heading_name(FILE *f, json_t *t, int is_twin) {
+    const char *label = html_timer_label(t);
+    size_t n = strlen(label);
+    if (is_twin && html_twin_named(label)) n -= HTML_TWIN_LEN;
+    for (size_t k = 0; k < n; k++) {
+        char c[2] = {label[k], 0};
+        hesc(f, c);
+    }
+}
+
+static const char html_lf_intended[] = "latency from the intended start";
+static const char html_lf_actual[] = "uncorrected: from the actual start";
+
+/* twin: index of t's twin (its rt chart draws the twin's p99 too), or -1;
+ * is_twin: t is the twin of the timer shown just before. */
+static void html_timer(FILE *f, json_t *t, size_t idx, const char *heading_tag, int open_intervals, long twin,
+                       int is_twin) {
+    const char *kind = hstr(t, "kind"), *name = hstr(t, "name");
     json_t *iv = hj(t, "intervals");
     size_t niv = json_is_array(iv) ? json_array_size(iv) : 0;
-    fprintf(f, "<section class=\"timer\" id=\"t%zu\">\n<%s>", idx, heading_tag);
-    hesc(f, html_timer_label(t));
+    fprintf(f, "<section class=\"timer%s\" id=\"t%zu\">\n<%s>", is_twin ? " twin" : "", idx, heading_tag);
+    html_heading_name(f, t, is_twin);
+    if (twin >= 0) fprintf(f, "<span class=\"lf intended\">%s</span>", html_lf_intended);
+    if (is_twin) fprintf(f, "<span class=\"lf actual\">%s</span>", html_lf_actual);
     fprintf(f, "</%s>\n", heading_tag);
     if (kind && strcmp(kind, "all") == 0)
         fputs("<p class=\"sub\">Every transaction of every group; think time excluded. Latency over successful "
@@ -430,13 +561,34 @@ static void html_timer(FILE *f, json_t *t, size_t idx, const char *heading_tag, 
         fputs("<p class=\"sub\">Custom timer (luamech.timer / luamech.record).</p>\n", f);
     else if (kind && strcmp(kind, "primitive") == 0)
         fputs("<p class=\"sub\">Client calls, from the call to the last reply.</p>\n", f);
+    else if (html_str_eq(name, "engine.loop_lag"))
+        fputs("<p class=\"sub\">How late a 100 ms repeating timer fires on each worker's event loop (a firing "
+              "that is not late records nothing).</p>\n", f);
+    else if (html_str_eq(name, "engine.schedule_lag"))
+        fputs("<p class=\"sub\">Lateness of every paced or rate start (0 when on time).</p>\n", f);
+    if (twin >= 0)
+        fputs("<p class=\"sub\">Latency from the intended start (the transaction's slot or arrival time): a late "
+              "start counts, so a stall shows in every sample it delayed. The response time chart also draws the "
+              "p99 of the uncorrected twin (from the actual start); the gap between the two p99 lines is what a "
+              "closed-loop tool would not see (coordinated omission).</p>\n", f);
+    if (is_twin) {
+        fputs("<p class=\"sub\">Timer &ldquo;", f);
+        hesc(f, name);
+        fputs("&rdquo;: the same samples measured from the actual start, as closed-loop tools report them.</p>\n",
+              f);
+    }
     fputs("<h4>Response summary (ms)</h4>\n<div class=\"scroll\"><table class=\"summary\"><thead><tr>", f);
     html_row_head(f);
     fputs("</tr></thead><tbody><tr>", f);
     html_row_cells(f, hj(t, "summary"));
     fputs("</tr></tbody></table></div>\n<div class=\"charts\">\n", f);
-    fprintf(f, "<figure class=\"chart-box\"><figcaption>Response time per interval (ms)</figcaption>"
-               "<div class=\"chart\" data-kind=\"rt\" data-timer=\"%zu\"></div></figure>\n", idx);
+    if (twin >= 0)
+        fprintf(f, "<figure class=\"chart-box\"><figcaption>Response time per interval (ms; p99 from the intended "
+                   "and from the actual start)</figcaption><div class=\"chart\" data-kind=\"rt\" data-timer=\"%zu\" "
+                   "data-twin=\"%ld\"></div></figure>\n", idx, twin);
+    else
+        fprintf(f, "<figure class=\"chart-box\"><figcaption>Response time per interval (ms)</figcaption>"
+                   "<div class=\"chart\" data-kind=\"rt\" data-timer=\"%zu\"></div></figure>\n", idx);
     fprintf(f, "<figure class=\"chart-box\"><figcaption>Throughput and errors per interval (per second)"
                "</figcaption><div class=\"chart\" data-kind=\"tput\" data-timer=\"%zu\"></div></figure>\n", idx);
     fprintf(f, "<figure class=\"chart-box\"><figcaption>Latency distribution, whole run (ms)</figcaption>"
@@ -457,6 +609,19 @@ static void html_timer(FILE *f, json_t *t, size_t idx, const char *heading_tag, 
         start = end;
     }
     fputs("</tbody></table></div>\n</details>\n</section>\n", f);
+}
+
+/* The timers of category c, each followed by its twin. */
+static void html_timers(FILE *f, json_t *timers, int c, const char *heading_tag, int open_intervals) {
+    size_t n = json_array_size(timers), *ord = calloc(n ? n : 1, sizeof *ord);
+    if (!ord) return;
+    size_t m = html_order(timers, c, ord);
+    for (size_t k = 0; k < m; k++) {
+        long tw = html_twin_of(timers, ord[k]);
+        int is_twin = k > 0 && tw < 0 && html_twin_of(timers, ord[k - 1]) == (long)ord[k];
+        html_timer(f, json_array_get(timers, ord[k]), ord[k], heading_tag, open_intervals, tw, is_twin);
+    }
+    free(ord);
 }
 
 static void html_tally(FILE *f, json_t *arr, const char *id, const char *title, const char *what) {
@@ -495,13 +660,274 @@ static void html_checks(FILE *f, json_t *arr) {
     fputs("</tbody></table></div></section>\n", f);
 }
 
-static void html_counters(FILE *f, json_t *arr) {
-    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+/* ---- stages: "stage <k> <group>" timers, one table ---- */
+
+typedef struct html_stage {
+    size_t idx;
+    long gpos, k;
+    const char *group;   /* points into the name */
+    size_t glen;
+    int twin, has_twin;
+} html_stage;
+
+static int html_stage_cmp(const void *pa, const void *pb) {
+    const html_stage *a = pa, *b = pb;
+    if (a->gpos != b->gpos) return a->gpos < b->gpos ? -1 : 1;
+    size_t l = a->glen < b->glen ? a->glen : b->glen;
+    int c = strncmp(a->group, b->group, l);
+    if (c) return c;
+    if (a->glen != b->glen) return a->glen < b->glen ? -1 : 1;
+    if (a->k != b->k) return a->k < b->k ? -1 : 1;
+    if (a->twin != b->twin) return a->twin - b->twin;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static void html_stages(FILE *f, json_t *root, json_t *timers) {
+    size_t n = json_array_size(timers), m = 0, i;
+    html_stage *st = calloc(n ? n : 1, sizeof *st);
+    if (!st) return;
+    json_t *t, *groups = hj(root, "groups");
+    int any_twin = 0;
+    json_array_foreach(timers, i, t) {
+        if (html_cat(t) != HK_STAGE) continue;
+        html_stage *s = &st[m++];
+        const char *name = hstr(t, "name");
+        if (!name) name = "";
+        s->idx = i;
+        s->twin = html_is_twin(timers, i);
+        s->has_twin = html_twin_of(timers, i) >= 0;
+        any_twin |= s->twin | s->has_twin;
+        size_t len = strlen(name) - (s->twin ? HTML_TWIN_LEN : 0);
+        char *end = NULL;
+        s->k = strncmp(name, "stage ", 6) == 0 ? strtol(name + 6, &end, 10) : 0;
+        if (end && end > name + 6 && *end == ' ' && (size_t)(end + 1 - name) <= len) {
+            s->group = end + 1;
+            s->glen = len - (size_t)(end + 1 - name);
+        } else {
+            s->k = 0;
+            s->group = name;
+            s->glen = len;
+        }
+        s->gpos = (long)json_array_size(groups);
+        size_t gi;
+        json_t *g;
+        json_array_foreach(groups, gi, g) {
+            const char *gn = hstr(g, "name");
+            if (gn && strlen(gn) == s->glen && strncmp(gn, s->group, s->glen) == 0) {
+                s->gpos = (long)gi;
+                break;
+            }
+        }
+    }
+    if (m == 0) {
+        free(st);
+        return;
+    }
+    qsort(st, m, sizeof *st, html_stage_cmp);
+    fputs("<section id=\"stages\"><h2>Stages</h2>\n<p class=\"sub\">Transactions of each staged group by the stage "
+          "they started in (the stage after the last one is the hold). Rates are over the whole run "
+          "(summary.json does not give the stages' lengths; the console's table has rates over each stage); "
+          "&ldquo;intervals&rdquo; are those with samples. Times in ms.</p>\n", f);
+    fputs("<div class=\"scroll\"><table class=\"stages\"><thead><tr><th class=\"l\">group</th><th>stage</th>", f);
+    if (any_twin) fputs("<th class=\"l\">latency</th>", f);
+    fputs("<th>count</th><th>errors</th><th>rate/s (run)</th><th>p50</th><th>p95</th><th>p99</th><th>max</th>"
+          "<th>intervals</th></tr></thead><tbody>\n", f);
+    for (size_t k = 0; k < m; k++) {
+        html_stage *s = &st[k];
+        json_t *tm = json_array_get(timers, s->idx), *sum = hj(tm, "summary"), *iv = hj(tm, "intervals"), *r;
+        fprintf(f, "<tr class=\"stage%s\"><td class=\"l\">", s->twin ? " twin" : "");
+        for (size_t c = 0; c < s->glen; c++) {
+            char ch[2] = {s->group[c], 0};
+            hesc(f, ch);
+        }
+        if (s->k > 0) fprintf(f, "</td><td>%ld</td>", s->k);
+        else fputs("</td><td></td>", f);
+        if (any_twin)
+            fprintf(f, "<td class=\"l\">%s</td>", s->twin ? html_lf_actual : s->has_twin ? html_lf_intended : "");
+        long long e = hint(sum, "errors");
+        fprintf(f, "<td>%lld</td><td%s>%lld</td><td>%.2f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>",
+                hint(sum, "count"), e > 0 ? " class=\"err\"" : "", e, hnum(sum, "rate"), hnum(sum, "p50_ms"),
+                hnum(sum, "p95_ms"), hnum(sum, "p99_ms"), hnum(sum, "max_ms"));
+        size_t first = 0, last = 0, j;
+        json_array_foreach(iv, j, r) {
+            if (hint(r, "count") <= 0) continue;
+            if (!first) first = j + 1;
+            last = j + 1;
+        }
+        if (!first) fputs("<td></td></tr>\n", f);
+        else if (first == last) fprintf(f, "<td>%zu</td></tr>\n", first);
+        else fprintf(f, "<td>%zu&ndash;%zu</td></tr>\n", first, last);
+    }
+    fputs("</tbody></table></div></section>\n", f);
+    free(st);
+}
+
+/* ---- thresholds and generator health ---- */
+
+static const char *html_exit_meaning(long long code) {
+    switch (code) {
+    case -1: return "still running";
+    case 0: return "completed";
+    case 3: return "scenario error";
+    case 4: return "aborted";
+    case 5: return "interrupted";
+    case 6: return "a threshold failed";
+    default: return NULL;
+    }
+}
+
+static void html_exit_code(FILE *f, json_t *root) {
+    long long code = hint(root, "exit_code");
+    const char *why = html_exit_meaning(code);
+    fprintf(f, "exit code %lld", code);
+    if (why) fprintf(f, " (%s)", why);
+}
+
+static void html_result_badge(FILE *f, int passed) {
+    fputs(passed ? "<span class=\"badge pass\">pass</span>" : "<span class=\"badge fail\">FAIL</span>", f);
+}
+
+static void html_measured(FILE *f, json_t *th) {
+    json_t *v = hj(th, "measured");
+    const char *unit = hstr(th, "unit");
+    if (!json_is_number(v)) {
+        fputs("no data", f);
+        return;
+    }
+    double x = json_number_value(v);
+    if (html_str_eq(unit, "ms")) fprintf(f, "%.3f ms", x);
+    else if (html_str_eq(unit, "%")) fprintf(f, "%.3f%%", x);
+    else if (html_str_eq(unit, "/s")) fprintf(f, "%.2f/s", x);
+    else {
+        if (x == (double)(long long)x && x > -1e15 && x < 1e15) fprintf(f, "%lld", (long long)x);
+        else fprintf(f, "%.3f", x);
+        if (unit && *unit) {
+            fputc(' ', f);
+            hesc(f, unit);
+        }
+    }
+}
+
+static void html_thresholds(FILE *f, json_t *root) {
+    json_t *arr = hj(root, "thresholds"), *th;
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0, i, passed = 0;
     if (n == 0) return;
+    json_array_foreach(arr, i, th) passed += json_is_true(hj(th, "passed"));
+    fputs("<section id=\"thresholds\"><h2>Thresholds</h2>\n<p class=\"th-result\">", f);
+    html_result_badge(f, passed == n);
+    fprintf(f, " %zu of %zu passed%s &middot; ", passed, n,
+            html_str_eq(hstr(root, "status"), "running") ? " so far" : "");
+    html_exit_code(f, root);
+    fputs("</p>\n<div class=\"scroll\"><table class=\"thresholds\"><thead><tr><th class=\"l\">criterion</th>"
+          "<th class=\"l\">subject</th><th>measured</th><th class=\"l\">result</th></tr></thead><tbody>\n", f);
+    json_array_foreach(arr, i, th) {
+        int ok = json_is_true(hj(th, "passed"));
+        fprintf(f, "<tr class=\"%s\"><td class=\"l\">", ok ? "pass" : "fail");
+        hesc(f, hstr(th, "criterion"));
+        fputs("</td><td class=\"l\">", f);
+        hesc(f, hstr(th, "timer"));
+        fputs("</td><td>", f);
+        html_measured(f, th);
+        fputs("</td><td class=\"l\">", f);
+        html_result_badge(f, ok);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table></div></section>\n", f);
+}
+
+/* As in health.c: an interval above either makes the results suspect. */
+#define HTML_CPU_SUSPECT 90.0
+#define HTML_LAG_SUSPECT_MS 20.0
+
+static void html_suspect_banner(FILE *f, json_t *root) {
+    json_t *gen = hj(root, "generator");
+    if (!json_is_true(hj(gen, "suspect"))) return;
+    const char *why = hstr(gen, "reasons");
+    fputs("<div class=\"warn banner\" id=\"suspect-warning\" role=\"alert\"><strong>Suspect results: the load "
+          "generator may have been the bottleneck.</strong> ", f);
+    if (why && *why) {
+        hesc(f, why);
+        fputs(". ", f);
+    }
+    fputs("Its own delays count in the latencies; see <a href=\"#generator\">Generator health</a>.</div>\n", f);
+}
+
+static int html_has_generator(json_t *root) {
+    size_t i;
+    json_t *t;
+    if (json_is_object(hj(root, "generator"))) return 1;
+    json_array_foreach(hj(root, "timers"), i, t) if (html_cat(t) == HK_ENGINE) return 1;
+    return 0;
+}
+
+static void html_generator(FILE *f, json_t *root) {
+    if (!html_has_generator(root)) return;
+    json_t *gen = hj(root, "generator"), *iv = hj(gen, "intervals"), *r;
+    size_t niv = json_is_array(iv) ? json_array_size(iv) : 0, k;
+    fputs("<section id=\"generator\"><h2>Generator health</h2>\n<p class=\"sub\">How the load generator itself "
+          "did: its workers' CPU, how late their event loops ran, how late paced and rate starts were. The results "
+          "are suspect when in some interval the CPU was above 90% or the loop lag p99 above 20 ms; schedule lag, "
+          "late and skipped starts do not make them suspect but show a generator falling behind its schedule."
+          "</p>\n<p>", f);
+    if (json_is_true(hj(gen, "suspect"))) {
+        fputs("<span class=\"badge fail\">suspect</span> ", f);
+        hesc(f, hstr(gen, "reasons"));
+    } else if (json_is_object(gen)) {
+        fputs("<span class=\"badge pass\">not suspect</span>", f);
+    } else {
+        fputs("No generator health figures in summary.json.", f);
+    }
+    fputs("</p>\n", f);
+    if (niv > 0) {
+        fputs("<div class=\"charts\">\n<figure class=\"chart-box\"><figcaption>Generator CPU per interval (% of the "
+              "workers' CPUs)</figcaption><div class=\"chart\" data-kind=\"health-cpu\"></div></figure>\n"
+              "<figure class=\"chart-box\"><figcaption>Event loop and schedule lag per interval (ms)</figcaption>"
+              "<div class=\"chart\" data-kind=\"health-lag\"></div></figure>\n</div>\n", f);
+        fputs("<div class=\"scroll\"><table class=\"health\"><thead><tr><th>interval</th><th>CPU %</th>"
+              "<th>loop lag p99</th><th>loop lag max</th><th>schedule lag p99</th><th>late starts</th>"
+              "<th>skipped starts</th></tr></thead><tbody>\n", f);
+        json_array_foreach(iv, k, r) {
+            double cpu = hnum(r, "cpu_percent"), lag = hnum(r, "loop_lag_p99_ms");
+            long long late = hint(r, "late_starts"), skipped = hint(r, "skipped_starts");
+            fprintf(f, "<tr class=\"hrow\"><td>%zu</td><td%s>%.1f</td><td%s>%.3f</td><td>%.3f</td><td>%.3f</td>"
+                       "<td>%lld</td><td%s>%lld</td></tr>\n", k + 1,
+                    cpu > HTML_CPU_SUSPECT ? " class=\"err\"" : "", cpu,
+                    lag > HTML_LAG_SUSPECT_MS ? " class=\"err\"" : "", lag, hnum(r, "loop_lag_max_ms"),
+                    hnum(r, "schedule_lag_p99_ms"), late, skipped > 0 ? " class=\"err\"" : "", skipped);
+        }
+        fputs("</tbody></table></div>\n<p class=\"sub\">Lags in ms. CPU % is the workers' CPU time over the "
+              "interval's length times the workers (the first interval includes the preflight).</p>\n", f);
+    }
+    html_timers(f, hj(root, "timers"), HK_ENGINE, "h3", 0);
+    fputs("</section>\n", f);
+}
+
+/* The check counters "check.pass NAME" / "check.fail NAME" belong to the
+ * checks table: not listed as counters when summary.json has "checks". */
+static int html_counter_shown(json_t *c, int have_checks) {
+    const char *name = hstr(c, "name");
+    if (!have_checks || !name) return 1;
+    return strncmp(name, "check.pass ", 11) != 0 && strncmp(name, "check.fail ", 11) != 0;
+}
+
+static size_t html_counters_shown(json_t *root) {
+    size_t i, n = 0;
+    json_t *c;
+    int have_checks = json_is_array(hj(root, "checks"));
+    json_array_foreach(hj(root, "counters"), i, c) n += html_counter_shown(c, have_checks);
+    return n;
+}
+
+static void html_counters(FILE *f, json_t *root) {
+    json_t *arr = hj(root, "counters");
+    int have_checks = json_is_array(hj(root, "checks"));
+    if (html_counters_shown(root) == 0) return;
     fputs("<section id=\"counters\"><h2>Counters</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"l\">"
           "name</th><th>total</th><th>per second</th></tr></thead><tbody>\n", f);
-    for (size_t i = 0; i < n; i++) {
-        json_t *c = json_array_get(arr, i);
+    size_t i;
+    json_t *c;
+    json_array_foreach(arr, i, c) {
+        if (!html_counter_shown(c, have_checks)) continue;
         fputs("<tr><td class=\"l\">", f);
         hesc(f, hstr(c, "name"));
         fprintf(f, "</td><td>%lld</td><td>%.2f</td></tr>\n", hint(c, "total"), hnum(c, "rate"));
@@ -509,36 +935,27 @@ static void html_counters(FILE *f, json_t *arr) {
     fputs("</tbody></table></div></section>\n", f);
 }
 
-static const char *const html_kinds[] = {"all", "group", "custom", "primitive"};
-
-static int html_kind_is(json_t *t, int k) {
-    const char *kind = hstr(t, "kind");
-    if (k == 3) { /* primitives, and any kind this version does not know */
-        for (int i = 0; i < 3; i++)
-            if (kind && strcmp(kind, html_kinds[i]) == 0) return 0;
-        return 1;
-    }
-    return kind && strcmp(kind, html_kinds[k]) == 0;
-}
+static const char *const html_sections[] = {NULL, "Groups", "Custom timers", "Primitives"};
 
 static void html_toc(FILE *f, json_t *root) {
-    static const char *const titles[] = {NULL, "Groups", "Custom timers", "Primitives"};
     json_t *timers = hj(root, "timers");
+    size_t n = json_array_size(timers), *ord = calloc(n ? n : 1, sizeof *ord);
     fputs("<nav class=\"toc\"><a href=\"#summary\">Summary</a>", f);
-    for (int k = 0; k < 4; k++) {
-        size_t i, first = 1;
-        json_t *t;
-        json_array_foreach(timers, i, t) {
-            if (!html_kind_is(t, k)) continue;
-            if (k > 0 && first) fprintf(f, "<span>%s:</span>", titles[k]);
-            first = 0;
-            fprintf(f, "<a href=\"#t%zu\">", i);
-            hesc(f, html_timer_label(t));
+    if (json_array_size(hj(root, "thresholds"))) fputs("<a href=\"#thresholds\">Thresholds</a>", f);
+    for (int k = 0; ord && k <= HK_PRIMITIVE; k++) {
+        size_t m = html_order(timers, k, ord);
+        if (k > 0 && m) fprintf(f, "<span>%s:</span>", html_sections[k]);
+        for (size_t j = 0; j < m; j++) {
+            fprintf(f, "<a href=\"#t%zu\">", ord[j]);
+            hesc(f, html_timer_label(json_array_get(timers, ord[j])));
             fputs("</a>", f);
         }
+        if (k == HK_GROUP && html_order(timers, HK_STAGE, ord)) fputs("<a href=\"#stages\">Stages</a>", f);
     }
+    free(ord);
+    if (html_has_generator(root)) fputs("<a href=\"#generator\">Generator health</a>", f);
     if (json_array_size(hj(root, "checks"))) fputs("<a href=\"#checks\">Checks</a>", f);
-    if (json_array_size(hj(root, "counters"))) fputs("<a href=\"#counters\">Counters</a>", f);
+    if (html_counters_shown(root)) fputs("<a href=\"#counters\">Counters</a>", f);
     fputs("<a href=\"#errors\">Errors</a><a href=\"#request-errors\">Request errors</a></nav>\n", f);
 }
 
@@ -566,6 +983,7 @@ static void html_run(FILE *f, json_t *root, int depth) {
     fprintf(f, " &middot; %.3f s &middot; ", hnum(root, "run_time_s"));
     hesc(f, hstr(root, "scenario_file"));
     fputs("</p>\n", f);
+    html_suspect_banner(f, root);
     if (status && strcmp(status, "running") == 0)
         fputs("<p class=\"warn\">A snapshot written while the run was going on: the last interval is not closed "
               "yet and the summary's rates are 0.</p>\n", f);
@@ -579,6 +997,7 @@ static void html_run(FILE *f, json_t *root, int depth) {
                    "may be missing from this report.</p>\n", hint(root, "schema_version"), RESULTS_SCHEMA_VERSION);
     if (depth > 0) fputs("<p><a href=\"../report.html\">&larr; all phases</a></p>\n", f);
     html_toc(f, root);
+    html_thresholds(f, root);
 
     /* summary and workload */
     json_t *all = html_timer_of_kind(root, "all"), *sum = hj(all, "summary"), *set = hj(root, "settings");
@@ -590,7 +1009,9 @@ static void html_run(FILE *f, json_t *root, int depth) {
     hesc(f, hstr(root, "scenario_file"));
     fputs(")</td></tr>\n<tr><td>status</td><td>", f);
     html_badge(f, status ? status : "unknown");
-    fprintf(f, " (exit code %lld)</td></tr>\n", hint(root, "exit_code"));
+    fputs(" (", f);
+    html_exit_code(f, root);
+    fputs(")</td></tr>\n", f);
     html_kv(f, "transactions", "%lld", hint(sum, "count"));
     html_kv(f, "errors", "%lld", hint(sum, "errors"));
     html_kv(f, "throughput", "%.2f transactions/s", hnum(sum, "rate"));
@@ -630,22 +1051,21 @@ static void html_run(FILE *f, json_t *root, int depth) {
     }
     fputs("</section>\n", f);
 
-    /* timers: All Transactions, groups, custom timers, primitives */
-    static const char *const sections[] = {NULL, "Groups", "Custom timers", "Primitives"};
-    json_t *timers = hj(root, "timers"), *t;
-    if (json_array_size(timers) == 0)
+    /* timers: All Transactions, groups, stages, custom timers, primitives;
+     * each "(uncorrected)" twin right after its timer */
+    json_t *timers = hj(root, "timers");
+    size_t nt = json_array_size(timers), *ord = calloc(nt ? nt : 1, sizeof *ord);
+    if (html_order(timers, HK_ALL, ord) == 0)
         fputs("<section id=\"t-none\"><h2>All Transactions</h2><p>No transactions.</p></section>\n", f);
-    for (int k = 0; k < 4; k++) {
-        int first = 1;
-        json_array_foreach(timers, i, t) {
-            if (!html_kind_is(t, k)) continue;
-            if (k > 0 && first) fprintf(f, "<h2>%s</h2>\n", sections[k]);
-            first = 0;
-            html_timer(f, t, i, k == 0 ? "h2" : "h3", k == 0);
-        }
+    for (int k = 0; ord && k <= HK_PRIMITIVE; k++) {
+        if (k > 0 && html_order(timers, k, ord)) fprintf(f, "<h2>%s</h2>\n", html_sections[k]);
+        html_timers(f, timers, k, k == 0 ? "h2" : "h3", k == 0);
+        if (k == HK_GROUP) html_stages(f, root, timers);
     }
+    free(ord);
+    html_generator(f, root);
     html_checks(f, hj(root, "checks"));
-    html_counters(f, hj(root, "counters"));
+    html_counters(f, root);
     html_tally(f, hj(root, "errors"), "errors", "Top errors (failed transactions)", "errors");
     html_tally(f, hj(root, "request_errors"), "request-errors",
                "Request errors (failed requests, whether or not the script raised them)", "request errors");

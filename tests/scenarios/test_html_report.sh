@@ -1,7 +1,11 @@
 # report.html: a run writes it, `luamech report DIR` renders it again from the
 # saved files, and headless Chromium (when installed: .ci/setup installs it)
 # draws every chart with one point per interval of the run, without a script
-# error, on a laptop-wide and a phone-wide window.  Also the phased index.
+# error, on a laptop-wide and a phone-wide window.  Also the phased index, the
+# thresholds table of a failing run, and a paced run: generator health (table,
+# charts with one point per interval, engine timers in it) and the
+# "(uncorrected)" twins, whose p99 (from the actual start) the response time
+# chart of their timer draws next to its own (from the intended start).
 . "$(dirname "$0")/lib.sh"
 
 not_grep() { ! grep "$@"; }
@@ -22,8 +26,10 @@ check "it prints the report's path ($out)" [ "$out" = "$R/report.html" ]
 check "report.html written" [ -s "$R/report.html" ]
 check "no temporary file left" [ ! -e "$R/.report.html.tmp" ]
 H=$R/report.html
-ntimers=$(jq '.timers | length' "$S")
-check "one section per timer ($ntimers)" [ "$(grep -o 'class="timer"' "$H" | wc -l)" -eq "$ntimers" ]
+# timers with a section (stage timers are one table); health charts when there are intervals
+ntimers=$(jq '[.timers[] | select(.kind != "stage")] | length' "$S")
+nhealth=$(jq 'if (.generator.intervals | length) > 0 then 2 else 0 end' "$S")
+check "one section per timer ($ntimers)" [ "$(grep -o '<section class="timer' "$H" | wc -l)" -eq "$ntimers" ]
 for name in "All Transactions" "user_group-1" "user_group-2" "memcached.get" "memcached.set" "GET" "SET"; do
     check "section for $name" grep -q ">$name</h[23]>" "$H"
 done
@@ -58,6 +64,46 @@ check "no report.html for an invalid summary" [ ! -e "$TMP/bad/report.html" ]
 "$LUAMECH" run "$SRC/tests/scenarios/fixtures/phases.lua" -q -w 1 -e MEMCACHED=127.0.0.1:$PORT \
     -o "$TMP/p" > /dev/null 2>&1
 check "phased run exits 0" [ $? -eq 0 ]
+
+# thresholds: a table near the top, FAIL badges, the exit code
+"$LUAMECH" run "$SRC/tests/scenarios/fixtures/thresholds_fail.lua" -q -o "$TMP/th" > /dev/null 2>&1
+check "failing thresholds: exit 6" [ $? -eq 6 ]
+TH=$TMP/th/report.html
+check "thresholds section before the summary" \
+    [ "$(grep -n '<section id="thresholds">' "$TH" | cut -d: -f1)" -lt "$(grep -n '<section id="summary">' "$TH" | cut -d: -f1)" ]
+check "1 of 4 passed, exit code 6" grep -q '1 of 4 passed &middot; exit code 6 (a threshold failed)' "$TH"
+check "failed criterion with its measure and a FAIL badge" \
+    grep -q 'fixed p95 &lt; 9ms</td><td class="l">fixed</td><td>10.000 ms</td><td class="l"><span class="badge fail">FAIL</span>' "$TH"
+check "passed criterion with a pass badge" \
+    grep -q 'fixed p95 &lt; 11ms</td>.*<span class="badge pass">pass</span>' "$TH"
+check "criterion without data" grep -q 'nosuchtimer</td><td>no data</td>' "$TH"
+check "3 FAIL rows" [ "$(grep -c '<tr class="fail">' "$TH")" -eq 3 ]
+check "checks not listed as counters" not_grep -q '<td class="l">check\.\(pass\|fail\) ' "$TH"
+
+# a paced run: twins and generator health
+"$LUAMECH" run "$SRC/tests/scenarios/fixtures/models_paced.lua" -q -w 1 -e MEMCACHED=127.0.0.1:$PORT \
+    -e RUN_TIME=3s -o "$TMP/pc" > /dev/null 2>&1
+check "paced run exits 0" [ $? -eq 0 ]
+PS=$TMP/pc/summary.json PH=$TMP/pc/report.html
+PN=$(jq '.generator.intervals | length' "$PS")
+check "the paced run has 3 intervals of generator health ($PN)" [ "$PN" -eq 3 ]
+check "health table: one row per interval" [ "$(grep -c '<tr class="hrow">' "$PH")" -eq "$PN" ]
+gen_line=$(grep -n '<section id="generator">' "$PH" | cut -d: -f1)
+prim_line=$(grep -n '<h2>Primitives</h2>' "$PH" | cut -d: -f1)
+for name in engine.loop_lag engine.schedule_lag; do
+    l=$(grep -n ">$name</h3>" "$PH" | cut -d: -f1)
+    check "$name in generator health (line ${l:-none}, section at $gen_line)" [ "${l:-0}" -gt "${gen_line:-999999}" ]
+done
+check "no engine timer under Primitives" \
+    not_grep -q '>engine\.' <(sed -n "${prim_line:-1},${gen_line:-1}p" "$PH")
+# timers with a twin: the ones from the intended start (the twins are from the actual start)
+ntwins=$(jq '[.timers[] | select(.latency_from == "intended start")] | length' "$PS")
+check "paced run: 5 timers with a twin: All, group, inner, memcached.get/set ($ntwins)" [ "$ntwins" -eq 5 ]
+check "each labelled from the intended start" [ "$(grep -c 'class="lf intended">latency from the intended start<' "$PH")" -eq "$ntwins" ]
+check "each twin labelled uncorrected" [ "$(grep -c 'class="lf actual">uncorrected: from the actual start<' "$PH")" -eq "$ntwins" ]
+tw=$(jq '[.timers[].name] | index("All Transactions (uncorrected)")' "$PS")
+check "All Transactions' twin right after it" \
+    grep -A1 -q "<section class=\"timer twin\" id=\"t$tw\">" <(grep -A9999 -m1 '<section class="timer" id="t0">' "$PH" | grep -m2 '<section class="timer')
 rm -f "$TMP/p/report.html" "$TMP/p"/*/report.html
 "$LUAMECH" report "$TMP/p" > /dev/null 2> "$TMP/err"
 check "luamech report on the phases directory exits 0" [ $? -eq 0 ]
@@ -85,7 +131,8 @@ chrome --window-size=1200,2000 --dump-dom "file://$H" > "$TMP/dom.html"
 check "chromium dumped the page" grep -q '</html>' "$TMP/dom.html"
 check "the script finished (render-ok)" grep -q 'id="render-ok"' "$TMP/dom.html"
 check "no script error (render-errors)" not_grep -q 'id="render-errors"' "$TMP/dom.html"
-check "3 charts per timer drawn" grep -q "id=\"render-ok\"[^>]*data-charts=\"$((3 * ntimers))\"" "$TMP/dom.html"
+check "3 charts per timer and the health charts drawn" \
+    grep -q "id=\"render-ok\"[^>]*data-charts=\"$((3 * ntimers + nhealth))\"" "$TMP/dom.html"
 series() { grep -o "data-kind=\"$1\" data-series=\"[^\"]*\" data-points=\"[0-9]*\"" "$TMP/dom.html"; }
 check "response time: 5 series per timer" [ "$(series rt | wc -l)" -eq $((5 * ntimers)) ]
 check "response time: $N points in every series" [ "$(series rt | grep -vc "data-points=\"$N\"")" -eq 0 ]
@@ -117,4 +164,25 @@ check "phases index: throughput and p95 charts with one point per phase" \
 chrome --dump-dom "file://$TMP/p/2-read/report.html" > "$TMP/dom-read.html"
 check "a phase's report draws too" \
     [ -n "$(grep -o 'id="render-ok"' "$TMP/dom-read.html")" -a -z "$(grep -o 'id="render-errors"' "$TMP/dom-read.html")" ]
+
+# the paced run in the browser: health charts and both p99 series, one point per interval
+chrome --window-size=1200,2000 --dump-dom "file://$PH" > "$TMP/dom-paced.html"
+check "paced: render-ok, no errors" \
+    [ -n "$(grep -o 'id="render-ok"' "$TMP/dom-paced.html")" -a -z "$(grep -o 'id="render-errors"' "$TMP/dom-paced.html")" ]
+pseries() { grep -o "data-kind=\"$1\" data-series=\"$2\" data-points=\"[0-9]*\"" "$TMP/dom-paced.html"; }
+check "health: CPU % drawn with $PN points" [ "$(pseries health-cpu 'CPU %')" = "data-kind=\"health-cpu\" data-series=\"CPU %\" data-points=\"$PN\"" ]
+for se in 'loop lag p99' 'loop lag max' 'schedule lag p99'; do
+    check "health: $se drawn with $PN points" \
+        [ "$(pseries health-lag "$se")" = "data-kind=\"health-lag\" data-series=\"$se\" data-points=\"$PN\"" ]
+done
+check "health charts have drawn paths" \
+    [ "$(grep -oE '<path class="series" data-kind="health-(cpu|lag)"[^>]* d="M[0-9.]+,[0-9.]+(L[0-9.]+,[0-9.]+){2}"' "$TMP/dom-paced.html" | wc -l)" -eq 4 ]
+for se in 'p99 intended start' 'p99 actual start'; do
+    check "rt: '$se' drawn for each of the $ntwins timers, $PN points each" \
+        [ "$(pseries rt "$se" | grep -c "data-points=\"$PN\"")" -eq "$ntwins" -a "$(pseries rt "$se" | wc -l)" -eq "$ntwins" ]
+done
+at=$(grep -oP '<div class="chart" data-kind="rt" data-timer="0" data-twin="'"$tw"'"[^>]*><svg.*?</svg>' "$TMP/dom-paced.html")
+check "All Transactions' rt chart draws the p99 from the intended and from the actual start" \
+    [ -n "$(grep -o "data-series=\"p99 intended start\" data-points=\"$PN\" d=\"M" <<< "$at")" \
+      -a -n "$(grep -o "data-series=\"p99 actual start\" data-points=\"$PN\" d=\"M" <<< "$at")" ]
 finish

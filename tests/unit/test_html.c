@@ -3,8 +3,9 @@
  * memory): timer names and tables present, every text from the file
  * HTML-escaped (a timer named <script>...), no network references, the
  * embedded JSON valid and equal to the file, chart placeholders per timer,
- * clear failures for a missing or invalid summary.json, and the index of a
- * phased run. */
+ * clear failures for a missing or invalid summary.json, the index of a
+ * phased run; thresholds, generator health (banner, table, engine timers),
+ * the stages table, "(uncorrected)" twins and checks kept out of counters. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -178,6 +179,13 @@ static void test_run_report(void **state) {
     assert_non_null(strstr(html, "data-points"));
     assert_non_null(strstr(html, "render-ok"));
     assert_non_null(strstr(html, "render-errors"));
+    /* no thresholds, generator, stages or twins in this file: none of their sections */
+    assert_null(strstr(html, "suspect-warning"));
+    assert_null(strstr(html, "id=\"thresholds\""));
+    assert_null(strstr(html, "id=\"generator\""));
+    assert_null(strstr(html, "id=\"stages\""));
+    assert_null(strstr(html, "class=\"lf "));
+    assert_null(strstr(html, "data-twin="));
 
     /* the embedded JSON is the file's content */
     json_t *j = embedded(html);
@@ -308,12 +316,209 @@ static void test_phases_index(void **state) {
     rmdir_all(dir);
 }
 
+/* A paced run's summary.json: thresholds (one failed), a suspect generator,
+ * engine and stage timers, and "(uncorrected)" twins listed out of order. */
+#define REASONS "interval 2: generator CPU above 90%; interval 3: event loop lag p99 above 20 ms"
+
+static json_t *timer_lf(const char *name, const char *kind, const char *from) {
+    json_t *t = timer(name, kind, 3);
+    json_object_set_new(t, "latency_from", json_string(from));
+    return t;
+}
+
+static json_t *gen_row(double cpu, double lag, int late) {
+    return json_pack("{s:f,s:f,s:f,s:f,s:i,s:i}", "cpu_percent", cpu, "loop_lag_p99_ms", lag, "loop_lag_max_ms",
+                     lag * 1.5, "schedule_lag_p99_ms", 1.25, "late_starts", late, "skipped_starts", 0);
+}
+
+static void write_paced_run(const char *dir) {
+    json_t *timers = json_pack("[o,o,o,o,o,o,o,o,o,o,o,o]",
+        timer_lf("All Transactions", "all", "intended start"),                 /* 0 */
+        timer_lf("engine.loop_lag", "engine", "actual start"),                 /* 1 */
+        timer_lf("engine.schedule_lag", "engine", "actual start"),             /* 2 */
+        timer_lf("group g1", "group", "intended start"),                       /* 3 */
+        timer_lf("memcached.get", "primitive", "intended start"),              /* 4 */
+        timer_lf("stage 2 g1", "stage", "actual start"),                       /* 5: no twin */
+        timer_lf("stage 1 g1", "stage", "intended start"),                     /* 6 */
+        timer_lf("memcached.get (uncorrected)", "primitive", "actual start"),  /* 7 */
+        timer_lf("stage 1 g1 (uncorrected)", "stage", "actual start"),         /* 8 */
+        timer_lf("All Transactions (uncorrected)", "all", "actual start"),     /* 9 */
+        timer_lf("group g1 (uncorrected)", "group", "actual start"),           /* 10 */
+        timer_lf("memcached.set", "primitive", "actual start"));               /* 11: closed, no twin */
+    json_t *root = json_pack(
+        "{s:i,s:s,s:s,s:i,s:s,s:f,s:{s:f,s:f,s:i},s:[{s:s,s:i,s:s}],s:o,s:[],"
+        "s:[{s:s,s:s,s:b,s:f,s:s},{s:s,s:s,s:b,s:f,s:s},{s:s,s:s,s:b,s:n,s:s},{s:s,s:s,s:b,s:i,s:s}],"
+        "s:{s:b,s:s,s:[o,o,o]},s:[],"
+        "s:[{s:s,s:I,s:f},{s:s,s:I,s:f},{s:s,s:I,s:f},{s:s,s:I,s:f}],s:[{s:s,s:I,s:I}]}",
+        "schema_version", 1, "scenario", "paced", "status", "completed", "exit_code", 6, "start",
+        "2026-11-29T20:31:36Z", "run_time_s", 4.5, "settings", "run_time_s", 4.5, "interval_s", 2.0, "workers", 2,
+        "groups", "name", "g1", "vus", 10, "script", "vu.lua",
+        "timers", timers, "errors",
+        "thresholds",
+        "criterion", "GET p95 < 5ms", "timer", "GET", "passed", 0, "measured", 7.5, "unit", "ms",
+        "criterion", "checks rate > 99%", "timer", "checks", "passed", 1, "measured", 100.0, "unit", "%",
+        "criterion", "nosuch p50 < 1s", "timer", "nosuch", "passed", 0, "measured", "unit", "ms",
+        "criterion", "<b>count</b> >= 1000", "timer", "<b>count</b>", "passed", 0, "measured", 100, "unit", "",
+        "generator", "suspect", 1, "reasons", REASONS, "intervals", gen_row(12.5, 0.75, 0),
+        gen_row(95.5, 3.0, 4), gen_row(40.0, 25.125, 0),
+        "request_errors",
+        "counters", "name", "engine.cpu_us", "total", (json_int_t)1000, "rate", 222.2,
+        "name", "check.pass value ok", "total", (json_int_t)99, "rate", 22.0,
+        "name", "check.fail value ok", "total", (json_int_t)1, "rate", 0.2,
+        "name", "http.bytes_sent", "total", (json_int_t)3000, "rate", 666.6666667,
+        "checks", "name", "value ok", "passes", (json_int_t)99, "fails", (json_int_t)1);
+    assert_non_null(root);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    assert_int_equal(json_dump_file(root, path, JSON_INDENT(2)), 0);
+    json_decref(root);
+}
+
+/* The text of html from the first a to the next b (both must exist), as a new string. */
+static char *between(const char *html, const char *a, const char *b) {
+    const char *p = strstr(html, a);
+    assert_non_null(p);
+    const char *q = strstr(p + strlen(a), b);
+    assert_non_null(q);
+    return strndup(p, (size_t)(q - p));
+}
+
+static void test_health_thresholds_twins(void **state) {
+    (void)state;
+    char *dir = tmpdir();
+    write_paced_run(dir);
+    char *html = render(dir);
+    /* cut off the embedded JSON: everything below is the page's own text */
+    char *page = between(html, "<!DOCTYPE html>", "<script type=\"application/json\"");
+
+    /* the suspect banner, at the top: before the thresholds and the summary */
+    const char *banner = strstr(page, "<div class=\"warn banner\" id=\"suspect-warning\" role=\"alert\">");
+    assert_non_null(banner);
+    assert_non_null(strstr(banner, "generator may have been the bottleneck.</strong> " REASONS ". "));
+    const char *ths = strstr(page, "<section id=\"thresholds\">"), *sum = strstr(page, "<section id=\"summary\">");
+    assert_non_null(ths);
+    assert_true(banner < ths && ths < sum);
+
+    /* thresholds: rows with pass/FAIL badges, measured with units, no data, escaped text, the exit code */
+    assert_non_null(strstr(ths, "<span class=\"badge fail\">FAIL</span> 1 of 4 passed &middot; exit code 6 "
+                                "(a threshold failed)</p>"));
+    assert_non_null(strstr(ths, "<tr class=\"fail\"><td class=\"l\">GET p95 &lt; 5ms</td><td class=\"l\">GET</td>"
+                                "<td>7.500 ms</td><td class=\"l\"><span class=\"badge fail\">FAIL</span></td></tr>"));
+    assert_non_null(strstr(ths, "<tr class=\"pass\"><td class=\"l\">checks rate &gt; 99%</td><td class=\"l\">checks"
+                                "</td><td>100.000%</td><td class=\"l\"><span class=\"badge pass\">pass</span></td>"));
+    assert_non_null(strstr(ths, "nosuch p50 &lt; 1s</td><td class=\"l\">nosuch</td><td>no data</td><td class=\"l\">"
+                                "<span class=\"badge fail\">FAIL</span>"));
+    assert_non_null(strstr(ths, "&lt;b&gt;count&lt;/b&gt; &gt;= 1000</td><td class=\"l\">&lt;b&gt;count&lt;/b&gt;"
+                                "</td><td>100</td>"));
+    assert_null(strstr(page, "<b>"));
+    assert_int_equal(count(page, "<span class=\"badge fail\">FAIL</span></td></tr>"), 3);
+    assert_non_null(strstr(sum, "(exit code 6 (a threshold failed))"));
+
+    /* generator health: charts, one row per interval, the engine timers there and not under Primitives */
+    char *gen = between(page, "<section id=\"generator\">", "<section id=\"checks\">");
+    assert_non_null(strstr(gen, "<span class=\"badge fail\">suspect</span> " REASONS));
+    assert_int_equal(count(gen, "data-kind=\"health-cpu\""), 1);
+    assert_int_equal(count(gen, "data-kind=\"health-lag\""), 1);
+    assert_int_equal(count(gen, "<tr class=\"hrow\">"), 3);
+    assert_non_null(strstr(gen, "<tr class=\"hrow\"><td>2</td><td class=\"err\">95.5</td><td>3.000</td><td>4.500</td>"
+                                "<td>1.250</td><td>4</td><td>0</td></tr>"));
+    assert_non_null(strstr(gen, "<td>3</td><td>40.0</td><td class=\"err\">25.125</td>"));
+    assert_non_null(strstr(gen, ">engine.loop_lag</h3>"));
+    assert_non_null(strstr(gen, ">engine.schedule_lag</h3>"));
+    assert_non_null(strstr(gen, "data-kind=\"rt\" data-timer=\"1\""));
+    assert_int_equal(count(page, "engine.loop_lag</h"), 1);
+    char *prim = between(page, "<h2>Primitives</h2>", "<section id=\"generator\">");
+    assert_null(strstr(prim, "engine."));
+    assert_null(strstr(prim, "stage "));
+    char *toc = between(page, "<nav class=\"toc\">", "</nav>");
+    assert_null(strstr(toc, "engine."));
+    assert_non_null(strstr(toc, "<a href=\"#thresholds\">Thresholds</a>"));
+    assert_non_null(strstr(toc, "<a href=\"#stages\">Stages</a>"));
+    assert_non_null(strstr(toc, "<a href=\"#generator\">Generator health</a>"));
+
+    /* stages: one table between Groups and Custom timers/Primitives, ordered by stage, twin after its
+     * timer; no timer section per stage */
+    char *stages = between(page, "<section id=\"stages\">", "</section>");
+    assert_true(strstr(page, "<h2>Groups</h2>") < strstr(page, "<section id=\"stages\">"));
+    assert_true(strstr(page, "<section id=\"stages\">") < strstr(page, "<h2>Primitives</h2>"));
+    const char *s1 = strstr(stages, "<tr class=\"stage\"><td class=\"l\">g1</td><td>1</td><td class=\"l\">latency "
+                                    "from the intended start</td><td>312</td><td class=\"err\">3</td>");
+    const char *s1u = strstr(stages, "<tr class=\"stage twin\"><td class=\"l\">g1</td><td>1</td><td class=\"l\">"
+                                     "uncorrected: from the actual start</td>");
+    const char *s2 = strstr(stages, "<tr class=\"stage\"><td class=\"l\">g1</td><td>2</td><td class=\"l\"></td>");
+    assert_non_null(s1);
+    assert_non_null(s1u);
+    assert_non_null(s2);
+    assert_true(s1 < s1u && s1u < s2);
+    assert_non_null(strstr(s1, "<td>1&ndash;3</td></tr>"));
+    assert_int_equal(count(stages, "<tr class=\"stage"), 3);
+    assert_null(strstr(page, "id=\"t5\""));
+    assert_null(strstr(page, "id=\"t6\""));
+    assert_null(strstr(page, "id=\"t8\""));
+
+    /* twins: labelled, right after their timer; the timer's rt chart names its twin */
+    assert_non_null(strstr(page, "<section class=\"timer\" id=\"t0\">\n<h2>All Transactions<span class=\"lf intended\">"
+                                 "latency from the intended start</span></h2>"));
+    const char *at = strstr(page, "id=\"t0\""), *atu = strstr(page, "<section class=\"timer twin\" id=\"t9\">\n<h2>"
+                                  "All Transactions<span class=\"lf actual\">uncorrected: from the actual start</span></h2>");
+    assert_non_null(atu);
+    assert_true(at < atu && atu < strstr(page, "<h2>Groups</h2>"));
+    assert_non_null(strstr(atu, "Timer &ldquo;All Transactions (uncorrected)&rdquo;"));
+    assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"0\" data-twin=\"9\""));
+    assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"3\" data-twin=\"10\""));
+    assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"4\" data-twin=\"7\""));
+    assert_int_equal(count(page, "data-twin="), 3);
+    const char *g = strstr(page, ">g1<span class=\"lf intended\">"), *gu = strstr(page, ">g1<span class=\"lf actual\">");
+    const char *mg = strstr(page, ">memcached.get<span class=\"lf intended\">");
+    const char *mgu = strstr(page, ">memcached.get<span class=\"lf actual\">");
+    const char *ms = strstr(page, ">memcached.set</h3>");                   /* no twin: no label */
+    assert_true(g && gu && mg && mgu && ms);
+    assert_true(g < gu && gu < mg && mg < mgu && mgu < ms);
+    assert_int_equal(count(page, "class=\"lf intended\""), 3);                /* the 3 timers with a twin */
+    assert_int_equal(count(page, "class=\"lf actual\""), 3);
+    assert_int_equal(count(page, "<section class=\"timer"), 9);             /* every timer but the stages */
+    assert_int_equal(count(page, "data-kind=\"rt\""), 9);
+    assert_null(strstr(toc, "stage "));
+    assert_non_null(strstr(toc, "<a href=\"#t0\">All Transactions</a><a href=\"#t9\">All Transactions (uncorrected)"));
+
+    /* checks are not counters */
+    char *ctr = between(page, "<section id=\"counters\">", "</section>");
+    assert_null(strstr(ctr, "check.pass"));
+    assert_null(strstr(ctr, "check.fail"));
+    assert_non_null(strstr(ctr, "http.bytes_sent</td><td>3000</td>"));
+    assert_non_null(strstr(ctr, "engine.cpu_us</td><td>1000</td>"));
+    assert_non_null(strstr(page, "value ok</td><td>99</td><td class=\"err\">1</td>"));
+    json_decref(embedded(html));
+    free(ctr);
+    free(stages);
+    free(toc);
+    free(prim);
+    free(gen);
+    free(page);
+    free(html);
+
+    /* without "checks", check counters are plain counters; a healthy generator has no banner */
+    write_file(dir, "summary.json",
+               "{\"schema_version\":1,\"scenario\":\"x\",\"timers\":[],\"thresholds\":[],"
+               "\"generator\":{\"suspect\":false,\"reasons\":\"\",\"intervals\":[]},"
+               "\"counters\":[{\"name\":\"check.pass a\",\"total\":5,\"rate\":1.0}]}");
+    html = render(dir);
+    assert_non_null(strstr(html, "check.pass a</td><td>5</td>"));
+    assert_null(strstr(html, "suspect-warning"));
+    assert_null(strstr(html, "<section id=\"thresholds\">"));
+    assert_non_null(strstr(html, "<span class=\"badge pass\">not suspect</span>"));
+    assert_null(strstr(html, "data-kind=\"health-cpu\""));                 /* no intervals: no chart */
+    free(html);
+    rmdir_all(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_report),
         cmocka_unit_test(test_aborted_run),
         cmocka_unit_test(test_missing_or_invalid),
         cmocka_unit_test(test_phases_index),
+        cmocka_unit_test(test_health_thresholds_twins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
  * the exit codes.  No load generation or statistics here. */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "common/units.h"
 #include "engine/engine.h"
 #include "report/compare.h"
+#include "report/hlog.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
 #include "scenario/suite.h"
@@ -69,6 +71,8 @@ typedef struct cli_live {
     const scenario *sc;
     const char *dir;
     int quiet;
+    const run_result *r;
+    hlog *hlog;              /* DIR/histograms.hlog, or NULL */
 } cli_live;
 
 static int cli_bad(const char *fmt, const char *arg) {
@@ -164,6 +168,16 @@ static int cli_on_interval(void *ctx, const run_result *r) {
     return stop;
 }
 
+/* Every timer's histogram of each closed interval, into DIR/histograms.hlog. */
+static void cli_on_hist(void *ctx, const struct agg_timer *t, int interval, double start_s,
+                        double len_s, const hist *h) {
+    cli_live *l = ctx;
+    (void)interval;
+    if (!l->hlog) return;
+    hlog_set_start(l->hlog, (double)l->r->start_wall.tv_sec + (double)l->r->start_wall.tv_nsec / 1e9);
+    hlog_write(l->hlog, t->name, start_s, len_s, h);
+}
+
 static int cli_exit_code(const scenario *sc, const run_result *r) {
     if (r->status == RUN_ABORTED) return EXIT_PREFLIGHT;
     if (r->status == RUN_INTERRUPTED) return EXIT_INTERRUPTED;
@@ -198,9 +212,13 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
         return EXIT_RUNTIME;
     }
     cli_banner(sc, workers, seed, dir);
-    cli_live live = {sc, dir, c->quiet};
-    run_hooks hooks = {&live, cli_on_progress, cli_on_interval, NULL, c->mm_results ? dir : NULL};
+    char hpath[4200];
+    snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
+    cli_live live = {sc, dir, c->quiet, r, hlog_open(hpath, 0)};
+    if (!live.hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
+    run_hooks hooks = {&live, cli_on_progress, cli_on_interval, cli_on_hist, c->mm_results ? dir : NULL};
     engine_run(sc, sc->params ? sc->params : &c->params, workers, seed, &hooks, r);
+    if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
     int code = cli_exit_code(sc, r);
     if (r->status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r->error);
     else report_console(stdout, sc, r, dir);

@@ -187,33 +187,22 @@ static void report_kind(FILE *out, const run_result *r, timer_kind kind, const c
 
 /* Per stage of each staged group: rate over the stage's own length. */
 static void report_stages(FILE *out, const scenario *sc, const run_result *r) {
-    for (int g = 0; g < sc->ngroups; g++) {
-        const group_cfg *gc = &sc->groups[g];
-        if (!gc->staged) continue;
-        fprintf(out, "\nStages of %s (%s)\n\n%-6s %10s %10s %10s %10s %10s %8s %9s %9s %9s\n", gc->name,
-                gc->model == MODEL_RATE ? "target: transactions/s" : "target: VUs", "stage", "from", "to",
-                "length s", "count", "rate/s", "errors", "p50", "p95", "p99");
-        double from = gc->sched.start, start_s = 0;
-        for (int k = 0; k <= gc->sched.n; k++) {
-            char name[300];
-            snprintf(name, sizeof name, "stage %d %s", k + 1, gc->name);
-            double len = k < gc->sched.n ? (double)gc->sched.st[k].dur_ns / 1e9 : (double)r->run_ns / 1e9 - start_s;
-            double to = k < gc->sched.n ? gc->sched.st[k].target : from;
-            const agg_timer *t = NULL;
-            for (int i = 0; i < r->agg.n; i++)
-                if (r->agg.timers[i]->kind == TK_STAGE && strcmp(r->agg.timers[i]->name, name) == 0) t = r->agg.timers[i];
-            if (k == gc->sched.n && (!t || len <= 0)) break;   /* no hold after the last stage */
-            agg_row x;
-            hist empty;
-            if (!t) hist_init(&empty);
-            agg_row_fill(&x, t ? &t->total : &empty, t ? t->total_errors : 0, len);
-            fprintf(out, "%-6d %10.1f %10.1f %10.3f %10lld %10.2f %8lld %9.3f %9.3f %9.3f\n", k + 1, from, to, len,
-                    (long long)x.count, x.rate, (long long)x.errors, report_ms((double)x.p50_us),
-                    report_ms((double)x.p95_us), report_ms((double)x.p99_us));
-            start_s += len;
-            from = to;
+    stage_row *rows;
+    int n = report_stage_rows(sc, r, &rows);
+    const char *group = NULL;
+    for (int i = 0; i < n; i++) {
+        const stage_row *x = &rows[i];
+        if (!group || strcmp(group, x->group->name) != 0) {
+            group = x->group->name;
+            fprintf(out, "\nStages of %s (%s)\n\n%-6s %10s %10s %10s %10s %10s %8s %9s %9s %9s\n", group,
+                    x->group->model == MODEL_RATE ? "target: transactions/s" : "target: VUs", "stage", "from",
+                    "to", "length s", "count", "rate/s", "errors", "p50", "p95", "p99");
         }
+        fprintf(out, "%-6d %10.1f %10.1f %10.3f %10lld %10.2f %8lld %9.3f %9.3f %9.3f\n", x->stage, x->from,
+                x->to, x->row.period_s, (long long)x->row.count, x->row.rate, (long long)x->row.errors,
+                report_ms((double)x->row.p50_us), report_ms((double)x->row.p95_us), report_ms((double)x->row.p99_us));
     }
+    free(rows);
 }
 
 void report_console(FILE *out, const scenario *sc, const run_result *r, const char *dir) {

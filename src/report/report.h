@@ -47,6 +47,17 @@ typedef struct health_row {
 int report_health(const run_result *r, health_row **rows, int *suspect, char *why, size_t why_len);
 void report_health_table(FILE *out, const run_result *r);
 
+/* Stages of staged groups: one row per stage (and the hold after the last
+ * one, when it had samples), rates over the stage's own length. */
+typedef struct stage_row {
+    const group_cfg *group;
+    int stage;                /* 1-based */
+    double from, to;          /* target at the stage's start and end */
+    double start_s;
+    agg_row row;              /* period_s = the stage's length */
+} stage_row;
+int report_stage_rows(const scenario *sc, const run_result *r, stage_row **rows);
+
 /* Thresholds: evaluated on the run's totals. */
 typedef struct th_result {
     const threshold *t;

@@ -192,6 +192,24 @@ static json_t *results_health_json(const run_result *r) {
     return json_pack("{s:b,s:s,s:o}", "suspect", suspect, "reasons", why, "intervals", rows);
 }
 
+static json_t *results_stages_json(const scenario *sc, const run_result *r) {
+    json_t *arr = json_array();
+    stage_row *rows;
+    int n = report_stage_rows(sc, r, &rows);
+    for (int i = 0; i < n; i++) {
+        json_t *o = results_row_json(&rows[i].row);
+        json_object_set_new(o, "group", results_str(rows[i].group->name));
+        json_object_set_new(o, "stage", json_integer(rows[i].stage));
+        json_object_set_new(o, "from", json_real(rows[i].from));
+        json_object_set_new(o, "to", json_real(rows[i].to));
+        json_object_set_new(o, "start_s", json_real(rows[i].start_s));
+        json_object_set_new(o, "target", json_string(rows[i].group->model == MODEL_RATE ? "rate" : "vus"));
+        json_array_append_new(arr, o);
+    }
+    free(rows);
+    return arr;
+}
+
 static json_t *results_groups_json(const scenario *sc) {
     json_t *arr = json_array();
     for (int g = 0; g < sc->ngroups; g++)
@@ -225,6 +243,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     json_object_set_new(root, "finish", json_string(t1));
     json_object_set_new(root, "thresholds", results_thresholds_json(sc, r));
     json_object_set_new(root, "generator", results_health_json(r));
+    json_object_set_new(root, "stages", results_stages_json(sc, r));
     json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));
     json_object_set_new(root, "counters", results_counters_json(r));
     json_object_set_new(root, "checks", results_checks_json(r));

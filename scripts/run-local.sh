@@ -19,7 +19,7 @@ free_port() {
     echo "no free port found" >&2; exit 1
 }
 wait_port() {
-    for _ in $(seq 100); do port_open "$1" && return 0; sleep 0.05; done
+    for _ in $(seq 200); do port_open "$1" && return 0; sleep 0.05; done
     echo "$2 did not start on port $1" >&2; exit 1
 }
 
@@ -37,11 +37,19 @@ memcached -l 127.0.0.1 -p "$mc_port" -U 0 -m 256 -t 1 -u "$(id -un)" &
 pids+=($!)
 wait_port "$mc_port" memcached
 
-redis_port=$(free_port)
-redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
-    --logfile "$tmp/redis.log" &
-pids+=($!)
-wait_port "$redis_port" redis-server
+start_redis() {    # a free port can be taken between the check and the bind: retry
+    local try pid
+    for try in 1 2 3; do
+        redis_port=$(free_port)
+        redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
+            --logfile "$tmp/redis.log" &
+        pid=$!
+        for _ in $(seq 200); do port_open "$redis_port" && { pids+=($pid); return 0; }; sleep 0.05; done
+        kill "$pid" 2>/dev/null
+    done
+    echo "redis-server did not start; its log:" >&2; cat "$tmp/redis.log" >&2; exit 1
+}
+start_redis
 
 start_webdis() {   # webdis now and then fails to bind at once: try a few ports
     local try
@@ -54,7 +62,7 @@ start_webdis() {   # webdis now and then fails to bind at once: try a few ports
 JSON
         webdis "$tmp/webdis.json" &
         local pid=$!
-        for _ in $(seq 100); do port_open "$http_port" && { pids+=($pid); return 0; }; sleep 0.05; done
+        for _ in $(seq 200); do port_open "$http_port" && { pids+=($pid); return 0; }; sleep 0.05; done
         kill "$pid" 2>/dev/null
     done
     echo "webdis did not start; its log:" >&2; cat "$tmp/webdis.log" >&2; exit 1

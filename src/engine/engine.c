@@ -49,6 +49,12 @@ static void engine_stop(engine *e, int hard) {
 
 static void engine_on_deadline(uv_timer_t *t) {
     engine *e = t->data;
+    uint64_t t0 = atomic_load(&e->shared.t0_ns), now = uv_hrtime();
+    int64_t limit = e->sc->run_time_ns > 0 ? e->sc->run_time_ns : ENGINE_BUDGET_LIMIT_NS;
+    if (now < t0 + (uint64_t)limit) {     /* libuv's coarse clock fired it early */
+        uv_timer_start(t, engine_on_deadline, (t0 + (uint64_t)limit - now + 999999) / 1000000, 0);
+        return;
+    }
     engine_stop(e, 0);
     if (e->sc->run_time_ns > 0)
         e->stop_ns = atomic_load(&e->shared.t0_ns) + (uint64_t)e->sc->run_time_ns;

@@ -18,10 +18,6 @@ free_port() {
     for _ in $(seq 50); do p=$((20000 + RANDOM % 40000)); port_open "$p" || { echo "$p"; return; }; done
     echo "no free port found" >&2; exit 1
 }
-wait_port() {
-    for _ in $(seq 200); do port_open "$1" && return 0; sleep 0.05; done
-    echo "$2 did not start on port $1" >&2; exit 1
-}
 
 tmp=$(mktemp -d /tmp/luamech-local.XXXXXX)
 pids=()
@@ -32,42 +28,41 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mc_port=$(free_port)
-memcached -l 127.0.0.1 -p "$mc_port" -U 0 -m 256 -t 1 -u "$(id -un)" &
-pids+=($!)
-wait_port "$mc_port" memcached
-
-start_redis() {    # a free port can be taken between the check and the bind: retry
-    local try pid
-    for try in 1 2 3; do
-        redis_port=$(free_port)
-        redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
-            --logfile "$tmp/redis.log" &
+# start_server NAME LAUNCHER: LAUNCHER PORT starts the server in the
+# background on PORT; a free port can be taken between the check and the
+# bind (tests run in parallel), so a server that died or never answered is
+# tried again on another port.  Sets $port.
+start_server() {
+    local name=$1 launcher=$2 try pid
+    for try in 1 2 3 4 5; do
+        port=$(free_port)
+        $launcher "$port" &
         pid=$!
-        for _ in $(seq 200); do port_open "$redis_port" && { pids+=($pid); return 0; }; sleep 0.05; done
+        for _ in $(seq 200); do
+            kill -0 "$pid" 2>/dev/null || break          # it died: the port was taken
+            port_open "$port" && kill -0 "$pid" 2>/dev/null && { pids+=($pid); return 0; }
+            sleep 0.05
+        done
         kill "$pid" 2>/dev/null
     done
-    echo "redis-server did not start; its log:" >&2; cat "$tmp/redis.log" >&2; exit 1
+    echo "$name did not start; see $tmp" >&2; exit 1
 }
-start_redis
+launch_memcached() { exec memcached -l 127.0.0.1 -p "$1" -U 0 -m 256 -t 1 -u "$(id -un)"; }
+launch_redis() {
+    exec redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly no --daemonize no --logfile "$tmp/redis.log"
+}
+start_server memcached launch_memcached; mc_port=$port
+start_server redis-server launch_redis; redis_port=$port
 
-start_webdis() {   # webdis now and then fails to bind at once: try a few ports
-    local try
-    for try in 1 2 3; do
-        http_port=$(free_port)
-        cat > "$tmp/webdis.json" <<JSON
+launch_webdis() {
+    cat > "$tmp/webdis-$1.json" <<JSON
 { "redis_host": "127.0.0.1", "redis_port": $redis_port, "http_host": "127.0.0.1",
-  "http_port": $http_port, "threads": 2, "pool_size": 20, "daemonize": false,
+  "http_port": $1, "threads": 2, "pool_size": 20, "daemonize": false,
   "websockets": false, "database": 0, "verbosity": 0, "logfile": "$tmp/webdis.log" }
 JSON
-        webdis "$tmp/webdis.json" &
-        local pid=$!
-        for _ in $(seq 200); do port_open "$http_port" && { pids+=($pid); return 0; }; sleep 0.05; done
-        kill "$pid" 2>/dev/null
-    done
-    echo "webdis did not start; its log:" >&2; cat "$tmp/webdis.log" >&2; exit 1
+    exec webdis "$tmp/webdis-$1.json"
 }
-start_webdis
+start_server webdis launch_webdis; http_port=$port
 
 echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port" >&2
 set +e

@@ -13,9 +13,11 @@ LUAMECH=${LUAMECH:-build/luamech}
 [ -x "$LUAMECH" ] || { echo "$LUAMECH not found: run 'bash .ci/setup' first" >&2; exit 1; }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# Ports below the kernel's ephemeral range (32768-60999), so that no client
+# socket of a running test can hold the port we are about to listen on.
 free_port() {
     local p
-    for _ in $(seq 50); do p=$((20000 + RANDOM % 40000)); port_open "$p" || { echo "$p"; return; }; done
+    for _ in $(seq 50); do p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }; done
     echo "no free port found" >&2; exit 1
 }
 

@@ -33,7 +33,7 @@ start_memcached() {
     local var=$1; shift
     local port pid i
     for i in 1 2 3 4 5 6 7 8 9 10; do
-        port=$((20000 + RANDOM % 40000))
+        port=$((10000 + RANDOM % 22000))   # below the ephemeral range 32768-60999
         port_open "$port" && continue
         memcached -l 127.0.0.1 -p "$port" -U 0 -u root -t 1 "$@" &
         pid=$!

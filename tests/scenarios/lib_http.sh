@@ -22,7 +22,7 @@ start_nginx() {
     [ -f "$NGINX_ECHO_MODULE" ] && load="load_module $NGINX_ECHO_MODULE;"
     [ "$(id -u)" -eq 0 ] && user="user root;"
     for i in 1 2 3 4 5 6 7 8 9 10; do
-        port=$((20000 + RANDOM % 40000))
+        port=$((10000 + RANDOM % 22000))
         port_open "$port" && continue
         cat > "$dir/nginx.conf" <<EOF
 $load

@@ -28,7 +28,7 @@ start_redis() {
     local var=$1; shift
     local port
     for _ in 1 2 3 4 5 6 7 8 9 10; do
-        port=$((20000 + RANDOM % 40000))
+        port=$((10000 + RANDOM % 22000))
         port_open "$port" && continue
         if redis_spawn "$port" "$@"; then
             printf -v "$var" '%s' "$port"

@@ -16,7 +16,7 @@ eval "npid=\$NGINX_PID_$NEVER"
 for w in $(pgrep -P "$npid"); do PIDS+=("$w"); done   # so cleanup resumes (and ends) its worker too
 pkill -STOP -P "$npid"; kill -STOP "$npid"
 # A port nothing listens on.
-while :; do REFUSED=$((20000 + RANDOM % 40000)); port_open "$REFUSED" || break; done
+while :; do REFUSED=$((10000 + RANDOM % 22000)); port_open "$REFUSED" || break; done
 
 # ---- the API, call by call ----
 "$LUAMECH" run "$F/http_api.lua" -q -e PORT=$PORT -e NEVER=$NEVER -e REFUSED=$REFUSED \

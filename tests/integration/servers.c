@@ -23,18 +23,22 @@ static int connect_local(int port) {
     return fd;
 }
 
+/* A port below the kernel's ephemeral range (32768-60999), so that no
+ * client socket of a concurrently running test can hold it. */
 int test_free_port(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
-    socklen_t len = sizeof a;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
-        if (fd >= 0) close(fd);
-        return -1;
+    static unsigned seed;
+    if (!seed) seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+    for (int tries = 0; tries < 200; tries++) {
+        int port = 10000 + (int)(rand_r(&seed) % 22000);
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (fd < 0) return -1;
+        int ok = bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+        close(fd);
+        if (ok) return port;
     }
-    close(fd);
-    return ntohs(a.sin_port);
+    return -1;
 }
 
 int test_wait_port(int port, int timeout_ms) {

@@ -417,15 +417,20 @@ static void redis_poll(uv_poll_t *h, int status, int events) {
     if (p->context != NULL && (ev & UV_WRITABLE)) redisAsyncHandleWrite(p->context);
 }
 
-static void redis_poll_restart(void *privdata) {
-    redisLibuvEvents *p = privdata;
-    if (p->events) uv_poll_start(&p->handle, p->events, redis_poll);
+/* Each uv_poll_start re-registers the socket with epoll (a DEL and an ADD),
+ * so the handle is only touched when the event mask really changes (the
+ * adapter's own hooks restart it on every call). */
+static void redis_ev_set(redisLibuvEvents *p, int events) {
+    if (events == p->events) return;
+    p->events = events;
+    if (events) uv_poll_start(&p->handle, events, redis_poll);
+    else uv_poll_stop(&p->handle);
 }
 
-static void redis_ev_add_read(void *pd) { redisLibuvAddRead(pd); redis_poll_restart(pd); }
-static void redis_ev_del_read(void *pd) { redisLibuvDelRead(pd); redis_poll_restart(pd); }
-static void redis_ev_add_write(void *pd) { redisLibuvAddWrite(pd); redis_poll_restart(pd); }
-static void redis_ev_del_write(void *pd) { redisLibuvDelWrite(pd); redis_poll_restart(pd); }
+static void redis_ev_add_read(void *pd) { redisLibuvEvents *p = pd; redis_ev_set(p, p->events | UV_READABLE); }
+static void redis_ev_del_read(void *pd) { redisLibuvEvents *p = pd; redis_ev_set(p, p->events & ~UV_READABLE); }
+static void redis_ev_add_write(void *pd) { redisLibuvEvents *p = pd; redis_ev_set(p, p->events | UV_WRITABLE); }
+static void redis_ev_del_write(void *pd) { redisLibuvEvents *p = pd; redis_ev_set(p, p->events & ~UV_WRITABLE); }
 
 static int redis_attach(redisAsyncContext *ac, uv_loop_t *loop) {
     if (redisLibuvAttach(ac, loop) != REDIS_OK) return -1;

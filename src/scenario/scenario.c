@@ -28,12 +28,12 @@ int scenario_parse_cpus(const char *s, int *cpus, int max) {
     while (*s) {
         char *end;
         long a = strtol(s, &end, 10), b;
-        if (end == s || a < 0 || a > 4095) return -1;
+        if (end == s || a < 0 || a >= 1024) return -1;   /* CPU_SETSIZE */
         b = a;
         if (*end == '-') {
             s = end + 1;
             b = strtol(s, &end, 10);
-            if (end == s || b < a || b > 4095) return -1;
+            if (end == s || b < a || b >= 1024) return -1;
         }
         for (long c = a; c <= b; c++) {
             if (n == max) return -1;

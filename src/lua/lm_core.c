@@ -7,6 +7,7 @@
 
 #include <lauxlib.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,65 @@ void lm_open_all(lua_State *L, worker *w) {
         lua_setfield(L, -2, m->name);
     }
     lua_pop(L, 1);
+}
+
+struct lm_connect {
+    vu *v;
+    int ud_ref;
+    int in_call, done, status;
+    void (*on_fail)(void *client);
+    void *client;
+    char err[256];
+};
+
+lm_connect *lm_connect_begin(lua_State *L, vu *v, void (*on_fail)(void *client), void *client) {
+    lm_connect *cc = calloc(1, sizeof *cc);
+    cc->v = v;
+    cc->on_fail = on_fail;
+    cc->client = client;
+    cc->ud_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    cc->in_call = 1;
+    return cc;
+}
+
+static int lm_connect_results(lua_State *L, lm_connect *cc) {
+    int n = 1;
+    if (cc->status == 0) lua_rawgeti(L, LUA_REGISTRYINDEX, cc->ud_ref);
+    else {
+        if (cc->on_fail) cc->on_fail(cc->client);
+        lua_pushnil(L);
+        lua_pushstring(L, cc->err);
+        n = 2;
+    }
+    luaL_unref(L, LUA_REGISTRYINDEX, cc->ud_ref);
+    free(cc);
+    return n;
+}
+
+void lm_connect_done(lm_connect *cc, int status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cc->err, sizeof cc->err, fmt, ap);
+    va_end(ap);
+    cc->status = status;
+    cc->done = 1;
+    if (cc->in_call) return;                   /* lm_connect_wait returns the results */
+    vu *v = cc->v;
+    if (!vu_wants_resume(v)) {
+        luaL_unref(v->w->L, LUA_REGISTRYINDEX, cc->ud_ref);
+        free(cc);
+        return;
+    }
+    vu_resume(v, lm_connect_results(v->L, cc));
+}
+
+void *lm_connect_client(const lm_connect *cc) { return cc->client; }
+
+int lm_connect_wait(lua_State *L, lm_connect *cc) {
+    cc->in_call = 0;
+    if (cc->done) return lm_connect_results(L, cc);
+    cc->v->state = VU_WAITING;
+    return lua_yield(L, 0);
 }
 
 int lm_load_script(lua_State *L, const char *path, char *err, size_t err_len) {

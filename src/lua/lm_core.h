@@ -34,6 +34,17 @@ struct vu;
 /* The VU running on this worker; raises a Lua error when called outside a VU
  * coroutine (from the scenario file, or from a coroutine the script made). */
 struct vu *lm_current_vu(lua_State *L, struct worker *w, const char *fname);
+/* A client's connect, for bindings: begin with the client's userdata on
+ * top of L (it is anchored); the client's connect callback calls
+ * lm_connect_done; lm_connect_wait returns the client, or nil and the
+ * message (then on_fail(client) runs, unless it is NULL), yielding until the
+ * callback when it has not come yet.  Never resumes re-entrantly. */
+typedef struct lm_connect lm_connect;
+lm_connect *lm_connect_begin(lua_State *L, struct vu *v, void (*on_fail)(void *client), void *client);
+void lm_connect_done(lm_connect *cc, int status, const char *fmt, ...);
+int lm_connect_wait(lua_State *L, lm_connect *cc);
+void *lm_connect_client(const lm_connect *cc);
+
 /* Id of the timer `name` on this worker (created on first use). */
 int lm_timer_id(struct worker *w, const char *name, int kind);
 

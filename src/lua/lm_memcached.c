@@ -424,44 +424,12 @@ static void lm_mc_worker_close(void *data) {
     free(list);
 }
 
-typedef struct lm_mc_connect {
-    vu *v;
-    lm_mc *mc;
-    int ud_ref;
-    int in_call, done, status, pooled;
-    char err[256];
-} lm_mc_connect;
-
-static int lm_mc_connect_results(lua_State *L, lm_mc_connect *cc) {
-    int n;
-    if (cc->status == 0) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, cc->ud_ref);
-        n = 1;
-    } else {
-        if (!cc->pooled) lm_mc_close(cc->mc);   /* a pooled client keeps retrying */
-        lua_pushnil(L);
-        lua_pushstring(L, cc->err);
-        n = 2;
-    }
-    luaL_unref(L, LUA_REGISTRYINDEX, cc->ud_ref);
-    free(cc);
-    return n;
-}
-
 static void lm_mc_on_connect(void *data, int status, const char *errmsg) {
-    lm_mc_connect *cc = data;
-    cc->status = status;
-    cc->done = 1;
-    snprintf(cc->err, sizeof cc->err, "memcached.connect: %s", errmsg ? errmsg : "failed");
-    if (cc->in_call) return;
-    vu *v = cc->v;
-    if (!vu_wants_resume(v)) {
-        luaL_unref(v->w->L, LUA_REGISTRYINDEX, cc->ud_ref);
-        free(cc);
-        return;
-    }
-    vu_resume(v, lm_mc_connect_results(v->L, cc));
+    lm_connect_done(data, status, "memcached.connect: %s", errmsg ? errmsg : "failed");
 }
+
+/* a failed connect closes a VU's own client; a pooled one keeps retrying */
+static void lm_mc_close_client(void *mc) { lm_mc_close(mc); }
 
 static uint64_t lm_mc_seconds(lua_State *L, const char *field) {
     double s = lua_tonumber(L, -1);
@@ -542,17 +510,9 @@ static int lm_mc_connect_lua(lua_State *L) {
         lua_pushvalue(L, -2);
         lua_rawset(L, lua_upvalueindex(3));
     }
-    lm_mc_connect *cc = calloc(1, sizeof *cc);
-    cc->v = v;
-    cc->mc = mc;
-    cc->pooled = pool;
-    cc->ud_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    cc->in_call = 1;
+    lm_connect *cc = lm_connect_begin(L, v, pool ? NULL : lm_mc_close_client, mc);
     mc_client_connect(c, lm_mc_on_connect, cc);
-    cc->in_call = 0;
-    if (cc->done) return lm_mc_connect_results(L, cc);
-    v->state = VU_WAITING;
-    return lua_yield(L, 0);
+    return lm_connect_wait(L, cc);
 }
 
 void lm_memcached_open(lua_State *L, worker *w) {

@@ -501,44 +501,13 @@ static void lm_rd_worker_close(void *data) {
     free(list);
 }
 
-typedef struct lm_rd_connect {
-    vu *v;
-    lm_rd *rd;
-    int ud_ref;
-    int in_call, done, status, pooled;
-    char err[LM_RD_MSG_MAX];
-} lm_rd_connect;
-
-static int lm_rd_connect_results(lua_State *L, lm_rd_connect *cc) {
-    int n;
-    if (cc->status == 0) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, cc->ud_ref);
-        n = 1;
-    } else {
-        if (!cc->pooled) lm_rd_close(cc->rd);   /* a pooled client keeps retrying */
-        lua_pushnil(L);
-        lua_pushstring(L, cc->err);
-        n = 2;
-    }
-    luaL_unref(L, LUA_REGISTRYINDEX, cc->ud_ref);
-    free(cc);
-    return n;
-}
-
 static void lm_rd_on_connect(void *data, int status, const char *errmsg) {
-    lm_rd_connect *cc = data;
-    cc->status = status;
-    cc->done = 1;
-    snprintf(cc->err, sizeof cc->err, "redis.connect %s: %s", cc->rd->name, errmsg ? errmsg : "failed");
-    if (cc->in_call) return;
-    vu *v = cc->v;
-    if (!vu_wants_resume(v)) {
-        luaL_unref(v->w->L, LUA_REGISTRYINDEX, cc->ud_ref);
-        free(cc);
-        return;
-    }
-    vu_resume(v, lm_rd_connect_results(v->L, cc));
+    const lm_rd *rd = lm_connect_client(data);
+    lm_connect_done(data, status, "redis.connect %s: %s", rd->name, errmsg ? errmsg : "failed");
 }
+
+/* a failed connect closes a VU's own client; a pooled one keeps retrying */
+static void lm_rd_close_client(void *rd) { lm_rd_close(rd); }
 
 static uint64_t lm_rd_seconds(lua_State *L, const char *what) {
     double s = luaL_checknumber(L, -1);
@@ -618,18 +587,9 @@ static int lm_rd_connect_lua(lua_State *L) {
         lua_pushvalue(L, -2);
         lua_rawset(L, lua_upvalueindex(3));
     }
-    lm_rd_connect *cc = calloc(1, sizeof *cc);
-    if (cc == NULL) return luaL_error(L, "redis.connect: out of memory");
-    cc->v = v;
-    cc->rd = rd;
-    cc->pooled = pool;
-    cc->ud_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    cc->in_call = 1;
+    lm_connect *cc = lm_connect_begin(L, v, pool ? NULL : lm_rd_close_client, rd);
     redis_client_connect(c, lm_rd_on_connect, cc);
-    cc->in_call = 0;
-    if (cc->done) return lm_rd_connect_results(L, cc);
-    v->state = VU_WAITING;
-    return lua_yield(L, 0);
+    return lm_connect_wait(L, cc);
 }
 
 /* ---- module ---- */

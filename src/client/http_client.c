@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "common/clock.h"
 #include "common/net.h"
 #include "client/http_client.h"
 
@@ -223,7 +224,7 @@ static http_conn *hc_conn_new(http_client *c) {
 static void hc_arm(http_conn *conn, uint64_t deadline) {
     if (deadline == 0 || conn->client->closing) return;
     uint64_t now = uv_hrtime();
-    uint64_t ms = deadline > now ? (deadline - now + 999999) / 1000000 : 0;
+    uint64_t ms = clock_ms_until(deadline, now);
     uv_timer_start(&conn->timer, hc_on_timer, ms, 0);
     conn->timer_due = deadline;
 }

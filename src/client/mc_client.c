@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "common/clock.h"
 #include "common/net.h"
 #include "client/mc_client.h"
 
@@ -286,7 +287,7 @@ static void mc_conn_arm(mc_conn *conn, uint64_t d) {
     if (d == 0 || conn->client->closing) return;
     if (conn->timer_due && conn->timer_due <= d) return;
     uint64_t now = uv_hrtime();
-    uint64_t ms = d > now ? (d - now + 999999) / 1000000 : 0;
+    uint64_t ms = clock_ms_until(d, now);
     uv_timer_start(&conn->timer, mc_on_timer, ms, 0);
     conn->timer_due = d;
 }

@@ -6,6 +6,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "common/clock.h"
 #include "client/redis_client.h"
 
 #include <errno.h>
@@ -180,7 +181,7 @@ static void redis_arm(redis_client *c, uint64_t d) {
     if (d == 0 || c->closing) return;
     if (c->timer_due && c->timer_due <= d) return;
     uint64_t now = uv_hrtime();
-    uint64_t ms = d > now ? (d - now + 999999) / 1000000 : 0;
+    uint64_t ms = clock_ms_until(d, now);
     uv_timer_start(&c->timer, redis_on_timer, ms, 0);
     c->timer_due = d;
 }

@@ -1,6 +1,7 @@
 /* engine.c - the main thread's side of a run: worker start-up, preflight,
  * the run clock (t0, deadline), signals, and lockstep merging of worker
  * ticks into the run's statistics.  No protocol and no Lua here. */
+#include "common/clock.h"
 #include "engine/engine.h"
 
 #include <signal.h>
@@ -52,7 +53,7 @@ static void engine_on_deadline(uv_timer_t *t) {
     uint64_t t0 = atomic_load(&e->shared.t0_ns), now = uv_hrtime();
     int64_t limit = e->sc->run_time_ns > 0 ? e->sc->run_time_ns : ENGINE_BUDGET_LIMIT_NS;
     if (now < t0 + (uint64_t)limit) {     /* libuv's coarse clock fired it early */
-        uv_timer_start(t, engine_on_deadline, (t0 + (uint64_t)limit - now + 999999) / 1000000, 0);
+        uv_timer_start(t, engine_on_deadline, clock_ms_until(t0 + (uint64_t)limit, now), 0);
         return;
     }
     engine_stop(e, 0);

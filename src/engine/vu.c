@@ -2,6 +2,7 @@
  * transaction boundaries (begin/finish), think time (sleep) and per-VU random
  * streams.  It does not know any protocol; bindings resume VUs only through
  * vu_resume. */
+#include "common/clock.h"
 #include "engine/vu.h"
 
 #include <lauxlib.h>
@@ -52,7 +53,7 @@ void vu_timer_at(vu *v, uint64_t at_ns, uv_timer_cb cb) {
     v->due_ns = at_ns;
     uv_update_time(&v->w->loop);
     uint64_t now = worker_now_ns();
-    uv_timer_start(&v->timer, cb, at_ns > now ? (at_ns - now + 999999) / 1000000 : 0, 0);
+    uv_timer_start(&v->timer, cb, clock_ms_until(at_ns, now), 0);
 }
 
 /* In a VU timer callback: 1 when it fired early (and was re-armed). */

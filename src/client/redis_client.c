@@ -1,5 +1,5 @@
-/* redis_client.c - redis client on hiredis's async API and libuv adapter (its
- * poll callback patched: redis_poll).  Our FIFO of caller-owned requests
+/* redis_client.c - redis client on hiredis's async API, its events on the
+ * loop through our hooks (redis_uv.c).  Our FIFO of caller-owned requests
  * mirrors hiredis's callback queue, so timeouts, drops and close fail each
  * request once and late callbacks of a dropped context are ignored; a context
  * is never freed under hiredis (redis_detach).  Hostnames resolve blocking. */
@@ -8,6 +8,7 @@
 #endif
 #include "common/clock.h"
 #include "client/redis_client.h"
+#include "client/redis_uv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +17,6 @@
 #include <strings.h>
 
 #include <hiredis/async.h>
-#include <hiredis/adapters/libuv.h>
 
 #define REDIS_DEFAULT_PORT 6379
 
@@ -404,44 +404,6 @@ static void redis_on_disconnect(const redisAsyncContext *cac, int status) {
     else if (ac == c->ac) redis_lost(c, ac);
 }
 
-/* ---- the libuv adapter, patched ---------------------------------------- */
-
-/* hiredis 0.14's redisLibuvPoll ignores a poll error, and libuv reports a
- * socket error (a refused connect, a reset) as one, stopping the handle: the
- * connect would hang until its timeout.  The adapter's hooks are wrapped so
- * the handle always runs this callback, which hands errors to hiredis as
- * events (as later hiredis versions do); hiredis then reads the socket error. */
-static void redis_poll(uv_poll_t *h, int status, int events) {
-    redisLibuvEvents *p = h->data;
-    int ev = status < 0 ? p->events : events;
-    if (p->context != NULL && (ev & UV_READABLE)) redisAsyncHandleRead(p->context);
-    if (p->context != NULL && (ev & UV_WRITABLE)) redisAsyncHandleWrite(p->context);
-}
-
-/* Each uv_poll_start re-registers the socket with epoll (a DEL and an ADD),
- * so the handle is only touched when the event mask really changes (the
- * adapter's own hooks restart it on every call). */
-static void redis_ev_set(redisLibuvEvents *p, int events) {
-    if (events == p->events) return;
-    p->events = events;
-    if (events) uv_poll_start(&p->handle, events, redis_poll);
-    else uv_poll_stop(&p->handle);
-}
-
-static void redis_ev_add_read(void *pd) { redisLibuvEvents *p = pd; redis_ev_set(p, p->events | UV_READABLE); }
-static void redis_ev_del_read(void *pd) { redisLibuvEvents *p = pd; redis_ev_set(p, p->events & ~UV_READABLE); }
-static void redis_ev_add_write(void *pd) { redisLibuvEvents *p = pd; redis_ev_set(p, p->events | UV_WRITABLE); }
-static void redis_ev_del_write(void *pd) { redisLibuvEvents *p = pd; redis_ev_set(p, p->events & ~UV_WRITABLE); }
-
-static int redis_attach(redisAsyncContext *ac, uv_loop_t *loop) {
-    if (redisLibuvAttach(ac, loop) != REDIS_OK) return -1;
-    ac->ev.addRead = redis_ev_add_read;
-    ac->ev.delRead = redis_ev_del_read;
-    ac->ev.addWrite = redis_ev_add_write;
-    ac->ev.delWrite = redis_ev_del_write;
-    return 0;
-}
-
 /* ---- connecting ------------------------------------------------------- */
 
 static int redis_start_failed(redis_client *c, int status, const char *why, uint64_t now) {
@@ -463,7 +425,7 @@ static int redis_start(redis_client *c, uint64_t now) {
         redis_mark_down(c, now);
         return status;
     }
-    if (redis_attach(ac, c->loop) != 0) {
+    if (redis_uv_attach(ac, c->loop) != 0) {
         redisAsyncFree(ac);
         return redis_start_failed(c, REDIS_CLIENT_EIO, "cannot attach to the loop", now);
     }

@@ -356,7 +356,7 @@ static void test_binary_and_large(void **state) {
     assert_int_equal(g->len, sizeof val - 1);
     assert_memory_equal(g->str, val, sizeof val - 1);
 
-    size_t big = 1 << 20;
+    size_t big = 1 << 24;     /* beyond loopback's socket buffers: partial writes */
     char *v = malloc(big);
     for (size_t i = 0; i < big; i++) v[i] = (char)(i * 131 + (i >> 9));
     const char *bset[3] = {"SET", "big", v};

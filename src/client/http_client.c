@@ -221,9 +221,12 @@ static http_conn *hc_conn_new(http_client *c) {
 
 /* ---- timer ---- */
 
-static void hc_arm(http_conn *conn, uint64_t deadline) {
+/* Arm the timer for deadline unless it is already due earlier.  A finished
+ * request leaves the timer running: when it fires, hc_on_timer re-arms it for
+ * the request then in flight, if any (no timer stop/start per request). */
+static void hc_arm(http_conn *conn, uint64_t deadline, uint64_t now) {
     if (deadline == 0 || conn->client->closing) return;
-    uint64_t now = uv_hrtime();
+    if (conn->timer_due && conn->timer_due <= deadline) return;
     uint64_t ms = clock_ms_until(deadline, now);
     uv_timer_start(&conn->timer, hc_on_timer, ms, 0);
     conn->timer_due = deadline;
@@ -286,7 +289,6 @@ static void hc_finish(http_conn *conn, int status, int sys_err, const char *deta
     req->conn = NULL;
     req->sys_err = sys_err;
     req->detail = detail;
-    hc_disarm(conn);
     int keep = status == 0 && conn->state == HC_OPEN && c->opts.keepalive && !c->closing &&
                conn->parser.keep_alive && !conn->writing && conn->woff == conn->wlen;
     if (!keep) hc_detach(conn);
@@ -315,11 +317,11 @@ static int hc_retry(http_conn *conn, int err) {
 
 static void hc_on_timer(uv_timer_t *t) {
     http_conn *conn = t->data;
-    uint64_t due = conn->timer_due;
     conn->timer_due = 0;
-    if (conn->client->closing || !conn->req) return;
-    if (uv_hrtime() < due) {                 /* libuv's coarse clock fired early */
-        hc_arm(conn, due);
+    if (conn->client->closing || !conn->req || conn->req->deadline_ns == 0) return;
+    uint64_t now = uv_hrtime();
+    if (now < conn->req->deadline_ns) {      /* a later request, or libuv's coarse clock */
+        hc_arm(conn, conn->req->deadline_ns, now);
         return;
     }
     hc_finish(conn, HTTP_ETIMEOUT, UV_ETIMEDOUT, NULL);
@@ -489,8 +491,9 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     conn->attempt_rx = 0;
     hp_parser_reset(&conn->parser, req->head);
     uint64_t to = req->timeout_ns ? req->timeout_ns : c->opts.timeout_ns;
-    req->deadline_ns = to ? uv_hrtime() + to : 0;
-    hc_arm(conn, req->deadline_ns);
+    uint64_t now = req->start_ns ? req->start_ns : uv_hrtime();
+    req->deadline_ns = to ? now + to : 0;
+    hc_arm(conn, req->deadline_ns, now);
     if (conn->state == HC_OPEN) {
         conn->reused = 1;
         hc_flush(conn);

@@ -57,6 +57,7 @@ struct http_req {
     http_done_cb on_done;         /* required */
     void *data;                   /* caller's */
     uint64_t timeout_ns;          /* 0 = the client's */
+    uint64_t start_ns;            /* uv_hrtime() at the call, if the caller has it; 0 = read it */
     /* filled by the client; read them in on_done */
     int sys_err;                  /* libuv code behind a failure (UV_ECONNREFUSED, UV_EOF, ...) */
     const char *detail;           /* protocol error text (static), or NULL */

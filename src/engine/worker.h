@@ -108,7 +108,7 @@ void worker_command(worker *w, int cmd);
 void worker_join(worker *w);
 
 /* For bindings. */
-uint64_t worker_now_ns(void);
+uint64_t worker_now_ns(void);   /* uv_hrtime(): the clock of every timing */
 /* Record a sample of dur_ns for timer `id`, taken at now_ns (which picks the
  * tick); ok == 0 counts a failure. */
 void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok);

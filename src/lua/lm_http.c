@@ -41,6 +41,9 @@ typedef struct lm_http_mod {
     int ids_ready;
     int tid[HP_NMETHODS];
     int c_sent, c_recv, c_connects, c_retries, c_status[6];
+    int res_mt_ref;                /* metatable of responses (lazy headers) */
+    char *hblk;                    /* scratch for packing response headers */
+    size_t hblk_cap;
     int closing;
 } lm_http_mod;
 
@@ -69,7 +72,7 @@ struct lm_http_op {
     int in_call, nres;
     uint64_t start_ns;
     char where[160];               /* the path without its query, for the tally */
-    char base[288];
+    http_client *client;           /* alive while it may call back: names failures */
     char err[TALLY_MSG_MAX];       /* the failure message */
 };
 
@@ -96,21 +99,23 @@ static void lm_http_op_put(lm_http_op *op) {
 
 /* ---- results ---- */
 
-static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parser *res) {
-    lua_checkstack(L, 8);
-    if (status != 0) {
-        lua_pushnil(L);
-        lua_pushstring(L, op->err);
-        return 2;
-    }
-    lua_createtable(L, 0, 3);
-    lua_pushinteger(L, res->status);
-    lua_setfield(L, -2, "status");
-    lua_createtable(L, 0, (int)res->nheaders);
-    for (size_t i = 0; i < res->nheaders; i++) {
-        const char *n, *v;
-        size_t nl, vl;
-        hp_parser_header(res, i, &n, &nl, &v, &vl);
+/* The key of a response's packed headers (a light userdata: no string key
+ * can clash with it). */
+static const char lm_http_hdr_key = 0;
+
+/* res.headers, built on first access from the packed block that
+ * lm_http_push left in the response: a table of lowercase names, repeated
+ * headers joined with ", ".  The header bytes are walked by proto/http_proto. */
+static int lm_http_res_index(lua_State *L) {
+    size_t kl;
+    const char *k = lua_tolstring(L, 2, &kl);
+    if (lua_type(L, 2) != LUA_TSTRING || kl != 7 || memcmp(k, "headers", 7) != 0) return 0;
+    lua_pushlightuserdata(L, (void *)&lm_http_hdr_key);
+    lua_rawget(L, 1);
+    size_t len = 0, pos = 0, nl, vl;
+    const char *blk = lua_tolstring(L, -1, &len), *n, *v;   /* NULL: no headers */
+    lua_newtable(L);
+    while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) {
         lua_pushlstring(L, n, nl);
         lua_pushvalue(L, -1);
         lua_rawget(L, -3);
@@ -124,9 +129,45 @@ static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parse
         }
         lua_rawset(L, -3);
     }
-    lua_setfield(L, -2, "headers");
+    lua_pushliteral(L, "headers");
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);                          /* later reads find it directly */
+    lua_pushlightuserdata(L, (void *)&lm_http_hdr_key);
+    lua_pushnil(L);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+/* The response table {status, body} and its headers, packed into one string
+ * that res.headers unpacks when a script reads it (most never do). */
+static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parser *res) {
+    lm_http_mod *mod = op->mod;
+    lua_checkstack(L, 8);
+    if (status != 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, op->err);
+        return 2;
+    }
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, res->status);
+    lua_setfield(L, -2, "status");
     lua_pushlstring(L, res->body ? res->body : "", res->body_len);
     lua_setfield(L, -2, "body");
+    size_t need = hp_parser_headers_pack(res, mod->hblk, mod->hblk_cap);
+    if (need > mod->hblk_cap) {
+        char *b = realloc(mod->hblk, need * 2);
+        if (b == NULL) luaL_error(L, "luamech.http: out of memory");
+        mod->hblk = b;
+        mod->hblk_cap = need * 2;
+        need = hp_parser_headers_pack(res, mod->hblk, mod->hblk_cap);
+    }
+    if (need) {
+        lua_pushlightuserdata(L, (void *)&lm_http_hdr_key);
+        lua_pushlstring(L, mod->hblk, need);
+        lua_rawset(L, -3);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->res_mt_ref);
+    lua_setmetatable(L, -2);
     return 1;
 }
 
@@ -156,7 +197,7 @@ static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
         char why[160];
         http_client_describe(req, status, why, sizeof why);
         n = snprintf(op->err, sizeof op->err, "http.%s %s: %s", lm_http_lower[op->method],
-                     op->base, why);
+                     http_client_name(op->client), why);
         memcpy(msg, op->err, sizeof msg);
     }
     worker_error(w, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
@@ -344,7 +385,7 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     if (wl >= sizeof op->where) wl = sizeof op->where - 1;
     memcpy(op->where, path, wl);
     op->where[wl] = 0;
-    snprintf(op->base, sizeof op->base, "%s", h->base);
+    op->client = h->client;
     op->req.on_done = lm_http_on_done;
     op->req.data = op;
     op->req.timeout_ns = timeout_ns;
@@ -360,6 +401,7 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     if (!body && (method == HP_POST || method == HP_PUT)) r.body = "";
     op->in_call = 1;
     op->start_ns = worker_now_ns();
+    op->req.start_ns = op->start_ns;          /* the same clock: one read for both */
     http_client_send(h->client, &op->req, &r);  /* copies every byte */
     op->in_call = 0;
     if (op->nres) {                            /* completed at once (pushed on L) */
@@ -441,6 +483,7 @@ static void lm_http_worker_close(void *data) {
         mod->free_ops = op->next;
         free(op);
     }
+    free(mod->hblk);
     free(mod);
 }
 
@@ -596,6 +639,10 @@ void lm_http_open(lua_State *L, worker *w) {
     mod->w = w;
     lua_newtable(L);
     mod->names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, lm_http_res_index);
+    lua_setfield(L, -2, "__index");
+    mod->res_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     worker_on_close(w, lm_http_worker_close, mod);
     lua_newtable(L);                           /* the module */
     lua_pushlightuserdata(L, mod);

@@ -380,3 +380,41 @@ const char *hp_parser_find(const hp_parser *p, const char *name, size_t *value_l
     }
     return NULL;
 }
+
+/* Packed headers: per header a uint32 name length, a uint32 value length
+ * (native byte order: the block never leaves the process), then the name and
+ * the value bytes. */
+size_t hp_parser_headers_pack(const hp_parser *p, char *out, size_t cap) {
+    size_t need = 0;
+    for (size_t i = 0; i < p->nheaders; i++)
+        need += 2 * sizeof(uint32_t) + p->hdrs[i].name_len + p->hdrs[i].value_len;
+    if (need > cap) return need;
+    char *o = out;
+    for (size_t i = 0; i < p->nheaders; i++) {
+        const char *n, *v;
+        size_t nl, vl;
+        hp_parser_header(p, i, &n, &nl, &v, &vl);
+        uint32_t l[2] = {(uint32_t)nl, (uint32_t)vl};
+        memcpy(o, l, sizeof l);
+        o += sizeof l;
+        memcpy(o, n, nl);
+        o += nl;
+        if (vl) memcpy(o, v, vl);
+        o += vl;
+    }
+    return need;
+}
+
+int hp_headers_next(const char *blk, size_t len, size_t *pos, const char **name,
+                    size_t *name_len, const char **value, size_t *value_len) {
+    uint32_t l[2];
+    if (*pos + sizeof l > len) return 0;
+    memcpy(l, blk + *pos, sizeof l);
+    if (l[0] > len - *pos - sizeof l || l[1] > len - *pos - sizeof l - l[0]) return 0;
+    *name = blk + *pos + sizeof l;
+    *name_len = l[0];
+    *value = *name + l[0];
+    *value_len = l[1];
+    *pos += sizeof l + l[0] + l[1];
+    return 1;
+}

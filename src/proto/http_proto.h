@@ -121,6 +121,18 @@ const char *hp_parser_error(const hp_parser *p);
 /* Header i (0-based) of the response: name (lowercase) and value. */
 void hp_parser_header(const hp_parser *p, size_t i, const char **name, size_t *name_len,
                       const char **value, size_t *value_len);
+/* The response's headers packed into out[0..cap) as one self-contained
+ * block (to be kept after the parser moves on).  Returns the bytes the block
+ * needs; when that is > cap nothing useful was written (grow and call again).
+ * 0 when there are no headers. */
+size_t hp_parser_headers_pack(const hp_parser *p, char *out, size_t cap);
+
+/* Walk a packed block: the header at *pos, then *pos moves past it.  Returns
+ * 1, or 0 at the end of the block (or on a block that was not made by
+ * hp_parser_headers_pack). */
+int hp_headers_next(const char *blk, size_t len, size_t *pos, const char **name,
+                    size_t *name_len, const char **value, size_t *value_len);
+
 /* First header called name (compared case-insensitively), or NULL. */
 const char *hp_parser_find(const hp_parser *p, const char *name, size_t *value_len);
 

@@ -45,7 +45,7 @@ http {
     server {
         listen 127.0.0.1:$port;
         root $dir/www;
-        location = /hello { add_header X-Luamech yes; return 200 "hello"; }
+        location = /hello { add_header X-Luamech yes; add_header X-Rep a; add_header X-Rep b; return 200 "hello"; }
         location = /missing { return 404; }
         location = /redirect { return 302 /hello; }
         location = /echo {

@@ -284,6 +284,48 @@ static void test_content_length(void **state) {
     hp_parser_free(&p);
 }
 
+/* Packing keeps every header in order, with empty values, and the walk
+ * stops at the end or at a damaged block. */
+static void test_headers_pack(void **state) {
+    (void)state;
+    static const char resp[] = "HTTP/1.1 200 OK\r\nX-Empty:\r\nServer: test\r\n"
+                               "X-Multi: a\r\nX-Multi: b\r\nContent-Length: 0\r\n\r\n";
+    static const char *const want[][2] = {
+        {"x-empty", ""}, {"server", "test"}, {"x-multi", "a"}, {"x-multi", "b"}, {"content-length", "0"}};
+    hp_parser p;
+    hp_parser_init(&p);
+    size_t used;
+    assert_int_equal(feed_all(&p, resp, strlen(resp), &used), HP_DONE);
+    char small[8], blk[256];
+    size_t need = hp_parser_headers_pack(&p, small, sizeof small);
+    assert_true(need > sizeof small);
+    assert_int_equal(hp_parser_headers_pack(&p, blk, sizeof blk), need);
+    size_t pos = 0, i = 0, nl, vl;
+    const char *n, *v;
+    while (hp_headers_next(blk, need, &pos, &n, &nl, &v, &vl)) {
+        assert_true(i < 5);
+        assert_int_equal(nl, strlen(want[i][0]));
+        assert_memory_equal(n, want[i][0], nl);
+        assert_int_equal(vl, strlen(want[i][1]));
+        if (vl) assert_memory_equal(v, want[i][1], vl);
+        i++;
+    }
+    assert_int_equal(i, 5);
+    assert_int_equal(pos, need);
+    pos = 0;                                   /* a truncated block ends the walk early */
+    i = 0;
+    while (hp_headers_next(blk, need - 1, &pos, &n, &nl, &v, &vl)) i++;
+    assert_int_equal(i, 4);
+    hp_parser_reset(&p, 0);                    /* no headers: an empty block */
+    const char *r2 = "HTTP/1.0 200 OK\r\n\r\n";
+    assert_int_equal(feed_all(&p, r2, strlen(r2), &used), HP_NEED_MORE);
+    assert_int_equal(hp_parser_eof(&p), HP_DONE);
+    assert_int_equal(hp_parser_headers_pack(&p, blk, sizeof blk), 0);
+    pos = 0;
+    assert_false(hp_headers_next(blk, 0, &pos, &n, &nl, &v, &vl));
+    hp_parser_free(&p);
+}
+
 static const char RESP_CHUNKED[] =
     "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n"
     "5;name=value\r\nhello\r\n"
@@ -543,6 +585,7 @@ int main(void) {
         cmocka_unit_test(test_methods),
         cmocka_unit_test(test_base_url),
         cmocka_unit_test(test_content_length),
+        cmocka_unit_test(test_headers_pack),
         cmocka_unit_test(test_chunked),
         cmocka_unit_test(test_head_and_bodyless),
         cmocka_unit_test(test_keep_alive),

@@ -372,3 +372,19 @@ int lm_load_script(lua_State *L, const char *path, char *err, size_t err_len) {
     }
     return 0;
 }
+
+void lm_check_options(lua_State *L, int idx, const char *fname, const char *const *known) {
+    if (idx < 0) idx = lua_gettop(L) + idx + 1;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int ok = 0;
+        for (int i = 0; k && known[i]; i++) ok |= strcmp(k, known[i]) == 0;
+        if (!ok) {
+            lua_pushvalue(L, -1);
+            const char *shown = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+            luaL_error(L, "%s: unknown option '%s'", fname, shown);
+        }
+    }
+}

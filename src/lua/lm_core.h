@@ -45,6 +45,10 @@ void lm_connect_done(lm_connect *cc, int status, const char *fmt, ...);
 int lm_connect_wait(lua_State *L, lm_connect *cc);
 void *lm_connect_client(const lm_connect *cc);
 
+/* Raise "<fname>: unknown option 'x'" for a key of the table at idx that is
+ * not in `known` (a NULL-terminated list): a typo never passes silently. */
+void lm_check_options(lua_State *L, int idx, const char *fname, const char *const *known);
+
 /* Id of the timer `name` on this worker (created on first use). */
 int lm_timer_id(struct worker *w, const char *name, int kind);
 

@@ -233,22 +233,6 @@ static lm_http *lm_http_check(lua_State *L) {
     return *ud;
 }
 
-/* Reject option names not in `known` (a NULL-terminated list). */
-static void lm_http_check_keys(lua_State *L, int idx, const char *fname, const char *const *known) {
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        int ok = 0;
-        for (int i = 0; k && known[i]; i++) ok |= strcmp(k, known[i]) == 0;
-        if (!ok) {
-            lua_pushvalue(L, -1);
-            const char *shown = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
-            luaL_error(L, "%s: unknown option '%s'", fname, shown);
-        }
-    }
-}
-
 static int lm_http_ieq(const char *a, size_t alen, const char *b, size_t blen) {
     if (alen != blen) return 0;
     for (size_t i = 0; i < alen; i++) {
@@ -343,7 +327,7 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     int name_idx = 0, hdr_idx = 0;
     if (!lua_isnoneornil(L, opts_idx)) {
         luaL_checktype(L, opts_idx, LUA_TTABLE);
-        lm_http_check_keys(L, opts_idx, fname, known);
+        lm_check_options(L, opts_idx, fname, known);
         lua_getfield(L, opts_idx, "body");
         if (!lua_isnil(L, -1)) {
             if (body_idx) luaL_error(L, "%s: give the body as the argument, not in the options", fname);
@@ -526,7 +510,7 @@ static int lm_http_new(lua_State *L) {
     lua_settop(L, 2);
     if (!lua_isnil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        lm_http_check_keys(L, 2, "luamech.http.new", known);
+        lm_check_options(L, 2, "luamech.http.new", known);
         lua_getfield(L, 2, "pool");
         pool = lua_toboolean(L, -1);
         lua_getfield(L, 2, "keepalive");

@@ -442,7 +442,9 @@ static void lm_mc_opts(lua_State *L, int idx, mc_client_opts *o, int *pool) {
     mc_client_opts_default(o);
     *pool = 0;
     if (lua_isnoneornil(L, idx)) return;
+    static const char *const known[] = {"pool", "timeout", "connect_timeout", "distribution", NULL};
     luaL_checktype(L, idx, LUA_TTABLE);
+    lm_check_options(L, idx, "memcached.connect", known);
     lua_getfield(L, idx, "pool");
     *pool = lua_toboolean(L, -1);
     lua_getfield(L, idx, "timeout");

@@ -520,7 +520,9 @@ static void lm_rd_opts(lua_State *L, int idx, redis_client_opts *o, int *pool) {
     redis_client_opts_default(o);
     *pool = 0;
     if (lua_isnoneornil(L, idx)) return;
+    static const char *const known[] = {"pool", "timeout", "connect_timeout", "password", "db", NULL};
     luaL_checktype(L, idx, LUA_TTABLE);
+    lm_check_options(L, idx, "redis.connect", known);
     lua_getfield(L, idx, "pool");
     *pool = lua_toboolean(L, -1);
     lua_getfield(L, idx, "timeout");

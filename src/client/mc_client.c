@@ -643,7 +643,7 @@ void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line
         return;
     }
     mc_conn *conn = &c->conns[server];
-    uint64_t now = uv_hrtime();
+    uint64_t now = req->start_ns ? req->start_ns : uv_hrtime();
     int rc = mc_conn_ready(conn, now);
     if (rc == 0) rc = mc_conn_append(conn, line, line_len, value, value_len);
     if (rc < 0) {

@@ -51,6 +51,7 @@ struct mc_req {
     mc_value_cb on_value;         /* called for each VALUE item; may be NULL */
     mc_done_cb on_done;           /* required */
     void *data;                   /* caller's */
+    uint64_t start_ns;            /* uv_hrtime() at the call, if the caller has it; 0 = read it */
     /* private to the client */
     mc_req *next;
     uint64_t deadline_ns;

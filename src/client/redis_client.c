@@ -509,7 +509,7 @@ void redis_client_send(redis_client *c, redis_req *req, int argc, const char **a
         redis_req_fail(req, UV_EINVAL, "pub/sub and MONITOR are not supported");
         return;
     }
-    uint64_t now = uv_hrtime();
+    uint64_t now = req->start_ns ? req->start_ns : uv_hrtime();
     int rc = redis_ready(c, now);
     if (rc < 0) {
         redis_req_fail(req, rc, c->errmsg);

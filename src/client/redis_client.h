@@ -42,6 +42,7 @@ struct redis_req {
     /* set by the caller before redis_client_send */
     redis_done_cb on_done;        /* required */
     void *data;                   /* caller's */
+    uint64_t start_ns;            /* uv_hrtime() at the call, if the caller has it; 0 = read it */
     /* private to the client */
     redis_req *next;
     uint64_t deadline_ns;

@@ -36,6 +36,13 @@ typedef struct lm_mc {
     struct lm_mc_list *list;
     struct lm_mc **ud;          /* the userdata's pointer, cleared when freed */
     int pooled;
+    /* get_multi's scratch, grown to the largest call (no allocation per call) */
+    const char **keys, **sub;
+    size_t *lens, *sublen;
+    uint32_t *owner;
+    size_t keys_cap;
+    char *line;
+    size_t line_cap;
 } lm_mc;
 
 struct lm_mc_op {
@@ -204,6 +211,7 @@ static int lm_mc_run(lua_State *L, lm_mc_op *op, uint32_t server, const char *li
     op->in_call = 1;
     op->base = lua_gettop(L);
     op->start_ns = worker_now_ns();
+    req->start_ns = op->start_ns;           /* the client's deadline: the same clock read */
     mc_client_send(op->mc->client, server, req, line, line_len, value, value_len);
     op->in_call = 0;
     if (op->pending == 0) {                 /* completed at once (server down) */
@@ -300,6 +308,30 @@ static int lm_mc_touch(lua_State *L) {
     return lm_mc_run(L, op, mc_client_server_for_key(mc->client, key, len), line, n, NULL, 0);
 }
 
+/* Room for n keys and a line of line_len bytes in mc's scratch; 0 or -1. */
+static int lm_mc_scratch(lm_mc *mc, size_t n, size_t line_len) {
+    if (n > mc->keys_cap) {
+        size_t cap = n < 16 ? 16 : n * 2;
+        const char **k = realloc(mc->keys, cap * sizeof *k), **sb = k ? realloc(mc->sub, cap * sizeof *sb) : NULL;
+        if (k) mc->keys = k;
+        if (sb) mc->sub = sb;
+        size_t *l = sb ? realloc(mc->lens, cap * sizeof *l) : NULL, *sl = l ? realloc(mc->sublen, cap * sizeof *sl) : NULL;
+        if (l) mc->lens = l;
+        if (sl) mc->sublen = sl;
+        uint32_t *o = sl ? realloc(mc->owner, cap * sizeof *o) : NULL;
+        if (!o) return -1;
+        mc->owner = o;
+        mc->keys_cap = cap;
+    }
+    if (line_len > mc->line_cap) {
+        char *line = realloc(mc->line, line_len * 2);
+        if (!line) return -1;
+        mc->line = line;
+        mc->line_cap = line_len * 2;
+    }
+    return 0;
+}
+
 /* mc:get_multi({k1, k2, ...}) -> { [key] = value } for the keys found.
  * Keys are grouped per server: one "get" line per server, all pipelined. */
 static int lm_mc_get_multi(lua_State *L) {
@@ -307,47 +339,39 @@ static int lm_mc_get_multi(lua_State *L) {
     luaL_checktype(L, 2, LUA_TTABLE);
     size_t nkeys = lua_objlen(L, 2), nserv = mc_client_nservers(mc->client);
     if (nkeys == 0) { lua_newtable(L); return 1; }
-    const char **keys = malloc(nkeys * sizeof *keys);
-    size_t *lens = malloc(nkeys * sizeof *lens), *owner = malloc(nkeys * sizeof *owner);
-    size_t total = 0;
+    if (lm_mc_scratch(mc, nkeys, 0) != 0) return luaL_error(L, "memcached.get_multi: out of memory");
+    size_t total = 16;
     for (size_t i = 0; i < nkeys; i++) {
         lua_rawgeti(L, 2, (int)i + 1);
-        if (lua_type(L, -1) != LUA_TSTRING || !mc_key_valid(lua_tostring(L, -1), lua_objlen(L, -1))) {
-            free(keys); free(lens); free(owner);
+        if (lua_type(L, -1) != LUA_TSTRING || !mc_key_valid(lua_tostring(L, -1), lua_objlen(L, -1)))
             return luaL_error(L, "memcached.get_multi: key %d is not a valid memcached key", (int)i + 1);
-        }
-        keys[i] = lua_tolstring(L, -1, &lens[i]);   /* anchored by the table */
+        mc->keys[i] = lua_tolstring(L, -1, &mc->lens[i]);   /* anchored by the table */
         lua_pop(L, 1);
-        owner[i] = mc_client_server_for_key(mc->client, keys[i], lens[i]);
-        total += lens[i] + 1;
+        mc->owner[i] = mc_client_server_for_key(mc->client, mc->keys[i], mc->lens[i]);
+        total += mc->lens[i] + 1;
     }
+    if (lm_mc_scratch(mc, nkeys, total) != 0) return luaL_error(L, "memcached.get_multi: out of memory");
     lm_mc_op *op = lm_mc_begin(L, mc, OP_GET_MULTI);
-    char *line = malloc(total + 16);
-    const char **sub = malloc(nkeys * sizeof *sub);
-    size_t *sublen = malloc(nkeys * sizeof *sublen);
     op->in_call = 1;
     op->base = lua_gettop(L);
     op->start_ns = worker_now_ns();
-    for (uint32_t s = 0; s < nserv; s++) {
-        size_t k = 0;
+    for (uint32_t s = 0; s < nserv; s++)       /* pending first: a send may fail at once */
         for (size_t i = 0; i < nkeys; i++)
-            if (owner[i] == s) { sub[k] = keys[i]; sublen[k++] = lens[i]; }
-        if (k) op->pending++;
-    }
+            if (mc->owner[i] == s) { op->pending++; break; }
     int reqs = 0;
     for (uint32_t s = 0; s < nserv; s++) {
         size_t k = 0;
         for (size_t i = 0; i < nkeys; i++)
-            if (owner[i] == s) { sub[k] = keys[i]; sublen[k++] = lens[i]; }
+            if (mc->owner[i] == s) { mc->sub[k] = mc->keys[i]; mc->sublen[k++] = mc->lens[i]; }
         if (!k) continue;
-        size_t n = mc_encode_retrieval(line, total + 16, 0, sub, sublen, k);
+        size_t n = mc_encode_retrieval(mc->line, mc->line_cap, 0, mc->sub, mc->sublen, k);
         mc_req *req = &op->reqs[reqs++];
         req->on_value = lm_mc_on_value;
         req->on_done = lm_mc_on_done;
         req->data = op;
-        mc_client_send(mc->client, s, req, line, n, NULL, 0);
+        req->start_ns = op->start_ns;
+        mc_client_send(mc->client, s, req, mc->line, n, NULL, 0);
     }
-    free(line); free(sub); free(sublen); free(keys); free(lens); free(owner);
     op->in_call = 0;
     if (op->pending == 0) {
         int n = lm_mc_push_results(op, L);
@@ -375,6 +399,12 @@ static void lm_mc_free(lm_mc *mc) {
         mc->free_ops = op->next_free;
         free(op);
     }
+    free(mc->keys);
+    free(mc->sub);
+    free(mc->lens);
+    free(mc->sublen);
+    free(mc->owner);
+    free(mc->line);
     free(mc);
 }
 

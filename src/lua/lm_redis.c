@@ -365,6 +365,7 @@ static int lm_rd_command(lua_State *L, lm_rd *rd, int first) {
     lm_rd_slot_init(op, 0);
     op->slots[0].tid = lm_rd_tid(L, rd, first, op->slots[0].cmd);
     lm_rd_start(L, op, v, 1);
+    op->slots[0].req.start_ns = op->start_ns;   /* the client's deadline: the same clock read */
     redis_client_send(rd->client, &op->slots[0].req, argc, argv, lens);
     return lm_rd_finish_call(L, op);
 }
@@ -417,6 +418,7 @@ static void lm_rd_pipe_send(lua_State *L, lm_rd_op *op, int i, const char **argv
     lm_rd_fill(L, first, argc, argv, lens);
     lm_rd_slot_init(op, i);
     op->slots[i].tid = lm_rd_tid(L, op->rd, first, op->slots[i].cmd);
+    op->slots[i].req.start_ns = op->start_ns;
     redis_client_send(op->rd->client, &op->slots[i].req, argc, argv, lens);
     lua_settop(L, first - 2);
 }

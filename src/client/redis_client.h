@@ -1,5 +1,5 @@
-/* redis_client.h - a redis client on a libuv loop (hiredis async API + its
- * libuv adapter): one connection (TCP or unix socket), caller-allocated
+/* redis_client.h - a redis client on a libuv loop (hiredis async API, its
+ * events through client/redis_uv.c): one connection (TCP or unix socket), caller-allocated
  * requests pipelined FIFO, request and connect timeouts, AUTH/SELECT at
  * connect, reconnect with doubling backoff; every on_done fires exactly once.
  * Never touches Lua; no pub/sub, MONITOR, cluster, TLS, nor retries. */

@@ -496,90 +496,109 @@ static void lm_http_ids(lm_http_mod *mod) {
 /* luamech.http.new(base_url [, {pool=, keepalive=, timeout=, headers=}]) ->
  * client | nil, err (the host cannot be resolved).  No I/O: connections are
  * opened by the first requests. */
-static int lm_http_new(lua_State *L) {
-    static const char *const known[] = {"pool", "keepalive", "timeout", "headers", NULL};
-    lm_http_mod *mod = lua_touserdata(L, lua_upvalueindex(1));
-    size_t len;
-    const char *url = luaL_checklstring(L, 1, &len);
-    hp_base_url bu;
-    const char *why;
-    if (hp_parse_base_url(url, len, &bu, &why) != 0)
-        return luaL_error(L, "luamech.http.new: bad base_url \"%s\": %s", url, why);
-    int pool = 0, keepalive = 1, headers_ref = LUA_NOREF;
-    uint64_t timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
-    lua_settop(L, 2);
-    if (!lua_isnil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        lm_check_options(L, 2, "luamech.http.new", known);
-        lua_getfield(L, 2, "pool");
-        pool = lua_toboolean(L, -1);
-        lua_getfield(L, 2, "keepalive");
-        if (!lua_isnil(L, -1)) {
-            if (!lua_isboolean(L, -1)) luaL_error(L, "luamech.http.new: keepalive must be a boolean");
-            keepalive = lua_toboolean(L, -1);
-        }
-        lua_getfield(L, 2, "timeout");
-        if (!lua_isnil(L, -1)) {
-            if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || lua_tonumber(L, -1) > 86400)
-                luaL_error(L, "luamech.http.new: timeout must be a number of seconds between 0 and 86400");
-            timeout_ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
-        }
-        lua_getfield(L, 2, "headers");
-        if (!lua_isnil(L, -1)) {
-            if (!lua_istable(L, -1)) luaL_error(L, "luamech.http.new: headers must be a table");
-            int hidx = lua_gettop(L);
-            hp_header hdrs[LM_HTTP_MAX_HEADERS];
-            size_t nh = 0;
-            int top = lua_gettop(L);
-            lm_http_headers(L, hidx, "luamech.http.new", hdrs, &nh, 0);
-            lua_createtable(L, 0, (int)nh);   /* a validated copy, values as strings */
-            for (size_t i = 0; i < nh; i++) {
-                lua_pushlstring(L, hdrs[i].name, hdrs[i].name_len);
-                lua_pushlstring(L, hdrs[i].value, hdrs[i].value_len);
-                lua_rawset(L, -3);
-            }
-            headers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-            lua_settop(L, top);
-        }
-    }
-    char host[256], authority[288];
-    if (bu.host_len >= sizeof host || bu.authority_len >= sizeof authority)
-        return luaL_error(L, "luamech.http.new: host name too long");
-    memcpy(host, bu.host, bu.host_len);
-    host[bu.host_len] = 0;
-    memcpy(authority, bu.authority, bu.authority_len);
-    authority[bu.authority_len] = 0;
-    lm_http_ids(mod);
+/* The options of luamech.http.new. */
+typedef struct lm_http_cfg {
+    int pool, keepalive, headers_ref;
+    uint64_t timeout_ns;
+} lm_http_cfg;
 
-    http_client *c = NULL;
-    char err[256];
+/* A validated copy of the default headers at hidx (values as strings), as a
+ * registry reference. */
+static int lm_http_default_headers(lua_State *L, int hidx) {
+    hp_header hdrs[LM_HTTP_MAX_HEADERS];
+    size_t nh = 0;
+    int top = lua_gettop(L);
+    lm_http_headers(L, hidx, "luamech.http.new", hdrs, &nh, 0);
+    lua_createtable(L, 0, (int)nh);
+    for (size_t i = 0; i < nh; i++) {
+        lua_pushlstring(L, hdrs[i].name, hdrs[i].name_len);
+        lua_pushlstring(L, hdrs[i].value, hdrs[i].value_len);
+        lua_rawset(L, -3);
+    }
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_settop(L, top);
+    return ref;
+}
+
+/* The options table at idx (or nil) into cfg; misuse raises. */
+static void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
+    static const char *const known[] = {"pool", "keepalive", "timeout", "headers", NULL};
+    cfg->pool = 0;
+    cfg->keepalive = 1;
+    cfg->headers_ref = LUA_NOREF;
+    cfg->timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
+    if (lua_isnil(L, idx)) return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lm_check_options(L, idx, "luamech.http.new", known);
+    lua_getfield(L, idx, "pool");
+    cfg->pool = lua_toboolean(L, -1);
+    lua_getfield(L, idx, "keepalive");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isboolean(L, -1)) luaL_error(L, "luamech.http.new: keepalive must be a boolean");
+        cfg->keepalive = lua_toboolean(L, -1);
+    }
+    lua_getfield(L, idx, "timeout");
+    if (!lua_isnil(L, -1)) {
+        if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || lua_tonumber(L, -1) > 86400)
+            luaL_error(L, "luamech.http.new: timeout must be a number of seconds between 0 and 86400");
+        cfg->timeout_ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
+    }
+    lua_getfield(L, idx, "headers");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1)) luaL_error(L, "luamech.http.new: headers must be a table");
+        cfg->headers_ref = lm_http_default_headers(L, lua_gettop(L));   /* raises before the ref */
+    }
+    lua_pop(L, 4);
+}
+
+/* A private client, or the worker's pooled one for this host, port and
+ * keep-alive setting (made on first use).  0, or -1 with err filled. */
+static int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char *authority,
+                              const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len) {
     http_client_opts o;
     http_client_opts_default(&o);
-    o.keepalive = keepalive;
+    o.keepalive = cfg->keepalive;
     o.timeout_ns = 0;                          /* every request carries its own */
-    if (pool) {
-        char key[600];
-        snprintf(key, sizeof key, "%s|%d|%s", host, bu.port, keepalive ? "ka" : "close");
-        for (lm_http_pool *p = mod->pools; p && !c; p = p->next)
-            if (strcmp(p->key, key) == 0) c = p->client;
-        if (!c) {
-            if (http_client_new(&mod->w->loop, host, bu.port, authority, &o, &c, err, sizeof err) != 0)
-                goto fail;
-            lm_http_pool *p = calloc(1, sizeof *p);
-            p->key = strdup(key);
-            p->client = c;
-            p->next = mod->pools;
-            mod->pools = p;
+    if (!cfg->pool) return http_client_new(&mod->w->loop, host, port, authority, &o, out, err, err_len);
+    char key[600];
+    snprintf(key, sizeof key, "%s|%d|%s", host, port, cfg->keepalive ? "ka" : "close");
+    for (lm_http_pool *p = mod->pools; p; p = p->next)
+        if (strcmp(p->key, key) == 0) {
+            *out = p->client;
+            return 0;
         }
-    } else if (http_client_new(&mod->w->loop, host, bu.port, authority, &o, &c, err, sizeof err) != 0) {
-        goto fail;
+    lm_http_pool *p = calloc(1, sizeof *p);
+    char *k = strdup(key);
+    if (!p || !k) {
+        free(p);
+        free(k);
+        snprintf(err, err_len, "out of memory");
+        return -1;
     }
+    if (http_client_new(&mod->w->loop, host, port, authority, &o, out, err, err_len) != 0) {
+        free(p);
+        free(k);
+        return -1;
+    }
+    p->key = k;
+    p->client = *out;
+    p->next = mod->pools;
+    mod->pools = p;
+    return 0;
+}
+
+/* The Lua object around client c; pushes its userdata. */
+static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const lm_http_cfg *cfg) {
     lm_http *h = calloc(1, sizeof *h);
+    if (h == NULL) {
+        if (!cfg->pool) http_client_close(c);
+        luaL_error(L, "luamech.http.new: out of memory");
+    }
     h->mod = mod;
     h->client = c;
-    h->pooled = pool;
-    h->headers_ref = headers_ref;
-    h->timeout_ns = timeout_ns;
+    h->pooled = cfg->pool;
+    h->headers_ref = cfg->headers_ref;
+    h->timeout_ns = cfg->timeout_ns;
     snprintf(h->base, sizeof h->base, "%s", http_client_name(c));
     h->next = mod->objs;
     if (mod->objs) mod->objs->prev = h;
@@ -589,12 +608,37 @@ static int lm_http_new(lua_State *L) {
     h->ud = ud;
     luaL_getmetatable(L, LM_HTTP_MT);
     lua_setmetatable(L, -2);
+}
+
+static int lm_http_new(lua_State *L) {
+    lm_http_mod *mod = lua_touserdata(L, lua_upvalueindex(1));
+    size_t len;
+    const char *url = luaL_checklstring(L, 1, &len);
+    hp_base_url bu;
+    const char *why;
+    if (hp_parse_base_url(url, len, &bu, &why) != 0)
+        return luaL_error(L, "luamech.http.new: bad base_url \"%s\": %s", url, why);
+    char host[256], authority[288];
+    if (bu.host_len >= sizeof host || bu.authority_len >= sizeof authority)
+        return luaL_error(L, "luamech.http.new: host name too long");
+    memcpy(host, bu.host, bu.host_len);
+    host[bu.host_len] = 0;
+    memcpy(authority, bu.authority, bu.authority_len);
+    authority[bu.authority_len] = 0;
+    lua_settop(L, 2);
+    lm_http_cfg cfg;
+    lm_http_new_opts(L, 2, &cfg);
+    lm_http_ids(mod);
+    http_client *c = NULL;
+    char err[256];
+    if (lm_http_client_for(mod, host, bu.port, authority, &cfg, &c, err, sizeof err) != 0) {
+        if (cfg.headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, cfg.headers_ref);
+        lua_pushnil(L);
+        lua_pushfstring(L, "luamech.http.new: %s", err);
+        return 2;
+    }
+    lm_http_wrap(L, mod, c, &cfg);
     return 1;
-fail:
-    if (headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, headers_ref);
-    lua_pushnil(L);
-    lua_pushfstring(L, "luamech.http.new: %s", err);
-    return 2;
 }
 
 static int lm_http_tostring(lua_State *L) {

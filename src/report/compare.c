@@ -9,10 +9,14 @@
  *
  * The comparison is first built as a JSON document (printed as is with
  * --json), then rendered as text from that document, so both outputs always
- * say the same thing.  Exit codes follow cli.h. */
-#include "report/compare.h"
+ * say the same thing.  Exit codes follow cli.h.
+ *
+ * This file: the figures' arithmetic (pure; tests/unit/test_compare.c),
+ * loading the runs, building the comparison document, printing it, and the
+ * command's entry point.  Not here: the command line and the --fail-if
+ * limits' syntax (compare_args.c). */
+#include "report/compare_priv.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -69,7 +73,7 @@ void cmp_fmt_pct(char *buf, size_t len, double a, double b, int decimals) {
 
 int cmp_is_worse(cmp_fig f, double a, double b) { return cmp_fig_higher_is_worse(f) ? b > a : b < a; }
 
-static void cmp_errf(char *err, size_t len, const char *fmt, ...) {
+void cmp_errf(char *err, size_t len, const char *fmt, ...) {
     if (!err || !len) return;
     va_list ap;
     va_start(ap, fmt);
@@ -77,145 +81,13 @@ static void cmp_errf(char *err, size_t len, const char *fmt, ...) {
     va_end(ap);
 }
 
-int cmp_limit_parse(const char *s, cmp_limit *l, char *err, size_t err_len) {
-    memset(l, 0, sizeof *l);
-    const char *p = s;
-    while (isspace((unsigned char)*p)) p++;
-    const char *name = p;
-    while (isalnum((unsigned char)*p) || *p == '.' || *p == '_') p++;
-    size_t nlen = (size_t)(p - name);
-    int f = cmp_fig_parse(name, nlen);
-    if (f < 0) {
-        if (nlen == 0) cmp_errf(err, err_len, "'%s': expected a figure, e.g. 'p95>10%%' or 'rate<-5%%'", s);
-        else cmp_errf(err, err_len, "'%s': unknown figure '%.*s' (rate, count, errors, min, avg, p50, p80, p90, "
-                      "p95, p99, p99.9, max, stdev)", s, (int)nlen, name);
-        return -1;
-    }
-    l->fig = (cmp_fig)f;
-    while (isspace((unsigned char)*p)) p++;
-    if (*p != '>' && *p != '<') {
-        cmp_errf(err, err_len, "'%s': expected > or < after '%s'", s, cmp_fig_name(l->fig));
-        return -1;
-    }
-    l->op = *p++;
-    if (*p == '=') {
-        l->or_equal = 1;
-        p++;
-    }
-    while (isspace((unsigned char)*p)) p++;
-    const char *num = p;
-    if (*p == '+' || *p == '-') p++;
-    int digits = 0;
-    while (isdigit((unsigned char)*p)) p++, digits++;
-    if (*p == '.') {
-        p++;
-        while (isdigit((unsigned char)*p)) p++, digits++;
-    }
-    if (!digits) {
-        cmp_errf(err, err_len, "'%s': expected a number of percent after '%c%s'", s, l->op, l->or_equal ? "=" : "");
-        return -1;
-    }
-    char nbuf[64];
-    snprintf(nbuf, sizeof nbuf, "%.*s", (int)(p - num) < 63 ? (int)(p - num) : 63, num);
-    l->pct = strtod(nbuf, NULL);
-    while (isspace((unsigned char)*p)) p++;
-    if (*p != '%') {
-        cmp_errf(err, err_len, "'%s': the limit is a change in percent: put %% after the number (e.g. '%s%c%s%%')", s,
-                 cmp_fig_name(l->fig), l->op, nbuf);
-        return -1;
-    }
-    p++;
-    while (isspace((unsigned char)*p)) p++;
-    if (*p) {
-        cmp_errf(err, err_len, "'%s': unexpected '%s' after the limit", s, p);
-        return -1;
-    }
-    if (!isfinite(l->pct)) {
-        cmp_errf(err, err_len, "'%s': bad number", s);
-        return -1;
-    }
-    if (cmp_fig_higher_is_worse(l->fig) && l->op != '>') {
-        cmp_errf(err, err_len, "'%s': a higher %s is worse, so its limit is '%s>PCT%%' (B's %s more than PCT%% "
-                 "above A's)", s, cmp_fig_name(l->fig), cmp_fig_name(l->fig), cmp_fig_name(l->fig));
-        return -1;
-    }
-    if (!cmp_fig_higher_is_worse(l->fig) && l->op != '<') {
-        cmp_errf(err, err_len, "'%s': a lower %s is worse, so its limit is '%s<-PCT%%' (B's %s more than PCT%% "
-                 "below A's)", s, cmp_fig_name(l->fig), cmp_fig_name(l->fig), cmp_fig_name(l->fig));
-        return -1;
-    }
-    snprintf(l->text, sizeof l->text, "%s%c%s%g%%", cmp_fig_name(l->fig), l->op, l->or_equal ? "=" : "", l->pct);
-    return 0;
-}
-
-int cmp_limit_exceeded(const cmp_limit *l, double a, double b) {
-    double c;
-    if (cmp_pct_change(a, b, &c) != 0) {      /* zero base */
-        if (b > a) return l->op == '>';         /* +infinity: past any '>' limit, never below a '<' one */
-        if (b < a) return l->op == '<';
-        c = 0;                                  /* 0 -> 0: no change */
-    }
-    if (l->op == '>') return l->or_equal ? c >= l->pct : c > l->pct;
-    return l->or_equal ? c <= l->pct : c < l->pct;
-}
-
-/* ---- the command ---- */
-
-/* The figures printed by default, and the order of every printed figure. */
-static const cmp_fig cmp_order[] = {CMP_RATE, CMP_COUNT, CMP_ERRORS, CMP_MIN, CMP_P50, CMP_P80, CMP_P90,
-                                    CMP_P95,  CMP_P99,   CMP_P999,   CMP_MAX, CMP_AVG, CMP_STDEV};
-static const cmp_fig cmp_default_figs[] = {CMP_RATE, CMP_COUNT, CMP_ERRORS, CMP_P50, CMP_P95, CMP_P99, CMP_MAX, CMP_AVG};
-
-typedef struct cmp_opts {
-    const char *a, *b;
-    const char **timers;     /* --timer names (argv strings) */
-    int ntimers;
-    int *timer_seen;
-    cmp_limit *limits;
-    int nlimits;
-    int all, json;
-    int shown[CMP_NFIGS];
-} cmp_opts;
+/* ---- loading the runs ---- */
 
 typedef struct cmp_run {
     char path[4200];         /* summary.json */
     char dir[4200];          /* its directory */
     json_t *root;
 } cmp_run;
-
-static const char cmp_usage[] =
-"usage: luamech compare A B [--timer NAME ...] [--fail-if 'STAT>PCT%' ...] [--all] [--json]\n"
-"\n"
-"Compares two runs: A and B are results directories (or their summary.json).\n"
-"For every timer present in both, prints the figures of the whole run side by\n"
-"side (rate/s, count, errors, p50, p95, p99, max, avg; times in ms) with the\n"
-"change of B against A in percent ((B - A) / A; n/a when A's figure is 0).\n"
-"Timers present in one run only are listed as such.  For the top directory of\n"
-"a phased run, compares phase by phase (phases matched by name).\n"
-"\n"
-"options:\n"
-"  --timer NAME       compare only this timer (repeatable; e.g. --timer GET)\n"
-"  --fail-if LIMIT    exit 1 when a compared timer's figure changes past LIMIT\n"
-"                     (repeatable):  'p95>10%'  B's p95 more than 10% above A's;\n"
-"                     'rate<-5%'  B's rate more than 5% below A's.  A higher value\n"
-"                     is worse for errors and latencies (min avg p50 p80 p90 p95\n"
-"                     p99 p99.9 max stdev: use >), a lower one for rate and count\n"
-"                     (use <).  A zero base counts as +/-infinity when B differs.\n"
-"  --all              also compare the engine's timers (engine.loop_lag, ...)\n"
-"  --json             print the comparison as JSON\n"
-"\n"
-"exit codes:\n"
-"  0  compared; no figure past a --fail-if limit\n"
-"  1  a figure regressed past a --fail-if limit (the timer and figure are printed)\n"
-"  2  usage error (unknown option, bad limit, --timer naming no timer of A or B)\n"
-"  3  A or B, or a summary.json, is missing or invalid\n";
-
-static int cmp_bad(const char *fmt, const char *arg) {
-    fprintf(stderr, "luamech: compare: ");
-    fprintf(stderr, fmt, arg ? arg : "");
-    fprintf(stderr, "\nTry 'luamech compare --help'.\n");
-    return EXIT_USAGE;
-}
 
 static json_t *cmp_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
 static const char *cmp_str(json_t *o, const char *k) { return json_string_value(cmp_get(o, k)); }
@@ -292,6 +164,8 @@ static int cmp_load_phase(cmp_run *ph, const cmp_run *top, json_t *p, size_t idx
     return 0;
 }
 
+/* ---- building the comparison ---- */
+
 /* 1 when the timer t takes part in the comparison. */
 static int cmp_selected(cmp_opts *o, json_t *t) {
     const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind");
@@ -334,6 +208,21 @@ static int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *er
     return 0;
 }
 
+/* The order of every printed figure. */
+static const cmp_fig cmp_order[] = {CMP_RATE, CMP_COUNT, CMP_ERRORS, CMP_MIN, CMP_P50, CMP_P80, CMP_P90,
+                                    CMP_P95,  CMP_P99,   CMP_P999,   CMP_MAX, CMP_AVG, CMP_STDEV};
+
+/* What comparing the timers of two runs needs: the options, the runs, the
+ * phase (NULL for single runs), where regressions go and the message buffer. */
+typedef struct cmp_ctx {
+    cmp_opts *o;
+    const cmp_run *a, *b;
+    const char *phase;
+    json_t *regressions;
+    char *err;
+    size_t err_len;
+} cmp_ctx;
+
 static json_t *cmp_num(cmp_fig f, double v) {
     if ((f == CMP_COUNT || f == CMP_ERRORS) && fabs(v) < 9e15) return json_integer((json_int_t)llround(v));
     return json_real(v);
@@ -344,70 +233,102 @@ static json_t *cmp_only(json_t *t, const char *side) {
     return json_pack("{s:s,s:s,s:s}", "name", cmp_str(t, "name"), "kind", kind ? kind : "", "in", side);
 }
 
-/* Compares the timers of two runs into an array; appends to regressions.
- * 0, or -1 with a message. */
-static int cmp_timers(cmp_opts *o, const cmp_run *a, const cmp_run *b, const char *phase, json_t *out,
-                      json_t *regressions, char *err, size_t err_len) {
-    json_t *ta = cmp_get(a->root, "timers"), *tb = cmp_get(b->root, "timers"), *t;
+/* Notes the --timer names that name this timer (each must name one). */
+static void cmp_mark_seen(cmp_opts *o, const char *name) {
+    for (int k = 0; k < o->ntimers; k++)
+        if (strcmp(o->timers[k], name) == 0) o->timer_seen[k] = 1;
+}
+
+/* The change of vb against va in percent; null when n/a. */
+static json_t *cmp_change(double va, double vb) {
+    double pct;
+    return cmp_pct_change(va, vb, &pct) == 0 ? json_real(pct) : json_null();
+}
+
+/* The entry of "regressions" for figure f of timer name, past limit l. */
+static json_t *cmp_regression(const cmp_ctx *c, const char *name, cmp_fig f, double va, double vb,
+                              const cmp_limit *l) {
+    json_t *reg = json_object();
+    if (c->phase) json_object_set_new(reg, "phase", json_string(c->phase));
+    json_object_set_new(reg, "timer", json_string(name));
+    json_object_set_new(reg, "figure", json_string(cmp_fig_name(f)));
+    json_object_set_new(reg, "a", cmp_num(f, va));
+    json_object_set_new(reg, "b", cmp_num(f, vb));
+    json_object_set_new(reg, "change_pct", cmp_change(va, vb));
+    json_object_set_new(reg, "limit", json_string(l->text));
+    return reg;
+}
+
+/* Figure f of timer name: A's va, B's vb, the change and the limits it is
+ * past (each also a regression). */
+static json_t *cmp_figure(const cmp_ctx *c, const char *name, cmp_fig f, double va, double vb) {
+    const cmp_opts *o = c->o;
+    json_t *fj = json_object(), *past = json_array();
+    json_object_set_new(fj, "a", cmp_num(f, va));
+    json_object_set_new(fj, "b", cmp_num(f, vb));
+    json_object_set_new(fj, "change_pct", cmp_change(va, vb));
+    json_object_set_new(fj, "worse", json_boolean(cmp_is_worse(f, va, vb)));
+    for (int l = 0; l < o->nlimits; l++) {
+        if (o->limits[l].fig != f || !cmp_limit_exceeded(&o->limits[l], va, vb)) continue;
+        json_array_append_new(past, json_string(o->limits[l].text));
+        json_array_append_new(c->regressions, cmp_regression(c, name, f, va, vb, &o->limits[l]));
+    }
+    json_object_set_new(fj, "past_limits", past);
+    return fj;
+}
+
+/* The shown figures of timer t of A and u of B into figs.  0, or -1 with a
+ * message (a figure missing from a summary). */
+static int cmp_figures(const cmp_ctx *c, json_t *t, json_t *u, json_t *figs) {
+    const char *name = cmp_str(t, "name");
+    for (size_t k = 0; k < sizeof cmp_order / sizeof cmp_order[0]; k++) {
+        cmp_fig f = cmp_order[k];
+        if (!c->o->shown[f]) continue;
+        double va, vb;
+        if (cmp_value(c->a, t, f, &va, c->err, c->err_len) != 0 || cmp_value(c->b, u, f, &vb, c->err, c->err_len) != 0)
+            return -1;
+        json_object_set_new(figs, cmp_fig_name(f), cmp_figure(c, name, f, va, vb));
+    }
+    return 0;
+}
+
+/* The selected timers of B not matched in A (used), as "only in B". */
+static void cmp_only_in_b(cmp_opts *o, json_t *tb, const char *used, json_t *out) {
+    size_t i;
+    json_t *t;
+    json_array_foreach(tb, i, t) {
+        if (used[i] || !cmp_selected(o, t)) continue;
+        cmp_mark_seen(o, cmp_str(t, "name"));
+        json_array_append_new(out, cmp_only(t, "b"));
+    }
+}
+
+/* Compares the timers of two runs into the array out: first those in both,
+ * then those only in A, then only in B.  0, or -1 with a message. */
+static int cmp_timers(const cmp_ctx *c, json_t *out) {
+    json_t *ta = cmp_get(c->a->root, "timers"), *tb = cmp_get(c->b->root, "timers"), *t;
     size_t nb = json_array_size(tb), i;
     char *used = calloc(nb + 1, 1);
     json_t *only_a = json_array();
     int rc = 0;
     json_array_foreach(ta, i, t) {
-        if (!cmp_selected(o, t)) continue;
+        if (!cmp_selected(c->o, t)) continue;
         const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind");
-        for (int k = 0; k < o->ntimers; k++)
-            if (strcmp(o->timers[k], name) == 0) o->timer_seen[k] = 1;
+        cmp_mark_seen(c->o, name);
         json_t *u = cmp_find_timer(tb, name, used);
         if (!u) {
             json_array_append_new(only_a, cmp_only(t, "a"));
             continue;
         }
         json_t *figs = json_object();
-        for (size_t k = 0; k < sizeof cmp_order / sizeof cmp_order[0] && rc == 0; k++) {
-            cmp_fig f = cmp_order[k];
-            if (!o->shown[f]) continue;
-            double va, vb, pct;
-            if (cmp_value(a, t, f, &va, err, err_len) != 0 || cmp_value(b, u, f, &vb, err, err_len) != 0) {
-                rc = -1;
-                break;
-            }
-            json_t *fj = json_object(), *past = json_array();
-            json_object_set_new(fj, "a", cmp_num(f, va));
-            json_object_set_new(fj, "b", cmp_num(f, vb));
-            json_object_set_new(fj, "change_pct", cmp_pct_change(va, vb, &pct) == 0 ? json_real(pct) : json_null());
-            json_object_set_new(fj, "worse", json_boolean(cmp_is_worse(f, va, vb)));
-            for (int l = 0; l < o->nlimits; l++) {
-                if (o->limits[l].fig != f || !cmp_limit_exceeded(&o->limits[l], va, vb)) continue;
-                json_array_append_new(past, json_string(o->limits[l].text));
-                json_t *reg = json_object();
-                if (phase) json_object_set_new(reg, "phase", json_string(phase));
-                json_object_set_new(reg, "timer", json_string(name));
-                json_object_set_new(reg, "figure", json_string(cmp_fig_name(f)));
-                json_object_set_new(reg, "a", cmp_num(f, va));
-                json_object_set_new(reg, "b", cmp_num(f, vb));
-                json_object_set_new(reg, "change_pct",
-                                    cmp_pct_change(va, vb, &pct) == 0 ? json_real(pct) : json_null());
-                json_object_set_new(reg, "limit", json_string(o->limits[l].text));
-                json_array_append_new(regressions, reg);
-            }
-            json_object_set_new(fj, "past_limits", past);
-            json_object_set_new(figs, cmp_fig_name(f), fj);
-        }
+        rc = cmp_figures(c, t, u, figs);
         json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:o}", "name", name, "kind", kind ? kind : "",
                                              "in", "both", "figures", figs));
         if (rc != 0) break;
     }
     json_array_extend(out, only_a);
     json_decref(only_a);
-    json_array_foreach(tb, i, t) {
-        if (rc != 0) break;
-        if (used[i] || !cmp_selected(o, t)) continue;
-        const char *name = cmp_str(t, "name");
-        for (int k = 0; k < o->ntimers; k++)
-            if (strcmp(o->timers[k], name) == 0) o->timer_seen[k] = 1;
-        json_array_append_new(out, cmp_only(t, "b"));
-    }
+    if (rc == 0) cmp_only_in_b(c->o, tb, used, out);
     free(used);
     return rc;
 }
@@ -422,16 +343,79 @@ static json_t *cmp_run_json(const cmp_run *r) {
     return j;
 }
 
+/* The first phase of pb named name and not matched yet (marked now), its
+ * index in *idx; NULL when none. */
+static json_t *cmp_match_phase(json_t *pb, const char *name, char *used, size_t *idx) {
+    size_t j;
+    json_t *q;
+    json_array_foreach(pb, j, q) {
+        const char *qn = cmp_str(q, "name");
+        if (!used[j] && strcmp(qn ? qn : "", name) == 0) {
+            used[j] = 1;
+            *idx = j;
+            return q;
+        }
+    }
+    return NULL;
+}
+
+/* Phase p (index i in A) against q (index j in B), both loaded from their
+ * directories: an entry of phases.  0, or -1 with a message. */
+static int cmp_phase(const cmp_ctx *top, json_t *p, size_t i, json_t *q, size_t j, const char *name,
+                     json_t *phases) {
+    cmp_run ra = {0}, rb = {0};
+    if (cmp_load_phase(&ra, top->a, p, i, top->err, top->err_len) != 0 ||
+        cmp_load_phase(&rb, top->b, q, j, top->err, top->err_len) != 0) {
+        json_decref(ra.root);
+        return -1;
+    }
+    cmp_ctx c = {top->o, &ra, &rb, name, top->regressions, top->err, top->err_len};
+    json_t *timers = json_array();
+    json_array_append_new(phases, json_pack("{s:s,s:s,s:o,s:o,s:o}", "name", name, "in", "both",
+                                            "a", cmp_run_json(&ra), "b", cmp_run_json(&rb), "timers", timers));
+    int rc = cmp_timers(&c, timers);
+    json_decref(ra.root);
+    json_decref(rb.root);
+    return rc;
+}
+
+/* Two phased runs, phase by phase (matched by name) into phases: those in
+ * both and those only in A in A's order, then those only in B.  0, or -1
+ * with a message. */
+static int cmp_phases(const cmp_ctx *top, json_t *pa, json_t *pb, json_t *phases) {
+    size_t nb = json_array_size(pb), i, j;
+    char *used = calloc(nb + 1, 1);
+    json_t *p, *q;
+    int rc = 0;
+    json_array_foreach(pa, i, p) {
+        const char *name = cmp_str(p, "name");
+        if (!name) name = "";
+        if (!(q = cmp_match_phase(pb, name, used, &j))) {
+            json_array_append_new(phases, json_pack("{s:s,s:s}", "name", name, "in", "a"));
+            continue;
+        }
+        if ((rc = cmp_phase(top, p, i, q, j, name, phases)) != 0) break;
+    }
+    json_array_foreach(pb, i, p) {
+        if (rc != 0 || i >= nb || used[i]) continue;
+        const char *name = cmp_str(p, "name");
+        json_array_append_new(phases, json_pack("{s:s,s:s}", "name", name ? name : "", "in", "b"));
+    }
+    free(used);
+    return rc;
+}
+
 /* Builds the whole comparison.  Returns the document, or NULL with a message
  * (exit 3). */
 static json_t *cmp_build(cmp_opts *o, const cmp_run *a, const cmp_run *b, char *err, size_t err_len) {
     json_t *doc = json_object(), *regs = json_array(), *limits = json_array();
+    cmp_ctx top = {o, a, b, NULL, regs, err, err_len};
     json_object_set_new(doc, "a", cmp_run_json(a));
     json_object_set_new(doc, "b", cmp_run_json(b));
     for (int l = 0; l < o->nlimits; l++) json_array_append_new(limits, json_string(o->limits[l].text));
     json_object_set_new(doc, "limits", limits);
     json_t *pa = cmp_get(a->root, "phases"), *pb = cmp_get(b->root, "phases");
-    int rc = 0;
+    int rc;
     if (json_is_array(pa) != json_is_array(pb)) {
         const cmp_run *ph = json_is_array(pa) ? a : b, *single = json_is_array(pa) ? b : a;
         cmp_errf(err, err_len, "%s is a phased run's top summary but %s is a single run's: compare a phase "
@@ -440,49 +424,11 @@ static json_t *cmp_build(cmp_opts *o, const cmp_run *a, const cmp_run *b, char *
     } else if (!json_is_array(pa)) {
         json_t *timers = json_array();
         json_object_set_new(doc, "timers", timers);
-        rc = cmp_timers(o, a, b, NULL, timers, regs, err, err_len);
+        rc = cmp_timers(&top, timers);
     } else {
-        json_t *phases = json_array(), *p;
+        json_t *phases = json_array();
         json_object_set_new(doc, "phases", phases);
-        size_t nb = json_array_size(pb), i;
-        char *used = calloc(nb + 1, 1);
-        json_array_foreach(pa, i, p) {
-            const char *name = cmp_str(p, "name");
-            if (!name) name = "";
-            size_t j;
-            json_t *q, *match = NULL;
-            json_array_foreach(pb, j, q) {
-                const char *qn = cmp_str(q, "name");
-                if (!used[j] && strcmp(qn ? qn : "", name) == 0) {
-                    used[j] = 1;
-                    match = q;
-                    break;
-                }
-            }
-            if (!match) {
-                json_array_append_new(phases, json_pack("{s:s,s:s}", "name", name, "in", "a"));
-                continue;
-            }
-            cmp_run ra = {0}, rb = {0};
-            if (cmp_load_phase(&ra, a, p, i, err, err_len) != 0 || cmp_load_phase(&rb, b, match, j, err, err_len) != 0) {
-                json_decref(ra.root);
-                rc = -1;
-                break;
-            }
-            json_t *timers = json_array();
-            json_array_append_new(phases, json_pack("{s:s,s:s,s:o,s:o,s:o}", "name", name, "in", "both",
-                                                    "a", cmp_run_json(&ra), "b", cmp_run_json(&rb), "timers", timers));
-            rc = cmp_timers(o, &ra, &rb, name, timers, regs, err, err_len);
-            json_decref(ra.root);
-            json_decref(rb.root);
-            if (rc != 0) break;
-        }
-        json_array_foreach(pb, i, p) {
-            if (rc != 0 || i >= nb || used[i]) continue;
-            const char *name = cmp_str(p, "name");
-            json_array_append_new(phases, json_pack("{s:s,s:s}", "name", name ? name : "", "in", "b"));
-        }
-        free(used);
+        rc = cmp_phases(&top, pa, pb, phases);
     }
     json_object_set_new(doc, "regressions", regs);
     json_object_set_new(doc, "regressed", json_boolean(json_array_size(regs) > 0));
@@ -523,33 +469,36 @@ static void cmp_print_run(FILE *out, const char *label, json_t *r) {
     fputs("\n", out);
 }
 
-static void cmp_print_timers(FILE *out, json_t *timers, const char *indent) {
+/* One row: the figure, A, B, the change and the limits it is past. */
+static void cmp_print_figure(FILE *out, cmp_fig f, json_t *fj, const char *indent) {
+    char va[64], vb[64], ch[64], label[32];
+    cmp_fmt_val(va, sizeof va, f, cmp_get(fj, "a"));
+    cmp_fmt_val(vb, sizeof vb, f, cmp_get(fj, "b"));
+    cmp_fmt_change(ch, sizeof ch, cmp_get(fj, "change_pct"), 1);
+    snprintf(label, sizeof label, "%s%s", cmp_fig_name(f), f == CMP_RATE ? "/s" : "");
+    fprintf(out, "%s  %-8s %14s %14s %10s", indent, label, va, vb, ch);
+    json_t *past = cmp_get(fj, "past_limits"), *l;
+    size_t n;
+    json_array_foreach(past, n, l) fprintf(out, "%s%s", n ? ", " : "   <- past ", json_string_value(l));
+    fputs("\n", out);
+}
+
+/* A timer in both runs: its table of figures. */
+static void cmp_print_timer(FILE *out, json_t *t, const char *indent) {
+    fprintf(out, "\n%s%s (%s)\n", indent, cmp_str(t, "name"), cmp_str(t, "kind"));
+    fprintf(out, "%s  %-8s %14s %14s %10s\n", indent, "figure", "A", "B", "B vs A");
+    json_t *figs = cmp_get(t, "figures");
+    for (size_t k = 0; k < sizeof cmp_order / sizeof cmp_order[0]; k++) {
+        cmp_fig f = cmp_order[k];
+        json_t *fj = cmp_get(figs, cmp_fig_name(f));
+        if (fj) cmp_print_figure(out, f, fj, indent);
+    }
+}
+
+/* The timers in one run only: A's, then B's. */
+static void cmp_print_timers_only(FILE *out, json_t *timers, const char *indent) {
     size_t i;
     json_t *t;
-    int printed = 0;
-    json_array_foreach(timers, i, t) {
-        if (strcmp(cmp_str(t, "in"), "both") != 0) continue;
-        fprintf(out, "\n%s%s (%s)\n", indent, cmp_str(t, "name"), cmp_str(t, "kind"));
-        fprintf(out, "%s  %-8s %14s %14s %10s\n", indent, "figure", "A", "B", "B vs A");
-        json_t *figs = cmp_get(t, "figures");
-        for (size_t k = 0; k < sizeof cmp_order / sizeof cmp_order[0]; k++) {
-            cmp_fig f = cmp_order[k];
-            json_t *fj = cmp_get(figs, cmp_fig_name(f));
-            if (!fj) continue;
-            char va[64], vb[64], ch[64], label[32];
-            cmp_fmt_val(va, sizeof va, f, cmp_get(fj, "a"));
-            cmp_fmt_val(vb, sizeof vb, f, cmp_get(fj, "b"));
-            cmp_fmt_change(ch, sizeof ch, cmp_get(fj, "change_pct"), 1);
-            snprintf(label, sizeof label, "%s%s", cmp_fig_name(f), f == CMP_RATE ? "/s" : "");
-            fprintf(out, "%s  %-8s %14s %14s %10s", indent, label, va, vb, ch);
-            json_t *past = cmp_get(fj, "past_limits"), *l;
-            size_t n;
-            json_array_foreach(past, n, l) fprintf(out, "%s%s", n ? ", " : "   <- past ", json_string_value(l));
-            fputs("\n", out);
-        }
-        printed++;
-    }
-    if (!printed) fprintf(out, "\n%sno timer in both runs\n", indent);
     for (int side = 0; side < 2; side++) {
         const char *want = side ? "b" : "a";
         int first = 1;
@@ -558,6 +507,40 @@ static void cmp_print_timers(FILE *out, json_t *timers, const char *indent) {
             if (first) fprintf(out, "\n%sonly in %s:\n", indent, side ? "B" : "A");
             first = 0;
             fprintf(out, "%s  %s (%s)\n", indent, cmp_str(t, "name"), cmp_str(t, "kind"));
+        }
+    }
+}
+
+static void cmp_print_timers(FILE *out, json_t *timers, const char *indent) {
+    size_t i;
+    json_t *t;
+    int printed = 0;
+    json_array_foreach(timers, i, t) {
+        if (strcmp(cmp_str(t, "in"), "both") != 0) continue;
+        cmp_print_timer(out, t, indent);
+        printed++;
+    }
+    if (!printed) fprintf(out, "\n%sno timer in both runs\n", indent);
+    cmp_print_timers_only(out, timers, indent);
+}
+
+/* The phases in both runs, each with its timers; then those in one run only. */
+static void cmp_print_phases(FILE *out, json_t *phases) {
+    size_t i;
+    json_t *p;
+    json_array_foreach(phases, i, p) {
+        const char *in = cmp_str(p, "in");
+        if (strcmp(in, "both") != 0) continue;
+        fprintf(out, "\n== phase %s ==\n", cmp_str(p, "name"));
+        cmp_print_timers(out, cmp_get(p, "timers"), "  ");
+    }
+    for (int side = 0; side < 2; side++) {
+        int first = 1;
+        json_array_foreach(phases, i, p) {
+            if (strcmp(cmp_str(p, "in"), side ? "b" : "a") != 0) continue;
+            if (first) fprintf(out, "\nphases only in %s:\n", side ? "B" : "A");
+            first = 0;
+            fprintf(out, "  %s\n", cmp_str(p, "name"));
         }
     }
 }
@@ -576,32 +559,8 @@ static void cmp_print_regression(FILE *out, json_t *r, const char *indent) {
             unit, vb, unit, cmp_str(r, "limit"));
 }
 
-static void cmp_print_text(FILE *out, json_t *doc) {
-    cmp_print_run(out, "A", cmp_get(doc, "a"));
-    cmp_print_run(out, "B", cmp_get(doc, "b"));
-    fputs("Whole-run figures; times in ms; B vs A = (B - A) / A, n/a when A is 0.\n", out);
-    json_t *phases = cmp_get(doc, "phases");
-    if (json_is_array(phases)) {
-        size_t i;
-        json_t *p;
-        json_array_foreach(phases, i, p) {
-            const char *in = cmp_str(p, "in");
-            if (strcmp(in, "both") != 0) continue;
-            fprintf(out, "\n== phase %s ==\n", cmp_str(p, "name"));
-            cmp_print_timers(out, cmp_get(p, "timers"), "  ");
-        }
-        for (int side = 0; side < 2; side++) {
-            int first = 1;
-            json_array_foreach(phases, i, p) {
-                if (strcmp(cmp_str(p, "in"), side ? "b" : "a") != 0) continue;
-                if (first) fprintf(out, "\nphases only in %s:\n", side ? "B" : "A");
-                first = 0;
-                fprintf(out, "  %s\n", cmp_str(p, "name"));
-            }
-        }
-    } else {
-        cmp_print_timers(out, cmp_get(doc, "timers"), "");
-    }
+/* With limits: ok, or the regressions. */
+static void cmp_print_verdict(FILE *out, json_t *doc) {
     json_t *limits = cmp_get(doc, "limits"), *regs = cmp_get(doc, "regressions"), *x;
     size_t i;
     if (json_array_size(limits) == 0) return;
@@ -616,6 +575,18 @@ static void cmp_print_text(FILE *out, json_t *doc) {
     json_array_foreach(regs, i, x) cmp_print_regression(out, x, "  ");
 }
 
+static void cmp_print_text(FILE *out, json_t *doc) {
+    cmp_print_run(out, "A", cmp_get(doc, "a"));
+    cmp_print_run(out, "B", cmp_get(doc, "b"));
+    fputs("Whole-run figures; times in ms; B vs A = (B - A) / A, n/a when A is 0.\n", out);
+    json_t *phases = cmp_get(doc, "phases");
+    if (json_is_array(phases)) cmp_print_phases(out, phases);
+    else cmp_print_timers(out, cmp_get(doc, "timers"), "");
+    cmp_print_verdict(out, doc);
+}
+
+/* ---- the command ---- */
+
 /* Timers compared in one run only, while limits are set: they are not checked. */
 static void cmp_warn_unchecked(json_t *timers, const char *phase) {
     size_t i;
@@ -629,114 +600,82 @@ static void cmp_warn_unchecked(json_t *timers, const char *phase) {
     }
 }
 
-static int cmp_arg_value(int argc, char **argv, int *i, const char *opt, const char **val) {
-    size_t n = strlen(opt);
-    const char *a = argv[*i];
-    if (strncmp(a, opt, n) != 0) return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
+/* With limits: says which phases and timers are in one run only, so no
+ * limit checks them. */
+static void cmp_warn_unchecked_all(const cmp_opts *o, json_t *doc) {
+    if (o->nlimits == 0) return;
+    json_t *phases = cmp_get(doc, "phases"), *p;
+    size_t i;
+    if (!json_is_array(phases)) {
+        cmp_warn_unchecked(cmp_get(doc, "timers"), NULL);
+        return;
     }
-    if (a[n] != 0) return 0;
-    if (*i + 1 >= argc) {
-        *val = NULL;
-        return 1;
+    json_array_foreach(phases, i, p) {
+        if (strcmp(cmp_str(p, "in"), "both") == 0) cmp_warn_unchecked(cmp_get(p, "timers"), cmp_str(p, "name"));
+        else fprintf(stderr, "luamech: compare: phase %s is only in %s: not checked by --fail-if\n",
+                     cmp_str(p, "name"), strcmp(cmp_str(p, "in"), "a") == 0 ? "A" : "B");
     }
-    *val = argv[++*i];
-    return 1;
+}
+
+/* Loads A and B and builds their comparison: the document, or NULL after
+ * printing why (exit 3).  ra and rb keep their paths; their roots are
+ * released. */
+static json_t *cmp_load_and_build(cmp_opts *o, cmp_run *ra, cmp_run *rb) {
+    char err[9000];
+    if (cmp_load(ra, o->a, err, sizeof err) != 0 || cmp_load(rb, o->b, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech: compare: %s\n", err);
+        json_decref(ra->root);
+        return NULL;
+    }
+    json_t *doc = cmp_build(o, ra, rb, err, sizeof err);
+    json_decref(ra->root);
+    json_decref(rb->root);
+    if (!doc) fprintf(stderr, "luamech: compare: %s\n", err);
+    return doc;
+}
+
+/* Every --timer must name a timer of A or B: 0, or exit 2 naming the first
+ * that does not. */
+static int cmp_check_timers_seen(const cmp_opts *o, const cmp_run *ra, const cmp_run *rb) {
+    for (int k = 0; k < o->ntimers; k++) {
+        if (o->timer_seen[k]) continue;
+        fprintf(stderr, "luamech: compare: --timer %s: no timer of that name in %s or %s\n", o->timers[k],
+                ra->path, rb->path);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* --json: the document on stdout, the regressions also on stderr; else the
+ * text. */
+static void cmp_output(const cmp_opts *o, json_t *doc) {
+    json_t *regs = cmp_get(doc, "regressions"), *x;
+    size_t i;
+    if (!o->json) {
+        cmp_print_text(stdout, doc);
+        return;
+    }
+    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    fputs("\n", stdout);
+    if (json_array_size(regs) == 0) return;
+    fprintf(stderr, "luamech: compare: REGRESSION: %zu figure%s past the limits:\n", json_array_size(regs),
+            json_array_size(regs) == 1 ? "" : "s");
+    json_array_foreach(regs, i, x) cmp_print_regression(stderr, x, "  ");
 }
 
 static int cmp_main(int argc, char **argv, cmp_opts *o) {
-    int opts = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val;
-        if (opts && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
-            fputs(cmp_usage, stdout);
-            return EXIT_OK;
-        }
-        if (opts && strcmp(a, "--") == 0) {
-            opts = 0;
-            continue;
-        }
-        if (opts && strcmp(a, "--json") == 0) {
-            o->json = 1;
-            continue;
-        }
-        if (opts && strcmp(a, "--all") == 0) {
-            o->all = 1;
-            continue;
-        }
-        if (opts && cmp_arg_value(argc, argv, &i, "--timer", &val)) {
-            if (!val) return cmp_bad("option --timer needs a timer name%s", NULL);
-            if (!*val) return cmp_bad("option --timer: empty timer name%s", NULL);
-            o->timers[o->ntimers++] = val;
-            continue;
-        }
-        if (opts && cmp_arg_value(argc, argv, &i, "--fail-if", &val)) {
-            if (!val) return cmp_bad("option --fail-if needs a limit, e.g. 'p95>10%%'%s", NULL);
-            char err[512];
-            if (cmp_limit_parse(val, &o->limits[o->nlimits], err, sizeof err) != 0)
-                return cmp_bad("--fail-if %s", err);
-            o->shown[o->limits[o->nlimits].fig] = 1;
-            o->nlimits++;
-            continue;
-        }
-        if (opts && a[0] == '-' && a[1] != 0) return cmp_bad("unknown option %s", a);
-        if (!o->a) o->a = a;
-        else if (!o->b) o->b = a;
-        else return cmp_bad("unexpected argument %s (compare takes two runs, A and B)", a);
-    }
-    if (!o->a || !*o->a || !o->b || !*o->b) return cmp_bad("missing the A and B arguments (two results directories)%s", NULL);
-
-    char err[9000];
+    int rc = cmp_parse_args(argc, argv, o);
+    if (rc != CMP_GO_ON) return rc;
     cmp_run ra = {0}, rb = {0};
-    if (cmp_load(&ra, o->a, err, sizeof err) != 0 || cmp_load(&rb, o->b, err, sizeof err) != 0) {
-        fprintf(stderr, "luamech: compare: %s\n", err);
-        json_decref(ra.root);
-        return EXIT_SCENARIO;
-    }
-    json_t *doc = cmp_build(o, &ra, &rb, err, sizeof err);
-    json_decref(ra.root);
-    json_decref(rb.root);
-    if (!doc) {
-        fprintf(stderr, "luamech: compare: %s\n", err);
-        return EXIT_SCENARIO;
-    }
-    for (int k = 0; k < o->ntimers; k++) {
-        if (o->timer_seen[k]) continue;
+    json_t *doc = cmp_load_and_build(o, &ra, &rb);
+    if (!doc) return EXIT_SCENARIO;
+    if ((rc = cmp_check_timers_seen(o, &ra, &rb)) != 0) {
         json_decref(doc);
-        fprintf(stderr, "luamech: compare: --timer %s: no timer of that name in %s or %s\n", o->timers[k],
-                ra.path, rb.path);
-        return EXIT_USAGE;
+        return rc;
     }
-    if (o->nlimits > 0) {
-        json_t *phases = cmp_get(doc, "phases"), *p;
-        size_t i;
-        if (json_is_array(phases)) {
-            json_array_foreach(phases, i, p) {
-                if (strcmp(cmp_str(p, "in"), "both") == 0) cmp_warn_unchecked(cmp_get(p, "timers"), cmp_str(p, "name"));
-                else fprintf(stderr, "luamech: compare: phase %s is only in %s: not checked by --fail-if\n",
-                             cmp_str(p, "name"), strcmp(cmp_str(p, "in"), "a") == 0 ? "A" : "B");
-            }
-        } else {
-            cmp_warn_unchecked(cmp_get(doc, "timers"), NULL);
-        }
-    }
+    cmp_warn_unchecked_all(o, doc);
     int regressed = json_array_size(cmp_get(doc, "regressions")) > 0;
-    if (o->json) {
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputs("\n", stdout);
-        if (regressed) {
-            size_t i;
-            json_t *x;
-            fprintf(stderr, "luamech: compare: REGRESSION: %zu figure%s past the limits:\n",
-                    json_array_size(cmp_get(doc, "regressions")),
-                    json_array_size(cmp_get(doc, "regressions")) == 1 ? "" : "s");
-            json_array_foreach(cmp_get(doc, "regressions"), i, x) cmp_print_regression(stderr, x, "  ");
-        }
-    } else {
-        cmp_print_text(stdout, doc);
-    }
+    cmp_output(o, doc);
     fflush(stdout);
     json_decref(doc);
     return regressed ? EXIT_RUNTIME : EXIT_OK;
@@ -744,21 +683,13 @@ static int cmp_main(int argc, char **argv, cmp_opts *o) {
 
 int compare_cmd_main(int argc, char **argv) {
     cmp_opts o;
-    memset(&o, 0, sizeof o);
-    for (size_t k = 0; k < sizeof cmp_default_figs / sizeof cmp_default_figs[0]; k++) o.shown[cmp_default_figs[k]] = 1;
-    int n = argc > 0 ? argc : 1;
-    o.timers = calloc((size_t)n, sizeof *o.timers);
-    o.timer_seen = calloc((size_t)n, sizeof *o.timer_seen);
-    o.limits = calloc((size_t)n, sizeof *o.limits);
     int rc;
-    if (!o.timers || !o.timer_seen || !o.limits) {
+    if (cmp_opts_init(&o, argc) != 0) {
         fprintf(stderr, "luamech: compare: out of memory\n");
         rc = EXIT_RUNTIME;
     } else {
         rc = cmp_main(argc, argv, &o);
     }
-    free(o.timers);
-    free(o.timer_seen);
-    free(o.limits);
+    cmp_opts_free(&o);
     return rc;
 }

@@ -14,8 +14,15 @@
  * generator health (its per-interval table and charts, and the "engine"
  * timers), checks, counters (without the check.pass/check.fail counters)
  * and the error tallies.  A timer "X (uncorrected)" is shown right after X;
- * X's response time chart draws both p99 lines (intended and actual start). */
+ * X's response time chart draws both p99 lines (intended and actual start).
+ *
+ * This file: the page around the sections (head and CSS, title and
+ * warnings, contents, summary and workload, the phases index, footer), the
+ * JSON access and escaping the other parts use, and the entry points, which
+ * read summary.json and replace report.html atomically.  Not here: the
+ * sections' tables (html_tables.c) and the charts (html_charts.c). */
 #include "report/report.h"
+#include "report/html_priv.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -27,29 +34,29 @@
 
 /* ---- JSON access: missing or mistyped fields read as 0 / NULL ---- */
 
-static json_t *hj(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
+json_t *html_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
 
-static double hnum(json_t *o, const char *k) {
-    json_t *v = hj(o, k);
+double html_num(json_t *o, const char *k) {
+    json_t *v = html_get(o, k);
     return json_is_number(v) ? json_number_value(v) : 0;
 }
 
-static long long hint(json_t *o, const char *k) {
-    json_t *v = hj(o, k);
+long long html_int(json_t *o, const char *k) {
+    json_t *v = html_get(o, k);
     if (json_is_integer(v)) return (long long)json_integer_value(v);
     if (json_is_real(v)) return (long long)json_real_value(v);
     return 0;
 }
 
-static const char *hstr(json_t *o, const char *k) {
-    json_t *v = hj(o, k);
+const char *html_str(json_t *o, const char *k) {
+    json_t *v = html_get(o, k);
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
 /* ---- output helpers ---- */
 
 /* Text and attribute values. */
-static void hesc(FILE *f, const char *s) {
+void html_esc(FILE *f, const char *s) {
     for (; s && *s; s++) {
         switch (*s) {
         case '&': fputs("&amp;", f); break;
@@ -63,7 +70,7 @@ static void hesc(FILE *f, const char *s) {
 }
 
 /* A relative link: percent-encoded path, safe inside an attribute. */
-static void hhref(FILE *f, const char *s) {
+static void html_href(FILE *f, const char *s) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
             strchr("-._~/", *p))
@@ -73,20 +80,7 @@ static void hhref(FILE *f, const char *s) {
     }
 }
 
-/* The JSON copy inside <script type="application/json">: '<', '>' and '&'
- * can only occur inside JSON strings, where \u escapes mean the same. */
-static void hjson(FILE *f, json_t *root) {
-    char *s = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(10));
-    for (const char *p = s ? s : "{}"; *p; p++) {
-        if (*p == '<') fputs("\\u003c", f);
-        else if (*p == '>') fputs("\\u003e", f);
-        else if (*p == '&') fputs("\\u0026", f);
-        else fputc(*p, f);
-    }
-    free(s);
-}
-
-static void herr(char *err, size_t len, const char *fmt, ...) {
+static void html_errf(char *err, size_t len, const char *fmt, ...) {
     if (!err || !len) return;
     va_list ap;
     va_start(ap, fmt);
@@ -94,7 +88,7 @@ static void herr(char *err, size_t len, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* ---- the page's CSS and chart code ---- */
+/* ---- the page's CSS ---- */
 
 static const char html_css[] =
 ":root{--fg:#1d2330;--muted:#5b6475;--bg:#fff;--panel:#f3f5f9;--line:#d9dee7;--accent:#2456a6;"
@@ -153,228 +147,6 @@ static const char html_css[] =
 "h1{font-size:1.3em}}\n"
 "@media print{nav.toc{display:none}figure.chart-box{break-inside:avoid}}\n";
 
-/* Draws every <div class="chart" data-kind=...> from the embedded JSON.
- * Each drawn series is a <path class="series" data-kind data-series
- * data-points>; when all are drawn, <div id="render-ok" data-charts=N
- * data-viewport=W data-page-width=W> is appended (the page is narrower than
- * the window: only tables scroll sideways); any script error is written into
- * <div id="render-errors">. */
-static const char html_js[] =
-"(function () {\n"
-"'use strict';\n"
-"function fail(msg) {\n"
-"  var d = document.getElementById('render-errors');\n"
-"  if (!d) {\n"
-"    d = document.createElement('div'); d.id = 'render-errors'; d.className = 'render-errors';\n"
-"    var m = document.querySelector('main') || document.body; m.insertBefore(d, m.firstChild);\n"
-"  }\n"
-"  var p = document.createElement('p'); p.textContent = 'chart error: ' + msg; d.appendChild(p);\n"
-"}\n"
-"window.onerror = function (msg, src, line) { fail(msg + (line ? ' (line ' + line + ')' : '')); };\n"
-"var D = JSON.parse(document.getElementById('summary-data').textContent);\n"
-"var PCTS = [[50, 'p50_ms'], [80, 'p80_ms'], [90, 'p90_ms'], [95, 'p95_ms'], [99, 'p99_ms'],\n"
-"            [99.9, 'p99_9_ms'], [100, 'max_ms']];\n"
-"var COL = {avg: '#1f77b4', p50: '#2ca02c', p90: '#ff7f0e', p95: '#ff7f0e', p99: '#d62728',\n"
-"           max: '#9467bd', rate: '#1f77b4', errors: '#d62728', ms: '#1f77b4', actual: '#17becf'};\n"
-"var LOG10 = Math.LN10;\n"
-"function esc(s) {\n"
-"  return String(s).replace(/[&<>\"']/g, function (c) {\n"
-"    return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '\"': '&quot;', \"'\": '&#39;'}[c];\n"
-"  });\n"
-"}\n"
-"function num(v) { return typeof v === 'number' && isFinite(v) ? v : 0; }\n"
-"function niceStep(raw) {\n"
-"  if (!(raw > 0) || !isFinite(raw)) return 1;\n"
-"  var e = Math.pow(10, Math.floor(Math.log(raw) / LOG10)), f = raw / e;\n"
-"  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * e;\n"
-"}\n"
-"function decimals(step) {\n"
-"  var d = 0;\n"
-"  while (d < 6 && Math.abs(Math.round(step * Math.pow(10, d)) - step * Math.pow(10, d)) > 1e-6) d++;\n"
-"  return d;\n"
-"}\n"
-"function tick(v, step) {\n"
-"  var a = Math.abs(v);\n"
-"  if (a >= 1e6 && step >= 1e4) return +(v / 1e6).toFixed(2) + 'M';\n"
-"  if (a >= 1e4 && step >= 100) return +(v / 1e3).toFixed(1) + 'k';\n"
-"  return v.toFixed(decimals(step));\n"
-"}\n"
-"function fmt(v) { return Math.abs(v) >= 1000 ? v.toFixed(0) : +v.toPrecision(4) + ''; }\n"
-"/* percentile p on a log axis: -log10(1 - p/100); 100 (the max) sits at 99.99 */\n"
-"function ptx(p) { return p >= 100 ? 4 : -Math.log(1 - p / 100) / LOG10; }\n"
-"\n"
-"function draw(el, s) {\n"
-"  var W = Math.max(240, Math.floor(el.clientWidth || 560)), H = 230;\n"
-"  var m = {l: 54, r: 16, t: 12, b: 40}, pw = W - m.l - m.r, ph = H - m.t - m.b;\n"
-"  var xs = s.xs.map(s.xt || function (v) { return v; }), n = xs.length;\n"
-"  var x0 = s.x0 !== undefined ? s.x0 : Math.min.apply(null, xs);\n"
-"  var x1 = s.x1 !== undefined ? s.x1 : Math.max.apply(null, xs);\n"
-"  if (!isFinite(x0) || !isFinite(x1)) { x0 = 0; x1 = 1; }\n"
-"  if (!(x1 > x0)) { x0 -= 0.5; x1 += 0.5; }\n"
-"  var ymax = 0;\n"
-"  s.series.forEach(function (se) { se.ys.forEach(function (v) { if (num(v) > ymax) ymax = v; }); });\n"
-"  if (s.ymax && ymax < s.ymax) ymax = s.ymax;\n"
-"  var ny = Math.max(2, Math.floor(ph / 38)), ystep = niceStep(ymax / ny);\n"
-"  var nyt = ymax > 0 ? Math.max(1, Math.ceil(ymax / ystep - 1e-9)) : ny, ytop = nyt * ystep;\n"
-"  function X(v) { return m.l + (v - x0) / (x1 - x0) * pw; }\n"
-"  function Y(v) { return m.t + ph - num(v) / ytop * ph; }\n"
-"  var o = ['<svg width=\"' + W + '\" height=\"' + H + '\" viewBox=\"0 0 ' + W + ' ' + H +\n"
-"           '\" role=\"img\" aria-label=\"' + esc(s.title || '') + '\">'];\n"
-"  for (var i = 0; i <= nyt; i++) {\n"
-"    var y = Y(i * ystep).toFixed(1);\n"
-"    o.push('<line class=\"gridl\" x1=\"' + m.l + '\" x2=\"' + (m.l + pw) + '\" y1=\"' + y + '\" y2=\"' + y + '\"/>');\n"
-"    o.push('<text x=\"' + (m.l - 6) + '\" y=\"' + y + '\" dy=\"0.32em\" text-anchor=\"end\">' +\n"
-"           tick(i * ystep, ystep) + '</text>');\n"
-"  }\n"
-"  var ticks = s.ticks;\n"
-"  if (!ticks) {\n"
-"    var xstep = niceStep((x1 - x0) / Math.max(2, Math.floor(pw / 70)));\n"
-"    ticks = [];\n"
-"    for (var k = Math.ceil(x0 / xstep - 1e-9); k * xstep <= x1 + 1e-9; k++)\n"
-"      ticks.push({v: k * xstep, label: tick(k * xstep, xstep)});\n"
-"  }\n"
-"  var lastx = -1e9, yb = m.t + ph;\n"
-"  ticks.forEach(function (t) {\n"
-"    var x = X(t.v), w = String(t.label).length * 6.5 + 8;\n"
-"    if (x < m.l - 1 || x > m.l + pw + 1 || x - lastx < w) return;\n"
-"    lastx = x;\n"
-"    o.push('<line class=\"axis\" x1=\"' + x.toFixed(1) + '\" x2=\"' + x.toFixed(1) + '\" y1=\"' + yb +\n"
-"           '\" y2=\"' + (yb + 4) + '\"/>');\n"
-"    o.push('<text x=\"' + x.toFixed(1) + '\" y=\"' + (yb + 15) + '\" text-anchor=\"middle\">' +\n"
-"           esc(t.label) + '</text>');\n"
-"  });\n"
-"  o.push('<line class=\"axis\" x1=\"' + m.l + '\" x2=\"' + m.l + '\" y1=\"' + m.t + '\" y2=\"' + yb + '\"/>');\n"
-"  o.push('<line class=\"axis\" x1=\"' + m.l + '\" x2=\"' + (m.l + pw) + '\" y1=\"' + yb + '\" y2=\"' + yb + '\"/>');\n"
-"  o.push('<text x=\"' + (m.l + pw / 2) + '\" y=\"' + (H - 4) + '\" text-anchor=\"middle\">' + esc(s.xlabel) + '</text>');\n"
-"  o.push('<text transform=\"translate(12,' + (m.t + ph / 2) + ') rotate(-90)\" text-anchor=\"middle\">' +\n"
-"         esc(s.unit) + '</text>');\n"
-"  if (!n) o.push('<text class=\"nodata\" x=\"' + (m.l + pw / 2) + '\" y=\"' + (m.t + ph / 2) +\n"
-"                 '\" text-anchor=\"middle\">no data</text>');\n"
-"  var legend = [];\n"
-"  s.series.forEach(function (se) {\n"
-"    var d = '', pts = 0, marks = [];\n"
-"    for (var i = 0; i < n; i++) {\n"
-"      var v = se.ys[i];\n"
-"      if (typeof v !== 'number' || !isFinite(v)) continue;\n"
-"      var px = X(xs[i]).toFixed(1), py = Y(v).toFixed(1);\n"
-"      d += (pts ? 'L' : 'M') + px + ',' + py;\n"
-"      pts++;\n"
-"      if (n <= 60) marks.push('<circle cx=\"' + px + '\" cy=\"' + py + '\" r=\"2.3\" fill=\"' + se.color + '\"><title>' +\n"
-"                              esc(s.xname(i) + ': ' + se.name + ' ' + fmt(v) + ' ' + s.unit) + '</title></circle>');\n"
-"    }\n"
-"    o.push('<path class=\"series\" data-kind=\"' + esc(s.kind) + '\" data-series=\"' + esc(se.name) +\n"
-"           '\" data-points=\"' + pts + '\" d=\"' + d + '\" fill=\"none\" stroke=\"' + se.color +\n"
-"           '\" stroke-width=\"1.8\" stroke-linejoin=\"round\"' + (se.dash ? ' stroke-dasharray=\"5 3\"' : '') + '/>');\n"
-"    o.push(marks.join(''));\n"
-"    legend.push('<span><i style=\"background:' + se.color + '\"></i>' + esc(se.name) + '</span>');\n"
-"  });\n"
-"  o.push('</svg><div class=\"legend\">' + legend.join('') + '</div>');\n"
-"  el.innerHTML = o.join('');\n"
-"  el.setAttribute('data-width', W);\n"
-"}\n"
-"\n"
-"function ends(t) {\n"
-"  var xs = [], acc = 0;\n"
-"  (t.intervals || []).forEach(function (r) { acc += num(r.period_s); xs.push(+acc.toFixed(3)); });\n"
-"  return xs;\n"
-"}\n"
-"function ivname(i) { return 'interval ' + (i + 1); }\n"
-"/* tw: the timer's \"(uncorrected)\" twin: its p99 (from the actual start) is drawn next to the\n"
-" * timer's own (from the intended start), so the coordinated-omission gap shows */\n"
-"function rtSpec(t, tw) {\n"
-"  var iv = t.intervals || [];\n"
-"  var series = [['avg', 'avg_ms'], ['p50', 'p50_ms'], ['p90', 'p90_ms'], ['p99', 'p99_ms'], ['max', 'max_ms']]\n"
-"    .map(function (a) {\n"
-"      return {name: a[0] === 'p99' && tw ? 'p99 intended start' : a[0], color: COL[a[0]], dash: a[0] === 'max',\n"
-"              ys: iv.map(function (r) { return num(r[a[1]]); })};\n"
-"    });\n"
-"  if (tw) {\n"
-"    var tiv = tw.intervals || [];\n"
-"    series.push({name: 'p99 actual start', color: COL.actual, dash: true,\n"
-"                 ys: iv.map(function (r, i) { return tiv[i] ? num(tiv[i].p99_ms) : null; })});\n"
-"  }\n"
-"  return {kind: 'rt', title: 'response time per interval', unit: 'ms', xlabel: 'elapsed (s)', xs: ends(t),\n"
-"          x0: 0, xname: ivname, series: series};\n"
-"}\n"
-"/* generator.intervals[]: x = elapsed time when a timer has as many intervals, else the interval number */\n"
-"function healthSpec(kind) {\n"
-"  var iv = (D.generator && D.generator.intervals) || [], xs = null, cpu = kind === 'health-cpu';\n"
-"  (D.timers || []).some(function (t) {\n"
-"    if (iv.length && (t.intervals || []).length === iv.length) { xs = ends(t); return true; }\n"
-"    return false;\n"
-"  });\n"
-"  function col(k) { return iv.map(function (r) { return num(r[k]); }); }\n"
-"  return {kind: kind, title: cpu ? 'generator CPU per interval' : 'event loop lag per interval',\n"
-"          unit: cpu ? '% CPU' : 'ms', xlabel: xs ? 'elapsed (s)' : 'interval', ymax: cpu ? 100 : 0,\n"
-"          xs: xs || iv.map(function (r, i) { return i + 1; }), x0: xs ? 0 : 0.5,\n"
-"          x1: xs ? undefined : iv.length + 0.5, xname: ivname,\n"
-"          series: cpu ? [{name: 'CPU %', color: COL.rate, ys: col('cpu_percent')}]\n"
-"                      : [{name: 'loop lag p99', color: COL.p99, ys: col('loop_lag_p99_ms')},\n"
-"                         {name: 'loop lag max', color: COL.max, dash: true, ys: col('loop_lag_max_ms')},\n"
-"                         {name: 'schedule lag p99', color: COL.p50, ys: col('schedule_lag_p99_ms')}]};\n"
-"}\n"
-"function tputSpec(t) {\n"
-"  var iv = t.intervals || [];\n"
-"  return {kind: 'tput', title: 'throughput per interval', unit: 'per second', xlabel: 'elapsed (s)',\n"
-"          xs: ends(t), x0: 0, xname: ivname,\n"
-"          series: [{name: 'samples/s', color: COL.rate, ys: iv.map(function (r) { return num(r.rate); })},\n"
-"                   {name: 'errors/s', color: COL.errors, ys: iv.map(function (r) {\n"
-"                     return num(r.period_s) > 0 ? num(r.errors) / r.period_s : 0; })}]};\n"
-"}\n"
-"function distSpec(t) {\n"
-"  var su = t.summary || {};\n"
-"  return {kind: 'dist', title: 'latency distribution', unit: 'ms', xlabel: 'percentile (log scale)',\n"
-"          xs: PCTS.map(function (p) { return p[0]; }), xt: ptx, x0: ptx(50) - 0.15, x1: 4.15,\n"
-"          ticks: PCTS.map(function (p) { return {v: ptx(p[0]), label: String(p[0])}; }),\n"
-"          xname: function (i) { return 'p' + PCTS[i][0]; },\n"
-"          series: [{name: 'response time (whole run)', color: COL.ms,\n"
-"                    ys: PCTS.map(function (p) { return num(su[p[1]]); })}]};\n"
-"}\n"
-"function phaseSpec(kind) {\n"
-"  var ph = D.phases || [], rate = kind === 'phases-rate';\n"
-"  return {kind: kind, title: rate ? 'throughput per phase' : 'p95 per phase', unit: rate ? 'per second' : 'ms',\n"
-"          xlabel: 'phase', xs: ph.map(function (p, i) { return i; }), x0: -0.5, x1: ph.length - 0.5,\n"
-"          ticks: ph.map(function (p, i) { return {v: i, label: (i + 1) + ' ' + p.name}; }),\n"
-"          xname: function (i) { return 'phase ' + (i + 1) + ' ' + ph[i].name; },\n"
-"          series: [rate ? {name: 'transactions/s', color: COL.rate, ys: ph.map(function (p) { return num(p.rate); })}\n"
-"                        : {name: 'p95', color: COL.p95, ys: ph.map(function (p) { return num(p.p95_ms); })}]};\n"
-"}\n"
-"function renderAll(onlyResized) {\n"
-"  var els = document.querySelectorAll('div.chart[data-kind]'), n = 0;\n"
-"  for (var i = 0; i < els.length; i++) {\n"
-"    var el = els[i], k = el.getAttribute('data-kind');\n"
-"    if (onlyResized && String(Math.max(240, Math.floor(el.clientWidth))) === el.getAttribute('data-width')) continue;\n"
-"    try {\n"
-"      var spec;\n"
-"      if (k === 'phases-rate' || k === 'phases-p95') spec = phaseSpec(k);\n"
-"      else if (k === 'health-cpu' || k === 'health-lag') spec = healthSpec(k);\n"
-"      else {\n"
-"        var t = (D.timers || [])[+el.getAttribute('data-timer')], tw = null;\n"
-"        if (!t) throw new Error('no timer ' + el.getAttribute('data-timer'));\n"
-"        if (el.hasAttribute('data-twin')) {\n"
-"          tw = (D.timers || [])[+el.getAttribute('data-twin')];\n"
-"          if (!tw) throw new Error('no twin timer ' + el.getAttribute('data-twin'));\n"
-"        }\n"
-"        spec = k === 'rt' ? rtSpec(t, tw) : k === 'tput' ? tputSpec(t) : distSpec(t);\n"
-"      }\n"
-"      draw(el, spec);\n"
-"      n++;\n"
-"    } catch (e) { fail(k + ': ' + (e && e.message ? e.message : e)); }\n"
-"  }\n"
-"  return n;\n"
-"}\n"
-"var drawn = renderAll(false);\n"
-"var ok = document.createElement('div');\n"
-"ok.id = 'render-ok'; ok.hidden = true; ok.setAttribute('data-charts', drawn);\n"
-"ok.setAttribute('data-viewport', window.innerWidth);\n"
-"ok.setAttribute('data-page-width', document.documentElement.scrollWidth);\n"
-"document.body.appendChild(ok);\n"
-"var timer = 0;\n"
-"window.addEventListener('resize', function () {\n"
-"  clearTimeout(timer); timer = setTimeout(function () { renderAll(true); }, 150);\n"
-"});\n"
-"})();\n";
-
 /* ---- page pieces ---- */
 
 static void html_head(FILE *f, const char *title) {
@@ -383,7 +155,7 @@ static void html_head(FILE *f, const char *title) {
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
           "<meta name=\"generator\" content=\"luamech " LUAMECH_VERSION "\">\n<title>", f);
-    hesc(f, title);
+    html_esc(f, title);
     fputs("</title>\n<style>\n", f);
     fputs(html_css, f);
     fputs("</style>\n</head>\n<body>\n<main>\n", f);
@@ -391,20 +163,16 @@ static void html_head(FILE *f, const char *title) {
 
 static void html_tail(FILE *f, json_t *root) {
     fprintf(f, "<footer>Rendered by luamech %s from summary.json (schema %lld): ", LUAMECH_VERSION,
-            hint(root, "schema_version"));
+            html_int(root, "schema_version"));
     fputs("<a href=\"summary.json\">summary.json</a>", f);
-    if (!hj(root, "phases"))
+    if (!html_get(root, "phases"))
         fputs(", <a href=\"intervals.csv\">intervals.csv</a>, <a href=\"counters.csv\">counters.csv</a>, "
               "<a href=\"errors.csv\">errors.csv</a>, <a href=\"scenario/\">scenario/</a>", f);
     else
         fputs(", <a href=\"phases.csv\">phases.csv</a>", f);
     fputs(". Times in milliseconds; rates per second.</footer>\n</main>\n", f);
-    fputs("<noscript><p class=\"warn\">The charts need JavaScript; the tables have every number.</p></noscript>\n", f);
-    fputs("<script type=\"application/json\" id=\"summary-data\">", f);
-    hjson(f, root);
-    fputs("</script>\n<script>\n", f);
-    fputs(html_js, f);
-    fputs("</script>\n</body>\n</html>\n", f);
+    html_charts_script(f, root);
+    fputs("</body>\n</html>\n", f);
 }
 
 static void html_kv(FILE *f, const char *key, const char *fmt, ...) {
@@ -418,642 +186,159 @@ static void html_kv(FILE *f, const char *key, const char *fmt, ...) {
 
 static void html_kv_text(FILE *f, const char *key, const char *text) {
     fprintf(f, "<tr><td>%s</td><td>", key);
-    hesc(f, text);
+    html_esc(f, text);
     fputs("</td></tr>\n", f);
 }
 
 static void html_badge(FILE *f, const char *status) {
     fputs("<span class=\"badge ", f);
-    hesc(f, status);
+    html_esc(f, status);
     fputs("\">", f);
-    hesc(f, status);
+    html_esc(f, status);
     fputs("</span>", f);
 }
 
-static const char *const html_ms_keys[] = {"min_ms", "avg_ms", "p50_ms", "p80_ms", "p90_ms",
-                                           "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "stdev_ms"};
-static const char *const html_ms_heads[] = {"min", "avg", "p50", "p80", "p90", "p95", "p99", "p99.9", "max", "stdev"};
-
-static void html_row_head(FILE *f) {
-    fputs("<th>count</th><th>rate/s</th><th>errors</th>", f);
-    for (size_t i = 0; i < sizeof html_ms_heads / sizeof *html_ms_heads; i++)
-        fprintf(f, "<th>%s</th>", html_ms_heads[i]);
-}
-
-static void html_row_cells(FILE *f, json_t *row) {
-    long long errors = hint(row, "errors");
-    fprintf(f, "<td>%lld</td><td>%.2f</td><td%s>%lld</td>", hint(row, "count"), hnum(row, "rate"),
-            errors > 0 ? " class=\"err\"" : "", errors);
-    for (size_t i = 0; i < sizeof html_ms_keys / sizeof *html_ms_keys; i++)
-        fprintf(f, "<td>%.3f</td>", hnum(row, html_ms_keys[i]));
-}
-
-/* ---- timers: kinds and "(uncorrected)" twins ---- */
-
-enum { HK_ALL, HK_GROUP, HK_CUSTOM, HK_PRIMITIVE, HK_STAGE, HK_ENGINE, HK_N };
-static const char *const html_kinds[HK_N] = {"all", "group", "custom", "primitive", "stage", "engine"};
-
-/* Which part of the page a timer goes to: primitives also take any kind
- * this version does not know. */
-static int html_cat(json_t *t) {
-    const char *kind = hstr(t, "kind");
-    for (int i = 0; kind && i < HK_N; i++)
-        if (strcmp(kind, html_kinds[i]) == 0) return i;
-    return HK_PRIMITIVE;
-}
-
-static const char html_twin_suffix[] = " (uncorrected)";
-#define HTML_TWIN_LEN (sizeof html_twin_suffix - 1)
-
-static int html_str_eq(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
-
-/* Index of the timer named NAME (its first LEN bytes, then SUFFIX) of kind
- * KIND, other than SKIP; -1 if none. */
-static long html_find_timer(json_t *timers, const char *name, size_t len, const char *suffix, const char *kind,
-                            size_t skip) {
-    size_t j, sl = strlen(suffix);
-    json_t *u;
-    json_array_foreach(timers, j, u) {
-        const char *un = hstr(u, "name");
-        if (j == skip || !un || strlen(un) != len + sl) continue;
-        if (strncmp(un, name, len) == 0 && strcmp(un + len, suffix) == 0 && html_str_eq(hstr(u, "kind"), kind))
-            return (long)j;
-    }
-    return -1;
-}
-
-static int html_twin_named(const char *name) {
-    size_t n = name ? strlen(name) : 0;
-    return n > HTML_TWIN_LEN && strcmp(name + n - HTML_TWIN_LEN, html_twin_suffix) == 0;
-}
-
-/* The "X (uncorrected)" twin of timer i (same kind): -1 when it has none. */
-static long html_twin_of(json_t *timers, size_t i) {
-    json_t *t = json_array_get(timers, i);
-    const char *name = hstr(t, "name");
-    if (!name || html_twin_named(name)) return -1;
-    return html_find_timer(timers, name, strlen(name), html_twin_suffix, hstr(t, "kind"), i);
-}
-
-/* 1 when timer i is the twin of another timer (shown right after it). */
-static int html_is_twin(json_t *timers, size_t i) {
-    json_t *t = json_array_get(timers, i);
-    const char *name = hstr(t, "name");
-    if (!html_twin_named(name)) return 0;
-    return html_find_timer(timers, name, strlen(name) - HTML_TWIN_LEN, "", hstr(t, "kind"), i) >= 0;
-}
-
-/* The timers of category c in file order, each followed by its twin.
- * out has room for every timer; returns how many were written. */
-static size_t html_order(json_t *timers, int c, size_t *out) {
-    size_t i, n = 0;
-    json_t *t;
-    json_array_foreach(timers, i, t) {
-        if (html_cat(t) != c || html_is_twin(timers, i)) continue;
-        out[n++] = i;
-        long tw = html_twin_of(timers, i);
-        if (tw >= 0) out[n++] = (size_t)tw;
-    }
-    return n;
-}
-
-/* What a timer is called in headings and the contents: groups without their
- * "group " prefix. */
-static const char *html_timer_label(json_t *t) {
-    const char *name = hstr(t, "name"), *kind = hstr(t, "kind");
-    if (!name) name = "(unnamed)";
-    if (kind && strcmp(kind, "group") == 0 && strncmp(name, "group ", 6) == 0) name += 6;
-    return name;
-}
-
-/* The label; a twin's without " (uncorrected)" (its heading says so). */
-static void html_heading_name(FILE *f, json_t *t, int is_twin) {
-    const char *label = html_timer_label(t);
-    size_t n = strlen(label);
-    if (is_twin && html_twin_named(label)) n -= HTML_TWIN_LEN;
-    for (size_t k = 0; k < n; k++) {
-        char c[2] = {label[k], 0};
-        hesc(f, c);
-    }
-}
-
-static const char html_lf_intended[] = "latency from the intended start";
-static const char html_lf_actual[] = "uncorrected: from the actual start";
-
-/* twin: index of t's twin (its rt chart draws the twin's p99 too), or -1;
- * is_twin: t is the twin of the timer shown just before. */
-static void html_timer(FILE *f, json_t *t, size_t idx, const char *heading_tag, int open_intervals, long twin,
-                       int is_twin) {
-    const char *kind = hstr(t, "kind"), *name = hstr(t, "name");
-    json_t *iv = hj(t, "intervals");
-    size_t niv = json_is_array(iv) ? json_array_size(iv) : 0;
-    fprintf(f, "<section class=\"timer%s\" id=\"t%zu\">\n<%s>", is_twin ? " twin" : "", idx, heading_tag);
-    html_heading_name(f, t, is_twin);
-    if (twin >= 0) fprintf(f, "<span class=\"lf intended\">%s</span>", html_lf_intended);
-    if (is_twin) fprintf(f, "<span class=\"lf actual\">%s</span>", html_lf_actual);
-    fprintf(f, "</%s>\n", heading_tag);
-    if (kind && strcmp(kind, "all") == 0)
-        fputs("<p class=\"sub\">Every transaction of every group; think time excluded. Latency over successful "
-              "samples; count and rate include failures.</p>\n", f);
-    else if (kind && strcmp(kind, "group") == 0)
-        fputs("<p class=\"sub\">Transactions of this group; think time excluded.</p>\n", f);
-    else if (kind && strcmp(kind, "custom") == 0)
-        fputs("<p class=\"sub\">Custom timer (luamech.timer / luamech.record).</p>\n", f);
-    else if (kind && strcmp(kind, "primitive") == 0)
-        fputs("<p class=\"sub\">Client calls, from the call to the last reply.</p>\n", f);
-    else if (html_str_eq(name, "engine.loop_lag"))
-        fputs("<p class=\"sub\">How late a 100 ms repeating timer fires on each worker's event loop (a firing "
-              "that is not late records nothing).</p>\n", f);
-    else if (html_str_eq(name, "engine.schedule_lag"))
-        fputs("<p class=\"sub\">Lateness of every paced or rate start (0 when on time).</p>\n", f);
-    if (twin >= 0)
-        fputs("<p class=\"sub\">Latency from the intended start (the transaction's slot or arrival time): a late "
-              "start counts, so a stall shows in every sample it delayed. The response time chart also draws the "
-              "p99 of the uncorrected twin (from the actual start); the gap between the two p99 lines is what a "
-              "closed-loop tool would not see (coordinated omission).</p>\n", f);
-    if (is_twin) {
-        fputs("<p class=\"sub\">Timer &ldquo;", f);
-        hesc(f, name);
-        fputs("&rdquo;: the same samples measured from the actual start, as closed-loop tools report them.</p>\n",
-              f);
-    }
-    fputs("<h4>Response summary (ms)</h4>\n<div class=\"scroll\"><table class=\"summary\"><thead><tr>", f);
-    html_row_head(f);
-    fputs("</tr></thead><tbody><tr>", f);
-    html_row_cells(f, hj(t, "summary"));
-    fputs("</tr></tbody></table></div>\n<div class=\"charts\">\n", f);
-    if (twin >= 0)
-        fprintf(f, "<figure class=\"chart-box\"><figcaption>Response time per interval (ms; p99 from the intended "
-                   "and from the actual start)</figcaption><div class=\"chart\" data-kind=\"rt\" data-timer=\"%zu\" "
-                   "data-twin=\"%ld\"></div></figure>\n", idx, twin);
-    else
-        fprintf(f, "<figure class=\"chart-box\"><figcaption>Response time per interval (ms)</figcaption>"
-                   "<div class=\"chart\" data-kind=\"rt\" data-timer=\"%zu\"></div></figure>\n", idx);
-    fprintf(f, "<figure class=\"chart-box\"><figcaption>Throughput and errors per interval (per second)"
-               "</figcaption><div class=\"chart\" data-kind=\"tput\" data-timer=\"%zu\"></div></figure>\n", idx);
-    fprintf(f, "<figure class=\"chart-box\"><figcaption>Latency distribution, whole run (ms)</figcaption>"
-               "<div class=\"chart\" data-kind=\"dist\" data-timer=\"%zu\"></div></figure>\n</div>\n", idx);
-    fprintf(f, "<details%s><summary>Interval details (%zu interval%s, ms)</summary>\n", open_intervals ? " open" : "",
-            niv, niv == 1 ? "" : "s");
-    fputs("<div class=\"scroll\"><table class=\"intervals\"><thead><tr><th>interval</th><th>start (s)</th>"
-          "<th>end (s)</th>", f);
-    html_row_head(f);
-    fputs("</tr></thead><tbody>\n", f);
-    double start = 0;
-    for (size_t k = 0; k < niv; k++) {
-        json_t *row = json_array_get(iv, k);
-        double end = start + hnum(row, "period_s");
-        fprintf(f, "<tr class=\"ivrow\"><td>%zu</td><td>%.3f</td><td>%.3f</td>", k + 1, start, end);
-        html_row_cells(f, row);
-        fputs("</tr>\n", f);
-        start = end;
-    }
-    fputs("</tbody></table></div>\n</details>\n</section>\n", f);
-}
-
-/* The timers of category c, each followed by its twin. */
-static void html_timers(FILE *f, json_t *timers, int c, const char *heading_tag, int open_intervals) {
-    size_t n = json_array_size(timers), *ord = calloc(n ? n : 1, sizeof *ord);
-    if (!ord) return;
-    size_t m = html_order(timers, c, ord);
-    for (size_t k = 0; k < m; k++) {
-        long tw = html_twin_of(timers, ord[k]);
-        int is_twin = k > 0 && tw < 0 && html_twin_of(timers, ord[k - 1]) == (long)ord[k];
-        html_timer(f, json_array_get(timers, ord[k]), ord[k], heading_tag, open_intervals, tw, is_twin);
-    }
-    free(ord);
-}
-
-static void html_tally(FILE *f, json_t *arr, const char *id, const char *title, const char *what) {
-    size_t n = json_is_array(arr) ? json_array_size(arr) : 0, shown = n < 100 ? n : 100;
-    fprintf(f, "<section id=\"%s\"><h2>%s</h2>\n", id, title);
-    if (n == 0) {
-        fprintf(f, "<p>No %s.</p></section>\n", what);
-        return;
-    }
-    fputs("<div class=\"scroll\"><table class=\"tally\"><thead><tr><th>count</th><th class=\"l\">message</th>"
-          "</tr></thead><tbody>\n", f);
-    for (size_t i = 0; i < shown; i++) {
-        json_t *e = json_array_get(arr, i);
-        fprintf(f, "<tr><td>%lld</td><td class=\"msg\">", hint(e, "count"));
-        hesc(f, hstr(e, "message"));
-        fputs("</td></tr>\n", f);
-    }
-    fputs("</tbody></table></div>\n", f);
-    if (n > shown) fprintf(f, "<p class=\"sub\">%zu more messages in errors.csv.</p>\n", n - shown);
-    fputs("</section>\n", f);
-}
-
-static void html_checks(FILE *f, json_t *arr) {
-    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
-    if (n == 0) return;
-    fputs("<section id=\"checks\"><h2>Checks</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"l\">name"
-          "</th><th>passes</th><th>failures</th><th>pass rate</th></tr></thead><tbody>\n", f);
-    for (size_t i = 0; i < n; i++) {
-        json_t *c = json_array_get(arr, i);
-        long long p = hint(c, "passes"), x = hint(c, "fails");
-        fputs("<tr><td class=\"l\">", f);
-        hesc(f, hstr(c, "name"));
-        fprintf(f, "</td><td>%lld</td><td%s>%lld</td><td>%.2f%%</td></tr>\n", p, x > 0 ? " class=\"err\"" : "", x,
-                p + x > 0 ? 100.0 * (double)p / (double)(p + x) : 0.0);
-    }
-    fputs("</tbody></table></div></section>\n", f);
-}
-
-/* ---- stages: "stage <k> <group>" timers, one table ---- */
-
-typedef struct html_stage {
-    size_t idx;
-    long gpos, k;
-    const char *group;   /* points into the name */
-    size_t glen;
-    int twin, has_twin;
-} html_stage;
-
-static int html_stage_cmp(const void *pa, const void *pb) {
-    const html_stage *a = pa, *b = pb;
-    if (a->gpos != b->gpos) return a->gpos < b->gpos ? -1 : 1;
-    size_t l = a->glen < b->glen ? a->glen : b->glen;
-    int c = strncmp(a->group, b->group, l);
-    if (c) return c;
-    if (a->glen != b->glen) return a->glen < b->glen ? -1 : 1;
-    if (a->k != b->k) return a->k < b->k ? -1 : 1;
-    if (a->twin != b->twin) return a->twin - b->twin;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-static void html_stages(FILE *f, json_t *root, json_t *timers) {
-    size_t n = json_array_size(timers), m = 0, i;
-    html_stage *st = calloc(n ? n : 1, sizeof *st);
-    if (!st) return;
-    json_t *t, *groups = hj(root, "groups");
-    int any_twin = 0;
-    json_array_foreach(timers, i, t) {
-        if (html_cat(t) != HK_STAGE) continue;
-        html_stage *s = &st[m++];
-        const char *name = hstr(t, "name");
-        if (!name) name = "";
-        s->idx = i;
-        s->twin = html_is_twin(timers, i);
-        s->has_twin = html_twin_of(timers, i) >= 0;
-        any_twin |= s->twin | s->has_twin;
-        size_t len = strlen(name) - (s->twin ? HTML_TWIN_LEN : 0);
-        char *end = NULL;
-        s->k = strncmp(name, "stage ", 6) == 0 ? strtol(name + 6, &end, 10) : 0;
-        if (end && end > name + 6 && *end == ' ' && (size_t)(end + 1 - name) <= len) {
-            s->group = end + 1;
-            s->glen = len - (size_t)(end + 1 - name);
-        } else {
-            s->k = 0;
-            s->group = name;
-            s->glen = len;
-        }
-        s->gpos = (long)json_array_size(groups);
-        size_t gi;
-        json_t *g;
-        json_array_foreach(groups, gi, g) {
-            const char *gn = hstr(g, "name");
-            if (gn && strlen(gn) == s->glen && strncmp(gn, s->group, s->glen) == 0) {
-                s->gpos = (long)gi;
-                break;
-            }
-        }
-    }
-    if (m == 0) {
-        free(st);
-        return;
-    }
-    qsort(st, m, sizeof *st, html_stage_cmp);
-    fputs("<section id=\"stages\"><h2>Stages</h2>\n<p class=\"sub\">Transactions of each staged group by the stage "
-          "they started in (the stage after the last one is the hold). Rates are over the whole run "
-          "(summary.json does not give the stages' lengths; the console's table has rates over each stage); "
-          "&ldquo;intervals&rdquo; are those with samples. Times in ms.</p>\n", f);
-    fputs("<div class=\"scroll\"><table class=\"stages\"><thead><tr><th class=\"l\">group</th><th>stage</th>", f);
-    if (any_twin) fputs("<th class=\"l\">latency</th>", f);
-    fputs("<th>count</th><th>errors</th><th>rate/s (run)</th><th>p50</th><th>p95</th><th>p99</th><th>max</th>"
-          "<th>intervals</th></tr></thead><tbody>\n", f);
-    for (size_t k = 0; k < m; k++) {
-        html_stage *s = &st[k];
-        json_t *tm = json_array_get(timers, s->idx), *sum = hj(tm, "summary"), *iv = hj(tm, "intervals"), *r;
-        fprintf(f, "<tr class=\"stage%s\"><td class=\"l\">", s->twin ? " twin" : "");
-        for (size_t c = 0; c < s->glen; c++) {
-            char ch[2] = {s->group[c], 0};
-            hesc(f, ch);
-        }
-        if (s->k > 0) fprintf(f, "</td><td>%ld</td>", s->k);
-        else fputs("</td><td></td>", f);
-        if (any_twin)
-            fprintf(f, "<td class=\"l\">%s</td>", s->twin ? html_lf_actual : s->has_twin ? html_lf_intended : "");
-        long long e = hint(sum, "errors");
-        fprintf(f, "<td>%lld</td><td%s>%lld</td><td>%.2f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>",
-                hint(sum, "count"), e > 0 ? " class=\"err\"" : "", e, hnum(sum, "rate"), hnum(sum, "p50_ms"),
-                hnum(sum, "p95_ms"), hnum(sum, "p99_ms"), hnum(sum, "max_ms"));
-        size_t first = 0, last = 0, j;
-        json_array_foreach(iv, j, r) {
-            if (hint(r, "count") <= 0) continue;
-            if (!first) first = j + 1;
-            last = j + 1;
-        }
-        if (!first) fputs("<td></td></tr>\n", f);
-        else if (first == last) fprintf(f, "<td>%zu</td></tr>\n", first);
-        else fprintf(f, "<td>%zu&ndash;%zu</td></tr>\n", first, last);
-    }
-    fputs("</tbody></table></div></section>\n", f);
-    free(st);
-}
-
-/* ---- thresholds and generator health ---- */
-
-static const char *html_exit_meaning(long long code) {
-    switch (code) {
-    case -1: return "still running";
-    case 0: return "completed";
-    case 3: return "scenario error";
-    case 4: return "aborted";
-    case 5: return "interrupted";
-    case 6: return "a threshold failed";
-    default: return NULL;
-    }
-}
-
-static void html_exit_code(FILE *f, json_t *root) {
-    long long code = hint(root, "exit_code");
-    const char *why = html_exit_meaning(code);
-    fprintf(f, "exit code %lld", code);
-    if (why) fprintf(f, " (%s)", why);
-}
-
-static void html_result_badge(FILE *f, int passed) {
-    fputs(passed ? "<span class=\"badge pass\">pass</span>" : "<span class=\"badge fail\">FAIL</span>", f);
-}
-
-static void html_measured(FILE *f, json_t *th) {
-    json_t *v = hj(th, "measured");
-    const char *unit = hstr(th, "unit");
-    if (!json_is_number(v)) {
-        fputs("no data", f);
-        return;
-    }
-    double x = json_number_value(v);
-    if (html_str_eq(unit, "ms")) fprintf(f, "%.3f ms", x);
-    else if (html_str_eq(unit, "%")) fprintf(f, "%.3f%%", x);
-    else if (html_str_eq(unit, "/s")) fprintf(f, "%.2f/s", x);
-    else {
-        if (x == (double)(long long)x && x > -1e15 && x < 1e15) fprintf(f, "%lld", (long long)x);
-        else fprintf(f, "%.3f", x);
-        if (unit && *unit) {
-            fputc(' ', f);
-            hesc(f, unit);
-        }
-    }
-}
-
-static void html_thresholds(FILE *f, json_t *root) {
-    json_t *arr = hj(root, "thresholds"), *th;
-    size_t n = json_is_array(arr) ? json_array_size(arr) : 0, i, passed = 0;
-    if (n == 0) return;
-    json_array_foreach(arr, i, th) passed += json_is_true(hj(th, "passed"));
-    fputs("<section id=\"thresholds\"><h2>Thresholds</h2>\n<p class=\"th-result\">", f);
-    html_result_badge(f, passed == n);
-    fprintf(f, " %zu of %zu passed%s &middot; ", passed, n,
-            html_str_eq(hstr(root, "status"), "running") ? " so far" : "");
-    html_exit_code(f, root);
-    fputs("</p>\n<div class=\"scroll\"><table class=\"thresholds\"><thead><tr><th class=\"l\">criterion</th>"
-          "<th class=\"l\">subject</th><th>measured</th><th class=\"l\">result</th></tr></thead><tbody>\n", f);
-    json_array_foreach(arr, i, th) {
-        int ok = json_is_true(hj(th, "passed"));
-        fprintf(f, "<tr class=\"%s\"><td class=\"l\">", ok ? "pass" : "fail");
-        hesc(f, hstr(th, "criterion"));
-        fputs("</td><td class=\"l\">", f);
-        hesc(f, hstr(th, "timer"));
-        fputs("</td><td>", f);
-        html_measured(f, th);
-        fputs("</td><td class=\"l\">", f);
-        html_result_badge(f, ok);
-        fputs("</td></tr>\n", f);
-    }
-    fputs("</tbody></table></div></section>\n", f);
-}
-
-/* As in health.c: an interval above either makes the results suspect. */
-#define HTML_CPU_SUSPECT 90.0
-#define HTML_LAG_SUSPECT_MS 20.0
-
-static void html_suspect_banner(FILE *f, json_t *root) {
-    json_t *gen = hj(root, "generator");
-    if (!json_is_true(hj(gen, "suspect"))) return;
-    const char *why = hstr(gen, "reasons");
-    fputs("<div class=\"warn banner\" id=\"suspect-warning\" role=\"alert\"><strong>Suspect results: the load "
-          "generator may have been the bottleneck.</strong> ", f);
-    if (why && *why) {
-        hesc(f, why);
-        fputs(". ", f);
-    }
-    fputs("Its own delays count in the latencies; see <a href=\"#generator\">Generator health</a>.</div>\n", f);
-}
-
-static int html_has_generator(json_t *root) {
-    size_t i;
-    json_t *t;
-    if (json_is_object(hj(root, "generator"))) return 1;
-    json_array_foreach(hj(root, "timers"), i, t) if (html_cat(t) == HK_ENGINE) return 1;
-    return 0;
-}
-
-static void html_generator(FILE *f, json_t *root) {
-    if (!html_has_generator(root)) return;
-    json_t *gen = hj(root, "generator"), *iv = hj(gen, "intervals"), *r;
-    size_t niv = json_is_array(iv) ? json_array_size(iv) : 0, k;
-    fputs("<section id=\"generator\"><h2>Generator health</h2>\n<p class=\"sub\">How the load generator itself "
-          "did: its workers' CPU, how late their event loops ran, how late paced and rate starts were. The results "
-          "are suspect when in some interval the CPU was above 90% or the loop lag p99 above 20 ms; schedule lag, "
-          "late and skipped starts do not make them suspect but show a generator falling behind its schedule."
-          "</p>\n<p>", f);
-    if (json_is_true(hj(gen, "suspect"))) {
-        fputs("<span class=\"badge fail\">suspect</span> ", f);
-        hesc(f, hstr(gen, "reasons"));
-    } else if (json_is_object(gen)) {
-        fputs("<span class=\"badge pass\">not suspect</span>", f);
-    } else {
-        fputs("No generator health figures in summary.json.", f);
-    }
-    fputs("</p>\n", f);
-    if (niv > 0) {
-        fputs("<div class=\"charts\">\n<figure class=\"chart-box\"><figcaption>Generator CPU per interval (% of the "
-              "workers' CPUs)</figcaption><div class=\"chart\" data-kind=\"health-cpu\"></div></figure>\n"
-              "<figure class=\"chart-box\"><figcaption>Event loop and schedule lag per interval (ms)</figcaption>"
-              "<div class=\"chart\" data-kind=\"health-lag\"></div></figure>\n</div>\n", f);
-        fputs("<div class=\"scroll\"><table class=\"health\"><thead><tr><th>interval</th><th>CPU %</th>"
-              "<th>loop lag p99</th><th>loop lag max</th><th>schedule lag p99</th><th>late starts</th>"
-              "<th>skipped starts</th></tr></thead><tbody>\n", f);
-        json_array_foreach(iv, k, r) {
-            double cpu = hnum(r, "cpu_percent"), lag = hnum(r, "loop_lag_p99_ms");
-            long long late = hint(r, "late_starts"), skipped = hint(r, "skipped_starts");
-            fprintf(f, "<tr class=\"hrow\"><td>%zu</td><td%s>%.1f</td><td%s>%.3f</td><td>%.3f</td><td>%.3f</td>"
-                       "<td>%lld</td><td%s>%lld</td></tr>\n", k + 1,
-                    cpu > HTML_CPU_SUSPECT ? " class=\"err\"" : "", cpu,
-                    lag > HTML_LAG_SUSPECT_MS ? " class=\"err\"" : "", lag, hnum(r, "loop_lag_max_ms"),
-                    hnum(r, "schedule_lag_p99_ms"), late, skipped > 0 ? " class=\"err\"" : "", skipped);
-        }
-        fputs("</tbody></table></div>\n<p class=\"sub\">Lags in ms. CPU % is the workers' CPU time over the "
-              "interval's length times the workers (the first interval includes the preflight).</p>\n", f);
-    }
-    html_timers(f, hj(root, "timers"), HK_ENGINE, "h3", 0);
-    fputs("</section>\n", f);
-}
-
-/* The check counters "check.pass NAME" / "check.fail NAME" belong to the
- * checks table: not listed as counters when summary.json has "checks". */
-static int html_counter_shown(json_t *c, int have_checks) {
-    const char *name = hstr(c, "name");
-    if (!have_checks || !name) return 1;
-    return strncmp(name, "check.pass ", 11) != 0 && strncmp(name, "check.fail ", 11) != 0;
-}
-
-static size_t html_counters_shown(json_t *root) {
-    size_t i, n = 0;
-    json_t *c;
-    int have_checks = json_is_array(hj(root, "checks"));
-    json_array_foreach(hj(root, "counters"), i, c) n += html_counter_shown(c, have_checks);
-    return n;
-}
-
-static void html_counters(FILE *f, json_t *root) {
-    json_t *arr = hj(root, "counters");
-    int have_checks = json_is_array(hj(root, "checks"));
-    if (html_counters_shown(root) == 0) return;
-    fputs("<section id=\"counters\"><h2>Counters</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"l\">"
-          "name</th><th>total</th><th>per second</th></tr></thead><tbody>\n", f);
-    size_t i;
-    json_t *c;
-    json_array_foreach(arr, i, c) {
-        if (!html_counter_shown(c, have_checks)) continue;
-        fputs("<tr><td class=\"l\">", f);
-        hesc(f, hstr(c, "name"));
-        fprintf(f, "</td><td>%lld</td><td>%.2f</td></tr>\n", hint(c, "total"), hnum(c, "rate"));
-    }
-    fputs("</tbody></table></div></section>\n", f);
+/* The head, the <h1> title and the start of the line under it: the badge. */
+static void html_page_top(FILE *f, const char *title, const char *status) {
+    html_head(f, title);
+    fputs("<h1>", f);
+    html_esc(f, title);
+    fputs("</h1>\n<p class=\"sub\">", f);
+    html_badge(f, status ? status : "unknown");
 }
 
 static const char *const html_sections[] = {NULL, "Groups", "Custom timers", "Primitives"};
 
 static void html_toc(FILE *f, json_t *root) {
-    json_t *timers = hj(root, "timers");
+    json_t *timers = html_get(root, "timers");
     size_t n = json_array_size(timers), *ord = calloc(n ? n : 1, sizeof *ord);
     fputs("<nav class=\"toc\"><a href=\"#summary\">Summary</a>", f);
-    if (json_array_size(hj(root, "thresholds"))) fputs("<a href=\"#thresholds\">Thresholds</a>", f);
+    if (json_array_size(html_get(root, "thresholds"))) fputs("<a href=\"#thresholds\">Thresholds</a>", f);
     for (int k = 0; ord && k <= HK_PRIMITIVE; k++) {
         size_t m = html_order(timers, k, ord);
         if (k > 0 && m) fprintf(f, "<span>%s:</span>", html_sections[k]);
         for (size_t j = 0; j < m; j++) {
             fprintf(f, "<a href=\"#t%zu\">", ord[j]);
-            hesc(f, html_timer_label(json_array_get(timers, ord[j])));
+            html_esc(f, html_timer_label(json_array_get(timers, ord[j])));
             fputs("</a>", f);
         }
         if (k == HK_GROUP && html_order(timers, HK_STAGE, ord)) fputs("<a href=\"#stages\">Stages</a>", f);
     }
     free(ord);
     if (html_has_generator(root)) fputs("<a href=\"#generator\">Generator health</a>", f);
-    if (json_array_size(hj(root, "checks"))) fputs("<a href=\"#checks\">Checks</a>", f);
+    if (json_array_size(html_get(root, "checks"))) fputs("<a href=\"#checks\">Checks</a>", f);
     if (html_counters_shown(root)) fputs("<a href=\"#counters\">Counters</a>", f);
     fputs("<a href=\"#errors\">Errors</a><a href=\"#request-errors\">Request errors</a></nav>\n", f);
 }
 
-static json_t *html_timer_of_kind(json_t *root, const char *kind) {
-    size_t i;
-    json_t *t;
-    json_array_foreach(hj(root, "timers"), i, t) {
-        const char *k = hstr(t, "kind");
-        if (k && strcmp(k, kind) == 0) return t;
-    }
-    return NULL;
-}
+/* ---- a run's page ---- */
 
-static void html_run(FILE *f, json_t *root, int depth) {
-    const char *scen = hstr(root, "scenario"), *status = hstr(root, "status");
-    char title[512];
-    snprintf(title, sizeof title, "luamech report: %s", scen ? scen : "(unnamed)");
-    html_head(f, title);
-    fputs("<h1>", f);
-    hesc(f, title);
-    fputs("</h1>\n<p class=\"sub\">", f);
-    html_badge(f, status ? status : "unknown");
+/* Under the title: status, start, run time, scenario file; then the warnings. */
+static void html_run_status(FILE *f, json_t *root) {
+    const char *status = html_str(root, "status");
     fputs(" &middot; ", f);
-    hesc(f, hstr(root, "start"));
-    fprintf(f, " &middot; %.3f s &middot; ", hnum(root, "run_time_s"));
-    hesc(f, hstr(root, "scenario_file"));
+    html_esc(f, html_str(root, "start"));
+    fprintf(f, " &middot; %.3f s &middot; ", html_num(root, "run_time_s"));
+    html_esc(f, html_str(root, "scenario_file"));
     fputs("</p>\n", f);
     html_suspect_banner(f, root);
     if (status && strcmp(status, "running") == 0)
         fputs("<p class=\"warn\">A snapshot written while the run was going on: the last interval is not closed "
               "yet and the summary's rates are 0.</p>\n", f);
-    if (hstr(root, "error")) {
+    if (html_str(root, "error")) {
         fputs("<p class=\"warn\">Aborted: ", f);
-        hesc(f, hstr(root, "error"));
+        html_esc(f, html_str(root, "error"));
         fputs("</p>\n", f);
     }
-    if (hint(root, "schema_version") > RESULTS_SCHEMA_VERSION)
+    if (html_int(root, "schema_version") > RESULTS_SCHEMA_VERSION)
         fprintf(f, "<p class=\"warn\">summary.json has schema version %lld; this luamech knows %d: some fields "
-                   "may be missing from this report.</p>\n", hint(root, "schema_version"), RESULTS_SCHEMA_VERSION);
-    if (depth > 0) fputs("<p><a href=\"../report.html\">&larr; all phases</a></p>\n", f);
-    html_toc(f, root);
-    html_thresholds(f, root);
+                   "may be missing from this report.</p>\n", html_int(root, "schema_version"), RESULTS_SCHEMA_VERSION);
+}
 
-    /* summary and workload */
-    json_t *all = html_timer_of_kind(root, "all"), *sum = hj(all, "summary"), *set = hj(root, "settings");
-    fputs("<section id=\"summary\"><h2>Summary</h2>\n<div class=\"cols\"><div class=\"scroll\">"
-          "<table class=\"kv\"><tbody>\n", f);
+static json_t *html_timer_of_kind(json_t *root, const char *kind) {
+    size_t i;
+    json_t *t;
+    json_array_foreach(html_get(root, "timers"), i, t) {
+        const char *k = html_str(t, "kind");
+        if (k && strcmp(k, kind) == 0) return t;
+    }
+    return NULL;
+}
+
+/* The summary's left table: the scenario, its outcome and the All
+ * Transactions figures. */
+static void html_summary_run(FILE *f, json_t *root) {
+    const char *status = html_str(root, "status");
+    json_t *sum = html_get(html_timer_of_kind(root, "all"), "summary");
     fputs("<tr><td>scenario</td><td>", f);
-    hesc(f, scen);
+    html_esc(f, html_str(root, "scenario"));
     fputs(" (", f);
-    hesc(f, hstr(root, "scenario_file"));
+    html_esc(f, html_str(root, "scenario_file"));
     fputs(")</td></tr>\n<tr><td>status</td><td>", f);
     html_badge(f, status ? status : "unknown");
     fputs(" (", f);
     html_exit_code(f, root);
     fputs(")</td></tr>\n", f);
-    html_kv(f, "transactions", "%lld", hint(sum, "count"));
-    html_kv(f, "errors", "%lld", hint(sum, "errors"));
-    html_kv(f, "throughput", "%.2f transactions/s", hnum(sum, "rate"));
-    html_kv(f, "p50 / p95 / p99", "%.3f / %.3f / %.3f ms", hnum(sum, "p50_ms"), hnum(sum, "p95_ms"),
-            hnum(sum, "p99_ms"));
-    html_kv(f, "run time", "%.3f s", hnum(root, "run_time_s"));
-    html_kv_text(f, "test start", hstr(root, "start"));
-    html_kv_text(f, "test finish", hstr(root, "finish"));
-    fputs("</tbody></table></div><div class=\"scroll\"><table class=\"kv\"><tbody>\n", f);
-    if (hnum(set, "run_time_s") > 0) html_kv(f, "run time (set)", "%g s", hnum(set, "run_time_s"));
-    else html_kv(f, "run time (set)", "no time limit");
-    html_kv(f, "rampup", "%g s", hnum(set, "rampup_s"));
-    html_kv(f, "time-series interval", "%g s", hnum(set, "interval_s"));
-    html_kv(f, "graceful stop", "%g s", hnum(set, "graceful_stop_s"));
-    if (hint(set, "requests") > 0) html_kv(f, "transaction budget", "%lld", hint(set, "requests"));
-    html_kv(f, "workers", "%lld", hint(set, "workers"));
-    html_kv(f, "seed", "%lld", hint(root, "seed"));
-    html_kv_text(f, "luamech version", hstr(root, "version"));
-    fputs("</tbody></table></div></div>\n", f);
+    html_kv(f, "transactions", "%lld", html_int(sum, "count"));
+    html_kv(f, "errors", "%lld", html_int(sum, "errors"));
+    html_kv(f, "throughput", "%.2f transactions/s", html_num(sum, "rate"));
+    html_kv(f, "p50 / p95 / p99", "%.3f / %.3f / %.3f ms", html_num(sum, "p50_ms"), html_num(sum, "p95_ms"),
+            html_num(sum, "p99_ms"));
+    html_kv(f, "run time", "%.3f s", html_num(root, "run_time_s"));
+    html_kv_text(f, "test start", html_str(root, "start"));
+    html_kv_text(f, "test finish", html_str(root, "finish"));
+}
 
-    json_t *groups = hj(root, "groups"), *g;
+/* The summary's right table: the settings the run was started with. */
+static void html_summary_settings(FILE *f, json_t *root) {
+    json_t *set = html_get(root, "settings");
+    if (html_num(set, "run_time_s") > 0) html_kv(f, "run time (set)", "%g s", html_num(set, "run_time_s"));
+    else html_kv(f, "run time (set)", "no time limit");
+    html_kv(f, "rampup", "%g s", html_num(set, "rampup_s"));
+    html_kv(f, "time-series interval", "%g s", html_num(set, "interval_s"));
+    html_kv(f, "graceful stop", "%g s", html_num(set, "graceful_stop_s"));
+    if (html_int(set, "requests") > 0) html_kv(f, "transaction budget", "%lld", html_int(set, "requests"));
+    html_kv(f, "workers", "%lld", html_int(set, "workers"));
+    html_kv(f, "seed", "%lld", html_int(root, "seed"));
+    html_kv_text(f, "luamech version", html_str(root, "version"));
+}
+
+/* The groups (name, VUs, script) and the scenario's notes. */
+static void html_workload(FILE *f, json_t *root) {
+    json_t *g;
     size_t i;
     fputs("<h3>Workload configuration</h3>\n<div class=\"scroll\"><table class=\"workload\"><thead><tr>"
           "<th class=\"l\">group name</th><th>vus</th><th class=\"l\">script name</th></tr></thead><tbody>\n", f);
-    json_array_foreach(groups, i, g) {
+    json_array_foreach(html_get(root, "groups"), i, g) {
         fputs("<tr><td class=\"l\">", f);
-        hesc(f, hstr(g, "name"));
-        fprintf(f, "</td><td>%lld</td><td class=\"l\">", hint(g, "vus"));
-        hesc(f, hstr(g, "script"));
+        html_esc(f, html_str(g, "name"));
+        fprintf(f, "</td><td>%lld</td><td class=\"l\">", html_int(g, "vus"));
+        html_esc(f, html_str(g, "script"));
         fputs("</td></tr>\n", f);
     }
     fputs("</tbody></table></div>\n", f);
-    if (hstr(root, "notes")) {
+    if (html_str(root, "notes")) {
         fputs("<h3>Notes</h3>\n<pre class=\"notes\">", f);
-        hesc(f, hstr(root, "notes"));
+        html_esc(f, html_str(root, "notes"));
         fputs("</pre>\n", f);
     }
-    fputs("</section>\n", f);
+}
 
-    /* timers: All Transactions, groups, stages, custom timers, primitives;
-     * each "(uncorrected)" twin right after its timer */
-    json_t *timers = hj(root, "timers");
+static void html_summary(FILE *f, json_t *root) {
+    fputs("<section id=\"summary\"><h2>Summary</h2>\n<div class=\"cols\"><div class=\"scroll\">"
+          "<table class=\"kv\"><tbody>\n", f);
+    html_summary_run(f, root);
+    fputs("</tbody></table></div><div class=\"scroll\"><table class=\"kv\"><tbody>\n", f);
+    html_summary_settings(f, root);
+    fputs("</tbody></table></div></div>\n", f);
+    html_workload(f, root);
+    fputs("</section>\n", f);
+}
+
+/* All Transactions, groups, stages, custom timers, primitives; each
+ * "(uncorrected)" twin right after its timer. */
+static void html_all_timers(FILE *f, json_t *root) {
+    json_t *timers = html_get(root, "timers");
     size_t nt = json_array_size(timers), *ord = calloc(nt ? nt : 1, sizeof *ord);
     if (html_order(timers, HK_ALL, ord) == 0)
         fputs("<section id=\"t-none\"><h2>All Transactions</h2><p>No transactions.</p></section>\n", f);
@@ -1063,14 +348,30 @@ static void html_run(FILE *f, json_t *root, int depth) {
         if (k == HK_GROUP) html_stages(f, root, timers);
     }
     free(ord);
+}
+
+/* depth > 0: a phase's page, which links back to the phases index. */
+static void html_run(FILE *f, json_t *root, int depth) {
+    const char *scen = html_str(root, "scenario");
+    char title[512];
+    snprintf(title, sizeof title, "luamech report: %s", scen ? scen : "(unnamed)");
+    html_page_top(f, title, html_str(root, "status"));
+    html_run_status(f, root);
+    if (depth > 0) fputs("<p><a href=\"../report.html\">&larr; all phases</a></p>\n", f);
+    html_toc(f, root);
+    html_thresholds(f, root);
+    html_summary(f, root);
+    html_all_timers(f, root);
     html_generator(f, root);
-    html_checks(f, hj(root, "checks"));
+    html_checks(f, html_get(root, "checks"));
     html_counters(f, root);
-    html_tally(f, hj(root, "errors"), "errors", "Top errors (failed transactions)", "errors");
-    html_tally(f, hj(root, "request_errors"), "request-errors",
+    html_tally(f, html_get(root, "errors"), "errors", "Top errors (failed transactions)", "errors");
+    html_tally(f, html_get(root, "request_errors"), "request-errors",
                "Request errors (failed requests, whether or not the script raised them)", "request errors");
     html_tail(f, root);
 }
+
+/* ---- a phased run's index page ---- */
 
 /* A phase directory from the file: relative, without "..". */
 static int html_safe_dir(const char *d) {
@@ -1084,91 +385,107 @@ static int html_safe_dir(const char *d) {
 
 static int html_render(const char *dir, int depth, char *err, size_t err_len);
 
-static void html_phases(FILE *f, const char *dir, json_t *root, int depth, int *rc, char *err, size_t err_len) {
-    const char *scen = hstr(root, "scenario"), *status = hstr(root, "status");
-    json_t *phases = hj(root, "phases"), *p;
-    size_t i, n = json_array_size(phases);
+/* Renders phase p's own report (from the top page only); 1 when it was
+ * written, so the row links to it.  The first report.html that cannot be
+ * written makes *rc -2, with its message in err. */
+static int html_phase_render(const char *dir, json_t *p, int depth, int *rc, char *err, size_t err_len) {
+    const char *pd = html_str(p, "dir");
+    if (!html_safe_dir(pd)) return 0;
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/%s", dir, pd);
+    char perr[1024] = "";
+    int prc = depth == 0 ? html_render(sub, depth + 1, perr, sizeof perr) : -1;
+    if (prc == 0) return 1;
+    if (prc == -2 && *rc == 0) {
+        *rc = -2;
+        html_errf(err, err_len, "%s", perr);
+    }
+    return 0;
+}
+
+/* The page top and the phases table's head. */
+static void html_phases_top(FILE *f, json_t *root) {
+    const char *scen = html_str(root, "scenario");
     char title[512];
     snprintf(title, sizeof title, "luamech report: %s (phases)", scen ? scen : "(unnamed)");
-    html_head(f, title);
-    fputs("<h1>", f);
-    hesc(f, title);
-    fputs("</h1>\n<p class=\"sub\">", f);
-    html_badge(f, status ? status : "unknown");
-    fprintf(f, " &middot; %lld of %lld phases ran &middot; ", hint(root, "phases_run"), hint(root, "phases_planned"));
-    hesc(f, hstr(root, "scenario_file"));
+    html_page_top(f, title, html_str(root, "status"));
+    fprintf(f, " &middot; %lld of %lld phases ran &middot; ", html_int(root, "phases_run"),
+            html_int(root, "phases_planned"));
+    html_esc(f, html_str(root, "scenario_file"));
     fputs("</p>\n<section id=\"summary\"><h2>Phases</h2>\n<p class=\"sub\">The phases ran one after another; each "
           "has its own full report. Times in ms.</p>\n", f);
     fputs("<div class=\"scroll\"><table class=\"phases\"><thead><tr><th>#</th><th class=\"l\">phase</th>"
           "<th class=\"l\">status</th><th>transactions</th><th>errors</th><th>time (s)</th><th>per second</th>"
           "<th>p50</th><th>p95</th><th>p99</th><th>max</th></tr></thead><tbody>\n", f);
-    long long tx = 0, errors = 0;
-    double secs = 0;
-    json_array_foreach(phases, i, p) {
-        const char *pd = hstr(p, "dir");
-        int linked = 0;
-        if (html_safe_dir(pd)) {
-            char sub[4200];
-            snprintf(sub, sizeof sub, "%s/%s", dir, pd);
-            char perr[1024] = "";
-            int prc = depth == 0 ? html_render(sub, depth + 1, perr, sizeof perr) : -1;
-            if (prc == 0) linked = 1;
-            else if (prc == -2 && *rc == 0) {
-                *rc = -2;
-                herr(err, err_len, "%s", perr);
-            }
-        }
-        fprintf(f, "<tr><td>%zu</td><td class=\"l\">", i + 1);
-        if (linked) {
-            fputs("<a href=\"", f);
-            hhref(f, pd);
-            fputs("/report.html\">", f);
-        }
-        hesc(f, hstr(p, "name"));
-        fputs(linked ? "</a>" : " (no report: summary.json missing or invalid)", f);
-        fputs("</td><td class=\"l\">", f);
-        html_badge(f, hstr(p, "status") ? hstr(p, "status") : "unknown");
-        long long e = hint(p, "errors");
-        fprintf(f, "</td><td>%lld</td><td%s>%lld</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.3f</td>"
-                   "<td>%.3f</td><td>%.3f</td></tr>\n", hint(p, "transactions"), e > 0 ? " class=\"err\"" : "", e,
-                hnum(p, "run_time_s"), hnum(p, "rate"), hnum(p, "p50_ms"), hnum(p, "p95_ms"), hnum(p, "p99_ms"),
-                hnum(p, "max_ms"));
-        tx += hint(p, "transactions");
-        errors += e;
-        secs += hnum(p, "run_time_s");
+}
+
+/* Row i: phase p, its name a link to its report when linked. */
+static void html_phase_row(FILE *f, json_t *p, size_t i, int linked) {
+    fprintf(f, "<tr><td>%zu</td><td class=\"l\">", i + 1);
+    if (linked) {
+        fputs("<a href=\"", f);
+        html_href(f, html_str(p, "dir"));
+        fputs("/report.html\">", f);
     }
+    html_esc(f, html_str(p, "name"));
+    fputs(linked ? "</a>" : " (no report: summary.json missing or invalid)", f);
+    fputs("</td><td class=\"l\">", f);
+    html_badge(f, html_str(p, "status") ? html_str(p, "status") : "unknown");
+    long long e = html_int(p, "errors");
+    fprintf(f, "</td><td>%lld</td><td%s>%lld</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.3f</td>"
+               "<td>%.3f</td><td>%.3f</td></tr>\n", html_int(p, "transactions"), e > 0 ? " class=\"err\"" : "", e,
+            html_num(p, "run_time_s"), html_num(p, "rate"), html_num(p, "p50_ms"), html_num(p, "p95_ms"),
+            html_num(p, "p99_ms"), html_num(p, "max_ms"));
+}
+
+static void html_phases_total(FILE *f, long long tx, long long errors, double secs) {
     fprintf(f, "<tr class=\"total\"><td></td><td class=\"l\">all phases</td><td></td><td>%lld</td><td>%lld</td>"
                "<td>%.3f</td><td>%.2f</td><td></td><td></td><td></td><td></td></tr>\n", tx, errors, secs,
             secs > 0 ? (double)tx / secs : 0.0);
     fputs("</tbody></table></div>\n", f);
-    if (n > 0)
-        fputs("<div class=\"charts\">\n<figure class=\"chart-box\"><figcaption>Throughput per phase (transactions "
-              "per second)</figcaption><div class=\"chart\" data-kind=\"phases-rate\"></div></figure>\n"
-              "<figure class=\"chart-box\"><figcaption>p95 per phase (ms)</figcaption>"
-              "<div class=\"chart\" data-kind=\"phases-p95\"></div></figure>\n</div>\n", f);
+}
+
+/* The index of a phased run: one row per phase, each phase's report
+ * rendered too (see html_phase_render for *rc and err). */
+static void html_phases(FILE *f, const char *dir, json_t *root, int depth, int *rc, char *err, size_t err_len) {
+    json_t *phases = html_get(root, "phases"), *p;
+    size_t i;
+    long long tx = 0, errors = 0;
+    double secs = 0;
+    html_phases_top(f, root);
+    json_array_foreach(phases, i, p) {
+        html_phase_row(f, p, i, html_phase_render(dir, p, depth, rc, err, err_len));
+        tx += html_int(p, "transactions");
+        errors += html_int(p, "errors");
+        secs += html_num(p, "run_time_s");
+    }
+    html_phases_total(f, tx, errors, secs);
+    if (json_array_size(phases) > 0) html_phase_charts(f);
     fputs("</section>\n", f);
     html_tail(f, root);
 }
+
+/* ---- entry points ---- */
 
 /* 0; -1 summary.json missing or invalid; -2 report.html not written. */
 static int html_render(const char *dir, int depth, char *err, size_t err_len) {
     char path[4200], tmp[4200], out[4200];
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        herr(err, err_len, "%s: %s", dir, stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
+        html_errf(err, err_len, "%s: %s", dir, stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
         return -1;
     }
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
     if (!root) {
-        if (access(path, F_OK) != 0) herr(err, err_len, "%s: %s", path, strerror(errno));
-        else herr(err, err_len, "%s: invalid JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
+        if (access(path, F_OK) != 0) html_errf(err, err_len, "%s: %s", path, strerror(errno));
+        else html_errf(err, err_len, "%s: invalid JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
         return -1;
     }
-    int phased = json_is_array(hj(root, "phases"));
-    if (!json_is_object(root) || (!phased && !json_is_array(hj(root, "timers")))) {
-        herr(err, err_len, "%s: not a luamech summary (no \"timers\" or \"phases\" array)", path);
+    int phased = json_is_array(html_get(root, "phases"));
+    if (!json_is_object(root) || (!phased && !json_is_array(html_get(root, "timers")))) {
+        html_errf(err, err_len, "%s: not a luamech summary (no \"timers\" or \"phases\" array)", path);
         json_decref(root);
         return -1;
     }
@@ -1176,7 +493,7 @@ static int html_render(const char *dir, int depth, char *err, size_t err_len) {
     snprintf(out, sizeof out, "%s/report.html", dir);
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        herr(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
+        html_errf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
         json_decref(root);
         return -2;
     }
@@ -1187,7 +504,7 @@ static int html_render(const char *dir, int depth, char *err, size_t err_len) {
     int bad = ferror(f);
     if (fclose(f) != 0) bad = 1;
     if (bad || rename(tmp, out) != 0) {
-        herr(err, err_len, "cannot write %s: %s", out, strerror(errno));
+        html_errf(err, err_len, "cannot write %s: %s", out, strerror(errno));
         unlink(tmp);
         return -2;
     }

@@ -1,0 +1,58 @@
+/* html_priv.h - what the files of report.html share (html.c: the page and
+ * the entry points; html_tables.c: the sections' tables; html_charts.c: the
+ * charts).  Private to src/report/html*.c; the public entry points are in
+ * report.h. */
+#ifndef LUAMECH_HTML_PRIV_H
+#define LUAMECH_HTML_PRIV_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* ---- JSON access (html.c): missing or mistyped fields read as 0 / NULL ---- */
+
+json_t *html_get(json_t *o, const char *k);
+double html_num(json_t *o, const char *k);
+long long html_int(json_t *o, const char *k);
+const char *html_str(json_t *o, const char *k);
+/* Text and attribute values, HTML-escaped (NULL writes nothing). */
+void html_esc(FILE *f, const char *s);
+
+/* ---- timers and sections (html_tables.c) ---- */
+
+/* The part of the page a timer goes to, by its "kind" (HK_PRIMITIVE also
+ * takes kinds this version does not know). */
+enum { HK_ALL, HK_GROUP, HK_CUSTOM, HK_PRIMITIVE, HK_STAGE, HK_ENGINE, HK_N };
+
+/* The timers of category c in file order, each followed by its
+ * "(uncorrected)" twin.  out has room for every timer; returns how many. */
+size_t html_order(json_t *timers, int c, size_t *out);
+/* A timer's name in headings and the contents ("group " prefix dropped). */
+const char *html_timer_label(json_t *t);
+/* One section per timer of category c, each followed by its twin's. */
+void html_timers(FILE *f, json_t *timers, int c, const char *heading_tag, int open_intervals);
+/* The table of the "stage K GROUP" timers (nothing when there are none). */
+void html_stages(FILE *f, json_t *root, json_t *timers);
+void html_tally(FILE *f, json_t *arr, const char *id, const char *title, const char *what);
+void html_checks(FILE *f, json_t *arr);
+/* "exit code N (meaning)" */
+void html_exit_code(FILE *f, json_t *root);
+void html_thresholds(FILE *f, json_t *root);
+void html_suspect_banner(FILE *f, json_t *root);
+/* 1 when there are generator health figures or engine timers to show. */
+int html_has_generator(json_t *root);
+void html_generator(FILE *f, json_t *root);
+/* How many counters the counters table lists. */
+size_t html_counters_shown(json_t *root);
+void html_counters(FILE *f, json_t *root);
+
+/* ---- charts (html_charts.c) ---- */
+
+/* A timer's three charts; its rt chart draws the p99 of twin (or -1) too. */
+void html_timer_charts(FILE *f, size_t idx, long twin);
+void html_health_charts(FILE *f);
+void html_phase_charts(FILE *f);
+/* The <noscript> note, the embedded copy of root and the drawing script. */
+void html_charts_script(FILE *f, json_t *root);
+
+#endif

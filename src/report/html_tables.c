@@ -1,0 +1,577 @@
+/* html_tables.c - the static HTML of report.html's sections: one section per
+ * timer (heading, summary row, interval details), the stages table, the
+ * thresholds, the generator health, checks, counters and the error tallies;
+ * and the timer kinds and "(uncorrected)" twins that decide which section a
+ * timer goes to and in which order.  Not here: the page around the
+ * sections (head, title, contents, summary, the phases index: html.c) and
+ * the charts (html_charts.c), of which this file only places the
+ * placeholders through html_timer_charts and html_health_charts. */
+#include "report/html_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a timer's figures as table cells ---- */
+
+static const char *const html_ms_keys[] = {"min_ms", "avg_ms", "p50_ms", "p80_ms", "p90_ms",
+                                           "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "stdev_ms"};
+static const char *const html_ms_heads[] = {"min", "avg", "p50", "p80", "p90", "p95", "p99", "p99.9", "max", "stdev"};
+
+static void html_row_head(FILE *f) {
+    fputs("<th>count</th><th>rate/s</th><th>errors</th>", f);
+    for (size_t i = 0; i < sizeof html_ms_heads / sizeof *html_ms_heads; i++)
+        fprintf(f, "<th>%s</th>", html_ms_heads[i]);
+}
+
+static void html_row_cells(FILE *f, json_t *row) {
+    long long errors = html_int(row, "errors");
+    fprintf(f, "<td>%lld</td><td>%.2f</td><td%s>%lld</td>", html_int(row, "count"), html_num(row, "rate"),
+            errors > 0 ? " class=\"err\"" : "", errors);
+    for (size_t i = 0; i < sizeof html_ms_keys / sizeof *html_ms_keys; i++)
+        fprintf(f, "<td>%.3f</td>", html_num(row, html_ms_keys[i]));
+}
+
+/* ---- timers: kinds and "(uncorrected)" twins ---- */
+
+static const char *const html_kinds[HK_N] = {"all", "group", "custom", "primitive", "stage", "engine"};
+
+/* Which part of the page a timer goes to: primitives also take any kind
+ * this version does not know. */
+static int html_cat(json_t *t) {
+    const char *kind = html_str(t, "kind");
+    for (int i = 0; kind && i < HK_N; i++)
+        if (strcmp(kind, html_kinds[i]) == 0) return i;
+    return HK_PRIMITIVE;
+}
+
+static const char html_twin_suffix[] = " (uncorrected)";
+#define HTML_TWIN_LEN (sizeof html_twin_suffix - 1)
+
+static int html_str_eq(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
+
+/* Index of the timer named NAME (its first LEN bytes, then SUFFIX) of kind
+ * KIND, other than SKIP; -1 if none. */
+static long html_find_timer(json_t *timers, const char *name, size_t len, const char *suffix, const char *kind,
+                            size_t skip) {
+    size_t j, sl = strlen(suffix);
+    json_t *u;
+    json_array_foreach(timers, j, u) {
+        const char *un = html_str(u, "name");
+        if (j == skip || !un || strlen(un) != len + sl) continue;
+        if (strncmp(un, name, len) == 0 && strcmp(un + len, suffix) == 0 && html_str_eq(html_str(u, "kind"), kind))
+            return (long)j;
+    }
+    return -1;
+}
+
+static int html_twin_named(const char *name) {
+    size_t n = name ? strlen(name) : 0;
+    return n > HTML_TWIN_LEN && strcmp(name + n - HTML_TWIN_LEN, html_twin_suffix) == 0;
+}
+
+/* The "X (uncorrected)" twin of timer i (same kind): -1 when it has none. */
+static long html_twin_of(json_t *timers, size_t i) {
+    json_t *t = json_array_get(timers, i);
+    const char *name = html_str(t, "name");
+    if (!name || html_twin_named(name)) return -1;
+    return html_find_timer(timers, name, strlen(name), html_twin_suffix, html_str(t, "kind"), i);
+}
+
+/* 1 when timer i is the twin of another timer (shown right after it). */
+static int html_is_twin(json_t *timers, size_t i) {
+    json_t *t = json_array_get(timers, i);
+    const char *name = html_str(t, "name");
+    if (!html_twin_named(name)) return 0;
+    return html_find_timer(timers, name, strlen(name) - HTML_TWIN_LEN, "", html_str(t, "kind"), i) >= 0;
+}
+
+/* The timers of category c in file order, each followed by its twin.
+ * out has room for every timer; returns how many were written. */
+size_t html_order(json_t *timers, int c, size_t *out) {
+    size_t i, n = 0;
+    json_t *t;
+    json_array_foreach(timers, i, t) {
+        if (html_cat(t) != c || html_is_twin(timers, i)) continue;
+        out[n++] = i;
+        long tw = html_twin_of(timers, i);
+        if (tw >= 0) out[n++] = (size_t)tw;
+    }
+    return n;
+}
+
+/* What a timer is called in headings and the contents: groups without their
+ * "group " prefix. */
+const char *html_timer_label(json_t *t) {
+    const char *name = html_str(t, "name"), *kind = html_str(t, "kind");
+    if (!name) name = "(unnamed)";
+    if (kind && strcmp(kind, "group") == 0 && strncmp(name, "group ", 6) == 0) name += 6;
+    return name;
+}
+
+/* The label; a twin's without " (uncorrected)" (its heading says so). */
+static void html_heading_name(FILE *f, json_t *t, int is_twin) {
+    const char *label = html_timer_label(t);
+    size_t n = strlen(label);
+    if (is_twin && html_twin_named(label)) n -= HTML_TWIN_LEN;
+    for (size_t k = 0; k < n; k++) {
+        char c[2] = {label[k], 0};
+        html_esc(f, c);
+    }
+}
+
+/* ---- one section per timer ---- */
+
+static const char html_lf_intended[] = "latency from the intended start";
+static const char html_lf_actual[] = "uncorrected: from the actual start";
+
+static void html_timer_heading(FILE *f, json_t *t, size_t idx, const char *heading_tag, long twin, int is_twin) {
+    fprintf(f, "<section class=\"timer%s\" id=\"t%zu\">\n<%s>", is_twin ? " twin" : "", idx, heading_tag);
+    html_heading_name(f, t, is_twin);
+    if (twin >= 0) fprintf(f, "<span class=\"lf intended\">%s</span>", html_lf_intended);
+    if (is_twin) fprintf(f, "<span class=\"lf actual\">%s</span>", html_lf_actual);
+    fprintf(f, "</%s>\n", heading_tag);
+}
+
+/* What the timer measures: by its kind, engine timers by their name. */
+static void html_timer_about(FILE *f, json_t *t) {
+    const char *kind = html_str(t, "kind"), *name = html_str(t, "name");
+    if (kind && strcmp(kind, "all") == 0)
+        fputs("<p class=\"sub\">Every transaction of every group; think time excluded. Latency over successful "
+              "samples; count and rate include failures.</p>\n", f);
+    else if (kind && strcmp(kind, "group") == 0)
+        fputs("<p class=\"sub\">Transactions of this group; think time excluded.</p>\n", f);
+    else if (kind && strcmp(kind, "custom") == 0)
+        fputs("<p class=\"sub\">Custom timer (luamech.timer / luamech.record).</p>\n", f);
+    else if (kind && strcmp(kind, "primitive") == 0)
+        fputs("<p class=\"sub\">Client calls, from the call to the last reply.</p>\n", f);
+    else if (html_str_eq(name, "engine.loop_lag"))
+        fputs("<p class=\"sub\">How late a 100 ms repeating timer fires on each worker's event loop (a firing "
+              "that is not late records nothing).</p>\n", f);
+    else if (html_str_eq(name, "engine.schedule_lag"))
+        fputs("<p class=\"sub\">Lateness of every paced or rate start (0 when on time).</p>\n", f);
+}
+
+/* Where the latency is measured from, for a timer with a twin and for a twin. */
+static void html_timer_twin_notes(FILE *f, json_t *t, long twin, int is_twin) {
+    if (twin >= 0)
+        fputs("<p class=\"sub\">Latency from the intended start (the transaction's slot or arrival time): a late "
+              "start counts, so a stall shows in every sample it delayed. The response time chart also draws the "
+              "p99 of the uncorrected twin (from the actual start); the gap between the two p99 lines is what a "
+              "closed-loop tool would not see (coordinated omission).</p>\n", f);
+    if (is_twin) {
+        fputs("<p class=\"sub\">Timer &ldquo;", f);
+        html_esc(f, html_str(t, "name"));
+        fputs("&rdquo;: the same samples measured from the actual start, as closed-loop tools report them.</p>\n",
+              f);
+    }
+}
+
+static void html_timer_summary(FILE *f, json_t *t) {
+    fputs("<h4>Response summary (ms)</h4>\n<div class=\"scroll\"><table class=\"summary\"><thead><tr>", f);
+    html_row_head(f);
+    fputs("</tr></thead><tbody><tr>", f);
+    html_row_cells(f, html_get(t, "summary"));
+    fputs("</tr></tbody></table></div>\n", f);
+}
+
+/* One row per interval, in a <details> open when open_intervals. */
+static void html_timer_intervals(FILE *f, json_t *t, int open_intervals) {
+    json_t *iv = html_get(t, "intervals");
+    size_t niv = json_is_array(iv) ? json_array_size(iv) : 0;
+    fprintf(f, "<details%s><summary>Interval details (%zu interval%s, ms)</summary>\n", open_intervals ? " open" : "",
+            niv, niv == 1 ? "" : "s");
+    fputs("<div class=\"scroll\"><table class=\"intervals\"><thead><tr><th>interval</th><th>start (s)</th>"
+          "<th>end (s)</th>", f);
+    html_row_head(f);
+    fputs("</tr></thead><tbody>\n", f);
+    double start = 0;
+    for (size_t k = 0; k < niv; k++) {
+        json_t *row = json_array_get(iv, k);
+        double end = start + html_num(row, "period_s");
+        fprintf(f, "<tr class=\"ivrow\"><td>%zu</td><td>%.3f</td><td>%.3f</td>", k + 1, start, end);
+        html_row_cells(f, row);
+        fputs("</tr>\n", f);
+        start = end;
+    }
+    fputs("</tbody></table></div>\n</details>\n", f);
+}
+
+/* twin: index of t's twin (its rt chart draws the twin's p99 too), or -1;
+ * is_twin: t is the twin of the timer shown just before. */
+static void html_timer(FILE *f, json_t *t, size_t idx, const char *heading_tag, int open_intervals, long twin,
+                       int is_twin) {
+    html_timer_heading(f, t, idx, heading_tag, twin, is_twin);
+    html_timer_about(f, t);
+    html_timer_twin_notes(f, t, twin, is_twin);
+    html_timer_summary(f, t);
+    html_timer_charts(f, idx, twin);
+    html_timer_intervals(f, t, open_intervals);
+    fputs("</section>\n", f);
+}
+
+/* The timers of category c, each followed by its twin. */
+void html_timers(FILE *f, json_t *timers, int c, const char *heading_tag, int open_intervals) {
+    size_t n = json_array_size(timers), *ord = calloc(n ? n : 1, sizeof *ord);
+    if (!ord) return;
+    size_t m = html_order(timers, c, ord);
+    for (size_t k = 0; k < m; k++) {
+        long tw = html_twin_of(timers, ord[k]);
+        int is_twin = k > 0 && tw < 0 && html_twin_of(timers, ord[k - 1]) == (long)ord[k];
+        html_timer(f, json_array_get(timers, ord[k]), ord[k], heading_tag, open_intervals, tw, is_twin);
+    }
+    free(ord);
+}
+
+/* ---- stages: "stage <k> <group>" timers, one table ---- */
+
+typedef struct html_stage {
+    size_t idx;
+    long gpos, k;
+    const char *group;   /* points into the name */
+    size_t glen;
+    int twin, has_twin;
+} html_stage;
+
+static int html_stage_cmp(const void *pa, const void *pb) {
+    const html_stage *a = pa, *b = pb;
+    if (a->gpos != b->gpos) return a->gpos < b->gpos ? -1 : 1;
+    size_t l = a->glen < b->glen ? a->glen : b->glen;
+    int c = strncmp(a->group, b->group, l);
+    if (c) return c;
+    if (a->glen != b->glen) return a->glen < b->glen ? -1 : 1;
+    if (a->k != b->k) return a->k < b->k ? -1 : 1;
+    if (a->twin != b->twin) return a->twin - b->twin;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Where s's group is in the scenario's groups (the first sort key); past
+ * the last group when it is none of them. */
+static long html_stage_group_pos(json_t *groups, const html_stage *s) {
+    size_t gi;
+    json_t *g;
+    json_array_foreach(groups, gi, g) {
+        const char *gn = html_str(g, "name");
+        if (gn && strlen(gn) == s->glen && strncmp(gn, s->group, s->glen) == 0) return (long)gi;
+    }
+    return (long)json_array_size(groups);
+}
+
+/* Timer i, "stage K GROUP" (or its twin), into *s; a name of any other form
+ * is all group, with stage 0. */
+static void html_stage_parse(json_t *timers, json_t *groups, size_t i, html_stage *s) {
+    const char *name = html_str(json_array_get(timers, i), "name");
+    if (!name) name = "";
+    s->idx = i;
+    s->twin = html_is_twin(timers, i);
+    s->has_twin = html_twin_of(timers, i) >= 0;
+    size_t len = strlen(name) - (s->twin ? HTML_TWIN_LEN : 0);
+    char *end = NULL;
+    s->k = strncmp(name, "stage ", 6) == 0 ? strtol(name + 6, &end, 10) : 0;
+    if (end && end > name + 6 && *end == ' ' && (size_t)(end + 1 - name) <= len) {
+        s->group = end + 1;
+        s->glen = len - (size_t)(end + 1 - name);
+    } else {
+        s->k = 0;
+        s->group = name;
+        s->glen = len;
+    }
+    s->gpos = html_stage_group_pos(groups, s);
+}
+
+/* The stage timers into st (room for every timer); returns how many.
+ * *any_twin: 1 when one of them is a twin or has one. */
+static size_t html_stages_collect(json_t *root, json_t *timers, html_stage *st, int *any_twin) {
+    size_t i, m = 0;
+    json_t *t;
+    json_array_foreach(timers, i, t) {
+        if (html_cat(t) != HK_STAGE) continue;
+        html_stage *s = &st[m++];
+        html_stage_parse(timers, html_get(root, "groups"), i, s);
+        *any_twin |= s->twin | s->has_twin;
+    }
+    return m;
+}
+
+static void html_stages_head(FILE *f, int any_twin) {
+    fputs("<section id=\"stages\"><h2>Stages</h2>\n<p class=\"sub\">Transactions of each staged group by the stage "
+          "they started in (the stage after the last one is the hold). Rates are over the whole run "
+          "(summary.json does not give the stages' lengths; the console's table has rates over each stage); "
+          "&ldquo;intervals&rdquo; are those with samples. Times in ms.</p>\n", f);
+    fputs("<div class=\"scroll\"><table class=\"stages\"><thead><tr><th class=\"l\">group</th><th>stage</th>", f);
+    if (any_twin) fputs("<th class=\"l\">latency</th>", f);
+    fputs("<th>count</th><th>errors</th><th>rate/s (run)</th><th>p50</th><th>p95</th><th>p99</th><th>max</th>"
+          "<th>intervals</th></tr></thead><tbody>\n", f);
+}
+
+/* The last cell: the first to the last interval with samples, and the row's end. */
+static void html_stage_intervals(FILE *f, json_t *iv) {
+    size_t first = 0, last = 0, j;
+    json_t *r;
+    json_array_foreach(iv, j, r) {
+        if (html_int(r, "count") <= 0) continue;
+        if (!first) first = j + 1;
+        last = j + 1;
+    }
+    if (!first) fputs("<td></td></tr>\n", f);
+    else if (first == last) fprintf(f, "<td>%zu</td></tr>\n", first);
+    else fprintf(f, "<td>%zu&ndash;%zu</td></tr>\n", first, last);
+}
+
+static void html_stage_row(FILE *f, json_t *timers, const html_stage *s, int any_twin) {
+    json_t *tm = json_array_get(timers, s->idx), *sum = html_get(tm, "summary");
+    fprintf(f, "<tr class=\"stage%s\"><td class=\"l\">", s->twin ? " twin" : "");
+    for (size_t c = 0; c < s->glen; c++) {
+        char ch[2] = {s->group[c], 0};
+        html_esc(f, ch);
+    }
+    if (s->k > 0) fprintf(f, "</td><td>%ld</td>", s->k);
+    else fputs("</td><td></td>", f);
+    if (any_twin)
+        fprintf(f, "<td class=\"l\">%s</td>", s->twin ? html_lf_actual : s->has_twin ? html_lf_intended : "");
+    long long e = html_int(sum, "errors");
+    fprintf(f, "<td>%lld</td><td%s>%lld</td><td>%.2f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>",
+            html_int(sum, "count"), e > 0 ? " class=\"err\"" : "", e, html_num(sum, "rate"),
+            html_num(sum, "p50_ms"), html_num(sum, "p95_ms"), html_num(sum, "p99_ms"), html_num(sum, "max_ms"));
+    html_stage_intervals(f, html_get(tm, "intervals"));
+}
+
+/* The stage timers, one table sorted by group (in the scenario's order),
+ * stage, then the timer before its twin; nothing when there are none. */
+void html_stages(FILE *f, json_t *root, json_t *timers) {
+    size_t n = json_array_size(timers);
+    html_stage *st = calloc(n ? n : 1, sizeof *st);
+    if (!st) return;
+    int any_twin = 0;
+    size_t m = html_stages_collect(root, timers, st, &any_twin);
+    if (m > 0) {
+        qsort(st, m, sizeof *st, html_stage_cmp);
+        html_stages_head(f, any_twin);
+        for (size_t k = 0; k < m; k++) html_stage_row(f, timers, &st[k], any_twin);
+        fputs("</tbody></table></div></section>\n", f);
+    }
+    free(st);
+}
+
+/* ---- error tallies and checks ---- */
+
+void html_tally(FILE *f, json_t *arr, const char *id, const char *title, const char *what) {
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0, shown = n < 100 ? n : 100;
+    fprintf(f, "<section id=\"%s\"><h2>%s</h2>\n", id, title);
+    if (n == 0) {
+        fprintf(f, "<p>No %s.</p></section>\n", what);
+        return;
+    }
+    fputs("<div class=\"scroll\"><table class=\"tally\"><thead><tr><th>count</th><th class=\"l\">message</th>"
+          "</tr></thead><tbody>\n", f);
+    for (size_t i = 0; i < shown; i++) {
+        json_t *e = json_array_get(arr, i);
+        fprintf(f, "<tr><td>%lld</td><td class=\"msg\">", html_int(e, "count"));
+        html_esc(f, html_str(e, "message"));
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table></div>\n", f);
+    if (n > shown) fprintf(f, "<p class=\"sub\">%zu more messages in errors.csv.</p>\n", n - shown);
+    fputs("</section>\n", f);
+}
+
+void html_checks(FILE *f, json_t *arr) {
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+    if (n == 0) return;
+    fputs("<section id=\"checks\"><h2>Checks</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"l\">name"
+          "</th><th>passes</th><th>failures</th><th>pass rate</th></tr></thead><tbody>\n", f);
+    for (size_t i = 0; i < n; i++) {
+        json_t *c = json_array_get(arr, i);
+        long long p = html_int(c, "passes"), x = html_int(c, "fails");
+        fputs("<tr><td class=\"l\">", f);
+        html_esc(f, html_str(c, "name"));
+        fprintf(f, "</td><td>%lld</td><td%s>%lld</td><td>%.2f%%</td></tr>\n", p, x > 0 ? " class=\"err\"" : "", x,
+                p + x > 0 ? 100.0 * (double)p / (double)(p + x) : 0.0);
+    }
+    fputs("</tbody></table></div></section>\n", f);
+}
+
+/* ---- thresholds ---- */
+
+static const char *html_exit_meaning(long long code) {
+    switch (code) {
+    case -1: return "still running";
+    case 0: return "completed";
+    case 3: return "scenario error";
+    case 4: return "aborted";
+    case 5: return "interrupted";
+    case 6: return "a threshold failed";
+    default: return NULL;
+    }
+}
+
+void html_exit_code(FILE *f, json_t *root) {
+    long long code = html_int(root, "exit_code");
+    const char *why = html_exit_meaning(code);
+    fprintf(f, "exit code %lld", code);
+    if (why) fprintf(f, " (%s)", why);
+}
+
+static void html_result_badge(FILE *f, int passed) {
+    fputs(passed ? "<span class=\"badge pass\">pass</span>" : "<span class=\"badge fail\">FAIL</span>", f);
+}
+
+static void html_measured(FILE *f, json_t *th) {
+    json_t *v = html_get(th, "measured");
+    const char *unit = html_str(th, "unit");
+    if (!json_is_number(v)) {
+        fputs("no data", f);
+        return;
+    }
+    double x = json_number_value(v);
+    if (html_str_eq(unit, "ms")) fprintf(f, "%.3f ms", x);
+    else if (html_str_eq(unit, "%")) fprintf(f, "%.3f%%", x);
+    else if (html_str_eq(unit, "/s")) fprintf(f, "%.2f/s", x);
+    else {
+        if (x == (double)(long long)x && x > -1e15 && x < 1e15) fprintf(f, "%lld", (long long)x);
+        else fprintf(f, "%.3f", x);
+        if (unit && *unit) {
+            fputc(' ', f);
+            html_esc(f, unit);
+        }
+    }
+}
+
+void html_thresholds(FILE *f, json_t *root) {
+    json_t *arr = html_get(root, "thresholds"), *th;
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0, i, passed = 0;
+    if (n == 0) return;
+    json_array_foreach(arr, i, th) passed += json_is_true(html_get(th, "passed"));
+    fputs("<section id=\"thresholds\"><h2>Thresholds</h2>\n<p class=\"th-result\">", f);
+    html_result_badge(f, passed == n);
+    fprintf(f, " %zu of %zu passed%s &middot; ", passed, n,
+            html_str_eq(html_str(root, "status"), "running") ? " so far" : "");
+    html_exit_code(f, root);
+    fputs("</p>\n<div class=\"scroll\"><table class=\"thresholds\"><thead><tr><th class=\"l\">criterion</th>"
+          "<th class=\"l\">subject</th><th>measured</th><th class=\"l\">result</th></tr></thead><tbody>\n", f);
+    json_array_foreach(arr, i, th) {
+        int ok = json_is_true(html_get(th, "passed"));
+        fprintf(f, "<tr class=\"%s\"><td class=\"l\">", ok ? "pass" : "fail");
+        html_esc(f, html_str(th, "criterion"));
+        fputs("</td><td class=\"l\">", f);
+        html_esc(f, html_str(th, "timer"));
+        fputs("</td><td>", f);
+        html_measured(f, th);
+        fputs("</td><td class=\"l\">", f);
+        html_result_badge(f, ok);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table></div></section>\n", f);
+}
+
+/* ---- generator health ---- */
+
+/* As in health.c: an interval above either makes the results suspect. */
+#define HTML_CPU_SUSPECT 90.0
+#define HTML_LAG_SUSPECT_MS 20.0
+
+void html_suspect_banner(FILE *f, json_t *root) {
+    json_t *gen = html_get(root, "generator");
+    if (!json_is_true(html_get(gen, "suspect"))) return;
+    const char *why = html_str(gen, "reasons");
+    fputs("<div class=\"warn banner\" id=\"suspect-warning\" role=\"alert\"><strong>Suspect results: the load "
+          "generator may have been the bottleneck.</strong> ", f);
+    if (why && *why) {
+        html_esc(f, why);
+        fputs(". ", f);
+    }
+    fputs("Its own delays count in the latencies; see <a href=\"#generator\">Generator health</a>.</div>\n", f);
+}
+
+int html_has_generator(json_t *root) {
+    size_t i;
+    json_t *t;
+    if (json_is_object(html_get(root, "generator"))) return 1;
+    json_array_foreach(html_get(root, "timers"), i, t) if (html_cat(t) == HK_ENGINE) return 1;
+    return 0;
+}
+
+static void html_generator_verdict(FILE *f, json_t *gen) {
+    if (json_is_true(html_get(gen, "suspect"))) {
+        fputs("<span class=\"badge fail\">suspect</span> ", f);
+        html_esc(f, html_str(gen, "reasons"));
+    } else if (json_is_object(gen)) {
+        fputs("<span class=\"badge pass\">not suspect</span>", f);
+    } else {
+        fputs("No generator health figures in summary.json.", f);
+    }
+}
+
+/* generator.intervals[]: one row each, the figures past a limit marked. */
+static void html_health_table(FILE *f, json_t *iv) {
+    size_t k;
+    json_t *r;
+    fputs("<div class=\"scroll\"><table class=\"health\"><thead><tr><th>interval</th><th>CPU %</th>"
+          "<th>loop lag p99</th><th>loop lag max</th><th>schedule lag p99</th><th>late starts</th>"
+          "<th>skipped starts</th></tr></thead><tbody>\n", f);
+    json_array_foreach(iv, k, r) {
+        double cpu = html_num(r, "cpu_percent"), lag = html_num(r, "loop_lag_p99_ms");
+        long long late = html_int(r, "late_starts"), skipped = html_int(r, "skipped_starts");
+        fprintf(f, "<tr class=\"hrow\"><td>%zu</td><td%s>%.1f</td><td%s>%.3f</td><td>%.3f</td><td>%.3f</td>"
+                   "<td>%lld</td><td%s>%lld</td></tr>\n", k + 1,
+                cpu > HTML_CPU_SUSPECT ? " class=\"err\"" : "", cpu,
+                lag > HTML_LAG_SUSPECT_MS ? " class=\"err\"" : "", lag, html_num(r, "loop_lag_max_ms"),
+                html_num(r, "schedule_lag_p99_ms"), late, skipped > 0 ? " class=\"err\"" : "", skipped);
+    }
+    fputs("</tbody></table></div>\n<p class=\"sub\">Lags in ms. CPU % is the workers' CPU time over the "
+          "interval's length times the workers (the first interval includes the preflight).</p>\n", f);
+}
+
+/* The verdict, the per-interval charts and table, and the engine timers. */
+void html_generator(FILE *f, json_t *root) {
+    if (!html_has_generator(root)) return;
+    json_t *gen = html_get(root, "generator"), *iv = html_get(gen, "intervals");
+    size_t niv = json_is_array(iv) ? json_array_size(iv) : 0;
+    fputs("<section id=\"generator\"><h2>Generator health</h2>\n<p class=\"sub\">How the load generator itself "
+          "did: its workers' CPU, how late their event loops ran, how late paced and rate starts were. The results "
+          "are suspect when in some interval the CPU was above 90% or the loop lag p99 above 20 ms; schedule lag, "
+          "late and skipped starts do not make them suspect but show a generator falling behind its schedule."
+          "</p>\n<p>", f);
+    html_generator_verdict(f, gen);
+    fputs("</p>\n", f);
+    if (niv > 0) {
+        html_health_charts(f);
+        html_health_table(f, iv);
+    }
+    html_timers(f, html_get(root, "timers"), HK_ENGINE, "h3", 0);
+    fputs("</section>\n", f);
+}
+
+/* ---- counters ---- */
+
+/* The check counters "check.pass NAME" / "check.fail NAME" belong to the
+ * checks table: not listed as counters when summary.json has "checks". */
+static int html_counter_shown(json_t *c, int have_checks) {
+    const char *name = html_str(c, "name");
+    if (!have_checks || !name) return 1;
+    return strncmp(name, "check.pass ", 11) != 0 && strncmp(name, "check.fail ", 11) != 0;
+}
+
+size_t html_counters_shown(json_t *root) {
+    size_t i, n = 0;
+    json_t *c;
+    int have_checks = json_is_array(html_get(root, "checks"));
+    json_array_foreach(html_get(root, "counters"), i, c) n += html_counter_shown(c, have_checks);
+    return n;
+}
+
+void html_counters(FILE *f, json_t *root) {
+    json_t *arr = html_get(root, "counters");
+    int have_checks = json_is_array(html_get(root, "checks"));
+    if (html_counters_shown(root) == 0) return;
+    fputs("<section id=\"counters\"><h2>Counters</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"l\">"
+          "name</th><th>total</th><th>per second</th></tr></thead><tbody>\n", f);
+    size_t i;
+    json_t *c;
+    json_array_foreach(arr, i, c) {
+        if (!html_counter_shown(c, have_checks)) continue;
+        fputs("<tr><td class=\"l\">", f);
+        html_esc(f, html_str(c, "name"));
+        fprintf(f, "</td><td>%lld</td><td>%.2f</td></tr>\n", html_int(c, "total"), html_num(c, "rate"));
+    }
+    fputs("</tbody></table></div></section>\n", f);
+}

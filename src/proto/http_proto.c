@@ -1,8 +1,9 @@
 /* http_proto.c - HTTP/1.1 request encoder and incremental response parser
  * (a thin layer over http-parser 2.9: it collects the status, the headers
  * with lowercased names and the decoded body, and stops at the end of one
- * response so the caller can tell which bytes belong to it).  See
- * http_proto.h. */
+ * response so the caller can tell which bytes belong to it), with a fast
+ * path of our own for the common whole, plain Content-Length response (see
+ * "fast path" below).  See http_proto.h. */
 #include "proto/http_proto.h"
 
 #include <stdio.h>
@@ -306,7 +307,7 @@ void hp_parser_reset(hp_parser *p, int head) {
     p->body_len = p->nheaders = p->hlen = p->body_seen = 0;
     p->nbytes = 0;
     p->head = head;
-    p->started = p->done = p->in_value = p->in_body = p->interim = 0;
+    p->started = p->done = p->in_value = p->in_body = p->interim = p->fast = 0;
     p->err = NULL;
 }
 
@@ -321,11 +322,158 @@ void hp_parser_free(hp_parser *p) {
     hp_parser_reset(p, 0);
 }
 
+/* ---- fast path ----
+ *
+ * Most responses of a load test arrive whole in one read: a plain status
+ * line, a few "Name: value" headers and a Content-Length body.  For exactly
+ * that shape the response is parsed here in one pass over the buffer, with
+ * the results http-parser would give (a differential test in
+ * tests/unit/test_http_proto.c checks this against http-parser on
+ * generated responses).  Anything else - a split or incomplete response,
+ * chunked or EOF-delimited bodies, HEAD, 1xx/204/304, control bytes, bare
+ * LFs, obs-folding, duplicate or odd Content-Length or Connection headers -
+ * returns 0 without touching the parser state, and http-parser takes it. */
+
+#define HP_FAST_MAX_HEAD (64 * 1024)   /* well below http-parser's 80 KB header limit */
+
+typedef struct hp_fast {
+    const char *at, *end;      /* the unparsed rest of the buffer */
+    long long clen;            /* Content-Length, -1 while none */
+    int conn;                  /* 0 none, 1 close, 2 keep-alive */
+} hp_fast;
+
+/* a[0..n) equals the lowercase b[0..n), ignoring the case of a */
+static int hp_ieq_n(const char *a, const char *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (hp_lower((unsigned char)a[i]) != b[i]) return 0;
+    return 1;
+}
+
+/* A value byte http-parser accepts without question (no CTL but HTAB). */
+static int hp_fast_vchar(unsigned char c) { return c == '\t' || (c >= 0x20 && c != 0x7f); }
+
+/* "HTTP/1.x SSS[ reason]\r\n", for a status that has a body */
+static int hp_fast_status(hp_parser *p, hp_fast *f) {
+    const char *a = f->at;
+    const char *eol = memchr(a, '\r', (size_t)(f->end - a));
+    if (!eol || eol - a < 12 || eol + 1 >= f->end || eol[1] != '\n') return 0;
+    if (memcmp(a, "HTTP/1.", 7) != 0 || (a[7] != '0' && a[7] != '1') || a[8] != ' ') return 0;
+    for (int i = 9; i < 12; i++)
+        if (a[i] < '0' || a[i] > '9') return 0;
+    if (eol - a > 12 && a[12] != ' ') return 0;
+    for (const char *r = a + 12; r < eol; r++)
+        if (!hp_fast_vchar((unsigned char)*r)) return 0;
+    p->status = (a[9] - '0') * 100 + (a[10] - '0') * 10 + (a[11] - '0');
+    p->http_major = 1;
+    p->http_minor = a[7] - '0';
+    f->at = eol + 2;
+    return p->status >= 200 && p->status != 204 && p->status != 304;
+}
+
+/* Content-Length and Connection (name already lowercase); 0 for the headers
+ * the fast path leaves to http-parser. */
+static int hp_fast_special(hp_fast *f, const char *n, size_t nl, const char *v, size_t vl) {
+    switch (nl) {
+    case 14:
+        if (memcmp(n, "content-length", 14) != 0) return 1;
+        if (f->clen >= 0 || vl == 0 || vl > 15) return 0;
+        long long x = 0;
+        for (size_t i = 0; i < vl; i++) {
+            if (v[i] < '0' || v[i] > '9') return 0;
+            x = x * 10 + (v[i] - '0');
+        }
+        f->clen = x;
+        return 1;
+    case 10:
+        if (memcmp(n, "connection", 10) != 0) return 1;
+        if (f->conn) return 0;
+        f->conn = vl == 5 && hp_ieq_n(v, "close", 5) ? 1 : vl == 10 && hp_ieq_n(v, "keep-alive", 10) ? 2 : 0;
+        return f->conn != 0;
+    case 17: return memcmp(n, "transfer-encoding", 17) != 0;
+    case 16: return memcmp(n, "proxy-connection", 16) != 0;
+    case 7: return memcmp(n, "upgrade", 7) != 0;
+    default: return 1;
+    }
+}
+
+/* One "Name: value\r\n" line into hbuf (room made by the caller) and hdrs. */
+static int hp_fast_header(hp_parser *p, hp_fast *f) {
+    const char *n = f->at, *c = n;
+    char *o = p->hbuf + p->hlen;
+    for (; c < f->end; c++) {                      /* the name, lowercased as it is copied */
+        unsigned char ch = (unsigned char)*c;
+        if ((ch >= 'a' && ch <= 'z') || ch == '-' || (ch >= '0' && ch <= '9')) *o++ = (char)ch;
+        else if (ch >= 'A' && ch <= 'Z') *o++ = (char)(ch + ('a' - 'A'));
+        else if (ch != ':' && hp_tchar(ch)) *o++ = (char)ch;
+        else break;
+    }
+    if (c == n || c == f->end || *c != ':') return 0;
+    const char *v = c + 1, *eol = memchr(v, '\r', (size_t)(f->end - v));
+    if (!eol || eol + 1 >= f->end || eol[1] != '\n') return 0;
+    while (v < eol && (*v == ' ' || *v == '\t')) v++;
+    for (const char *x = v; x < eol; x++)
+        if (!hp_fast_vchar((unsigned char)*x)) return 0;
+    size_t nl = (size_t)(c - n), vl = (size_t)(eol - v);
+    if (!hp_fast_special(f, p->hbuf + p->hlen, nl, v, vl)) return 0;
+    if (p->nheaders == p->hdrs_cap) {
+        size_t cap = p->hdrs_cap ? p->hdrs_cap * 2 : HP_HDRS_INIT;
+        hp_hdr_ref *h = realloc(p->hdrs, cap * sizeof *h);
+        if (!h) return 0;
+        p->hdrs = h;
+        p->hdrs_cap = cap;
+    }
+    hp_hdr_ref *h = &p->hdrs[p->nheaders++];
+    h->name_off = p->hlen;
+    h->name_len = nl;
+    h->value_off = p->hlen + nl;
+    h->value_len = vl;
+    memcpy(o, v, vl);
+    p->hlen += nl + vl;
+    f->at = eol + 2;
+    return 1;
+}
+
+/* The Content-Length body after the head; 0 to leave it to http-parser. */
+static int hp_fast_body(hp_parser *p, const char *body, size_t avail, size_t clen) {
+    if (clen > avail || (p->max_body && clen > p->max_body)) return 0;
+    if (!p->discard_body) {
+        if (hp_grow(&p->body, &p->body_cap, clen, HP_BODY_INIT) < 0) return 0;
+        if (clen) memcpy(p->body, body, clen);
+        p->body_len = clen;
+    }
+    p->body_seen = clen;
+    return 1;
+}
+
+/* 1 when the whole response was in data (results set, *used its length),
+ * 0 when http-parser must take it (nothing changed that it relies on). */
+static int hp_fast_feed(hp_parser *p, const char *data, size_t len, size_t *used) {
+    if (p->nbytes != 0 || p->head || len < 16) return 0;
+    hp_fast f = {data, data + (len < HP_FAST_MAX_HEAD ? len : HP_FAST_MAX_HEAD), -1, 0};
+    int ok = hp_grow(&p->hbuf, &p->hcap, len, HP_HBUF_INIT) == 0 && hp_fast_status(p, &f);
+    while (ok && !(f.end - f.at >= 2 && f.at[0] == '\r' && f.at[1] == '\n'))
+        ok = hp_fast_header(p, &f);
+    size_t head_len = ok ? (size_t)(f.at + 2 - data) : 0;
+    ok = ok && f.clen >= 0 && hp_fast_body(p, data + head_len, len - head_len, (size_t)f.clen);
+    if (!ok) {                                     /* undo: http-parser starts afresh */
+        p->status = p->http_major = p->http_minor = 0;
+        p->nheaders = p->hlen = p->body_len = p->body_seen = 0;
+        return 0;
+    }
+    p->keep_alive = p->http_minor == 1 ? f.conn != 1 : f.conn == 2;
+    p->done = p->started = p->in_body = 1;
+    p->fast = 1;
+    *used = head_len + (size_t)f.clen;
+    p->nbytes = *used;
+    return 1;
+}
+
 int hp_parser_feed(hp_parser *p, const char *data, size_t len, size_t *used) {
     *used = 0;
     if (p->done) return HP_DONE;
     if (p->err) return HP_ERROR;
     if (len == 0) return HP_NEED_MORE;
+    if (hp_fast_feed(p, data, len, used)) return HP_DONE;
     p->started = 1;
     size_t n = http_parser_execute(&p->hp, &hp_settings, data, len);
     if (n > len) n = len;

@@ -99,6 +99,7 @@ typedef struct hp_parser {
     size_t body_cap;
     size_t body_seen;
     int head, started, done, in_value, in_body, interim;
+    int fast;                  /* this response was parsed by the fast path (tests) */
     const char *err;
 } hp_parser;
 

@@ -326,6 +326,167 @@ static void test_headers_pack(void **state) {
     hp_parser_free(&p);
 }
 
+/* ---- the fast path against http-parser ----
+ * Responses are generated from pieces that are valid, odd or broken; each is
+ * parsed once in one piece (where the fast path may take it) and once a byte
+ * at a time (which always goes to http-parser), and every result must agree. */
+
+typedef struct gen { uint64_t s; int dirty; char buf[4096]; size_t n; } gen;
+
+static uint32_t gen_rand(gen *g, uint32_t n) {
+    g->s ^= g->s << 13; g->s ^= g->s >> 7; g->s ^= g->s << 17;
+    return (uint32_t)(g->s % n);
+}
+
+static void gen_put(gen *g, const char *s, size_t n) {
+    if (g->n + n > sizeof g->buf) n = sizeof g->buf - g->n;
+    memcpy(g->buf + g->n, s, n);
+    g->n += n;
+}
+
+static void gen_str(gen *g, const char *s) { gen_put(g, s, strlen(s)); }
+
+/* Pick from arr: from its first `clean` entries only, unless g->dirty. */
+#define PICK(g, arr, clean) \
+    ((arr)[gen_rand(g, (g)->dirty ? (uint32_t)(sizeof(arr) / sizeof(arr)[0]) : (clean))])
+
+/* The status line, headers and body of one response; chunked when a
+ * "Transfer-Encoding: chunked" header was written. */
+static void gen_response(gen *g) {
+    static const char *const vers[] = {"HTTP/1.1", "HTTP/1.0", "HTTP/2.0", "HTTP/1.2", "HTTP/11.1",
+                                       "HTTP/1.", "http/1.1"};
+    static const char *const codes[] = {"200", "201", "206", "301", "404", "500", "204", "304", "100",
+                                        "101", "199", "999", "20x", "2000", "099"};
+    static const char *const reasons[] = {" OK", "", " ", " Not Found", " r\tx", " \x80\xff",
+                                          " bad\x01", "  two spaces", " x\x7f"};
+    static const char *const seps[] = {" ", "  ", "\t"};
+    static const char *const eols[] = {"\r\n", "\n", "\r"};
+    static const char *const names[] = {"Content-Type", "Server", "Date", "X-A", "x-multi", "X-Multi",
+                                        "X-Empty", "Set-Cookie", "Connection", "X!#$%&'*+.^_`|~",
+                                        "Transfer-Encoding", "Proxy-Connection", "Upgrade", "Keep-Alive",
+                                        "Bad Name", "X_Y", "", "\xc3\x9c"};
+    static const char *const colons[] = {": ", ":", ":  ", ":\t", ": \t", " : ", " :"};
+    static const char *const values[] = {"text/plain", "", "a b", "a\tb", "close", "keep-alive",
+                                         "Keep-Alive", "CLOSE", "\x80\xfe", "x ", "x\t", "bad\x01",
+                                         "upgrade", "keep-alive, x", "chunked", "123", "v\x7fv"};
+    static const char *const cls[] = {"%zu", "0%zu", " %zu", "%zu ", "+%zu", "%zux", ""};
+    static const char *const clnames[] = {"Content-Length: ", "content-length:", "CONTENT-LENGTH:  "};
+    char body[64];
+    size_t blen = gen_rand(g, 40);
+    for (size_t i = 0; i < blen; i++) body[i] = (char)('a' + gen_rand(g, 26));
+    int chunked = 0, with_cl = gen_rand(g, 10) < 8;
+    g->dirty = gen_rand(g, 4) == 0;
+    g->n = 0;
+    gen_str(g, PICK(g, vers, 2));
+    gen_str(g, PICK(g, seps, 1));
+    gen_str(g, PICK(g, codes, 8));
+    gen_str(g, PICK(g, reasons, 5));
+    gen_str(g, PICK(g, eols, 1));
+    int nh = (int)gen_rand(g, 7);
+    for (int h = 0; h < nh; h++) {
+        const char *name = PICK(g, names, 12);
+        const char *value = PICK(g, values, 8);
+        if (strcmp(name, "Transfer-Encoding") == 0 && gen_rand(g, 2)) value = "chunked";
+        if (strcmp(value, "chunked") == 0 && strcmp(name, "Transfer-Encoding") == 0) chunked = 1;
+        gen_str(g, name);
+        gen_str(g, PICK(g, colons, 5));
+        gen_str(g, value);
+        gen_str(g, PICK(g, eols, 1));
+        if (g->dirty && gen_rand(g, 10) == 0) gen_str(g, " folded\r\n");
+    }
+    if (with_cl) {
+        char v[64];
+        size_t want = blen + (g->dirty && gen_rand(g, 4) == 0 ? 1 : 0);
+        snprintf(v, sizeof v, PICK(g, cls, 2), want);
+        gen_str(g, PICK(g, clnames, 3));
+        gen_str(g, v);
+        gen_str(g, "\r\n");
+        if (g->dirty && gen_rand(g, 5) == 0) { gen_str(g, "Content-Length: "); gen_str(g, v); gen_str(g, "\r\n"); }
+    }
+    gen_str(g, g->dirty && gen_rand(g, 4) == 0 ? "\n" : "\r\n");
+    if (chunked) {
+        char line[32];
+        snprintf(line, sizeof line, "%zx\r\n", blen);
+        if (blen) { gen_str(g, line); gen_put(g, body, blen); gen_str(g, "\r\n"); }
+        gen_str(g, "0\r\n\r\n");
+    } else {
+        gen_put(g, body, blen);
+    }
+    if (gen_rand(g, 6) == 0) gen_str(g, "HTTP/1.1 200 OK\r\n");    /* the next response, or junk */
+    if (gen_rand(g, 8) == 0) g->n = gen_rand(g, (uint32_t)g->n + 1);  /* cut short */
+}
+
+/* Feed src in pieces of `step` bytes (0: all at once); then the EOF if the
+ * parser still wants more.  Returns the result; *used: bytes consumed. */
+static int parse_steps(hp_parser *p, const char *src, size_t len, size_t step, size_t *used) {
+    size_t off = 0;
+    int rc = HP_NEED_MORE;
+    while (off < len && rc == HP_NEED_MORE) {
+        size_t n = step && len - off > step ? step : len - off, u = 0;
+        rc = hp_parser_feed(p, src + off, n, &u);
+        off += u;
+    }
+    if (rc == HP_NEED_MORE) rc = hp_parser_eof(p);
+    *used = off;
+    return rc;
+}
+
+static void same_response(const hp_parser *a, const hp_parser *b) {
+    assert_int_equal(a->status, b->status);
+    assert_int_equal(a->http_major, b->http_major);
+    assert_int_equal(a->http_minor, b->http_minor);
+    assert_int_equal(a->keep_alive, b->keep_alive);
+    assert_int_equal(a->chunked, b->chunked);
+    assert_int_equal(a->eof_terminated, b->eof_terminated);
+    assert_int_equal(a->nheaders, b->nheaders);
+    for (size_t i = 0; i < a->nheaders; i++) {
+        const char *an, *av, *bn, *bv;
+        size_t anl, avl, bnl, bvl;
+        hp_parser_header(a, i, &an, &anl, &av, &avl);
+        hp_parser_header(b, i, &bn, &bnl, &bv, &bvl);
+        assert_int_equal(anl, bnl);
+        assert_memory_equal(an, bn, anl);
+        assert_int_equal(avl, bvl);
+        if (avl) assert_memory_equal(av, bv, avl);
+    }
+    assert_int_equal(a->body_len, b->body_len);
+    if (a->body_len) assert_memory_equal(a->body, b->body, a->body_len);
+}
+
+static void test_fast_path_matches_http_parser(void **state) {
+    (void)state;
+    gen g = {.s = 0x9e3779b97f4a7c15ull};
+    hp_parser one, bytes;
+    hp_parser_init(&one);
+    hp_parser_init(&bytes);
+    int fast = 0, done = 0, errors = 0;
+    for (int i = 0; i < 30000; i++) {
+        gen_response(&g);
+        int head = gen_rand(&g, 20) == 0;
+        one.max_body = bytes.max_body = gen_rand(&g, 10) == 0 ? 10 : 0;
+        hp_parser_reset(&one, head);
+        hp_parser_reset(&bytes, head);
+        size_t u1, u2;
+        int r1 = parse_steps(&one, g.buf, g.n, 0, &u1);
+        int r2 = parse_steps(&bytes, g.buf, g.n, 1, &u2);
+        if (r1 != r2) fprintf(stderr, "case %d: %d vs %d: %.*s\n", i, r1, r2, (int)g.n, g.buf);
+        assert_int_equal(r1, r2);
+        assert_false(bytes.fast);
+        fast += one.fast;
+        if (r1 == HP_ERROR) { errors++; continue; }
+        done++;
+        assert_int_equal(u1, u2);
+        same_response(&one, &bytes);
+    }
+    /* the generator reaches all three outcomes often enough to mean something */
+    fprintf(stderr, "fast path %d, http-parser %d, errors %d of 30000\n", fast, done - fast, errors);
+    assert_true(fast > 5000);
+    assert_true(done - fast > 3000);
+    assert_true(errors > 1000);
+    hp_parser_free(&one);
+    hp_parser_free(&bytes);
+}
+
 static const char RESP_CHUNKED[] =
     "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n"
     "5;name=value\r\nhello\r\n"
@@ -586,6 +747,7 @@ int main(void) {
         cmocka_unit_test(test_base_url),
         cmocka_unit_test(test_content_length),
         cmocka_unit_test(test_headers_pack),
+        cmocka_unit_test(test_fast_path_matches_http_parser),
         cmocka_unit_test(test_chunked),
         cmocka_unit_test(test_head_and_bodyless),
         cmocka_unit_test(test_keep_alive),

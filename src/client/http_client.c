@@ -56,6 +56,7 @@ struct http_client {
     struct sockaddr_storage addr;
     char name[300];
     char *authority;
+    size_t authority_len;
     http_conn *idle_open;        /* open and idle, most recently used first */
     http_conn *idle_closed;      /* slots without a socket */
     http_conn *busy;             /* a request in flight */
@@ -165,6 +166,12 @@ int http_client_new(uv_loop_t *loop, const char *host, int port, const char *aut
         return -1;
     }
     c->authority = strdup(authority && *authority ? authority : c->name);
+    if (c->authority == NULL) {
+        snprintf(err, err_len, "out of memory");
+        free(c);
+        return -1;
+    }
+    c->authority_len = strlen(c->authority);
     *out = c;
     return 0;
 }
@@ -463,7 +470,7 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     }
     hp_request rr = *r;
     rr.host = c->authority;
-    rr.host_len = strlen(c->authority);
+    rr.host_len = c->authority_len;
     rr.close = !c->opts.keepalive;
     size_t need = hp_encode_request(conn->wbuf, conn->wcap, &rr);
     if (need > conn->wcap) {

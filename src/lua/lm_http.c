@@ -42,6 +42,7 @@ typedef struct lm_http_mod {
     int tid[HP_NMETHODS];
     int c_sent, c_recv, c_connects, c_retries, c_status[6];
     int res_mt_ref;                /* metatable of responses (lazy headers) */
+    int key_status_ref, key_body_ref;  /* the field names, interned once */
     char *hblk;                    /* scratch for packing response headers */
     size_t hblk_cap;
     int closing;
@@ -68,7 +69,7 @@ struct lm_http_op {
     vu *v;
     int method;
     int name_tid;                  /* -1 when the call has no name */
-    int ud_ref;                    /* anchors the object while in flight */
+    int anchor_ref;                /* this op's registry slot: the object while in flight, else false */
     int in_call, nres;
     uint64_t start_ns;
     char where[160];               /* the path without its query, for the tally */
@@ -80,14 +81,28 @@ static const char *const lm_http_lower[HP_NMETHODS] = {"get", "head", "post", "p
 
 /* ---- ops ---- */
 
-static lm_http_op *lm_http_op_get(lm_http_mod *mod) {
+/* A pooled op.  Each op owns one registry slot for its whole life (false
+ * while idle; never nil, so the registry's array part has no holes), which
+ * anchors the client object while a request is in flight. */
+static lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod) {
     lm_http_op *op = mod->free_ops;
-    if (op) mod->free_ops = op->next;
-    else op = malloc(sizeof *op);
-    memset(op, 0, sizeof *op);
-    op->mod = mod;
-    op->ud_ref = LUA_NOREF;
+    if (op) {
+        mod->free_ops = op->next;
+    } else {
+        op = calloc(1, sizeof *op);
+        if (op == NULL) luaL_error(L, "luamech.http: out of memory");
+        op->mod = mod;
+        lua_pushboolean(L, 0);
+        op->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    memset(&op->req, 0, sizeof op->req);
+    op->next = NULL;
+    op->v = NULL;
+    op->client = NULL;
+    op->method = op->in_call = op->nres = 0;
     op->name_tid = -1;
+    op->start_ns = 0;
+    op->where[0] = op->err[0] = 0;
     return op;
 }
 
@@ -148,11 +163,13 @@ static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parse
         lua_pushstring(L, op->err);
         return 2;
     }
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_status_ref);
     lua_pushinteger(L, res->status);
-    lua_setfield(L, -2, "status");
+    lua_rawset(L, -3);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_body_ref);
     lua_pushlstring(L, res->body ? res->body : "", res->body_len);
-    lua_setfield(L, -2, "body");
+    lua_rawset(L, -3);
     size_t need = hp_parser_headers_pack(res, mod->hblk, mod->hblk_cap);
     if (need > mod->hblk_cap) {
         char *b = realloc(mod->hblk, need * 2);
@@ -212,8 +229,8 @@ static void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
         op->nres = lm_http_push(op, v->L, status, res);
         return;
     }
-    luaL_unref(mod->w->L, LUA_REGISTRYINDEX, op->ud_ref);
-    op->ud_ref = LUA_NOREF;
+    lua_pushboolean(mod->w->L, 0);             /* release the client object */
+    lua_rawseti(mod->w->L, LUA_REGISTRYINDEX, op->anchor_ref);
     if (mod->closing || !vu_wants_resume(v)) {
         lm_http_op_put(op);
         return;
@@ -361,7 +378,7 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
         lua_rawgeti(L, LUA_REGISTRYINDEX, h->headers_ref);
         lm_http_headers(L, lua_gettop(L), fname, hdrs, &nh, 1);
     }
-    lm_http_op *op = lm_http_op_get(mod);
+    lm_http_op *op = lm_http_op_get(L, mod);
     op->v = v;
     op->method = method;
     if (name_idx) op->name_tid = lm_http_name_tid(L, mod, name_idx);
@@ -394,7 +411,7 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
         return n;
     }
     lua_pushvalue(L, 1);
-    op->ud_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_rawseti(L, LUA_REGISTRYINDEX, op->anchor_ref);
     v->state = VU_WAITING;
     return lua_yield(L, 0);
 }
@@ -671,6 +688,10 @@ void lm_http_open(lua_State *L, worker *w) {
     lua_pushcfunction(L, lm_http_res_index);
     lua_setfield(L, -2, "__index");
     mod->res_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "status");
+    mod->key_status_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "body");
+    mod->key_body_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     worker_on_close(w, lm_http_worker_close, mod);
     lua_newtable(L);                           /* the module */
     lua_pushlightuserdata(L, mod);

@@ -396,20 +396,21 @@ static int hp_fast_special(hp_fast *f, const char *n, size_t nl, const char *v, 
     }
 }
 
-/* One "Name: value\r\n" line into hbuf (room made by the caller) and hdrs. */
+/* One "Name: value\r\n" line into hbuf and hdrs. */
 static int hp_fast_header(hp_parser *p, hp_fast *f) {
-    const char *n = f->at, *c = n;
+    const char *n = f->at, *c = n, *eol = memchr(n, '\r', (size_t)(f->end - n));
+    if (!eol || eol + 1 >= f->end || eol[1] != '\n') return 0;
+    if (hp_grow(&p->hbuf, &p->hcap, p->hlen + (size_t)(eol - n), HP_HBUF_INIT) < 0) return 0;
     char *o = p->hbuf + p->hlen;
-    for (; c < f->end; c++) {                      /* the name, lowercased as it is copied */
+    for (; c < eol; c++) {                         /* the name, lowercased as it is copied */
         unsigned char ch = (unsigned char)*c;
         if ((ch >= 'a' && ch <= 'z') || ch == '-' || (ch >= '0' && ch <= '9')) *o++ = (char)ch;
         else if (ch >= 'A' && ch <= 'Z') *o++ = (char)(ch + ('a' - 'A'));
         else if (ch != ':' && hp_tchar(ch)) *o++ = (char)ch;
         else break;
     }
-    if (c == n || c == f->end || *c != ':') return 0;
-    const char *v = c + 1, *eol = memchr(v, '\r', (size_t)(f->end - v));
-    if (!eol || eol + 1 >= f->end || eol[1] != '\n') return 0;
+    if (c == n || c == eol || *c != ':') return 0;
+    const char *v = c + 1;
     while (v < eol && (*v == ' ' || *v == '\t')) v++;
     for (const char *x = v; x < eol; x++)
         if (!hp_fast_vchar((unsigned char)*x)) return 0;
@@ -450,7 +451,7 @@ static int hp_fast_body(hp_parser *p, const char *body, size_t avail, size_t cle
 static int hp_fast_feed(hp_parser *p, const char *data, size_t len, size_t *used) {
     if (p->nbytes != 0 || p->head || len < 16) return 0;
     hp_fast f = {data, data + (len < HP_FAST_MAX_HEAD ? len : HP_FAST_MAX_HEAD), -1, 0};
-    int ok = hp_grow(&p->hbuf, &p->hcap, len, HP_HBUF_INIT) == 0 && hp_fast_status(p, &f);
+    int ok = hp_fast_status(p, &f);
     while (ok && !(f.end - f.at >= 2 && f.at[0] == '\r' && f.at[1] == '\n'))
         ok = hp_fast_header(p, &f);
     size_t head_len = ok ? (size_t)(f.at + 2 - data) : 0;

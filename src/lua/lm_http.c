@@ -244,8 +244,14 @@ static void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
 
 /* ---- argument checks ---- */
 
+/* self of a method: the method closures carry the metatable as upvalue 1,
+ * so the check needs no registry lookup by name (luaL_checkudata's). */
 static lm_http *lm_http_check(lua_State *L) {
-    lm_http **ud = luaL_checkudata(L, 1, LM_HTTP_MT);
+    lm_http **ud = lua_touserdata(L, 1);
+    if (ud == NULL || !lua_getmetatable(L, 1)) luaL_typerror(L, 1, LM_HTTP_MT);
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (!same) luaL_typerror(L, 1, LM_HTTP_MT);
     if (!*ud || !(*ud)->client) luaL_error(L, "luamech.http: the client is closed");
     return *ud;
 }
@@ -672,7 +678,11 @@ void lm_http_open(lua_State *L, worker *w) {
         {"close", lm_http_close_lua}, {NULL, NULL}};
     luaL_newmetatable(L, LM_HTTP_MT);
     lua_newtable(L);
-    luaL_register(L, NULL, methods);
+    for (const luaL_Reg *m = methods; m->name; m++) {
+        lua_pushvalue(L, -2);                  /* the metatable, for lm_http_check */
+        lua_pushcclosure(L, m->func, 1);
+        lua_setfield(L, -2, m->name);
+    }
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, lm_http_gc);
     lua_setfield(L, -2, "__gc");

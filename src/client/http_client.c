@@ -232,17 +232,10 @@ static http_conn *hc_conn_new(http_client *c) {
  * request leaves the timer running: when it fires, hc_on_timer re-arms it for
  * the request then in flight, if any (no timer stop/start per request). */
 static void hc_arm(http_conn *conn, uint64_t deadline, uint64_t now) {
-    if (deadline == 0 || conn->client->closing) return;
-    if (conn->timer_due && conn->timer_due <= deadline) return;
-    uint64_t ms = clock_ms_until(deadline, now);
-    uv_timer_start(&conn->timer, hc_on_timer, ms, 0);
-    conn->timer_due = deadline;
+    if (!conn->client->closing) clock_timer_arm(&conn->timer, &conn->timer_due, hc_on_timer, deadline, now);
 }
 
-static void hc_disarm(http_conn *conn) {
-    if (conn->timer_due) uv_timer_stop(&conn->timer);
-    conn->timer_due = 0;
-}
+static void hc_disarm(http_conn *conn) { clock_timer_disarm(&conn->timer, &conn->timer_due); }
 
 /* ---- sockets ---- */
 

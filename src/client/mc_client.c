@@ -284,18 +284,10 @@ static uint64_t mc_conn_next_deadline(const mc_conn *conn) {
 
 /* Arm the timer for deadline d unless it is already due earlier. */
 static void mc_conn_arm(mc_conn *conn, uint64_t d) {
-    if (d == 0 || conn->client->closing) return;
-    if (conn->timer_due && conn->timer_due <= d) return;
-    uint64_t now = uv_hrtime();
-    uint64_t ms = clock_ms_until(d, now);
-    uv_timer_start(&conn->timer, mc_on_timer, ms, 0);
-    conn->timer_due = d;
+    if (!conn->client->closing) clock_timer_arm(&conn->timer, &conn->timer_due, mc_on_timer, d, 0);
 }
 
-static void mc_conn_disarm(mc_conn *conn) {
-    if (conn->timer_due) uv_timer_stop(&conn->timer);
-    conn->timer_due = 0;
-}
+static void mc_conn_disarm(mc_conn *conn) { clock_timer_disarm(&conn->timer, &conn->timer_due); }
 
 /* ---- failure paths ---------------------------------------------------- */
 

@@ -178,18 +178,11 @@ static uint64_t redis_next_deadline(const redis_client *c) {
 
 /* Arm the timer for deadline d unless it is already due earlier. */
 static void redis_arm(redis_client *c, uint64_t d) {
-    if (d == 0 || c->closing) return;
-    if (c->timer_due && c->timer_due <= d) return;
-    uint64_t now = uv_hrtime();
-    uint64_t ms = clock_ms_until(d, now);
-    uv_timer_start(&c->timer, redis_on_timer, ms, 0);
-    c->timer_due = d;
+    if (!c->closing) clock_timer_arm(&c->timer, &c->timer_due, redis_on_timer, d, 0);
 }
 
 static void redis_disarm(redis_client *c) {
-    if (c->zombie) return;              /* the timer reaps it */
-    if (c->timer_due) uv_timer_stop(&c->timer);
-    c->timer_due = 0;
+    if (!c->zombie) clock_timer_disarm(&c->timer, &c->timer_due);   /* else the timer reaps it */
 }
 
 /* ---- failure paths ---------------------------------------------------- */

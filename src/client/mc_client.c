@@ -312,10 +312,7 @@ static void mc_conn_detach(mc_conn *conn) {
 
 static void mc_conn_mark_down(mc_conn *conn, uint64_t now) {
     const mc_client_opts *o = &conn->client->opts;
-    if (conn->backoff == 0) conn->backoff = o->backoff_min_ns;
-    else if (conn->backoff < o->backoff_max_ns / 2) conn->backoff *= 2;
-    else conn->backoff = o->backoff_max_ns;
-    if (conn->backoff > o->backoff_max_ns) conn->backoff = o->backoff_max_ns;
+    conn->backoff = clock_backoff_next(conn->backoff, o->backoff_min_ns, o->backoff_max_ns);
     conn->state = MC_DOWN;
     conn->retry_at = now + conn->backoff;
 }

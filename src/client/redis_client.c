@@ -214,10 +214,7 @@ static void redis_detach(redis_client *c, int hiredis_frees) {
 
 static void redis_mark_down(redis_client *c, uint64_t now) {
     const redis_client_opts *o = &c->opts;
-    if (c->backoff == 0) c->backoff = o->backoff_min_ns;
-    else if (c->backoff < o->backoff_max_ns / 2) c->backoff *= 2;
-    else c->backoff = o->backoff_max_ns;
-    if (c->backoff > o->backoff_max_ns) c->backoff = o->backoff_max_ns;
+    c->backoff = clock_backoff_next(c->backoff, o->backoff_min_ns, o->backoff_max_ns);
     c->state = RS_DOWN;
     c->retry_at = now + c->backoff;
 }

@@ -28,4 +28,11 @@ static inline void clock_timer_disarm(uv_timer_t *t, uint64_t *due_ns) {
     *due_ns = 0;
 }
 
+/* The next reconnect delay after a failure: min_ns first, then doubling,
+ * capped at max_ns (cur_ns: the delay used last time; 0 = none yet). */
+static inline uint64_t clock_backoff_next(uint64_t cur_ns, uint64_t min_ns, uint64_t max_ns) {
+    if (cur_ns == 0) return min_ns < max_ns ? min_ns : max_ns;
+    return cur_ns < max_ns / 2 ? cur_ns * 2 : max_ns;
+}
+
 #endif

@@ -1,0 +1,66 @@
+/* fuzz_loaders.c - see fuzz_loaders.h.  Harness support only; not part of
+ * luamech. */
+#include "fuzz_loaders.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Identifiers that could loop, allocate without bound, reach the file
+ * system or the process (string methods are reached with ':'). */
+static const char *const fz_banned[] = {
+    "while", "repeat", "goto", "for", "function", "os", "io", "require", "load", "loadstring",
+    "dofile", "loadfile", "debug", "ffi", "jit", "collectgarbage", "setmetatable",
+    "getmetatable", "rawset", "string", "coroutine", "luamech", "_G", "getfenv", "setfenv",
+    "module", "package", "print", "newproxy", "unpack", "table", "math", "select"};
+
+static int fz_loader_banned(const char *id, size_t len) {
+    for (size_t i = 0; i < sizeof fz_banned / sizeof fz_banned[0]; i++)
+        if (strlen(fz_banned[i]) == len && memcmp(fz_banned[i], id, len) == 0) return 1;
+    return 0;
+}
+
+static int fz_loader_ident(int c) { return c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+
+int fz_loader_input_ok(const uint8_t *data, size_t size) {
+    if (size > 8192) return 0;
+    for (size_t i = 0; i < size;) {
+        if (data[i] == ':' && i + 1 < size && fz_loader_ident(data[i + 1])) return 0;
+        if (!fz_loader_ident(data[i])) { i++; continue; }
+        size_t j = i;
+        while (j < size && (fz_loader_ident(data[j]) || (data[j] >= '0' && data[j] <= '9'))) j++;
+        if (fz_loader_banned((const char *)data + i, j - i)) return 0;
+        i = j;
+    }
+    return 1;
+}
+
+static int fz_loader_put(const char *path, const void *data, size_t size) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int ok = fwrite(data, 1, size, f) == size;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static const char *fz_loader_dir(void) {
+    static char dir[64];
+    if (dir[0]) return dir;
+    snprintf(dir, sizeof dir, "/tmp/luamech-fuzz-%d", (int)getpid());
+    char cmd[128], path[128];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    if (system(cmd) != 0) abort();
+    static const char script[] = "return function() end\n";
+    static const char scen[] = "return { run_time = '1s', groups = { { vus = 1, script = 's.lua' } } }\n";
+    snprintf(path, sizeof path, "%s/s.lua", dir);
+    if (fz_loader_put(path, script, sizeof script - 1) != 0) abort();
+    snprintf(path, sizeof path, "%s/sc.lua", dir);
+    if (fz_loader_put(path, scen, sizeof scen - 1) != 0) abort();
+    return dir;
+}
+
+const char *fz_loader_write(const char *name, const uint8_t *data, size_t size) {
+    static char path[160];
+    snprintf(path, sizeof path, "%s/%s", fz_loader_dir(), name);
+    return fz_loader_put(path, data, size) == 0 ? path : NULL;
+}

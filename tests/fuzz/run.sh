@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# tests/fuzz/run.sh - builds the libFuzzer harnesses with clang (ASan + UBSan,
+# float-cast-overflow included) into build-fuzz and runs each for RUNS
+# executions (default 10 million), starting from the committed corpus in
+# tests/fuzz/corpus/NAME.  New inputs go to build-fuzz/corpus/NAME; with
+# MERGE=1 the committed corpus is replaced by a minimised merge of both.
+# Not part of CI (the corpus replay is: ctest -R fuzz).  Prints one line per
+# harness: executions, seconds, coverage, features, corpus size, verdict.
+#   bash tests/fuzz/run.sh [NAME...]          RUNS=1000000 bash tests/fuzz/run.sh hlog
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=${RUNS:-10000000}
+B=${BUILD_DIR:-build-fuzz}
+command -v clang > /dev/null || { echo "fuzz: clang is needed (apt-get install clang)"; exit 2; }
+CC=clang cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Debug -DLUAMECH_FUZZ=ON \
+    -DCMAKE_C_FLAGS="-fsanitize=float-cast-overflow" > /dev/null
+cmake --build "$B" -j"$(nproc)" > "$B/build.log" 2>&1 || { tail -30 "$B/build.log"; exit 1; }
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=(mc_proto http_proto hlog scenario suite)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+status=0
+for n in "${names[@]}"; do
+    work="$B/corpus/$n" art="$B/crashes/$n/"
+    mkdir -p "$work" "$art"
+    log="$B/fuzz-$n.log"
+    start=$(date +%s)
+    rc=0
+    (cd "$B" && "./tests/fuzz/fuzz_$n" -runs="$RUNS" -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$PWD/crashes/$n/" "$PWD/corpus/$n" "$OLDPWD/tests/fuzz/corpus/$n") \
+        > "$log" 2>&1 || rc=$?
+    secs=$(( $(date +%s) - start ))
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
+    execs=$(echo "$last" | sed -E 's/^#([0-9]+).*/\1/')
+    cov=$(echo "$last" | grep -oE 'cov: [0-9]+' | cut -d' ' -f2 || true)
+    ft=$(echo "$last" | grep -oE 'ft: [0-9]+' | cut -d' ' -f2 || true)
+    verdict=clean
+    if [ "$rc" -ne 0 ]; then verdict="FINDING (see $log, $art)"; status=1; fi
+    printf '%-11s execs %-10s %6ss  cov %-6s ft %-6s corpus %-5s %s\n' "$n" "${execs:-?}" "$secs" \
+        "${cov:-?}" "${ft:-?}" "$(ls "$work" | wc -l)" "$verdict"
+    if [ "${MERGE:-0}" = 1 ] && [ "$rc" -eq 0 ]; then
+        mkdir -p "$B/merged/$n"
+        (cd "$B" && "./tests/fuzz/fuzz_$n" -merge=1 "$PWD/merged/$n" "$OLDPWD/tests/fuzz/corpus/$n" \
+            "$PWD/corpus/$n") > "$B/merge-$n.log" 2>&1
+        rm -f tests/fuzz/corpus/"$n"/*
+        cp "$B/merged/$n"/* tests/fuzz/corpus/"$n"/
+        rm -rf "$B/merged/$n"
+    fi
+done
+exit $status

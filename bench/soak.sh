@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# bench/soak.sh - a long run (default 1 hour) of bench/soak.lua against a
+# private memcached and nginx on 127.0.0.1, with VU churn (stages up and down
+# every CHURN_S), connection churn (fresh clients, Connection: close) and a
+# restart of each server every RESTART_S.  Samples luamech's RSS and open
+# file descriptors every SAMPLE_S into OUT/samples.csv and fails (exit 1)
+# when either grows: the median RSS of the last tenth of the run above the
+# median of the second tenth (after warm-up) by more than 10 % + 4 MB, or
+# the most descriptors of the last tenth above those of the second tenth by
+# more than 8.  Also fails when luamech does not end by itself with a
+# complete summary.json.  Figures go to docs/reliability.md.
+#   bash bench/soak.sh                    DURATION=600 bash bench/soak.sh
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+DURATION=${DURATION:-3600}; RESTART_S=${RESTART_S:-600}; SAMPLE_S=${SAMPLE_S:-5}
+CHURN_S=${CHURN_S:-60}; OUT=${OUT:-/tmp/luamech-soak}
+need_luamech; need memcached memcached; need nginx nginx-light
+rm -rf "$OUT"; mkdir -p "$OUT/nginx/tmp"
+MC_PORT=$(free_port); NG_PORT=$(free_port)
+NG_PID=
+ng_start() {
+  cat > "$OUT/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $OUT/nginx/nginx.pid;
+error_log $OUT/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $OUT/nginx/tmp/body; proxy_temp_path $OUT/nginx/tmp/proxy;
+  fastcgi_temp_path $OUT/nginx/tmp/fastcgi; uwsgi_temp_path $OUT/nginx/tmp/uwsgi;
+  scgi_temp_path $OUT/nginx/tmp/scgi;
+  server { listen 127.0.0.1:$NG_PORT; location = / { return 200 "soak\n"; } }
+}
+CONF
+  nginx -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf" -e "$OUT/nginx/error.log" > /dev/null 2>&1 &
+  NG_PID=$!
+  local i
+  for i in $(seq 1 100); do
+    (exec 9<>"/dev/tcp/127.0.0.1/$NG_PORT") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  die "nginx did not listen on $NG_PORT"
+}
+ng_stop() {
+  [ -n "$NG_PID" ] || return 0
+  kill -QUIT "$NG_PID" 2>/dev/null || true
+  local i
+  for i in $(seq 1 100); do kill -0 "$NG_PID" 2>/dev/null || break; sleep 0.05; done
+  kill -9 "$NG_PID" 2>/dev/null || true; wait "$NG_PID" 2>/dev/null || true; NG_PID=
+}
+LM_PID=
+cleanup() { [ -n "$LM_PID" ] && kill -9 "$LM_PID" 2>/dev/null; mc_stop || true; ng_stop; }
+trap cleanup EXIT
+mc_start "$MC_PORT"; ng_start
+note "soak: ${DURATION}s, restarts every ${RESTART_S}s, memcached :$MC_PORT, nginx :$NG_PORT, out $OUT"
+"$LUAMECH" run "$BENCH_DIR/soak.lua" --duration "${DURATION}s" --quiet --out "$OUT/results" \
+  -e MEMCACHED="127.0.0.1:$MC_PORT" -e HTTP_BASE="http://127.0.0.1:$NG_PORT" -e CHURN_S="$CHURN_S" \
+  > "$OUT/luamech.out" 2> "$OUT/luamech.err" &
+LM_PID=$!
+echo "t_s,rss_kb,fds" > "$OUT/samples.csv"
+start=$(date +%s); next_restart=$((start + RESTART_S)); limit=$((start + DURATION + 120))
+while kill -0 "$LM_PID" 2>/dev/null; do
+  now=$(date +%s)
+  rss=$(awk '/^VmRSS/{print $2}' "/proc/$LM_PID/status" 2>/dev/null || echo "")
+  fds=$(ls "/proc/$LM_PID/fd" 2>/dev/null | wc -l)
+  [ -n "$rss" ] && echo "$((now - start)),$rss,$fds" >> "$OUT/samples.csv"
+  if [ "$now" -ge "$next_restart" ] && [ "$now" -lt $((start + DURATION - 30)) ]; then
+    note "t=$((now - start))s: restarting memcached and nginx"
+    mc_stop || true; mc_start "$MC_PORT"; ng_stop; ng_start
+    next_restart=$((now + RESTART_S))
+  fi
+  [ "$now" -gt "$limit" ] && { note "luamech still running 120 s after its end: killing it"; kill -9 "$LM_PID"; }
+  sleep "$SAMPLE_S"
+done
+rc=0; wait "$LM_PID" || rc=$?; LM_PID=
+verdict=$(awk -F, -v d="$DURATION" 'NR > 1 { t[++n] = $1; r[n] = $2; f[n] = $3 }
+  function med(lo, hi,   a, k, i, j, x) { k = 0
+    for (i = 1; i <= n; i++) if (t[i] >= lo && t[i] < hi) a[++k] = r[i]
+    for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+    return k ? (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2) : 0 }
+  function most(lo, hi,   i, m) { m = 0; for (i = 1; i <= n; i++) if (t[i] >= lo && t[i] < hi && f[i] > m) m = f[i]; return m }
+  END { r1 = med(d * 0.1, d * 0.2); r2 = med(d * 0.9, d * 1.0); f1 = most(d * 0.1, d * 0.2); f2 = most(d * 0.9, d * 1.0)
+    bad = (r2 > r1 * 1.10 + 4096) || (f2 > f1 + 8)
+    printf "rss_kb %d -> %d (%+.1f %%), fds %d -> %d, peak rss_kb %d: %s\n", r1, r2, r1 ? (r2 - r1) * 100 / r1 : 0, f1, f2, 0, bad ? "GROWTH" : "flat" }' "$OUT/samples.csv")
+peak=$(awk -F, 'NR > 1 && $2 > m { m = $2 } END { print m + 0 }' "$OUT/samples.csv")
+verdict=${verdict/peak rss_kb 0/peak rss_kb $peak}
+status=$(jq -r '.status // "missing"' "$OUT/results/summary.json" 2>/dev/null || echo missing)
+tx=$(jq -r '[.timers[]? | select(.name == "All Transactions") | .summary.count][0] // "?"' "$OUT/results/summary.json" 2>/dev/null || echo "?")
+reqerr=$(jq -r '[.timers[]? | select(.kind == "primitive" or (.name | test("^(memcached|http)[.]"))) | .summary.errors] | add // "?"' "$OUT/results/summary.json" 2>/dev/null || echo "?")
+echo "# soak $(machine_line)"
+echo "# luamech exit $rc, summary status $status, transactions $tx, request errors (server restarts) $reqerr, samples $(($(wc -l < "$OUT/samples.csv") - 1))"
+echo "soak ${DURATION}s: $verdict"
+case $verdict in *GROWTH*) exit 1;; esac
+[ "$status" = completed ] || { echo "soak: the run did not complete (status $status, exit $rc)"; exit 1; }
+exit 0

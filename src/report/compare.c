@@ -71,6 +71,10 @@ void cmp_fmt_pct(char *buf, size_t len, double a, double b, int decimals) {
     else snprintf(buf, len, "%+.*f%%", decimals, p);
 }
 
+cmp_unit cmp_fig_unit(cmp_fig f) {
+    return f == CMP_RATE ? CMP_UNIT_RATE : f == CMP_COUNT || f == CMP_ERRORS ? CMP_UNIT_COUNT : CMP_UNIT_MS;
+}
+
 int cmp_is_worse(cmp_fig f, double a, double b) { return cmp_fig_higher_is_worse(f) ? b > a : b < a; }
 
 void cmp_errf(char *err, size_t len, const char *fmt, ...) {
@@ -83,14 +87,8 @@ void cmp_errf(char *err, size_t len, const char *fmt, ...) {
 
 /* ---- loading the runs ---- */
 
-typedef struct cmp_run {
-    char path[4200];         /* summary.json */
-    char dir[4200];          /* its directory */
-    json_t *root;
-} cmp_run;
-
-static json_t *cmp_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
-static const char *cmp_str(json_t *o, const char *k) { return json_string_value(cmp_get(o, k)); }
+json_t *cmp_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
+const char *cmp_str(json_t *o, const char *k) { return json_string_value(cmp_get(o, k)); }
 
 /* Loads path (a summary.json) into r.  0, or -1 with a message naming it. */
 static int cmp_load_file(cmp_run *r, const char *path, char *err, size_t err_len) {
@@ -126,7 +124,7 @@ static int cmp_load_file(cmp_run *r, const char *path, char *err, size_t err_len
 }
 
 /* arg: a results directory or a summary.json. */
-static int cmp_load(cmp_run *r, const char *arg, char *err, size_t err_len) {
+int cmp_load(cmp_run *r, const char *arg, char *err, size_t err_len) {
     struct stat st;
     if (stat(arg, &st) != 0) {
         cmp_errf(err, err_len, "%s: %s", arg, strerror(errno));
@@ -167,7 +165,7 @@ static int cmp_load_phase(cmp_run *ph, const cmp_run *top, json_t *p, size_t idx
 /* ---- building the comparison ---- */
 
 /* 1 when the timer t takes part in the comparison. */
-static int cmp_selected(cmp_opts *o, json_t *t) {
+int cmp_selected(cmp_opts *o, json_t *t) {
     const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind");
     if (!name) return 0;
     if (o->ntimers > 0) {
@@ -193,7 +191,7 @@ static json_t *cmp_find_timer(json_t *timers, const char *name, char *used) {
 }
 
 /* The figure of a timer's summary into *v.  0, or -1 with a message. */
-static int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *err, size_t err_len) {
+int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *err, size_t err_len) {
     json_t *s = cmp_get(t, "summary"), *x = cmp_get(s, cmp_fig_field(f));
     if (!json_is_object(s)) {
         cmp_errf(err, err_len, "%s: timer \"%s\" has no \"summary\" object", r->path, cmp_str(t, "name"));
@@ -209,8 +207,8 @@ static int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *er
 }
 
 /* The order of every printed figure. */
-static const cmp_fig cmp_order[] = {CMP_RATE, CMP_COUNT, CMP_ERRORS, CMP_MIN, CMP_P50, CMP_P80, CMP_P90,
-                                    CMP_P95,  CMP_P99,   CMP_P999,   CMP_MAX, CMP_AVG, CMP_STDEV};
+const cmp_fig cmp_order[CMP_NFIGS] = {CMP_RATE, CMP_COUNT, CMP_ERRORS, CMP_MIN, CMP_P50, CMP_P80, CMP_P90,
+                                      CMP_P95,  CMP_P99,   CMP_P999,   CMP_MAX, CMP_AVG, CMP_STDEV};
 
 /* What comparing the timers of two runs needs: the options, the runs, the
  * phase (NULL for single runs), where regressions go and the message buffer. */
@@ -223,7 +221,7 @@ typedef struct cmp_ctx {
     size_t err_len;
 } cmp_ctx;
 
-static json_t *cmp_num(cmp_fig f, double v) {
+json_t *cmp_num(cmp_fig f, double v) {
     if ((f == CMP_COUNT || f == CMP_ERRORS) && fabs(v) < 9e15) return json_integer((json_int_t)llround(v));
     return json_real(v);
 }
@@ -234,13 +232,13 @@ static json_t *cmp_only(json_t *t, const char *side) {
 }
 
 /* Notes the --timer names that name this timer (each must name one). */
-static void cmp_mark_seen(cmp_opts *o, const char *name) {
+void cmp_mark_seen(cmp_opts *o, const char *name) {
     for (int k = 0; k < o->ntimers; k++)
         if (strcmp(o->timers[k], name) == 0) o->timer_seen[k] = 1;
 }
 
 /* The change of vb against va in percent; null when n/a. */
-static json_t *cmp_change(double va, double vb) {
+json_t *cmp_change(double va, double vb) {
     double pct;
     return cmp_pct_change(va, vb, &pct) == 0 ? json_real(pct) : json_null();
 }
@@ -333,7 +331,7 @@ static int cmp_timers(const cmp_ctx *c, json_t *out) {
     return rc;
 }
 
-static json_t *cmp_run_json(const cmp_run *r) {
+json_t *cmp_run_json(const cmp_run *r) {
     json_t *j = json_pack("{s:s}", "path", r->path);
     const char *s;
     if ((s = cmp_str(r->root, "scenario"))) json_object_set_new(j, "scenario", json_string(s));
@@ -441,20 +439,20 @@ static json_t *cmp_build(cmp_opts *o, const cmp_run *a, const cmp_run *b, char *
 
 /* ---- text rendering ---- */
 
-static void cmp_fmt_val(char *buf, size_t len, cmp_fig f, json_t *v) {
+void cmp_fmt_val(char *buf, size_t len, cmp_fig f, json_t *v) {
     if (json_is_integer(v)) snprintf(buf, len, "%lld", (long long)json_integer_value(v));
     else if (f == CMP_RATE) snprintf(buf, len, "%.2f", json_number_value(v));
     else if (f == CMP_COUNT || f == CMP_ERRORS) snprintf(buf, len, "%.0f", json_number_value(v));
     else snprintf(buf, len, "%.3f", json_number_value(v));
 }
 
-static void cmp_fmt_change(char *buf, size_t len, json_t *c, int decimals) {
+void cmp_fmt_change(char *buf, size_t len, json_t *c, int decimals) {
     if (!json_is_number(c)) snprintf(buf, len, "n/a");
     else if (json_number_value(c) == 0) snprintf(buf, len, "%.*f%%", decimals, 0.0);
     else snprintf(buf, len, "%+.*f%%", decimals, json_number_value(c));
 }
 
-static void cmp_print_run(FILE *out, const char *label, json_t *r) {
+void cmp_print_run(FILE *out, const char *label, json_t *r) {
     fprintf(out, "%s: %s", label, cmp_str(r, "path"));
     const char *sc = cmp_str(r, "scenario"), *st = cmp_str(r, "status");
     json_t *rt = cmp_get(r, "run_time_s");
@@ -496,7 +494,7 @@ static void cmp_print_timer(FILE *out, json_t *t, const char *indent) {
 }
 
 /* The timers in one run only: A's, then B's. */
-static void cmp_print_timers_only(FILE *out, json_t *timers, const char *indent) {
+void cmp_print_timers_only(FILE *out, json_t *timers, const char *indent) {
     size_t i;
     json_t *t;
     for (int side = 0; side < 2; side++) {
@@ -636,11 +634,10 @@ static json_t *cmp_load_and_build(cmp_opts *o, cmp_run *ra, cmp_run *rb) {
 
 /* Every --timer must name a timer of A or B: 0, or exit 2 naming the first
  * that does not. */
-static int cmp_check_timers_seen(const cmp_opts *o, const cmp_run *ra, const cmp_run *rb) {
+int cmp_check_timers_seen(const cmp_opts *o, const char *a, const char *b) {
     for (int k = 0; k < o->ntimers; k++) {
         if (o->timer_seen[k]) continue;
-        fprintf(stderr, "luamech: compare: --timer %s: no timer of that name in %s or %s\n", o->timers[k],
-                ra->path, rb->path);
+        fprintf(stderr, "luamech: compare: --timer %s: no timer of that name in %s or %s\n", o->timers[k], a, b);
         return EXIT_USAGE;
     }
     return 0;
@@ -666,10 +663,11 @@ static void cmp_output(const cmp_opts *o, json_t *doc) {
 static int cmp_main(int argc, char **argv, cmp_opts *o) {
     int rc = cmp_parse_args(argc, argv, o);
     if (rc != CMP_GO_ON) return rc;
+    if (o->sets) return cmp_sets_main(o);
     cmp_run ra = {0}, rb = {0};
     json_t *doc = cmp_load_and_build(o, &ra, &rb);
     if (!doc) return EXIT_SCENARIO;
-    if ((rc = cmp_check_timers_seen(o, &ra, &rb)) != 0) {
+    if ((rc = cmp_check_timers_seen(o, ra.path, rb.path)) != 0) {
         json_decref(doc);
         return rc;
     }

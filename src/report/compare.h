@@ -1,6 +1,9 @@
 /* compare.h - `luamech compare A B`: two runs' summary.json side by side, per
  * timer, with the change of B against A in percent, and --fail-if limits on
  * those changes for CI (exit 1 when a figure regresses past a limit).
+ * `luamech compare A1 A2 ... -- B1 B2 ...` compares two sets of repeated runs:
+ * the median of each figure per side and a one-sided Mann-Whitney U test of
+ * whether B's runs are worse than A's beyond their own spread.
  *
  * The arithmetic is here as pure functions (unit-tested in
  * tests/unit/test_compare.c); the command reads the files and prints. */
@@ -46,30 +49,69 @@ void cmp_fmt_pct(char *buf, size_t len, double a, double b, int decimals);
 /* 1 when b is worse than a for that figure (per its direction), else 0. */
 int cmp_is_worse(cmp_fig f, double a, double b);
 
-/* A --fail-if limit: 'STAT>PCT%' (higher-is-worse figures) or 'STAT<PCT%'
- * (lower-is-worse figures), also >= and <=; PCT may be signed
- * ('rate<-5%': B's rate more than 5 % below A's). */
+/* The unit of a figure's absolute values: ms (latencies), /s (rate), or
+ * samples (count, errors). */
+typedef enum cmp_unit { CMP_UNIT_MS = 0, CMP_UNIT_RATE, CMP_UNIT_COUNT, CMP_NUNITS } cmp_unit;
+cmp_unit cmp_fig_unit(cmp_fig f);
+
+/* A --fail-if limit on the change of B against A:
+ *   'STAT>PCT%'    in percent: 'p95>10%', 'rate<-5%' (PCT may be signed);
+ *   'STAT>+AMOUNT' absolute, in the figure's unit, with its sign: 'p95>+2ms'
+ *                  (also us, s), 'rate<-500/s', 'errors>+10', 'count<-1000';
+ * '>' for higher-is-worse figures, '<' for lower-is-worse ones, also >= <=;
+ * then optionally ',floor=AMOUNT' (unsigned, the figure's unit): changes for
+ * the worse smaller than AMOUNT are ignored ('p50>10%,floor=1ms'). */
 typedef struct cmp_limit {
     cmp_fig fig;
     char op;            /* '>' or '<' */
     int or_equal;       /* >= or <= */
+    int absolute;       /* 1: amount is B - A in the figure's unit; 0: pct */
     double pct;
-    char text[64];      /* normalized: "p95>10%" */
+    double amount;      /* ms, /s or samples */
+    double floor;       /* the smallest change for the worse that counts; 0: none */
+    int has_floor;      /* floor given (by ,floor= or --floor) */
+    char text[96];      /* normalized: "p95>10%", "p95>+2ms", "p50>10%,floor=1ms" */
 } cmp_limit;
 
 /* Parses s into *l.  Returns 0, or -1 with a message in err: unknown figure,
- * missing or bad operator or number, missing '%', or an operator that points
- * the wrong way for the figure ('p95<10%', 'rate>-5%'). */
+ * missing or bad operator or number, missing unit ('%', ms, /s), an absolute
+ * amount without its sign, a bad floor, or an operator that points the wrong
+ * way for the figure ('p95<10%', 'rate>-5%'). */
 int cmp_limit_parse(const char *s, cmp_limit *l, char *err, size_t err_len);
-/* 1 when b against a goes past the limit.  With a zero base (change n/a):
- * b == a is no change (0 %), b above a counts as +infinity, below as
- * -infinity (errors 0 -> 3 fails 'errors>50%'; rate 0 -> 100 never fails
- * 'rate<-5%'). */
+/* An unsigned amount with a unit: "1ms", "250us", "0.5s" (into ms), "50/s",
+ * or a bare number (samples), e.g. --floor's value.  0 with *unit and *v,
+ * or -1 with a message. */
+int cmp_amount_parse(const char *s, cmp_unit *unit, double *v, char *err, size_t err_len);
+/* Sets l's floor (ms, /s or samples) unless it has its own, and its text. */
+void cmp_limit_default_floor(cmp_limit *l, double floor);
+/* 1 when b against a goes past the limit.  A floor is checked first: a
+ * change for the worse smaller than it (or a change for the better) never
+ * goes past.  With a zero base (change n/a) a percent limit counts b == a as
+ * no change (0 %), b above a as +infinity, below as -infinity (errors 0 -> 3
+ * fails 'errors>50%'; rate 0 -> 100 never fails 'rate<-5%'). */
 int cmp_limit_exceeded(const cmp_limit *l, double a, double b);
 
-/* `luamech compare A B [--timer NAME ...] [--fail-if 'STAT>PCT%' ...]
- * [--all] [--json]` (argv[0] is "compare").  Exit 0 no limit exceeded; 1 a
- * figure regressed past a --fail-if limit; 2 usage error; 3 a directory or
+/* ---- sets of runs (compare_stats.c) ---- */
+
+/* The median of v[0..n) (sorted in place); NAN when n is 0. */
+double cmp_median(double *v, size_t n);
+/* One-sided Mann-Whitney U test that b[0..nb) is worse than a[0..na):
+ * the probability, if every split of the pooled values into sides of na and
+ * nb were as likely, of a U at least as large as observed (U counts the
+ * pairs in which b's value is worse, ties as 1/2; worse is higher when
+ * higher_is_worse).  Exact (every split enumerated, ties included) up to
+ * 200,000 splits, else the normal approximation with tie and continuity
+ * corrections.  NAN when a side is empty. */
+double cmp_mwu_p(const double *a, size_t na, const double *b, size_t nb, int higher_is_worse);
+/* The smallest p the test can give with sides of na and nb runs:
+ * 1 / C(na + nb, na). */
+double cmp_mwu_min_p(size_t na, size_t nb);
+
+/* `luamech compare A B [--timer NAME ...] [--fail-if LIMIT ...] [--floor
+ * AMOUNT ...] [--alpha P] [--all] [--json]`, or `A1 A2 ... -- B1 B2 ...`
+ * (argv[0] is "compare").  Exit 0 no limit exceeded; 1 a figure regressed
+ * past a --fail-if limit (for sets: and significantly); 2 usage error (also:
+ * limits on sets too small to ever be significant); 3 a directory or
  * summary.json missing or invalid (the message names the file). */
 int compare_cmd_main(int argc, char **argv);
 

@@ -1,7 +1,9 @@
-/* compare_args.c - the command line of `luamech compare A B`: the options
- * (--timer, --fail-if, --all, --json, --help), the usage text and its
- * errors (exit 2), and the --fail-if limits: parsing 'STAT>PCT%' and
- * checking a change against one (pure; tests/unit/test_compare.c).  Reads
+/* compare_args.c - the command line of `luamech compare A B` (and of sets,
+ * `A1 A2 ... -- B1 B2 ...`): the options (--timer, --fail-if, --floor,
+ * --alpha, --all, --json, --help), the usage text and its errors (exit 2),
+ * and the --fail-if limits: parsing 'STAT>PCT%', 'STAT>+AMOUNT' and
+ * ',floor=AMOUNT', and checking a change against one (pure;
+ * tests/unit/test_compare.c).  Reads
  * no file and prints no comparison: that is compare.c. */
 #include "report/compare_priv.h"
 
@@ -54,31 +56,128 @@ static int cmp_limit_op(const char *s, const char **pp, cmp_limit *l, char *err,
     return 0;
 }
 
-/* The rest of the limit: a signed number, '%', then nothing. */
-static int cmp_limit_pct(const char *s, const char *p, cmp_limit *l, char *err, size_t err_len) {
-    p = cmp_skip_space(p);
-    const char *num = p;
-    if (*p == '+' || *p == '-') p++;
+/* A number at *pp (moved past it), with an optional sign: the count of its
+ * digits (0: no number), *v, and *sign ('+', '-' or 0). */
+static int cmp_number_at(const char **pp, double *v, char *sign) {
+    const char *p = *pp, *num = p;
+    *sign = 0;
+    if (*p == '+' || *p == '-') *sign = *p++;
     int digits = 0;
     while (isdigit((unsigned char)*p)) p++, digits++;
     if (*p == '.') {
         p++;
         while (isdigit((unsigned char)*p)) p++, digits++;
     }
-    if (!digits) {
-        cmp_errf(err, err_len, "'%s': expected a number of percent after '%c%s'", s, l->op, l->or_equal ? "=" : "");
-        return -1;
-    }
+    if (!digits) return 0;
     char nbuf[64];
     snprintf(nbuf, sizeof nbuf, "%.*s", (int)(p - num) < 63 ? (int)(p - num) : 63, num);
-    l->pct = strtod(nbuf, NULL);
-    p = cmp_skip_space(p);
-    if (*p != '%') {
-        cmp_errf(err, err_len, "'%s': the limit is a change in percent: put %% after the number (e.g. '%s%c%s%%')", s,
-                 cmp_fig_name(l->fig), l->op, nbuf);
+    *v = strtod(nbuf, NULL);
+    *pp = p;
+    return digits;
+}
+
+/* The unit at *pp (moved past it) into *u, and the factor into the unit's
+ * base (ms for times): ms, us, s, /s, or none (the end, ',' or a space: a
+ * count).  0, or -1 when the text there is no unit. */
+static int cmp_unit_at(const char **pp, cmp_unit *u, double *factor) {
+    const char *p = *pp;
+    int n = 0;
+    *factor = 1;
+    if (strncmp(p, "ms", 2) == 0) *u = CMP_UNIT_MS, n = 2;
+    else if (strncmp(p, "us", 2) == 0) *u = CMP_UNIT_MS, *factor = 0.001, n = 2;
+    else if (strncmp(p, "/s", 2) == 0) *u = CMP_UNIT_RATE, n = 2;
+    else if (p[0] == 's') *u = CMP_UNIT_MS, *factor = 1000, n = 1;
+    else if (*p == 0 || *p == ',' || isspace((unsigned char)*p)) *u = CMP_UNIT_COUNT;
+    else return -1;
+    if (isalnum((unsigned char)p[n])) return -1;
+    *pp = p + n;
+    return 0;
+}
+
+static const char *cmp_unit_suffix(cmp_unit u) { return u == CMP_UNIT_MS ? "ms" : u == CMP_UNIT_RATE ? "/s" : ""; }
+static const char *cmp_unit_example(cmp_unit u) { return u == CMP_UNIT_MS ? "2ms" : u == CMP_UNIT_RATE ? "500/s" : "10"; }
+
+int cmp_amount_parse(const char *s, cmp_unit *unit, double *v, char *err, size_t err_len) {
+    const char *p = cmp_skip_space(s);
+    char sign;
+    double factor;
+    if (!cmp_number_at(&p, v, &sign) || sign) {
+        cmp_errf(err, err_len, "'%s': expected an unsigned amount with its unit: 1ms, 250us, 0.5s, 50/s, "
+                 "or a bare number of samples", s);
         return -1;
     }
-    p = cmp_skip_space(p + 1);
+    p = cmp_skip_space(p);
+    if (cmp_unit_at(&p, unit, &factor) != 0 || *cmp_skip_space(p)) {
+        cmp_errf(err, err_len, "'%s': unknown unit (ms, us, s, /s, or none for samples)", s);
+        return -1;
+    }
+    *v *= factor;
+    if (!isfinite(*v) || *v <= 0) {
+        cmp_errf(err, err_len, "'%s': the amount must be above 0", s);
+        return -1;
+    }
+    return 0;
+}
+
+/* After the number of a limit (*pp at its unit): '%' (a change in percent)
+ * or the figure's unit with a sign (an absolute change). */
+static int cmp_limit_unit(const char *s, const char **pp, cmp_limit *l, double v, char sign, char *err,
+                          size_t err_len) {
+    const char *p = cmp_skip_space(*pp);
+    cmp_unit u, want = cmp_fig_unit(l->fig);
+    double factor;
+    const char *name = cmp_fig_name(l->fig), *eq = l->or_equal ? "=" : "";
+    if (*p == '%') {
+        l->pct = v;
+        *pp = p + 1;
+        return 0;
+    }
+    if (cmp_unit_at(&p, &u, &factor) != 0 || u != want) {
+        cmp_errf(err, err_len, "'%s': the limit is a change of B against A: in percent (put %% after the number, "
+                 "e.g. '%s%c%s%g%%') or an amount in %s's unit with its sign (e.g. '%s%c%s%c%s')", s, name, l->op,
+                 eq, v, name, name, l->op, eq, l->op == '>' ? '+' : '-', cmp_unit_example(want));
+        return -1;
+    }
+    if (!sign) {
+        cmp_errf(err, err_len, "'%s': an absolute limit is a change and takes its sign: '%s%c%s%c%g%s' (B's %s "
+                 "more than %g%s %s A's)", s, name, l->op, eq, l->op == '>' ? '+' : '-', v, cmp_unit_suffix(u), name,
+                 v, cmp_unit_suffix(u), l->op == '>' ? "above" : "below");
+        return -1;
+    }
+    l->absolute = 1;
+    l->amount = v * factor;
+    *pp = p;
+    return 0;
+}
+
+/* The rest of the limit: a signed number, '%' or a unit, maybe ',floor=AMOUNT',
+ * then nothing. */
+static int cmp_limit_value(const char *s, const char *p, cmp_limit *l, char *err, size_t err_len) {
+    p = cmp_skip_space(p);
+    double v = 0;
+    char sign;
+    if (!cmp_number_at(&p, &v, &sign)) {
+        cmp_errf(err, err_len, "'%s': expected a number of percent or an amount after '%c%s'", s, l->op,
+                 l->or_equal ? "=" : "");
+        return -1;
+    }
+    if (cmp_limit_unit(s, &p, l, v, sign, err, err_len) != 0) return -1;
+    p = cmp_skip_space(p);
+    if (strncmp(p, ",floor=", 7) == 0) {
+        cmp_unit u;
+        char ferr[256];
+        if (cmp_amount_parse(p + 7, &u, &l->floor, ferr, sizeof ferr) != 0) {
+            cmp_errf(err, err_len, "'%s': floor %s", s, ferr);
+            return -1;
+        }
+        if (u != cmp_fig_unit(l->fig)) {
+            cmp_errf(err, err_len, "'%s': the floor of %s is in its unit (e.g. floor=%s)", s, cmp_fig_name(l->fig),
+                     cmp_unit_example(cmp_fig_unit(l->fig)));
+            return -1;
+        }
+        l->has_floor = 1;
+        p += strlen(p);
+    }
     if (*p) {
         cmp_errf(err, err_len, "'%s': unexpected '%s' after the limit", s, p);
         return -1;
@@ -88,7 +187,7 @@ static int cmp_limit_pct(const char *s, const char *p, cmp_limit *l, char *err, 
 
 /* A finite number, and the operator pointing the way the figure gets worse. */
 static int cmp_limit_check(const char *s, const cmp_limit *l, char *err, size_t err_len) {
-    if (!isfinite(l->pct)) {
+    if (!isfinite(l->pct) || !isfinite(l->amount)) {
         cmp_errf(err, err_len, "'%s': bad number", s);
         return -1;
     }
@@ -105,18 +204,45 @@ static int cmp_limit_check(const char *s, const cmp_limit *l, char *err, size_t 
     return 0;
 }
 
+/* l's normalized text: "p95>10%", "p95>+2ms", "rate<-500/s,floor=50/s". */
+static void cmp_limit_text(cmp_limit *l) {
+    const char *eq = l->or_equal ? "=" : "", *name = cmp_fig_name(l->fig);
+    const char *unit = cmp_unit_suffix(cmp_fig_unit(l->fig));
+    int n;
+    if (l->absolute) n = snprintf(l->text, sizeof l->text, "%s%c%s%+g%s", name, l->op, eq, l->amount, unit);
+    else n = snprintf(l->text, sizeof l->text, "%s%c%s%g%%", name, l->op, eq, l->pct);
+    if (l->has_floor && n > 0 && (size_t)n < sizeof l->text)
+        snprintf(l->text + n, sizeof l->text - (size_t)n, ",floor=%g%s", l->floor, unit);
+}
+
 int cmp_limit_parse(const char *s, cmp_limit *l, char *err, size_t err_len) {
     memset(l, 0, sizeof *l);
     const char *p = s;
     if (cmp_limit_figure(s, &p, l, err, err_len) != 0 || cmp_limit_op(s, &p, l, err, err_len) != 0 ||
-        cmp_limit_pct(s, p, l, err, err_len) != 0 || cmp_limit_check(s, l, err, err_len) != 0)
+        cmp_limit_value(s, p, l, err, err_len) != 0 || cmp_limit_check(s, l, err, err_len) != 0)
         return -1;
-    snprintf(l->text, sizeof l->text, "%s%c%s%g%%", cmp_fig_name(l->fig), l->op, l->or_equal ? "=" : "", l->pct);
+    cmp_limit_text(l);
     return 0;
 }
 
+void cmp_limit_default_floor(cmp_limit *l, double floor) {
+    if (l->has_floor) return;
+    l->floor = floor;
+    l->has_floor = 1;
+    cmp_limit_text(l);
+}
+
+/* d rounded to 1e-9 of its unit, so that 1.2 - 0.2 is 1 (not 0.9999...). */
+static double cmp_round9(double d) { return fabs(d) < 1e9 ? round(d * 1e9) / 1e9 : d; }
+
 int cmp_limit_exceeded(const cmp_limit *l, double a, double b) {
     double c;
+    if (l->has_floor && !(cmp_round9(cmp_fig_higher_is_worse(l->fig) ? b - a : a - b) >= l->floor)) return 0;
+    if (l->absolute) {
+        c = cmp_round9(b - a);
+        if (l->op == '>') return l->or_equal ? c >= l->amount : c > l->amount;
+        return l->or_equal ? c <= l->amount : c < l->amount;
+    }
     if (cmp_pct_change(a, b, &c) != 0) {      /* zero base */
         if (b > a) return l->op == '>';         /* +infinity: past any '>' limit, never below a '<' one */
         if (b < a) return l->op == '<';
@@ -129,7 +255,8 @@ int cmp_limit_exceeded(const cmp_limit *l, double a, double b) {
 /* ---- the command line ---- */
 
 static const char cmp_usage[] =
-"usage: luamech compare A B [--timer NAME ...] [--fail-if 'STAT>PCT%' ...] [--all] [--json]\n"
+"usage: luamech compare A B [options]\n"
+"       luamech compare A1 A2 A3 ... -- B1 B2 B3 ... [options]\n"
 "\n"
 "Compares two runs: A and B are results directories (or their summary.json).\n"
 "For every timer present in both, prints the figures of the whole run side by\n"
@@ -138,22 +265,39 @@ static const char cmp_usage[] =
 "Timers present in one run only are listed as such.  For the top directory of\n"
 "a phased run, compares phase by phase (phases matched by name).\n"
 "\n"
+"Sets of repeated runs (runs of A before --, of B after it; single runs, not\n"
+"phased top directories): per figure, the median of each side's runs, their\n"
+"range, the change of the medians and p, a one-sided Mann-Whitney U test that\n"
+"B's runs are worse than A's; the difference is significant when p <= alpha.\n"
+"With 3 runs a side the smallest possible p is 0.05: give at least 3 (better 5).\n"
+"\n"
 "options:\n"
 "  --timer NAME       compare only this timer (repeatable; e.g. --timer GET)\n"
 "  --fail-if LIMIT    exit 1 when a compared timer's figure changes past LIMIT\n"
-"                     (repeatable):  'p95>10%'  B's p95 more than 10% above A's;\n"
-"                     'rate<-5%'  B's rate more than 5% below A's.  A higher value\n"
-"                     is worse for errors and latencies (min avg p50 p80 p90 p95\n"
-"                     p99 p99.9 max stdev: use >), a lower one for rate and count\n"
-"                     (use <).  A zero base counts as +/-infinity when B differs.\n"
+"                     (repeatable); for sets, only when also significant:\n"
+"                     'p95>10%'      B's p95 more than 10% above A's\n"
+"                     'rate<-5%'     B's rate more than 5% below A's\n"
+"                     'p95>+2ms'     B's p95 more than 2 ms above A's (us, ms, s)\n"
+"                     'rate<-500/s'  B's rate more than 500/s below A's\n"
+"                     'errors>+10'   B has more than 10 errors more than A\n"
+"                     'p50>10%,floor=1ms'  ... and ignore changes under 1 ms\n"
+"                     A higher value is worse for errors and latencies (min avg\n"
+"                     p50 p80 p90 p95 p99 p99.9 max stdev: use >), a lower one for\n"
+"                     rate and count (use <).  An absolute amount takes its sign.\n"
+"                     A zero base counts as +/-infinity in percent when B differs.\n"
+"  --floor AMOUNT     ignore changes for the worse smaller than AMOUNT in every\n"
+"                     limit of that unit without its own floor: 1ms (latencies),\n"
+"                     50/s (rate), a bare number (count, errors); repeatable\n"
+"  --alpha P          significance level of the sets' test (default 0.05)\n"
 "  --all              also compare the engine's timers (engine.loop_lag, ...)\n"
 "  --json             print the comparison as JSON\n"
 "\n"
 "exit codes:\n"
-"  0  compared; no figure past a --fail-if limit\n"
+"  0  compared; no figure past a --fail-if limit (for sets: significantly)\n"
 "  1  a figure regressed past a --fail-if limit (the timer and figure are printed)\n"
-"  2  usage error (unknown option, bad limit, --timer naming no timer of A or B)\n"
-"  3  A or B, or a summary.json, is missing or invalid\n";
+"  2  usage error (unknown option, bad limit, --timer naming no timer of A or B,\n"
+"     --fail-if on sets too small for the test ever to be significant)\n"
+"  3  a run, or a summary.json, is missing or invalid\n";
 
 static int cmp_bad(const char *fmt, const char *arg) {
     fprintf(stderr, "luamech: compare: ");
@@ -197,6 +341,25 @@ static int cmp_opt_fail_if(cmp_opts *o, const char *val) {
     return CMP_GO_ON;
 }
 
+static int cmp_opt_floor(cmp_opts *o, const char *val) {
+    if (!val) return cmp_bad("option --floor needs an amount, e.g. 1ms%s", NULL);
+    char err[512];
+    cmp_unit u;
+    double v;
+    if (cmp_amount_parse(val, &u, &v, err, sizeof err) != 0) return cmp_bad("--floor %s", err);
+    o->floors[u] = v;
+    return CMP_GO_ON;
+}
+
+static int cmp_opt_alpha(cmp_opts *o, const char *val) {
+    char *end = NULL;
+    double v = val ? strtod(val, &end) : NAN;
+    if (!val || end == val || *end || !(v > 0 && v < 1))
+        return cmp_bad("option --alpha needs a significance level between 0 and 1 (e.g. 0.05), got '%s'", val);
+    o->alpha = v;
+    return CMP_GO_ON;
+}
+
 /* The option argv[*i] (*i moved past a separate value).  CMP_GO_ON, or the
  * exit code: 0 after --help, 2 after a usage error. */
 static int cmp_option(int argc, char **argv, int *i, cmp_opts *o) {
@@ -215,29 +378,57 @@ static int cmp_option(int argc, char **argv, int *i, cmp_opts *o) {
     }
     if (cmp_arg_value(argc, argv, i, "--timer", &val)) return cmp_opt_timer(o, val);
     if (cmp_arg_value(argc, argv, i, "--fail-if", &val)) return cmp_opt_fail_if(o, val);
+    if (cmp_arg_value(argc, argv, i, "--floor", &val)) return cmp_opt_floor(o, val);
+    if (cmp_arg_value(argc, argv, i, "--alpha", &val)) return cmp_opt_alpha(o, val);
     return cmp_bad("unknown option %s", a);
 }
 
-/* Options anywhere until "--"; "-" alone is an argument. */
+/* The runs: A B, or A1 ... -- B1 ...; none empty. */
+static int cmp_check_runs(cmp_opts *o, int sep) {
+    if (!sep) {
+        if (o->na > 2) return cmp_bad("unexpected argument %s (compare takes two runs, A and B, or two sets of "
+                                      "runs, A1 A2 ... -- B1 B2 ...)", o->runs_a[2]);
+        if (o->na == 2) o->runs_b[o->nb++] = o->runs_a[--o->na];
+    }
+    if (o->na == 0 || o->nb == 0)
+        return cmp_bad(sep ? "missing runs %s -- (A1 A2 ... -- B1 B2 ...)"
+                           : "missing the A and B arguments (two results directories)%s",
+                       sep ? (o->na == 0 ? "before" : "after") : NULL);
+    for (int i = 0; i < o->na + o->nb; i++) {
+        const char *r = i < o->na ? o->runs_a[i] : o->runs_b[i - o->na];
+        if (!*r) return cmp_bad("an empty run argument%s", NULL);
+    }
+    o->a = o->runs_a[0];
+    o->b = o->runs_b[0];
+    o->sets = o->na > 1 || o->nb > 1;
+    return CMP_GO_ON;
+}
+
+/* Options anywhere; "--" separates the runs of A from those of B (a run
+ * named -x is written ./-x); "-" alone is an argument. */
 int cmp_parse_args(int argc, char **argv, cmp_opts *o) {
-    int opts = 1;
+    int sep = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (opts && strcmp(a, "--") == 0) {
-            opts = 0;
+        if (strcmp(a, "--") == 0) {
+            if (sep) return cmp_bad("a second -- (it separates A's runs from B's: A1 A2 ... -- B1 B2 ...)%s", NULL);
+            sep = 1;
             continue;
         }
-        if (opts && a[0] == '-' && a[1] != 0) {
+        if (a[0] == '-' && a[1] != 0) {
             int rc = cmp_option(argc, argv, &i, o);
             if (rc != CMP_GO_ON) return rc;
             continue;
         }
-        if (!o->a) o->a = a;
-        else if (!o->b) o->b = a;
-        else return cmp_bad("unexpected argument %s (compare takes two runs, A and B)", a);
+        if (sep) o->runs_b[o->nb++] = a;
+        else o->runs_a[o->na++] = a;
     }
-    if (!o->a || !*o->a || !o->b || !*o->b)
-        return cmp_bad("missing the A and B arguments (two results directories)%s", NULL);
+    int rc = cmp_check_runs(o, sep);
+    if (rc != CMP_GO_ON) return rc;
+    for (int l = 0; l < o->nlimits; l++) {
+        cmp_unit u = cmp_fig_unit(o->limits[l].fig);
+        if (o->floors[u] > 0) cmp_limit_default_floor(&o->limits[l], o->floors[u]);
+    }
     return CMP_GO_ON;
 }
 
@@ -253,11 +444,16 @@ int cmp_opts_init(cmp_opts *o, int argc) {
     o->timers = calloc((size_t)n, sizeof *o->timers);
     o->timer_seen = calloc((size_t)n, sizeof *o->timer_seen);
     o->limits = calloc((size_t)n, sizeof *o->limits);
-    return o->timers && o->timer_seen && o->limits ? 0 : -1;
+    o->runs_a = calloc((size_t)n, sizeof *o->runs_a);
+    o->runs_b = calloc((size_t)n, sizeof *o->runs_b);
+    o->alpha = 0.05;
+    return o->timers && o->timer_seen && o->limits && o->runs_a && o->runs_b ? 0 : -1;
 }
 
 void cmp_opts_free(cmp_opts *o) {
     free(o->timers);
     free(o->timer_seen);
     free(o->limits);
+    free(o->runs_a);
+    free(o->runs_b);
 }

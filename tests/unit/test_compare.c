@@ -1,6 +1,9 @@
 /* test_compare.c - `luamech compare` arithmetic: percent change (zero bases
  * are "n/a", never inf or nan), the direction of a regression per figure,
- * --fail-if parsing and whether a limit is exceeded. */
+ * --fail-if parsing (percent, absolute amounts, floors) and whether a limit
+ * is exceeded, and the statistics of sets of runs (median, Mann-Whitney U
+ * p-values checked against values enumerated by hand / with Python's
+ * itertools). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -194,12 +197,188 @@ static void test_limit_exceeded(void **state) {
     assert_true(cmp_limit_exceeded(&improve, 0, 0));        /* 0 % > -20 % */
 }
 
+static void test_limit_parse_absolute(void **state) {
+    (void)state;
+    cmp_limit l = limit_ok("p95>+2ms");
+    assert_int_equal(l.fig, CMP_P95);
+    assert_true(l.absolute);
+    assert_true(l.amount == 2.0);
+    assert_false(l.has_floor);
+    assert_string_equal(l.text, "p95>+2ms");
+    l = limit_ok("p99>=+250us");
+    assert_true(l.or_equal && l.absolute && l.amount == 0.25);
+    assert_string_equal(l.text, "p99>=+0.25ms");
+    l = limit_ok("max>+1s");
+    assert_true(l.amount == 1000.0);
+    l = limit_ok("p95>-1ms");                     /* B must be 1 ms faster */
+    assert_true(l.amount == -1.0);
+    l = limit_ok("rate<-500/s");
+    assert_int_equal(l.fig, CMP_RATE);
+    assert_true(l.absolute && l.amount == -500.0);
+    assert_string_equal(l.text, "rate<-500/s");
+    l = limit_ok("errors>+10");
+    assert_true(l.absolute && l.amount == 10.0);
+    assert_string_equal(l.text, "errors>+10");
+    l = limit_ok("count<-1000");
+    assert_true(l.absolute && l.amount == -1000.0);
+    l = limit_ok("p50>10%,floor=1ms");
+    assert_false(l.absolute);
+    assert_true(l.pct == 10.0 && l.has_floor && l.floor == 1.0);
+    assert_string_equal(l.text, "p50>10%,floor=1ms");
+    l = limit_ok("p50>10%,floor=500us");
+    assert_true(l.floor == 0.5);
+    assert_string_equal(l.text, "p50>10%,floor=0.5ms");
+    l = limit_ok("rate<-5%,floor=50/s");
+    assert_true(l.floor == 50.0);
+    assert_string_equal(l.text, "rate<-5%,floor=50/s");
+    l = limit_ok("errors>50%,floor=5");
+    assert_string_equal(l.text, "errors>50%,floor=5");
+    /* --floor: the limit's own floor wins */
+    l = limit_ok("p95>10%");
+    cmp_limit_default_floor(&l, 2.0);
+    assert_string_equal(l.text, "p95>10%,floor=2ms");
+    l = limit_ok("p95>10%,floor=1ms");
+    cmp_limit_default_floor(&l, 2.0);
+    assert_true(l.floor == 1.0);
+
+    const char *bad[] = {
+        "p95>2ms",          /* an absolute change takes its sign */
+        "rate<500/s", "errors>10",
+        "p95>+2", "p95>+2/s", "rate<-500ms", "rate<-500", "errors>+2ms", "count<-5/s",
+        "p95>+2msx", "p95>+2 xs", "p95>+2mss",
+        "p95<-2ms",         /* wrong way */
+        "rate>+500/s",
+        "p95>10%,floor=1", "p95>10%,floor=1/s", "rate<-5%,floor=1ms", "p95>10%,floor=-1ms",
+        "p95>10%,floor=+1ms", "p95>10%,floor=0ms", "p95>10%,floor=", "p95>10%,flor=1ms", "p95>10%,",
+        "p95>10%,floor=1ms,floor=2ms", "p95>10%floor=1ms",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cmp_limit b;
+        char err[512] = "";
+        if (cmp_limit_parse(bad[i], &b, err, sizeof err) == 0) fail_msg("'%s' was accepted", bad[i]);
+        assert_true(strlen(err) > 0);
+    }
+    char err[512];
+    assert_int_equal(cmp_limit_parse("p95>2ms", &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "'p95>+2ms'"));       /* says how to write it */
+    assert_int_equal(cmp_limit_parse("rate<-500ms", &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/s"));
+}
+
+static void test_amount_parse(void **state) {
+    (void)state;
+    cmp_unit u;
+    double v;
+    char err[256];
+    assert_int_equal(cmp_amount_parse("1ms", &u, &v, err, sizeof err), 0);
+    assert_true(u == CMP_UNIT_MS && v == 1.0);
+    assert_int_equal(cmp_amount_parse("250us", &u, &v, err, sizeof err), 0);
+    assert_true(u == CMP_UNIT_MS && v == 0.25);
+    assert_int_equal(cmp_amount_parse("0.5s", &u, &v, err, sizeof err), 0);
+    assert_true(u == CMP_UNIT_MS && v == 500.0);
+    assert_int_equal(cmp_amount_parse("50/s", &u, &v, err, sizeof err), 0);
+    assert_true(u == CMP_UNIT_RATE && v == 50.0);
+    assert_int_equal(cmp_amount_parse("10", &u, &v, err, sizeof err), 0);
+    assert_true(u == CMP_UNIT_COUNT && v == 10.0);
+    const char *bad[] = {"", "ms", "-1ms", "+1ms", "0ms", "0", "1xs", "1 ms x", "1e3ms", "inf"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (cmp_amount_parse(bad[i], &u, &v, err, sizeof err) == 0) fail_msg("'%s' was accepted", bad[i]);
+}
+
+static void test_limit_exceeded_absolute(void **state) {
+    (void)state;
+    cmp_limit p95 = limit_ok("p95>+2ms");
+    assert_false(cmp_limit_exceeded(&p95, 1.0, 3.0));         /* exactly +2 ms: not past */
+    assert_true(cmp_limit_exceeded(&p95, 1.0, 3.001));
+    assert_false(cmp_limit_exceeded(&p95, 0.2, 2.2));         /* 2.0000000000000004: rounded, not past */
+    assert_false(cmp_limit_exceeded(&p95, 0.1, 0.217));       /* +117 % but +0.117 ms */
+    assert_false(cmp_limit_exceeded(&p95, 5.0, 1.0));
+    assert_true(cmp_limit_exceeded(&p95, 0, 2.5));            /* a zero base is no special case */
+    cmp_limit rate = limit_ok("rate<-500/s");
+    assert_false(cmp_limit_exceeded(&rate, 1000, 500));       /* exactly -500/s */
+    assert_true(cmp_limit_exceeded(&rate, 1000, 499.5));
+    assert_false(cmp_limit_exceeded(&rate, 1000, 2000));
+    cmp_limit errs = limit_ok("errors>=+10");
+    assert_true(cmp_limit_exceeded(&errs, 0, 10));
+    assert_false(cmp_limit_exceeded(&errs, 3, 12));
+
+    /* floors: changes for the worse under the floor are ignored */
+    cmp_limit fl = limit_ok("p50>10%,floor=1ms");
+    assert_false(cmp_limit_exceeded(&fl, 0.1, 0.217));        /* the noise case: +117 %, +0.117 ms */
+    assert_false(cmp_limit_exceeded(&fl, 0.4, 1.3));          /* +225 %, +0.9 ms */
+    assert_true(cmp_limit_exceeded(&fl, 0.2, 1.2));           /* +500 %, +1 ms (1.2 - 0.2 rounded) */
+    assert_true(cmp_limit_exceeded(&fl, 0.5, 1.6));
+    assert_false(cmp_limit_exceeded(&fl, 20.0, 21.5));        /* +1.5 ms but +7.5 % */
+    cmp_limit ef = limit_ok("errors>50%,floor=5");
+    assert_false(cmp_limit_exceeded(&ef, 0, 3));              /* zero base, +3 < 5 */
+    assert_true(cmp_limit_exceeded(&ef, 0, 5));
+    cmp_limit rf = limit_ok("rate<-5%,floor=50/s");
+    assert_false(cmp_limit_exceeded(&rf, 500, 460));          /* -8 %, -40/s */
+    assert_true(cmp_limit_exceeded(&rf, 1000, 900));
+    cmp_limit improve = limit_ok("p95>-20%,floor=1ms");       /* only a change for the worse of 1 ms counts */
+    assert_false(cmp_limit_exceeded(&improve, 1.0, 1.0));
+    assert_true(cmp_limit_exceeded(&improve, 1.0, 2.0));
+}
+
+static void test_median(void **state) {
+    (void)state;
+    double a[] = {3, 1, 2}, b[] = {4, 1, 3, 2}, c[] = {7};
+    assert_true(cmp_median(a, 3) == 2.0);
+    assert_true(cmp_median(b, 4) == 2.5);
+    assert_true(cmp_median(c, 1) == 7.0);
+    assert_true(isnan(cmp_median(c, 0)));
+}
+
+static void assert_p(double got, double want) {
+    if (!(fabs(got - want) < 1e-12)) fail_msg("p %.15g, expected %.15g", got, want);
+}
+
+static void test_mwu(void **state) {
+    (void)state;
+    /* fully separated: only 1 of C(6,3) = 20 splits puts B's three on top */
+    const double a3[] = {1, 2, 3}, b3[] = {4, 5, 6}, lo3[] = {0.1, 0.2, 0.3};
+    assert_p(cmp_mwu_p(a3, 3, b3, 3, 1), 1.0 / 20);
+    assert_p(cmp_mwu_p(a3, 3, lo3, 3, 1), 1.0);           /* B better: every split is at least as bad */
+    assert_p(cmp_mwu_p(a3, 3, lo3, 3, 0), 1.0 / 20);      /* lower is worse (rates): B worse */
+    const double a4[] = {1, 2, 3, 4}, b4[] = {5, 6, 7, 8};
+    assert_p(cmp_mwu_p(a4, 4, b4, 4, 1), 1.0 / 70);
+    /* overlap, and ties (counted as 1/2; enumerated with itertools): */
+    const double a5[] = {1, 2, 4}, b5[] = {3, 5, 6};
+    assert_p(cmp_mwu_p(a5, 3, b5, 3, 1), 2.0 / 20);
+    const double a6[] = {1, 2, 2}, b6[] = {2, 3, 4};
+    assert_p(cmp_mwu_p(a6, 3, b6, 3, 1), 3.0 / 20);
+    const double a7[] = {1, 2, 2, 5}, b7[] = {2, 3, 4, 4, 6};
+    assert_p(cmp_mwu_p(a7, 4, b7, 5, 1), 14.0 / 126);
+    const double same[] = {1, 1, 1};
+    assert_p(cmp_mwu_p(same, 3, same, 3, 1), 1.0);        /* no difference at all */
+    assert_true(isnan(cmp_mwu_p(a3, 3, b3, 0, 1)));
+    /* large sets: the normal approximation (C(40, 20) splits) */
+    double x[20], y[20];
+    for (int i = 0; i < 20; i++) x[i] = i, y[i] = 100 + i;
+    assert_true(cmp_mwu_p(x, 20, y, 20, 1) < 1e-6);
+    assert_true(cmp_mwu_p(y, 20, x, 20, 1) > 0.999999);
+    for (int i = 0; i < 20; i++) x[i] = 2 * i, y[i] = 2 * i + 1;   /* interleaved */
+    double p = cmp_mwu_p(x, 20, y, 20, 1);
+    assert_true(p > 0.3 && p < 0.6);
+    double z[20];
+    for (int i = 0; i < 20; i++) z[i] = 5;
+    assert_p(cmp_mwu_p(z, 20, z, 20, 1), 1.0);
+    /* the smallest p: 1 / C(na + nb, na) */
+    assert_p(cmp_mwu_min_p(3, 3), 0.05);
+    assert_p(cmp_mwu_min_p(2, 2), 1.0 / 6);
+    assert_p(cmp_mwu_min_p(1, 19), 0.05);
+    assert_p(cmp_mwu_min_p(5, 5), 1.0 / 252);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pct_change),   cmocka_unit_test(test_fmt_pct),
         cmocka_unit_test(test_figures),      cmocka_unit_test(test_direction),
         cmocka_unit_test(test_limit_parse),  cmocka_unit_test(test_limit_parse_errors),
         cmocka_unit_test(test_limit_exceeded),
+        cmocka_unit_test(test_limit_parse_absolute), cmocka_unit_test(test_amount_parse),
+        cmocka_unit_test(test_limit_exceeded_absolute), cmocka_unit_test(test_median),
+        cmocka_unit_test(test_mwu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,15 @@
 # both ways (exit 1 / 0) with the regressed timer and figure named, zero
 # bases (n/a), --json, a phased top directory compared phase by phase, and
 # the usage (2) and missing/invalid file (3) errors.
+# Then absolute limits (p95>+2ms, rate<-500/s, errors>+2) and floors on the
+# same files, and real runs against memcached (compare_kv.lua; OPS=200 is a
+# real regression: 200 round trips per transaction instead of 1): two runs of
+# the same scenario do not fail absolute or floored gates, the regression
+# does; sets of runs (A1 A2 A3 -- B1 B2 B3): medians checked against jq's
+# median of the runs' own figures, the Mann-Whitney p of fully separated
+# sets (1/20 for 3+3, 1/70 for 4+4), sets made from a real run's
+# summary.json with chosen p95s (past the limit but not significant: exit 0;
+# significant: exit 1), too few runs, --alpha and the usage errors.
 . "$(dirname "$0")/lib.sh"
 
 # timer NAME KIND COUNT ERRORS RATE P50 P95 P99 MAX AVG: one timers[] entry
@@ -228,5 +237,180 @@ check "wrong-way limit: the message says which way" grep -q "rate<-PCT%" "$TMP/e
 check "unknown --timer: the message names it" grep -q "NoSuchTimer" "$TMP/err"
 "$LUAMECH" compare --help > "$TMP/help" 2>&1
 check "--help: exit 0 and usage" [ $? -eq 0 -a -n "$(grep 'usage: luamech compare A B' "$TMP/help")" ]
+
+# ---- absolute limits and floors (the files above: p95 1.000 -> 1.250 ms,
+# rate 1000 -> 950/s, errors 0 -> 3) ----
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>+0.2ms' > "$TMP/a1" 2>&1
+check "p95 +0.25 ms past 'p95>+0.2ms': exit 1" [ $? -eq 1 ]
+check "names it, with the absolute limit" \
+    grep -q 'timer "All Transactions": p95 +25.00% (A 1.000 ms, B 1.250 ms), past the limit p95>+0.2ms' "$TMP/a1"
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>+0.25ms' > /dev/null 2>&1
+check "p95 exactly +0.25 ms is not past 'p95>+0.25ms': exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>+250us' > /dev/null 2>&1
+check "... nor past 'p95>+250us' (the same in us)" [ $? -eq 0 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'rate<-50/s' > /dev/null 2>&1
+check "rate exactly -50/s is not past 'rate<-50/s': exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'rate<-49/s' > "$TMP/a2" 2>&1
+check "rate -50/s past 'rate<-49/s': exit 1" [ $? -eq 1 ]
+check "names the rate regression" \
+    grep -q 'timer "All Transactions": rate -5.00% (A 1000.00/s, B 950.00/s), past the limit rate<-49/s' "$TMP/a2"
+"$LUAMECH" compare "$A" "$B" --fail-if 'errors>+2' > /dev/null 2>&1
+check "errors 0 -> 3 past 'errors>+2': exit 1" [ $? -eq 1 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'errors>+3' > /dev/null 2>&1
+check "... not past 'errors>+3': exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'errors>1000%,floor=5' > /dev/null 2>&1
+check "zero base 0 -> 3 under 'errors>1000%,floor=5': exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>10%,floor=1ms' > "$TMP/a3" 2>&1
+check "p95 +25% but +0.25 ms under 'p95>10%,floor=1ms': exit 0" [ $? -eq 0 ]
+check "... the ok line shows the floor" grep -q '^ok: no figure past the limits (p95>10%,floor=1ms)' "$TMP/a3"
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>10%,floor=0.25ms' > /dev/null 2>&1
+check "+0.25 ms is not under 'floor=0.25ms': exit 1" [ $? -eq 1 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>10%' --floor 1ms > "$TMP/a4" 2>&1
+check "--floor 1ms applies to 'p95>10%': exit 0" [ $? -eq 0 ]
+check "... and shows in the limit" grep -q '^ok: no figure past the limits (p95>10%,floor=1ms)' "$TMP/a4"
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>10%,floor=0.1ms' --floor 1ms > /dev/null 2>&1
+check "a limit's own floor wins over --floor: exit 1" [ $? -eq 1 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>10%' --floor 100/s > /dev/null 2>&1
+check "--floor 100/s (a rate floor) does not apply to p95: exit 1" [ $? -eq 1 ]
+"$LUAMECH" compare "$A" "$B" --fail-if 'rate<-4%' --floor 100/s > /dev/null 2>&1
+check "... but to 'rate<-4%' (-50/s): exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$A" -- "$B" > "$TMP/sep" 2>&1
+check "'A -- B' is 'A B', byte for byte" cmp -s "$TMP/sep" "$O"
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>2ms' > /dev/null 2> "$TMP/err"
+check "unsigned absolute limit: exit 2" [ $? -eq 2 ]
+check "... the message shows the signed form" grep -q "'p95>+2ms'" "$TMP/err"
+
+# ---- real runs against memcached ----
+F=$SRC/tests/scenarios/fixtures
+start_memcached MP
+# kv DIR OPS N: a real run of N transactions of OPS gets each
+kv() {
+    "$LUAMECH" run "$F/compare_kv.lua" -q -n "$3" -e OPS="$2" -e MEMCACHED=127.0.0.1:$MP -o "$1" > /dev/null 2>&1
+    check "run $1 (OPS=$2): exit 0" [ $? -eq 0 ]
+}
+gets0=$(mc_stat "$MP" cmd_get)
+for i in 1 2 3 4 5 6; do kv "$TMP/q$i" 1 400; done
+for i in 1 2 3; do kv "$TMP/s$i" 200 40; done
+gets=$(( $(mc_stat "$MP" cmd_get) - gets0 ))
+sum_gets=$(jq -s '[.[] | .timers[] | select(.name == "memcached.get") | .summary.count] | add' \
+    "$TMP"/q?/summary.json "$TMP"/s?/summary.json)
+check "memcached served the gets the runs counted ($gets = $sum_gets = 6*400 + 3*40*200)" \
+    [ "$gets" -eq "$sum_gets" -a "$gets" -eq 26400 ]
+NOISE=(--fail-if 'p50>+1ms' --fail-if 'p50>10%,floor=1ms' --fail-if 'avg>10%,floor=2ms' --fail-if 'p95>+10ms')
+"$LUAMECH" compare "$TMP/q1" "$TMP/q2" "${NOISE[@]}" > "$TMP/n1" 2>&1
+rc=$?
+check "two runs of the same scenario pass absolute and floored gates: exit 0 ($(grep -A3 REGRESSION "$TMP/n1"))" [ $rc -eq 0 ]
+"$LUAMECH" compare "$TMP/q1" "$TMP/s1" "${NOISE[@]}" > "$TMP/n2" 2>&1
+check "the same gates fail on a real regression (200 gets per transaction): exit 1" [ $? -eq 1 ]
+check "... past 'p50>+1ms'" grep -q 'timer "All Transactions": p50 .*past the limit p50>+1ms' "$TMP/n2"
+check "... past 'p50>10%,floor=1ms'" grep -q 'timer "All Transactions": p50 .*past the limit p50>10%,floor=1ms' "$TMP/n2"
+"$LUAMECH" compare "$TMP/q1" "$TMP/s1" --fail-if 'rate<-500/s' > "$TMP/n3" 2>&1
+check "the regression's rate past 'rate<-500/s': exit 1" [ $? -eq 1 ]
+
+# sets of real runs
+"$LUAMECH" compare "$TMP/q1" "$TMP/q2" "$TMP/q3" -- "$TMP/q4" "$TMP/q5" "$TMP/q6" "${NOISE[@]}" > "$TMP/sn" 2>&1
+rc=$?
+check "sets of the same scenario pass the gates: exit 0 ($(grep -A3 REGRESSION "$TMP/sn"))" [ $rc -eq 0 ]
+check "... the ok line says significantly" grep -q '^ok: no figure significantly past the limits' "$TMP/sn"
+"$LUAMECH" compare "$TMP"/q[123] -- "$TMP"/s[123] "${NOISE[@]}" > "$TMP/sr" 2>&1
+check "sets: the regression fails the gates: exit 1" [ $? -eq 1 ]
+check "... significantly, p 0.0500 (1 of the 20 splits of 3+3 fully separated runs)" \
+    grep -q 'timer "All Transactions": p50 .*(A median .* ms, B median .* ms, p 0.0500), past the limit p50>+1ms' "$TMP/sr"
+check "... the header says 3 runs a side" [ "$(grep -c '^[AB]: 3 runs$' "$TMP/sr")" -eq 2 ]
+"$LUAMECH" compare "$TMP"/q[123] -- "$TMP"/s[123] --json --fail-if 'p50>+1ms' > "$TMP/sj" 2> "$TMP/sj.err"
+check "sets --json: exit 1, valid JSON" [ $? -eq 1 ] && jq -e . "$TMP/sj" > /dev/null
+# median3 FIELD DIR...: the median of a timer figure over three runs, by jq
+median3() {
+    local f=$1; shift
+    jq -s --arg f "$f" '[.[] | .timers[] | select(.name == "All Transactions") | .summary[$f]] | sort | .[1]' \
+        "${@/%//summary.json}"
+}
+sfig() { jq ".timers[] | select(.name == \"All Transactions\") | .figures.$1" "$TMP/sj"; }
+check "sets: A's p50 is the median of the runs' p50 ($(sfig p50.a))" \
+    [ "$(sfig p50.a)" = "$(median3 p50_ms "$TMP"/q[123])" ]
+check "sets: B's p50 is the median of the runs' p50 ($(sfig p50.b))" \
+    [ "$(sfig p50.b)" = "$(median3 p50_ms "$TMP"/s[123])" ]
+check "sets: B's rate is the median of the runs' rates" [ "$(sfig rate.b)" = "$(median3 rate "$TMP"/s[123])" ]
+check "sets: p50 p = 0.05, significant" [ "$(sfig p50.p),$(sfig p50.significant)" = "0.05,true" ]
+check "sets: every run's value listed" [ "$(sfig p50.a_runs | jq length)" -eq 3 ]
+check "sets: the regression on stderr too" grep -q 'p 0.0500), past the limit p50>+1ms' "$TMP/sj.err"
+check "sets: the text row shows the medians" \
+    grep -qE "^  p50 +$(printf '%.3f' "$(sfig p50.a)") +$(printf '%.3f' "$(sfig p50.b)") " "$TMP/sr"
+
+# sets made from a real run's summary.json, All Transactions' p95 set to
+# chosen values: A 1.0 1.2 1.1 (median 1.1) against B 1.15 1.3 1.25 (median
+# 1.25, +13.6%): 8 of the 9 pairs have B worse, and 2 of the 20 splits of
+# the six values are as extreme, so p = 0.1: past 'p95>10%' but not
+# significant.
+craft() { # DIR P95: q1's summary.json with that p95
+    mkdir -p "$1"
+    jq --argjson v "$2" '(.timers[] | select(.name == "All Transactions") | .summary.p95_ms) = $v' \
+        "$TMP/q1/summary.json" > "$1/summary.json"
+}
+for v in 1.0 1.2 1.1 1.15 1.3 1.25 1.35 1.4 0.9 1.05 1.5 1.45; do craft "$TMP/c$v" "$v"; done
+C=$TMP/c
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$C"1.15 "$C"1.3 "$C"1.25 --timer 'All Transactions' \
+    --fail-if 'p95>10%' > "$TMP/c1" 2>&1
+check "overlapping sets past the limit, p 0.1: not significant, exit 0" [ $? -eq 0 ]
+check "... the row: medians 1.100 1.250, +13.6%, p 0.1000, ranges" \
+    grep -qE '^  p95 +1\.100 +1\.250 +\+13\.6% +0\.1000 +1\.000\.\.1\.200 +1\.150\.\.1\.300 +<- past \(not significant\) p95>10%$' "$TMP/c1"
+check "... listed as within the runs' spread" grep -q "^past the limits but within the runs' spread (p > 0.05), not failed:" "$TMP/c1"
+check "... with its p" grep -q 'timer "All Transactions": p95 +13.64% (A median 1.100 ms, B median 1.250 ms, p 0.1000), past the limit p95>10%' "$TMP/c1"
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$C"1.3 "$C"1.4 "$C"1.35 --timer 'All Transactions' \
+    --fail-if 'p95>10%' > "$TMP/c2" 2>&1
+check "separated sets past the limit (p 0.05): exit 1" [ $? -eq 1 ]
+check "... 'significantly past'" grep -q '^REGRESSION: 1 figure significantly past the limits:' "$TMP/c2"
+check "... the row marked, p 0.0500*" grep -qE '^  p95 +1\.100 +1\.350 +\+22\.7% +0\.0500\* .*<- past p95>10%$' "$TMP/c2"
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$C"1.3 "$C"1.4 "$C"1.35 --timer 'All Transactions' \
+    --fail-if 'p95>+0.3ms' > /dev/null 2>&1
+check "sets, absolute: median +0.25 ms under 'p95>+0.3ms': exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$C"1.3 "$C"1.4 "$C"1.35 --timer 'All Transactions' \
+    --fail-if 'p95>+0.2ms' > /dev/null 2>&1
+check "sets, absolute: median +0.25 ms past 'p95>+0.2ms': exit 1" [ $? -eq 1 ]
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$C"1.3 "$C"1.4 "$C"1.35 --timer 'All Transactions' \
+    --fail-if 'p95>10%,floor=0.3ms' > /dev/null 2>&1
+check "sets, floored: +0.25 ms under floor=0.3ms: exit 0" [ $? -eq 0 ]
+# 4 + 4 fully separated: p = 1/70
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 "$C"0.9 -- "$C"1.3 "$C"1.4 "$C"1.35 "$C"1.5 --timer 'All Transactions' \
+    --json > "$TMP/c3" 2>&1
+check "4+4 separated: p = 1/70" \
+    [ "$(jq '.timers[0].figures.p95.p * 70 | . * 1e9 | round' "$TMP/c3")" = 1000000000 ]
+check "4+4: medians 1.05 and 1.375" [ "$(jq -c '.timers[0].figures.p95 | [.a, .b]' "$TMP/c3")" = "[1.05,1.375]" ]
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 "$C"0.9 -- "$C"1.3 "$C"1.4 "$C"1.35 "$C"1.5 --timer 'All Transactions' \
+    --fail-if 'p95>10%' --alpha 0.02 > /dev/null 2>&1
+check "4+4 at --alpha 0.02: p 0.0143 is significant, exit 1" [ $? -eq 1 ]
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 "$C"0.9 -- "$C"1.3 "$C"1.4 "$C"1.35 "$C"1.5 --timer 'All Transactions' \
+    --fail-if 'p95>10%' --alpha 0.01 > /dev/null 2>&1
+check "4+4 at --alpha 0.01 (smallest p 1/70 = 0.0143 > 0.01): exit 2" [ $? -eq 2 ]
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$C"1.3 "$C"1.4 "$C"1.35 --fail-if 'p95>10%' --alpha 0.01 \
+    > /dev/null 2> "$TMP/err"
+check "3+3 at --alpha 0.01 can never be significant: --fail-if is a usage error, exit 2" [ $? -eq 2 ]
+check "... the message says why and how many runs" \
+    grep -q 'the test can never be significant at alpha 0.01 (the smallest possible p is 0.0500); give at least 5 runs a side' "$TMP/err"
+"$LUAMECH" compare "$C"1.0 "$C"1.2 -- "$C"1.3 "$C"1.4 > "$TMP/c4" 2>&1
+check "2+2 without limits: exit 0" [ $? -eq 0 ]
+check "... says there is no test" \
+    grep -q '^no significance test: with 2 and 2 runs the smallest possible p is 0.1667, above alpha 0.05; give at least 3 runs a side' "$TMP/c4"
+check "... p shown as -" grep -qE '^  p95 +1\.100 +1\.350 +\+22\.7% +- ' "$TMP/c4"
+"$LUAMECH" compare "$C"1.0 "$C"1.2 -- "$C"1.3 "$C"1.4 --fail-if 'p95>10%' > /dev/null 2>&1
+check "2+2 with --fail-if: exit 2" [ $? -eq 2 ]
+# a timer missing from one run of a set
+jq 'del(.timers[] | select(.name == "memcached.set"))' "$C"1.3/summary.json > "$TMP/noset.json"
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$TMP/noset.json" "$C"1.4 "$C"1.35 --fail-if 'p95>10%' > "$TMP/c5" 2> "$TMP/c5.err"
+check "a timer not in every run: listed" grep -q '^  memcached.set (primitive): in 3 of 3 A runs, 2 of 3 B runs' "$TMP/c5"
+check "... and said to be unchecked" grep -q 'timer "memcached.set" is in 3 of 3 A runs and 2 of 3 B runs: not checked' "$TMP/c5.err"
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$C"1.3 "$PA" "$C"1.35 > /dev/null 2> "$TMP/err"
+check "a phased top directory in a set: exit 3" [ $? -eq 3 ]
+check "... naming it" grep -q "$PA/summary.json is a phased run's top summary" "$TMP/err"
+"$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$C"1.3 "$TMP/nothere" "$C"1.35 > /dev/null 2> "$TMP/err"
+check "a missing run in a set: exit 3, named" [ $? -eq 3 ] && grep -q "$TMP/nothere" "$TMP/err"
+for args in "$A --" "-- $B" "$A -- $B -- $B" "$A $B --floor" "$A $B --floor 1xs" "$A $B --floor -1ms" \
+            "$A $B --floor 0ms" "$A $B --alpha 0" "$A $B --alpha 1" "$A $B --alpha x" "$A $B --alpha" \
+            "$A $B --fail-if p95>10%,floor=1" "$A $B --fail-if rate<-500ms"; do
+    # shellcheck disable=SC2086
+    "$LUAMECH" compare $args > /dev/null 2> "$TMP/err"
+    rc=$?
+    check "usage error for 'compare $args': exit 2 (got $rc)" [ $rc -eq 2 ]
+done
 
 finish

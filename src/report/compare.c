@@ -14,7 +14,8 @@
  * This file: the figures' arithmetic (pure; tests/unit/test_compare.c),
  * loading the runs, building the comparison document, printing it, and the
  * command's entry point.  Not here: the command line and the --fail-if
- * limits' syntax (compare_args.c). */
+ * limits' syntax (compare_args.c), sets of repeated runs (compare_sets.c)
+ * and their statistics (compare_stats.c). */
 #include "report/compare_priv.h"
 
 #include <errno.h>

@@ -352,6 +352,20 @@ craft() { # DIR P95: q1's summary.json with that p95
 }
 for v in 1.0 1.2 1.1 1.15 1.3 1.25 1.35 1.4 0.9 1.05 1.5 1.45; do craft "$TMP/c$v" "$v"; done
 C=$TMP/c
+# the issue's noise case on a real run's file: p50 0.100 -> 0.217 ms (+117 %)
+for v in 0.1 0.217; do
+    mkdir -p "$TMP/p$v"
+    jq --argjson v "$v" '(.timers[] | select(.name == "All Transactions") | .summary.p50_ms) = $v' \
+        "$TMP/q1/summary.json" > "$TMP/p$v/summary.json"
+done
+"$LUAMECH" compare "$TMP/p0.1" "$TMP/p0.217" --timer 'All Transactions' --fail-if 'p50>10%' > "$TMP/p1" 2>&1
+check "p50 0.100 -> 0.217 ms fails the percentage gate 'p50>10%': exit 1" [ $? -eq 1 ]
+check "... at +117.00%" grep -q 'p50 +117.00% (A 0.100 ms, B 0.217 ms), past the limit p50>10%' "$TMP/p1"
+"$LUAMECH" compare "$TMP/p0.1" "$TMP/p0.217" --timer 'All Transactions' --fail-if 'p50>10%,floor=1ms' > /dev/null 2>&1
+check "... but not 'p50>10%,floor=1ms': exit 0" [ $? -eq 0 ]
+"$LUAMECH" compare "$TMP/p0.1" "$TMP/p0.217" --timer 'All Transactions' --fail-if 'p50>+1ms' > /dev/null 2>&1
+check "... nor 'p50>+1ms': exit 0" [ $? -eq 0 ]
+
 "$LUAMECH" compare "$C"1.0 "$C"1.2 "$C"1.1 -- "$C"1.15 "$C"1.3 "$C"1.25 --timer 'All Transactions' \
     --fail-if 'p95>10%' > "$TMP/c1" 2>&1
 check "overlapping sets past the limit, p 0.1: not significant, exit 0" [ $? -eq 0 ]

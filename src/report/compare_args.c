@@ -68,7 +68,7 @@ static int cmp_number_at(const char **pp, double *v, char *sign) {
         p++;
         while (isdigit((unsigned char)*p)) p++, digits++;
     }
-    if (!digits) return 0;
+    if (!digits || digits > 15) return 0;     /* no number, or more digits than a double holds */
     char nbuf[64];
     snprintf(nbuf, sizeof nbuf, "%.*s", (int)(p - num) < 63 ? (int)(p - num) : 63, num);
     *v = strtod(nbuf, NULL);
@@ -204,15 +204,27 @@ static int cmp_limit_check(const char *s, const cmp_limit *l, char *err, size_t 
     return 0;
 }
 
+/* v as the parser reads numbers back: plain decimals, never an exponent
+ * ("2500000", not "2.5e+06"), at most 6 decimals, no trailing zeros. */
+static void cmp_fmt_plain(char *buf, size_t len, double v, int with_sign) {
+    int n = snprintf(buf, len, with_sign ? "%+.6f" : "%.6f", v);
+    if (n <= 0 || (size_t)n >= len) return;
+    while (n > 0 && buf[n - 1] == '0') buf[--n] = 0;
+    if (n > 0 && buf[n - 1] == '.') buf[--n] = 0;
+}
+
 /* l's normalized text: "p95>10%", "p95>+2ms", "rate<-500/s,floor=50/s". */
 static void cmp_limit_text(cmp_limit *l) {
     const char *eq = l->or_equal ? "=" : "", *name = cmp_fig_name(l->fig);
     const char *unit = cmp_unit_suffix(cmp_fig_unit(l->fig));
+    char num[48], fl[48];
     int n;
-    if (l->absolute) n = snprintf(l->text, sizeof l->text, "%s%c%s%+g%s", name, l->op, eq, l->amount, unit);
-    else n = snprintf(l->text, sizeof l->text, "%s%c%s%g%%", name, l->op, eq, l->pct);
+    cmp_fmt_plain(num, sizeof num, l->absolute ? l->amount : l->pct, l->absolute);
+    if (l->absolute) n = snprintf(l->text, sizeof l->text, "%s%c%s%s%s", name, l->op, eq, num, unit);
+    else n = snprintf(l->text, sizeof l->text, "%s%c%s%s%%", name, l->op, eq, num);
+    cmp_fmt_plain(fl, sizeof fl, l->floor, 0);
     if (l->has_floor && n > 0 && (size_t)n < sizeof l->text)
-        snprintf(l->text + n, sizeof l->text - (size_t)n, ",floor=%g%s", l->floor, unit);
+        snprintf(l->text + n, sizeof l->text - (size_t)n, ",floor=%s%s", fl, unit);
 }
 
 int cmp_limit_parse(const char *s, cmp_limit *l, char *err, size_t err_len) {

@@ -1,0 +1,83 @@
+/* fuzz_compare.c - fuzz harness for compare's arguments and arithmetic.
+ * The input is NUL-separated words.  Each word goes through cmp_limit_parse
+ * (an accepted limit's normalised text must parse again to the same limit)
+ * and cmp_amount_parse; the words also form a whole `luamech compare` command
+ * line (output to /dev/null); and the bytes, read as doubles, feed the
+ * median and the Mann-Whitney test (p must be NAN or within [0, 1]).
+ * Properties: those, plus no crash, leak or undefined behaviour. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/compare.h"
+
+static void fz_cmp_limit(const char *w) {
+    cmp_limit l, again;
+    char err[256];
+    if (cmp_limit_parse(w, &l, err, sizeof err) != 0) {
+        if (!err[0]) abort();
+        return;
+    }
+    if (cmp_limit_parse(l.text, &again, err, sizeof err) != 0) abort();
+    if (again.fig != l.fig || again.op != l.op || again.or_equal != l.or_equal ||
+        again.absolute != l.absolute || again.has_floor != l.has_floor)
+        abort();
+    cmp_limit_exceeded(&l, 1.0, 2.0);
+    cmp_limit_exceeded(&l, 0.0, 0.0);
+    cmp_limit_exceeded(&l, 5.0, 0.5);
+    cmp_unit u;
+    double v;
+    cmp_amount_parse(w, &u, &v, err, sizeof err);
+}
+
+static void fz_cmp_stats(const uint8_t *data, size_t size) {
+    double a[8], b[8];
+    size_t n = size / sizeof(double) > 16 ? 16 : size / sizeof(double);
+    size_t na = n / 2, nb = n - na;
+    memcpy(a, data, na * sizeof(double));
+    memcpy(b, data + na * sizeof(double), nb * sizeof(double));
+    for (size_t i = 0; i < na; i++) if (!isfinite(a[i])) a[i] = 0;
+    for (size_t i = 0; i < nb; i++) if (!isfinite(b[i])) b[i] = 0;
+    double p = cmp_mwu_p(a, na, b, nb, data[0] & 1);
+    if (!isnan(p) && (p < 0 || p > 1 + 1e-9)) abort();
+    cmp_median(a, na);
+}
+
+static void fz_cmp_cmdline(char **argv, int argc) {
+    fflush(stdout);
+    int out = dup(1), err = dup(2);
+    FILE *null = fopen("/dev/null", "w");
+    if (!null || out < 0 || err < 0) abort();
+    dup2(fileno(null), 1);
+    dup2(fileno(null), 2);
+    compare_cmd_main(argc, argv);
+    fflush(stdout);
+    dup2(out, 1);
+    dup2(err, 2);
+    close(out);
+    close(err);
+    fclose(null);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size > 4096) return 0;
+    char *copy = malloc(size + 1);
+    char *argv[66];
+    int argc = 1;
+    if (!copy) abort();
+    memcpy(copy, data, size);
+    copy[size] = 0;
+    argv[0] = "compare";
+    for (char *w = copy; w < copy + size + 1 && argc < 65; w += strlen(w) + 1) {
+        fz_cmp_limit(w);
+        argv[argc++] = w;
+    }
+    argv[argc] = NULL;
+    fz_cmp_cmdline(argv, argc);
+    fz_cmp_stats(data, size);
+    free(copy);
+    return 0;
+}

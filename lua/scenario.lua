@@ -241,7 +241,8 @@ local default_name = file:match("([^/]+)%.lua$") or file
 if tbl.phases == nil then return normalise(tbl, "", default_name, true) end
 
 -- Phases run one after another; each takes the scenario's fields as
--- defaults and may set its own.
+-- defaults and may set its own, except the thresholds: the scenario's own
+-- are judged on the whole run (all phases), a phase's on that phase.
 if type(tbl.phases) ~= "table" or #tbl.phases == 0 then
   fail("phases", "expected a list of phases such as { { name = \"write\", requests = 1000, groups = { ... } } }, got " .. show(tbl.phases))
 end
@@ -252,7 +253,7 @@ for i, ph in ipairs(tbl.phases) do
   if type(ph) ~= "table" then fail(where:sub(1, -2), "expected a table, got " .. show(ph)) end
   check_known(ph, phase_fields, where:sub(1, -2))
   local merged = {}
-  for k, v in pairs(tbl) do if k ~= "phases" and k ~= "name" then merged[k] = v end end
+  for k, v in pairs(tbl) do if k ~= "phases" and k ~= "name" and k ~= "thresholds" then merged[k] = v end end
   for k, v in pairs(ph) do merged[k] = v end
   out.phases[i] = normalise(merged, where, "phase-" .. i, true)
 end

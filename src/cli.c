@@ -162,7 +162,7 @@ static int cli_on_interval(void *ctx, const run_result *r) {
     report_threshold_results(l->sc, r, &res);
     int stop = 0;
     for (int i = 0; i < l->sc->nthresholds && !stop; i++) {
-        if (res[i].passed || !res[i].found || res[i].t->stat == TH_COUNT) continue;
+        if (res[i].passed || res[i].state != TH_MEASURED || res[i].t->stat == TH_COUNT) continue;
         fprintf(stderr, "luamech: threshold \"%s\" failed (measured %.3f %s): stopping the run\n",
                 res[i].t->text, res[i].measured, threshold_unit(res[i].t));
         stop = 1;
@@ -234,8 +234,9 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
 }
 
 /* Phases run one after another, each into its own subdirectory; the top
- * directory gets the phases table.  A failed or interrupted phase ends the
- * sequence. */
+ * directory gets the phases table and the verdict of the scenario's own
+ * (top-level) thresholds over all phases' data.  A failed or interrupted
+ * phase ends the sequence. */
 static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int workers, uint64_t seed) {
     run_result *rs = calloc((size_t)sc->nphases, sizeof *rs);
     int code = EXIT_OK, ran = 0, th_failed = 0;
@@ -248,8 +249,14 @@ static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int w
                            ph->seed_set ? ph->seed : seed, &rs[i]);
         if (code == EXIT_THRESHOLDS) th_failed = 1, code = EXIT_OK;   /* later phases still run */
     }
+    if (code == EXIT_OK && sc->nthresholds > 0) {
+        th_result *res;
+        th_failed |= report_run_threshold_results(sc, rs, ran, &res) > 0;
+        free(res);
+    }
     if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
     report_phases(stdout, sc, rs, ran);
+    report_run_thresholds(stdout, sc, rs, ran);
     if (report_write_phases(dir, sc, rs, ran, code) != 0) {
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
         code = EXIT_RUNTIME;

@@ -294,12 +294,12 @@ static size_t html_stages_collect(json_t *root, json_t *timers, html_stage *st, 
 
 static void html_stages_head(FILE *f, int any_twin) {
     fputs("<section id=\"stages\"><h2>Stages</h2>\n<p class=\"sub\">Transactions of each staged group by the stage "
-          "they started in (the stage after the last one is the hold). Rates are over the whole run "
-          "(summary.json does not give the stages' lengths; the console's table has rates over each stage); "
-          "&ldquo;intervals&rdquo; are those with samples. Times in ms.</p>\n", f);
+          "they started in (the stage after the last one is the hold). Each rate is over its stage's span in "
+          "the run (seconds since t = 0, clipped to the run's end); &ldquo;intervals&rdquo; are those with "
+          "samples. Times in ms.</p>\n", f);
     fputs("<div class=\"scroll\"><table class=\"stages\"><thead><tr><th class=\"l\">group</th><th>stage</th>", f);
     if (any_twin) fputs("<th class=\"l\">latency</th>", f);
-    fputs("<th>count</th><th>errors</th><th>rate/s (run)</th><th>p50</th><th>p95</th><th>p99</th><th>max</th>"
+    fputs("<th>span (s)</th><th>count</th><th>errors</th><th>rate/s (stage)</th><th>p50</th><th>p95</th><th>p99</th><th>max</th>"
           "<th>intervals</th></tr></thead><tbody>\n", f);
 }
 
@@ -329,6 +329,7 @@ static void html_stage_row(FILE *f, json_t *timers, const html_stage *s, int any
     if (any_twin)
         fprintf(f, "<td class=\"l\">%s</td>", s->twin ? html_lf_actual : s->has_twin ? html_lf_intended : "");
     long long e = html_int(sum, "errors");
+    fprintf(f, "<td>%.3f&ndash;%.3f</td>", html_num(tm, "start_s"), html_num(tm, "end_s"));
     fprintf(f, "<td>%lld</td><td%s>%lld</td><td>%.2f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>",
             html_int(sum, "count"), e > 0 ? " class=\"err\"" : "", e, html_num(sum, "rate"),
             html_num(sum, "p50_ms"), html_num(sum, "p95_ms"), html_num(sum, "p99_ms"), html_num(sum, "max_ms"));

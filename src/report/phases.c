@@ -1,7 +1,8 @@
 /* phases.c - the "together" view of a phased scenario (seed 003's write
  * phase then read phase): one row per phase with its transactions, time
  * taken, rate and latency, on the console, in summary.json and phases.csv of
- * the top results directory.  Each phase's full results are in its own
+ * the top results directory, with the verdict of the scenario's top-level
+ * thresholds (summary.json's "thresholds", junit.xml).  Each phase's full results are in its own
  * subdirectory, written by the usual writers. */
 #include "report/report.h"
 
@@ -88,6 +89,7 @@ int report_write_phases(const char *dir, const scenario *sc, const run_result *r
         RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION, "scenario", sc->name,
         "scenario_file", sc->path, "status", status, "exit_code", exit_code, "phases_planned", sc->nphases,
         "phases_run", n, "phases", arr);
+    if (root && sc->nthresholds > 0) json_object_set_new(root, "thresholds", report_run_thresholds_json(sc, rs, n));
     char path[4200], tmp[4200];
     mkdir(dir, 0755);
     snprintf(path, sizeof path, "%s/summary.json", dir);
@@ -95,5 +97,5 @@ int report_write_phases(const char *dir, const scenario *sc, const run_result *r
     int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     json_decref(root);
     if (rc == 0) rc = rename(tmp, path);
-    return rc | phases_write_csv(dir, sc, rs, n);
+    return rc | phases_write_csv(dir, sc, rs, n) | report_write_run_junit(dir, sc, rs, n);
 }

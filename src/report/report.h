@@ -53,23 +53,45 @@ typedef struct stage_row {
     const group_cfg *group;
     int stage;                /* 1-based */
     double from, to;          /* target at the stage's start and end */
-    double start_s;
-    agg_row row;              /* period_s = the stage's length */
+    double start_s, end_s;    /* the stage's time in the run (s since t = 0), clipped to the run */
+    agg_row row;              /* period_s = end_s - start_s */
 } stage_row;
 int report_stage_rows(const scenario *sc, const run_result *r, stage_row **rows);
+/* The span of timer t's whole-run figures, in s since t = 0: a stage
+ * timer's stage (clipped to the run), the whole run for any other timer.
+ * Returns its length (end - start). */
+double report_timer_span(const scenario *sc, const run_result *r, const struct agg_timer *t,
+                         double *start_s, double *end_s);
 
-/* Thresholds: evaluated on the run's totals. */
+/* Thresholds.  A run's own criteria (a scenario's, or a phase's) are
+ * evaluated on that run's totals; the top-level criteria of a phased
+ * scenario on the data of all its phases merged (report_run_*). */
 typedef struct th_result {
     const threshold *t;
-    double measured;
-    int found, passed;
+    double measured;          /* valid when state == TH_MEASURED */
+    th_state state;
+    int found;                /* the subject exists (state != TH_NO_DATA) */
+    int passed;
+    int64_t failed;           /* failed samples of the subject */
 } th_result;
+/* "measured 1.234 ms", "no data for X" or "no successful samples of X (N
+ * failed)", into buf. */
+const char *report_threshold_text(const th_result *x, char *buf, size_t len);
 /* Fills *out (caller frees) and returns how many failed. */
 int report_threshold_results(const scenario *sc, const run_result *r, th_result **out);
 int report_thresholds_failed(const scenario *sc, const run_result *r);
 void report_thresholds(FILE *out, const scenario *sc, const run_result *r);
 /* DIR/junit.xml, one testcase per threshold (nothing when there are none). */
 int report_write_junit(const char *dir, const scenario *sc, const run_result *r);
+/* The top-level criteria of a phased scenario sc over its first n phases'
+ * results rs, merged: timers of the same name add up (histograms, errors,
+ * spans), checks too.  As above: results, console table, junit.xml, and
+ * summary.json's array (a json_t *). */
+int report_run_threshold_results(const scenario *sc, const run_result *rs, int n, th_result **out);
+void report_run_thresholds(FILE *out, const scenario *sc, const run_result *rs, int n);
+int report_write_run_junit(const char *dir, const scenario *sc, const run_result *rs, int n);
+struct json_t *report_thresholds_json(const th_result *res, int n);
+struct json_t *report_run_thresholds_json(const scenario *sc, const run_result *rs, int n);
 
 /* Phases: the table of a phased scenario's runs (console) and the top
  * directory's summary.json and phases.csv. */

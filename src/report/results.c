@@ -110,17 +110,23 @@ static int results_has_twin(const run_result *r, const agg_timer *t) {
     return 0;
 }
 
-static json_t *results_timers_json(const run_result *r) {
+/* Each timer: its summary over its span (a stage timer's stage, otherwise
+ * the run), with the span's bounds, and its interval rows. */
+static json_t *results_timers_json(const scenario *sc, const run_result *r) {
     json_t *arr = json_array();
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
         agg_row total;
-        agg_row_fill(&total, &t->total, t->total_errors, (double)r->run_ns / 1e9);
+        double s0, s1, span = report_timer_span(sc, r, t, &s0, &s1);
+        agg_row_fill(&total, &t->total, t->total_errors, span);
         json_t *rows = json_array();
         for (int k = 0; k < t->nrows; k++) json_array_append_new(rows, results_row_json(&t->rows[k]));
         json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:o,s:o}", "name", results_str(t->name),
             "kind", timer_kind_name(t->kind), "latency_from", results_has_twin(r, t) ? "intended start" : "actual start",
             "summary", results_row_json(&total), "intervals", rows));
+        json_t *o = json_array_get(arr, json_array_size(arr) - 1);
+        json_object_set_new(o, "start_s", json_real(s0));
+        json_object_set_new(o, "end_s", json_real(s1));
     }
     return arr;
 }
@@ -163,16 +169,9 @@ static json_t *results_checks_json(const run_result *r) {
 }
 
 static json_t *results_thresholds_json(const scenario *sc, const run_result *r) {
-    json_t *arr = json_array();
     th_result *res;
     report_threshold_results(sc, r, &res);
-    for (int i = 0; i < sc->nthresholds; i++) {
-        json_t *o = json_pack("{s:o,s:o,s:b}", "criterion", results_str(res[i].t->text),
-                              "timer", results_str(res[i].t->timer), "passed", res[i].passed);
-        json_object_set_new(o, "measured", res[i].found ? json_real(res[i].measured) : json_null());
-        json_object_set_new(o, "unit", json_string(threshold_unit(res[i].t)));
-        json_array_append_new(arr, o);
-    }
+    json_t *arr = report_thresholds_json(res, sc->nthresholds);
     free(res);
     return arr;
 }
@@ -203,6 +202,7 @@ static json_t *results_stages_json(const scenario *sc, const run_result *r) {
         json_object_set_new(o, "from", json_real(rows[i].from));
         json_object_set_new(o, "to", json_real(rows[i].to));
         json_object_set_new(o, "start_s", json_real(rows[i].start_s));
+        json_object_set_new(o, "end_s", json_real(rows[i].end_s));
         json_object_set_new(o, "target", json_string(rows[i].group->model == MODEL_RATE ? "rate" : "vus"));
         json_array_append_new(arr, o);
     }
@@ -237,7 +237,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "schema_version", RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION,
         "scenario", sc->name, "scenario_file", sc->path, "exit_code", exit_code, "status", status,
         "start", t0, "run_time_s", (double)r->run_ns / 1e9, "seed", (json_int_t)r->seed,
-        "settings", settings, "groups", results_groups_json(sc), "timers", results_timers_json(r),
+        "settings", settings, "groups", results_groups_json(sc), "timers", results_timers_json(sc, r),
         "errors", results_tally_json(&r->agg.errors));
     if (!root) return -1;
     json_object_set_new(root, "finish", json_string(t1));

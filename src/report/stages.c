@@ -1,7 +1,9 @@
 /* stages.c - per-stage figures of staged groups (closed or paced VU
  * targets, arrival-rate targets), from the engine's "stage N GROUP" timers,
- * with rates over each stage's own length.  Used by the console and by
- * summary.json's "stages". */
+ * and the span (start, end) each timer's figures are over: a stage timer's
+ * is its stage's time in the run, every other timer's the whole run.  Rates
+ * are counts over these spans.  Used by the console, summary.json and the
+ * thresholds.  Reads the scenario's schedules and the run's data only. */
 #include "report/report.h"
 
 #include <stdio.h>
@@ -14,30 +16,72 @@ static const agg_timer *stages_timer(const run_result *r, const char *name) {
     return NULL;
 }
 
+/* Stage k (0-based; k == n is the hold after the last stage) of gc, in
+ * seconds since t = 0, clipped to the run's length run_s. */
+static void stages_span(const group_cfg *gc, int k, double run_s, double *start_s, double *end_s) {
+    double s = 0;
+    for (int i = 0; i < k && i < gc->sched.n; i++) s += (double)gc->sched.st[i].dur_ns / 1e9;
+    double e = k < gc->sched.n ? s + (double)gc->sched.st[k].dur_ns / 1e9 : run_s;
+    *start_s = s < run_s ? s : run_s;
+    *end_s = e < run_s ? e : run_s;
+    if (*end_s < *start_s) *end_s = *start_s;
+}
+
+/* 1 when name is base, or base followed by " (...)" (a twin of it). */
+static int stages_name_is(const char *name, const char *base) {
+    size_t n = strlen(base);
+    return strncmp(name, base, n) == 0 && (name[n] == 0 || (name[n] == ' ' && name[n + 1] == '('));
+}
+
+double report_timer_span(const scenario *sc, const run_result *r, const agg_timer *t, double *start_s,
+                         double *end_s) {
+    double run_s = (double)r->run_ns / 1e9;
+    *start_s = 0;
+    *end_s = run_s;
+    if (t->kind != TK_STAGE) return run_s;
+    for (int g = 0; g < sc->ngroups; g++) {
+        const group_cfg *gc = &sc->groups[g];
+        for (int k = 0; gc->staged && k <= gc->sched.n; k++) {
+            char name[300];
+            snprintf(name, sizeof name, "stage %d %s", k + 1, gc->name);
+            if (!stages_name_is(t->name, name)) continue;
+            stages_span(gc, k, run_s, start_s, end_s);
+            return *end_s - *start_s;
+        }
+    }
+    return run_s;
+}
+
 int report_stage_rows(const scenario *sc, const run_result *r, stage_row **rows) {
     int n = 0, cap = 0;
+    double run_s = (double)r->run_ns / 1e9;
     *rows = NULL;
     for (int g = 0; g < sc->ngroups; g++) {
         const group_cfg *gc = &sc->groups[g];
         if (!gc->staged) continue;
-        double from = gc->sched.start, start_s = 0;
+        double from = gc->sched.start;
         for (int k = 0; k <= gc->sched.n; k++) {
             char name[300];
             snprintf(name, sizeof name, "stage %d %s", k + 1, gc->name);
             const agg_timer *t = stages_timer(r, name);
-            double len = k < gc->sched.n ? (double)gc->sched.st[k].dur_ns / 1e9 : (double)r->run_ns / 1e9 - start_s;
-            if (k == gc->sched.n && (!t || len <= 0)) break;      /* no hold after the last stage */
-            if (n == cap) *rows = realloc(*rows, (size_t)(cap = cap ? cap * 2 : 8) * sizeof **rows);
+            double start_s, end_s;
+            stages_span(gc, k, run_s, &start_s, &end_s);
+            if (k == gc->sched.n && (!t || end_s <= start_s)) break;      /* no hold after the last stage */
+            if (n == cap) {
+                stage_row *grown = realloc(*rows, (size_t)(cap = cap ? cap * 2 : 8) * sizeof **rows);
+                if (!grown) return n;
+                *rows = grown;
+            }
             stage_row *x = &(*rows)[n++];
             x->group = gc;
             x->stage = k + 1;
             x->from = from;
             x->to = k < gc->sched.n ? gc->sched.st[k].target : from;
             x->start_s = start_s;
+            x->end_s = end_s;
             hist empty;
             if (!t) hist_init(&empty);
-            agg_row_fill(&x->row, t ? &t->total : &empty, t ? t->total_errors : 0, len);
-            start_s += len;
+            agg_row_fill(&x->row, t ? &t->total : &empty, t ? t->total_errors : 0, end_s - start_s);
             from = x->to;
         }
     }

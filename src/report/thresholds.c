@@ -1,20 +1,72 @@
-/* thresholds.c - evaluates a scenario's pass/fail criteria on a finished
- * (or running) run and writes them: a console table, summary.json's
- * "thresholds" and DIR/junit.xml for CI systems. */
+/* thresholds.c - evaluates pass/fail criteria and writes them: a console
+ * table, summary.json's "thresholds" and DIR/junit.xml for CI systems.  A
+ * run's own criteria are evaluated on its totals (rates over each subject's
+ * span: the run, or a stage); the top-level criteria of a phased scenario on
+ * all its phases' data merged.  A latency criterion over a subject without a
+ * successful sample fails ("no successful samples"). */
 #include "report/report.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The inputs of criterion t gathered over runs: each (scenario, result)
+ * pair adds its subject timer's histogram, errors and span, and its checks. */
+typedef struct th_acc {
+    hist *h;                  /* allocated once the subject is seen */
+    th_input in;
+} th_acc;
+
+static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, const run_result *r) {
+    threshold_checks_add(&r->agg, &acc->in.checks_pass, &acc->in.checks_all);
+    const agg_timer *tm = threshold_timer(t, &r->agg);
+    if (!tm) return 0;
+    if (!acc->h) {
+        acc->h = malloc(sizeof *acc->h);
+        if (!acc->h) return -1;
+        hist_init(acc->h);
+    }
+    hist_merge(acc->h, &tm->total);
+    acc->in.h = acc->h;
+    acc->in.errors += tm->total_errors;
+    double s, e;
+    acc->in.span_s += report_timer_span(sc, r, tm, &s, &e);
+    return 0;
+}
+
+static void thresholds_set(th_result *x, const threshold *t, th_acc *acc) {
+    x->t = t;
+    x->state = threshold_eval(t, &acc->in, &x->measured);
+    x->found = x->state != TH_NO_DATA;
+    x->passed = x->state == TH_MEASURED && threshold_passes(t, x->measured);
+    x->failed = acc->in.errors;
+    free(acc->h);
+}
+
 int report_threshold_results(const scenario *sc, const run_result *r, th_result **out) {
     *out = calloc((size_t)sc->nthresholds + 1, sizeof **out);
+    if (!*out) return sc->nthresholds;
     int failed = 0;
     for (int i = 0; i < sc->nthresholds; i++) {
-        th_result *x = &(*out)[i];
-        x->t = &sc->thresholds[i];
-        x->measured = threshold_measure(x->t, &r->agg, (double)r->run_ns / 1e9, &x->found);
-        x->passed = x->found && threshold_passes(x->t, x->measured);
-        failed += !x->passed;
+        th_acc acc;
+        memset(&acc, 0, sizeof acc);
+        thresholds_add(&acc, &sc->thresholds[i], sc, r);
+        thresholds_set(&(*out)[i], &sc->thresholds[i], &acc);
+        failed += !(*out)[i].passed;
+    }
+    return failed;
+}
+
+int report_run_threshold_results(const scenario *sc, const run_result *rs, int n, th_result **out) {
+    *out = calloc((size_t)sc->nthresholds + 1, sizeof **out);
+    if (!*out) return sc->nthresholds;
+    int failed = 0;
+    for (int i = 0; i < sc->nthresholds; i++) {
+        th_acc acc;
+        memset(&acc, 0, sizeof acc);
+        for (int k = 0; k < n && k < sc->nphases; k++) thresholds_add(&acc, &sc->thresholds[i], &sc->phases[k], &rs[k]);
+        thresholds_set(&(*out)[i], &sc->thresholds[i], &acc);
+        failed += !(*out)[i].passed;
     }
     return failed;
 }
@@ -26,19 +78,38 @@ int report_thresholds_failed(const scenario *sc, const run_result *r) {
     return failed;
 }
 
+const char *report_threshold_text(const th_result *x, char *buf, size_t len) {
+    if (x->state == TH_NO_DATA) snprintf(buf, len, "no data for %s", x->t->stat == TH_CHECKS_RATE ? "checks" : x->t->timer);
+    else if (x->state == TH_NO_SUCCESS)
+        snprintf(buf, len, "no successful samples of %s (%lld failed)", x->t->timer, (long long)x->failed);
+    else snprintf(buf, len, "measured %.3f %s", x->measured, threshold_unit(x->t));
+    return buf;
+}
+
+static void thresholds_table(FILE *out, const char *title, const th_result *res, int n, int failed) {
+    if (n == 0) return;
+    fprintf(out, "\n%s (%d of %d passed)\n\n%-44s %24s  %s\n", title, n - failed, n, "criterion", "measured", "result");
+    for (int i = 0; i < n; i++) {
+        char m[64];
+        if (res[i].state == TH_MEASURED) snprintf(m, sizeof m, "%.3f %s", res[i].measured, threshold_unit(res[i].t));
+        else snprintf(m, sizeof m, "%s", res[i].state == TH_NO_DATA ? "(no data)" : "(no successful samples)");
+        fprintf(out, "%-44s %24s  %s\n", res[i].t->text, m, res[i].passed ? "pass" : "FAIL");
+    }
+}
+
 void report_thresholds(FILE *out, const scenario *sc, const run_result *r) {
-    if (sc->nthresholds == 0) return;
     th_result *res;
     int failed = report_threshold_results(sc, r, &res);
-    fprintf(out, "\nThresholds (%d of %d passed)\n\n%-44s %16s  %s\n", sc->nthresholds - failed,
-            sc->nthresholds, "criterion", "measured", "result");
-    for (int i = 0; i < sc->nthresholds; i++) {
-        char m[64];
-        if (res[i].found) snprintf(m, sizeof m, "%.3f %s", res[i].measured, threshold_unit(res[i].t));
-        else snprintf(m, sizeof m, "(no data)");
-        fprintf(out, "%-44s %16s  %s\n", res[i].t->text, m, res[i].passed ? "pass" : "FAIL");
-    }
+    if (res) thresholds_table(out, "Thresholds", res, sc->nthresholds, failed);
     free(res);
+}
+
+void report_run_thresholds(FILE *out, const scenario *sc, const run_result *rs, int n) {
+    th_result *res;
+    int failed = report_run_threshold_results(sc, rs, n, &res);
+    if (res) thresholds_table(out, "Thresholds of the whole run (all phases' data merged)", res, sc->nthresholds, failed);
+    free(res);
+    fflush(out);
 }
 
 static void thresholds_xml_escape(FILE *f, const char *s) {
@@ -53,30 +124,83 @@ static void thresholds_xml_escape(FILE *f, const char *s) {
     }
 }
 
-int report_write_junit(const char *dir, const scenario *sc, const run_result *r) {
-    if (sc->nthresholds == 0) return 0;
+static int thresholds_junit(const char *dir, const char *name, const th_result *res, int n, int failed, double secs) {
     char path[4200];
     snprintf(path, sizeof path, "%s/junit.xml", dir);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    th_result *res;
-    int failed = report_threshold_results(sc, r, &res);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"luamech.");
-    thresholds_xml_escape(f, sc->name);
-    fprintf(f, "\" tests=\"%d\" failures=\"%d\" time=\"%.3f\">\n", sc->nthresholds, failed, (double)r->run_ns / 1e9);
-    for (int i = 0; i < sc->nthresholds; i++) {
+    thresholds_xml_escape(f, name);
+    fprintf(f, "\" tests=\"%d\" failures=\"%d\" time=\"%.3f\">\n", n, failed, secs);
+    for (int i = 0; i < n; i++) {
+        char why[512];
         fprintf(f, "  <testcase classname=\"luamech.thresholds\" name=\"");
         thresholds_xml_escape(f, res[i].t->text);
         fprintf(f, "\">");
         if (!res[i].passed) {
             fprintf(f, "<failure message=\"");
-            if (res[i].found) fprintf(f, "measured %.3f %s", res[i].measured, threshold_unit(res[i].t));
-            else fprintf(f, "no data for %s", res[i].t->timer);
+            thresholds_xml_escape(f, report_threshold_text(&res[i], why, sizeof why));
             fprintf(f, "\"/>");
         }
         fprintf(f, "</testcase>\n");
     }
     fprintf(f, "</testsuite>\n");
-    free(res);
     return fclose(f);
+}
+
+int report_write_junit(const char *dir, const scenario *sc, const run_result *r) {
+    if (sc->nthresholds == 0) return 0;
+    th_result *res;
+    int failed = report_threshold_results(sc, r, &res);
+    int rc = res ? thresholds_junit(dir, sc->name, res, sc->nthresholds, failed, (double)r->run_ns / 1e9) : -1;
+    free(res);
+    return rc;
+}
+
+int report_write_run_junit(const char *dir, const scenario *sc, const run_result *rs, int n) {
+    if (sc->nthresholds == 0) return 0;
+    th_result *res;
+    int failed = report_run_threshold_results(sc, rs, n, &res);
+    double secs = 0;
+    for (int i = 0; i < n; i++) secs += (double)rs[i].run_ns / 1e9;
+    int rc = res ? thresholds_junit(dir, sc->name, res, sc->nthresholds, failed, secs) : -1;
+    free(res);
+    return rc;
+}
+
+/* jansson wants valid UTF-8: other bytes become '?'. */
+static json_t *thresholds_str(const char *s) {
+    json_t *j = json_string(s);
+    if (j) return j;
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", s);
+    for (unsigned char *p = (unsigned char *)copy; *p; p++)
+        if (*p >= 0x80) *p = '?';
+    return json_string(copy);
+}
+
+/* summary.json's "thresholds": one object per criterion. */
+json_t *report_thresholds_json(const th_result *res, int n) {
+    json_t *arr = json_array();
+    for (int i = 0; res && i < n; i++) {
+        char why[512];
+        json_t *o = json_object();
+        json_object_set_new(o, "criterion", thresholds_str(res[i].t->text));
+        json_object_set_new(o, "timer", thresholds_str(res[i].t->timer));
+        json_object_set_new(o, "passed", json_boolean(res[i].passed));
+        json_object_set_new(o, "measured", res[i].state == TH_MEASURED ? json_real(res[i].measured) : json_null());
+        json_object_set_new(o, "unit", json_string(threshold_unit(res[i].t)));
+        if (res[i].state != TH_MEASURED)
+            json_object_set_new(o, "reason", thresholds_str(report_threshold_text(&res[i], why, sizeof why)));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+json_t *report_run_thresholds_json(const scenario *sc, const run_result *rs, int n) {
+    th_result *res;
+    report_run_threshold_results(sc, rs, n, &res);
+    json_t *arr = report_thresholds_json(res, sc->nthresholds);
+    free(res);
+    return arr;
 }

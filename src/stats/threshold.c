@@ -110,44 +110,60 @@ int threshold_parse(const char *text, threshold *t, char *err, size_t err_len) {
     return 0;
 }
 
-static double th_checks_rate(const agg *a, int *found) {
-    int64_t pass = 0, all = 0;
+int threshold_is_latency(const threshold *t) { return th_is_time(t->stat); }
+
+void threshold_checks_add(const agg *a, int64_t *pass, int64_t *all) {
     size_t lp = strlen(LM_CHECK_PASS), lf = strlen(LM_CHECK_FAIL);
     for (int i = 0; i < a->ncounters; i++) {
         const agg_counter *c = a->counters[i];
-        if (strncmp(c->name, LM_CHECK_PASS, lp) == 0) pass += c->total, all += c->total;
-        else if (strncmp(c->name, LM_CHECK_FAIL, lf) == 0) all += c->total;
+        if (strncmp(c->name, LM_CHECK_PASS, lp) == 0) *pass += c->total, *all += c->total;
+        else if (strncmp(c->name, LM_CHECK_FAIL, lf) == 0) *all += c->total;
     }
-    *found = all > 0;
-    return all > 0 ? 100.0 * (double)pass / (double)all : 0;
 }
 
-double threshold_measure(const threshold *t, const agg *a, double run_s, int *found) {
-    if (t->stat == TH_CHECKS_RATE) return th_checks_rate(a, found);
-    const agg_timer *tm = NULL;
-    for (int i = 0; i < a->n && !tm; i++)
-        if (strcmp(a->timers[i]->name, t->timer) == 0) tm = a->timers[i];
-    *found = tm != NULL;
-    if (!tm) return 0;
-    agg_row r;
-    agg_row_fill(&r, &tm->total, tm->total_errors, run_s);
-    switch (t->stat) {
-    case TH_MIN: return (double)r.min_us / 1000;
-    case TH_AVG: return r.avg_us / 1000;
-    case TH_P50: return (double)r.p50_us / 1000;
-    case TH_P80: return (double)r.p80_us / 1000;
-    case TH_P90: return (double)r.p90_us / 1000;
-    case TH_P95: return (double)r.p95_us / 1000;
-    case TH_P99: return (double)r.p99_us / 1000;
-    case TH_P999: return (double)r.p999_us / 1000;
-    case TH_MAX: return (double)r.max_us / 1000;
-    case TH_STDEV: return r.stdev_us / 1000;
-    case TH_COUNT: return (double)r.count;
-    case TH_RATE: return r.rate;
-    case TH_ERRORS: return (double)r.errors;
-    case TH_ERROR_RATE: return r.count ? 100.0 * (double)r.errors / (double)r.count : 0;
-    default: return 0;
+const agg_timer *threshold_timer(const threshold *t, const agg *a) {
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->timers[i]->name, t->timer) == 0) return a->timers[i];
+    return NULL;
+}
+
+/* A latency figure of h in ms. */
+static double th_latency_ms(th_stat s, const hist *h) {
+    switch (s) {
+    case TH_MIN: return (double)hist_min_us(h) / 1000;
+    case TH_AVG: return hist_mean_us(h) / 1000;
+    case TH_P50: return (double)hist_percentile_us(h, 50) / 1000;
+    case TH_P80: return (double)hist_percentile_us(h, 80) / 1000;
+    case TH_P90: return (double)hist_percentile_us(h, 90) / 1000;
+    case TH_P95: return (double)hist_percentile_us(h, 95) / 1000;
+    case TH_P99: return (double)hist_percentile_us(h, 99) / 1000;
+    case TH_P999: return (double)hist_percentile_us(h, 99.9) / 1000;
+    case TH_MAX: return (double)hist_max_us(h) / 1000;
+    default: return hist_stdev_us(h) / 1000;
     }
+}
+
+th_state threshold_eval(const threshold *t, const th_input *in, double *value) {
+    *value = 0;
+    if (t->stat == TH_CHECKS_RATE) {
+        if (in->checks_all <= 0) return TH_NO_DATA;
+        *value = 100.0 * (double)in->checks_pass / (double)in->checks_all;
+        return TH_MEASURED;
+    }
+    if (!in->h) return TH_NO_DATA;
+    int64_t ok = in->h->total, all = ok + in->errors;
+    if (th_is_time(t->stat)) {
+        if (ok == 0) return TH_NO_SUCCESS;      /* no latency to judge: never a pass */
+        *value = th_latency_ms(t->stat, in->h);
+        return TH_MEASURED;
+    }
+    switch (t->stat) {
+    case TH_COUNT: *value = (double)all; break;
+    case TH_RATE: *value = in->span_s > 0 ? (double)all / in->span_s : 0; break;
+    case TH_ERRORS: *value = (double)in->errors; break;
+    default: *value = all ? 100.0 * (double)in->errors / (double)all : 0; break;   /* TH_ERROR_RATE */
+    }
+    return TH_MEASURED;
 }
 
 int threshold_passes(const threshold *t, double v) {

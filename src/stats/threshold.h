@@ -26,11 +26,33 @@ typedef struct threshold {
     double limit;            /* in the stat's unit: ms, count, per second, percent */
 } threshold;
 
+/* What a criterion is evaluated on: its subject timer's figures over one
+ * span (possibly merged from several runs, e.g. the phases of a run), or
+ * the check counters. */
+typedef struct th_input {
+    const hist *h;           /* successful samples; NULL when the timer does not exist */
+    int64_t errors;          /* failed samples */
+    double span_s;           /* the span the samples were taken over (rates) */
+    int64_t checks_pass, checks_all;
+} th_input;
+
+/* The outcome of one evaluation. */
+typedef enum th_state {
+    TH_MEASURED,             /* *value holds the figure */
+    TH_NO_DATA,              /* no such timer, or no check at all: the criterion fails */
+    TH_NO_SUCCESS            /* a latency criterion over a timer without a successful sample: fails */
+} th_state;
+
 /* Parse one criterion; returns 0, or -1 with the reason in err. */
 int threshold_parse(const char *text, threshold *t, char *err, size_t err_len);
-/* The measured value over the whole run; *found = 0 when the subject timer
- * does not exist (the threshold then fails). */
-double threshold_measure(const threshold *t, const agg *a, double run_s, int *found);
+/* 1 for criteria on a latency figure (min ... stdev, in ms). */
+int threshold_is_latency(const threshold *t);
+/* The subject timer of t in a (the first of that name), or NULL. */
+const agg_timer *threshold_timer(const threshold *t, const agg *a);
+/* Adds a's check counters to *pass and *all. */
+void threshold_checks_add(const agg *a, int64_t *pass, int64_t *all);
+/* Evaluates t on in; *value is set when the result is TH_MEASURED. */
+th_state threshold_eval(const threshold *t, const th_input *in, double *value);
 /* 1 when the measured value satisfies the criterion. */
 int threshold_passes(const threshold *t, double value);
 const char *threshold_unit(const threshold *t);   /* "ms", "/s", "%", "" */

@@ -323,6 +323,10 @@ static void test_phases_index(void **state) {
 static json_t *timer_lf(const char *name, const char *kind, const char *from) {
     json_t *t = timer(name, kind, 3);
     json_object_set_new(t, "latency_from", json_string(from));
+    if (strncmp(name, "stage 1 ", 8) == 0) {          /* stage 1's span: [0.5, 2.5] s */
+        json_object_set_new(t, "start_s", json_real(0.5));
+        json_object_set_new(t, "end_s", json_real(2.5));
+    }
     return t;
 }
 
@@ -442,7 +446,7 @@ static void test_health_thresholds_twins(void **state) {
     assert_true(strstr(page, "<h2>Groups</h2>") < strstr(page, "<section id=\"stages\">"));
     assert_true(strstr(page, "<section id=\"stages\">") < strstr(page, "<h2>Primitives</h2>"));
     const char *s1 = strstr(stages, "<tr class=\"stage\"><td class=\"l\">g1</td><td>1</td><td class=\"l\">latency "
-                                    "from the intended start</td><td>312</td><td class=\"err\">3</td>");
+                                    "from the intended start</td><td>0.500&ndash;2.500</td><td>312</td><td class=\"err\">3</td>");
     const char *s1u = strstr(stages, "<tr class=\"stage twin\"><td class=\"l\">g1</td><td>1</td><td class=\"l\">"
                                      "uncorrected: from the actual start</td>");
     const char *s2 = strstr(stages, "<tr class=\"stage\"><td class=\"l\">g1</td><td>2</td><td class=\"l\"></td>");

@@ -1,0 +1,72 @@
+# Verdicts: a latency criterion over a timer without a successful sample
+# fails; stage rates are over each stage's span (summary.json carries it);
+# thresholds are scoped (a phase's own on that phase, the scenario's on the
+# whole run merged, with a top-level junit.xml).  The servers' own counters
+# are the ground truth for counts.
+. "$(dirname "$0")/lib.sh"
+F=$SRC/tests/scenarios/fixtures
+
+# 1. all logins fail: nothing listens on the port
+for _ in $(seq 20); do DEAD=$((10000 + RANDOM % 22000)); port_open "$DEAD" || break; done
+"$LUAMECH" run "$F/verdict_allfail.lua" -q -w 1 -e HTTP_BASE=http://127.0.0.1:$DEAD -o "$TMP/af" > "$TMP/af.out" 2>&1
+rc=$?
+S=$TMP/af/summary.json
+check "all requests failed: exit 6 (got $rc)" [ $rc -eq 6 ]
+check "200 logins, all failed" [ "$(timer_count "$S" login)/$(timer_errors "$S" login)" = "200/200" ]
+th() { jq -r --arg c "$1" ".thresholds[] | select(.criterion == \$c) | $2" "$S"; }
+check "login p95: not passed" [ "$(th 'login p95 < 50ms' .passed)" = "false" ]
+check "login p95: measured null" [ "$(th 'login p95 < 50ms' .measured)" = "null" ]
+check "login p95: reason says no successful samples" \
+    [ "$(th 'login p95 < 50ms' .reason)" = "no successful samples of login (200 failed)" ]
+check "http.get p95 fails too" [ "$(th 'http.get p95 < 50ms' .passed)" = "false" ]
+check "mixed (half failed) p95 is over the successes: 10 ms, passes" \
+    [ "$(th 'mixed p95 < 50ms' .passed)/$(th 'mixed p95 < 50ms' .measured)" = "true/10" ]
+check "console: FAIL with (no successful samples)" \
+    grep -qE "^login p95 < 50ms +\(no successful samples\)  FAIL" "$TMP/af.out"
+check "junit.xml: the failure says why" \
+    grep -q '<failure message="no successful samples of login (200 failed)"/>' "$TMP/af/junit.xml"
+check "junit.xml: 4 tests, 2 failures" grep -q 'tests="4" failures="2"' "$TMP/af/junit.xml"
+
+# 2. stage rates over each stage's span; memcached counts every transaction
+start_memcached PORT
+"$LUAMECH" run "$F/verdict_stages.lua" -q -w 1 -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/st" > "$TMP/st.out" 2>&1
+rc=$?
+S=$TMP/st/summary.json
+check "staged rate run: every rate criterion passes, exit 0 (got $rc)" [ $rc -eq 0 ]
+total=$(timer_count "$S" "group ramp")
+sets=$(mc_stat "$PORT" cmd_set)
+check "memcached saw one set per transaction ($sets, $total)" [ "$sets" -eq "$total" ]
+check "three stages of 100 transactions" \
+    [ "$(jq -c '[.stages[] | .count]' "$S")" = "[100,100,100]" ]
+spans=$(jq -c '[.stages[] | [.start_s, .end_s, .period_s]]' "$S")
+check "stage spans are [0,1] [1,2] [2,3] of 1 s each ($spans)" [ "$spans" = "[[0,1,1],[1,2,1],[2,3,1]]" ]
+check "stage timers' summaries are over their stage: rate 100/s" \
+    [ "$(jq -c '[.timers[] | select(.kind == "stage" and (.name | endswith(")") | not)) | .summary.rate]' "$S")" = "[100,100,100]" ]
+check "stage timers carry their span" \
+    [ "$(jq -c '[.timers[] | select(.name == "stage 2 ramp") | [.start_s, .end_s]][0]' "$S")" = "[1,2]" ]
+check "the group timer is over the run: 3 s, 100/s" \
+    [ "$(jq -c '[.timers[] | select(.name == "group ramp") | [.start_s, .end_s, .summary.rate]][0]' "$S")" = "[0,3,100]" ]
+check "console threshold: stage 2 at 100/s" grep -qE "^stage 2 ramp rate >= 95/s +100\.000 /s  pass" "$TMP/st.out"
+check "report.html's stages table: 100.00/s per stage" \
+    [ "$(grep -o '<tr class="stage"><td class="l">ramp</td><td>[0-9]</td>.*' "$TMP/st/report.html" | grep -c '<td>100.00</td>')" -eq 3 ]
+
+# 3. scoped thresholds in a phased run
+sets0=$(mc_stat "$PORT" cmd_set) gets0=$(mc_stat "$PORT" cmd_get)
+"$LUAMECH" run "$F/verdict_phases.lua" -q -w 1 -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/ph" > "$TMP/ph.out" 2>&1
+rc=$?
+check "phased run with scoped thresholds: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "memcached saw 500 sets and 500 gets" \
+    [ "$(( $(mc_stat "$PORT" cmd_set) - sets0 ))/$(( $(mc_stat "$PORT" cmd_get) - gets0 ))" = "500/500" ]
+T=$TMP/ph/summary.json
+check "top summary.json: 4 whole-run thresholds, all passed" \
+    [ "$(jq '[.thresholds[] | select(.passed)] | length' "$T")" -eq 4 ]
+check "whole run: transactions count merged over both phases (1000)" \
+    [ "$(jq '.thresholds[] | select(.criterion == "transactions count == 1000") | .measured' "$T")" = "1000" ]
+check "top junit.xml: 4 tests, 0 failures" grep -q 'tests="4" failures="0"' "$TMP/ph/junit.xml"
+check "write phase: no thresholds of its own, no junit.xml" \
+    [ "$(jq '.thresholds | length' "$TMP/ph/1-write/summary.json")" -eq 0 -a ! -e "$TMP/ph/1-write/junit.xml" ]
+check "read phase: its own 2 thresholds, judged on the phase" \
+    [ "$(jq -c '[.thresholds[] | [.criterion, .passed]]' "$TMP/ph/2-read/summary.json")" = '[["GET count == 500",true],["transactions count == 500",true]]' ]
+check "console: the whole run's thresholds after the phases table" \
+    grep -q "Thresholds of the whole run (all phases' data merged) (4 of 4 passed)" "$TMP/ph.out"
+finish

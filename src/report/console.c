@@ -205,6 +205,20 @@ static void report_stages(FILE *out, const scenario *sc, const run_result *r) {
     free(rows);
 }
 
+/* Once, where latency is shown: a closed loop cannot show stalls. */
+static void report_closed_caveat(FILE *out, const scenario *sc) {
+    int n = 0;
+    for (int g = 0; g < sc->ngroups; g++) {
+        if (sc->groups[g].model != MODEL_CLOSED) continue;
+        fprintf(out, "%s%s", n++ ? ", " : "\nNote: closed-loop group(s) ", sc->groups[g].name);
+    }
+    if (n == 0) return;
+    fprintf(out, ": each VU waits for a response before its next request, so a server stall holds the\n"
+                 "requests back instead of showing in their latency (a 1 s freeze shows in a handful of samples):\n"
+                 "these latency figures cannot show stalls. Groups with an arrival rate (rate = N) measure from\n"
+                 "the intended start and do (docs/load-models.md, \"Latency from the intended start\").\n");
+}
+
 void report_console(FILE *out, const scenario *sc, const run_result *r, const char *dir) {
     report_summary(out, sc, r, dir);
     agg_timer *all = agg_all(&r->agg);
@@ -214,6 +228,7 @@ void report_console(FILE *out, const scenario *sc, const run_result *r, const ch
     if (all) report_timer(out, r, all, 1);
     else fprintf(out, "(no transactions)\n");
     report_ladder(out, all);
+    report_closed_caveat(out, sc);
     if (twin) {
         fprintf(out, "\nAll Transactions, uncorrected (latency from the actual start, as closed-loop tools report it)\n\n");
         report_timer(out, r, twin, 1);

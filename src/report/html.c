@@ -92,9 +92,9 @@ static void html_errf(char *err, size_t len, const char *fmt, ...) {
 
 static const char html_css[] =
 ":root{--fg:#1d2330;--muted:#5b6475;--bg:#fff;--panel:#f3f5f9;--line:#d9dee7;--accent:#2456a6;"
-"--bad:#b3261e;--ok:#1e7b34;--grid:#e8ebf0}\n"
+"--bad:#b3261e;--ok:#1e7b34;--warn:#8a5a00;--grid:#e8ebf0}\n"
 "@media (prefers-color-scheme:dark){:root{--fg:#e3e6ec;--muted:#9aa3b2;--bg:#15181e;--panel:#1e222a;"
-"--line:#353b47;--accent:#86aef2;--bad:#f2877e;--ok:#7fd18f;--grid:#2a2f3a}}\n"
+"--line:#353b47;--accent:#86aef2;--bad:#f2877e;--ok:#7fd18f;--warn:#e3b341;--grid:#2a2f3a}}\n"
 "*{box-sizing:border-box}\n"
 "html{-webkit-text-size-adjust:100%;text-size-adjust:100%}\n"
 "body{margin:0;font:14px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,\"Helvetica Neue\",Arial,sans-serif;"
@@ -131,7 +131,9 @@ static const char html_css[] =
 ".legend{display:flex;flex-wrap:wrap;gap:0 12px;font-size:.82em;color:var(--muted)}\n"
 ".legend i{display:inline-block;width:16px;height:3px;margin-right:4px;vertical-align:middle;border-radius:2px}\n"
 ".badge{display:inline-block;padding:0 8px;border-radius:10px;font-weight:600;background:var(--panel)}\n"
-".badge.completed{color:var(--ok)}\n"
+".badge.completed{color:var(--fg)}\n"
+".verdict{padding:8px 12px;border-radius:6px;font-size:1.15em;margin:.5em 0;color:var(--bg)}\n"
+".verdict.ok{background:var(--ok)}\n.verdict.warn{background:var(--warn)}\n.verdict.bad{background:var(--bad)}\n"
 ".badge.interrupted,.badge.aborted,.badge.running,.badge.error{color:var(--bad)}\n"
 ".badge.pass{color:var(--ok)}\n"
 ".badge.fail{color:#fff;background:var(--bad)}\n"
@@ -198,12 +200,17 @@ static void html_badge(FILE *f, const char *status) {
     fputs("</span>", f);
 }
 
-/* The head, the <h1> title and the start of the line under it: the badge. */
-static void html_page_top(FILE *f, const char *title, const char *status) {
+/* The head, the <h1> title, the verdict and the start of the line under
+ * it: the status badge. */
+static void html_page_top(FILE *f, const char *title, json_t *root) {
+    const char *status = html_str(root, "status");
     html_head(f, title);
     fputs("<h1>", f);
     html_esc(f, title);
-    fputs("</h1>\n<p class=\"sub\">", f);
+    fputs("</h1>\n", f);
+    if (json_is_array(html_get(root, "phases"))) html_phases_verdict(f, root);
+    else html_verdict(f, root);
+    fputs("<p class=\"sub\">", f);
     html_badge(f, status ? status : "unknown");
 }
 
@@ -344,6 +351,7 @@ static void html_all_timers(FILE *f, json_t *root) {
         fputs("<section id=\"t-none\"><h2>All Transactions</h2><p>No transactions.</p></section>\n", f);
     for (int k = 0; ord && k <= HK_PRIMITIVE; k++) {
         if (k > 0 && html_order(timers, k, ord)) fprintf(f, "<h2>%s</h2>\n", html_sections[k]);
+        if (k == HK_ALL) html_closed_caveat(f, root);
         html_timers(f, timers, k, k == 0 ? "h2" : "h3", k == 0);
         if (k == HK_GROUP) html_stages(f, root, timers);
     }
@@ -355,7 +363,7 @@ static void html_run(FILE *f, json_t *root, int depth) {
     const char *scen = html_str(root, "scenario");
     char title[512];
     snprintf(title, sizeof title, "luamech report: %s", scen ? scen : "(unnamed)");
-    html_page_top(f, title, html_str(root, "status"));
+    html_page_top(f, title, root);
     html_run_status(f, root);
     if (depth > 0) fputs("<p><a href=\"../report.html\">&larr; all phases</a></p>\n", f);
     html_toc(f, root);
@@ -408,7 +416,7 @@ static void html_phases_top(FILE *f, json_t *root) {
     const char *scen = html_str(root, "scenario");
     char title[512];
     snprintf(title, sizeof title, "luamech report: %s (phases)", scen ? scen : "(unnamed)");
-    html_page_top(f, title, html_str(root, "status"));
+    html_page_top(f, title, root);
     fprintf(f, " &middot; %lld of %lld phases ran &middot; ", html_int(root, "phases_run"),
             html_int(root, "phases_planned"));
     html_esc(f, html_str(root, "scenario_file"));

@@ -11,7 +11,7 @@
 /* Draws every <div class="chart" data-kind=...> from the embedded JSON.
  * Each drawn series is a <path class="series" data-kind data-series
  * data-points>; when all are drawn, <div id="render-ok" data-charts=N
- * data-viewport=W data-page-width=W> is appended (the page is narrower than
+ * data-viewport=W data-page-width=W data-verdict-colour=C> is appended (the page is narrower than
  * the window: only tables scroll sideways); any script error is written into
  * <div id="render-errors">. */
 static const char html_js[] =
@@ -223,6 +223,8 @@ static const char html_js[] =
 "ok.id = 'render-ok'; ok.hidden = true; ok.setAttribute('data-charts', drawn);\n"
 "ok.setAttribute('data-viewport', window.innerWidth);\n"
 "ok.setAttribute('data-page-width', document.documentElement.scrollWidth);\n"
+"var vd = document.getElementById('verdict');\n"
+"if (vd) ok.setAttribute('data-verdict-colour', getComputedStyle(vd).backgroundColor);\n"
 "document.body.appendChild(ok);\n"
 "var timer = 0;\n"
 "window.addEventListener('resize', function () {\n"

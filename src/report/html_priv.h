@@ -46,6 +46,15 @@ void html_generator(FILE *f, json_t *root);
 size_t html_counters_shown(json_t *root);
 void html_counters(FILE *f, json_t *root);
 
+/* ---- the headline (html_verdict.c) ---- */
+
+/* The verdict of a run's page (status, thresholds, errors, suspect) and of
+ * a phased run's index, in words and colour (class ok, warn or bad). */
+void html_verdict(FILE *f, json_t *root);
+void html_phases_verdict(FILE *f, json_t *root);
+/* The closed-loop caveat, once, when a group of the run is closed. */
+void html_closed_caveat(FILE *f, json_t *root);
+
 /* ---- charts (html_charts.c) ---- */
 
 /* A timer's three charts; its rt chart draws the p99 of twin (or -1) too. */

@@ -420,7 +420,9 @@ static void html_measured(FILE *f, json_t *th) {
     json_t *v = html_get(th, "measured");
     const char *unit = html_str(th, "unit");
     if (!json_is_number(v)) {
-        fputs("no data", f);
+        const char *why = html_str(th, "reason");
+        if (why && strncmp(why, "no successful samples", 21) == 0) html_esc(f, why);
+        else fputs("no data", f);
         return;
     }
     double x = json_number_value(v);

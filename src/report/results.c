@@ -210,11 +210,16 @@ static json_t *results_stages_json(const scenario *sc, const run_result *r) {
     return arr;
 }
 
+static const char *results_model_name(load_model m) {
+    return m == MODEL_RATE ? "rate" : m == MODEL_PACED ? "paced" : "closed";
+}
+
 static json_t *results_groups_json(const scenario *sc) {
     json_t *arr = json_array();
     for (int g = 0; g < sc->ngroups; g++)
-        json_array_append_new(arr, json_pack("{s:s,s:i,s:s}", "name", sc->groups[g].name,
-                                             "vus", sc->groups[g].vus, "script", sc->groups[g].script_name));
+        json_array_append_new(arr, json_pack("{s:s,s:i,s:s,s:s}", "name", sc->groups[g].name,
+                                             "vus", sc->groups[g].vus, "script", sc->groups[g].script_name,
+                                             "model", results_model_name(sc->groups[g].model)));
     return arr;
 }
 

@@ -1,9 +1,12 @@
 # Verdicts: a latency criterion over a timer without a successful sample
 # fails; stage rates are over each stage's span (summary.json carries it);
 # thresholds are scoped (a phase's own on that phase, the scenario's on the
-# whole run merged, with a top-level junit.xml).  The servers' own counters
-# are the ground truth for counts.
+# whole run merged, with a top-level junit.xml); report.html's headline
+# states the verdict in its colour (checked in headless Chromium); closed-loop
+# runs carry the caveat that they cannot show stalls.  The servers' own
+# counters are the ground truth for counts.
 . "$(dirname "$0")/lib.sh"
+not_grep() { ! grep "$@"; }
 F=$SRC/tests/scenarios/fixtures
 
 # 1. all logins fail: nothing listens on the port
@@ -69,4 +72,41 @@ check "read phase: its own 2 thresholds, judged on the phase" \
     [ "$(jq -c '[.thresholds[] | [.criterion, .passed]]' "$TMP/ph/2-read/summary.json")" = '[["GET count == 500",true],["transactions count == 500",true]]' ]
 check "console: the whole run's thresholds after the phases table" \
     grep -q "Thresholds of the whole run (all phases' data merged) (4 of 4 passed)" "$TMP/ph.out"
+
+# 4. report.html's headline: the verdict, in its colour
+H=$TMP/af/report.html
+check "all failed: headline verdict is red (bad), thresholds failed first" \
+    grep -q '<div class="verdict bad" id="verdict" data-verdict="bad" role="status"><strong>thresholds failed (2 of 4 passed)</strong> &middot; every transaction failed (200 of 200) &middot; exit code 6' "$H"
+check "all failed: the thresholds table says no successful samples" \
+    grep -q '<td>no successful samples of login (200 failed)</td>' "$H"
+# a clean run is green, unless the generator was suspect (a loaded machine): then amber, saying so
+if [ "$(jq .generator.suspect "$TMP/st/summary.json")" = true ]; then
+    ST_VERDICT=warn ST_COLOUR='rgb(138, 90, 0)'
+    check "the staged rate run, suspect: verdict warn, saying why" \
+        grep -q '<div class="verdict warn" id="verdict" data-verdict="warn" role="status"><strong>suspect: ' "$TMP/st/report.html"
+else
+    ST_VERDICT=ok ST_COLOUR='rgb(30, 123, 52)'
+    check "the staged rate run: verdict ok" \
+        grep -q '<div class="verdict ok" id="verdict" data-verdict="ok" role="status"><strong>passed: every threshold held, no error</strong>' "$TMP/st/report.html"
+fi
+check "the phased index: verdict ok, whole-run thresholds listed" \
+    grep -q '<div class="verdict ok" id="verdict" data-verdict="ok" role="status"><strong>passed: every threshold held' "$TMP/ph/report.html"
+
+# 12. the closed-loop caveat, once, where latency is shown
+check "console: one closed-loop caveat (closed group users)" \
+    [ "$(grep -c '^Note: closed-loop group(s) users: ' "$TMP/af.out")" -eq 1 ]
+check "report.html: one closed-loop caveat, before All Transactions" \
+    [ "$(grep -c 'id="closed-loop-caveat"' "$H")" -eq 1 -a \
+      "$(grep -n 'id="closed-loop-caveat"' "$H" | cut -d: -f1)" -lt "$(grep -n '<section class="timer" id="t0">' "$H" | cut -d: -f1)" ]
+check "a rate-only run has no caveat" not_grep -q 'closed-loop group\|closed-loop-caveat' "$TMP/st.out" "$TMP/st/report.html"
+
+CHROMIUM=/usr/bin/chromium
+if [ ! -x "$CHROMIUM" ]; then echo "SKIP: no $CHROMIUM: colours not checked in a browser"; finish; fi
+colour() {
+    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+        --disable-component-update --disable-sync --user-data-dir="$(mktemp -d "$TMP/chrome.XXXXXX")" \
+        --dump-dom "file://$1" 2>> "$TMP/chrome.err" | grep -o 'data-verdict-colour="[^"]*"'
+}
+check "chromium: the failed run's headline is red (#b3261e)" [ "$(colour "$H")" = 'data-verdict-colour="rgb(179, 38, 30)"' ]
+check "chromium: the clean run's headline is $ST_VERDICT ($ST_COLOUR)" [ "$(colour "$TMP/st/report.html")" = "data-verdict-colour=\"$ST_COLOUR\"" ]
 finish

@@ -5,7 +5,8 @@
  * embedded JSON valid and equal to the file, chart placeholders per timer,
  * clear failures for a missing or invalid summary.json, the index of a
  * phased run; thresholds, generator health (banner, table, engine timers),
- * the stages table, "(uncorrected)" twins and checks kept out of counters. */
+ * the stages table, "(uncorrected)" twins and checks kept out of counters;
+ * the headline's verdict and its colour class. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -516,8 +517,56 @@ static void test_health_thresholds_twins(void **state) {
     rmdir_all(dir);
 }
 
+/* The headline for one summary.json (a minimal run with All Transactions
+ * count/errors, status, exit code, thresholds passed/failed, suspect): the
+ * text of <div id="verdict">, its class checked against want_class. */
+static void verdict_case(const char *status, int exit_code, long long tx, long long errors, int th_passed,
+                         int th_failed, int suspect, const char *want_class, const char *want_text) {
+    char *dir = tmpdir();
+    json_t *ths = json_array();
+    for (int i = 0; i < th_passed + th_failed; i++)
+        json_array_append_new(ths, json_pack("{s:s,s:s,s:b,s:f,s:s}", "criterion", "x p95 < 1ms", "timer", "x",
+                                             "passed", i < th_passed, "measured", 0.5, "unit", "ms"));
+    json_t *root = json_pack("{s:i,s:s,s:s,s:i,s:[{s:s,s:s,s:o,s:[]}],s:o,s:{s:b,s:s,s:[]}}", "schema_version", 1,
+        "scenario", "v", "status", status, "exit_code", exit_code, "timers", "name", "All Transactions", "kind", "all",
+        "summary", row(tx, errors, 1, 1), "intervals", "thresholds", ths, "generator", "suspect", suspect,
+        "reasons", suspect ? "interval 1: generator CPU above 90%" : "", "intervals");
+    assert_non_null(root);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    assert_int_equal(json_dump_file(root, path, 0), 0);
+    json_decref(root);
+    char *html = render(dir);
+    char want[600];
+    snprintf(want, sizeof want, "<div class=\"verdict %s\" id=\"verdict\" data-verdict=\"%s\" role=\"status\"><strong>%s",
+             want_class, want_class, want_text);
+    if (!strstr(html, want)) fprintf(stderr, "want %s\n got %.300s\n", want, strstr(html, "<div class=\"verdict"));
+    assert_non_null(strstr(html, want));
+    assert_int_equal(count(html, "id=\"verdict\""), 1);
+    free(html);
+    rmdir_all(dir);
+}
+
+/* The headline states the verdict in its colour: red for failed thresholds,
+ * every transaction failed, aborted; amber for some errors, suspect,
+ * interrupted; green only for a clean run. */
+static void test_verdict(void **state) {
+    (void)state;
+    verdict_case("completed", 0, 100, 0, 0, 0, 0, "ok", "completed: no error</strong>");
+    verdict_case("completed", 0, 100, 0, 2, 0, 0, "ok", "passed: every threshold held, no error</strong>");
+    verdict_case("completed", 0, 100, 100, 0, 0, 0, "bad", "every transaction failed (100 of 100)</strong>");
+    verdict_case("completed", 6, 100, 100, 1, 1, 0, "bad",
+                 "thresholds failed (1 of 2 passed)</strong> &middot; every transaction failed (100 of 100)");
+    verdict_case("completed", 0, 100, 5, 0, 0, 0, "warn", "errors: 5 of 100 transactions failed (5.00%)</strong>");
+    verdict_case("completed", 0, 100, 0, 0, 0, 1, "warn", "suspect: the load generator may have been the bottleneck");
+    verdict_case("interrupted", 5, 100, 0, 0, 0, 0, "warn", "interrupted: the figures cover the run up to the signal");
+    verdict_case("aborted", 4, 0, 0, 0, 0, 0, "bad", "aborted: no load was generated");
+    verdict_case("completed", 0, 0, 0, 0, 0, 0, "warn", "no transactions");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_run_report),
         cmocka_unit_test(test_aborted_run),
         cmocka_unit_test(test_missing_or_invalid),

@@ -161,7 +161,7 @@ static int cli_on_interval(void *ctx, const run_result *r) {
     th_result *res;
     report_threshold_results(l->sc, r, &res);
     int stop = 0;
-    for (int i = 0; i < l->sc->nthresholds && !stop; i++) {
+    for (int i = 0; res && i < l->sc->nthresholds && !stop; i++) {
         if (res[i].passed || res[i].state != TH_MEASURED || res[i].t->stat == TH_COUNT) continue;
         fprintf(stderr, "luamech: threshold \"%s\" failed (measured %.3f %s): stopping the run\n",
                 res[i].t->text, res[i].measured, threshold_unit(res[i].t));

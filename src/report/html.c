@@ -420,7 +420,9 @@ static void html_phases_top(FILE *f, json_t *root) {
     fprintf(f, " &middot; %lld of %lld phases ran &middot; ", html_int(root, "phases_run"),
             html_int(root, "phases_planned"));
     html_esc(f, html_str(root, "scenario_file"));
-    fputs("</p>\n<section id=\"summary\"><h2>Phases</h2>\n<p class=\"sub\">The phases ran one after another; each "
+    fputs("</p>\n", f);
+    html_thresholds(f, root);                 /* the whole run's, all phases merged */
+    fputs("<section id=\"summary\"><h2>Phases</h2>\n<p class=\"sub\">The phases ran one after another; each "
           "has its own full report. Times in ms.</p>\n", f);
     fputs("<div class=\"scroll\"><table class=\"phases\"><thead><tr><th>#</th><th class=\"l\">phase</th>"
           "<th class=\"l\">status</th><th>transactions</th><th>errors</th><th>time (s)</th><th>per second</th>"

@@ -80,13 +80,16 @@ check "write phase: no thresholds of its own, no junit.xml" \
     [ "$(jq '.thresholds | length' "$TMP/ph/1-write/summary.json")" -eq 0 -a ! -e "$TMP/ph/1-write/junit.xml" ]
 check "read phase: its own 2 thresholds, judged on the phase" \
     [ "$(jq -c '[.thresholds[] | [.criterion, .passed]]' "$TMP/ph/2-read/summary.json")" = '[["GET count == 500",true],["transactions count == 500",true]]' ]
+check "the phased index page lists the whole run's thresholds (4 of 4 passed)" \
+    grep -q '<span class="badge pass">pass</span> 4 of 4 passed' "$TMP/ph/report.html"
 check "console: the whole run's thresholds after the phases table" \
     grep -q "Thresholds of the whole run (all phases' data merged) (4 of 4 passed)" "$TMP/ph.out"
 
 # 4. report.html's headline: the verdict, in its colour
 H=$TMP/af/report.html
 check "all failed: headline verdict is red (bad), thresholds failed first" \
-    grep -q '<div class="verdict bad" id="verdict" data-verdict="bad" role="status"><strong>thresholds failed (2 of 4 passed)</strong> &middot; every transaction failed (200 of 200) &middot; exit code 6' "$H"
+    grep -q '<div class="verdict bad" id="verdict" data-verdict="bad" role="status"><strong>thresholds failed (2 of 4 passed)</strong> &middot; every transaction failed (200 of 200) &middot; ' "$H"
+check "all failed: the headline ends with the exit code" grep -q 'exit code 6 (a threshold failed)</div>' "$H"
 check "all failed: the thresholds table says no successful samples" \
     grep -q '<td>no successful samples of login (200 failed)</td>' "$H"
 # a clean run is green, unless the generator was suspect (a loaded machine): then amber, saying so

@@ -9,17 +9,17 @@
 #include <stdarg.h>
 #include <string.h>
 
-enum { HV_OK, HV_WARN, HV_BAD };
-static const char *const hv_class[] = {"ok", "warn", "bad"};
+enum { HTML_VD_OK, HTML_VD_WARN, HTML_VD_BAD };
+static const char *const html_vd_class[] = {"ok", "warn", "bad"};
 
-typedef struct hv {
+typedef struct html_vd {
     int level;
     int n;
     char parts[8][200];
-} hv;
+} html_vd;
 
-static void hv_add(hv *v, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void hv_add(hv *v, int level, const char *fmt, ...) {
+static void html_vd_add(html_vd *v, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void html_vd_add(html_vd *v, int level, const char *fmt, ...) {
     if (v->n >= 8) return;
     if (level > v->level) v->level = level;
     va_list ap;
@@ -29,33 +29,33 @@ static void hv_add(hv *v, int level, const char *fmt, ...) {
 }
 
 /* thresholds[]: n and how many passed. */
-static void hv_thresholds(hv *v, json_t *arr) {
+static void html_vd_thresholds(html_vd *v, json_t *arr) {
     size_t n = json_is_array(arr) ? json_array_size(arr) : 0, i, passed = 0;
     json_t *th;
     json_array_foreach(arr, i, th) passed += json_is_true(html_get(th, "passed"));
-    if (n > 0 && passed < n) hv_add(v, HV_BAD, "thresholds failed (%lld of %lld passed)", (long long)passed, (long long)n);
+    if (n > 0 && passed < n) html_vd_add(v, HTML_VD_BAD, "thresholds failed (%lld of %lld passed)", (long long)passed, (long long)n);
 }
 
-static void hv_errors(hv *v, long long tx, long long errors) {
-    if (tx > 0 && errors >= tx) hv_add(v, HV_BAD, "every transaction failed (%lld of %lld)", errors, tx);
+static void html_vd_errors(html_vd *v, long long tx, long long errors) {
+    if (tx > 0 && errors >= tx) html_vd_add(v, HTML_VD_BAD, "every transaction failed (%lld of %lld)", errors, tx);
     else if (errors > 0)
-        hv_add(v, HV_WARN, "errors: %lld of %lld transactions failed (%.2f%%)", errors, tx,
+        html_vd_add(v, HTML_VD_WARN, "errors: %lld of %lld transactions failed (%.2f%%)", errors, tx,
                100.0 * (double)errors / (double)tx);
 }
 
-static void hv_status(hv *v, const char *status) {
+static void html_vd_status(html_vd *v, const char *status) {
     if (!status) return;
-    if (strcmp(status, "aborted") == 0) hv_add(v, HV_BAD, "aborted: no load was generated");
+    if (strcmp(status, "aborted") == 0) html_vd_add(v, HTML_VD_BAD, "aborted: no load was generated");
     else if (strcmp(status, "interrupted") == 0)
-        hv_add(v, HV_WARN, "interrupted: the figures cover the run up to the signal");
+        html_vd_add(v, HTML_VD_WARN, "interrupted: the figures cover the run up to the signal");
     else if (strcmp(status, "running") == 0)
-        hv_add(v, HV_WARN, "running: a snapshot, not the end of the run");
+        html_vd_add(v, HTML_VD_WARN, "running: a snapshot, not the end of the run");
 }
 
 /* The words of v: its parts, or the verdict of a clean run. */
-static void hv_write(FILE *f, const hv *v, json_t *root, int has_thresholds) {
+static void html_vd_write(FILE *f, const html_vd *v, json_t *root, int has_thresholds) {
     fprintf(f, "<div class=\"verdict %s\" id=\"verdict\" data-verdict=\"%s\" role=\"status\"><strong>",
-            hv_class[v->level], hv_class[v->level]);
+            html_vd_class[v->level], html_vd_class[v->level]);
     if (v->n == 0) fputs(has_thresholds ? "passed: every threshold held, no error" : "completed: no error", f);
     for (int i = 0; i < v->n; i++) {
         if (i == 1) fputs("</strong>", f);
@@ -68,7 +68,7 @@ static void hv_write(FILE *f, const hv *v, json_t *root, int has_thresholds) {
     fputs("</div>\n", f);
 }
 
-static json_t *hv_all(json_t *root) {
+static json_t *html_vd_all(json_t *root) {
     size_t i;
     json_t *t;
     json_array_foreach(html_get(root, "timers"), i, t)
@@ -77,28 +77,28 @@ static json_t *hv_all(json_t *root) {
 }
 
 void html_verdict(FILE *f, json_t *root) {
-    hv v;
+    html_vd v;
     memset(&v, 0, sizeof v);
     const char *status = html_str(root, "status");
-    hv_status(&v, status);
-    hv_thresholds(&v, html_get(root, "thresholds"));
-    json_t *sum = html_get(hv_all(root), "summary");
+    html_vd_status(&v, status);
+    html_vd_thresholds(&v, html_get(root, "thresholds"));
+    json_t *sum = html_get(html_vd_all(root), "summary");
     long long tx = html_int(sum, "count");
-    hv_errors(&v, tx, html_int(sum, "errors"));
+    html_vd_errors(&v, tx, html_int(sum, "errors"));
     if (tx == 0 && status && strcmp(status, "completed") == 0)
-        hv_add(&v, HV_WARN, "no transactions");
+        html_vd_add(&v, HTML_VD_WARN, "no transactions");
     if (json_is_true(html_get(html_get(root, "generator"), "suspect")))
-        hv_add(&v, HV_WARN, "suspect: the load generator may have been the bottleneck");
-    hv_write(f, &v, root, json_array_size(html_get(root, "thresholds")) > 0);
+        html_vd_add(&v, HTML_VD_WARN, "suspect: the load generator may have been the bottleneck");
+    html_vd_write(f, &v, root, json_array_size(html_get(root, "thresholds")) > 0);
 }
 
 void html_phases_verdict(FILE *f, json_t *root) {
-    hv v;
+    html_vd v;
     memset(&v, 0, sizeof v);
-    hv_status(&v, html_str(root, "status"));
+    html_vd_status(&v, html_str(root, "status"));
     long long planned = html_int(root, "phases_planned"), ran = html_int(root, "phases_run");
-    if (ran < planned) hv_add(&v, HV_BAD, "%lld of %lld phases ran", ran, planned);
-    hv_thresholds(&v, html_get(root, "thresholds"));
+    if (ran < planned) html_vd_add(&v, HTML_VD_BAD, "%lld of %lld phases ran", ran, planned);
+    html_vd_thresholds(&v, html_get(root, "thresholds"));
     long long tx = 0, errors = 0;
     size_t i;
     json_t *p;
@@ -106,10 +106,10 @@ void html_phases_verdict(FILE *f, json_t *root) {
         tx += html_int(p, "transactions");
         errors += html_int(p, "errors");
     }
-    hv_errors(&v, tx, errors);
-    if (html_int(root, "exit_code") == 6 && v.level < HV_BAD)
-        hv_add(&v, HV_BAD, "a phase's thresholds failed");
-    hv_write(f, &v, root, json_array_size(html_get(root, "thresholds")) > 0);
+    html_vd_errors(&v, tx, errors);
+    if (html_int(root, "exit_code") == 6 && v.level < HTML_VD_BAD)
+        html_vd_add(&v, HTML_VD_BAD, "a phase's thresholds failed");
+    html_vd_write(f, &v, root, json_array_size(html_get(root, "thresholds")) > 0);
 }
 
 void html_closed_caveat(FILE *f, json_t *root) {

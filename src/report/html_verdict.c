@@ -3,7 +3,9 @@
  * passed, not suspect; amber: some transactions failed, suspect generator,
  * interrupted, a snapshot, no transactions; red: thresholds failed, every
  * transaction failed, aborted), from summary.json alone.  Also the caveat
- * shown once where latency is shown, for closed-loop groups. */
+ * shown once where latency is shown, for closed-loop groups.  It computes no
+ * figure: it reads summary.json's fields (status, thresholds, All
+ * Transactions' count and errors, generator.suspect, groups' models). */
 #include "report/html_priv.h"
 
 #include <stdarg.h>

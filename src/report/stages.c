@@ -3,7 +3,8 @@
  * and the span (start, end) each timer's figures are over: a stage timer's
  * is its stage's time in the run, every other timer's the whole run.  Rates
  * are counts over these spans.  Used by the console, summary.json and the
- * thresholds.  Reads the scenario's schedules and the run's data only. */
+ * thresholds.  Reads the scenario's schedules and the run's data only; it
+ * does not look at the engine or write anything. */
 #include "report/report.h"
 
 #include <stdio.h>

@@ -3,7 +3,9 @@
  * run's own criteria are evaluated on its totals (rates over each subject's
  * span: the run, or a stage); the top-level criteria of a phased scenario on
  * all its phases' data merged.  A latency criterion over a subject without a
- * successful sample fails ("no successful samples"). */
+ * successful sample fails ("no successful samples").  Parsing and the
+ * arithmetic of a criterion are in stats/threshold.c; this file gathers the
+ * data and writes, it never touches the engine. */
 #include "report/report.h"
 
 #include <jansson.h>

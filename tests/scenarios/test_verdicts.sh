@@ -3,9 +3,11 @@
 # thresholds are scoped (a phase's own on that phase, the scenario's on the
 # whole run merged, with a top-level junit.xml); report.html's headline
 # states the verdict in its colour (checked in headless Chromium); closed-loop
-# runs carry the caveat that they cannot show stalls.  The servers' own
+# runs carry the caveat that they cannot show stalls; redis timers of paced
+# groups have their "(uncorrected)" twin, as the docs now say.  The servers' own
 # counters are the ground truth for counts.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_redis.sh"
 not_grep() { ! grep "$@"; }
 F=$SRC/tests/scenarios/fixtures
 
@@ -84,6 +86,18 @@ check "the phased index page lists the whole run's thresholds (4 of 4 passed)" \
     grep -q '<span class="badge pass">pass</span> 4 of 4 passed' "$TMP/ph/report.html"
 check "console: the whole run's thresholds after the phases table" \
     grep -q "Thresholds of the whole run (all phases' data merged) (4 of 4 passed)" "$TMP/ph.out"
+
+# 13. redis timers of a paced group have an (uncorrected) twin, as documented
+start_redis RPORT
+"$LUAMECH" run "$F/verdict_redis_paced.lua" -q -w 1 -e REDIS=127.0.0.1:$RPORT -o "$TMP/rd" > /dev/null 2>&1
+check "paced redis run: exit 0" [ $? -eq 0 ]
+for t in redis.set redis.pipeline; do
+    check "$t: from the intended start, with a twin of the same count" \
+        [ "$(jq -r --arg n "$t" '[.timers[] | select(.name == $n) | .latency_from][0]' "$TMP/rd/summary.json")" = "intended start" -a \
+          "$(timer_count "$TMP/rd/summary.json" "$t (uncorrected)")" = "$(timer_count "$TMP/rd/summary.json" "$t")" ]
+done
+check "redis saw 100 SETs, as the run counted" \
+    [ "$(redis_cmdstat "$RPORT" set)/$(timer_count "$TMP/rd/summary.json" redis.set)" = "100/100" ]
 
 # 4. report.html's headline: the verdict, in its colour
 H=$TMP/af/report.html

@@ -64,6 +64,14 @@ for k in 1 2 3; do
     check "report.html's stages table: stage $k over 1.000 s at $ck.00/s" \
         grep -q "<tr class=\"stage\"><td class=\"l\">ramp</td><td>$k</td><td class=\"l\">latency from the intended start</td><td>$((k - 1)).000&ndash;$k.000</td><td>$ck</td><td>0</td><td>$ck.00</td>" "$TMP/st/report.html"
 done
+# a run cut short (--duration 1.5s): stage 2's span ends with the run, and its rate is over that half second
+"$LUAMECH" run "$F/verdict_stages.lua" -q -w 1 -d 1500ms -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/st2" > /dev/null 2>&1
+S2=$TMP/st2/summary.json
+spans=$(jq -c '[.stages[] | [.start_s, .end_s]]' "$S2")
+check "cut at 1.5 s: stage 2 ends with the run, no hold ($spans)" [ "$spans" = "[[0,1],[1,1.5]]" ]
+c2=$(jq '.stages[1].count' "$S2")
+check "cut at 1.5 s: stage 2's rate is its count over 0.5 s ($c2)" \
+    [ "$(jq '.stages[1].rate' "$S2")" = "$((c2 * 2))" ]
 
 # 3. scoped thresholds in a phased run
 sets0=$(mc_stat "$PORT" cmd_set) gets0=$(mc_stat "$PORT" cmd_get)

@@ -117,7 +117,7 @@ static void engine_drain(engine *e) {
         if (m->final) e->finals++;
         int closed = agg_push(&e->r->agg, m);
         if (closed && e->hooks && e->hooks->on_interval) {
-            e->r->run_ns = (int64_t)e->r->agg.nintervals * e->r->agg.interval_ns;   /* so far */
+            e->r->run_ns = e->r->span_ns = (int64_t)e->r->agg.nintervals * e->r->agg.interval_ns;   /* so far */
             clock_gettime(CLOCK_REALTIME, &e->r->end_wall);
             if (e->hooks->on_interval(e->hooks->ctx, e->r) && !e->stop_sent) {
                 e->r->stopped_by_hook = 1;
@@ -211,7 +211,10 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
     for (int i = 0; i < nworkers && !e.stop_sent; i++)
         if (e.workers[i].end_ns > end) end = e.workers[i].end_ns;
     r->run_ns = e.going && end > t0 ? (int64_t)(end - t0) : 0;
-    if (e.going) agg_finish(&r->agg, r->run_ns);
+    for (int i = 0; i < nworkers; i++)                 /* the drain: sampling went on */
+        if (e.workers[i].end_ns > end) end = e.workers[i].end_ns;
+    r->span_ns = e.going && end > t0 ? (int64_t)(end - t0) : 0;
+    if (e.going) r->span_ns = agg_finish_span(&r->agg, r->run_ns, r->span_ns);
     if (e.shared.rawlog_dir) rawlog_merge(e.shared.rawlog_dir, nworkers);
     uv_walk(&e.loop, engine_close_cb, NULL);
     uv_run(&e.loop, UV_RUN_DEFAULT);

@@ -25,6 +25,8 @@ typedef struct run_result {
     run_status status;
     agg agg;
     int64_t run_ns;          /* from t0 to the end of the measured run */
+    int64_t span_ns;         /* from t0 to the end of sampling: run_ns plus the drain of
+                              * the graceful stop; the period of the summary rates */
     struct timespec start_wall, end_wall;
     int nworkers;
     uint64_t seed;

@@ -12,6 +12,10 @@
 
 double report_ms(double us) { return us / 1000.0; }
 
+double report_span_s(const run_result *r) {
+    return (double)(r->span_ns > r->run_ns ? r->span_ns : r->run_ns) / 1e9;
+}
+
 const char *report_status_name(run_status s) {
     static const char *const names[] = {"completed", "interrupted", "aborted"};
     return names[s];
@@ -48,7 +52,7 @@ static void report_row(FILE *out, const char *first, const agg_row *x) {
 
 static void report_timer(FILE *out, const run_result *r, const agg_timer *t, int intervals) {
     agg_row total;
-    agg_row_fill(&total, &t->total, t->total_errors, (double)r->run_ns / 1e9);
+    agg_row_fill(&total, &t->total, t->total_errors, report_span_s(r));
     report_row_header(out, "");
     report_row(out, "all", &total);
     if (!intervals) return;
@@ -72,10 +76,10 @@ static void report_summary(FILE *out, const scenario *sc, const run_result *r, c
     fprintf(out, "transactions:         %lld\n", all ? (long long)(all->total.total + all->total_errors) : 0LL);
     fprintf(out, "errors:               %lld\n", all ? (long long)all->total_errors : 0LL);
     fprintf(out, "run time:             %s\n", units_format_duration(r->run_ns, buf, sizeof buf));
-    if (all && r->run_ns > 0)
-        fprintf(out, "throughput:           %.2f transactions/s (%lld in %.3f s)\n",
-                (double)(all->total.total + all->total_errors) * 1e9 / (double)r->run_ns,
-                (long long)(all->total.total + all->total_errors), (double)r->run_ns / 1e9);
+    if (all && report_span_s(r) > 0)
+        fprintf(out, "throughput:           %.2f transactions/s (%lld in %.3f s, the graceful stop's drain included)\n",
+                (double)(all->total.total + all->total_errors) / report_span_s(r),
+                (long long)(all->total.total + all->total_errors), report_span_s(r));
     fprintf(out, "rampup:               %s\n", units_format_duration(sc->rampup_ns, buf, sizeof buf));
     fprintf(out, "test start:           %s\ntest finish:          %s\n", s0, s1);
     fprintf(out, "time-series interval: %s\n", units_format_duration(sc->interval_ns, buf, sizeof buf));
@@ -130,7 +134,7 @@ static void report_counters_table(FILE *out, const run_result *r) {
         if (report_is_check(c->name) || strncmp(c->name, "engine.", 7) == 0) continue;
         if (!shown++) fprintf(out, "\nCounters\n\n%-40s %16s %14s\n", "name", "total", "per second");
         fprintf(out, "%-40s %16lld %14.2f\n", c->name, (long long)c->total,
-                r->run_ns > 0 ? (double)c->total * 1e9 / (double)r->run_ns : 0);
+                report_span_s(r) > 0 ? (double)c->total / report_span_s(r) : 0);
     }
 }
 

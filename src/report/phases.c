@@ -22,7 +22,7 @@ static void phases_row(phase_row *p, const scenario *ph, const run_result *r) {
     memset(p, 0, sizeof *p);
     p->name = ph->name;
     p->status = report_status_name(r->status);
-    p->secs = (double)r->run_ns / 1e9;
+    p->secs = report_span_s(r);
     if (!all) return;
     p->tx = all->total.total + all->total_errors;
     p->errors = all->total_errors;

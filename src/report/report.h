@@ -37,6 +37,10 @@ int report_write_all(const char *dir, const scenario *sc, const run_result *r,
 
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
+/* Seconds the run's samples were taken over: t0 to the end of the graceful
+ * stop's drain (run_result.span_ns; run_ns when no span is known).  Every
+ * rate over the whole run is over this span. */
+double report_span_s(const run_result *r);
 
 /* Generator health per interval; *suspect when the generator itself may
  * have been the bottleneck (reasons in why). Caller frees *rows. */
@@ -58,8 +62,8 @@ typedef struct stage_row {
 } stage_row;
 int report_stage_rows(const scenario *sc, const run_result *r, stage_row **rows);
 /* The span of timer t's whole-run figures, in s since t = 0: a stage
- * timer's stage (clipped to the run), the whole run for any other timer.
- * Returns its length (end - start). */
+ * timer's stage (clipped to the run), the run and its graceful stop's drain
+ * (report_span_s) for any other timer.  Returns its length (end - start). */
 double report_timer_span(const scenario *sc, const run_result *r, const struct agg_timer *t,
                          double *start_s, double *end_s);
 

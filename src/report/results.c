@@ -152,7 +152,7 @@ static json_t *results_counters_json(const run_result *r) {
         for (int k = 0; k < c->nrows; k++) json_array_append_new(rows, json_integer(c->rows[k]));
         json_array_append_new(arr, json_pack("{s:o,s:I,s:f,s:o}", "name", results_str(c->name),
             "total", (json_int_t)c->total,
-            "rate", r->run_ns > 0 ? (double)c->total * 1e9 / (double)r->run_ns : 0.0, "intervals", rows));
+            "rate", report_span_s(r) > 0 ? (double)c->total / report_span_s(r) : 0.0, "intervals", rows));
     }
     return arr;
 }
@@ -246,6 +246,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "errors", results_tally_json(&r->agg.errors));
     if (!root) return -1;
     json_object_set_new(root, "finish", json_string(t1));
+    json_object_set_new(root, "span_s", json_real(report_span_s(r)));
     json_object_set_new(root, "thresholds", results_thresholds_json(sc, r));
     json_object_set_new(root, "generator", results_health_json(r));
     json_object_set_new(root, "stages", results_stages_json(sc, r));
@@ -327,7 +328,7 @@ int report_write_counters_csv(const char *dir, const run_result *r) {
     for (int i = 0; i < r->agg.ncounters; i++) {
         const agg_counter *c = r->agg.counters[i];
         for (int k = 0; k < c->nrows; k++) {
-            double len = (k == c->nrows - 1 && r->run_ns > 0) ? (double)r->run_ns / 1e9 - k * iv : iv;
+            double len = (k == c->nrows - 1 && report_span_s(r) > 0) ? report_span_s(r) - k * iv : iv;
             if (len <= 0) len = iv;
             fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + len);
             results_csv_string(f, c->name);

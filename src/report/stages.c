@@ -36,10 +36,11 @@ static int stages_name_is(const char *name, const char *base) {
 
 double report_timer_span(const scenario *sc, const run_result *r, const agg_timer *t, double *start_s,
                          double *end_s) {
-    double run_s = (double)r->run_ns / 1e9;
+    double run_s = (double)r->run_ns / 1e9, span_s = report_span_s(r);
     *start_s = 0;
+    *end_s = span_s;                 /* a whole-run timer: its samples were taken until the drain's end */
+    if (t->kind != TK_STAGE) return span_s;
     *end_s = run_s;
-    if (t->kind != TK_STAGE) return run_s;
     for (int g = 0; g < sc->ngroups; g++) {
         const group_cfg *gc = &sc->groups[g];
         for (int k = 0; gc->staged && k <= gc->sched.n; k++) {

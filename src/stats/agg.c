@@ -196,7 +196,7 @@ static int agg_open_has_data(const agg *a) {
     return 0;
 }
 
-void agg_finish(agg *a, int64_t run_ns) {
+int64_t agg_finish_span(agg *a, int64_t run_ns, int64_t span_ns) {
     for (int w = 0; w < a->nworkers; w++) a->finished[w] = 1;
     agg_merge_ready(a);
     /* Anything still queued (a worker that never finished) is merged now. */
@@ -208,12 +208,20 @@ void agg_finish(agg *a, int64_t run_ns) {
             tick_msg_free(m);
         }
     int64_t closed_ns = (int64_t)a->nintervals * a->interval_ns;
-    /* A stop that lands on an interval boundary can leave samples in ticks
-     * past run_ns: they close one more interval, as long as those ticks. */
-    if (run_ns <= closed_ns && agg_open_has_data(a)) run_ns = a->next_tick * a->tick_ns;
-    if (run_ns > closed_ns || a->nintervals == 0)
-        agg_close_interval(a, (double)(run_ns - closed_ns) / 1e9);
+    int has_data = agg_open_has_data(a);
+    if (span_ns < run_ns) span_ns = run_ns;
+    /* A stop that lands on an interval boundary leaves the samples of the
+     * drain in one more interval, from the stop to the end of the drain (or,
+     * without a known drain, as long as the ticks they came in). */
+    if (run_ns <= closed_ns && has_data && span_ns <= closed_ns) span_ns = a->next_tick * a->tick_ns;
+    if (run_ns > closed_ns || (has_data && span_ns > closed_ns) || a->nintervals == 0) {
+        agg_close_interval(a, (double)(span_ns - closed_ns) / 1e9);
+        return span_ns;
+    }
+    return closed_ns;
 }
+
+void agg_finish(agg *a, int64_t run_ns) { agg_finish_span(a, run_ns, run_ns); }
 
 void agg_free(agg *a) {
     for (int w = 0; w < a->nworkers; w++)

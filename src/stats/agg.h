@@ -73,6 +73,11 @@ int agg_push(agg *a, tick_msg *m);
 /* At the end of the run: close the open interval; its length is what
  * remains of run_ns. */
 void agg_finish(agg *a, int64_t run_ns);
+/* The same, when samples were still taken after run_ns (the graceful stop's
+ * drain) until span_ns: the last interval's period, and so its rate, runs to
+ * span_ns, the end of sampling.  Returns the end of the last interval (ns
+ * since t0): the span the summary rates are over. */
+int64_t agg_finish_span(agg *a, int64_t run_ns, int64_t span_ns);
 agg_timer *agg_find(const agg *a, const char *name);
 /* The "All Transactions" timer, or NULL before the first transaction. */
 agg_timer *agg_all(const agg *a);

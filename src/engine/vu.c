@@ -140,19 +140,24 @@ void vu_begin_resume(vu *v, int go) {
     vu_resume(v, 1);
 }
 
-void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
+/* dur_ns + late_ns under tid, dur_ns under its twin (when twins are kept). */
+static void vu_record_late(vu *v, int tid, int64_t dur_ns, int64_t late_ns, uint64_t now, int ok) {
     worker *w = v->w;
     if (w->raw.f && v->ntx_timers < RAWLOG_MAX_TIMERS && w->stats.timers[tid].kind == TK_CUSTOM) {
         v->tx_timer_id[v->ntx_timers] = tid;
-        v->tx_timer_s[v->ntx_timers++] = (double)(dur_ns + (v->scheduled ? v->lateness_ns : 0)) / 1e9;
+        v->tx_timer_s[v->ntx_timers++] = (double)(dur_ns + late_ns) / 1e9;
     }
-    if (!v->scheduled) {                   /* closed: intended start == actual start */
-        worker_record(w, tid, dur_ns, now, ok);
-        if (w->any_scheduled) worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
-        return;
-    }
-    worker_record(w, tid, dur_ns + v->lateness_ns, now, ok);
-    worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
+    worker_record(w, tid, dur_ns + late_ns, now, ok);
+    if (v->scheduled || w->any_scheduled) worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
+}
+
+void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
+    /* closed: intended start == actual start */
+    vu_record_late(v, tid, dur_ns, v->scheduled ? v->lateness_ns : 0, now, ok);
+}
+
+void vu_record_given(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
+    vu_record_late(v, tid, dur_ns, 0, now, ok);
 }
 
 static void vu_on_go(uv_timer_t *t) {

@@ -75,6 +75,9 @@ void vu_close(vu *v);      /* release the timer handle (teardown) */
  * gets the latency from the intended start and its "(uncorrected)" twin the
  * latency from the actual start. */
 void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
+/* Record a value the script measured itself (luamech.record): as given, in
+ * the timer and in its twin; the transaction's start lateness is not added. */
+void vu_record_given(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
 /* The decision of begin() taken outside the Lua call (a timer, the
  * arrival scheduler): push it and resume. */
 void vu_begin_resume(vu *v, int go);

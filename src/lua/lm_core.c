@@ -155,7 +155,7 @@ static int lm_record(lua_State *L) {
         lua_pushinteger(L, id);
         lua_rawset(L, lua_upvalueindex(2));
     }
-    vu_record(v, id, (int64_t)llround(s * 1e9), worker_now_ns(), ok);
+    vu_record_given(v, id, (int64_t)llround(s * 1e9), worker_now_ns(), ok);
     return 0;
 }
 

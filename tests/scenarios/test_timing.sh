@@ -40,4 +40,14 @@ for rt in 2.05s 2s; do
     check "drain $rt: summary period is the span ($span s)" \
         [ "$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.period_s' "$s")" = "$span" ]
 done
+# ---- 10: luamech.record records the script's own value, as given
+"$LUAMECH" run "$F/record.lua" -q -o "$TMP/record" > /dev/null 2>&1
+s=$TMP/record/summary.json
+p50() { jq -r --arg n "$2" '.timers[] | select(.name == $n) | .summary.p50_ms' "$1"; }
+late=$(jq -r '.timers[] | select(.name == "engine.schedule_lag") | .summary.p50_ms' "$s")
+check "record: the paced VU fell behind (schedule lag p50 $late ms > 100 ms)" awk "BEGIN{exit !($late > 100)}"
+check "record: 'measured' p50 is the 12.3 ms recorded ($(p50 "$s" measured))" [ "$(p50 "$s" measured)" = 12.3 ]
+check "record: its twin too ($(p50 "$s" "measured (uncorrected)"))" [ "$(p50 "$s" "measured (uncorrected)")" = 12.3 ]
+check "record: a timer of the same transaction still counts from the intended start ($(p50 "$s" timed) ms)" \
+    awk "BEGIN{exit !($(p50 "$s" timed) > 100)}"
 finish

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,11 +30,87 @@ static void pace_on_begin_timer(uv_timer_t *t) {
     if (r != BEGIN_WAIT) vu_begin_resume(v, r == BEGIN_NOW);
 }
 
+/* ---- precise waits: paced slots and staged starts ----
+ * libuv timers count whole milliseconds (a slot would start up to ~1 ms
+ * late, and that lateness counts as latency), so a paced or staged group's
+ * VUs waiting for their start sit in a min-heap by due time, and one timerfd
+ * per group and worker (CLOCK_MONOTONIC, absolute ns) wakes the loop at the
+ * earliest. */
+
+static void pace_arm_at(wgroup *wg, uint64_t at) {
+    struct itimerspec its = {{0, 0}, {(time_t)(at / 1000000000), (long)(at % 1000000000)}};
+    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0) its.it_value.tv_nsec = 1;
+    timerfd_settime(wg->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void pace_heap_set(wgroup *wg, int i, vu *v) {
+    wg->wait[i] = v;
+    v->wait_pos = i + 1;
+}
+
+static void pace_heap_up(wgroup *wg, int i) {
+    vu *v = wg->wait[i];
+    while (i > 0 && wg->wait[(i - 1) / 2]->due_ns > v->due_ns) {
+        pace_heap_set(wg, i, wg->wait[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    pace_heap_set(wg, i, v);
+}
+
+static void pace_heap_down(wgroup *wg, int i) {
+    vu *v = wg->wait[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= wg->nwait) break;
+        if (c + 1 < wg->nwait && wg->wait[c + 1]->due_ns < wg->wait[c]->due_ns) c++;
+        if (wg->wait[c]->due_ns >= v->due_ns) break;
+        pace_heap_set(wg, i, wg->wait[c]);
+        i = c;
+    }
+    pace_heap_set(wg, i, v);
+}
+
+/* Take v out of its group's heap (a stop, a kill); nothing if not in it. */
+void pace_unwait(vu *v) {
+    if (!v->wait_pos) return;
+    wgroup *wg = &v->w->groups[v->group];
+    int i = v->wait_pos - 1;
+    v->wait_pos = 0;
+    vu *last = wg->wait[--wg->nwait];
+    if (last == v) return;
+    pace_heap_set(wg, i, last);
+    pace_heap_up(wg, i);
+    pace_heap_down(wg, last->wait_pos - 1);
+}
+
+static void pace_on_slot(uv_poll_t *p, int status, int events) {
+    wgroup *wg = p->data;
+    uint64_t expirations;
+    (void)status, (void)events;
+    if (read(wg->tfd, &expirations, sizeof expirations) < 0) { /* re-armed since: spurious */ }
+    uint64_t now = worker_now_ns();
+    while (wg->nwait && wg->wait[0]->due_ns <= now) {   /* a VU waits again only for a later slot */
+        vu *v = wg->wait[0];
+        pace_unwait(v);
+        begin_result r = pace_try_begin(v);
+        if (r != BEGIN_WAIT) vu_begin_resume(v, r == BEGIN_NOW);
+    }
+    if (wg->nwait && !wg->w->stopping) pace_arm_at(wg, wg->wait[0]->due_ns);
+}
+
 /* ---- closed and paced ---- */
 
 static begin_result pace_wait_until(vu *v, uint64_t at_ns) {
+    wgroup *wg = &v->w->groups[v->group];
     v->in_begin = 1;
-    vu_timer_at(v, at_ns, pace_on_begin_timer);
+    if (wg->tfd < 0) {                      /* a group without its timerfd */
+        vu_timer_at(v, at_ns, pace_on_begin_timer);
+        return BEGIN_WAIT;
+    }
+    v->due_ns = at_ns;
+    wg->wait[wg->nwait++] = v;
+    pace_heap_up(wg, wg->nwait - 1);
+    if (wg->wait[0] == v) pace_arm_at(wg, at_ns);
     return BEGIN_WAIT;
 }
 
@@ -130,9 +207,7 @@ static void pace_arm(wgroup *wg) {
     if (wg->w->stopping || wg->tfd < 0) return;
     uint64_t at = pace_arrival_ns(wg, wg->k_due);
     if (at == UINT64_MAX) return;
-    struct itimerspec its = {{0, 0}, {(time_t)(at / 1000000000), (long)(at % 1000000000)}};
-    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0) its.it_value.tv_nsec = 1;
-    timerfd_settime(wg->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+    pace_arm_at(wg, at);
 }
 
 static void pace_disarm(wgroup *wg) {
@@ -153,6 +228,19 @@ begin_result pace_try_begin(vu *v) {
     return pace_closed(v, g, now);
 }
 
+/* The group's timerfd, watched by the loop: arrivals (rate) or slots. */
+static void pace_timerfd(worker *w, wgroup *wg) {
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0) return;                    /* rate: no arrivals; others: libuv timers */
+    if (uv_poll_init(&w->loop, &wg->poll, fd) != 0) {
+        close(fd);
+        return;
+    }
+    wg->tfd = fd;
+    wg->poll.data = wg;
+    uv_poll_start(&wg->poll, UV_READABLE, wg->cfg->model == MODEL_RATE ? pace_on_arrival : pace_on_slot);
+}
+
 void pace_init(worker *w) {
     const scenario *sc = w->shared->sc;
     int nw = w->shared->nworkers, off = 0;
@@ -162,14 +250,11 @@ void pace_init(worker *w) {
         wg->cfg = &sc->groups[g];
         wg->w = w;
         wg->vus = calloc((size_t)sc->groups[g].vus + 1, sizeof *wg->vus);
+        wg->wait = calloc((size_t)sc->groups[g].vus + 1, sizeof *wg->wait);
         for (int k = 0; k <= SCHED_MAX_STAGES; k++) wg->tid_stage[k] = -1;
         wg->tfd = -1;
-        if (sc->groups[g].model == MODEL_RATE) {
-            wg->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-            uv_poll_init(&w->loop, &wg->poll, wg->tfd);
-            wg->poll.data = wg;
-            uv_poll_start(&wg->poll, UV_READABLE, pace_on_arrival);
-        }
+        const group_cfg *gc = &sc->groups[g];
+        if (gc->model == MODEL_RATE || gc->model == MODEL_PACED || gc->staged) pace_timerfd(w, wg);
         int hosts = sc->groups[g].vus < nw ? sc->groups[g].vus : nw;   /* workers with VUs of g */
         wg->nslots = hosts;
         wg->slot = ((w->id - off) % nw + nw) % nw;                      /* rank among them */
@@ -177,6 +262,9 @@ void pace_init(worker *w) {
     }
     for (int g = 0; g < sc->ngroups; g++)
         if (sc->groups[g].model != MODEL_CLOSED) w->any_scheduled = 1;
+    /* The kernel may defer this thread's timer expiries by its "timer slack"
+     * (50 us by default) to batch wake-ups: 1 us keeps starts on time. */
+    if (w->any_scheduled && prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) != 0) { /* the default slack stays */ }
     for (int i = 0; i < w->nvus; i++) {
         wgroup *wg = &w->groups[w->vus[i].group];
         wg->vus[wg->nvus++] = &w->vus[i];
@@ -213,6 +301,12 @@ void pace_release_idle(worker *w) {
         while (wg->idle) {
             vu *v = wg->idle;
             wg->idle = v->next_idle;
+            v->in_begin = 0;
+            vu_begin_resume(v, 0);
+        }
+        while (wg->nwait) {                /* waiting for a slot: none will start */
+            vu *v = wg->wait[0];
+            pace_unwait(v);
             v->in_begin = 0;
             vu_begin_resume(v, 0);
         }
@@ -265,6 +359,7 @@ void pace_free(worker *w) {
     for (int g = 0; w->groups && g < w->shared->sc->ngroups; g++) {
         if (w->groups[g].tfd >= 0) close(w->groups[g].tfd);
         free(w->groups[g].vus);
+        free(w->groups[g].wait);
     }
     free(w->groups);
     w->groups = NULL;

@@ -28,6 +28,8 @@ void pace_release_idle(worker *w);
 /* Timer of the stage the VU's transaction started in (staged groups; stage
  * n + 1 is the hold after the last one), or -1. */
 int pace_stage_tid(vu *v);
+/* v no longer waits for its start (stopped or killed while parked). */
+void pace_unwait(vu *v);
 void pace_close(worker *w);   /* close handles (teardown) */
 void pace_free(worker *w);    /* after the loop has closed them */
 

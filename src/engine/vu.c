@@ -67,13 +67,55 @@ static void vu_finished(vu *v) {
     worker *w = v->w;
     v->state = VU_DONE;
     uv_timer_stop(&v->timer);
+    pace_unwait(v);
     if (v->thread_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->thread_ref);
     if (v->timers_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->timers_ref);
     v->thread_ref = v->timers_ref = LUA_NOREF;
     worker_vu_done(w, v);
 }
 
+/* Dispatch delay: how long a completion that resumes v has waited for the
+ * loop.  Its reference is when the loop's last poll returned (the poll's
+ * entry, stamped by vu_on_prepare, plus the time libuv counted as idle in
+ * it): a completion that was ready when the poll was entered waited at least
+ * since then, one that woke a blocked poll since the wake-up.  A lower bound:
+ * a completion ready while the worker was busy or off its CPU before the
+ * poll waited longer. */
+static void vu_dispatch_record(worker *w) {
+    uint64_t now = worker_now_ns();
+    if (!w->disp_ref_ns) {
+        w->disp_ref_ns = w->disp_enter_ns + (uv_metrics_idle_time(&w->loop) - w->disp_idle_ns);
+        if (w->disp_ref_ns > now || !w->disp_enter_ns) w->disp_ref_ns = now;
+    }
+    worker_record(w, w->tid_dispatch, (int64_t)(now - w->disp_ref_ns), now, 1);
+}
+
+static void vu_on_prepare(uv_prepare_t *h) {
+    worker *w = h->data;
+    w->disp_enter_ns = worker_now_ns();
+    w->disp_idle_ns = uv_metrics_idle_time(&w->loop);
+    w->disp_ref_ns = 0;
+}
+
+int vu_dispatch_init(worker *w) {
+    int rc = uv_loop_configure(&w->loop, UV_METRICS_IDLE_TIME);
+    if (rc == 0) rc = uv_prepare_init(&w->loop, &w->disp_prepare);
+    if (rc != 0) return rc;
+    w->disp_prepare.data = w;
+    uv_unref((uv_handle_t *)&w->disp_prepare);
+    w->tid_dispatch = stats_timer_id(&w->stats, "engine.dispatch_delay", TK_ENGINE);
+    return uv_prepare_start(&w->disp_prepare, vu_on_prepare);
+}
+
+static void vu_resume_run(vu *v, int nargs);
+
 void vu_resume(vu *v, int nargs) {
+    if (v->state == VU_WAITING && !v->w->current && v->w->tid_dispatch >= 0) vu_dispatch_record(v->w);
+    vu_resume_run(v, nargs);
+}
+
+/* The one place a coroutine is resumed. */
+static void vu_resume_run(vu *v, int nargs) {
     worker *w = v->w;
     if (v->state == VU_DONE) return;
     if (w->current) {            /* a completion fired inside another VU's call */
@@ -115,7 +157,7 @@ void vu_start(vu *v) {
     lua_xmove(L, v->L, 2);                 /* body, script */
     w->started++;
     w->active++;
-    vu_resume(v, 1);
+    vu_resume_run(v, 1);
 }
 
 /* A transaction starts now; it was meant to start at intended_ns. */
@@ -137,7 +179,7 @@ void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
 void vu_begin_resume(vu *v, int go) {
     if (!vu_wants_resume(v)) return;
     lua_pushboolean(v->L, go);
-    vu_resume(v, 1);
+    vu_resume_run(v, 1);
 }
 
 /* dur_ns + late_ns under tid, dur_ns under its twin (when twins are kept). */
@@ -237,7 +279,7 @@ int vu_lua_finish(lua_State *L) {
 static void vu_on_retry(uv_timer_t *t) {
     vu *v = t->data;
     lua_pushboolean(v->L, !v->w->stopping && v->w->quota != 0);
-    vu_resume(v, 1);
+    vu_resume_run(v, 1);
 }
 
 int vu_lua_init_failed(lua_State *L) {
@@ -267,7 +309,7 @@ static void vu_on_wake(uv_timer_t *t) {
     if (!v->w->stopping && vu_timer_early(v, vu_on_wake)) return;
     v->sleeping = 0;
     v->slept_ns += worker_now_ns() - v->sleep_start_ns;
-    vu_resume(v, 0);
+    vu_resume_run(v, 0);
 }
 
 int vu_sleep(vu *v, lua_State *L, double seconds) {
@@ -295,6 +337,7 @@ void vu_stop(vu *v) {
         vu_kill(v);
     } else if (v->in_begin) {              /* parked until its next start: stop now */
         uv_timer_stop(&v->timer);
+        pace_unwait(v);
         v->in_begin = 0;
         vu_begin_resume(v, 0);
     }

@@ -45,6 +45,7 @@ typedef struct vu {
     /* load models (engine/pace.c) */
     int scheduled;             /* paced or rate: latency also counts from the intended start */
     int in_begin;              /* waiting inside begin() for its next start */
+    int wait_pos;              /* 1 + its index in the group's heap of waits; 0 = not in it */
     uint64_t intended_ns;      /* when this transaction should have started */
     uint64_t next_intended_ns; /* paced: the next slot; 0 = from the next begin */
     int64_t lateness_ns;       /* actual start - intended start (>= 0) */
@@ -63,6 +64,9 @@ void vu_start(vu *v);
  * done.  Never re-entrant: called while another VU runs (a completion fired
  * inside that VU's call), it queues the VU and resumes it from the loop. */
 void vu_resume(vu *v, int nargs);
+/* Measure every completion's dispatch delay (engine.dispatch_delay) on the
+ * worker's loop; before its loop runs.  0 or a libuv error. */
+int vu_dispatch_init(struct worker *w);
 /* 1 when a completion should push results and resume this VU. */
 int vu_wants_resume(const vu *v);
 /* The engine stops: a sleeping VU wakes now; a pending one never starts. */

@@ -45,10 +45,23 @@ static uint64_t worker_cpu_us(void) {
            (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
+/* Time this thread was ready to run but waited for a CPU, microseconds
+ * (the kernel's schedstat); 0 when the kernel does not say. */
+static uint64_t worker_runq_us(void) {
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    unsigned long long run = 0, wait = 0;
+    if (!f) return 0;
+    if (fscanf(f, "%llu %llu", &run, &wait) != 2) wait = 0;
+    fclose(f);
+    return (uint64_t)wait / 1000;
+}
+
 static void worker_flush(worker *w, int final) {
-    uint64_t cpu = worker_cpu_us();
+    uint64_t cpu = worker_cpu_us(), runq = worker_runq_us();
     stats_count(&w->stats, w->cid_cpu, (int64_t)(cpu - w->cpu_last_us));
     w->cpu_last_us = cpu;
+    if (runq > w->runq_last_us) stats_count(&w->stats, w->cid_runq, (int64_t)(runq - w->runq_last_us));
+    w->runq_last_us = runq;
     tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick);
     m->final = final;
     m->active_vus = w->active;
@@ -367,6 +380,7 @@ static void worker_main(void *arg) {
     } else {
         worker_place_vus(w);
         pace_init(w);
+        if (vu_dispatch_init(w) != 0) w->tid_dispatch = -1;   /* not measured; the run goes on */
         worker_preflight(w);
     }
     uv_run(&w->loop, UV_RUN_DEFAULT);
@@ -398,9 +412,11 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota) {
     w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
     w->tid_loop_lag = stats_timer_id(&w->stats, "engine.loop_lag", TK_ENGINE);
     w->tid_sched_lag = stats_timer_id(&w->stats, "engine.schedule_lag", TK_ENGINE);
+    w->tid_dispatch = -1;
     w->cid_late = stats_counter_id(&w->stats, "engine.late_starts");
     w->cid_skipped = stats_counter_id(&w->stats, "engine.skipped_starts");
     w->cid_cpu = stats_counter_id(&w->stats, "engine.cpu_us");
+    w->cid_runq = stats_counter_id(&w->stats, "engine.cpu_wait_us");
     w->cpu_last_us = 0;
     w->L = luaL_newstate();
     luaL_openlibs(w->L);

@@ -31,7 +31,9 @@ typedef struct wgroup {
     uint64_t k_assign;             /* next arrival to hand to a VU (<= k_due) */
     struct vu *idle;               /* VUs waiting for an arrival */
     int nstarted;                  /* pool VUs started so far */
-    int tfd;                       /* timerfd: fires at the next arrival, to the microsecond */
+    int tfd;                       /* timerfd: fires at the next arrival or slot, to the microsecond */
+    struct vu **wait;              /* paced and staged: VUs waiting for their start, a min-heap by due_ns */
+    int nwait;
     uv_poll_t poll;                /* (libuv timers count whole milliseconds) */
     struct worker *w;
 } wgroup;
@@ -86,10 +88,13 @@ typedef struct worker {
     int any_scheduled;             /* a paced or rate group exists: twins are kept for all */
     rawlog raw;                    /* --mm-results, else raw.f == NULL */
     int tid_loop_lag, tid_sched_lag;   /* generator health */
-    int cid_late, cid_skipped, cid_cpu;
+    int cid_late, cid_skipped, cid_cpu, cid_runq;
     uv_timer_t lag_timer;
     uint64_t lag_expected_ns;
-    uint64_t cpu_last_us;
+    int tid_dispatch;              /* engine.dispatch_delay, or -1 */
+    uv_prepare_t disp_prepare;     /* stamps each poll's entry (vu.c) */
+    uint64_t disp_enter_ns, disp_idle_ns, disp_ref_ns;
+    uint64_t cpu_last_us, runq_last_us;   /* CPU time and CPU wait so far (us) */
     int64_t tick, cap_tick;        /* current tick index; last tick allowed */
     uint64_t next_tick_ns;         /* absolute hrtime of the next tick boundary */
     int64_t quota;                 /* transactions this worker may still start; -1 = unbounded */

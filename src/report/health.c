@@ -1,7 +1,9 @@
 /* health.c - generator health per interval: CPU use of the workers, event
- * loop lag, schedule lag of paced and rate starts, late and skipped starts;
+ * loop lag, dispatch delay (how long completions waited for their VU to be
+ * resumed), schedule lag of paced and rate starts, late and skipped starts;
  * and whether the generator itself may have been the bottleneck (then the
- * results are marked suspect). */
+ * results are marked suspect, with by how much its own delays may have
+ * inflated the latencies).  It reads the run's timers and counters only. */
 #include "report/report.h"
 
 #include <stdlib.h>
@@ -9,6 +11,9 @@
 
 #define HEALTH_CPU_SUSPECT 90.0      /* percent of the workers' CPUs */
 #define HEALTH_LAG_SUSPECT_MS 20.0   /* event loop lag, p99 */
+#define HEALTH_INFLATION_SUSPECT_PCT 10.0   /* dispatch delay per transaction, % of its mean latency */
+#define HEALTH_INFLATION_FLOOR_MS 0.05      /* ... and at least this much */
+#define HEALTH_CPU_WAIT_SUSPECT 10.0        /* workers waiting for a CPU, % of the interval */
 
 static const agg_timer *health_timer(const agg *a, const char *name) {
     for (int i = 0; i < a->n; i++)
@@ -19,6 +24,62 @@ static const agg_timer *health_timer(const agg *a, const char *name) {
 static int64_t health_counter(const agg *a, const char *name, int k) {
     const agg_counter *c = agg_find_counter(a, name);
     return c && k < c->nrows ? c->rows[k] : 0;
+}
+
+/* The transactions' latency as measured from their actual start. */
+static const agg_timer *health_tx_timer(const agg *a) {
+    for (int i = 0; i < a->n; i++)
+        if (a->timers[i]->kind == TK_ALL && strcmp(a->timers[i]->name, "All Transactions (uncorrected)") == 0)
+            return a->timers[i];
+    return agg_all(a);
+}
+
+/* Dispatch delay summed over n transactions of mean latency avg_us. */
+static void health_share(const agg_row *disp, const agg_row *tx, double *ms, double *pct) {
+    *ms = *pct = 0;
+    if (!disp || !tx || tx->count <= 0) return;
+    double sum_us = disp->avg_us * (double)(disp->count - disp->errors);
+    *ms = report_ms(sum_us / (double)tx->count);
+    *pct = tx->avg_us > 0 ? 100.0 * sum_us / (double)tx->count / tx->avg_us : 0;
+}
+
+void report_health_inflation(const run_result *r, double *ms, double *pct) {
+    const agg_timer *disp = health_timer(&r->agg, "engine.dispatch_delay"), *tx = health_tx_timer(&r->agg);
+    agg_row d, t;
+    *ms = *pct = 0;
+    if (!disp || !tx) return;
+    agg_row_fill(&d, &disp->total, disp->total_errors, 0);
+    agg_row_fill(&t, &tx->total, tx->total_errors, 0);
+    health_share(&d, &t, ms, pct);
+}
+
+static void health_dispatch(const agg *a, int k, health_row *h) {
+    const agg_timer *disp = health_timer(a, "engine.dispatch_delay"), *tx = health_tx_timer(a);
+    if (!disp || k >= disp->nrows) return;
+    const agg_row *d = &disp->rows[k];
+    h->dispatch_count = d->count;
+    h->dispatch_p50_ms = report_ms((double)d->p50_us);
+    h->dispatch_p99_ms = report_ms((double)d->p99_us);
+    h->dispatch_max_ms = report_ms((double)d->max_us);
+    health_share(d, tx && k < tx->nrows ? &tx->rows[k] : NULL, &h->inflation_ms, &h->inflation_pct);
+}
+
+/* Why interval k makes the run suspect ("; "-separated), written into buf;
+ * 0 when it does not. */
+static int health_reason(const health_row *h, char *buf, size_t len) {
+    int n = 0;
+    buf[0] = 0;
+    if (h->cpu_pct > HEALTH_CPU_SUSPECT) n += snprintf(buf, len, "generator CPU above 90%%");
+    if (h->lag_p99_ms > HEALTH_LAG_SUSPECT_MS && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "%sevent loop lag p99 above 20 ms", n ? ", " : "");
+    if (h->cpu_wait_pct >= HEALTH_CPU_WAIT_SUSPECT && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "%sworkers waited for a CPU %.0f%% of the time", n ? ", " : "",
+                      h->cpu_wait_pct);
+    if (h->inflation_pct >= HEALTH_INFLATION_SUSPECT_PCT && h->inflation_ms >= HEALTH_INFLATION_FLOOR_MS &&
+        (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "%sdispatch delay %.3f ms per transaction, %.0f%% of its mean latency",
+                      n ? ", " : "", h->inflation_ms, h->inflation_pct);
+    return n > 0;
 }
 
 int report_health(const run_result *r, health_row **out, int *suspect, char *why, size_t why_len) {
@@ -32,7 +93,9 @@ int report_health(const run_result *r, health_row **out, int *suspect, char *why
     for (int k = 0; k < n; k++) {
         health_row *h = &(*out)[k];
         double period = all ? all->rows[k].period_s : (double)a->interval_ns / 1e9;
-        h->cpu_pct = period > 0 ? 100.0 * (double)health_counter(a, "engine.cpu_us", k) / (period * 1e6 * r->nworkers) : 0;
+        double worker_us = period * 1e6 * r->nworkers;
+        h->cpu_pct = period > 0 ? 100.0 * (double)health_counter(a, "engine.cpu_us", k) / worker_us : 0;
+        h->cpu_wait_pct = period > 0 ? 100.0 * (double)health_counter(a, "engine.cpu_wait_us", k) / worker_us : 0;
         if (lag && k < lag->nrows) {
             h->lag_p99_ms = report_ms((double)lag->rows[k].p99_us);
             h->lag_max_ms = report_ms((double)lag->rows[k].max_us);
@@ -40,9 +103,9 @@ int report_health(const run_result *r, health_row **out, int *suspect, char *why
         if (sched && k < sched->nrows) h->sched_p99_ms = report_ms((double)sched->rows[k].p99_us);
         h->late = health_counter(a, "engine.late_starts", k);
         h->skipped = health_counter(a, "engine.skipped_starts", k);
-        const char *reason = h->cpu_pct > HEALTH_CPU_SUSPECT ? "generator CPU above 90%"
-                           : h->lag_p99_ms > HEALTH_LAG_SUSPECT_MS ? "event loop lag p99 above 20 ms" : NULL;
-        if (reason) {
+        health_dispatch(a, k, h);
+        char reason[256];
+        if (health_reason(h, reason, sizeof reason)) {
             size_t used = strlen(why);
             snprintf(why + used, why_len - used, "%sinterval %d: %s", used ? "; " : "", k + 1, reason);
             *suspect = 1;
@@ -56,11 +119,18 @@ void report_health_table(FILE *out, const run_result *r) {
     int suspect;
     char why[1024];
     int n = report_health(r, &h, &suspect, why, sizeof why);
-    fprintf(out, "\nGenerator health (per interval)\n\n%-10s %8s %14s %14s %16s %8s %8s\n", "interval", "cpu %",
-            "loop lag p99", "loop lag max", "sched lag p99", "late", "skipped");
+    fprintf(out, "\nGenerator health (per interval)\n\n%-10s %8s %10s %14s %14s %14s %14s %16s %8s %8s\n",
+            "interval", "cpu %", "cpu wait %", "loop lag p99", "loop lag max", "dispatch p99", "inflation/tx",
+            "sched lag p99", "late", "skipped");
     for (int k = 0; k < n; k++)
-        fprintf(out, "%-10d %8.1f %11.3f ms %11.3f ms %13.3f ms %8lld %8lld\n", k + 1, h[k].cpu_pct,
-                h[k].lag_p99_ms, h[k].lag_max_ms, h[k].sched_p99_ms, (long long)h[k].late, (long long)h[k].skipped);
+        fprintf(out, "%-10d %8.1f %10.1f %11.3f ms %11.3f ms %11.3f ms %8.3f ms %3.0f%% %13.3f ms %8lld %8lld\n",
+                k + 1, h[k].cpu_pct, h[k].cpu_wait_pct, h[k].lag_p99_ms, h[k].lag_max_ms, h[k].dispatch_p99_ms,
+                h[k].inflation_ms,
+                h[k].inflation_pct, h[k].sched_p99_ms, (long long)h[k].late, (long long)h[k].skipped);
+    double ms, pct;
+    report_health_inflation(r, &ms, &pct);
+    fprintf(out, "\ndispatch delay: completions waited %.3f ms per transaction for the generator's loop (%.1f%% of "
+                 "the mean transaction latency): the latencies may be inflated by about that much.\n", ms, pct);
     if (suspect)
         fprintf(out, "\nWARNING: the generator may have been the bottleneck (%s); the results are marked "
                      "suspect: use more --workers, fewer VUs, or another machine.\n", why);

@@ -468,9 +468,12 @@ void html_thresholds(FILE *f, json_t *root) {
 
 /* ---- generator health ---- */
 
-/* As in health.c: an interval above either makes the results suspect. */
+/* As in health.c: an interval above any makes the results suspect. */
 #define HTML_CPU_SUSPECT 90.0
 #define HTML_LAG_SUSPECT_MS 20.0
+#define HTML_INFLATION_SUSPECT_PCT 10.0
+#define HTML_INFLATION_FLOOR_MS 0.05
+#define HTML_CPU_WAIT_SUSPECT 10.0
 
 void html_suspect_banner(FILE *f, json_t *root) {
     json_t *gen = html_get(root, "generator");
@@ -502,26 +505,39 @@ static void html_generator_verdict(FILE *f, json_t *gen) {
     } else {
         fputs("No generator health figures in summary.json.", f);
     }
+    if (json_is_number(html_get(gen, "inflation_ms")))
+        fprintf(f, " Completions waited %.3f ms per transaction for the generator's loop (%.1f%% of the mean "
+                   "transaction latency): the latencies may be inflated by about that much.",
+                html_num(gen, "inflation_ms"), html_num(gen, "inflation_percent"));
 }
 
 /* generator.intervals[]: one row each, the figures past a limit marked. */
 static void html_health_table(FILE *f, json_t *iv) {
     size_t k;
     json_t *r;
-    fputs("<div class=\"scroll\"><table class=\"health\"><thead><tr><th>interval</th><th>CPU %</th>"
-          "<th>loop lag p99</th><th>loop lag max</th><th>schedule lag p99</th><th>late starts</th>"
-          "<th>skipped starts</th></tr></thead><tbody>\n", f);
+    fputs("<div class=\"scroll\"><table class=\"health\"><thead><tr><th>interval</th><th>CPU %</th><th>CPU wait %</th>"
+          "<th>loop lag p99</th><th>loop lag max</th><th>dispatch delay p99</th><th>inflation per transaction</th>"
+          "<th>schedule lag p99</th><th>late starts</th><th>skipped starts</th></tr></thead><tbody>\n", f);
     json_array_foreach(iv, k, r) {
         double cpu = html_num(r, "cpu_percent"), lag = html_num(r, "loop_lag_p99_ms");
         long long late = html_int(r, "late_starts"), skipped = html_int(r, "skipped_starts");
-        fprintf(f, "<tr class=\"hrow\"><td>%zu</td><td%s>%.1f</td><td%s>%.3f</td><td>%.3f</td><td>%.3f</td>"
-                   "<td>%lld</td><td%s>%lld</td></tr>\n", k + 1,
-                cpu > HTML_CPU_SUSPECT ? " class=\"err\"" : "", cpu,
+        double infl = html_num(r, "inflation_ms"), pct = html_num(r, "inflation_percent");
+        int infl_bad = pct >= HTML_INFLATION_SUSPECT_PCT && infl >= HTML_INFLATION_FLOOR_MS;
+        double wait = html_num(r, "cpu_wait_percent");
+        fprintf(f, "<tr class=\"hrow\"><td>%zu</td><td%s>%.1f</td><td%s>%.1f</td><td%s>%.3f</td><td>%.3f</td><td>%.3f</td>"
+                   "<td%s>%.3f (%.0f%%)</td><td>%.3f</td><td>%lld</td><td%s>%lld</td></tr>\n", k + 1,
+                cpu > HTML_CPU_SUSPECT ? " class=\"err\"" : "", cpu, wait >= HTML_CPU_WAIT_SUSPECT ? " class=\"err\"" : "",
+                wait,
                 lag > HTML_LAG_SUSPECT_MS ? " class=\"err\"" : "", lag, html_num(r, "loop_lag_max_ms"),
+                html_num(r, "dispatch_delay_p99_ms"), infl_bad ? " class=\"err\"" : "", infl, pct,
                 html_num(r, "schedule_lag_p99_ms"), late, skipped > 0 ? " class=\"err\"" : "", skipped);
     }
-    fputs("</tbody></table></div>\n<p class=\"sub\">Lags in ms. CPU % is the workers' CPU time over the "
-          "interval's length times the workers (the first interval includes the preflight).</p>\n", f);
+    fputs("</tbody></table></div>\n<p class=\"sub\">Lags and delays in ms. CPU % is the workers' CPU time over the "
+          "interval's length times the workers (the first interval includes the preflight); CPU wait % the time they "
+          "were ready to run but had no CPU (another process had it), over the same. The dispatch delay is "
+          "how long each completion waited for its VU to be resumed; the inflation per transaction is their sum "
+          "over the interval's transactions (and its share of their mean latency): the latencies may be inflated "
+          "by about that much.</p>\n", f);
 }
 
 /* The verdict, the per-interval charts and table, and the engine timers. */
@@ -531,7 +547,9 @@ void html_generator(FILE *f, json_t *root) {
     size_t niv = json_is_array(iv) ? json_array_size(iv) : 0;
     fputs("<section id=\"generator\"><h2>Generator health</h2>\n<p class=\"sub\">How the load generator itself "
           "did: its workers' CPU, how late their event loops ran, how late paced and rate starts were. The results "
-          "are suspect when in some interval the CPU was above 90% or the loop lag p99 above 20 ms; schedule lag, "
+          "are suspect when in some interval the CPU was above 90%, the workers waited for a CPU 10% of the time or "
+          "more, the loop lag p99 was above 20 ms, or the dispatch delay per transaction at least 10% of the mean "
+          "latency (and 0.05 ms); schedule lag, "
           "late and skipped starts do not make them suspect but show a generator falling behind its schedule."
           "</p>\n<p>", f);
     html_generator_verdict(f, gen);

@@ -22,11 +22,11 @@ static void phases_row(phase_row *p, const scenario *ph, const run_result *r) {
     memset(p, 0, sizeof *p);
     p->name = ph->name;
     p->status = report_status_name(r->status);
-    p->secs = report_span_s(r);
+    p->secs = (double)r->run_ns / 1e9;
     if (!all) return;
     p->tx = all->total.total + all->total_errors;
     p->errors = all->total_errors;
-    p->rate = p->secs > 0 ? (double)p->tx / p->secs : 0;
+    p->rate = report_span_s(r) > 0 ? (double)p->tx / report_span_s(r) : 0;   /* drain included */
     p->p50_ms = report_ms((double)hist_percentile_us(&all->total, 50));
     p->p95_ms = report_ms((double)hist_percentile_us(&all->total, 95));
     p->p99_ms = report_ms((double)hist_percentile_us(&all->total, 99));

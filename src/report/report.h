@@ -46,8 +46,18 @@ double report_span_s(const run_result *r);
  * have been the bottleneck (reasons in why). Caller frees *rows. */
 typedef struct health_row {
     double cpu_pct, lag_p99_ms, lag_max_ms, sched_p99_ms;
+    double cpu_wait_pct;      /* workers ready to run but without a CPU, % of the interval */
     int64_t late, skipped;
+    /* engine.dispatch_delay: how long completions waited for the loop */
+    int64_t dispatch_count;
+    double dispatch_p50_ms, dispatch_p99_ms, dispatch_max_ms;
+    /* their sum per transaction, and as a share of the mean latency of
+     * "All Transactions (uncorrected)" (else "All Transactions") */
+    double inflation_ms, inflation_pct;
 } health_row;
+/* Dispatch delay summed over the run per transaction (ms) and its share of
+ * the mean transaction latency (%): by how much the figures may be inflated. */
+void report_health_inflation(const run_result *r, double *ms, double *pct);
 int report_health(const run_result *r, health_row **rows, int *suspect, char *why, size_t why_len);
 void report_health_table(FILE *out, const run_result *r);
 

@@ -183,12 +183,18 @@ static json_t *results_health_json(const run_result *r) {
     int n = report_health(r, &h, &suspect, why, sizeof why);
     json_t *rows = json_array();
     for (int k = 0; k < n; k++)
-        json_array_append_new(rows, json_pack("{s:f,s:f,s:f,s:f,s:I,s:I}", "cpu_percent", h[k].cpu_pct,
-            "loop_lag_p99_ms", h[k].lag_p99_ms, "loop_lag_max_ms", h[k].lag_max_ms,
+        json_array_append_new(rows, json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f}",
+            "cpu_percent", h[k].cpu_pct, "cpu_wait_percent", h[k].cpu_wait_pct, "loop_lag_p99_ms", h[k].lag_p99_ms, "loop_lag_max_ms", h[k].lag_max_ms,
             "schedule_lag_p99_ms", h[k].sched_p99_ms, "late_starts", (json_int_t)h[k].late,
-            "skipped_starts", (json_int_t)h[k].skipped));
+            "skipped_starts", (json_int_t)h[k].skipped, "dispatch_count", (json_int_t)h[k].dispatch_count,
+            "dispatch_delay_p50_ms", h[k].dispatch_p50_ms, "dispatch_delay_p99_ms", h[k].dispatch_p99_ms,
+            "dispatch_delay_max_ms", h[k].dispatch_max_ms, "inflation_ms", h[k].inflation_ms,
+            "inflation_percent", h[k].inflation_pct));
     free(h);
-    return json_pack("{s:b,s:s,s:o}", "suspect", suspect, "reasons", why, "intervals", rows);
+    double ms, pct;
+    report_health_inflation(r, &ms, &pct);
+    return json_pack("{s:b,s:s,s:f,s:f,s:o}", "suspect", suspect, "reasons", why, "inflation_ms", ms,
+                     "inflation_percent", pct, "intervals", rows);
 }
 
 static json_t *results_stages_json(const scenario *sc, const run_result *r) {

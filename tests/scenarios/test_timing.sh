@@ -9,6 +9,7 @@
 F=$SRC/tests/scenarios/fixtures/timing
 within() { awk "BEGIN{d = $1 - $2; if (d < 0) d = -d; exit !(d <= $2 * $3)}"; }   # within A B FRACTION
 # server_rate LOG: responses / (last response - first request), per second
+p50() { jq -r --arg n "$2" '.timers[] | select(.name == $n) | .summary.p50_ms' "$1"; }
 server_rate() { awk 'NR == 1 {a = $1} {b = $3; n++} END {printf "%.3f", n / (b - a)}' "$1"; }
 
 # ---- 6: the last interval's rate is over the span its samples were taken in
@@ -40,10 +41,60 @@ for rt in 2.05s 2s; do
     check "drain $rt: summary period is the span ($span s)" \
         [ "$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.period_s' "$s")" = "$span" ]
 done
+# ---- 7: paced slots start to the microsecond, not the millisecond
+start_delay_server DPORT "$TMP/paced.log"
+"$LUAMECH" run "$F/paced.lua" -q -e BASE=http://127.0.0.1:$DPORT -e DELAY_MS=0 -o "$TMP/paced" > /dev/null 2>&1
+s=$TMP/paced/summary.json
+n=$(timer_count "$s" "All Transactions")
+check "paced: up to 1600 slots in 2 s ($n), the server answered them ($(wc -l < "$TMP/paced.log"))" \
+    [ "$n" -ge 1500 -a "$n" -le 1600 -a "$n" -eq "$(wc -l < "$TMP/paced.log")" ]
+lag=$(p50 "$s" engine.schedule_lag)
+check "paced: schedule lag p50 $lag ms < 0.4 ms" awk "BEGIN{exit !($lag < 0.4)}"
+c=$(p50 "$s" "All Transactions"); u=$(p50 "$s" "All Transactions (uncorrected)")
+check "paced: p50 from the intended start $c ms within 0.4 ms of the uncorrected $u ms" awk "BEGIN{exit !($c - $u < 0.4)}"
+
+# ---- 8: completions that wait for a busy loop are measured (dispatch delay),
+# reported per interval, and make the run suspect when they are a material
+# share of the latency; the estimate matches the excess over the server's hold
+start_delay_server DPORT "$TMP/crowd.log"
+"$LUAMECH" run "$F/crowd.lua" -q -e BASE=http://127.0.0.1:$DPORT -e VUS=50 -e DELAY_MS=2 -e BUSY_MS=0.2 \
+    -o "$TMP/crowd" > "$TMP/crowd.out" 2>&1
+s=$TMP/crowd/summary.json
+check "crowd: suspect, for the dispatch delay ($(jq -r .generator.reasons "$s"))" \
+    [ "$(jq -r '.generator.suspect' "$s")" = true -a -n "$(jq -r '.generator.reasons | select(test("dispatch delay"))' "$s")" ]
+hold=$(awk '{h += $3 - $1; n++} END {printf "%.4f", h / n * 1000}' "$TMP/crowd.log")
+meas=$(jq -r '.timers[] | select(.name == "GET (uncorrected)") | .summary.avg_ms' "$s")
+infl=$(jq -r '.generator.inflation_ms' "$s")
+# the dispatch delay is a lower bound (a wait while the worker had no CPU is
+# not in it): it never claims more than the excess over the server's hold,
+# and explains most of it when the machine gave the worker its CPU
+check "crowd: the reported inflation $infl ms is at most the excess of the GET mean $meas ms over the server's hold $hold ms" \
+    awk "BEGIN{exit !($infl <= $meas - $hold + 0.3)}"
+wait=$(jq '[.generator.intervals[].cpu_wait_percent] | max' "$s")
+if awk "BEGIN{exit !($wait < 5)}"; then
+    check "crowd: with the CPU to itself (waited $wait%), the inflation explains most of the excess" \
+        awk "BEGIN{exit !($infl >= 0.6 * ($meas - $hold) - 0.3)}"
+else
+    echo "note: crowd: the worker waited for a CPU $wait% of the time (a loaded machine): the excess is not all dispatch delay"
+    check "crowd: ... and the run says so ($(jq -r .generator.reasons "$s"))" \
+        [ -n "$(jq -r '.generator.reasons | select(test("waited for a CPU"))' "$s")" ]
+fi
+check "crowd: inflation per interval in summary.json" \
+    [ "$(jq '[.generator.intervals[] | select(.inflation_ms > 0 and .dispatch_delay_p99_ms > 0)] | length' "$s")" -eq 2 ]
+check "crowd: engine.dispatch_delay rows in intervals.csv" [ "$(grep -c '"engine.dispatch_delay",engine' "$TMP/crowd/intervals.csv")" -eq 2 ]
+check "crowd: the console says by how much the latencies may be inflated" grep -q "may be inflated by about" "$TMP/crowd.out"
+check "crowd: report.html shows the dispatch delay" grep -q "dispatch delay" "$TMP/crowd/report.html"
+# one VU waiting 100 ms: nothing waits for the loop
+"$LUAMECH" run "$F/crowd.lua" -q -e BASE=http://127.0.0.1:$DPORT -e VUS=1 -e DELAY_MS=100 -e BUSY_MS=0 \
+    -o "$TMP/calm" > /dev/null 2>&1
+s=$TMP/calm/summary.json
+check "calm: no dispatch delay reason, inflation $(jq -r .generator.inflation_percent "$s")% < 10%" \
+    [ -z "$(jq -r '.generator.reasons | select(test("dispatch delay"))' "$s")" -a \
+      "$(jq '.generator.inflation_percent < 10' "$s")" = true ]
+
 # ---- 10: luamech.record records the script's own value, as given
 "$LUAMECH" run "$F/record.lua" -q -o "$TMP/record" > /dev/null 2>&1
 s=$TMP/record/summary.json
-p50() { jq -r --arg n "$2" '.timers[] | select(.name == $n) | .summary.p50_ms' "$1"; }
 late=$(jq -r '.timers[] | select(.name == "engine.schedule_lag") | .summary.p50_ms' "$s")
 check "record: the paced VU fell behind (schedule lag p50 $late ms > 100 ms)" awk "BEGIN{exit !($late > 100)}"
 check "record: 'measured' p50 is the 12.3 ms recorded ($(p50 "$s" measured))" [ "$(p50 "$s" measured)" = 12.3 ]

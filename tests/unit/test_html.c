@@ -332,8 +332,9 @@ static json_t *timer_lf(const char *name, const char *kind, const char *from) {
 }
 
 static json_t *gen_row(double cpu, double lag, int late) {
-    return json_pack("{s:f,s:f,s:f,s:f,s:i,s:i}", "cpu_percent", cpu, "loop_lag_p99_ms", lag, "loop_lag_max_ms",
-                     lag * 1.5, "schedule_lag_p99_ms", 1.25, "late_starts", late, "skipped_starts", 0);
+    return json_pack("{s:f,s:f,s:f,s:f,s:i,s:i,s:f,s:f,s:f}", "cpu_percent", cpu, "loop_lag_p99_ms", lag,
+                     "loop_lag_max_ms", lag * 1.5, "schedule_lag_p99_ms", 1.25, "late_starts", late, "skipped_starts",
+                     0, "dispatch_delay_p99_ms", lag / 2, "inflation_ms", lag / 4, "inflation_percent", lag * 4);
 }
 
 static void write_paced_run(const char *dir) {
@@ -425,9 +426,9 @@ static void test_health_thresholds_twins(void **state) {
     assert_int_equal(count(gen, "data-kind=\"health-cpu\""), 1);
     assert_int_equal(count(gen, "data-kind=\"health-lag\""), 1);
     assert_int_equal(count(gen, "<tr class=\"hrow\">"), 3);
-    assert_non_null(strstr(gen, "<tr class=\"hrow\"><td>2</td><td class=\"err\">95.5</td><td>3.000</td><td>4.500</td>"
-                                "<td>1.250</td><td>4</td><td>0</td></tr>"));
-    assert_non_null(strstr(gen, "<td>3</td><td>40.0</td><td class=\"err\">25.125</td>"));
+    assert_non_null(strstr(gen, "<tr class=\"hrow\"><td>2</td><td class=\"err\">95.5</td><td>0.0</td><td>3.000</td><td>4.500</td>"
+                                "<td>1.500</td><td class=\"err\">0.750 (12%)</td><td>1.250</td><td>4</td><td>0</td></tr>"));
+    assert_non_null(strstr(gen, "<td>3</td><td>40.0</td><td>0.0</td><td class=\"err\">25.125</td>"));
     assert_non_null(strstr(gen, ">engine.loop_lag</h3>"));
     assert_non_null(strstr(gen, ">engine.schedule_lag</h3>"));
     assert_non_null(strstr(gen, "data-kind=\"rt\" data-timer=\"1\""));

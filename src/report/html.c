@@ -288,7 +288,8 @@ static void html_summary_run(FILE *f, json_t *root) {
     fputs(")</td></tr>\n", f);
     html_kv(f, "transactions", "%lld", html_int(sum, "count"));
     html_kv(f, "errors", "%lld", html_int(sum, "errors"));
-    html_kv(f, "throughput", "%.2f transactions/s", html_num(sum, "rate"));
+    html_kv(f, "throughput", "%.2f transactions/s over %.3f s (the graceful stop's drain included)",
+            html_num(sum, "rate"), html_num(sum, "period_s"));
     html_kv(f, "p50 / p95 / p99", "%.3f / %.3f / %.3f ms", html_num(sum, "p50_ms"), html_num(sum, "p95_ms"),
             html_num(sum, "p99_ms"));
     html_kv(f, "run time", "%.3f s", html_num(root, "run_time_s"));

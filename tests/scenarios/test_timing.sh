@@ -16,7 +16,7 @@ server_rate() { awk 'NR == 1 {a = $1} {b = $3; n++} END {printf "%.3f", n / (b -
 for rt in 2.05s 2s; do
     log=$TMP/drain$rt.log
     start_delay_server DPORT "$log"
-    "$LUAMECH" run "$F/drain.lua" -q -e BASE=http://127.0.0.1:$DPORT -e RUN_TIME=$rt -o "$TMP/drain$rt" > /dev/null 2>&1
+    "$LUAMECH" run "$F/drain.lua" -q -e BASE=http://127.0.0.1:$DPORT -e RUN_TIME=$rt -o "$TMP/drain$rt" > "$TMP/drain$rt.out" 2>&1
     rc=$?
     s=$TMP/drain$rt/summary.json
     truth=$(server_rate "$log")
@@ -36,6 +36,9 @@ for rt in 2.05s 2s; do
     span=$(jq -r '.span_s' "$s")
     check "drain $rt: intervals.csv's last end_s ($2) is the sampling span ($span)" \
         awk "BEGIN{d = $2 - $span; exit !(d * d < 1e-5)}"
+    r2=$(printf '%.2f' "$sum_rate")
+    check "drain $rt: the console's throughput is the summary's ($r2/s)" grep -q "^throughput: *$r2 transactions/s" "$TMP/drain$rt.out"
+    check "drain $rt: report.html's throughput is the summary's ($r2/s)" grep -q ">$r2 transactions/s over" "$TMP/drain$rt/report.html"
     isum=$(jq -r '[.timers[] | select(.name == "All Transactions") | .intervals[].count] | add' "$s")
     check "drain $rt: interval counts add up to the total ($isum, $n)" [ "$isum" -eq "$n" ]
     check "drain $rt: summary period is the span ($span s)" \

@@ -1,6 +1,7 @@
 /* test_agg.c - interval bucketing: worker ticks merged in lockstep into
  * intervals anchored at t = 0, empty intervals kept, late timers backfilled,
- * the last partial interval's rate over its real length; plus the units
+ * the last partial interval's rate over its real length, the graceful stop's drain
+ * in the last interval (its span); plus the units
  * parser and the error tally. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -117,6 +118,50 @@ static void test_stop_on_boundary(void **state) {
     agg_free(&a);
 }
 
+/* The graceful stop's drain: samples taken after the stop, until span_ns,
+ * are in the last interval, whose period (and rate) runs to span_ns. */
+static void test_drain_span(void **state) {
+    (void)state;
+    agg a;
+    agg_init(&a, 1, 1000000000LL, 1000000000LL);    /* 1 s intervals and ticks */
+    agg_push(&a, msg(0, 0, "T", 40, 100, 0));
+    agg_push(&a, msg(0, 1, "T", 40, 100, 0));
+    tick_msg *m = msg(0, 2, "T", 6, 100, 0);          /* 2 before the stop at 2.05 s, 4 in the drain */
+    m->final = 1;
+    agg_push(&a, m);
+    assert_int_equal(agg_finish_span(&a, 2050000000LL, 2150000000LL), 2150000000LL);
+    agg_timer *t = agg_find(&a, "T");
+    assert_int_equal(t->nrows, 3);
+    assert_true(t->rows[2].period_s > 0.1499 && t->rows[2].period_s < 0.1501);
+    assert_true(t->rows[2].rate > 39.9 && t->rows[2].rate < 40.1);   /* 6 / 0.15 s, not 6 / 0.05 s */
+    agg_free(&a);
+
+    /* a stop on a boundary: the drain is one more interval, as long as the drain */
+    agg_init(&a, 1, 1000000000LL, 1000000000LL);
+    agg_push(&a, msg(0, 0, "T", 40, 100, 0));
+    agg_push(&a, msg(0, 1, "T", 40, 100, 0));
+    m = msg(0, 2, "T", 4, 100, 0);
+    m->final = 1;
+    agg_push(&a, m);
+    assert_int_equal(agg_finish_span(&a, 2000000000LL, 2100000000LL), 2100000000LL);
+    t = agg_find(&a, "T");
+    assert_int_equal(t->nrows, 3);
+    assert_true(t->rows[2].period_s > 0.0999 && t->rows[2].period_s < 0.1001);
+    assert_int_equal(t->rows[2].count, 4);
+    agg_free(&a);
+
+    /* ... and nothing after the stop: no empty extra interval */
+    agg_init(&a, 1, 1000000000LL, 1000000000LL);
+    agg_push(&a, msg(0, 0, "T", 40, 100, 0));
+    agg_push(&a, msg(0, 1, "T", 40, 100, 0));
+    m = msg(0, 2, "T", 0, 0, 0);
+    m->final = 1;
+    agg_push(&a, m);
+    assert_int_equal(agg_finish_span(&a, 2000000000LL, 2000300000LL), 2000000000LL);
+    assert_int_equal(agg_find(&a, "T")->nrows, 2);
+    agg_free(&a);
+}
+
 static void test_tick_divides_interval(void **state) {
     (void)state;
     int64_t cases[] = {100000000LL, 1000000000LL, 1500000000LL, 10000000000LL, 100000000000LL,
@@ -181,6 +226,7 @@ int main(void) {
         cmocka_unit_test(test_lockstep_and_intervals),
         cmocka_unit_test(test_run_shorter_than_interval),
         cmocka_unit_test(test_stop_on_boundary),
+        cmocka_unit_test(test_drain_span),
         cmocka_unit_test(test_tick_divides_interval),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_tally),

@@ -25,9 +25,13 @@ for rt in 2.05s 2s; do
         [ $rc -eq 0 -a "$n" -eq "$(wc -l < "$log")" ]
     last=$(jq -r '.timers[] | select(.name == "All Transactions") | .intervals[-1] | "\(.count) \(.period_s) \(.rate)"' "$s")
     set -- $last
-    check "drain $rt: last interval rate $3/s ($1 in $2 s) within 25% of the server's $truth/s" within "$3" "$truth" 0.25
     sum_rate=$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.rate' "$s")
-    check "drain $rt: summary rate $sum_rate/s within 10% of the server's $truth/s" within "$sum_rate" "$truth" 0.10
+    if [ -z "$(jq -r '.generator.reasons | select(test("waited for a CPU"))' "$s")" ]; then
+        check "drain $rt: last interval rate $3/s ($1 in $2 s) within 25% of the server's $truth/s" within "$3" "$truth" 0.25
+        check "drain $rt: summary rate $sum_rate/s within 10% of the server's $truth/s" within "$sum_rate" "$truth" 0.10
+    else   # completions recorded in bursts when the worker gets its CPU back: no truth to compare with
+        echo "note: drain $rt: the worker was starved of CPU ($(jq -r .generator.reasons "$s")): rates not compared"
+    fi
     csv=$(awk -F, '$4 == "\"All Transactions\"" {r = $8; e = $3} END {print r, e}' "$TMP/drain$rt/intervals.csv")
     jrate=$(echo "$last" | cut -d' ' -f3)
     set -- $csv

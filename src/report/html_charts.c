@@ -163,10 +163,12 @@ static const char html_js[] =
 "          unit: cpu ? '% CPU' : 'ms', xlabel: xs ? 'elapsed (s)' : 'interval', ymax: cpu ? 100 : 0,\n"
 "          xs: xs || iv.map(function (r, i) { return i + 1; }), x0: xs ? 0 : 0.5,\n"
 "          x1: xs ? undefined : iv.length + 0.5, xname: ivname,\n"
-"          series: cpu ? [{name: 'CPU %', color: COL.rate, ys: col('cpu_percent')}]\n"
+"          series: cpu ? [{name: 'CPU %', color: COL.rate, ys: col('cpu_percent')},\n"
+"                         {name: 'CPU wait %', color: COL.errors, dash: true, ys: col('cpu_wait_percent')}]\n"
 "                      : [{name: 'loop lag p99', color: COL.p99, ys: col('loop_lag_p99_ms')},\n"
 "                         {name: 'loop lag max', color: COL.max, dash: true, ys: col('loop_lag_max_ms')},\n"
-"                         {name: 'schedule lag p99', color: COL.p50, ys: col('schedule_lag_p99_ms')}]};\n"
+"                         {name: 'schedule lag p99', color: COL.p50, ys: col('schedule_lag_p99_ms')},\n"
+"                         {name: 'dispatch delay p99', color: COL.actual, ys: col('dispatch_delay_p99_ms')}]};\n"
 "}\n"
 "function tputSpec(t) {\n"
 "  var iv = t.intervals || [];\n"
@@ -250,8 +252,8 @@ void html_timer_charts(FILE *f, size_t idx, long twin) {
 
 void html_health_charts(FILE *f) {
     fputs("<div class=\"charts\">\n<figure class=\"chart-box\"><figcaption>Generator CPU per interval (% of the "
-          "workers' CPUs)</figcaption><div class=\"chart\" data-kind=\"health-cpu\"></div></figure>\n"
-          "<figure class=\"chart-box\"><figcaption>Event loop and schedule lag per interval (ms)</figcaption>"
+          "workers' CPUs, and time waiting for one)</figcaption><div class=\"chart\" data-kind=\"health-cpu\"></div></figure>\n"
+          "<figure class=\"chart-box\"><figcaption>Event loop lag, schedule lag and dispatch delay per interval (ms)</figcaption>"
           "<div class=\"chart\" data-kind=\"health-lag\"></div></figure>\n</div>\n", f);
 }
 

@@ -174,12 +174,13 @@ check "paced: render-ok, no errors" \
     [ -n "$(grep -o 'id="render-ok"' "$TMP/dom-paced.html")" -a -z "$(grep -o 'id="render-errors"' "$TMP/dom-paced.html")" ]
 pseries() { grep -o "data-kind=\"$1\" data-series=\"$2\" data-points=\"[0-9]*\"" "$TMP/dom-paced.html"; }
 check "health: CPU % drawn with $PN points" [ "$(pseries health-cpu 'CPU %')" = "data-kind=\"health-cpu\" data-series=\"CPU %\" data-points=\"$PN\"" ]
-for se in 'loop lag p99' 'loop lag max' 'schedule lag p99'; do
+check "health: CPU wait % drawn with $PN points" [ "$(pseries health-cpu 'CPU wait %')" = "data-kind=\"health-cpu\" data-series=\"CPU wait %\" data-points=\"$PN\"" ]
+for se in 'loop lag p99' 'loop lag max' 'schedule lag p99' 'dispatch delay p99'; do
     check "health: $se drawn with $PN points" \
         [ "$(pseries health-lag "$se")" = "data-kind=\"health-lag\" data-series=\"$se\" data-points=\"$PN\"" ]
 done
 check "health charts have drawn paths" \
-    [ "$(grep -oE '<path class="series" data-kind="health-(cpu|lag)"[^>]* d="M[0-9.]+,[0-9.]+(L[0-9.]+,[0-9.]+){2}"' "$TMP/dom-paced.html" | wc -l)" -eq 4 ]
+    [ "$(grep -oE '<path class="series" data-kind="health-(cpu|lag)"[^>]* d="M[0-9.]+,[0-9.]+(L[0-9.]+,[0-9.]+){2}"' "$TMP/dom-paced.html" | wc -l)" -eq 6 ]
 for se in 'p99 intended start' 'p99 actual start'; do
     check "rt: '$se' drawn for each of the $ntwins timers, $PN points each" \
         [ "$(pseries rt "$se" | grep -c "data-points=\"$PN\"")" -eq "$ntwins" -a "$(pseries rt "$se" | wc -l)" -eq "$ntwins" ]

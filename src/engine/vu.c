@@ -74,32 +74,25 @@ static void vu_finished(vu *v) {
     worker_vu_done(w, v);
 }
 
-/* Dispatch delay: how long a completion that resumes v has waited for the
- * loop.  Its reference is when the loop's last poll returned (the poll's
- * entry, stamped by vu_on_prepare, plus the time libuv counted as idle in
- * it): a completion that was ready when the poll was entered waited at least
- * since then, one that woke a blocked poll since the wake-up.  A lower bound:
- * a completion ready while the worker was busy or off its CPU before the
- * poll waited longer. */
+/* Dispatch delay: how long a completion that resumes a VU has waited for
+ * the loop.  Its reference is the loop's wake-up: the first resume after the
+ * loop's last poll returned (vu_on_prepare clears it before each poll; the
+ * first resume of the turn, a completion or the engine's own, stamps it).
+ * A lower bound: a completion that was ready while the worker was busy
+ * before the poll, or off its CPU, waited longer. */
 static void vu_dispatch_record(worker *w) {
     uint64_t now = worker_now_ns();
-    if (!w->disp_ref_ns) {
-        w->disp_ref_ns = w->disp_enter_ns + (uv_metrics_idle_time(&w->loop) - w->disp_idle_ns);
-        if (w->disp_ref_ns > now || !w->disp_enter_ns) w->disp_ref_ns = now;
-    }
+    if (!w->disp_ref_ns) w->disp_ref_ns = now;
     worker_record(w, w->tid_dispatch, (int64_t)(now - w->disp_ref_ns), now, 1);
 }
 
 static void vu_on_prepare(uv_prepare_t *h) {
     worker *w = h->data;
-    w->disp_enter_ns = worker_now_ns();
-    w->disp_idle_ns = uv_metrics_idle_time(&w->loop);
     w->disp_ref_ns = 0;
 }
 
 int vu_dispatch_init(worker *w) {
-    int rc = uv_loop_configure(&w->loop, UV_METRICS_IDLE_TIME);
-    if (rc == 0) rc = uv_prepare_init(&w->loop, &w->disp_prepare);
+    int rc = uv_prepare_init(&w->loop, &w->disp_prepare);
     if (rc != 0) return rc;
     w->disp_prepare.data = w;
     uv_unref((uv_handle_t *)&w->disp_prepare);
@@ -118,6 +111,7 @@ void vu_resume(vu *v, int nargs) {
 static void vu_resume_run(vu *v, int nargs) {
     worker *w = v->w;
     if (v->state == VU_DONE) return;
+    if (!w->disp_ref_ns) w->disp_ref_ns = worker_now_ns();   /* the loop's wake-up */
     if (w->current) {            /* a completion fired inside another VU's call */
         v->ready_nargs = nargs;  /* (e.g. a shared client closed): resume it later */
         worker_make_ready(w, v);

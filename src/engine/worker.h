@@ -92,8 +92,8 @@ typedef struct worker {
     uv_timer_t lag_timer;
     uint64_t lag_expected_ns;
     int tid_dispatch;              /* engine.dispatch_delay, or -1 */
-    uv_prepare_t disp_prepare;     /* stamps each poll's entry (vu.c) */
-    uint64_t disp_enter_ns, disp_idle_ns, disp_ref_ns;
+    uv_prepare_t disp_prepare;     /* clears disp_ref_ns before each poll (vu.c) */
+    uint64_t disp_ref_ns;          /* the first resume after the last poll, or 0 */
     uint64_t cpu_last_us, runq_last_us;   /* CPU time and CPU wait so far (us) */
     int64_t tick, cap_tick;        /* current tick index; last tick allowed */
     uint64_t next_tick_ns;         /* absolute hrtime of the next tick boundary */

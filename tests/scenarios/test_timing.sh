@@ -73,14 +73,16 @@ hold=$(awk '{h += $3 - $1; n++} END {printf "%.4f", h / n * 1000}' "$TMP/crowd.l
 meas=$(jq -r '.timers[] | select(.name == "GET (uncorrected)") | .summary.avg_ms' "$s")
 infl=$(jq -r '.generator.inflation_ms' "$s")
 # the dispatch delay is a lower bound (a wait while the worker had no CPU is
-# not in it): it never claims more than the excess over the server's hold,
-# and explains most of it when the machine gave the worker its CPU
+# not in it, and a response that arrived during the previous loop turn is
+# counted from this turn's start): it never claims more than the excess over
+# the server's hold, and explains a good part of it (at least 30 %) when the
+# machine gave the worker its CPU
 check "crowd: the reported inflation $infl ms is at most the excess of the GET mean $meas ms over the server's hold $hold ms" \
     awk "BEGIN{exit !($infl <= $meas - $hold + 0.3)}"
 wait=$(jq '[.generator.intervals[].cpu_wait_percent] | max' "$s")
 if awk "BEGIN{exit !($wait < 5)}"; then
-    check "crowd: with the CPU to itself (waited $wait%), the inflation explains most of the excess" \
-        awk "BEGIN{exit !($infl >= 0.6 * ($meas - $hold) - 0.3)}"
+    check "crowd: with the CPU to itself (waited $wait%), the inflation explains at least 30% of the excess" \
+        awk "BEGIN{exit !($infl >= 0.3 * ($meas - $hold) - 0.3)}"
 else
     echo "note: crowd: the worker waited for a CPU $wait% of the time (a loaded machine): the excess is not all dispatch delay"
     check "crowd: ... and the run says so ($(jq -r .generator.reasons "$s"))" \

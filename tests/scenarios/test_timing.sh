@@ -27,7 +27,7 @@ for rt in 2.05s 2s; do
     set -- $last
     sum_rate=$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.rate' "$s")
     if [ -z "$(jq -r '.generator.reasons | select(test("waited for a CPU"))' "$s")" ]; then
-        check "drain $rt: last interval rate $3/s ($1 in $2 s) within 25% of the server's $truth/s" within "$3" "$truth" 0.25
+        check "drain $rt: last interval rate $3/s ($1 in $2 s) within 40% of the server's $truth/s (the stop's inflation was 2x to 4x)" within "$3" "$truth" 0.40
         check "drain $rt: summary rate $sum_rate/s within 10% of the server's $truth/s" within "$sum_rate" "$truth" 0.10
     else   # completions recorded in bursts when the worker gets its CPU back: no truth to compare with
         echo "note: drain $rt: the worker was starved of CPU ($(jq -r .generator.reasons "$s")): rates not compared"

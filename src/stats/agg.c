@@ -184,7 +184,7 @@ static void agg_close_interval(agg *a, double period_s) {
 static void agg_merge_hist(agg_timer *t, const hist *h) {
     hist_merge(&t->total, h);
     hist_merge(&t->interval, h);
-    hist_merge(&t->recent, h);
+    if (t->kind == TK_ALL && !t->of) hist_merge(&t->recent, h);   /* the progress line's */
 }
 
 static void agg_merge_counts(agg_timer *t, const tick_timer *tt) {

@@ -37,7 +37,8 @@ typedef struct agg_timer {
     const struct agg_timer *of;  /* for an "(all)" twin: its timer; else NULL */
     hist total;
     hist interval;        /* the open interval */
-    hist recent;          /* the last merged tick, for live progress */
+    hist recent;          /* the last merged tick, for live progress (All
+                           * Transactions only; empty for the others) */
     int64_t total_errors, interval_errors, recent_errors;
     int64_t total_cancelled, interval_cancelled;
     int64_t total_skipped, interval_skipped;

@@ -114,6 +114,7 @@ int dist_cmd_print(const char *dir, const char *timer, const char *style, FILE *
     char *path = malloc(plen), *want = malloc(elen), err[4400];
     dist_ctx d = {.want = want, .raw = timer, .h = malloc(sizeof(hist))};
     int code = EXIT_OK;
+    if (d.h) hist_init(d.h);            /* before any exit: done frees its chunks */
     if (!path || !want || !d.h) {
         fprintf(stderr, "luamech: report: out of memory\n");
         code = EXIT_RUNTIME;

@@ -86,11 +86,13 @@ check "summary.json names the first name past the cap" \
 check "console: a warning names it" grep -q 'WARNING: .*max_timers = 50.*"item 26"' "$TMP/t.out"
 check "max_timers = 0 is refused" \
     bash -c "! '$LUAMECH' run '$F/timer_cap.lua' -n 1 -e MAX_TIMERS=0 -o '$TMP/t0' > '$TMP/t0.out' 2>&1 && grep -q max_timers '$TMP/t0.out'"
-# memory per timer: 3000 distinct names (1500 transactions) under 300 MB
-# peak (about 0.6 MB per name before histograms were sparse: 1.8 GB)
+# memory per timer: 3000 distinct names (1500 transactions) under 600 MB
+# peak (about 0.6 MB per name before histograms were sparse: 1.8 GB; now
+# about 50 MB in a normal build, 370 MB under ASan, whose quarantine keeps
+# freed memory)
 /usr/bin/time -o "$TMP/t1.time" -f '%M' "$LUAMECH" run "$F/timer_cap.lua" -q -n 1500 -d 0 -w 1 \
     -e MAX_TIMERS=3000 -o "$TMP/t1" > /dev/null 2>&1
 kb=$(tail -1 "$TMP/t1.time")
 check "3000 distinct timers: all kept" [ "$(jq '[.timers[] | select(.name | test("item"))] | length' "$TMP/t1/summary.json")" -ge 3000 ]
-check "3000 distinct timers: peak RSS $kb kB < 300 MB" [ "$kb" -lt 300000 ]
+check "3000 distinct timers: peak RSS $kb kB < 600 MB" [ "$kb" -lt 600000 ]
 finish

@@ -183,10 +183,6 @@ void hist_record_n_us(hist *h, int64_t value_us, int64_t n)
     widen_range(h, idx, idx);
 }
 
-void hist_record_us(hist *h, int64_t value_us)
-{
-    hist_record_n_us(h, value_us, 1);
-}
 
 void hist_merge(hist *dst, const hist *src)
 {

@@ -54,10 +54,36 @@ void hist_init(hist *h);
 void hist_reset(hist *h);
 /* Release the chunks; the histogram is empty and can be used again. */
 void hist_free(hist *h);
-/* Record one value in microseconds (values < 1 are recorded as 0). */
-void hist_record_us(hist *h, int64_t value_us);
-/* Record `n` occurrences of one value. */
+/* Record `n` occurrences of one value in microseconds (values < 1 are
+ * recorded as 0). */
 void hist_record_n_us(hist *h, int64_t value_us, int64_t n);
+/* Record one value: the hot path, inline when its chunk exists (the same
+ * index arithmetic as hist_index_of), else hist_record_n_us. */
+static inline void hist_record_us(hist *h, int64_t value_us)
+{
+    int64_t v = value_us;
+    if (v < 0 || v > HIST_HIGHEST_US) {
+        hist_record_n_us(h, v, 1);
+        return;
+    }
+    int32_t b = 64 - __builtin_clzll((unsigned long long)(v | (HIST_SUB_BUCKET_COUNT - 1))) - 11;
+    int32_t idx = ((b + 1) << 10) + (int32_t)(v >> b) - HIST_SUB_BUCKET_HALF;
+    uint8_t p = h->chunk_at[idx >> HIST_CHUNK_SHIFT];
+    if (__builtin_expect(p == 0, 0)) {
+        hist_record_n_us(h, v, 1);
+        return;
+    }
+    h->pool[((int32_t)(p - 1) << HIST_CHUNK_SHIFT) | (idx & (HIST_CHUNK_LEN - 1))]++;
+    h->total++;
+    if (v < h->min_us)
+        h->min_us = v;
+    if (v > h->max_us)
+        h->max_us = v;
+    if (idx < h->lo_idx)
+        h->lo_idx = idx;
+    if (idx > h->hi_idx)
+        h->hi_idx = idx;
+}
 /* dst += src (also not_ok, clamped and dropped) */
 void hist_merge(hist *dst, const hist *src);
 /* The count at a counts index (0 when its chunk was never allocated). */

@@ -11,11 +11,12 @@ local fields = {
   name = true, run_time = true, rampup = true, interval = true,
   requests = true, workers = true, seed = true, graceful_stop = true,
   notes = true, groups = true, phases = true, thresholds = true, abort_on_threshold = true,
+  max_timers = true,
 }
 local phase_fields = {
   name = true, run_time = true, rampup = true, interval = true, requests = true,
   workers = true, seed = true, graceful_stop = true, notes = true, groups = true,
-  thresholds = true, abort_on_threshold = true,
+  thresholds = true, abort_on_threshold = true, max_timers = true,
 }
 local group_fields = {
   name = true, vus = true, script = true, model = true, pacing = true, rate = true,
@@ -173,6 +174,7 @@ local function normalise(t, where, default_name, need_groups)
     requests = count(t.requests, where .. "requests", 1),
     workers = count(t.workers, where .. "workers", 1),
     seed = count(t.seed, where .. "seed", 0),
+    max_timers = count(t.max_timers, where .. "max_timers", 1) or 1000,
     notes = str(t.notes, where .. "notes", nil),
     groups = {},
     thresholds = {},
@@ -192,6 +194,9 @@ local function normalise(t, where, default_name, need_groups)
       if type(v) ~= "string" or not ok then fail(tw, why or ("expected a string, got " .. show(v))) end
       out.thresholds[k] = v
     end
+  end
+  if out.max_timers > 1000000 then
+    fail(where .. "max_timers", "expected at most 1000000 distinct timer names, got " .. show(t.max_timers))
   end
   if out.interval_ns % 1e8 ~= 0 then
     fail(where .. "interval", "expected a whole number of 100 ms (e.g. \"500ms\", \"10s\"), got " .. show(t.interval))

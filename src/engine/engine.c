@@ -190,6 +190,7 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
     engine_init_loop(&e);
     int64_t tick_ns = engine_tick_ns(sc->interval_ns);
     agg_init(&r->agg, nworkers, sc->interval_ns, tick_ns);
+    if (sc->max_timers > 0) r->agg.max_timers = sc->max_timers;
     if (hooks) {
         r->agg.on_hist = hooks->on_hist;
         r->agg.on_hist_ctx = hooks->ctx;

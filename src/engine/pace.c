@@ -313,6 +313,23 @@ void pace_release_idle(worker *w) {
     }
 }
 
+/* Arrivals still waiting for a VU when the run stops never start: each is
+ * counted on the All Transactions and group timers (skipped), with the time
+ * it had waited, which the "(all)" figures include.  Past a million, every
+ * stride-th arrival stands for stride of them (bounded work at the stop). */
+static void pace_record_skipped(wgroup *wg, uint64_t now) {
+    worker *w = wg->w;
+    uint64_t step = (uint64_t)wg->nslots, n = (wg->k_due - wg->k_assign) / step;
+    uint64_t stride = n > 1000000 ? n / 1000000 : 1;
+    for (uint64_t k = wg->k_assign; k < wg->k_due; k += step * stride) {
+        uint64_t left = (wg->k_due - k + step - 1) / step, weight = left < stride ? left : stride;
+        uint64_t at = pace_arrival_ns(wg, k);
+        int64_t wait = at < now ? (int64_t)(now - at) : 0;
+        worker_skipped(w, w->tid_all, wait, (int64_t)weight);
+        worker_skipped(w, w->tid_group[wg->cfg - w->shared->sc->groups], wait, (int64_t)weight);
+    }
+}
+
 void pace_stop(worker *w) {
     uint64_t now = worker_now_ns();
     for (int g = 0; g < w->shared->sc->ngroups; g++) {
@@ -322,6 +339,7 @@ void pace_stop(worker *w) {
             pace_refresh(wg, now);
             uint64_t skipped = (wg->k_due - wg->k_assign) / (uint64_t)wg->nslots;
             if (skipped) worker_count(w, w->cid_skipped, (int64_t)skipped);
+            if (skipped) pace_record_skipped(wg, now);
             wg->k_assign = wg->k_due;
         }
         while (wg->idle) {                         /* waiting for an arrival: stop */

@@ -165,6 +165,7 @@ void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
         if (v->lateness_ns > 2000000) worker_count(w, w->cid_late, 1);
     }
     v->tx_start_ns = now;
+    v->in_tx = 1;
     v->tx_slept_ns = v->slept_ns;
     v->ntx_timers = 0;
     v->iter_resumes = v->resumes;
@@ -179,6 +180,7 @@ void vu_begin_resume(vu *v, int go) {
 /* dur_ns + late_ns under tid, dur_ns under its twin (when twins are kept). */
 static void vu_record_late(vu *v, int tid, int64_t dur_ns, int64_t late_ns, uint64_t now, int ok) {
     worker *w = v->w;
+    if (!ok && v->state == VU_DONE) ok = SAMPLE_CANCELLED;   /* its VU was stopped under it */
     if (w->raw.f && v->ntx_timers < RAWLOG_MAX_TIMERS && w->stats.timers[tid].kind == TK_CUSTOM) {
         v->tx_timer_id[v->ntx_timers] = tid;
         v->tx_timer_s[v->ntx_timers++] = (double)(dur_ns + late_ns) / 1e9;
@@ -243,17 +245,26 @@ static void vu_rawlog(vu *v, int64_t dur_ns, const char *error) {
               (double)(dur_ns + v->lateness_ns) / 1e9, error, t, v->ntx_timers);
 }
 
+/* The transaction ends now (ok: SAMPLE_OK, SAMPLE_FAILED or
+ * SAMPLE_CANCELLED): record it on its timers; returns its duration. */
+static int64_t vu_record_tx(vu *v, uint64_t now, int ok) {
+    worker *w = v->w;
+    uint64_t slept = v->slept_ns - v->tx_slept_ns;
+    int64_t dur = (int64_t)(now - v->tx_start_ns - slept);
+    v->in_tx = 0;
+    vu_record(v, w->tid_all, dur, now, ok);
+    vu_record(v, w->tid_group[v->group], dur, now, ok);
+    int stage = pace_stage_tid(v);
+    if (stage >= 0) vu_record(v, stage, dur, now, ok);
+    return dur;
+}
+
 int vu_lua_finish(lua_State *L) {
     worker *w = lua_touserdata(L, lua_upvalueindex(1));
     vu *v = w->current;
     uint64_t now = worker_now_ns();
     int ok = lua_toboolean(L, 1);
-    uint64_t slept = v->slept_ns - v->tx_slept_ns;
-    int64_t dur = (int64_t)(now - v->tx_start_ns - slept);
-    vu_record(v, w->tid_all, dur, now, ok);
-    vu_record(v, w->tid_group[v->group], dur, now, ok);
-    int stage = pace_stage_tid(v);
-    if (stage >= 0) vu_record(v, stage, dur, now, ok);
+    int64_t dur = vu_record_tx(v, now, ok);
     const char *msg = NULL;
     if (!ok) {
         size_t len;
@@ -343,6 +354,9 @@ void vu_kill(vu *v) {
         vu_stop(v);
         return;
     }
+    /* A transaction cut short: counted as cancelled (its requests in flight
+     * are counted as they are cancelled). */
+    if (v->in_tx) vu_record_tx(v, worker_now_ns(), SAMPLE_CANCELLED);
     vu_finished(v);
 }
 

@@ -36,6 +36,7 @@ typedef struct vu {
     uint64_t iter_resumes;     /* resumes at the start of this iteration */
     uint64_t iterations;
     uint64_t tx_start_ns;
+    int in_tx;                 /* between the start and the end of a transaction */
     uint64_t sleep_start_ns;
     uint64_t slept_ns;         /* total engine sleep, so timers can leave it out */
     uint64_t tx_slept_ns;      /* slept_ns at the start of this transaction */
@@ -77,7 +78,9 @@ void vu_close(vu *v);      /* release the timer handle (teardown) */
 
 /* Record a sample taken by this VU: with a paced or rate model the timer
  * gets the latency from the intended start and its "(uncorrected)" twin the
- * latency from the actual start. */
+ * latency from the actual start.  ok is SAMPLE_OK, SAMPLE_FAILED or
+ * SAMPLE_CANCELLED (stats/local.h); a failure of a VU already stopped (a
+ * request cancelled by a hard stop) is recorded as cancelled. */
 void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
 /* Record a value the script measured itself (luamech.record): as given, in
  * the timer and in its twin; the transaction's start lateness is not added. */

@@ -69,6 +69,20 @@ static void worker_flush(worker *w, int final) {
     worker_send(w, m);
 }
 
+/* After the final tick: samples recorded while the worker closed its
+ * clients (requests cancelled by a hard stop) go to the main thread in one
+ * more message of the last tick, which it merges into the last interval. */
+static void worker_flush_late(worker *w) {
+    int any = 0;
+    for (int i = 0; i < w->stats.n && !any; i++) {
+        const stat_timer *t = &w->stats.timers[i];
+        any = t->h || t->nok || t->errors || t->cancelled || t->skipped;
+    }
+    if (!any || !w->going) return;
+    tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick);
+    if (m) worker_send(w, m);
+}
+
 void worker_rotate(worker *w, uint64_t now_ns) {
     while (w->going && now_ns >= w->next_tick_ns && w->tick < w->cap_tick) {
         worker_flush(w, 0);
@@ -88,18 +102,13 @@ void worker_tx_error(worker *w, const char *msg, size_t len) { stats_error(&w->s
 
 int worker_counter_id(worker *w, const char *name) { return stats_counter_id(&w->stats, name); }
 
-int worker_twin(worker *w, int tid) {
-    if (w->stats.timers[tid].twin >= 0) return w->stats.timers[tid].twin;
-    char name[300];
-    snprintf(name, sizeof name, "%s (uncorrected)", w->stats.timers[tid].name);
-    int twin = stats_timer_id(&w->stats, name, w->stats.timers[tid].kind);
-    w->stats.timers[tid].twin = twin;      /* after the call: it may move the array */
-    return twin;
-}
+int worker_twin(worker *w, int tid) { return stats_twin_id(&w->stats, tid); }
 
 /* Counters go to the current tick without reading the clock (the tick timer
  * rotates ticks; a count at a boundary may land in the neighbouring tick). */
 void worker_count(worker *w, int id, int64_t n) { stats_count(&w->stats, id, n); }
+
+void worker_skipped(worker *w, int id, int64_t wait_ns, int64_t n) { stats_skipped(&w->stats, id, wait_ns, n); }
 
 void worker_on_close(worker *w, worker_close_fn fn, void *data) {
     if (w->nclose == w->cap_close) {
@@ -203,6 +212,7 @@ static void worker_finish(worker *w) {
     w->finished = 1;
     w->end_ns = worker_now_ns();
     worker_rotate(w, w->end_ns);
+    w->cap_tick = w->tick;          /* later samples stay in this tick (worker_flush_late) */
     worker_flush(w, 1);
     uv_stop(&w->loop);
 }
@@ -213,6 +223,7 @@ static void worker_teardown(worker *w) {
     uv_mutex_unlock(&w->shared->mu);
     for (int i = 0; i < w->nclose; i++) w->close_fn[i](w->close_data[i]);
     lua_close(w->L);
+    worker_flush_late(w);
     w->L = NULL;
     uv_walk(&w->loop, worker_close_walk, NULL);
     uv_run(&w->loop, UV_RUN_DEFAULT);
@@ -409,6 +420,7 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota) {
     uv_timer_init(&w->loop, &w->lag_timer);
     w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w->lag_timer.data = w;
     stats_local_init(&w->stats);
+    w->stats.max_timers = w->shared->sc->max_timers > 0 ? w->shared->sc->max_timers : STATS_MAX_TIMERS;
     w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
     w->tid_loop_lag = stats_timer_id(&w->stats, "engine.loop_lag", TK_ENGINE);
     w->tid_sched_lag = stats_timer_id(&w->stats, "engine.schedule_lag", TK_ENGINE);

@@ -124,6 +124,8 @@ void worker_tx_error(worker *w, const char *msg, size_t len);
 /* Named counters (bytes sent, checks, ...): id once, then add. */
 int worker_counter_id(worker *w, const char *name);
 void worker_count(worker *w, int id, int64_t n);
+/* n arrivals of timer id that never started; each had waited wait_ns. */
+void worker_skipped(worker *w, int id, int64_t wait_ns, int64_t n);
 void worker_on_close(worker *w, worker_close_fn fn, void *data);
 /* Seconds since the run's start (negative before it starts). */
 double worker_run_time_s(const worker *w);

@@ -125,9 +125,11 @@ static int lm_timer_new(lua_State *L) {
         lua_setmetatable(L, -2);
         t->owner = v;
         t->id = lm_timer_id(w, name, TK_CUSTOM);
-        lua_pushvalue(L, 1);
-        lua_pushvalue(L, -2);
-        lua_rawset(L, -4);                 /* cache[name] = t */
+        if (w->stats.timers[t->id].role != TR_OTHER) {   /* past the cap: not cached */
+            lua_pushvalue(L, 1);
+            lua_pushvalue(L, -2);
+            lua_rawset(L, -4);             /* cache[name] = t */
+        }
     }
     t->running = 1;
     t->start_ns = worker_now_ns();
@@ -151,9 +153,11 @@ static int lm_record(lua_State *L) {
     if (lua_isnumber(L, -1)) id = (int)lua_tointeger(L, -1);
     else {
         id = lm_timer_id(w, name, TK_CUSTOM);
-        lua_pushvalue(L, 1);
-        lua_pushinteger(L, id);
-        lua_rawset(L, lua_upvalueindex(2));
+        if (w->stats.timers[id].role != TR_OTHER) {      /* past the cap: not cached */
+            lua_pushvalue(L, 1);
+            lua_pushinteger(L, id);
+            lua_rawset(L, lua_upvalueindex(2));
+        }
     }
     vu_record_given(v, id, (int64_t)llround(s * 1e9), worker_now_ns(), ok);
     return 0;

@@ -31,8 +31,10 @@ void report_progress(FILE *out, const run_result *r, double elapsed_s, double to
     units_format_duration((int64_t)(elapsed_s * 1e9), el, sizeof el);
     if (total_s > 0) units_format_duration((int64_t)(total_s * 1e9), tot, sizeof tot);
     else snprintf(tot, sizeof tot, "-");
-    fprintf(out, "[%8s / %-8s] vus %6lld  tx %10lld  %9.1f tx/s  errors %lld  p95 %.3f ms\n",
-            el, tot, (long long)a->active_vus, (long long)tx, rate, (long long)err, p95);
+    fprintf(out, "[%8s / %-8s] vus %6lld  tx %10lld  %9.1f tx/s  errors %lld  p95 %.3f ms%s%s%s\n",
+            el, tot, (long long)a->active_vus, (long long)tx, rate, (long long)err, p95,
+            a->overflow_name ? "  WARNING: too many timer names (max_timers), from \"" : "",
+            a->overflow_name ? a->overflow_name : "", a->overflow_name ? "\" on counted as (other)" : "");
     fflush(out);
 }
 
@@ -50,11 +52,33 @@ static void report_row(FILE *out, const char *first, const agg_row *x) {
             report_ms((double)x->p999_us), report_ms((double)x->max_us), report_ms(x->stdev_us));
 }
 
+/* Cancelled and skipped samples are not in count: said under the row. */
+static void report_not_counted(FILE *out, const agg_row *x) {
+    if (x->cancelled)
+        fprintf(out, "%-10s %10lld cancelled (cut short by a hard stop; not in count)\n", "", (long long)x->cancelled);
+    if (x->skipped)
+        fprintf(out, "%-10s %10lld skipped (arrivals that never started before the stop; not in count)\n", "",
+                (long long)x->skipped);
+}
+
+/* The "(all)" twin's totals: latency over every sample. */
+static void report_all_samples(FILE *out, const run_result *r, const agg_timer *t) {
+    if (!t->all || !agg_timer_reported(t->all)) return;
+    agg_row x;
+    agg_timer_total_row(&x, t->all, report_span_s(r));
+    fprintf(out, "\nover all samples (\"%s\": failures at the time they failed%s%s)\n", t->all->name,
+            x.cancelled ? ", cancelled ones when cancelled" : "",
+            x.skipped ? ", skipped arrivals at their wait until the stop" : "");
+    report_row(out, "all", &x);
+}
+
 static void report_timer(FILE *out, const run_result *r, const agg_timer *t, int intervals) {
     agg_row total;
-    agg_row_fill(&total, &t->total, t->total_errors, report_span_s(r));
+    agg_timer_total_row(&total, t, report_span_s(r));
     report_row_header(out, "");
     report_row(out, "all", &total);
+    report_not_counted(out, &total);
+    report_all_samples(out, r, t);
     if (!intervals) return;
     fprintf(out, "\nInterval Details (ms)\n\n");
     report_row_header(out, "interval");
@@ -75,6 +99,16 @@ static void report_summary(FILE *out, const scenario *sc, const run_result *r, c
     fprintf(out, "status:               %s\n", report_status_name(r->status));
     fprintf(out, "transactions:         %lld\n", all ? (long long)(all->total.total + all->total_errors) : 0LL);
     fprintf(out, "errors:               %lld\n", all ? (long long)all->total_errors : 0LL);
+    if (all && all->total_cancelled)
+        fprintf(out, "cancelled:            %lld (cut short by a hard stop; not in transactions)\n",
+                (long long)all->total_cancelled);
+    if (all && all->total_skipped)
+        fprintf(out, "skipped arrivals:     %lld (never started before the stop; not in transactions)\n",
+                (long long)all->total_skipped);
+    if (r->agg.overflow_name)
+        fprintf(out, "WARNING:              more than max_timers = %d distinct timer names: \"%s\" and every "
+                "later new name were counted under \"%s\"\n", r->agg.max_timers, r->agg.overflow_name,
+                r->agg.overflow_kind == TK_PRIMITIVE ? STATS_OTHER_PRIMITIVE : STATS_OTHER_CUSTOM);
     fprintf(out, "run time:             %s\n", units_format_duration(r->run_ns, buf, sizeof buf));
     if (all && report_span_s(r) > 0)
         fprintf(out, "throughput:           %.2f transactions/s (%lld in %.3f s, the graceful stop's drain included)\n",
@@ -178,7 +212,7 @@ static const agg_timer *report_twin(const run_result *r, const agg_timer *t) {
 static void report_kind(FILE *out, const run_result *r, timer_kind kind, const char *title, int intervals) {
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
-        if (t->kind != kind || report_is_twin(t->name)) continue;
+        if (t->kind != kind || report_is_twin(t->name) || t->of) continue;
         const agg_timer *twin = report_twin(r, t);
         const char *name = kind == TK_GROUP ? t->name + 6 : t->name;
         fprintf(out, "\n%s: %s%s\n\n", title, name, twin ? " (latency from the intended start)" : "");

@@ -30,7 +30,8 @@ void dist_print_redis(FILE *out, const char *title, const hist *h, double second
     if (h->total == 0) return;
     int64_t cum = 0, cur = -1;
     for (int32_t i = h->lo_idx; i <= h->hi_idx; i++) {
-        if (h->counts[i] == 0) continue;
+        int64_t count = hist_count_at(h, i);
+        if (count == 0) continue;
         int64_t ms = i == h->hi_idx ? ceil_ms(h->max_us) : ceil_ms(hist_value_at_index(i));
         if (cur >= 0 && ms != cur) {
             int64_t p = pct100(cum, h->total);
@@ -38,7 +39,7 @@ void dist_print_redis(FILE *out, const char *title, const hist *h, double second
                     (long long)(p % 100), (long long)cur);
         }
         cur = ms;
-        cum += h->counts[i];
+        cum += count;
     }
     int64_t p = pct100(cum, h->total);
     fprintf(out, "%lld.%02lld%% <= %lld milliseconds\n", (long long)(p / 100), (long long)(p % 100),
@@ -113,6 +114,7 @@ int dist_cmd_print(const char *dir, const char *timer, const char *style, FILE *
     char *path = malloc(plen), *want = malloc(elen), err[4400];
     dist_ctx d = {.want = want, .raw = timer, .h = malloc(sizeof(hist))};
     int code = EXIT_OK;
+    if (d.h) hist_init(d.h);            /* before any exit: done frees its chunks */
     if (!path || !want || !d.h) {
         fprintf(stderr, "luamech: report: out of memory\n");
         code = EXIT_RUNTIME;
@@ -140,6 +142,7 @@ int dist_cmd_print(const char *dir, const char *timer, const char *style, FILE *
 done:
     for (int i = 0; i < d.ntags; i++) free(d.tags[i]);
     free(d.tags);
+    if (d.h) hist_free(d.h);
     free(d.h);
     free(want);
     free(path);

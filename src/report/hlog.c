@@ -124,10 +124,10 @@ int hlog_encode_payload(const hist *h, uint8_t **out, size_t *len) {
     int32_t limit = h->total > 0 ? hist_index_of(h->max_us) + 1 : 1;
     if (h->total > 0 && h->hi_idx + 1 > limit) limit = h->hi_idx + 1;
     for (int32_t i = 0; i < limit;) {
-        int64_t c = h->counts[i++];
+        int64_t c = hist_count_at(h, i++);
         if (c == 0) {
             int64_t zeros = 1;
-            while (i < limit && h->counts[i] == 0) zeros++, i++;
+            while (i < limit && hist_count_at(h, i) == 0) zeros++, i++;
             put_zigzag(&b, zeros > 1 ? -zeros : 0);
         } else {
             put_zigzag(&b, c);
@@ -243,8 +243,8 @@ static int decode_payload(const uint8_t *p, size_t n, int64_t max_us, hist *into
                     total += v;
                     if (lo < 0) lo = (int32_t)idx;
                     hi = (int32_t)idx;
-                } else {
-                    into->counts[idx] += v;
+                } else if (hist_add_at_index(into, (int32_t)idx, v) != 0) {
+                    return seterr(err, err_len, "out of memory");
                 }
             }
             idx++;
@@ -471,6 +471,7 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
         fclose(f);
         return seterr(err, err_len, "out of memory");
     }
+    hist_init(h);
     while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
         lineno++;
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
@@ -500,7 +501,7 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
             break;
         }
         char derr[256];
-        hist_init(h);
+        hist_free(h);                           /* empty, chunks released */
         /* Interval_Max is the exact max only in our unit: accept it if it is
          * a whole number in the histogram's top bucket (decode checks). */
         int64_t max_us = max >= 0 && max < 9e15 && max == floor(max) ? (int64_t)max : -1;
@@ -512,6 +513,7 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
     }
     if (rc == 0 && ferror(f)) rc = seterr(err, err_len, "%s: read error", path);
     free(line);
+    hist_free(h);
     free(h);
     fclose(f);
     return rc;

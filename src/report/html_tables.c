@@ -23,10 +23,16 @@ static void html_row_head(FILE *f) {
         fprintf(f, "<th>%s</th>", html_ms_heads[i]);
 }
 
+/* The errors cell also says how many samples were cancelled or skipped
+ * (not in count): "3 (+6 cancelled)". */
 static void html_row_cells(FILE *f, json_t *row) {
-    long long errors = html_int(row, "errors");
-    fprintf(f, "<td>%lld</td><td>%.2f</td><td%s>%lld</td>", html_int(row, "count"), html_num(row, "rate"),
+    long long errors = html_int(row, "errors"), cancelled = html_int(row, "cancelled"),
+              skipped = html_int(row, "skipped");
+    fprintf(f, "<td>%lld</td><td>%.2f</td><td%s>%lld", html_int(row, "count"), html_num(row, "rate"),
             errors > 0 ? " class=\"err\"" : "", errors);
+    if (cancelled > 0) fprintf(f, " (+%lld cancelled)", cancelled);
+    if (skipped > 0) fprintf(f, " (+%lld skipped)", skipped);
+    fputs("</td>", f);
     for (size_t i = 0; i < sizeof html_ms_keys / sizeof *html_ms_keys; i++)
         fprintf(f, "<td>%.3f</td>", html_num(row, html_ms_keys[i]));
 }

@@ -92,8 +92,9 @@ static json_t *results_str(const char *s) {
 }
 
 static json_t *results_row_json(const agg_row *x) {
-    return json_pack("{s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-        "count", (json_int_t)x->count, "errors", (json_int_t)x->errors, "period_s", x->period_s,
+    return json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+        "count", (json_int_t)x->count, "errors", (json_int_t)x->errors,
+        "cancelled", (json_int_t)x->cancelled, "skipped", (json_int_t)x->skipped, "period_s", x->period_s,
         "rate", x->rate, "min_ms", report_ms((double)x->min_us), "avg_ms", report_ms(x->avg_us),
         "p50_ms", report_ms((double)x->p50_us), "p80_ms", report_ms((double)x->p80_us),
         "p90_ms", report_ms((double)x->p90_us), "p95_ms", report_ms((double)x->p95_us),
@@ -103,6 +104,7 @@ static json_t *results_row_json(const agg_row *x) {
 
 /* 1 when t is timed from the intended start: it has an "(uncorrected)" twin. */
 static int results_has_twin(const run_result *r, const agg_timer *t) {
+    if (t->of) t = t->of;                   /* an "(all)" twin: as its timer */
     char name[512];
     snprintf(name, sizeof name, "%s (uncorrected)", t->name);
     for (int i = 0; i < r->agg.n; i++)
@@ -116,13 +118,15 @@ static json_t *results_timers_json(const scenario *sc, const run_result *r) {
     json_t *arr = json_array();
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
+        if (!agg_timer_reported(t)) continue;
         agg_row total;
-        double s0, s1, span = report_timer_span(sc, r, t, &s0, &s1);
-        agg_row_fill(&total, &t->total, t->total_errors, span);
+        double s0, s1, span = report_timer_span(sc, r, t->of ? t->of : t, &s0, &s1);
+        agg_timer_total_row(&total, t, span);
         json_t *rows = json_array();
         for (int k = 0; k < t->nrows; k++) json_array_append_new(rows, results_row_json(&t->rows[k]));
-        json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:o,s:o}", "name", results_str(t->name),
+        json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:s,s:o,s:o}", "name", results_str(t->name),
             "kind", timer_kind_name(t->kind), "latency_from", results_has_twin(r, t) ? "intended start" : "actual start",
+            "latency_over", t->of ? "all samples" : "successes",
             "summary", results_row_json(&total), "intervals", rows));
         json_t *o = json_array_get(arr, json_array_size(arr) - 1);
         json_object_set_new(o, "start_s", json_real(s0));
@@ -220,6 +224,15 @@ static const char *results_model_name(load_model m) {
     return m == MODEL_RATE ? "rate" : m == MODEL_PACED ? "paced" : "closed";
 }
 
+/* Distinct custom + primitive timer names past max_timers: null when none. */
+static json_t *results_overflow_json(const run_result *r) {
+    const agg *a = &r->agg;
+    if (!a->overflow_name) return json_null();
+    return json_pack("{s:i,s:o,s:s,s:s}", "max_timers", a->max_timers, "first_name",
+                     results_str(a->overflow_name), "kind", timer_kind_name(a->overflow_kind), "counted_as",
+                     a->overflow_kind == TK_PRIMITIVE ? STATS_OTHER_PRIMITIVE : STATS_OTHER_CUSTOM);
+}
+
 static json_t *results_groups_json(const scenario *sc) {
     json_t *arr = json_array();
     for (int g = 0; g < sc->ngroups; g++)
@@ -244,6 +257,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "run_time_s", (double)sc->run_time_ns / 1e9, "rampup_s", (double)sc->rampup_ns / 1e9,
         "interval_s", (double)sc->interval_ns / 1e9, "graceful_stop_s", (double)sc->graceful_stop_ns / 1e9,
         "requests", (json_int_t)sc->requests, "workers", r->nworkers);
+    json_object_set_new(settings, "max_timers", json_integer(r->agg.max_timers));
     json_t *root = json_pack("{s:i,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:f,s:I,s:o,s:o,s:o,s:o}",
         "schema_version", RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION,
         "scenario", sc->name, "scenario_file", sc->path, "exit_code", exit_code, "status", status,
@@ -259,6 +273,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));
     json_object_set_new(root, "counters", results_counters_json(r));
     json_object_set_new(root, "checks", results_checks_json(r));
+    json_object_set_new(root, "timer_overflow", results_overflow_json(r));
     if (sc->notes) json_object_set_new(root, "notes", json_string(sc->notes));
     if (r->status == RUN_ABORTED) json_object_set_new(root, "error", json_string(r->error));
     FILE *f = results_open(dir, "summary.json", tmp, sizeof tmp);
@@ -282,18 +297,19 @@ int report_write_intervals_csv(const char *dir, const run_result *r) {
     char tmp[4096];
     FILE *f = results_open(dir, "intervals.csv", tmp, sizeof tmp);
     if (!f) return -1;
-    fprintf(f, "interval,start_s,end_s,timer,kind,count,errors,rate,min_ms,avg_ms,p50_ms,p80_ms,"
-               "p90_ms,p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n");
+    fprintf(f, "interval,start_s,end_s,timer,kind,count,errors,cancelled,skipped,rate,min_ms,avg_ms,p50_ms,"
+               "p80_ms,p90_ms,p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n");
     double iv = (double)r->agg.interval_ns / 1e9;
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
+        if (!agg_timer_reported(t)) continue;
         for (int k = 0; k < t->nrows; k++) {
             const agg_row *x = &t->rows[k];
             fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + x->period_s);
             results_csv_string(f, t->name);
-            fprintf(f, ",%s,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
-                    timer_kind_name(t->kind),
-                    (long long)x->count, (long long)x->errors, x->rate, report_ms((double)x->min_us),
+            fprintf(f, ",%s,%lld,%lld,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                    timer_kind_name(t->kind), (long long)x->count, (long long)x->errors,
+                    (long long)x->cancelled, (long long)x->skipped, x->rate, report_ms((double)x->min_us),
                     report_ms(x->avg_us), report_ms((double)x->p50_us), report_ms((double)x->p80_us),
                     report_ms((double)x->p90_us), report_ms((double)x->p95_us),
                     report_ms((double)x->p99_us), report_ms((double)x->p999_us),

@@ -138,6 +138,7 @@ static void scenario_copy(scenario *s, lua_State *L) {
     s->interval_ns = scenario_field_num(L, "interval_ns", 0);
     s->graceful_stop_ns = scenario_field_num(L, "graceful_stop_ns", 0);
     s->requests = scenario_field_num(L, "requests", 0);
+    s->max_timers = (int)scenario_field_num(L, "max_timers", 1000);
     s->workers = (int)scenario_field_num(L, "workers", 0);
     s->seed = (uint64_t)scenario_field_num(L, "seed", -1);
     s->seed_set = scenario_field_num(L, "seed", -1) >= 0;

@@ -33,6 +33,7 @@ typedef struct scenario {
     int64_t interval_ns;
     int64_t graceful_stop_ns;
     int64_t requests;     /* 0 = unbounded */
+    int max_timers;       /* cap on distinct custom + primitive timer names (default 1000) */
     int workers;          /* 0 = number of CPUs */
     uint64_t seed;
     int seed_set;

@@ -1,12 +1,24 @@
 /* agg.c - lockstep merge of worker ticks into intervals and run totals; see
- * agg.h.  Runs in the main thread only; never sees a socket or Lua. */
+ * agg.h.  Keeps beside each timer its "(all)" twin (every sample, failed,
+ * cancelled and skipped ones included) and caps distinct custom and
+ * primitive names run-wide (past the cap: an "(other ...)" bucket).  Runs in
+ * the main thread only; never sees a socket or Lua. */
 #include "stats/agg.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static void agg_key(const void *ctx, int id, const char **name, int *kind) {
+    const agg *a = ctx;
+    *name = a->timers[id]->name;
+    *kind = (int)a->timers[id]->kind;
+}
+
 void agg_init(agg *a, int nworkers, int64_t interval_ns, int64_t tick_ns) {
     memset(a, 0, sizeof *a);
+    names_init(&a->index, agg_key);
+    a->max_timers = STATS_MAX_TIMERS;
     a->nworkers = nworkers;
     a->interval_ns = interval_ns;
     a->tick_ns = tick_ns;
@@ -24,25 +36,70 @@ agg_timer *agg_find(const agg *a, const char *name) {
     return NULL;
 }
 
-static agg_timer *agg_timer_get(agg *a, const char *name, timer_kind kind) {
-    for (int i = 0; i < a->n; i++)
-        if (a->timers[i]->kind == kind && strcmp(a->timers[i]->name, name) == 0) return a->timers[i];
-    agg_timer *t;
-    t = calloc(1, sizeof *t);
+static agg_timer *agg_timer_new(agg *a, const char *name, timer_kind kind, timer_role role) {
+    if (a->n == a->cap) {
+        int cap = a->cap ? a->cap * 2 : 16;
+        agg_timer **ts = realloc(a->timers, (size_t)cap * sizeof *ts);
+        if (!ts) return NULL;
+        a->timers = ts;
+        a->cap = cap;
+    }
+    agg_timer *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
     t->name = strdup(name);
     t->kind = kind;
+    t->role = role;
+    t->nrows = a->nintervals;               /* earlier intervals were empty */
+    t->rows = calloc((size_t)(t->nrows + 1), sizeof *t->rows);
+    a->timers[a->n] = t;
+    if (!t->name || !t->rows || names_add(&a->index, a, a->n) != 0) {
+        free(t->name);
+        free(t->rows);
+        free(t);
+        return NULL;
+    }
+    a->n++;
     hist_init(&t->total);
     hist_init(&t->interval);
     hist_init(&t->recent);
-    t->nrows = a->nintervals;               /* earlier intervals were empty */
-    t->rows = calloc((size_t)(t->nrows + 1), sizeof *t->rows);
     for (int i = 0; i < t->nrows; i++)
         t->rows[i].period_s = (double)a->interval_ns / 1e9;
-    if (a->n == a->cap) {
-        a->cap = a->cap ? a->cap * 2 : 16;
-        a->timers = realloc(a->timers, (size_t)a->cap * sizeof *a->timers);
+    return t;
+}
+
+/* Its "(all)" twin, for timers that can fail (not twins, not engine timers). */
+static void agg_add_all_twin(agg *a, agg_timer *t) {
+    if (t->role == TR_TWIN || t->kind == TK_ENGINE) return;
+    size_t len = strlen(t->name) + sizeof " (all)";
+    char *name = malloc(len);
+    if (!name) return;
+    snprintf(name, len, "%s (all)", t->name);
+    t->all = agg_timer_new(a, name, t->kind, TR_TWIN);
+    if (t->all) t->all->of = t;
+    free(name);
+}
+
+static agg_timer *agg_timer_get(agg *a, const char *name, timer_kind kind, timer_role role);
+
+/* A name past the cap: its kind's "(other ...)" bucket; the first such name
+ * is kept for the report. */
+static agg_timer *agg_overflow(agg *a, const char *name, timer_kind kind) {
+    if (!a->overflow_name) {
+        a->overflow_name = strdup(name);
+        a->overflow_kind = kind;
     }
-    a->timers[a->n++] = t;
+    return agg_timer_get(a, kind == TK_PRIMITIVE ? STATS_OTHER_PRIMITIVE : STATS_OTHER_CUSTOM, kind, TR_OTHER);
+}
+
+static agg_timer *agg_timer_get(agg *a, const char *name, timer_kind kind, timer_role role) {
+    int id = names_find(&a->index, a, name, (int)kind);
+    if (id >= 0) return a->timers[id];
+    int capped = role == TR_NAMED && (kind == TK_CUSTOM || kind == TK_PRIMITIVE);
+    if (capped && a->ncapped >= a->max_timers) return agg_overflow(a, name, kind);
+    agg_timer *t = agg_timer_new(a, name, kind, role);
+    if (!t) return capped ? agg_overflow(a, name, kind) : NULL;
+    a->ncapped += capped;
+    agg_add_all_twin(a, t);
     return t;
 }
 
@@ -76,7 +133,7 @@ static agg_counter *agg_counter_get(agg *a, const char *name) {
 void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s) {
     memset(r, 0, sizeof *r);
     r->count = h->total + errors;
-    r->errors = errors;
+    r->errors = errors + h->not_ok;
     r->period_s = period_s;
     r->rate = period_s > 0 ? (double)r->count / period_s : 0;
     r->min_us = hist_min_us(h);
@@ -91,16 +148,29 @@ void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s) {
     r->stdev_us = hist_stdev_us(h);
 }
 
+int agg_timer_reported(const agg_timer *t) {
+    return !t->of || t->of->total_errors || t->of->total_cancelled || t->of->total_skipped;
+}
+
+void agg_timer_total_row(agg_row *r, const agg_timer *t, double run_s) {
+    agg_row_fill(r, &t->total, t->total_errors, run_s);
+    r->cancelled = t->total_cancelled;
+    r->skipped = t->total_skipped;
+}
+
 static void agg_close_interval(agg *a, double period_s) {
     for (int i = 0; i < a->n; i++) {
         agg_timer *t = a->timers[i];
-        if (a->on_hist)
+        if (a->on_hist && !t->of)           /* the log has no "(all)" twins */
             a->on_hist(a->on_hist_ctx, t, a->nintervals, (double)a->nintervals * (double)a->interval_ns / 1e9,
                        period_s, &t->interval);
         t->rows = realloc(t->rows, (size_t)(t->nrows + 1) * sizeof *t->rows);
-        agg_row_fill(&t->rows[t->nrows++], &t->interval, t->interval_errors, period_s);
+        agg_row *r = &t->rows[t->nrows++];
+        agg_row_fill(r, &t->interval, t->interval_errors, period_s);
+        r->cancelled = t->interval_cancelled;
+        r->skipped = t->interval_skipped;
         hist_reset(&t->interval);
-        t->interval_errors = 0;
+        t->interval_errors = t->interval_cancelled = t->interval_skipped = 0;
     }
     for (int i = 0; i < a->ncounters; i++) {
         agg_counter *c = a->counters[i];
@@ -111,18 +181,42 @@ static void agg_close_interval(agg *a, double period_s) {
     a->nintervals++;
 }
 
+static void agg_merge_hist(agg_timer *t, const hist *h) {
+    hist_merge(&t->total, h);
+    hist_merge(&t->interval, h);
+    if (t->kind == TK_ALL && !t->of) hist_merge(&t->recent, h);   /* the progress line's */
+}
+
+static void agg_merge_counts(agg_timer *t, const tick_timer *tt) {
+    t->total_errors += tt->errors;
+    t->interval_errors += tt->errors;
+    t->recent_errors += tt->errors;
+    t->total_cancelled += tt->cancelled;
+    t->interval_cancelled += tt->cancelled;
+    t->total_skipped += tt->skipped;
+    t->interval_skipped += tt->skipped;
+}
+
 static void agg_merge_msg(agg *a, const tick_msg *m) {
+    if (m->overflow_name && !a->overflow_name) {
+        a->overflow_name = strdup(m->overflow_name);
+        a->overflow_kind = m->overflow_kind;
+    }
     for (int i = 0; i < m->n; i++) {
         const tick_timer *tt = &m->timers[i];
-        agg_timer *t = agg_timer_get(a, tt->name, tt->kind);
-        if (tt->h) {
-            hist_merge(&t->total, tt->h);
-            hist_merge(&t->interval, tt->h);
-            hist_merge(&t->recent, tt->h);
-        }
-        t->total_errors += tt->errors;
-        t->interval_errors += tt->errors;
-        t->recent_errors += tt->errors;
+        agg_timer *t = agg_timer_get(a, tt->name, tt->kind, tt->role);
+        if (!t) continue;                   /* out of memory */
+        if (tt->h) agg_merge_hist(t, tt->h);
+        agg_merge_counts(t, tt);
+        if (!t->all) continue;
+        /* the "(all)" twin: every sample is in its histogram; its failed
+         * ones are counted there (not_ok), so its errors stay 0 */
+        if (tt->h) agg_merge_hist(t->all, tt->h);
+        if (tt->nok) agg_merge_hist(t->all, tt->nok);
+        t->all->total_cancelled += tt->cancelled;
+        t->all->interval_cancelled += tt->cancelled;
+        t->all->total_skipped += tt->skipped;
+        t->all->interval_skipped += tt->skipped;
     }
     for (int i = 0; i < m->ncounters; i++) {
         agg_counter *c = agg_counter_get(a, m->counters[i].name);
@@ -137,7 +231,9 @@ static void agg_merge_msg(agg *a, const tick_msg *m) {
 static int agg_tick_ready(const agg *a, int64_t tick) {
     int any = 0;
     for (int w = 0; w < a->nworkers; w++) {
-        if (a->head[w] && a->head[w]->tick == tick) { any = 1; continue; }
+        /* (a message older than tick: samples recorded after a worker's
+         * final tick, e.g. requests cancelled as it closed its clients) */
+        if (a->head[w] && a->head[w]->tick <= tick) { any = 1; continue; }
         if (!(a->finished[w] && !a->head[w])) return 0;
     }
     return any;
@@ -158,15 +254,18 @@ static int agg_merge_ready(agg *a) {
         }
         a->active_vus = a->started_vus = 0;
         for (int w = 0; w < a->nworkers; w++) {
-            tick_msg *m = a->head[w];
-            if (!m || m->tick != a->next_tick) continue;
-            agg_merge_msg(a, m);
-            a->active_vus += m->active_vus;
-            a->started_vus += m->started_vus;
-            if (m->final) a->finished[w] = 1;
-            a->head[w] = m->next;
-            if (!a->head[w]) a->tail[w] = NULL;
-            tick_msg_free(m);
+            tick_msg *m;
+            while ((m = a->head[w]) && m->tick <= a->next_tick) {
+                agg_merge_msg(a, m);
+                if (m->tick == a->next_tick) {
+                    a->active_vus += m->active_vus;
+                    a->started_vus += m->started_vus;
+                }
+                if (m->final) a->finished[w] = 1;
+                a->head[w] = m->next;
+                if (!a->head[w]) a->tail[w] = NULL;
+                tick_msg_free(m);
+            }
         }
         a->next_tick++;
         /* When every worker has finished, agg_finish closes the last
@@ -190,7 +289,8 @@ int agg_push(agg *a, tick_msg *m) {
 
 static int agg_open_has_data(const agg *a) {
     for (int i = 0; i < a->n; i++)
-        if (a->timers[i]->interval.total || a->timers[i]->interval_errors) return 1;
+        if (a->timers[i]->interval.total || a->timers[i]->interval_errors ||
+            a->timers[i]->interval_cancelled || a->timers[i]->interval_skipped) return 1;
     for (int i = 0; i < a->ncounters; i++)
         if (a->counters[i]->interval) return 1;
     return 0;
@@ -233,9 +333,14 @@ void agg_free(agg *a) {
     for (int i = 0; i < a->n; i++) {
         free(a->timers[i]->name);
         free(a->timers[i]->rows);
+        hist_free(&a->timers[i]->total);
+        hist_free(&a->timers[i]->interval);
+        hist_free(&a->timers[i]->recent);
         free(a->timers[i]);
     }
     free(a->timers);
+    names_free(&a->index);
+    free(a->overflow_name);
     for (int i = 0; i < a->ncounters; i++) {
         free(a->counters[i]->name);
         free(a->counters[i]->rows);

@@ -13,8 +13,14 @@
 
 /* Summary figures of one histogram over one period; times in microseconds. */
 typedef struct agg_row {
-    int64_t count;        /* samples, failures included */
-    int64_t errors;       /* failed samples (not in the latency figures) */
+    int64_t count;        /* samples, failures included (an "(all)" timer: also
+                           * cancelled and skipped ones) */
+    int64_t errors;       /* failed samples (not in the latency figures, but
+                           * in an "(all)" timer's) */
+    int64_t cancelled;    /* samples cut short by a hard stop (not in count,
+                           * but in an "(all)" timer's) */
+    int64_t skipped;      /* arrivals that never started (rate groups; not in
+                           * count, but in an "(all)" timer's) */
     double period_s;      /* length of the period the rate is over */
     double rate;          /* count / period_s */
     int64_t min_us, p50_us, p80_us, p90_us, p95_us, p99_us, p999_us, max_us;
@@ -24,10 +30,18 @@ typedef struct agg_row {
 typedef struct agg_timer {
     char *name;
     timer_kind kind;
+    timer_role role;      /* TR_TWIN also for the "(all)" twins */
+    struct agg_timer *all;   /* its "NAME (all)" twin: latency over every sample,
+                              * failed, cancelled and skipped ones included; NULL
+                              * for twins and engine timers */
+    const struct agg_timer *of;  /* for an "(all)" twin: its timer; else NULL */
     hist total;
     hist interval;        /* the open interval */
-    hist recent;          /* the last merged tick, for live progress */
+    hist recent;          /* the last merged tick, for live progress (All
+                           * Transactions only; empty for the others) */
     int64_t total_errors, interval_errors, recent_errors;
+    int64_t total_cancelled, interval_cancelled;
+    int64_t total_skipped, interval_skipped;
     int nrows;
     agg_row *rows;        /* one per closed interval; zeros when empty */
 } agg_timer;
@@ -51,6 +65,11 @@ typedef struct agg {
     int64_t ticks_per_interval;
     int n, cap;
     agg_timer **timers;
+    names index;                /* (name, kind) -> index in timers */
+    int max_timers;             /* cap on distinct custom + primitive names */
+    int ncapped;
+    char *overflow_name;        /* the first name past the cap, or NULL */
+    timer_kind overflow_kind;
     int ncounters, cap_counters;
     agg_counter **counters;
     tally errors;               /* failed transactions, by message */
@@ -65,7 +84,8 @@ typedef struct agg {
     void *on_hist_ctx;
 } agg;
 
-/* tick_ns divides interval_ns. */
+/* tick_ns divides interval_ns.  The cap on timer names is STATS_MAX_TIMERS;
+ * set max_timers after it to change it. */
 void agg_init(agg *a, int nworkers, int64_t interval_ns, int64_t tick_ns);
 /* Takes ownership of m. Merges every tick that is complete. Returns the
  * number of intervals closed by this call. */
@@ -82,8 +102,15 @@ agg_timer *agg_find(const agg *a, const char *name);
 /* The "All Transactions" timer, or NULL before the first transaction. */
 agg_timer *agg_all(const agg *a);
 agg_counter *agg_find_counter(const agg *a, const char *name);
-/* Fill a summary row from a histogram, its failures and period. */
+/* Fill a summary row from a histogram, its failures (beyond the h->not_ok
+ * failed values that are in h) and period; cancelled and skipped are 0. */
 void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s);
+/* 0 for an "(all)" twin identical to its timer (no failed, cancelled or
+ * skipped sample in the run): the result files and reports leave it out;
+ * thresholds can still name it. */
+int agg_timer_reported(const agg_timer *t);
+/* The whole-run row of t over run_s, cancelled and skipped included. */
+void agg_timer_total_row(agg_row *r, const agg_timer *t, double run_s);
 void agg_free(agg *a);
 
 #endif

@@ -1,12 +1,15 @@
 /* hist.c - HdrHistogram-layout latency histogram (3 significant digits,
  * unit magnitude 0, 2048 sub-buckets, 22 buckets) with HdrHistogram's
  * index, equivalent-value, percentile, mean and stdev definitions.
- * It does not allocate, lock, print, auto-resize, correct coordinated
- * omission or serialize; min/max are exact, percentiles are capped to them. */
+ * Counts live in lazily allocated chunks (see hist.h): a chunk is allocated
+ * on the first value that falls in it.  It does not lock, print, change the
+ * layout, correct coordinated omission or serialize; min/max are exact,
+ * percentiles are capped to them. */
 #include "stats/hist.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SUB_HALF_MAG 10                          /* log2(HIST_SUB_BUCKET_HALF) */
@@ -81,15 +84,66 @@ void hist_init(hist *h)
 
 void hist_reset(hist *h)
 {
-    if (h->hi_idx >= h->lo_idx)
-        memset(&h->counts[h->lo_idx], 0,
-               (size_t)(h->hi_idx - h->lo_idx + 1) * sizeof h->counts[0]);
+    if (h->nchunks)
+        memset(h->pool, 0, (size_t)h->nchunks * HIST_CHUNK_LEN * sizeof h->pool[0]);
     h->total = 0;
     h->min_us = INT64_MAX;
     h->max_us = 0;
     h->clamped = 0;
+    h->not_ok = 0;
+    h->dropped = 0;
     h->lo_idx = HIST_COUNTS_LEN;
     h->hi_idx = -1;
+}
+
+void hist_free(hist *h)
+{
+    free(h->pool);
+    hist_init(h);
+}
+
+size_t hist_bytes(const hist *h)
+{
+    return (size_t)h->cap_chunks * HIST_CHUNK_LEN * sizeof h->pool[0];
+}
+
+/* Allocate chunk c (zeroed) and return 1 + its position, or 0 when out of
+ * memory.  The pool doubles, so a histogram grows at most 8 times. */
+static uint8_t hist_new_chunk(hist *h, int32_t c)
+{
+    if (h->nchunks == h->cap_chunks) {
+        int32_t cap = h->cap_chunks ? h->cap_chunks * 2 : 1;
+        if (cap > HIST_NCHUNKS)
+            cap = HIST_NCHUNKS;
+        int64_t *pool = realloc(h->pool, (size_t)cap * HIST_CHUNK_LEN * sizeof *pool);
+        if (!pool)
+            return 0;
+        h->pool = pool;
+        h->cap_chunks = cap;
+    }
+    memset(&h->pool[(size_t)h->nchunks * HIST_CHUNK_LEN], 0, HIST_CHUNK_LEN * sizeof h->pool[0]);
+    h->chunk_at[c] = (uint8_t)++h->nchunks;
+    return h->chunk_at[c];
+}
+
+/* The count slot of index idx, its chunk allocated if needed; NULL when out
+ * of memory. */
+static inline int64_t *hist_slot(hist *h, int32_t idx)
+{
+    int32_t c = idx >> HIST_CHUNK_SHIFT;
+    uint8_t p = h->chunk_at[c];
+    if (__builtin_expect(p == 0, 0) && (p = hist_new_chunk(h, c)) == 0)
+        return NULL;
+    return &h->pool[((int32_t)(p - 1) << HIST_CHUNK_SHIFT) | (idx & (HIST_CHUNK_LEN - 1))];
+}
+
+int hist_add_at_index(hist *h, int32_t idx, int64_t n)
+{
+    int64_t *slot = hist_slot(h, idx);
+    if (!slot)
+        return -1;
+    *slot += n;
+    return 0;
 }
 
 static void widen_range(hist *h, int32_t lo, int32_t hi)
@@ -118,23 +172,38 @@ void hist_record_n_us(hist *h, int64_t value_us, int64_t n)
         h->clamped += n;
     }
     int32_t idx = hist_index_of(v);
-    h->counts[idx] += n;
+    int64_t *slot = hist_slot(h, idx);
+    if (!slot) {
+        h->dropped += n;
+        return;
+    }
+    *slot += n;
     h->total += n;
     note_min_max(h, v, v);
     widen_range(h, idx, idx);
 }
 
-void hist_record_us(hist *h, int64_t value_us)
-{
-    hist_record_n_us(h, value_us, 1);
-}
 
 void hist_merge(hist *dst, const hist *src)
 {
+    dst->not_ok += src->not_ok;
+    dst->dropped += src->dropped;
     if (src->total == 0)
         return;
-    for (int32_t i = src->lo_idx; i <= src->hi_idx; i++)
-        dst->counts[i] += src->counts[i];
+    for (int32_t c = src->lo_idx >> HIST_CHUNK_SHIFT; c <= src->hi_idx >> HIST_CHUNK_SHIFT; c++) {
+        uint8_t p = src->chunk_at[c];
+        if (!p)
+            continue;
+        const int64_t *from = &src->pool[(int32_t)(p - 1) << HIST_CHUNK_SHIFT];
+        int64_t *to = hist_slot(dst, c << HIST_CHUNK_SHIFT);
+        if (!to) {                      /* out of memory: count what is lost */
+            for (int32_t i = 0; i < HIST_CHUNK_LEN; i++)
+                dst->dropped += from[i];
+            continue;
+        }
+        for (int32_t i = 0; i < HIST_CHUNK_LEN; i++)
+            to[i] += from[i];
+    }
     dst->total += src->total;
     dst->clamped += src->clamped;
     note_min_max(dst, src->min_us, src->max_us);
@@ -171,7 +240,11 @@ int64_t hist_percentile_us(const hist *h, double p)
     int64_t rank = rank_at(p, h->total), seen = 0;
     int32_t i = h->lo_idx;
     for (; i < h->hi_idx; i++) {
-        seen += h->counts[i];
+        if (!h->chunk_at[i >> HIST_CHUNK_SHIFT]) {      /* a whole chunk of zeros */
+            i |= HIST_CHUNK_LEN - 1;
+            continue;
+        }
+        seen += hist_count_at(h, i);
         if (seen >= rank)
             break;
     }
@@ -184,10 +257,11 @@ double hist_mean_us(const hist *h)
     if (h->total == 0)
         return 0.0;
     double sum = 0.0;
-    for (int32_t i = h->lo_idx; i <= h->hi_idx; i++)
-        if (h->counts[i])
-            sum += (double)hist_median_equivalent(hist_value_at_index(i))
-                   * (double)h->counts[i];
+    for (int32_t i = h->lo_idx; i <= h->hi_idx; i++) {
+        int64_t c = hist_count_at(h, i);
+        if (c)
+            sum += (double)hist_median_equivalent(hist_value_at_index(i)) * (double)c;
+    }
     return sum / (double)h->total;
 }
 
@@ -197,10 +271,11 @@ double hist_stdev_us(const hist *h)
         return 0.0;
     double mean = hist_mean_us(h), dev = 0.0;
     for (int32_t i = h->lo_idx; i <= h->hi_idx; i++) {
-        if (!h->counts[i])
+        int64_t c = hist_count_at(h, i);
+        if (!c)
             continue;
         double d = (double)hist_median_equivalent(hist_value_at_index(i)) - mean;
-        dev += d * d * (double)h->counts[i];
+        dev += d * d * (double)c;
     }
     return sqrt(dev / (double)h->total);
 }

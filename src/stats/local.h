@@ -1,12 +1,20 @@
-/* local.h - a worker's own statistics for the current tick: one histogram and
- * error count per timer, plus an error tally.  Recording is lock-free and
- * allocation-free; at each tick boundary the worker hands the whole tick to
- * the main thread as a tick_msg (stats_local_flush) and starts afresh. */
+/* local.h - a worker's own statistics for the current tick: per timer a
+ * histogram of successes, one of the other samples (failed, cancelled,
+ * skipped arrivals) and their counts, plus an error tally.  Recording is
+ * lock-free; it allocates only when a timer's histogram meets a new
+ * sub-range (hist.h).  At each tick boundary the worker hands the whole tick
+ * to the main thread as a tick_msg (stats_local_flush) and starts afresh.
+ *
+ * Distinct custom and primitive timer names are capped (max_timers, default
+ * STATS_MAX_TIMERS): past the cap a new name is counted under
+ * "(other custom timers)" / "(other primitive timers)", and the first such
+ * name is handed to the main thread once (tick_msg.overflow_name). */
 #ifndef LUAMECH_STATS_LOCAL_H
 #define LUAMECH_STATS_LOCAL_H
 
 #include <stdint.h>
 #include "stats/hist.h"
+#include "stats/names.h"
 #include "stats/tally.h"
 
 typedef enum timer_kind {
@@ -20,19 +28,40 @@ typedef enum timer_kind {
 
 const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primitive", "engine", "stage" */
 
+#define STATS_MAX_TIMERS 1000            /* default cap on distinct custom + primitive names */
+#define STATS_OTHER_CUSTOM "(other custom timers)"
+#define STATS_OTHER_PRIMITIVE "(other primitive timers)"
+
+/* The outcome of a sample (stats_record's `ok`; 0 and 1 are booleans). */
+enum { SAMPLE_FAILED = 0, SAMPLE_OK = 1, SAMPLE_CANCELLED = 2 };
+
+/* What a timer is to the cap and the "(all)" twins. */
+typedef enum timer_role {
+    TR_NAMED = 0,      /* a name of its own */
+    TR_TWIN,           /* an "(uncorrected)" twin: no cap, no "(all)" twin */
+    TR_OTHER           /* an "(other ... timers)" bucket: no cap */
+} timer_role;
+
 typedef struct stat_timer {
     char *name;
     timer_kind kind;
+    timer_role role;
     int twin;          /* id of the "(uncorrected)" twin, or -1 */
     hist *h;           /* successful samples of this tick (NULL until first use) */
+    hist *nok;         /* failed, cancelled and skipped samples of this tick (NULL
+                        * until first use); nok->not_ok counts the failed ones */
     int64_t errors;    /* failed samples of this tick */
+    int64_t cancelled; /* samples cut short by a hard stop */
+    int64_t skipped;   /* arrivals that never started (rate groups, at the stop) */
 } stat_timer;
 
 typedef struct tick_timer {
     char *name;        /* owned by the message */
     timer_kind kind;
+    timer_role role;
     hist *h;           /* owned by the message; NULL when there were no successes */
-    int64_t errors;
+    hist *nok;         /* owned by the message; NULL when every sample succeeded */
+    int64_t errors, cancelled, skipped;
 } tick_timer;
 
 /* A named count (bytes sent, check passes, ...), summed over a tick. */
@@ -55,22 +84,43 @@ typedef struct tick_msg {
     stat_counter *counters;   /* names owned by the message; only non-zero ones */
     tally errors;             /* failed transactions, by message */
     tally req_errors;         /* failed requests of primitives, by message */
+    char *overflow_name;      /* the first name past max_timers (once), or NULL */
+    timer_kind overflow_kind;
 } tick_msg;
 
 typedef struct stats_local {
     int n, cap;
     stat_timer *timers;
+    names index;              /* (name, kind) -> timer id */
+    int max_timers;           /* cap on distinct custom + primitive names */
+    int ncapped;              /* such names so far */
+    int other_id[2];          /* the "(other ...)" buckets: custom, primitive */
+    char *overflow_name;      /* the first name refused, until handed over */
+    timer_kind overflow_kind;
+    int overflow_sent;
     int ncounters, cap_counters;
     stat_counter *counters;
     tally errors;
     tally req_errors;
 } stats_local;
 
-void stats_local_init(stats_local *s);
-/* Id of the timer called name, created on first use. */
+/* Cap of STATS_MAX_TIMERS; set max_timers after it to change it.  -1 when
+ * out of memory. */
+int stats_local_init(stats_local *s);
+/* Id of the timer called name, created on first use.  A custom or primitive
+ * name past the cap gets its kind's "(other ...)" bucket (as does any name
+ * when memory runs out). */
 int stats_timer_id(stats_local *s, const char *name, timer_kind kind);
-/* One sample: duration in ns; ok == 0 counts a failure (not in the histogram). */
+/* Id of the "(uncorrected)" twin of timer tid, created on first use (not
+ * counted against the cap). */
+int stats_twin_id(stats_local *s, int tid);
+/* One sample: duration in ns; ok is SAMPLE_OK, SAMPLE_FAILED or
+ * SAMPLE_CANCELLED.  Only successes are in the timer's histogram; the
+ * others are counted and kept apart for the "(all)" figures. */
 void stats_record(stats_local *s, int id, int64_t dur_ns, int ok);
+/* n arrivals that never started: each had waited wait_ns when the run
+ * stopped. */
+void stats_skipped(stats_local *s, int id, int64_t wait_ns, int64_t n);
 /* A failed transaction's message / a failed request's message. */
 void stats_error(stats_local *s, const char *msg, size_t len);
 void stats_req_error(stats_local *s, const char *msg, size_t len);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -221,6 +222,139 @@ static void test_tally(void **state) {
     tally_free(&u);
 }
 
+/* Distinct custom names are capped per worker and run-wide: past the cap
+ * a name is counted under "(other custom timers)" (nothing is lost), the
+ * first such name is kept, and the uncorrected twins do not count. */
+static void test_timer_cap(void **state) {
+    (void)state;
+    stats_local s;
+    assert_int_equal(stats_local_init(&s), 0);
+    s.max_timers = 3;
+    char name[32];
+    int ids[6];
+    for (int i = 0; i < 6; i++) {
+        snprintf(name, sizeof name, "item %d", i);
+        ids[i] = stats_timer_id(&s, name, TK_CUSTOM);
+        stats_record(&s, ids[i], 1000000, 1);
+    }
+    assert_int_equal(ids[3], ids[4]);                   /* items 3.. share the bucket */
+    assert_string_equal(s.timers[ids[5]].name, STATS_OTHER_CUSTOM);
+    assert_int_equal(stats_timer_id(&s, "item 1", TK_CUSTOM), ids[1]);   /* known names still found */
+    int twin = stats_twin_id(&s, ids[0]);               /* not counted against the cap */
+    assert_string_equal(s.timers[twin].name, "item 0 (uncorrected)");
+    assert_int_equal(stats_timer_id(&s, "All Transactions", TK_ALL) >= 0, 1);
+    /* the cap counts custom and primitive names together */
+    assert_int_equal(stats_timer_id(&s, "redis.get", TK_PRIMITIVE), s.other_id[1]);
+    tick_msg *m = stats_local_flush(&s, 0, 0);
+    assert_string_equal(m->overflow_name, "item 3");
+    m->final = 1;
+    /* run-wide: a second worker that saw other names; the agg caps at 3 too */
+    stats_local s2;
+    stats_local_init(&s2);
+    int id = stats_timer_id(&s2, "item 9", TK_CUSTOM);
+    stats_record(&s2, id, 2000000, 1);
+    tick_msg *m2 = stats_local_flush(&s2, 1, 0);
+    m2->final = 1;
+    agg a;
+    agg_init(&a, 2, 1000000000LL, 1000000000LL);
+    a.max_timers = 3;
+    agg_push(&a, m);
+    agg_push(&a, m2);
+    agg_finish(&a, 1000000000LL);
+    agg_timer *other = agg_find(&a, STATS_OTHER_CUSTOM);
+    assert_non_null(other);
+    assert_int_equal(other->total.total, 4);            /* items 3, 4, 5 and 9 */
+    assert_null(agg_find(&a, "item 9"));
+    assert_non_null(agg_find(&a, "item 2"));
+    assert_string_equal(a.overflow_name, "item 3");
+    int64_t sum = 0;
+    for (int i = 0; i < a.n; i++)
+        if (a.timers[i]->kind == TK_CUSTOM && !a.timers[i]->of && a.timers[i]->role != TR_TWIN)
+            sum += a.timers[i]->total.total;
+    assert_int_equal(sum, 7);                           /* every sample counted once */
+    stats_local_free(&s);
+    stats_local_free(&s2);
+    agg_free(&a);
+}
+
+/* "NAME (all)": every sample in the latency figures (failures at their
+ * time, cancelled ones, skipped arrivals at their wait), its failed ones as
+ * errors; the timer itself keeps successes only and counts the others. */
+static void test_all_samples_twin(void **state) {
+    (void)state;
+    stats_local s;
+    stats_local_init(&s);
+    int id = stats_timer_id(&s, "GET", TK_CUSTOM);
+    for (int i = 0; i < 76; i++) stats_record(&s, id, 1000000, SAMPLE_OK);        /* 76 x 1 ms */
+    for (int i = 0; i < 24; i++) stats_record(&s, id, 2000000000, SAMPLE_FAILED);  /* 24 timeouts at 2 s */
+    stats_record(&s, id, 500000000, SAMPLE_CANCELLED);                            /* cut at 0.5 s */
+    stats_skipped(&s, id, 3000000000, 2);                                         /* waited 3 s */
+    tick_msg *m = stats_local_flush(&s, 0, 0);
+    m->final = 1;
+    agg a;
+    agg_init(&a, 1, 1000000000LL, 1000000000LL);
+    agg_push(&a, m);
+    agg_finish(&a, 1000000000LL);
+    agg_timer *t = agg_find(&a, "GET"), *all = agg_find(&a, "GET (all)");
+    assert_non_null(all);
+    assert_ptr_equal(t->all, all);
+    assert_true(agg_timer_reported(all));
+    agg_row r, ra;
+    agg_timer_total_row(&r, t, 1.0);
+    agg_timer_total_row(&ra, all, 1.0);
+    assert_int_equal(r.count, 100);                     /* completed: ok + failed */
+    assert_int_equal(r.errors, 24);
+    assert_int_equal(r.cancelled, 1);
+    assert_int_equal(r.skipped, 2);
+    assert_int_equal(r.p99_us, 1000);                   /* successes only: 1 ms */
+    assert_int_equal(ra.count, 103);                    /* every sample */
+    assert_int_equal(ra.errors, 24);
+    assert_int_equal(ra.cancelled, 1);
+    assert_int_equal(ra.skipped, 2);
+    assert_true(ra.p80_us >= 2000000 && ra.p80_us < 2003000);   /* rank 83 of 103: a timeout */
+    assert_int_equal(ra.max_us, 3000000);
+    assert_int_equal(all->rows[0].count, 103);          /* the interval row too */
+    assert_int_equal(t->rows[0].cancelled, 1);
+    /* a timer without failures: its twin exists (thresholds find it) but is not reported */
+    agg_free(&a);
+    stats_local_free(&s);
+    stats_local_init(&s);
+    stats_record(&s, stats_timer_id(&s, "OK", TK_CUSTOM), 1000, SAMPLE_OK);
+    m = stats_local_flush(&s, 0, 0);
+    m->final = 1;
+    agg_init(&a, 1, 1000000000LL, 1000000000LL);
+    agg_push(&a, m);
+    agg_finish(&a, 1000000000LL);
+    assert_non_null(agg_find(&a, "OK (all)"));
+    assert_false(agg_timer_reported(agg_find(&a, "OK (all)")));
+    agg_free(&a);
+    stats_local_free(&s);
+}
+
+/* Samples recorded after a worker's final tick (requests cancelled while it
+ * closed its clients) arrive in one more message of the same tick: merged,
+ * not lost, and the other workers' ticks are not held up. */
+static void test_late_message(void **state) {
+    (void)state;
+    agg a;
+    agg_init(&a, 2, 1000000000LL, 1000000000LL);
+    tick_msg *f0 = msg(0, 0, "T", 2, 10, 0);
+    f0->final = 1;
+    agg_push(&a, f0);
+    agg_push(&a, msg(0, 0, "T", 0, 0, 3));            /* late: 3 failures, same tick */
+    assert_int_equal(agg_push(&a, msg(1, 0, "T", 1, 10, 0)), 1);   /* tick 0 merges */
+    assert_int_equal(agg_push(&a, msg(1, 1, "T", 1, 10, 0)), 1);   /* worker 1 goes on */
+    tick_msg *f1 = msg(1, 2, "T", 1, 10, 0);
+    f1->final = 1;
+    agg_push(&a, f1);
+    agg_finish(&a, 3000000000LL);
+    agg_timer *t = agg_find(&a, "T");
+    assert_int_equal(t->total.total + t->total_errors, 8);
+    assert_int_equal(t->total_errors, 3);
+    assert_int_equal(t->nrows, 3);
+    agg_free(&a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lockstep_and_intervals),
@@ -230,6 +364,9 @@ int main(void) {
         cmocka_unit_test(test_tick_divides_interval),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_tally),
+        cmocka_unit_test(test_timer_cap),
+        cmocka_unit_test(test_all_samples_twin),
+        cmocka_unit_test(test_late_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

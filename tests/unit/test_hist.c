@@ -82,12 +82,12 @@ static void check_invariants(const hist *h, const char *name)
     int64_t sum = 0;
     int32_t lo = HIST_COUNTS_LEN, hi = -1;
     for (int32_t i = 0; i < HIST_COUNTS_LEN; i++) {
-        CHECK(h->counts[i] >= 0, "%s: negative count at %d", name, i);
-        if (h->counts[i]) {
+        CHECK(hist_count_at(h, i) >= 0, "%s: negative count at %d", name, i);
+        if (hist_count_at(h, i)) {
             if (lo == HIST_COUNTS_LEN)
                 lo = i;
             hi = i;
-            sum += h->counts[i];
+            sum += hist_count_at(h, i);
         }
     }
     CHECK(sum == h->total, "%s: sum %lld total %lld", name, (long long)sum, (long long)h->total);
@@ -160,7 +160,7 @@ static void check_mean_stdev(const hist *h, const int64_t *s, int64_t n, const c
 static void check_against_exact(const int64_t *raw, int64_t n, const char *name)
 {
     int64_t clamped = 0;
-    hist_init(&g_h1);
+    hist_free(&g_h1);
     for (int64_t i = 0; i < n; i++) {
         hist_record_us(&g_h1, raw[i]);
         g_sorted[i] = clamp_value(raw[i]);
@@ -299,7 +299,7 @@ static void check_rank(int64_t n, int64_t ppm)
 static void test_percentile_rank_exact(void **state)
 {
     (void)state;
-    hist_init(&g_h1);
+    hist_free(&g_h1);
     for (size_t j = 0; j < sizeof k_ppm / sizeof k_ppm[0]; j++) {
         if (k_ppm[j] == 1000000)
             continue;
@@ -310,11 +310,13 @@ static void test_percentile_rank_exact(void **state)
     }
 }
 
+static void assert_hist_equal(const hist *a, const hist *b, const char *name);
+
 static void test_record_n(void **state)
 {
     (void)state;
-    hist_init(&g_h1);
-    hist_init(&g_h2);
+    hist_free(&g_h1);
+    hist_free(&g_h2);
     rng_seed(5);
     for (int i = 0; i < 1000; i++) {
         int64_t v = rng_range(-10, HIST_HIGHEST_US + 1000000), n = rng_range(0, 5);
@@ -323,14 +325,14 @@ static void test_record_n(void **state)
             hist_record_us(&g_h2, v);
     }
     hist_record_n_us(&g_h1, 77, -3);    /* ignored */
-    assert_memory_equal(&g_h1, &g_h2, sizeof g_h1);
+    assert_hist_equal(&g_h1, &g_h2, "same");
 }
 
 static void assert_hist_equal(const hist *a, const hist *b, const char *name)
 {
     for (int32_t i = 0; i < HIST_COUNTS_LEN; i++)
-        CHECK(a->counts[i] == b->counts[i], "%s counts[%d] %lld vs %lld", name, i,
-              (long long)a->counts[i], (long long)b->counts[i]);
+        CHECK(hist_count_at(a, i) == hist_count_at(b, i), "%s counts[%d] %lld vs %lld", name, i,
+              (long long)hist_count_at(a, i), (long long)hist_count_at(b, i));
     CHECK(a->total == b->total, "%s total", name);
     CHECK(a->min_us == b->min_us, "%s min", name);
     CHECK(a->max_us == b->max_us, "%s max", name);
@@ -340,9 +342,9 @@ static void assert_hist_equal(const hist *a, const hist *b, const char *name)
 
 static void merge_case(int na, int nb, const char *name)
 {
-    hist_init(&g_h1);
-    hist_init(&g_h2);
-    hist_init(&g_h3);
+    hist_free(&g_h1);
+    hist_free(&g_h2);
+    hist_free(&g_h3);
     for (int i = 0; i < na; i++) {
         hist_record_us(&g_h1, g_raw[i]);
         hist_record_us(&g_h3, g_raw[i]);
@@ -377,9 +379,9 @@ static void test_merge(void **state)
     merge_case(1, 1000, "single A");
 
     /* merge is additive: merging the same source twice doubles counts */
-    hist_init(&g_h1);
-    hist_init(&g_h2);
-    hist_init(&g_h3);
+    hist_free(&g_h1);
+    hist_free(&g_h2);
+    hist_free(&g_h3);
     for (int i = 0; i < 1000; i++) {
         hist_record_us(&g_h2, g_raw[i]);
         hist_record_n_us(&g_h3, g_raw[i], 2);
@@ -392,16 +394,16 @@ static void test_merge(void **state)
 static void test_reset(void **state)
 {
     (void)state;
-    hist_init(&g_h1);
-    hist_init(&g_h2);
+    hist_free(&g_h1);
+    hist_free(&g_h2);
     rng_seed(7);
     for (int i = 0; i < 10000; i++)
         hist_record_us(&g_h1, (int64_t)exp(rng_unit() * log(1e10)));
     hist_reset(&g_h1);
-    assert_memory_equal(&g_h1, &g_h2, sizeof g_h1);
+    assert_hist_equal(&g_h1, &g_h2, "same");
     hist_record_us(&g_h1, 42);
     hist_record_us(&g_h2, 42);
-    assert_memory_equal(&g_h1, &g_h2, sizeof g_h1);
+    assert_hist_equal(&g_h1, &g_h2, "same");
 }
 
 static void test_index_round_trip(void **state)
@@ -463,7 +465,7 @@ static void test_value_equivalents(void **state)
 static void test_empty(void **state)
 {
     (void)state;
-    hist_init(&g_h1);
+    hist_free(&g_h1);
     static const double ps[] = {0, 50, 90, 99, 99.9, 100, 150};
     for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++)
         assert_int_equal(hist_percentile_us(&g_h1, ps[j]), 0);
@@ -473,13 +475,40 @@ static void test_empty(void **state)
     assert_int_equal(hist_max_us(&g_h1), 0);
     assert_int_equal(g_h1.total, 0);
     assert_int_equal(g_h1.clamped, 0);
-    hist_init(&g_h2);
+    hist_free(&g_h2);
     hist_merge(&g_h1, &g_h2);
     hist_reset(&g_h1);
-    assert_memory_equal(&g_h1, &g_h2, sizeof g_h1);
+    assert_hist_equal(&g_h1, &g_h2, "same");
     hist_record_n_us(&g_h1, 10, 0);     /* n = 0 records nothing */
     assert_int_equal(g_h1.total, 0);
     assert_int_equal(hist_max_us(&g_h1), 0);
+}
+
+/* A histogram owns memory only for the sub-ranges its values fall in: a
+ * narrow band costs a few kB, the whole range at most the full array, and
+ * the figures are those of the flat layout (checked by the tests above). */
+static void test_sparse_memory(void **state)
+{
+    (void)state;
+    hist_free(&g_h1);
+    assert_int_equal(hist_bytes(&g_h1), 0);
+    rng_seed(9);
+    for (int i = 0; i < 100000; i++)          /* 900 us .. 1.1 ms */
+        hist_record_us(&g_h1, rng_range(900, 1100));
+    size_t narrow = sizeof g_h1 + hist_bytes(&g_h1);
+    CHECK(narrow <= 4096, "a 900-1100 us band costs %zu bytes", narrow);
+    hist_free(&g_h2);
+    for (int i = 0; i < 100000; i++)
+        hist_record_us(&g_h2, (int64_t)exp(rng_unit() * log(1e10)));
+    CHECK(hist_bytes(&g_h2) <= (size_t)HIST_COUNTS_LEN * sizeof(int64_t), "full range %zu bytes",
+          hist_bytes(&g_h2));
+    hist_merge(&g_h1, &g_h2);                 /* the union, exact */
+    CHECK(g_h1.total == 200000, "merged total %lld", (long long)g_h1.total);
+    hist_reset(&g_h1);                        /* reset keeps the chunks, zeroed */
+    CHECK(hist_bytes(&g_h1) > 0 && g_h1.total == 0 && hist_percentile_us(&g_h1, 50) == 0, "reset");
+    hist_free(&g_h1);
+    hist_free(&g_h2);
+    assert_int_equal(hist_bytes(&g_h1), 0);
 }
 
 int main(void)
@@ -495,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_index_round_trip),
         cmocka_unit_test(test_value_equivalents),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_sparse_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,11 +99,17 @@ static void test_intervals_csv(void **state) {
     snprintf(path, sizeof path, "%s/intervals.csv", f->dir);
     /* interval 1: 16 samples (15 ok + 1 failure) over 1 s; min 100 us; mean
      * (10*100 + 5*200)/15 = 133.33 us; p50 = 8th of 15 = 100; p80 = 12th = 200;
-     * stdev sqrt((10*33.33^2 + 5*66.67^2)/15) = 47.14 us.  interval 2: 2 x 50 us. */
+     * stdev sqrt((10*33.33^2 + 5*66.67^2)/15) = 47.14 us.  interval 2: 2 x 50 us.
+     * "T (all)" (written because T had a failure) has the failure too, at
+     * its 0 us: min 0, mean (1000 + 1000 + 0)/16 = 125 us, p50 = 8th of 16 =
+     * 100, p80 = 13th = 200, stdev sqrt((125^2 + 10*25^2 + 5*75^2)/16) = 55.9 us. */
     assert_string_equal(slurp(path),
-        "interval,start_s,end_s,timer,kind,count,errors,rate,min_ms,avg_ms,p50_ms,p80_ms,p90_ms,p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n"
-        "1,0.000,1.000,\"T\",custom,16,1,16.000,0.100,0.133,0.100,0.200,0.200,0.200,0.200,0.200,0.200,0.047\n"
-        "2,1.000,2.000,\"T\",custom,2,0,2.000,0.050,0.050,0.050,0.050,0.050,0.050,0.050,0.050,0.050,0.000\n");
+        "interval,start_s,end_s,timer,kind,count,errors,cancelled,skipped,rate,min_ms,avg_ms,p50_ms,p80_ms,p90_ms,"
+        "p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n"
+        "1,0.000,1.000,\"T\",custom,16,1,0,0,16.000,0.100,0.133,0.100,0.200,0.200,0.200,0.200,0.200,0.200,0.047\n"
+        "2,1.000,2.000,\"T\",custom,2,0,0,0,2.000,0.050,0.050,0.050,0.050,0.050,0.050,0.050,0.050,0.050,0.000\n"
+        "1,0.000,1.000,\"T (all)\",custom,16,1,0,0,16.000,0.000,0.125,0.100,0.200,0.200,0.200,0.200,0.200,0.200,0.056\n"
+        "2,1.000,2.000,\"T (all)\",custom,2,0,0,0,2.000,0.050,0.050,0.050,0.050,0.050,0.050,0.050,0.050,0.050,0.000\n");
 }
 
 static void test_errors_and_counters_csv(void **state) {

@@ -78,7 +78,7 @@ int report_write_phases(const char *dir, const scenario *sc, const run_result *r
         phase_row p;
         phases_row(&p, &sc->phases[i], &rs[i]);
         char sub[512];
-        snprintf(sub, sizeof sub, "%d-%s", i + 1, p.name);
+        report_phase_subdir(sub, sizeof sub, i, p.name);
         if (rs[i].status != RUN_COMPLETED) status = p.status;
         json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f}",
             "name", p.name, "dir", sub, "status", p.status, "transactions", (json_int_t)p.tx,

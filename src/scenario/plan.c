@@ -205,6 +205,11 @@ static int plan_check_one(const scenario *s, const scenario_overrides *o, const 
     char why[256];
     if (plan_name_check(s->name, why, sizeof why) != 0) return plan_fail(&c, "name", o->name != NULL, why);
     if (s->notes && plan_utf8_check(s->notes, 1, why, sizeof why) != 0) return plan_fail(&c, "notes", 0, why);
+    for (int i = 0; i < s->nthresholds; i++) {      /* they name timers in every output */
+        char field[32];
+        snprintf(field, sizeof field, "thresholds[%d]", i + 1);
+        if (plan_utf8_check(s->thresholds[i].text, 0, why, sizeof why) != 0) return plan_fail(&c, field, 0, why);
+    }
     int rc = plan_check_settings(&c);
     for (int i = 0; rc == PLAN_OK && i < s->ngroups; i++) rc = plan_check_group(&c, i);
     return rc == PLAN_OK ? plan_check_bounds(&c) : rc;

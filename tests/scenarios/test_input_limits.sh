@@ -69,6 +69,7 @@ bad name_control 'name: control character 0x1b'
 bad group_bad_utf8 'groups\[1\]\.name: not valid UTF-8'
 bad phase_bad_utf8 'phases\[1\]\.name: not valid UTF-8'
 bad notes_bad_utf8 'notes: not valid UTF-8'
+bad threshold_bad_utf8 'thresholds\[1\]: not valid UTF-8'
 expect 3 'suite_names.lua: runs\[2\]: name: not valid UTF-8' -- suite "$F/suite_names.lua" -e BAD=1
 
 # 10.9: an unusable --out is a usage error before any load

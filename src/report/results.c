@@ -1,7 +1,9 @@
 /* results.c - the results directory: summary.json (jansson), intervals.csv,
  * errors.csv and a copy of the scenario and its scripts.  Every file is
  * written to a temporary name and renamed, so an interrupted writer never
- * leaves a half file behind.  Formats are documented in docs/results.md. */
+ * leaves a half file behind.  Also where directory names come from: the
+ * --out check (before any load) and the rule that makes a name one safe path
+ * component.  Formats are documented in docs/results.md. */
 #include "report/report.h"
 
 #include <errno.h>

@@ -97,11 +97,12 @@ check "path-like scenario name: one directory inside results/ ($(basename "$top"
 check "path-like scenario name: made a name (_._.._escaped-<time>)" \
     [ "$(basename "$top" | sed 's/-[0-9]*-[0-9]*$//')" = "_._.._escaped" ]
 check "path-like phase names: each phase in a subdirectory of the run" \
-    [ -f "$top/1-x_.._.._.._.._escaped/summary.json" -a -f "$top/2-_hidden_name/summary.json" ]
+    [ -f "$top/1-x_.._.._.._.._escaped/summary.json" -a -f "$top/2-_hidden__name_/summary.json" ]
 check "path-like names: summary.json valid, names kept as written" \
-    [ "$(jq -r '.phases | map(.name) | join("|")' "$top/summary.json")" = "x/../../../../escaped|.hidden name" ]
+    [ "$(jq -r '.phases | map(.name) | join("|")' "$top/summary.json")" = 'x/../../../../escaped|.hidden "name"' ]
 check "path-like names: summary.json points at the directories" \
-    [ "$(jq -r '.phases | map(.dir) | join("|")' "$top/summary.json")" = "1-x_.._.._.._.._escaped|2-_hidden_name" ]
+    [ "$(jq -r '.phases | map(.dir) | join("|")' "$top/summary.json")" = "1-x_.._.._.._.._escaped|2-_hidden__name_" ]
+check "path-like names: phases.csv quotes a name with quotes" grep -qF '2,".hidden ""name""",completed,' "$top/phases.csv"
 check "path-like names: the phase's summary.json is valid" jq -e '.scenario == "x/../../../../escaped"' "$top/1-x_.._.._.._.._escaped/summary.json"
 check "nothing escaped anywhere under $TMP" [ -z "$(find "$TMP" -name '*escaped*' -not -path "$top" -not -path "$top/*")" ]
 "$LUAMECH" suite "$F/suite_names.lua" -q -o "$TMP/sn/out" > /dev/null 2>&1

@@ -200,28 +200,35 @@ static int plan_check_bounds(const plan_ctx *c) {
     return PLAN_OK;
 }
 
-static int plan_check_one(const scenario *s, const scenario_overrides *o, const char *where, char *err, size_t len) {
-    plan_ctx c = {s, o, where, err, len};
+/* Name, notes and threshold texts (they name timers in every output). */
+static int plan_check_texts(const plan_ctx *c) {
+    const scenario *s = c->s;
     char why[256];
-    if (plan_name_check(s->name, why, sizeof why) != 0) return plan_fail(&c, "name", o->name != NULL, why);
-    if (s->notes && plan_utf8_check(s->notes, 1, why, sizeof why) != 0) return plan_fail(&c, "notes", 0, why);
-    for (int i = 0; i < s->nthresholds; i++) {      /* they name timers in every output */
+    if (plan_name_check(s->name, why, sizeof why) != 0) return plan_fail(c, "name", c->o->name != NULL, why);
+    if (s->notes && plan_utf8_check(s->notes, 1, why, sizeof why) != 0) return plan_fail(c, "notes", 0, why);
+    for (int i = 0; i < s->nthresholds; i++) {
         char field[32];
         snprintf(field, sizeof field, "thresholds[%d]", i + 1);
-        if (plan_utf8_check(s->thresholds[i].text, 0, why, sizeof why) != 0) return plan_fail(&c, field, 0, why);
+        if (plan_utf8_check(s->thresholds[i].text, 0, why, sizeof why) != 0) return plan_fail(c, field, 0, why);
     }
-    int rc = plan_check_settings(&c);
+    return PLAN_OK;
+}
+
+static int plan_check_one(const scenario *s, const scenario_overrides *o, const char *where, char *err, size_t len) {
+    plan_ctx c = {s, o, where, err, len};
+    int rc = plan_check_texts(&c);
+    if (rc != PLAN_OK) return rc;
+    rc = plan_check_settings(&c);
     for (int i = 0; rc == PLAN_OK && i < s->ngroups; i++) rc = plan_check_group(&c, i);
     return rc == PLAN_OK ? plan_check_bounds(&c) : rc;
 }
 
 int plan_check(const scenario *s, const scenario_overrides *o, char *err, size_t len) {
     if (s->nphases == 0) return plan_check_one(s, o, "", err, len);
-    char why[256];
-    if (plan_name_check(s->name, why, sizeof why) != 0) {
-        snprintf(err, len, "%s: name: %s", s->path, why);
-        return PLAN_BAD_SCENARIO;
-    }
+    scenario_overrides none;                          /* the top's name is the file's own */
+    scenario_overrides_init(&none);
+    plan_ctx top = {s, &none, "", err, len};
+    if (plan_check_texts(&top) != PLAN_OK) return PLAN_BAD_SCENARIO;
     for (int i = 0; i < s->nphases; i++) {
         char where[32];
         snprintf(where, sizeof where, "phases[%d].", i + 1);

@@ -4,8 +4,14 @@
 -- Arguments: the scenario table, the scenario's file name (for messages),
 -- its directory (scripts are relative to it), and helpers from C:
 -- parse_duration(s) -> ns or nil, parse_count(s) -> n or nil,
--- check_threshold(s) -> true or false, why.
-local tbl, file, dir, parse_duration, parse_count, check_threshold = ...
+-- check_threshold(s) -> true or false, why, and the plan's rules from
+-- src/scenario/plan.c: { limits = { vus = { min, max, range }, ... },
+-- defaults = { interval_ns, ... } } (one table of limits and defaults).
+-- Values are range-checked here, before C converts them; rules across
+-- fields and overrides (interval in whole ticks, names, bounds) are checked
+-- once on the final plan by plan_check() in C.
+local tbl, file, dir, parse_duration, parse_count, check_threshold, rules = ...
+local limits, defaults = rules.limits, rules.defaults
 
 local fields = {
   name = true, run_time = true, rampup = true, interval = true,
@@ -68,28 +74,50 @@ local function check_known(t, known, where)
   end
 end
 
-local function duration(v, field, default, allow_zero)
+-- A duration within limits[lim] -> whole ns.  NaN, infinities and values
+-- below the resolution are refused (a number of seconds is not rounded to 0).
+local function duration(v, field, default, lim)
   if v == nil then return default end
-  local ns
+  local l, ns = limits[lim], nil
   if type(v) == "number" then
-    ns = v >= 0 and v * 1e9 or nil
+    if v > 0 and v * 1e9 < defaults.resolution_ns then
+      fail(field, "expected " .. l.range .. "; " .. show(v) .. " s is below the 1us resolution")
+    end
+    if v >= 0 and v <= 1e12 then ns = math.floor(v * 1e9 + 0.5) end
   elseif type(v) == "string" then
     ns = parse_duration(v)
   end
-  if not ns or (ns == 0 and not allow_zero) then
-    fail(field, "expected a duration such as \"30s\", \"5m\", \"250ms\" or a number of seconds" ..
-      (allow_zero and "" or " greater than zero") .. ", got " .. show(v))
+  if not ns or not (ns >= l.min and ns <= l.max) then
+    fail(field, "expected " .. l.range .. " (such as \"30s\", \"5m\", \"250ms\" or a number of seconds), got " .. show(v))
   end
   return ns
 end
 
-local function count(v, field, min)
+local function count(v, field, lim)
   if v == nil then return nil end
-  local n
+  local l, n = limits[lim], nil
   if type(v) == "number" then n = v
   elseif type(v) == "string" then n = parse_count(v) end
-  if not n or n ~= math.floor(n) or n < min then
-    fail(field, string.format("expected an integer >= %d (\"10k\" and \"1M\" are accepted), got %s", min, show(v)))
+  if not n or n ~= math.floor(n) or not (n >= l.min and n <= l.max) then
+    fail(field, "expected " .. l.range .. " (\"10k\" and \"1M\" are accepted), got " .. show(v))
+  end
+  return n
+end
+
+-- The number of items of a list 1..n; fails on other keys and on holes
+-- ({ a, nil, c } would silently stop at a).
+local function list(t, field)
+  local n, last = 0, 0
+  for k in pairs(t) do
+    if type(k) ~= "number" or k < 1 or k ~= math.floor(k) then
+      fail(field, "expected a list (array), found key " .. show(k))
+    end
+    n, last = n + 1, math.max(last, k)
+  end
+  for i = 1, last do
+    if t[i] == nil then
+      fail(string.format("%s[%d]", field, i), string.format("is nil: a hole in a list of %d items (remove it, or fill it)", last))
+    end
   end
   return n
 end
@@ -100,25 +128,27 @@ local function str(v, field, default)
   return v
 end
 
-local function number(v, field, min)
-  if type(v) ~= "number" or v < min then
-    fail(field, string.format("expected a number >= %s, got %s", tostring(min), show(v)))
+local function number(v, field, lim)
+  local l = limits[lim]
+  if type(v) ~= "number" or not (v >= l.min and v <= l.max) then
+    fail(field, "expected " .. l.range .. ", got " .. show(v))
   end
   return v
 end
 
 -- stages = { { duration = "30s", target = 100 }, ... } -> { {dur_ns, target} }
 local function stages_of(v, field)
-  if type(v) ~= "table" or #v == 0 then
+  if type(v) ~= "table" or list(v, field) == 0 then
     fail(field, "expected a list of stages such as { { duration = \"30s\", target = 100 } }, got " .. show(v))
   end
-  if #v > 64 then fail(field, "at most 64 stages, got " .. #v) end
+  local n = #v
+  if n > 64 then fail(field, "at most 64 stages, got " .. n) end
   local out = {}
   for i, st in ipairs(v) do
     local sw = string.format("%s[%d]", field, i)
     if type(st) ~= "table" then fail(sw, "expected { duration = ..., target = ... }, got " .. show(st)) end
     check_known(st, { duration = true, target = true }, sw)
-    out[i] = { dur_ns = duration(st.duration, sw .. ".duration", nil, true), target = number(st.target, sw .. ".target", 0) }
+    out[i] = { dur_ns = duration(st.duration, sw .. ".duration", nil, "duration"), target = number(st.target, sw .. ".target", "target") }
     if out[i].dur_ns == nil then fail(sw .. ".duration", "expected a duration, got nil") end
   end
   return out
@@ -133,23 +163,24 @@ local function load_model(g, gw, rampup_ns)
   if model ~= "closed" and model ~= "paced" and model ~= "rate" then
     fail(gw .. ".model", "expected \"closed\", \"paced\" or \"rate\", got " .. show(model))
   end
-  local out = { model = model, stages = {}, start = g.start and number(g.start, gw .. ".start", 0) or 0 }
+  local out = { model = model, stages = {}, start = g.start and number(g.start, gw .. ".start", "start") or 0 }
   if g.stages ~= nil then
     out.stages = stages_of(g.stages, gw .. ".stages")
     if rampup_ns > 0 then fail(gw .. ".stages", "use either stages or rampup, not both") end
   end
   if model == "paced" then
-    out.pacing_ns = duration(g.pacing, gw .. ".pacing", nil, false)
+    out.pacing_ns = duration(g.pacing, gw .. ".pacing", nil, "pacing")
     if not out.pacing_ns then fail(gw .. ".pacing", "a paced group needs pacing, e.g. pacing = \"1s\"") end
   elseif g.pacing ~= nil then
     fail(gw .. ".pacing", "pacing is for model = \"paced\"")
   end
   if model == "rate" then
     if g.rate == nil and #out.stages == 0 then fail(gw .. ".rate", "a rate group needs rate (transactions/s) or stages") end
-    out.rate = g.rate and number(g.rate, gw .. ".rate", 0) or out.start
+    out.rate = g.rate and number(g.rate, gw .. ".rate", "rate") or out.start
     if g.rate ~= nil and #out.stages > 0 then fail(gw .. ".rate", "give either rate or stages (with start), not both") end
-    out.prealloc = count(g.vus, gw .. ".vus", 1) or 10
-    out.vus = count(g.max_vus, gw .. ".max_vus", 1) or out.prealloc
+    out.prealloc = count(g.vus, gw .. ".vus", "vus") or defaults.rate_prealloc
+    if out.prealloc < 1 then fail(gw .. ".vus", "a rate group starts at least 1 VU, got 0") end
+    out.vus = count(g.max_vus, gw .. ".max_vus", "max_vus") or out.prealloc
     if out.vus < out.prealloc then fail(gw .. ".max_vus", "must be >= vus (" .. out.prealloc .. "), got " .. out.vus) end
     return out
   end
@@ -157,7 +188,7 @@ local function load_model(g, gw, rampup_ns)
   if g.max_vus ~= nil then fail(gw .. ".max_vus", "max_vus is for model = \"rate\"") end
   local most = out.start
   for _, st in ipairs(out.stages) do most = math.max(most, st.target) end
-  out.vus = count(g.vus, gw .. ".vus", 0)
+  out.vus = count(g.vus, gw .. ".vus", "vus")
   if out.vus == nil and #out.stages == 0 then fail(gw .. ".vus", "expected the number of virtual users, got nil") end
   out.vus = out.vus or math.ceil(most)
   return out                                   -- without stages, C builds the ramp-up
@@ -168,13 +199,13 @@ end
 local function normalise(t, where, default_name, need_groups)
   local out = {
     name = str(t.name, where .. "name", default_name),
-    rampup_ns = duration(t.rampup, where .. "rampup", 0, true),
-    interval_ns = duration(t.interval, where .. "interval", 10e9, false),
-    graceful_stop_ns = duration(t.graceful_stop, where .. "graceful_stop", 5e9, true),
-    requests = count(t.requests, where .. "requests", 1),
-    workers = count(t.workers, where .. "workers", 1),
-    seed = count(t.seed, where .. "seed", 0),
-    max_timers = count(t.max_timers, where .. "max_timers", 1) or 1000,
+    rampup_ns = duration(t.rampup, where .. "rampup", 0, "rampup"),
+    interval_ns = duration(t.interval, where .. "interval", defaults.interval_ns, "interval"),
+    graceful_stop_ns = duration(t.graceful_stop, where .. "graceful_stop", defaults.graceful_stop_ns, "graceful_stop"),
+    requests = count(t.requests, where .. "requests", "requests"),
+    workers = count(t.workers, where .. "workers", "workers"),
+    seed = count(t.seed, where .. "seed", "seed"),
+    max_timers = count(t.max_timers, where .. "max_timers", "max_timers") or 1000,
     notes = str(t.notes, where .. "notes", nil),
     groups = {},
     thresholds = {},
@@ -187,33 +218,23 @@ local function normalise(t, where, default_name, need_groups)
     if type(t.thresholds) ~= "table" then
       fail(where .. "thresholds", "expected a list of criteria such as { \"GET p95 < 5ms\" }, got " .. show(t.thresholds))
     end
+    list(t.thresholds, where .. "thresholds")
     for k, v in pairs(t.thresholds) do
       local tw = string.format("%sthresholds[%s]", where, tostring(k))
-      if type(k) ~= "number" then fail(where .. "thresholds", "expected a list, found key " .. show(k)) end
       local ok, why = check_threshold(tostring(v))
       if type(v) ~= "string" or not ok then fail(tw, why or ("expected a string, got " .. show(v))) end
       out.thresholds[k] = v
     end
   end
-  if out.max_timers > 1000000 then
-    fail(where .. "max_timers", "expected at most 1000000 distinct timer names, got " .. show(t.max_timers))
-  end
-  if out.interval_ns % 1e8 ~= 0 then
-    fail(where .. "interval", "expected a whole number of 100 ms (e.g. \"500ms\", \"10s\"), got " .. show(t.interval))
-  end
-  -- Without a transaction budget a run is bounded by time: 10 s unless said.
-  out.run_time_ns = duration(t.run_time, where .. "run_time", out.requests and 0 or 10e9, out.requests ~= nil)
+  -- Without a transaction budget a run is bounded by time (the default)
+  -- unless said; 0 without a budget is refused by plan_check.
+  out.run_time_ns = duration(t.run_time, where .. "run_time", out.requests and 0 or defaults.run_time_ns, "run_time")
 
   if not need_groups and t.groups == nil then return out end
-  if type(t.groups) ~= "table" or #t.groups == 0 then
+  if type(t.groups) ~= "table" or list(t.groups, where .. "groups") == 0 then
     fail(where .. "groups", "expected a list of groups such as { { name = \"readers\", vus = 10, script = \"get.lua\" } }, got " .. show(t.groups))
   end
   local seen = {}
-  for k in pairs(t.groups) do
-    if type(k) ~= "number" or k < 1 or k > #t.groups or k ~= math.floor(k) then
-      fail(where .. "groups", "expected a list (array) of groups, found key " .. show(k))
-    end
-  end
   for i, g in ipairs(t.groups) do
     local gw = string.format("%sgroups[%d]", where, i)
     if type(g) ~= "table" then fail(gw, "expected a table { name = ..., vus = ..., script = ... }, got " .. show(g)) end
@@ -248,7 +269,7 @@ if tbl.phases == nil then return normalise(tbl, "", default_name, true) end
 -- Phases run one after another; each takes the scenario's fields as
 -- defaults and may set its own, except the thresholds: the scenario's own
 -- are judged on the whole run (all phases), a phase's on that phase.
-if type(tbl.phases) ~= "table" or #tbl.phases == 0 then
+if type(tbl.phases) ~= "table" or list(tbl.phases, "phases") == 0 then
   fail("phases", "expected a list of phases such as { { name = \"write\", requests = 1000, groups = { ... } } }, got " .. show(tbl.phases))
 end
 local out = normalise(tbl, "", default_name, false)

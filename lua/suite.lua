@@ -2,12 +2,19 @@
 -- suite is runs done one after another and reported in one table: either a
 -- sweep of one setting over a scenario (seed 001: the same scenario at 1, 2,
 -- 10, 50 and 100 VUs) or an explicit list of runs.
--- Arguments: the suite table, its file name, its directory, and C helpers
--- parse_duration(s) -> ns or nil, parse_count(s) -> n or nil.
-local tbl, file, dir, parse_duration, parse_count = ...
+-- Arguments: the suite table, its file name, its directory, C helpers
+-- parse_duration(s) -> ns or nil, parse_count(s) -> n or nil, and the plan's
+-- rules (src/scenario/plan.c: one table of limits).  Values are
+-- range-checked here before C converts them; the rules over the final plan
+-- (interval in whole ticks, names, bounds) are checked once by plan_check()
+-- after the command line's flags, which beat a suite's values.
+local tbl, file, dir, parse_duration, parse_count, rules = ...
+local limits = rules.limits
 
+-- setting -> its kind and the limit (a field of plan.c's table) it obeys
 local settings = { vus = "count", workers = "count", requests = "count", seed = "count",
                    duration = "duration", rampup = "duration", interval = "duration" }
+local limit_of = { duration = "run_time" }
 local top_fields = { name = true, scenario = true, params = true, sweep = true, runs = true }
 local run_fields = { name = true, scenario = true, params = true }
 for k in pairs(settings) do top_fields[k] = true; run_fields[k] = true end
@@ -28,16 +35,47 @@ end
 
 -- "vus" = 10 -> overrides.vus = 10; "duration" = "30s" -> overrides.duration_ns
 local function setting(out, key, v, where)
-  local kind = settings[key]
+  local kind, l = settings[key], limits[limit_of[key] or key]
   if kind == "count" then
     local n = type(v) == "number" and v or (type(v) == "string" and parse_count(v))
-    if not n or n < 0 or n ~= math.floor(n) then fail(where, "expected an integer, got " .. show(v)) end
+    if not n or n ~= math.floor(n) or not (n >= l.min and n <= l.max) then
+      fail(where, "expected " .. l.range .. ", got " .. show(v))
+    end
     out[key] = n
   else
-    local ns = type(v) == "number" and v * 1e9 or (type(v) == "string" and parse_duration(v))
-    if not ns then fail(where, "expected a duration such as \"30s\", got " .. show(v)) end
+    local ns
+    if type(v) == "number" then
+      if v > 0 and v * 1e9 < rules.defaults.resolution_ns then
+        fail(where, "expected " .. l.range .. "; " .. show(v) .. " s is below the 1us resolution")
+      end
+      ns = v >= 0 and v <= 1e12 and math.floor(v * 1e9 + 0.5) or nil
+    elseif type(v) == "string" then ns = parse_duration(v) end
+    if not ns or not (ns >= l.min and ns <= l.max) then
+      fail(where, "expected " .. l.range .. " such as \"30s\", got " .. show(v))
+    end
     out[key .. "_ns"] = ns
   end
+end
+
+-- The number of items of a list 1..n; fails on other keys and on holes.
+local function list(t, field)
+  local n, last = 0, 0
+  for k in pairs(t) do
+    if type(k) ~= "number" or k < 1 or k ~= math.floor(k) then fail(field, "expected a list, found key " .. show(k)) end
+    n, last = n + 1, math.max(last, k)
+  end
+  for i = 1, last do
+    if t[i] == nil then
+      fail(string.format("%s[%d]", field, i), string.format("is nil: a hole in a list of %d items (remove it, or fill it)", last))
+    end
+  end
+  return n
+end
+
+local function name_of(v, where, default)
+  if v == nil then return default end
+  if type(v) ~= "string" or v == "" then fail(where, "expected a non-empty string, got " .. show(v)) end
+  return v
 end
 
 local function params_of(v, where, into)
@@ -70,26 +108,31 @@ if tbl.sweep ~= nil then
   if type(tbl.sweep) ~= "table" then fail("sweep", "expected { NAME = { values } }, got " .. show(tbl.sweep)) end
   local key, values = next(tbl.sweep)
   if next(tbl.sweep, key) ~= nil then fail("sweep", "sweep one setting at a time") end
-  if type(values) ~= "table" or #values == 0 then fail("sweep." .. tostring(key), "expected a list of values") end
+  if type(values) ~= "table" or list(values, "sweep." .. tostring(key)) == 0 then fail("sweep." .. tostring(key), "expected a list of values") end
   local scenario = path_of(tbl.scenario, "scenario")
   for i, v in ipairs(values) do
     local over, params = copy(base_over), copy(base_params)
     if settings[key] then setting(over, key, v, string.format("sweep.%s[%d]", key, i))
     else params[key] = tostring(v) end
-    runs[i] = { name = key .. "=" .. tostring(v), scenario = scenario, overrides = over, params = params }
+    local name = key .. "=" .. tostring(v)
+    runs[i] = { name = name, scenario = scenario, overrides = over, params = params,
+                origin = string.format("%s: sweep run %d (%s)", file, i, name) }
   end
 elseif tbl.runs ~= nil then
-  if type(tbl.runs) ~= "table" or #tbl.runs == 0 then fail("runs", "expected a list of runs") end
+  if type(tbl.runs) ~= "table" or list(tbl.runs, "runs") == 0 then fail("runs", "expected a list of runs") end
   for i, r in ipairs(tbl.runs) do
     local where = string.format("runs[%d]", i)
     if type(r) ~= "table" then fail(where, "expected a table, got " .. show(r)) end
     check_known(r, run_fields, where)
     local over, params = copy(base_over), params_of(r.params, where .. ".params", copy(base_params))
     for k in pairs(settings) do if r[k] ~= nil then setting(over, k, r[k], where .. "." .. k) end end
-    runs[i] = { name = r.name or ("run-" .. i), scenario = path_of(r.scenario or tbl.scenario, where .. ".scenario"),
-                overrides = over, params = params }
+    runs[i] = { name = name_of(r.name, where .. ".name", "run-" .. i),
+                scenario = path_of(r.scenario or tbl.scenario, where .. ".scenario"),
+                overrides = over, params = params, origin = file .. ": " .. where }
   end
 else
   fail("suite", "expected sweep = { NAME = { values } } or runs = { ... }")
 end
-return { name = tbl.name or (file:match("([^/]+)%.lua$") or file), runs = runs }
+local swept = tbl.sweep and next(tbl.sweep)
+return { name = name_of(tbl.name, "name", file:match("([^/]+)%.lua$") or file), runs = runs,
+         swept = swept and settings[swept] and swept or nil }

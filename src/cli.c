@@ -18,6 +18,7 @@
 #include "report/compare.h"
 #include "report/hlog.h"
 #include "report/report.h"
+#include "scenario/plan.h"
 #include "scenario/scenario.h"
 #include "scenario/suite.h"
 
@@ -25,7 +26,7 @@ static const char cli_usage[] =
 "usage: luamech run SCENARIO [options]\n"
 "       luamech suite SUITE [options]   (runs one after another; a sweep; one table)\n"
 "       luamech report RESULTS_DIR   (re-render RESULTS_DIR/report.html from the saved result files)\n"
-"       luamech compare A B [--timer NAME ...] [--fail-if 'STAT>PCT%' ...] [--json] [--all]\n"
+"       luamech compare A B [--timer NAME ...] [--fail-if 'STAT>PCT%%' ...] [--json] [--all]\n"
 "                                    (two runs side by side; exit 1 when a figure regressed past a limit)\n"
 "       luamech compare A1 A2 A3 ... -- B1 B2 B3 ... [same options]\n"
 "                                    (sets of repeated runs: medians and a significance test;\n"
@@ -38,12 +39,12 @@ static const char cli_usage[] =
 "options (they override the scenario's values):\n"
 "  -d, --duration DUR       run time, e.g. 30s, 5m, 1h (0 with --requests: until done)\n"
 "  -r, --rampup DUR         start each group's VUs evenly over DUR\n"
-"  -i, --interval DUR       statistics interval (default 10s)\n"
+"  -i, --interval DUR       statistics interval (default %s)\n"
 "  -n, --requests N         stop after N transactions in all (10k, 1M accepted)\n"
 "  -u, --vus N              VUs of every group\n"
 "  -w, --workers N          worker threads (default: number of CPUs)\n"
 "  -s, --seed N             random seed (printed in every report; default: random)\n"
-"  -g, --graceful-stop DUR  time in-flight transactions get to finish (default 5s)\n"
+"  -g, --graceful-stop DUR  time in-flight transactions get to finish (default %s)\n"
 "  -o, --out DIR            results directory (default results/<scenario>-<time>)\n"
 "  -c, --cpus LIST          pin worker i to the i-th CPU of LIST (e.g. 1 or 0,2-3)\n"
 "  -e, --env NAME=VALUE     parameter for scripts: luamech.param(NAME); env is the fallback\n"
@@ -60,6 +61,13 @@ static const char cli_usage[] =
 "  4  preflight failed: a script's init failed before any load (e.g. server unreachable)\n"
 "  5  interrupted by SIGINT/SIGTERM; results were written\n"
 "  6  a threshold failed (the scenario's pass/fail criteria; see junit.xml)\n";
+
+/* The usage text, with the defaults from the plan's one table. */
+static void cli_print_usage(FILE *f) {
+    char iv[32], gs[32];
+    fprintf(f, cli_usage, units_format_duration(PLAN_DEFAULT_INTERVAL_NS, iv, sizeof iv),
+            units_format_duration(PLAN_DEFAULT_GRACEFUL_STOP_NS, gs, sizeof gs));
+}
 
 typedef struct cli_run {
     const char *scenario_path;
@@ -85,16 +93,22 @@ static int cli_bad(const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
-static int cli_duration(const char *flag, const char *arg, int64_t *out) {
+/* Syntax only: the ranges are plan_check_flags' (the plan's one table). */
+static int cli_duration(const char *field, const char *arg, int64_t *out) {
+    char range[128];
+    const plan_limit *l = plan_limit_of(field);
     if (units_parse_duration_ns(arg, out) == 0) return 0;
-    fprintf(stderr, "luamech: %s: expected a duration such as 30s, 5m, 250ms; got '%s'\n", flag, arg);
+    fprintf(stderr, "luamech: %s: expected %s such as 30s, 5m, 250ms; got '%s'\n", l->flag,
+            plan_range_text(l, range, sizeof range), arg);
     return -1;
 }
 
-static int cli_count(const char *flag, const char *arg, int64_t *out, int64_t min) {
-    if (units_parse_count(arg, out) == 0 && *out >= min) return 0;
-    fprintf(stderr, "luamech: %s: expected an integer >= %lld (10k, 1M accepted); got '%s'\n",
-            flag, (long long)min, arg);
+static int cli_count(const char *field, const char *arg, int64_t *out) {
+    char range[128];
+    const plan_limit *l = plan_limit_of(field);
+    if (units_parse_count(arg, out) == 0) return 0;
+    fprintf(stderr, "luamech: %s: expected %s (10k, 1M accepted); got '%s'\n", l->flag,
+            plan_range_text(l, range, sizeof range), arg);
     return -1;
 }
 
@@ -111,14 +125,14 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "d:r:i:n:u:w:s:g:o:e:qhc:", opts, NULL)) != -1) {
         switch (ch) {
-        case 'd': bad |= cli_duration("--duration", optarg, &c->ov.run_time_ns); break;
-        case 'r': bad |= cli_duration("--rampup", optarg, &c->ov.rampup_ns); break;
-        case 'i': bad |= cli_duration("--interval", optarg, &c->ov.interval_ns); break;
-        case 'g': bad |= cli_duration("--graceful-stop", optarg, &c->ov.graceful_stop_ns); break;
-        case 'n': bad |= cli_count("--requests", optarg, &c->ov.requests, 1); break;
-        case 'u': bad |= cli_count("--vus", optarg, &c->ov.vus, 0); break;
-        case 'w': bad |= cli_count("--workers", optarg, &c->ov.workers, 1); break;
-        case 's': bad |= cli_count("--seed", optarg, &c->ov.seed, 0); break;
+        case 'd': bad |= cli_duration("run_time", optarg, &c->ov.run_time_ns); break;
+        case 'r': bad |= cli_duration("rampup", optarg, &c->ov.rampup_ns); break;
+        case 'i': bad |= cli_duration("interval", optarg, &c->ov.interval_ns); break;
+        case 'g': bad |= cli_duration("graceful_stop", optarg, &c->ov.graceful_stop_ns); break;
+        case 'n': bad |= cli_count("requests", optarg, &c->ov.requests); break;
+        case 'u': bad |= cli_count("vus", optarg, &c->ov.vus); break;
+        case 'w': bad |= cli_count("workers", optarg, &c->ov.workers); break;
+        case 's': bad |= cli_count("seed", optarg, &c->ov.seed); break;
         case 'o': c->out_dir = optarg; break;
         case 'c': {
             int cpus[256];
@@ -132,14 +146,16 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         case 'e':
             if (params_add(&c->params, optarg) != 0) return cli_bad("-e: expected NAME=VALUE, got '%s'", optarg);
             break;
-        case 'h': fputs(cli_usage, stdout); exit(EXIT_OK);
+        case 'h': cli_print_usage(stdout); exit(EXIT_OK);
         default:
             return cli_bad("unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (bad) return EXIT_USAGE;
-    if (c->ov.interval_ns == 0 || (c->ov.interval_ns > 0 && c->ov.interval_ns % 100000000 != 0))
-        return cli_bad("--interval: must be a whole number of 100ms (e.g. 500ms, 10s)%s", "");
+    char err[512];
+    if (plan_check_flags(&c->ov, err, sizeof err) != PLAN_OK) return cli_bad("%s", err);
+    if (c->out_dir && report_check_out(c->out_dir, err, sizeof err) != 0)
+        return cli_bad("--out: %s", err);
     if (optind >= argc) return cli_bad("run: missing the SCENARIO file%s", "");
     c->scenario_path = argv[optind++];
     if (optind < argc) return cli_bad("run: unexpected argument '%s'", argv[optind]);
@@ -241,8 +257,9 @@ static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int w
     run_result *rs = calloc((size_t)sc->nphases, sizeof *rs);
     int code = EXIT_OK, ran = 0, th_failed = 0;
     for (int i = 0; i < sc->nphases && code == EXIT_OK; i++, ran++) {
-        char sub[4200];
-        snprintf(sub, sizeof sub, "%s/%d-%s", dir, i + 1, sc->phases[i].name);
+        char sub[4200], name[128];
+        report_phase_subdir(name, sizeof name, i, sc->phases[i].name);
+        snprintf(sub, sizeof sub, "%s/%s", dir, name);
         fprintf(stderr, "luamech: phase %d/%d: %s\n", i + 1, sc->nphases, sc->phases[i].name);
         const scenario *ph = &sc->phases[i];
         code = cli_run_one(c, ph, sub, ph->workers > 0 ? ph->workers : workers,
@@ -267,19 +284,39 @@ static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int w
     return code;
 }
 
+/* The results directory (--out, else the default), created and probed
+ * before any load: EXIT_OK, or the exit code after one message. */
+static int cli_out_dir(const cli_run *c, const scenario *sc, char *dir, size_t len) {
+    char err[4400];
+    if (c->out_dir) snprintf(dir, len, "%s", c->out_dir);
+    else report_default_dir(dir, len, sc);
+    if (report_make_out(dir, err, sizeof err) == 0) return EXIT_OK;
+    if (c->out_dir) return cli_bad("--out: %s", err);
+    fprintf(stderr, "luamech: results directory: %s (give one with --out)\n", err);
+    return EXIT_RUNTIME;
+}
+
+/* scenario_load / suite_load's -1 (bad scenario) or -2 (bad flag). */
+static int cli_load_failed(int rc, const char *err) {
+    if (rc == -2) return cli_bad("%s", err);
+    fprintf(stderr, "luamech: %s\n", err);
+    return EXIT_SCENARIO;
+}
+
 static int cli_run_scenario(cli_run *c) {
     scenario sc;
     char err[2048], dir[4096];
-    if (scenario_load(&sc, c->scenario_path, &c->params, &c->ov, err, sizeof err) != 0) {
-        fprintf(stderr, "luamech: %s\n", err);
+    int code = scenario_load(&sc, c->scenario_path, &c->params, &c->ov, err, sizeof err);
+    if (code != 0) {
         scenario_free(&sc);
-        return EXIT_SCENARIO;
+        return cli_load_failed(code, err);
     }
     int workers = sc.workers > 0 ? sc.workers : (int)uv_available_parallelism();
     uint64_t seed = cli_seed(&sc);
-    if (c->out_dir) snprintf(dir, sizeof dir, "%s", c->out_dir);
-    else report_default_dir(dir, sizeof dir, &sc);
-    int code;
+    if ((code = cli_out_dir(c, &sc, dir, sizeof dir)) != EXIT_OK) {
+        scenario_free(&sc);
+        return code;
+    }
     if (sc.nphases > 0) code = cli_run_phases(c, &sc, dir, workers, seed);
     else {
         run_result r;
@@ -302,12 +339,10 @@ static int cli_suite(int argc, char **argv) {
     scenario suite;
     char err[2048], dir[4096];
     memset(&suite, 0, sizeof suite);
-    if (code == EXIT_OK && suite_load(&suite, c.scenario_path, &c.params, &c.ov, err, sizeof err) != 0) {
-        fprintf(stderr, "luamech: %s\n", err);
-        code = EXIT_SCENARIO;
-    } else if (code == EXIT_OK) {
-        if (c.out_dir) snprintf(dir, sizeof dir, "%s", c.out_dir);
-        else report_default_dir(dir, sizeof dir, &suite);
+    int rc = code == EXIT_OK ? suite_load(&suite, c.scenario_path, &c.params, &c.ov, err, sizeof err) : 0;
+    if (rc != 0) code = cli_load_failed(rc, err);
+    if (code == EXIT_OK) code = cli_out_dir(&c, &suite, dir, sizeof dir);
+    if (code == EXIT_OK) {
         int workers = suite.workers > 0 ? suite.workers : (int)uv_available_parallelism();
         code = cli_run_phases(&c, &suite, dir, workers, cli_seed(&suite));
     }
@@ -319,7 +354,7 @@ static int cli_suite(int argc, char **argv) {
 int cli_main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);    /* a peer closing mid-write is an error, not a death */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(cli_usage, argc < 2 ? stderr : stdout);
+        cli_print_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {

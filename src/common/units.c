@@ -28,7 +28,7 @@ int units_parse_duration_ns(const char *s, int64_t *ns) {
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(suffix, units[i].suffix) == 0) {
             double v = num * units[i].ns;
-            if (v > 9.0e18) return -1;
+            if (v > 9.0e18 || (v > 0 && v < 1000)) return -1;   /* below the 1 us resolution */
             *ns = (int64_t)llround(v);
             return 0;
         }

@@ -7,7 +7,8 @@
 #include <stddef.h>
 
 /* "250ms", "30s", "5m", "1h", "1.5s"; a bare number is seconds.
- * Returns 0 and sets *ns, or -1 on bad syntax or a negative value. */
+ * Returns 0 and sets *ns, or -1 on bad syntax, a negative value, or a
+ * non-zero value below 1 us (durations have a resolution of 1 us). */
 int units_parse_duration_ns(const char *s, int64_t *ns);
 /* "1000", "10k", "1M", "2.5k" (k = 1000, M = 1000000). Returns 0 or -1. */
 int units_parse_count(const char *s, int64_t *out);

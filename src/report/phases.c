@@ -56,6 +56,16 @@ void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n) {
     fflush(out);
 }
 
+/* A quoted CSV field: '"' doubled (names may hold any printable text). */
+static void phases_csv_name(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static int phases_write_csv(const char *dir, const scenario *sc, const run_result *rs, int n) {
     char path[4200];
     snprintf(path, sizeof path, "%s/phases.csv", dir);
@@ -65,7 +75,9 @@ static int phases_write_csv(const char *dir, const scenario *sc, const run_resul
     for (int i = 0; i < n; i++) {
         phase_row p;
         phases_row(&p, &sc->phases[i], &rs[i]);
-        fprintf(f, "%d,\"%s\",%s,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", i + 1, p.name, p.status,
+        fprintf(f, "%d,", i + 1);
+        phases_csv_name(f, p.name);
+        fprintf(f, ",%s,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", p.status,
                 (long long)p.tx, (long long)p.errors, p.secs, p.rate, p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms);
     }
     return fclose(f);
@@ -78,7 +90,7 @@ int report_write_phases(const char *dir, const scenario *sc, const run_result *r
         phase_row p;
         phases_row(&p, &sc->phases[i], &rs[i]);
         char sub[512];
-        snprintf(sub, sizeof sub, "%d-%s", i + 1, p.name);
+        report_phase_subdir(sub, sizeof sub, i, p.name);
         if (rs[i].status != RUN_COMPLETED) status = p.status;
         json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f}",
             "name", p.name, "dir", sub, "status", p.status, "transactions", (json_int_t)p.tx,

@@ -21,8 +21,20 @@ void report_console(FILE *out, const scenario *sc, const run_result *r, const ch
 /* Create dir (and parents) and copy the scenario file and its scripts into
  * dir/scenario/.  Returns 0 or -1 with a message. */
 int report_prepare_dir(const char *dir, const scenario *sc, char *err, size_t err_len);
-/* Default: results/<scenario name>-<YYYYmmdd-HHMMSS> */
+/* Default: results/<scenario name as a path name>-<YYYYmmdd-HHMMSS> */
 void report_default_dir(char *buf, size_t len, const scenario *sc);
+/* A name as one path component (docs/results.md): bytes other than
+ * A-Z a-z 0-9 . _ - + = , @ become '_', a leading '.' too, at most 64 bytes. */
+void report_path_name(char *buf, size_t len, const char *name);
+/* Phase (or suite run) i's subdirectory name: "<i+1>-<path name>". */
+void report_phase_subdir(char *buf, size_t len, int i, const char *name);
+/* Is dir usable as a results directory without creating anything?  Empty,
+ * an existing non-directory, or a path under a non-directory or an
+ * unwritable directory is not.  0, or -1 with the reason. */
+int report_check_out(const char *dir, char *err, size_t err_len);
+/* Creates dir (and parents) and probes that a file can be written in it.
+ * 0, or -1 with the reason. */
+int report_make_out(const char *dir, char *err, size_t err_len);
 
 /* Each writes to a temporary file and renames it, so a reader never sees a
  * half-written file.  Return 0 or -1. */

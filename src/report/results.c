@@ -1,7 +1,9 @@
 /* results.c - the results directory: summary.json (jansson), intervals.csv,
  * errors.csv and a copy of the scenario and its scripts.  Every file is
  * written to a temporary name and renamed, so an interrupted writer never
- * leaves a half file behind.  Formats are documented in docs/results.md. */
+ * leaves a half file behind.  Also where directory names come from: the
+ * --out check (before any load) and the rule that makes a name one safe path
+ * component.  Formats are documented in docs/results.md. */
 #include "report/report.h"
 
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static int results_mkdirs(const char *dir) {
     char tmp[4096];
@@ -36,11 +39,90 @@ static int results_copy(const char *from, const char *to) {
     return rc;
 }
 
+void report_path_name(char *buf, size_t len, const char *name) {
+    size_t n = 0;
+    for (const char *p = name; *p && n + 1 < len && n < 64; p++, n++) {
+        char c = *p;
+        int keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   (c && strchr("._-+=,@", c) != NULL);
+        buf[n] = keep && !(n == 0 && c == '.') ? c : '_';
+    }
+    if (len > 0) buf[n] = 0;
+}
+
+void report_phase_subdir(char *buf, size_t len, int i, const char *name) {
+    char safe[80];
+    report_path_name(safe, sizeof safe, name);
+    snprintf(buf, len, "%d-%s", i + 1, safe);
+}
+
 void report_default_dir(char *buf, size_t len, const scenario *sc) {
-    char stamp[32];
+    char stamp[32], safe[80];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
-    snprintf(buf, len, "results/%s-%s", sc->name, stamp);
+    report_path_name(safe, sizeof safe, sc->name);
+    snprintf(buf, len, "results/%s-%s", safe, stamp);
+}
+
+/* The nearest existing ancestor of dir (dir itself if it exists) into buf. */
+static int results_existing_ancestor(const char *dir, char *buf, size_t len, struct stat *st) {
+    snprintf(buf, len, "%s", dir);
+    for (;;) {
+        if (stat(buf, st) == 0) return 0;
+        if (errno != ENOENT) return -1;
+        char *slash = strrchr(buf, '/');
+        while (slash && slash > buf && slash[1] == 0) {      /* "a/b/" */
+            *slash = 0;
+            slash = strrchr(buf, '/');
+        }
+        if (!slash) snprintf(buf, len, ".");
+        else if (slash == buf) buf[1] = 0;                   /* "/" */
+        else *slash = 0;
+    }
+}
+
+int report_check_out(const char *dir, char *err, size_t err_len) {
+    char anc[4096];
+    struct stat st;
+    if (!*dir) {
+        snprintf(err, err_len, "expected a directory, got an empty path");
+        return -1;
+    }
+    if (strlen(dir) > 3000) {
+        snprintf(err, err_len, "the path is longer than 3000 bytes");
+        return -1;
+    }
+    if (results_existing_ancestor(dir, anc, sizeof anc, &st) != 0) {
+        snprintf(err, err_len, "cannot use %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int self = strcmp(anc, dir) == 0;
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, err_len, self ? "%s exists and is not a directory" : "cannot create %s: %s is not a directory",
+                 dir, anc);
+        return -1;
+    }
+    if (access(anc, W_OK | X_OK) != 0) {
+        snprintf(err, err_len, "cannot %s %s: %s: %s", self ? "write into" : "create", dir, anc, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int report_make_out(const char *dir, char *err, size_t err_len) {
+    char probe[4200];
+    if (report_check_out(dir, err, err_len) != 0) return -1;
+    if (results_mkdirs(dir) != 0) {
+        snprintf(err, err_len, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(probe, sizeof probe, "%s/.luamech-probe", dir);
+    FILE *f = fopen(probe, "w");
+    if (!f || fclose(f) != 0 || remove(probe) != 0) {
+        snprintf(err, err_len, "cannot write into %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int report_prepare_dir(const char *dir, const scenario *sc, char *err, size_t err_len) {
@@ -236,8 +318,8 @@ static json_t *results_overflow_json(const run_result *r) {
 static json_t *results_groups_json(const scenario *sc) {
     json_t *arr = json_array();
     for (int g = 0; g < sc->ngroups; g++)
-        json_array_append_new(arr, json_pack("{s:s,s:i,s:s,s:s}", "name", sc->groups[g].name,
-                                             "vus", sc->groups[g].vus, "script", sc->groups[g].script_name,
+        json_array_append_new(arr, json_pack("{s:o,s:i,s:o,s:s}", "name", results_str(sc->groups[g].name),
+                                             "vus", sc->groups[g].vus, "script", results_str(sc->groups[g].script_name),
                                              "model", results_model_name(sc->groups[g].model)));
     return arr;
 }
@@ -258,9 +340,9 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "interval_s", (double)sc->interval_ns / 1e9, "graceful_stop_s", (double)sc->graceful_stop_ns / 1e9,
         "requests", (json_int_t)sc->requests, "workers", r->nworkers);
     json_object_set_new(settings, "max_timers", json_integer(r->agg.max_timers));
-    json_t *root = json_pack("{s:i,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:f,s:I,s:o,s:o,s:o,s:o}",
+    json_t *root = json_pack("{s:i,s:s,s:s,s:o,s:o,s:i,s:s,s:s,s:f,s:I,s:o,s:o,s:o,s:o}",
         "schema_version", RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION,
-        "scenario", sc->name, "scenario_file", sc->path, "exit_code", exit_code, "status", status,
+        "scenario", results_str(sc->name), "scenario_file", results_str(sc->path), "exit_code", exit_code, "status", status,
         "start", t0, "run_time_s", (double)r->run_ns / 1e9, "seed", (json_int_t)r->seed,
         "settings", settings, "groups", results_groups_json(sc), "timers", results_timers_json(sc, r),
         "errors", results_tally_json(&r->agg.errors));
@@ -274,7 +356,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     json_object_set_new(root, "counters", results_counters_json(r));
     json_object_set_new(root, "checks", results_checks_json(r));
     json_object_set_new(root, "timer_overflow", results_overflow_json(r));
-    if (sc->notes) json_object_set_new(root, "notes", json_string(sc->notes));
+    if (sc->notes) json_object_set_new(root, "notes", results_str(sc->notes));
     if (r->status == RUN_ABORTED) json_object_set_new(root, "error", json_string(r->error));
     FILE *f = results_open(dir, "summary.json", tmp, sizeof tmp);
     int rc = f ? json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;

@@ -1,6 +1,7 @@
 /* scenario.c - loads a scenario file in a private Lua state, has
- * lua/scenario.lua check and normalise it, copies the result into a C struct
- * and applies command-line overrides.  Runs before any worker starts; it does
+ * lua/scenario.lua check and normalise it, copies the result into a C struct,
+ * applies the overrides (a suite entry's, the command line's) and has
+ * plan_check() check the final plan.  Runs before any worker starts; it does
  * not run scripts (it only compiles them, to report syntax errors early). */
 #include "scenario/scenario.h"
 
@@ -16,11 +17,12 @@
 #include "common/embedded.h"
 #include "common/units.h"
 #include "lua/lm_core.h"
+#include "scenario/plan.h"
 
 void scenario_overrides_init(scenario_overrides *o) {
     o->run_time_ns = o->rampup_ns = o->interval_ns = o->graceful_stop_ns = -1;
     o->requests = o->vus = o->workers = o->seed = -1;
-    o->cpus = NULL;
+    o->cpus = o->name = o->origin = NULL;
 }
 
 int scenario_parse_cpus(const char *s, int *cpus, int max) {
@@ -72,9 +74,12 @@ static int scenario_lua_threshold(lua_State *L) {
     return 2;
 }
 
+/* Values were range-checked by scenario.lua; anything else (NaN, out of
+ * int64 range) still never reaches a cast. */
 static int64_t scenario_field_num(lua_State *L, const char *field, int64_t dflt) {
     lua_getfield(L, -1, field);
-    int64_t v = lua_isnumber(L, -1) ? (int64_t)lua_tonumber(L, -1) : dflt;
+    double d = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : (double)dflt;
+    int64_t v = d >= -9.0e18 && d <= 9.0e18 ? (int64_t)d : dflt;
     lua_pop(L, 1);
     return v;
 }
@@ -215,7 +220,8 @@ static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err
     lua_pushcfunction(L, scenario_lua_duration);
     lua_pushcfunction(L, scenario_lua_count);
     lua_pushcfunction(L, scenario_lua_threshold);
-    if (lua_pcall(L, 6, 1, 0) != 0) {
+    plan_push_rules(L);
+    if (lua_pcall(L, 7, 1, 0) != 0) {
         snprintf(err, err_len, "%s", lua_tostring(L, -1));
         return -1;
     }
@@ -243,17 +249,14 @@ int scenario_load(scenario *s, const char *path, const params *p,
     else
         rc = scenario_run_checker(L, s, err, err_len);
     lua_close(L);
-    if (rc == 0) scenario_apply(s, o);
-    for (int i = -1; rc == 0 && i < s->nphases; i++) {
-        const scenario *r = i < 0 ? s : &s->phases[i];
-        if (i < 0 && s->nphases > 0) continue;
-        if (r->run_time_ns == 0 && r->requests == 0) {
-            snprintf(err, err_len, "%s: %s%s has neither a run_time nor a requests budget", path,
-                     i < 0 ? "the run" : "phase ", i < 0 ? "" : r->name);
-            rc = -1;
-        }
+    if (rc != 0) return -1;
+    scenario_apply(s, o);
+    if (o->name) {                             /* a suite run's name */
+        free(s->name);
+        s->name = strdup(o->name);
     }
-    return rc;
+    rc = plan_check(s, o, err, err_len);
+    return rc == PLAN_OK ? 0 : rc == PLAN_BAD_FLAG ? -2 : -1;
 }
 
 int scenario_total_vus(const scenario *s) {

@@ -50,11 +50,15 @@ typedef struct scenario {
     struct scenario *phases;
 } scenario;
 
-/* Command-line values that override the scenario's; negative = not given. */
+/* Values that override the scenario's (a suite entry's, then the command
+ * line's on top); negative = not given. */
 typedef struct scenario_overrides {
     int64_t run_time_ns, rampup_ns, interval_ns, graceful_stop_ns, requests;
     int64_t vus, workers, seed;
     const char *cpus;     /* NULL = not given */
+    const char *name;     /* a suite run's name; NULL = the scenario's */
+    const char *origin;   /* messages: "suite.lua: runs[2]" when a suite set the
+                           * values the command line did not; NULL = all flags */
 } scenario_overrides;
 
 /* "0,2-3" -> {0, 2, 3}; returns the count, or -1 on bad syntax. */
@@ -62,8 +66,10 @@ int scenario_parse_cpus(const char *s, int *cpus, int max);
 
 void scenario_overrides_init(scenario_overrides *o);
 
-/* Load, check and normalise `path`. Returns 0, or -1 with a message naming
- * the file and field in err. */
+/* Load, check and normalise `path`, apply the overrides, then check the
+ * final plan (plan_check).  Returns 0, or with a message naming the file (or
+ * flag) and field in err: -1 for a bad scenario (or suite entry), -2 for a
+ * bad command-line value. */
 int scenario_load(scenario *s, const char *path, const params *p,
                   const scenario_overrides *o, char *err, size_t err_len);
 void scenario_free(scenario *s);

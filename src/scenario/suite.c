@@ -1,12 +1,16 @@
 /* suite.c - reads a suite file with lua/suite.lua and loads each run's
  * scenario into suite->phases[i], with the run's own -e parameters and
- * overrides (precedence: the run's sweep value and fields, then the command
- * line's flags, then the suite's fields).  It runs nothing itself. */
+ * overrides.  Precedence, highest first: the command line's flags, then the
+ * suite entry (a run's own fields or sweep value, else the suite's top-level
+ * fields), then the scenario file.  A flag that sets the swept setting is
+ * refused (every run would be the same).  Each run's final plan is checked
+ * by plan_check (in scenario_load).  It runs nothing itself. */
 #include "scenario/suite.h"
 
 #include <lauxlib.h>
 #include <libgen.h>
 #include <lualib.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +19,19 @@
 #include "common/embedded.h"
 #include "common/units.h"
 #include "lua/lm_core.h"
+#include "scenario/plan.h"
 
-static int64_t suite_num(lua_State *L, const char *field, int64_t dflt) {
+/* The suite's value of field (range-checked by suite.lua) where the
+ * command line gave none (cur < 0): flags win. */
+static int64_t suite_num(lua_State *L, const char *field, int64_t cur) {
+    if (cur >= 0) return cur;
     lua_getfield(L, -1, field);
-    int64_t v = lua_isnumber(L, -1) ? (int64_t)lua_tonumber(L, -1) : dflt;
+    double d = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : -1;
     lua_pop(L, 1);
-    return v;
+    return d >= 0 && d <= 9.0e18 ? (int64_t)d : cur;
 }
 
-/* The run table at the top of L -> overrides on top of the command line's. */
+/* The run table at the top of L, under the command line's overrides. */
 static void suite_overrides(lua_State *L, const scenario_overrides *cli, scenario_overrides *o) {
     *o = *cli;
     lua_getfield(L, -1, "overrides");
@@ -35,6 +43,32 @@ static void suite_overrides(lua_State *L, const scenario_overrides *cli, scenari
     o->rampup_ns = suite_num(L, "rampup_ns", o->rampup_ns);
     o->interval_ns = suite_num(L, "interval_ns", o->interval_ns);
     lua_pop(L, 1);
+}
+
+/* A flag for the setting the suite sweeps would make every run the same. */
+static int suite_check_sweep(lua_State *L, const scenario_overrides *cli, char *err, size_t err_len) {
+    static const struct { const char *key, *flag; size_t off; } map[] = {
+        {"vus", "--vus", offsetof(scenario_overrides, vus)},
+        {"workers", "--workers", offsetof(scenario_overrides, workers)},
+        {"requests", "--requests", offsetof(scenario_overrides, requests)},
+        {"seed", "--seed", offsetof(scenario_overrides, seed)},
+        {"duration", "--duration", offsetof(scenario_overrides, run_time_ns)},
+        {"rampup", "--rampup", offsetof(scenario_overrides, rampup_ns)},
+        {"interval", "--interval", offsetof(scenario_overrides, interval_ns)},
+    };
+    lua_getfield(L, -1, "swept");
+    const char *key = lua_tostring(L, -1);
+    int rc = 0;
+    for (size_t i = 0; key && i < sizeof map / sizeof map[0]; i++) {
+        int64_t v;
+        memcpy(&v, (const char *)cli + map[i].off, sizeof v);
+        if (strcmp(key, map[i].key) == 0 && v >= 0) {
+            snprintf(err, err_len, "%s: the suite sweeps %s; the flag would make every run the same", map[i].flag, key);
+            rc = -2;
+        }
+    }
+    lua_pop(L, 1);
+    return rc;
 }
 
 /* The command line's -e, then the run's (which win: params_get takes the last). */
@@ -70,8 +104,9 @@ static int suite_run_checker(lua_State *L, const char *path, char *err, size_t e
     lua_pushstring(L, dirname(tmp));
     lua_pushcfunction(L, scenario_lua_duration);
     lua_pushcfunction(L, scenario_lua_count);
+    plan_push_rules(L);
     free(tmp);
-    if (lua_pcall(L, 5, 1, 0) != 0) {
+    if (lua_pcall(L, 6, 1, 0) != 0) {
         snprintf(err, err_len, "%s", lua_tostring(L, -1));
         return -1;
     }
@@ -92,18 +127,22 @@ static int suite_load_runs(scenario *s, lua_State *L, const params *p, const sce
         char *path = strdup(lua_tostring(L, -1));
         lua_getfield(L, -2, "name");
         char *name = strdup(lua_tostring(L, -1));
-        lua_pop(L, 3);
+        lua_getfield(L, -3, "origin");
+        char *origin = strdup(lua_tostring(L, -1));
+        lua_pop(L, 4);
+        ov.name = name;
+        ov.origin = origin;
         scenario *ph = &s->phases[i];
         int rc = scenario_load(ph, path, rp, &ov, err, err_len);
         ph->params = rp;
-        free(ph->name);
-        ph->name = name;
         if (rc == 0 && ph->nphases > 0) {
             snprintf(err, err_len, "%s: runs[%d]: %s has phases; a suite runs plain scenarios", s->path, i + 1, path);
             rc = -1;
         }
         free(path);
-        if (rc != 0) return -1;
+        free(name);
+        free(origin);
+        if (rc != 0) return rc;
     }
     lua_pop(L, 1);
     return 0;
@@ -127,13 +166,16 @@ int suite_load(scenario *s, const char *path, const params *p, const scenario_ov
     if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0)
         snprintf(err, err_len, "%s", lua_tostring(L, -1));
     else if (suite_run_checker(L, path, err, err_len) == 0) {
+        char why[256];
         lua_getfield(L, -1, "name");
         s->name = strdup(lua_tostring(L, -1));
         lua_pop(L, 1);
-        rc = suite_load_runs(s, L, p, o, err, err_len);
+        if (plan_name_check(s->name, why, sizeof why) != 0) snprintf(err, err_len, "%s: name: %s", path, why);
+        else if ((rc = suite_check_sweep(L, o, err, err_len)) == 0)
+            rc = suite_load_runs(s, L, p, o, err, err_len);
     }
     lua_close(L);
-    s->interval_ns = 10000000000LL;
+    s->interval_ns = PLAN_DEFAULT_INTERVAL_NS;
     s->is_suite = 1;
     return rc;
 }

@@ -7,7 +7,9 @@
 #include "scenario/scenario.h"
 
 /* Load the suite file and every run's scenario (each with its own
- * parameters and overrides).  Returns 0, or -1 with a message. */
+ * parameters and overrides).  Returns 0, or with a message: -1 (bad suite
+ * or scenario), -2 (bad command-line value, e.g. a flag for the swept
+ * setting). */
 int suite_load(scenario *suite, const char *path, const params *p,
                const scenario_overrides *o, char *err, size_t err_len);
 /* Safe on a zeroed or partly loaded suite. */

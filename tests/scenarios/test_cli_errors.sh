@@ -23,7 +23,7 @@ expect 2 "unknown command 'bogus'" -- bogus
 expect 2 "unknown or incomplete option '--frobnicate'" -- run "$F/ok.lua" --frobnicate
 expect 2 "--duration: expected a duration" -- run "$F/ok.lua" --duration 5x
 expect 2 "--requests: expected an integer" -- run "$F/ok.lua" --requests many
-expect 2 "--interval: must be a whole number of 100ms" -- run "$F/ok.lua" --interval 150ms
+expect 2 "--interval: expected .*a whole number of 100ms" -- run "$F/ok.lua" --interval 150ms
 expect 2 "-e: expected NAME=VALUE" -- run "$F/ok.lua" -e NOEQUALS
 expect 2 "missing the SCENARIO" -- run
 expect 3 "nope.lua: cannot read the scenario file" -- run "$F/nope.lua"

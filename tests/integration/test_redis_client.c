@@ -475,6 +475,7 @@ static void test_refused_down_reconnect(void **state) {
     assert_int_equal(d->ndone, 1);
     assert_true(d->sync);
     assert_int_equal(d->status, REDIS_CLIENT_EDOWN);
+    assert_non_null(strstr(d->msg, "after: connection refused"));   /* and why it is down */
     run_for(f, 350);
     expect_fail(f, sendv(f, c, "PING", NULL), UV_ECONNREFUSED);  /* retried: refused again */
     uint64_t t_fail = uv_hrtime();            /* the backoff doubled to 600 ms */

@@ -168,7 +168,10 @@ static void run_until_count(fx *f, int target, int ms) {
     uv_timer_stop(&f->guard);
 }
 
+/* Run the loop for ms from now: the loop's cached time may be stale after a
+ * blocking call (starting a server), which would end the wait early. */
 static void run_for(fx *f, int ms) {
+    uv_update_time(&f->loop);
     f->guard_fired = 0;
     uv_timer_start(&f->guard, on_guard, (uint64_t)ms, 0);
     while (!f->guard_fired) uv_run(&f->loop, UV_RUN_ONCE);

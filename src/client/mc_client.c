@@ -58,6 +58,7 @@ struct mc_conn {
     uint64_t connect_deadline; /* while connecting; 0 = none */
     uint64_t retry_at;
     uint64_t backoff;          /* delay after the next failure base; 0 = none yet */
+    int down_cause;            /* status of the failure that marked it down */
     mc_req *head, *tail;       /* queued and sent, oldest first */
     size_t npending;
     mc_buf wbuf;               /* bytes not yet handed to libuv */
@@ -126,7 +127,7 @@ const char *mc_client_strerror(int status) {
     switch (status) {
     case 0: return "ok";
     case MC_EDOWN: return "server down (reconnect backoff not elapsed)";
-    case MC_EPROTO: return "protocol error (unparseable reply)";
+    case MC_EPROTO: return "protocol error (unparseable or unsolicited reply)";
     case UV_ETIMEDOUT: return "timeout";
     case UV_ECANCELED: return "cancelled";
     case UV_ECONNREFUSED: return "connection refused";
@@ -310,8 +311,9 @@ static void mc_conn_detach(mc_conn *conn) {
     conn->gen++;
 }
 
-static void mc_conn_mark_down(mc_conn *conn, uint64_t now) {
+static void mc_conn_mark_down(mc_conn *conn, uint64_t now, int cause) {
     const mc_client_opts *o = &conn->client->opts;
+    conn->down_cause = cause;
     conn->backoff = clock_backoff_next(conn->backoff, o->backoff_min_ns, o->backoff_max_ns);
     conn->state = MC_DOWN;
     conn->retry_at = now + conn->backoff;
@@ -367,7 +369,7 @@ static void mc_connect_check(mc_client *c) {
 static void mc_conn_fail(mc_conn *conn, int status) {
     mc_client *c = conn->client;
     mc_conn_detach(conn);
-    mc_conn_mark_down(conn, uv_hrtime());
+    mc_conn_mark_down(conn, uv_hrtime(), status);
     mc_dead_splice(c, conn, status);
     mc_connect_report(c, status, conn);
     mc_drain(c);
@@ -404,7 +406,7 @@ static int mc_conn_start(mc_conn *conn, uint64_t now) {
     rc = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&conn->addr, mc_on_connect);
     if (rc < 0) {
         mc_conn_detach(conn);
-        mc_conn_mark_down(conn, now);
+        mc_conn_mark_down(conn, now, rc);
         return rc;
     }
     uint64_t to = c->opts.connect_timeout_ns ? c->opts.connect_timeout_ns : c->opts.timeout_ns;
@@ -660,6 +662,10 @@ void mc_client_close(mc_client *c) {
 }
 
 size_t mc_client_nservers(const mc_client *c) { return c->n; }
+
+int mc_client_down_cause(const mc_client *c, uint32_t idx) {
+    return idx < c->n && c->conns[idx].state == MC_DOWN ? c->conns[idx].down_cause : 0;
+}
 
 const char *mc_client_server_name(const mc_client *c, uint32_t idx) {
     return idx < c->n ? c->conns[idx].name : NULL;

@@ -23,7 +23,7 @@
 
 /* Status codes beyond libuv's negative errno-style codes. */
 #define MC_EDOWN   (-30001)  /* server marked down, reconnect backoff not elapsed */
-#define MC_EPROTO  (-30002)  /* unparseable reply; connection was reset */
+#define MC_EPROTO  (-30002)  /* unparseable or unsolicited reply; connection was reset */
 
 typedef enum mc_dist { MC_DIST_KETAMA = 0, MC_DIST_MODULA = 1 } mc_dist;
 
@@ -77,6 +77,9 @@ void mc_client_connect(mc_client *c, mc_connect_cb cb, void *data);
 void mc_client_close(mc_client *c);
 
 size_t mc_client_nservers(const mc_client *c);
+/* While server idx is down: the status of the failure that marked it down
+ * (what MC_EDOWN is the consequence of); 0 when it is not down. */
+int mc_client_down_cause(const mc_client *c, uint32_t idx);
 const char *mc_client_server_name(const mc_client *c, uint32_t idx); /* "host:port" */
 /* Index of the server that owns key, the way libmemcached would choose it. */
 uint32_t mc_client_server_for_key(const mc_client *c, const char *key, size_t len);

@@ -1,28 +1,61 @@
-/* redis_client.c - redis client on hiredis's async API, its events on the
- * loop through our hooks (redis_uv.c).  Our FIFO of caller-owned requests
- * mirrors hiredis's callback queue, so timeouts, drops and close fail each
- * request once and late callbacks of a dropped context are ignored; a context
- * is never freed under hiredis (redis_detach).  Hostnames resolve blocking. */
+/* redis_client.c - redis client on a libuv loop (see redis_client.h).
+ *
+ * Every byte goes through libuv (uv_tcp_t or uv_pipe_t); hiredis only formats
+ * commands (redisFormatCommandArgv) and parses replies (proto/redis_proto.c,
+ * which also enforces the reply limits).  Writes: a command is appended to a
+ * buffer and a uv_prepare handle flushes the buffer once per loop turn, just
+ * before the loop polls (libuv computes the poll timeout after the prepare
+ * phase, so nothing waits): the commands queued in a turn leave in one write,
+ * uv_try_write first and uv_write only for what the socket did not take; the
+ * socket stays registered for reading, so no epoll_ctl per command.  Replies
+ * are matched to requests in order, and only to requests whose bytes were
+ * handed to the socket: a reply with no such request (a server talking
+ * first, an extra reply) is a protocol error that resets the connection,
+ * like an unparseable reply or one over the limits.  Commands queued while
+ * connecting wait until AUTH/SELECT succeeded.  Timeouts, drops and close
+ * fail each request once.  Hostnames resolve (blocking) when the client is
+ * created. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "common/clock.h"
+#include "common/net.h"
 #include "client/redis_client.h"
-#include "client/redis_uv.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include <hiredis/async.h>
-
 #define REDIS_DEFAULT_PORT 6379
+#define REDIS_WBUF_INIT (16 * 1024)
+#define REDIS_RBUF_SIZE (16 * 1024)
 
 typedef enum redis_state {
     RS_IDLE, RS_CONNECTING, RS_HANDSHAKE, RS_READY, RS_DOWN
 } redis_state;
+
+typedef struct redis_buf {
+    char *p;
+    size_t len;
+    size_t cap;
+} redis_buf;
+
+/* One connection attempt's libuv objects.  Freed in the handle's close
+ * callback, which libuv runs after the cancelled connect/write callbacks. */
+typedef struct redis_sock {
+    union {
+        uv_handle_t handle;
+        uv_stream_t stream;
+        uv_tcp_t tcp;
+        uv_pipe_t pipe;
+    } h;
+    uv_connect_t creq;
+    uv_write_t wreq;
+    redis_client *client;
+    int attached;                /* 0 once detached from the client */
+    redis_buf wfly;              /* in-flight bytes taken over when detached mid-write */
+} redis_sock;
 
 struct redis_client {
     uv_loop_t *loop;
@@ -32,26 +65,38 @@ struct redis_client {
     char host[256];
     int port;
     char name[300];
-    redisAsyncContext *ac;       /* the live context, NULL when none */
-    redisAsyncContext *zombie;   /* dropped inside its connect callback: freed later */
+    struct sockaddr_storage addr;
     redis_state state;
+    redis_sock *sock;            /* the live connection, NULL when none */
+    redis_proto proto;
     int handshake_left;          /* AUTH/SELECT replies still expected */
-    int in_onconnect;            /* inside hiredis's connect callback */
+    int handshake_done;          /* AUTH/SELECT replies received */
     int closing;
+    unsigned nhandles;           /* open libuv handles; freed at 0 once closing */
+    unsigned gen;                /* bumped on every reset */
     uv_timer_t timer;
     uint64_t timer_due;          /* deadline the timer is armed for; 0 = idle */
+    uv_prepare_t flush;
     uint64_t connect_deadline;
     uint64_t retry_at;
     uint64_t backoff;
     redis_req *head, *tail;      /* pending, oldest first */
-    redis_req *unsent;           /* first request not handed to hiredis yet */
+    redis_req *unsent;           /* first request whose bytes are not written yet */
     size_t npending;
+    redis_buf wbuf;              /* bytes for the next flush */
+    redis_buf wfly;              /* bytes of the uv_write in flight */
+    redis_buf held;              /* commands queued before AUTH/SELECT succeeded */
+    int writing;
     redis_connect_cb connect_cb;
     void *connect_data;
     char errmsg[256];
+    char down_why[200];          /* what marked the server down */
+    char rbuf[REDIS_RBUF_SIZE];
 };
 
 static void redis_on_timer(uv_timer_t *t);
+static void redis_on_flush(uv_prepare_t *h);
+static void redis_on_write(uv_write_t *w, int status);
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -60,6 +105,7 @@ void redis_client_opts_default(redis_client_opts *o) {
     o->timeout_ns = 5000000000ull;
     o->backoff_min_ns = 100000000ull;
     o->backoff_max_ns = 5000000000ull;
+    redis_limits_default(&o->limits);
 }
 
 const char *redis_client_strerror(int status) {
@@ -68,6 +114,7 @@ const char *redis_client_strerror(int status) {
     case REDIS_CLIENT_EDOWN: return "server down (reconnect backoff not elapsed)";
     case REDIS_CLIENT_EIO: return "connection error";
     case REDIS_CLIENT_ESETUP: return "AUTH or SELECT refused";
+    case REDIS_CLIENT_EPROTO: return "protocol error";
     case UV_ETIMEDOUT: return "timeout";
     case UV_ECANCELED: return "cancelled";
     case UV_ECONNREFUSED: return "connection refused";
@@ -82,15 +129,38 @@ static int redis_err(char *err, size_t err_len, const char *msg, const char *add
     return -1;
 }
 
-/* A status for a failed hiredis context; sys_errno when it is known. */
-static int redis_ctx_status(const redisContext *rc, int sys_errno) {
-    if (rc->err == REDIS_ERR_EOF) return UV_EOF;
-    if (rc->err == REDIS_ERR_IO && sys_errno > 0) return -sys_errno;
-    return REDIS_CLIENT_EIO;
-}
-
 const char *redis_client_name(const redis_client *c) { return c->name; }
 size_t redis_client_pending(const redis_client *c) { return c->npending; }
+
+static int redis_buf_append(redis_buf *b, const char *p, size_t n) {
+    if (n > SIZE_MAX - b->len) return UV_ENOMEM;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : REDIS_WBUF_INIT;
+        while (cap < b->len + n) cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
+        char *q = realloc(b->p, cap);
+        if (q == NULL) return UV_ENOMEM;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+static void redis_buf_free(redis_buf *b) {
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+/* Format one command (hiredis) onto b; 0 or UV_ENOMEM. */
+static int redis_format(redis_buf *b, int argc, const char **argv, const size_t *lens) {
+    char *cmd = NULL;
+    int n = redisFormatCommandArgv(&cmd, argc, argv, lens);
+    if (n < 0) return UV_ENOMEM;
+    int rc = redis_buf_append(b, cmd, (size_t)n);
+    redisFreeCommand(cmd);
+    return rc;
+}
 
 /* ---- creation and destruction ----------------------------------------- */
 
@@ -140,9 +210,37 @@ static int redis_parse(redis_client *c, const char *a, char *err, size_t err_len
 }
 
 static void redis_free(redis_client *c) {
+    redis_proto_free(&c->proto);
+    redis_buf_free(&c->wbuf);
+    redis_buf_free(&c->wfly);
+    redis_buf_free(&c->held);
     free(c->password);
     free(c->path);
     free(c);
+}
+
+static int redis_setup(redis_client *c, const char *address, char *err, size_t err_len) {
+    const redis_limits *l = &c->opts.limits;
+    if (redis_parse(c, address, err, err_len) != 0) return -1;
+    if (c->opts.db < 0) return redis_err(err, err_len, "negative db for", address);
+    if (l->max_reply_bytes < 1 || l->max_reply_bytes > REDIS_PROTO_MAX_REPLY_LIMIT ||
+        l->max_elements < 1 || l->max_elements > REDIS_PROTO_MAX_ELEMENTS_LIMIT ||
+        l->max_depth < 1 || l->max_depth > REDIS_PROTO_MAX_DEPTH_DEFAULT)
+        return redis_err(err, err_len, "reply limits out of range for", address);
+    if (c->opts.password && (c->password = strdup(c->opts.password)) == NULL)
+        return redis_err(err, err_len, "out of memory", address);
+    c->opts.password = NULL;
+    if (c->path == NULL) {
+        int rc = net_resolve(c->loop, c->host, c->port, &c->addr);
+        if (rc < 0) {
+            if (err && err_len) snprintf(err, err_len, "cannot resolve '%s': %s", c->name, uv_strerror(rc));
+            return -1;
+        }
+    }
+    if (redis_proto_init(&c->proto, &c->opts.limits) != 0)
+        return redis_err(err, err_len, "out of memory", address);
+    redis_proto_free(&c->proto);         /* a reader is made per connection */
+    return 0;
 }
 
 int redis_client_new(uv_loop_t *loop, const char *address, const redis_client_opts *opts,
@@ -153,17 +251,32 @@ int redis_client_new(uv_loop_t *loop, const char *address, const redis_client_op
     c->loop = loop;
     if (opts) c->opts = *opts;
     else redis_client_opts_default(&c->opts);
-    if (c->opts.password) c->password = strdup(c->opts.password);
-    c->opts.password = NULL;
-    if (redis_parse(c, address, err, err_len) != 0 || (c->opts.db < 0 &&
-        redis_err(err, err_len, "negative db for", address))) {
+    if (redis_setup(c, address, err, err_len) != 0) {
         redis_free(c);
         return -1;
     }
-    uv_timer_init(loop, &c->timer);
-    c->timer.data = c;
+    if (uv_timer_init(loop, &c->timer) != 0 || uv_prepare_init(loop, &c->flush) != 0) {
+        redis_free(c);                   /* neither can fail on an initialised loop */
+        return redis_err(err, err_len, "cannot initialise libuv handles for", address);
+    }
+    c->timer.data = c->flush.data = c;
+    c->nhandles = 2;
     *out = c;
     return 0;
+}
+
+static void redis_unref(redis_client *c) {
+    if (--c->nhandles == 0 && c->closing) redis_free(c);
+}
+
+static void redis_on_handle_close(uv_handle_t *h) { redis_unref(h->data); }
+
+static void redis_on_sock_close(uv_handle_t *h) {
+    redis_sock *s = h->data;
+    redis_client *c = s->client;
+    redis_buf_free(&s->wfly);
+    free(s);
+    redis_unref(c);
 }
 
 /* ---- timers ----------------------------------------------------------- */
@@ -181,39 +294,35 @@ static void redis_arm(redis_client *c, uint64_t d) {
     if (!c->closing) clock_timer_arm(&c->timer, &c->timer_due, redis_on_timer, d, 0);
 }
 
-static void redis_disarm(redis_client *c) {
-    if (!c->zombie) clock_timer_disarm(&c->timer, &c->timer_due);   /* else the timer reaps it */
-}
+static void redis_disarm(redis_client *c) { clock_timer_disarm(&c->timer, &c->timer_due); }
 
 /* ---- failure paths ---------------------------------------------------- */
 
-/* Free a context dropped inside its own connect callback. */
-static void redis_reap(redis_client *c) {
-    redisAsyncContext *z = c->zombie;
-    c->zombie = NULL;
-    if (z) redisAsyncFree(z);
-}
-
-/* Forget the live context.  hiredis_frees: hiredis is already freeing it (its
- * disconnect/connect-error callback or a NULL reply).  Inside a reply
- * callback redisAsyncFree only flags the context and hiredis frees it when
- * the callback returns; inside the connect callback it would free at once
- * under hiredis's feet, so the context is reaped later from the timer. */
-static void redis_detach(redis_client *c, int hiredis_frees) {
-    redisAsyncContext *ac = c->ac;
-    if (ac == NULL) return;
-    c->ac = NULL;
-    if (hiredis_frees) return;
-    if (c->in_onconnect) {
-        c->zombie = ac;
-        redis_arm(c, 1);                /* already due: fires on the next loop turn */
-        return;
+/* Drop the socket (closed asynchronously), the reader and every buffered
+ * byte; no callbacks. */
+static void redis_detach(redis_client *c) {
+    redis_sock *s = c->sock;
+    if (s) {
+        s->attached = 0;
+        if (c->writing) {
+            s->wfly = c->wfly;               /* libuv still owns these bytes */
+            memset(&c->wfly, 0, sizeof c->wfly);
+        }
+        uv_close(&s->h.handle, redis_on_sock_close);
+        c->sock = NULL;
     }
-    redisAsyncFree(ac);
+    c->writing = 0;
+    c->wbuf.len = c->wfly.len = c->held.len = 0;
+    redis_proto_free(&c->proto);
+    c->connect_deadline = 0;
+    c->handshake_left = c->handshake_done = 0;
+    redis_disarm(c);
+    c->gen++;
 }
 
-static void redis_mark_down(redis_client *c, uint64_t now) {
+static void redis_mark_down(redis_client *c, uint64_t now, const char *why) {
     const redis_client_opts *o = &c->opts;
+    snprintf(c->down_why, sizeof c->down_why, "%.190s", why);
     c->backoff = clock_backoff_next(c->backoff, o->backoff_min_ns, o->backoff_max_ns);
     c->state = RS_DOWN;
     c->retry_at = now + c->backoff;
@@ -228,8 +337,6 @@ static void redis_fail_all(redis_client *c, int status, const char *msg) {
     while (r) {
         redis_req *next = r->next;
         r->next = NULL;
-        if (r->cmd) redisFreeCommand(r->cmd);
-        r->cmd = NULL;
         r->on_done(r, status, NULL, msg);
         r = next;
     }
@@ -242,78 +349,93 @@ static void redis_connect_report(redis_client *c, int status, const char *msg) {
     cb(c->connect_data, status, status == 0 ? NULL : msg);
 }
 
-/* Connection-level failure: drop the context, mark down, fail everything. */
-static void redis_drop(redis_client *c, int status, const char *why, int hiredis_frees) {
+/* Connection-level failure: drop the connection, mark down, fail everything. */
+static void redis_drop(redis_client *c, int status, const char *why) {
     char msg[256];
     snprintf(msg, sizeof msg, "%s", why ? why : redis_client_strerror(status));
-    redis_detach(c, hiredis_frees);
-    redis_disarm(c);
-    c->connect_deadline = 0;
-    c->handshake_left = 0;
+    redis_detach(c);
     if (c->closing) c->state = RS_IDLE;
-    else redis_mark_down(c, uv_hrtime());
+    else redis_mark_down(c, uv_hrtime(), msg);
     redis_fail_all(c, status, msg);
     redis_connect_report(c, status, msg);
-}
-
-/* The live context is going away on hiredis's side. */
-static void redis_lost(redis_client *c, redisAsyncContext *ac) {
-    const char *why = ac->c.err ? ac->c.errstr : "connection lost";
-    redis_drop(c, redis_ctx_status(&ac->c, 0), why, 1);
 }
 
 static void redis_on_timer(uv_timer_t *t) {
     redis_client *c = t->data;
     c->timer_due = 0;
     if (c->closing) return;
-    redis_reap(c);
     uint64_t d = redis_next_deadline(c);
     if (d && d <= uv_hrtime()) {
         int connecting = c->state == RS_CONNECTING || c->state == RS_HANDSHAKE;
         redis_drop(c, UV_ETIMEDOUT, connecting && d == c->connect_deadline ? "connect timeout"
-                                                                           : "timeout", 0);
+                                                                           : "timeout");
         return;
     }
     redis_arm(c, d);
 }
 
-/* ---- hiredis callbacks ------------------------------------------------ */
+/* ---- writing ---------------------------------------------------------- */
 
-static void redis_on_reply(redisAsyncContext *ac, void *r, void *privdata) {
-    redis_client *c = privdata;
-    if (ac != c->ac) return;            /* a dropped context: already failed */
-    if (r == NULL) {
-        redis_lost(c, ac);
-        return;
-    }
-    redis_req *req = c->head;
-    if (req == NULL || req == c->unsent) {
-        redis_drop(c, REDIS_CLIENT_EIO, "reply without a request", 0);
-        return;
-    }
-    c->head = req->next;
-    if (c->head == NULL) {
-        c->tail = NULL;
-        redis_disarm(c);
-    }
-    c->npending--;
-    req->next = NULL;
-    req->on_done(req, 0, r, NULL);
+static void redis_schedule_flush(redis_client *c) {
+    if (!uv_is_active((uv_handle_t *)&c->flush)) uv_prepare_start(&c->flush, redis_on_flush);
 }
 
-/* Hand the requests queued while connecting to hiredis, in order. */
-static void redis_flush_unsent(redis_client *c) {
-    for (redis_req *r = c->unsent; r; r = r->next) {
-        int rc = redisAsyncFormattedCommand(c->ac, redis_on_reply, c, r->cmd, r->cmd_len);
-        redisFreeCommand(r->cmd);
-        r->cmd = NULL;
-        c->unsent = r->next;
-        if (rc != REDIS_OK) {
-            redis_drop(c, REDIS_CLIENT_EIO, "hiredis refused a command", 0);
-            return;
-        }
+/* Hand wbuf to the socket: uv_try_write when nothing is in flight, then
+ * uv_write the rest from the swapped-in wfly buffer, untouched until
+ * redis_on_write.  Once handed over, the requests' bytes count as sent. */
+static void redis_write_out(redis_client *c) {
+    if (c->writing || c->wbuf.len == 0 || c->sock == NULL ||
+        (c->state != RS_READY && c->state != RS_HANDSHAKE))
+        return;
+    uv_stream_t *st = &c->sock->h.stream;
+    uv_buf_t b;
+    b.base = c->wbuf.p;
+    b.len = c->wbuf.len;
+    int n = uv_try_write(st, &b, 1);
+    if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
+    if (n < 0) {
+        redis_drop(c, n, NULL);
+        return;
     }
+    if (c->state == RS_READY) c->unsent = NULL;
+    if ((size_t)n == c->wbuf.len) {
+        c->wbuf.len = 0;
+        return;
+    }
+    redis_buf tmp = c->wfly;
+    c->wfly = c->wbuf;
+    c->wbuf = tmp;
+    c->wbuf.len = 0;
+    b.base = c->wfly.p + n;
+    b.len = c->wfly.len - (size_t)n;
+    int rc = uv_write(&c->sock->wreq, st, &b, 1, redis_on_write);
+    if (rc < 0) {
+        redis_drop(c, rc, NULL);
+        return;
+    }
+    c->writing = 1;
 }
+
+static void redis_on_flush(uv_prepare_t *h) {
+    redis_client *c = h->data;
+    uv_prepare_stop(h);
+    redis_write_out(c);
+}
+
+static void redis_on_write(uv_write_t *w, int status) {
+    redis_sock *s = w->data;
+    redis_client *c = s->client;
+    if (!s->attached) return;
+    c->writing = 0;
+    c->wfly.len = 0;
+    if (status < 0) {
+        redis_drop(c, status, NULL);
+        return;
+    }
+    redis_write_out(c);
+}
+
+/* ---- reading ---------------------------------------------------------- */
 
 static void redis_became_ready(redis_client *c) {
     c->state = RS_READY;
@@ -321,108 +443,149 @@ static void redis_became_ready(redis_client *c) {
     c->connect_deadline = 0;
     redis_disarm(c);
     redis_arm(c, redis_next_deadline(c));
-    redis_flush_unsent(c);
-    if (c->state == RS_READY) redis_connect_report(c, 0, NULL);
+    if (c->held.len) {
+        if (redis_buf_append(&c->wbuf, c->held.p, c->held.len) < 0) {
+            redis_drop(c, UV_ENOMEM, NULL);
+            return;
+        }
+        c->held.len = 0;
+        redis_schedule_flush(c);
+    }
+    redis_connect_report(c, 0, NULL);
 }
 
-static void redis_on_setup(redisAsyncContext *ac, redisReply *reply, redis_client *c,
-                           const char *what) {
-    if (ac != c->ac) return;
-    if (reply == NULL) {
-        redis_lost(c, ac);
-        return;
-    }
-    if (reply->type == REDIS_REPLY_ERROR) {
+static void redis_on_setup_reply(redis_client *c, const redisReply *r) {
+    const char *what = c->password && c->handshake_done == 0 ? "AUTH" : "SELECT";
+    c->handshake_done++;
+    if (r->type == REDIS_REPLY_ERROR) {
         char msg[256];
-        snprintf(msg, sizeof msg, "%s refused: %.*s", what, (int)reply->len, reply->str);
-        redis_drop(c, REDIS_CLIENT_ESETUP, msg, 0);
+        snprintf(msg, sizeof msg, "%s refused: %.*s", what, (int)r->len, r->str);
+        redis_drop(c, REDIS_CLIENT_ESETUP, msg);
         return;
     }
     if (--c->handshake_left == 0) redis_became_ready(c);
 }
 
-static void redis_on_auth(redisAsyncContext *ac, void *r, void *privdata) {
-    redis_on_setup(ac, r, privdata, "AUTH");
-}
-
-static void redis_on_select(redisAsyncContext *ac, void *r, void *privdata) {
-    redis_on_setup(ac, r, privdata, "SELECT");
-}
-
-static int redis_send_setup(redis_client *c, redisCallbackFn *fn, const char *cmd,
-                            const char *arg) {
-    const char *argv[2] = {cmd, arg};
-    size_t lens[2] = {strlen(cmd), strlen(arg)};
-    if (redisAsyncCommandArgv(c->ac, fn, c, 2, argv, lens) != REDIS_OK) return -1;
-    c->handshake_left++;
-    return 0;
-}
-
-/* Connected: AUTH and SELECT first, user commands once they succeeded. */
-static void redis_handshake(redis_client *c) {
-    char db[16];
-    c->state = RS_HANDSHAKE;
-    c->handshake_left = 0;
-    snprintf(db, sizeof db, "%d", c->opts.db);
-    if ((c->password && redis_send_setup(c, redis_on_auth, "AUTH", c->password) != 0) ||
-        (c->opts.db > 0 && redis_send_setup(c, redis_on_select, "SELECT", db) != 0)) {
-        redis_drop(c, REDIS_CLIENT_EIO, "hiredis refused AUTH/SELECT", 0);
+/* One complete reply: to AUTH/SELECT, or to the oldest request sent. */
+static void redis_deliver(redis_client *c, const redisReply *r) {
+    if (c->state == RS_HANDSHAKE) {
+        redis_on_setup_reply(c, r);
         return;
     }
-    if (c->handshake_left == 0) redis_became_ready(c);
-}
-
-static void redis_on_connect(const redisAsyncContext *cac, int status) {
-    int e = errno;
-    redisAsyncContext *ac = (redisAsyncContext *)cac;
-    redis_client *c = ac->data;
-    if (ac != c->ac) return;
-    if (status != REDIS_OK) {           /* hiredis frees ac when this returns */
-        redis_drop(c, redis_ctx_status(&ac->c, e), ac->c.errstr, 1);
+    redis_req *req = c->head;
+    if (c->state != RS_READY || req == NULL || req == c->unsent) {
+        redis_drop(c, REDIS_CLIENT_EPROTO, "protocol error: a reply nobody asked for");
         return;
     }
-    c->in_onconnect++;
-    redis_handshake(c);
-    c->in_onconnect--;
+    c->head = req->next;
+    if (c->head == NULL) c->tail = NULL;     /* the timer stays armed: it re-checks lazily */
+    c->npending--;
+    req->next = NULL;
+    req->on_done(req, 0, r, NULL);
 }
 
-static void redis_on_disconnect(const redisAsyncContext *cac, int status) {
-    redisAsyncContext *ac = (redisAsyncContext *)cac;
-    redis_client *c = ac->data;
-    (void)status;
-    if (ac == c->zombie) c->zombie = NULL;   /* hiredis freed it first */
-    else if (ac == c->ac) redis_lost(c, ac);
+static void redis_read_replies(redis_client *c, const char *p, size_t n) {
+    unsigned gen = c->gen;
+    if (redis_proto_feed(&c->proto, p, n) != 0) {
+        redis_drop(c, UV_ENOMEM, c->proto.err);
+        return;
+    }
+    for (;;) {
+        redisReply *r;
+        int rc = redis_proto_next(&c->proto, &r);
+        if (rc == 0) return;
+        if (rc < 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "protocol error: %s", c->proto.err);
+            redis_drop(c, REDIS_CLIENT_EPROTO, msg);
+            return;
+        }
+        redis_deliver(c, r);
+        freeReplyObject(r);
+        if (c->closing || c->gen != gen) return;
+    }
+}
+
+static void redis_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+    redis_sock *s = h->data;
+    (void)hint;
+    buf->base = s->attached ? s->client->rbuf : NULL;
+    buf->len = s->attached ? sizeof s->client->rbuf : 0;
+}
+
+static void redis_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
+    redis_sock *s = st->data;
+    if (!s->attached || nread == 0) return;
+    if (nread < 0) {
+        redis_drop(s->client, (int)nread, NULL);
+        return;
+    }
+    redis_read_replies(s->client, buf->base, (size_t)nread);
 }
 
 /* ---- connecting ------------------------------------------------------- */
 
-static int redis_start_failed(redis_client *c, int status, const char *why, uint64_t now) {
-    snprintf(c->errmsg, sizeof c->errmsg, "%s", why);
-    redis_mark_down(c, now);
+/* Connected: AUTH and SELECT first, user commands once they succeeded. */
+static void redis_handshake(redis_client *c) {
+    char db[16];
+    int n = snprintf(db, sizeof db, "%d", c->opts.db);
+    const char *auth[2] = {"AUTH", c->password};
+    const char *sel[2] = {"SELECT", db};
+    size_t auth_lens[2] = {4, c->password ? strlen(c->password) : 0};
+    size_t sel_lens[2] = {6, (size_t)n};
+    c->handshake_left = c->handshake_done = 0;
+    if ((c->password && redis_format(&c->wbuf, 2, auth, auth_lens) < 0) ||
+        (c->opts.db > 0 && redis_format(&c->wbuf, 2, sel, sel_lens) < 0)) {
+        redis_drop(c, UV_ENOMEM, NULL);
+        return;
+    }
+    c->handshake_left = (c->password != NULL) + (c->opts.db > 0);
+    if (c->handshake_left == 0) {
+        redis_became_ready(c);
+        return;
+    }
+    c->state = RS_HANDSHAKE;
+    redis_schedule_flush(c);
+}
+
+static void redis_on_connect(uv_connect_t *creq, int status) {
+    redis_sock *s = creq->data;
+    redis_client *c = s->client;
+    if (!s->attached) return;
+    if (status == 0) status = uv_read_start(&s->h.stream, redis_on_alloc, redis_on_read);
+    if (status < 0) {
+        redis_drop(c, status, NULL);
+        return;
+    }
+    if (c->path == NULL) uv_tcp_nodelay(&s->h.tcp, 1);
+    redis_handshake(c);
+}
+
+static int redis_start_failed(redis_client *c, int status, uint64_t now) {
+    snprintf(c->errmsg, sizeof c->errmsg, "%s", redis_client_strerror(status));
+    redis_detach(c);
+    redis_mark_down(c, now, c->errmsg);
     return status;
 }
 
 /* Start a connection attempt; 0, or a status with the reason in c->errmsg. */
 static int redis_start(redis_client *c, uint64_t now) {
-    redisAsyncContext *ac = c->path ? redisAsyncConnectUnix(c->path)
-                                    : redisAsyncConnect(c->host, c->port);
-    int e = errno;
-    if (ac == NULL) return redis_start_failed(c, UV_ENOMEM, "out of memory", now);
-    if (ac->err) {
-        int status = redis_ctx_status(&ac->c, e);
-        snprintf(c->errmsg, sizeof c->errmsg, "%s", ac->errstr);
-        redisAsyncFree(ac);
-        redis_mark_down(c, now);
-        return status;
+    if (redis_proto_reset(&c->proto) != 0) return redis_start_failed(c, UV_ENOMEM, now);
+    redis_sock *s = calloc(1, sizeof *s);
+    if (s == NULL) return redis_start_failed(c, UV_ENOMEM, now);
+    int rc = c->path ? uv_pipe_init(c->loop, &s->h.pipe, 0) : uv_tcp_init(c->loop, &s->h.tcp);
+    if (rc < 0) {
+        free(s);
+        return redis_start_failed(c, rc, now);
     }
-    if (redis_uv_attach(ac, c->loop) != 0) {
-        redisAsyncFree(ac);
-        return redis_start_failed(c, REDIS_CLIENT_EIO, "cannot attach to the loop", now);
-    }
-    ac->data = c;
-    c->ac = ac;
-    redisAsyncSetConnectCallback(ac, redis_on_connect);  /* after attach: watches writability */
-    redisAsyncSetDisconnectCallback(ac, redis_on_disconnect);
+    s->h.handle.data = s->creq.data = s->wreq.data = s;
+    s->client = c;
+    s->attached = 1;
+    c->sock = s;
+    c->nhandles++;
+    if (c->path) uv_pipe_connect(&s->creq, &s->h.pipe, c->path, redis_on_connect);
+    else rc = uv_tcp_connect(&s->creq, &s->h.tcp, (const struct sockaddr *)&c->addr, redis_on_connect);
+    if (rc < 0) return redis_start_failed(c, rc, now);
     uint64_t to = c->opts.connect_timeout_ns ? c->opts.connect_timeout_ns : c->opts.timeout_ns;
     c->state = RS_CONNECTING;
     c->connect_deadline = to ? now + to : 0;
@@ -437,7 +600,8 @@ static int redis_ready(redis_client *c, uint64_t now) {
         return 0;
     case RS_DOWN:
         if (now < c->retry_at) {
-            snprintf(c->errmsg, sizeof c->errmsg, "%s", redis_client_strerror(REDIS_CLIENT_EDOWN));
+            snprintf(c->errmsg, sizeof c->errmsg, "%s after: %.190s",
+                     redis_client_strerror(REDIS_CLIENT_EDOWN), c->down_why);
             return REDIS_CLIENT_EDOWN;
         }
         return redis_start(c, now);
@@ -483,13 +647,12 @@ static void redis_enqueue(redis_client *c, redis_req *req) {
     else c->head = req;
     c->tail = req;
     c->npending++;
-    if (req->cmd && c->unsent == NULL) c->unsent = req;
+    if (c->unsent == NULL) c->unsent = req;
 }
 
 void redis_client_send(redis_client *c, redis_req *req, int argc, const char **argv,
                        const size_t *argvlen) {
     req->next = NULL;
-    req->cmd = NULL;
     req->deadline_ns = 0;
     if (c->closing || argc < 1) {
         redis_req_fail(req, c->closing ? UV_ECANCELED : UV_EINVAL, NULL);
@@ -505,35 +668,23 @@ void redis_client_send(redis_client *c, redis_req *req, int argc, const char **a
         redis_req_fail(req, rc, c->errmsg);
         return;
     }
-    if (c->state == RS_READY) {
-        if (redisAsyncCommandArgv(c->ac, redis_on_reply, c, argc, argv, argvlen) != REDIS_OK) {
-            redis_req_fail(req, REDIS_CLIENT_EIO, "hiredis refused the command");
-            return;
-        }
-    } else {
-        int n = redisFormatCommandArgv(&req->cmd, argc, argv, argvlen);
-        if (n < 0) {
-            redis_req_fail(req, UV_ENOMEM, NULL);
-            return;
-        }
-        req->cmd_len = (size_t)n;
+    int ready = c->state == RS_READY;
+    if (redis_format(ready ? &c->wbuf : &c->held, argc, argv, argvlen) < 0) {
+        redis_req_fail(req, UV_ENOMEM, NULL);
+        return;
     }
     req->deadline_ns = c->opts.timeout_ns ? now + c->opts.timeout_ns : 0;
     redis_enqueue(c, req);
     redis_arm(c, req->deadline_ns);
+    if (ready) redis_schedule_flush(c);
 }
 
 /* ---- close ------------------------------------------------------------ */
 
-static void redis_on_timer_close(uv_handle_t *h) {
-    redis_client *c = h->data;
-    redis_reap(c);
-    redis_free(c);
-}
-
 void redis_client_close(redis_client *c) {
     if (c == NULL || c->closing) return;
     c->closing = 1;
-    redis_drop(c, UV_ECANCELED, "cancelled", 0);
-    uv_close((uv_handle_t *)&c->timer, redis_on_timer_close);
+    redis_drop(c, UV_ECANCELED, "cancelled");
+    uv_close((uv_handle_t *)&c->timer, redis_on_handle_close);
+    uv_close((uv_handle_t *)&c->flush, redis_on_handle_close);
 }

@@ -1,21 +1,27 @@
-/* redis_client.h - a redis client on a libuv loop (hiredis async API, its
- * events through client/redis_uv.c): one connection (TCP or unix socket), caller-allocated
- * requests pipelined FIFO, request and connect timeouts, AUTH/SELECT at
- * connect, reconnect with doubling backoff; every on_done fires exactly once.
- * Never touches Lua; no pub/sub, MONITOR, cluster, TLS, nor retries. */
+/* redis_client.h - a redis client on a libuv loop: one connection (TCP or
+ * unix socket) carried by libuv, hiredis only formatting commands and reading
+ * replies (proto/redis_proto.h, with reply limits); caller-allocated requests
+ * pipelined FIFO, request and connect timeouts, AUTH/SELECT at connect,
+ * reconnect with doubling backoff; every on_done fires exactly once.  A reply
+ * nobody asked for, a malformed one or one over the limits is a protocol error
+ * of the connection (reset, reconnect).  Never touches Lua; no pub/sub,
+ * MONITOR, cluster, TLS, nor retries. */
 #ifndef LUAMECH_REDIS_CLIENT_H
 #define LUAMECH_REDIS_CLIENT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <hiredis/hiredis.h>
+#include "proto/redis_proto.h"
 #include <uv.h>
 
 /* Status codes beyond libuv's (UV_ETIMEDOUT, UV_ECANCELED, UV_ECONNREFUSED,
  * UV_EOF, ...). */
 #define REDIS_CLIENT_EDOWN  (-31001)  /* server marked down, reconnect backoff not elapsed */
-#define REDIS_CLIENT_EIO    (-31002)  /* hiredis I/O or protocol error (see the message) */
+#define REDIS_CLIENT_EIO    (-31002)  /* I/O error (see the message) */
 #define REDIS_CLIENT_ESETUP (-31003)  /* AUTH or SELECT refused at connect */
+#define REDIS_CLIENT_EPROTO (-31004)  /* unparseable reply, reply nobody asked for, or a
+                                         reply over the limits; the connection was reset */
 
 typedef struct redis_client_opts {
     uint64_t timeout_ns;          /* per request, from send to reply; 0 = none */
@@ -24,9 +30,10 @@ typedef struct redis_client_opts {
     uint64_t backoff_max_ns;      /* cap of the doubling backoff */
     const char *password;         /* AUTH at connect; NULL = none (copied) */
     int db;                       /* SELECT at connect when > 0 */
+    redis_limits limits;          /* reply size limits (redis_limits_default) */
 } redis_client_opts;
 
-void redis_client_opts_default(redis_client_opts *o);  /* 5 s, 100 ms .. 5 s */
+void redis_client_opts_default(redis_client_opts *o);  /* 5 s, 100 ms .. 5 s, default limits */
 
 typedef struct redis_client redis_client;
 typedef struct redis_req redis_req;
@@ -46,8 +53,6 @@ struct redis_req {
     /* private to the client */
     redis_req *next;
     uint64_t deadline_ns;
-    char *cmd;                    /* formatted command, until handed to hiredis */
-    size_t cmd_len;
 };
 
 /* Parse `address` ("host:port", "host" (port 6379), "[v6]:port" or a unix

@@ -4,8 +4,12 @@
  * encodes the command with proto/mc_proto, queues it on client/mc_client and
  * yields; the completion pushes Lua values and resumes the VU through
  * vu_resume.  Runtime failures return nil, err.  Every call is timed under
- * "memcached.<command>".  It never parses bytes or touches sockets. */
+ * "memcached.<command>".  Numeric arguments are integers in the range the
+ * protocol field holds (NaN, infinities and fractions are refused before
+ * any C conversion): exptime -2^31..2^31-1, flags 0..2^32-1, cas and delta
+ * 0..2^64-1.  It never parses bytes or touches sockets. */
 #include <lauxlib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +94,10 @@ static void lm_mc_push_error(lm_mc_op *op, lua_State *L) {
     char msg[256];
     const char *server = mc->client ? mc_client_server_name(mc->client, op->failed_server) : "?";
     const char *why = op->status < 0 ? mc_client_strerror(op->status) : mc_kind_name((mc_kind)op->status);
-    snprintf(msg, sizeof msg, "memcached.%s %s: %s%s%s", lm_mc_op_names[op->op], server, why,
-             op->server_msg[0] ? " " : "", op->server_msg);
+    int cause = op->status == MC_EDOWN && mc->client ? mc_client_down_cause(mc->client, op->failed_server) : 0;
+    snprintf(msg, sizeof msg, "memcached.%s %s: %s%s%s%s%s", lm_mc_op_names[op->op], server, why,
+             op->server_msg[0] ? " " : "", op->server_msg, cause ? " after: " : "",
+             cause ? mc_client_strerror(cause) : "");
     lua_pushnil(L);
     lua_pushstring(L, msg);
     worker_error(mc->w, msg, strlen(msg));
@@ -246,6 +252,23 @@ static int lm_mc_get_common(lua_State *L, int opcode) {
 static int lm_mc_get(lua_State *L) { return lm_mc_get_common(L, OP_GET); }
 static int lm_mc_gets(lua_State *L) { return lm_mc_get_common(L, OP_GETS); }
 
+#define LM_MC_2P64 18446744073709551616.0   /* 2^64: the first double above uint64_t */
+
+/* Argument idx (absent: dflt): an integer in [lo, hi) when hi_open, else
+ * [lo, hi]; a Lua error naming the argument and its range otherwise. */
+static double lm_mc_int_arg(lua_State *L, int idx, double dflt, double lo, double hi,
+                            int hi_open, const char *what) {
+    double v = luaL_optnumber(L, idx, dflt);
+    int in = v >= lo && (hi_open ? v < hi : v <= hi) && v == floor(v);
+    if (!in) luaL_argerror(L, idx, lua_pushfstring(L, "%s must be an integer in %s", what,
+                           hi_open ? "0..2^64-1" : lo < 0 ? "-2^31..2^31-1" : "0..2^32-1"));
+    return v;
+}
+
+static double lm_mc_exptime(lua_State *L, int idx) {
+    return lm_mc_int_arg(L, idx, 0, -2147483648.0, 2147483647.0, 0, "exptime");
+}
+
 static int lm_mc_storage(lua_State *L, int opcode, mc_cmd cmd) {
     lm_mc *mc = lm_mc_check(L);
     size_t klen, vlen;
@@ -253,10 +276,12 @@ static int lm_mc_storage(lua_State *L, int opcode, mc_cmd cmd) {
     const char *value = luaL_checklstring(L, 3, &vlen);
     int arg = 4;
     double cas = 0;
-    if (cmd == MC_CAS) cas = luaL_checknumber(L, arg++);
-    double exptime = luaL_optnumber(L, arg, 0);
-    double flags = luaL_optnumber(L, arg + 1, 0);
-    if (flags < 0 || flags > 4294967295.0) luaL_argerror(L, arg + 1, "flags must fit in 32 bits");
+    if (cmd == MC_CAS) {
+        luaL_checknumber(L, arg);
+        cas = lm_mc_int_arg(L, arg++, 0, 0, LM_MC_2P64, 1, "cas");
+    }
+    double exptime = lm_mc_exptime(L, arg);
+    double flags = lm_mc_int_arg(L, arg + 1, 0, 0, 4294967295.0, 0, "flags");
     char line[MC_LINE_MAX];
     size_t n = mc_encode_storage(line, sizeof line, cmd, key, klen, (uint32_t)flags,
                                  (int64_t)exptime, vlen, (uint64_t)cas);
@@ -286,8 +311,7 @@ static int lm_mc_arith(lua_State *L, int opcode) {
     lm_mc *mc = lm_mc_check(L);
     size_t len;
     const char *key = lm_mc_key(L, 2, &len);
-    double delta = luaL_optnumber(L, 3, 1);
-    if (delta < 0) luaL_argerror(L, 3, "delta must be >= 0");
+    double delta = lm_mc_int_arg(L, 3, 1, 0, LM_MC_2P64, 1, "delta");
     char line[MC_LINE_MAX];
     size_t n = mc_encode_arith(line, sizeof line, opcode == OP_INCR, key, len, (uint64_t)delta);
     lm_mc_op *op = lm_mc_begin(L, mc, opcode);
@@ -301,7 +325,8 @@ static int lm_mc_touch(lua_State *L) {
     lm_mc *mc = lm_mc_check(L);
     size_t len;
     const char *key = lm_mc_key(L, 2, &len);
-    double exptime = luaL_checknumber(L, 3);
+    luaL_checknumber(L, 3);
+    double exptime = lm_mc_exptime(L, 3);
     char line[MC_LINE_MAX];
     size_t n = mc_encode_touch(line, sizeof line, key, len, (int64_t)exptime);
     lm_mc_op *op = lm_mc_begin(L, mc, OP_TOUCH);

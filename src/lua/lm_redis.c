@@ -7,13 +7,17 @@
  * vu_resume.  It never parses bytes or touches sockets.
  *
  * luamech.redis.connect(address [, {pool=, timeout=, connect_timeout=,
- *   password=, db=}]) -> client | nil, err.  address is "host:port" or a unix
- *   socket path ("/..."); times are in seconds (default 5; connect_timeout
- *   defaults to timeout); AUTH and SELECT are sent on every (re)connect before
- *   any command.  Yields until connected.  pool = true: the VUs of a worker
+ *   password=, db=, max_reply=, max_elements=, max_depth=}]) -> client |
+ *   nil, err.  address is "host:port" or a unix socket path ("/..."); times
+ *   are in seconds (default 5; connect_timeout defaults to timeout); AUTH and
+ *   SELECT are sent on every (re)connect before any command.  max_reply
+ *   (bytes of one reply, default 64 MiB), max_elements (array elements in
+ *   one reply, default 1048576) and max_depth (nested arrays, 1..7, default 7)
+ *   limit what a server can make luamech hold; a reply over them is an error
+ *   of its command and resets the connection.  Yields until connected.  pool = true: the VUs of a worker
  *   share one client per (address, options); close() on it does nothing.
  * r:call(cmd, ...) and the wrappers -> value | nil | nil, err.  Arguments are
- *   strings (binary-safe) or numbers (integral ones as integers).  Replies:
+ *   strings (binary-safe) or finite numbers (integral ones as integers).  Replies:
  *   status and bulk -> string, integer -> number, array -> table (1-based,
  *   nested), nil -> nil (a single nil, no err).  An error reply or a failure
  *   (timeout, connection lost, server down, cancelled) returns nil, err with
@@ -245,9 +249,10 @@ static lm_rd *lm_rd_check(lua_State *L) {
     return *ud;
 }
 
+/* A string, or a finite number (NaN and infinities have no redis text). */
 static int lm_rd_arg_ok(lua_State *L, int i) {
     int t = lua_type(L, i);
-    return t == LUA_TSTRING || t == LUA_TNUMBER;
+    return t == LUA_TSTRING || (t == LUA_TNUMBER && isfinite(lua_tonumber(L, i)));
 }
 
 /* A command name: a non-empty string, one reply per request (no pub/sub). */
@@ -355,7 +360,7 @@ static int lm_rd_command(lua_State *L, lm_rd *rd, int first) {
     if (argc < 1 || !lm_rd_cmd_ok(L, first))
         luaL_argerror(L, first, "command name (a non-empty string, not pub/sub or MONITOR) expected");
     for (int i = first + 1; i <= top; i++)
-        if (!lm_rd_arg_ok(L, i)) luaL_argerror(L, i, "string or number expected");
+        if (!lm_rd_arg_ok(L, i)) luaL_argerror(L, i, "string or finite number expected");
     vu *v = lm_current_vu(L, rd->w, "redis methods");
     const char *small[LM_RD_ARGV_STACK];
     size_t small_lens[LM_RD_ARGV_STACK], *lens;
@@ -402,7 +407,7 @@ static int lm_rd_pipe_check(lua_State *L, int n) {
             if (j == 1 ? !lm_rd_cmd_ok(L, -1) : !lm_rd_arg_ok(L, -1))
                 luaL_error(L, "redis pipeline: command %d, element %d: %s expected", i, j,
                            j == 1 ? "command name (a non-empty string, not pub/sub or MONITOR)"
-                                  : "string or number");
+                                  : "string or finite number");
             lua_pop(L, 1);
         }
         if (argc > maxargc) maxargc = argc;
@@ -517,12 +522,36 @@ static uint64_t lm_rd_seconds(lua_State *L, const char *what) {
     return (uint64_t)(s * 1e9);
 }
 
+/* An integer option in [lo, hi] (NaN and fractions refused). */
+static double lm_rd_int_opt(lua_State *L, const char *what, double lo, double hi) {
+    double v = luaL_checknumber(L, -1);
+    if (!(v >= lo && v <= hi) || v != floor(v))
+        luaL_error(L, "redis.connect: %s must be an integer in %.0f..%.0f", what, lo, hi);
+    return v;
+}
+
+static void lm_rd_limits(lua_State *L, int idx, redis_limits *l) {
+    lua_getfield(L, idx, "max_reply");
+    if (!lua_isnil(L, -1))
+        l->max_reply_bytes = (uint64_t)lm_rd_int_opt(L, "max_reply (bytes)", 1,
+                                                     (double)REDIS_PROTO_MAX_REPLY_LIMIT);
+    lua_getfield(L, idx, "max_elements");
+    if (!lua_isnil(L, -1))
+        l->max_elements = (uint32_t)lm_rd_int_opt(L, "max_elements", 1,
+                                                  (double)REDIS_PROTO_MAX_ELEMENTS_LIMIT);
+    lua_getfield(L, idx, "max_depth");
+    if (!lua_isnil(L, -1))
+        l->max_depth = (int)lm_rd_int_opt(L, "max_depth", 1, REDIS_PROTO_MAX_DEPTH_DEFAULT);
+    lua_pop(L, 3);
+}
+
 /* Reads the options table at idx; the password stays anchored by it. */
 static void lm_rd_opts(lua_State *L, int idx, redis_client_opts *o, int *pool) {
     redis_client_opts_default(o);
     *pool = 0;
     if (lua_isnoneornil(L, idx)) return;
-    static const char *const known[] = {"pool", "timeout", "connect_timeout", "password", "db", NULL};
+    static const char *const known[] = {"pool", "timeout", "connect_timeout", "password", "db",
+                                        "max_reply", "max_elements", "max_depth", NULL};
     luaL_checktype(L, idx, LUA_TTABLE);
     lm_check_options(L, idx, "redis.connect", known);
     lua_getfield(L, idx, "pool");
@@ -534,12 +563,9 @@ static void lm_rd_opts(lua_State *L, int idx, redis_client_opts *o, int *pool) {
     lua_getfield(L, idx, "password");
     if (!lua_isnil(L, -1)) o->password = luaL_checkstring(L, -1);
     lua_getfield(L, idx, "db");
-    if (!lua_isnil(L, -1)) {
-        double db = luaL_checknumber(L, -1);
-        if (db != floor(db) || db < 0 || db > 1e6) luaL_error(L, "redis.connect: db must be an integer >= 0");
-        o->db = (int)db;
-    }
+    if (!lua_isnil(L, -1)) o->db = (int)lm_rd_int_opt(L, "db", 0, 1e6);
     lua_pop(L, 5);
+    lm_rd_limits(L, idx, &o->limits);
 }
 
 static lm_rd *lm_rd_new(lua_State *L, worker *w, lm_rd_list *list, redis_client *c, int pooled) {
@@ -574,8 +600,10 @@ static int lm_rd_connect_lua(lua_State *L) {
     lm_rd_opts(L, 2, &o, &pool);
     vu *v = lm_current_vu(L, w, "luamech.redis.connect");
     if (pool) {
-        lua_pushfstring(L, "%s|%f|%f|%s|%d", address, (double)o.timeout_ns,
-                        (double)o.connect_timeout_ns, o.password ? o.password : "", o.db);
+        lua_pushfstring(L, "%s|%f|%f|%s|%d|%f|%d|%d", address, (double)o.timeout_ns,
+                        (double)o.connect_timeout_ns, o.password ? o.password : "", o.db,
+                        (double)o.limits.max_reply_bytes, (int)o.limits.max_elements,
+                        o.limits.max_depth);
         lua_pushvalue(L, -1);
         lua_rawget(L, lua_upvalueindex(3));
         if (!lua_isnil(L, -1)) return 1;

@@ -684,6 +684,7 @@ static void test_proto_unsolicited(void **state) {
     rec *c = s_get(f, 0, "k");
     assert_int_equal(c->ndone, 1);
     assert_int_equal(c->status, MC_EDOWN);
+    assert_int_equal(mc_client_down_cause(f->c, 0), MC_EPROTO);   /* the first cause is kept */
 }
 
 static void test_proto_huge_value(void **state) {

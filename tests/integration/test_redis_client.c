@@ -168,7 +168,10 @@ static void run_until_count(fx *f, int target, int ms) {
     uv_timer_stop(&f->guard);
 }
 
+/* Run the loop for ms from now: the loop's cached time may be stale after a
+ * blocking call (starting a server), which would end the wait early. */
 static void run_for(fx *f, int ms) {
+    uv_update_time(&f->loop);
     f->guard_fired = 0;
     uv_timer_start(&f->guard, on_guard, (uint64_t)ms, 0);
     while (!f->guard_fired) uv_run(&f->loop, UV_RUN_ONCE);
@@ -475,6 +478,7 @@ static void test_refused_down_reconnect(void **state) {
     assert_int_equal(d->ndone, 1);
     assert_true(d->sync);
     assert_int_equal(d->status, REDIS_CLIENT_EDOWN);
+    assert_non_null(strstr(d->msg, "after: connection refused"));   /* and why it is down */
     run_for(f, 350);
     expect_fail(f, sendv(f, c, "PING", NULL), UV_ECONNREFUSED);  /* retried: refused again */
     uint64_t t_fail = uv_hrtime();            /* the backoff doubled to 600 ms */

@@ -1,0 +1,53 @@
+/* redis_proto.h - the redis reply reader with limits: hiredis's redisReader
+ * (RESP2) fed with bytes, its reply objects built by hiredis's own functions
+ * behind checks that refuse a reply as it streams in when it is larger than
+ * the limits (bytes of one reply, elements, nesting depth).  Command
+ * formatting is hiredis's redisFormatCommandArgv.  Never touches sockets. */
+#ifndef LUAMECH_REDIS_PROTO_H
+#define LUAMECH_REDIS_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <hiredis/hiredis.h>
+
+#define REDIS_PROTO_MAX_REPLY_DEFAULT    ((uint64_t)64 << 20)   /* 64 MiB */
+#define REDIS_PROTO_MAX_REPLY_LIMIT      ((uint64_t)1 << 40)
+#define REDIS_PROTO_MAX_ELEMENTS_DEFAULT 1048576u
+#define REDIS_PROTO_MAX_ELEMENTS_LIMIT   2147483647u
+#define REDIS_PROTO_MAX_DEPTH_DEFAULT    7                      /* hiredis 0.14's own maximum */
+
+typedef struct redis_limits {
+    uint64_t max_reply_bytes;   /* bytes of one reply on the wire, all nested parts included */
+    uint32_t max_elements;      /* array elements in one reply, all nesting levels summed */
+    int max_depth;              /* nested arrays: 1 = an array of scalars; 1..7 */
+} redis_limits;
+
+void redis_limits_default(redis_limits *l);
+
+typedef struct redis_proto {
+    redisReader *rd;
+    redisReplyObjectFunctions fn;     /* hiredis's, behind our checks */
+    redisReplyObjectFunctions base;   /* hiredis's defaults */
+    redis_limits lim;
+    uint64_t fed;                     /* bytes fed since init/reset */
+    uint64_t reply_start;             /* fed-offset where the current reply starts */
+    uint64_t elements;                /* array elements of the current reply so far */
+    int refused;                      /* a limit refused the current reply (see err) */
+    char err[160];
+} redis_proto;
+
+/* 0, or -1 when out of memory.  p must not move while in use. */
+int redis_proto_init(redis_proto *p, const redis_limits *lim);
+/* A fresh reader for a new connection; 0 or -1 (out of memory). */
+int redis_proto_reset(redis_proto *p);
+void redis_proto_free(redis_proto *p);
+
+/* Append bytes; 0, or -1 (reader error or out of memory: see p->err). */
+int redis_proto_feed(redis_proto *p, const char *buf, size_t len);
+
+/* The next complete reply: 1 with *out set (free it with freeReplyObject),
+ * 0 when more bytes are needed, -1 on a protocol error or a reply over the
+ * limits (p->err says which; the reader is unusable until reset). */
+int redis_proto_next(redis_proto *p, redisReply **out);
+
+#endif

@@ -265,9 +265,13 @@ static void engine_watch_worker(engine *e, int wi, uint64_t now) {
         if (now - ws->interrupted_ns >= (uint64_t)ENGINE_ABANDON_NS) engine_abandon(e, wi);
         return;
     }
-    uint64_t due = engine_finish_due(e);
-    int stalled = v && e->going && !e->stop_sent && now - ws->still_since_ns >= (uint64_t)ENGINE_STALL_NS;
-    if (stalled || (due && now >= due)) engine_interrupt(e, wi, v, now);
+    /* Past the due time a VU that has not yielded for ENGINE_HARD_NS is
+     * stuck; a worker busy elsewhere (C code, a slow stop) gets ENGINE_LATE_NS
+     * more before it is stopped all the same. */
+    uint64_t due = engine_finish_due(e), still = now - ws->still_since_ns;
+    int stalled = v && e->going && !e->stop_sent && still >= (uint64_t)ENGINE_STALL_NS;
+    int overdue = due && now >= due && ((v && still >= (uint64_t)ENGINE_HARD_NS) || now >= due + ENGINE_LATE_NS);
+    if (stalled || overdue) engine_interrupt(e, wi, v, now);
 }
 
 static void engine_on_watchdog(uv_timer_t *t) {

@@ -22,13 +22,15 @@
 #define ENGINE_BASE_FDS 16            /* stdio, the main loop, signals, result files */
 
 /* The watchdog (engine.c).  A worker must finish within ENGINE_HARD_NS of
- * the end of the graceful stop (or of a hard stop); a VU that runs
+ * the end of the graceful stop (or of a hard stop) if a VU of it runs
+ * without yielding, within ENGINE_LATE_NS more otherwise; a VU that runs
  * ENGINE_STALL_NS without yielding during the run stops the run.  Either
  * way the stuck VU is interrupted (a Lua hook); a worker still running
  * ENGINE_ABANDON_NS later (compiled code ignores hooks) is abandoned. */
 #define ENGINE_HARD_NS (1000000000LL)
 #define ENGINE_STALL_NS (10LL * 1000000000LL)
 #define ENGINE_ABANDON_NS (1000000000LL)
+#define ENGINE_LATE_NS (4000000000ULL)   /* a late worker not running Lua: stopped anyway */
 
 typedef enum engine_plan {
     ENGINE_PLAN_OK = 0,

@@ -217,6 +217,7 @@ static void worker_finish(worker *w) {
 static void worker_teardown(worker *w) {
     uv_mutex_lock(&w->shared->mu);
     w->alive = 0;
+    lua_sethook(w->L, NULL, 0, 0);   /* a watchdog hook that never fired must not fire in __gc */
     uv_mutex_unlock(&w->shared->mu);
     for (int i = 0; i < w->nclose; i++) w->close_fn[i](w->close_data[i]);
     lua_close(w->L);

@@ -42,7 +42,7 @@ static const char cli_usage[] =
 "  -i, --interval DUR       statistics interval (default 10s)\n"
 "  -n, --requests N         stop after N transactions in all (10k, 1M accepted)\n"
 "  -u, --vus N              VUs of every group\n"
-"  -w, --workers N          worker threads (default: number of CPUs)\n"
+"  -w, --workers N          worker threads, 1 to 1024 (default: number of CPUs)\n"
 "  -s, --seed N             random seed (printed in every report; default: random)\n"
 "  -g, --graceful-stop DUR  time in-flight transactions get to finish (default 5s)\n"
 "  -o, --out DIR            results directory (default results/<scenario>-<time>)\n"

@@ -27,7 +27,6 @@ typedef struct engine_watch {
     uint64_t seq;                  /* resume count at the last look */
     uint64_t still_since_ns;       /* the same VU has been running since then */
     uint64_t interrupted_ns;       /* the hook was set (0: not yet) */
-    int vu_id;                     /* the VU it interrupted */
     int abandoned;
 } engine_watch;
 
@@ -216,7 +215,6 @@ static void engine_interrupt(engine *e, int wi, const vu *v, uint64_t now) {
     if (v) engine_describe_vu(e, wi, v, (double)(now - ws->still_since_ns) / 1e9, what, sizeof what);
     else snprintf(what, sizeof what, "worker %d did not finish its stop", wi + 1);
     ws->interrupted_ns = now;
-    ws->vu_id = v ? v->id : 0;
     fprintf(stderr, "luamech: watchdog: %s: interrupting it\n", what);
     engine_set_stuck(e, what);
     if (!e->stop_sent) engine_stop(e, 0);        /* the others stop gracefully */

@@ -17,6 +17,14 @@ run_timed() {
     MS=$(( $(now_ms) - t0 ))
 }
 summary_ok() { jq -e . "$1/summary.json" > /dev/null 2>&1; }
+# wait_file FILE [PATTERN]: until FILE exists (and holds PATTERN), 20 s at most
+wait_file() {
+    for _ in $(seq 200); do
+        [ -e "$1" ] && { [ -z "${2:-}" ] || grep -q "$2" "$1"; } && return 0
+        sleep 0.1
+    done
+    return 1
+}
 # start_bg LIMIT_S OUTFILE args...: luamech in the background under a hard
 # timeout (which passes signals on to it); sets PID
 start_bg() {
@@ -55,8 +63,9 @@ check "interruptible loop: the interrupted transaction is an error in errors.csv
     grep -q "stopped by the watchdog: the VU ran too long without yielding at .*stuck_vu.lua:11" "$TMP/s2/errors.csv"
 
 # --- SIGINT while a VU is stuck: the run still ends ---
-start_bg 20 "$TMP/o3" run "$F/stuck.lua" -q -e WHERE=tx -e RUN_TIME=60s -o "$TMP/s3"
-sleep 2.5
+start_bg 30 "$TMP/o3" run "$F/stuck.lua" -q -e WHERE=tx -e RUN_TIME=60s -o "$TMP/s3"
+wait_file "$TMP/s3/summary.json"      # the run is going (first interval written)
+sleep 1.5
 t0=$(now_ms)
 kill -INT "$PID"
 wait "$PID"; rc=$?
@@ -92,8 +101,8 @@ run_timed 30 "$TMP/o9" run "$F/error_object.lua" -q -e KIND=table -e WHERE=tx -o
 check "table error in a transaction: its fields in errors.csv" grep -q 'code = 42, msg = ""boom""' "$TMP/e4/errors.csv"
 
 # --- SIGHUP is a stop like SIGTERM ---
-start_bg 20 "$TMP/o10" run "$F/sleepy.lua" -q -e RUN_TIME=20s -o "$TMP/h1"
-sleep 1.5
+start_bg 30 "$TMP/o10" run "$F/sleepy.lua" -q -e RUN_TIME=20s -o "$TMP/h1"
+wait_file "$TMP/h1/summary.json"
 kill -HUP "$PID"
 wait "$PID"; rc=$?
 check "SIGHUP: exit 5 (got $rc)" [ $rc -eq 5 ]
@@ -101,7 +110,8 @@ check "SIGHUP: status interrupted" [ "$(jq -r .status "$TMP/h1/summary.json")" =
 check "SIGHUP: report.html written" [ -s "$TMP/h1/report.html" ]
 
 # --- a signal during the preflight (an init that sleeps 30 s) ---
-start_bg 20 "$TMP/o11" run "$F/sleepy.lua" -q -e SLOW_INIT=1 -o "$TMP/p1"
+start_bg 30 "$TMP/o11" run "$F/sleepy.lua" -q -e SLOW_INIT=1 -o "$TMP/p1"
+wait_file "$TMP/o11" "results in"     # past the scenario load: the preflight is next
 sleep 1
 t0=$(now_ms)
 kill -TERM "$PID"
@@ -134,8 +144,9 @@ else
 fi
 
 # --- the results directory removed during the run is created again ---
-start_bg 20 "$TMP/o17" run "$F/sleepy.lua" -q -e RUN_TIME=3s -o "$TMP/d1"
-sleep 1.5
+start_bg 30 "$TMP/o17" run "$F/sleepy.lua" -q -e RUN_TIME=3s -o "$TMP/d1"
+wait_file "$TMP/d1/summary.json"
+sleep 0.5
 rm -rf "$TMP/d1"
 wait "$PID"; rc=$?
 check "results dir removed: the run completes (exit $rc)" [ $rc -eq 0 ]

@@ -5,6 +5,31 @@
 -- counted by message, and the VU goes on with its next iteration.
 local begin, finish, init_failed = ...
 
+-- An error value as text: a string as is; a table through its __tostring or
+-- as its first fields; never `table: 0x...`, and never an error itself (an
+-- error object whose __tostring raises is described, not re-raised).
+local function describe_unsafe(e)
+  local ok, s = pcall(tostring, e)
+  if not ok then
+    return "an error object (" .. type(e) .. ") whose __tostring failed: " ..
+           (type(s) == "string" and s or type(s))
+  end
+  if type(e) ~= "table" or not s:find("^table: ") then return s end
+  local parts = {}
+  for k, v in pairs(e) do
+    parts[#parts + 1] = tostring(k) .. " = " .. (type(v) == "string" and string.format("%q", v) or tostring(v))
+  end
+  table.sort(parts)            -- the same text in every worker (hash order differs)
+  if #parts > 8 then parts[9] = "..."; for i = #parts, 10, -1 do parts[i] = nil end end
+  return "an error object (table): { " .. table.concat(parts, ", ") .. " }"
+end
+
+local function describe(e)
+  if type(e) == "string" then return e end
+  local ok, s = pcall(describe_unsafe, e)
+  return ok and s or ("an error object (" .. type(e) .. ")")
+end
+
 return function(chunk)
   local tx
   while true do
@@ -16,9 +41,11 @@ return function(chunk)
       end
       res = "the script must return the transaction function, got " .. type(res)
     end
-    if not init_failed(tostring(res)) then return end
+    if not init_failed(describe(res)) then return end
   end
   while begin() do
-    finish(pcall(tx))
+    local ok, err = pcall(tx)
+    if not ok and type(err) ~= "string" then err = describe(err) end
+    finish(ok, err)
   end
 end

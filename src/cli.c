@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -42,7 +43,7 @@ static const char cli_usage[] =
 "  -i, --interval DUR       statistics interval (default %s)\n"
 "  -n, --requests N         stop after N transactions in all (10k, 1M accepted)\n"
 "  -u, --vus N              VUs of every group\n"
-"  -w, --workers N          worker threads (default: number of CPUs)\n"
+"  -w, --workers N          worker threads, 1 to 1024 (default: number of CPUs)\n"
 "  -s, --seed N             random seed (printed in every report; default: random)\n"
 "  -g, --graceful-stop DUR  time in-flight transactions get to finish (default %s)\n"
 "  -o, --out DIR            results directory (default results/<scenario>-<time>)\n"
@@ -55,12 +56,13 @@ static const char cli_usage[] =
 "\n"
 "exit codes:\n"
 "  0  the run completed\n"
-"  1  runtime error (e.g. the results could not be written)\n"
+"  1  runtime error (e.g. the results could not be written, too few file descriptors or memory)\n"
 "  2  usage error (unknown flag, bad value)\n"
 "  3  scenario error (missing file, Lua syntax error, wrong field)\n"
 "  4  preflight failed: a script's init failed before any load (e.g. server unreachable)\n"
-"  5  interrupted by SIGINT/SIGTERM; results were written\n"
-"  6  a threshold failed (the scenario's pass/fail criteria; see junit.xml)\n";
+"  5  interrupted by SIGINT/SIGTERM/SIGHUP; results were written\n"
+"  6  a threshold failed (the scenario's pass/fail criteria; see junit.xml)\n"
+"  7  a VU did not yield (e.g. an endless loop): the watchdog stopped the run; results were written\n";
 
 /* The usage text, with the defaults from the plan's one table. */
 static void cli_print_usage(FILE *f) {
@@ -72,6 +74,7 @@ static void cli_print_usage(FILE *f) {
 typedef struct cli_run {
     const char *scenario_path;
     const char *out_dir;
+    int abandoned;           /* a run left stuck worker threads: end the process when written */
     int quiet;
     int mm_results;
     scenario_overrides ov;
@@ -167,11 +170,37 @@ static void cli_on_progress(void *ctx, const run_result *r, double elapsed, doub
     if (!l->quiet) report_progress(stderr, r, elapsed, total);
 }
 
+/* The results directory was removed during the run: create it again, with
+ * the scenario copy.  Returns 1 when it did. */
+static int cli_recreate_dir(const char *dir, const scenario *sc) {
+    struct stat st;
+    if (stat(dir, &st) == 0 || errno != ENOENT) return 0;
+    char err[2048];
+    if (report_prepare_dir(dir, sc, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech: %s was removed during the run; %s\n", dir, err);
+        return 0;
+    }
+    fprintf(stderr, "luamech: %s was removed during the run: created again\n", dir);
+    return 1;
+}
+
+/* Before each write: the directory is there; a histograms.hlog removed
+ * with it restarts with the intervals from now on. */
+static void cli_live_dir(cli_live *l) {
+    if (!cli_recreate_dir(l->dir, l->sc) || !l->hlog) return;
+    char hpath[4200];
+    snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, l->dir);
+    hlog_close(l->hlog);
+    l->hlog = hlog_open(hpath, 0);
+    if (!l->hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
+}
+
 /* Keep the result files current, so even a killed run leaves a valid set;
  * with abort_on_threshold, stop at the first failed criterion (counts are
  * left out: they may still grow). */
 static int cli_on_interval(void *ctx, const run_result *r) {
     cli_live *l = ctx;
+    cli_live_dir(l);
     report_write_all(l->dir, l->sc, r, "running", -1);
     if (!l->sc->abort_on_threshold) return 0;
     th_result *res;
@@ -198,7 +227,8 @@ static void cli_on_hist(void *ctx, const struct agg_timer *t, int interval, doub
 }
 
 static int cli_exit_code(const scenario *sc, const run_result *r) {
-    if (r->status == RUN_ABORTED) return EXIT_PREFLIGHT;
+    if (r->status == RUN_STUCK) return EXIT_STUCK;
+    if (r->status == RUN_ABORTED) return r->setup_failed ? EXIT_RUNTIME : EXIT_PREFLIGHT;
     if (r->status == RUN_INTERRUPTED) return EXIT_INTERRUPTED;
     if (r->stopped_by_hook || report_thresholds_failed(sc, r) > 0) return EXIT_THRESHOLDS;
     return EXIT_OK;
@@ -237,10 +267,15 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     if (!live.hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
     run_hooks hooks = {&live, cli_on_progress, cli_on_interval, cli_on_hist, c->mm_results ? dir : NULL};
     engine_run(sc, sc->params ? sc->params : &c->params, workers, seed, &hooks, r);
+    cli_live_dir(&live);
     if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
     int code = cli_exit_code(sc, r);
-    if (r->status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r->error);
+    c->abandoned |= r->abandoned;
+    if (r->status == RUN_ABORTED)
+        fprintf(stderr, "luamech: %s, no load was generated: %s\n",
+                r->setup_failed ? "the run could not be set up" : "preflight failed", r->error);
     else report_console(stdout, sc, r, dir);
+    if (r->status == RUN_STUCK) fprintf(stderr, "luamech: stopped by the watchdog: %s\n", r->error);
     if (report_write_all(dir, sc, r, report_status_name(r->status), code) != 0) {
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
         code = EXIT_RUNTIME;
@@ -274,6 +309,7 @@ static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int w
     if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
     report_phases(stdout, sc, rs, ran);
     report_run_thresholds(stdout, sc, rs, ran);
+    cli_recreate_dir(dir, sc);
     if (report_write_phases(dir, sc, rs, ran, code) != 0) {
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
         code = EXIT_RUNTIME;
@@ -303,6 +339,34 @@ static int cli_load_failed(int rc, const char *err) {
     return EXIT_SCENARIO;
 }
 
+/* The engine's limits, for the run and each phase, before any load. */
+static int cli_check_plan(const scenario *sc, int workers) {
+    char err[1024];
+    for (int i = -1; i < sc->nphases; i++) {
+        const scenario *r = i < 0 ? sc : &sc->phases[i];
+        if (i < 0 && sc->nphases > 0) continue;
+        engine_plan plan = engine_check_plan(r, r->workers > 0 ? r->workers : workers, err, sizeof err);
+        if (plan == ENGINE_PLAN_OK) continue;
+        fprintf(stderr, "luamech: %s%s%s\n", i < 0 ? "" : "phase ", i < 0 ? "" : r->name, i < 0 ? err : "");
+        if (i >= 0) fprintf(stderr, "luamech: %s\n", err);
+        return plan == ENGINE_PLAN_BAD ? EXIT_SCENARIO : EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+/* --workers' default: one per CPU, at most the engine's limit. */
+static int cli_default_workers(void) {
+    unsigned n = uv_available_parallelism();
+    return n > ENGINE_MAX_WORKERS ? ENGINE_MAX_WORKERS : (int)n;
+}
+
+/* After a run that left stuck threads: everything is written; end now. */
+static int cli_end(const cli_run *c, int code) {
+    if (!c->abandoned) return code;
+    fflush(NULL);
+    _exit(code);
+}
+
 static int cli_run_scenario(cli_run *c) {
     scenario sc;
     char err[2048], dir[4096];
@@ -311,9 +375,9 @@ static int cli_run_scenario(cli_run *c) {
         scenario_free(&sc);
         return cli_load_failed(code, err);
     }
-    int workers = sc.workers > 0 ? sc.workers : (int)uv_available_parallelism();
+    int workers = sc.workers > 0 ? sc.workers : cli_default_workers();
     uint64_t seed = cli_seed(&sc);
-    if ((code = cli_out_dir(c, &sc, dir, sizeof dir)) != EXIT_OK) {
+    if ((code = cli_check_plan(&sc, workers)) != EXIT_OK || (code = cli_out_dir(c, &sc, dir, sizeof dir)) != EXIT_OK) {
         scenario_free(&sc);
         return code;
     }
@@ -323,6 +387,7 @@ static int cli_run_scenario(cli_run *c) {
         code = cli_run_one(c, &sc, dir, workers, seed, &r);
         run_result_free(&r);
     }
+    cli_end(c, code);
     scenario_free(&sc);
     return code;
 }
@@ -341,10 +406,12 @@ static int cli_suite(int argc, char **argv) {
     memset(&suite, 0, sizeof suite);
     int rc = code == EXIT_OK ? suite_load(&suite, c.scenario_path, &c.params, &c.ov, err, sizeof err) : 0;
     if (rc != 0) code = cli_load_failed(rc, err);
-    if (code == EXIT_OK) code = cli_out_dir(&c, &suite, dir, sizeof dir);
     if (code == EXIT_OK) {
-        int workers = suite.workers > 0 ? suite.workers : (int)uv_available_parallelism();
-        code = cli_run_phases(&c, &suite, dir, workers, cli_seed(&suite));
+        int workers = suite.workers > 0 ? suite.workers : cli_default_workers();
+        code = cli_check_plan(&suite, workers);
+        if (code == EXIT_OK) code = cli_out_dir(&c, &suite, dir, sizeof dir);
+        if (code == EXIT_OK) code = cli_run_phases(&c, &suite, dir, workers, cli_seed(&suite));
+        cli_end(&c, code);
     }
     suite_free(&suite);
     params_free(&c.params);

@@ -10,7 +10,8 @@ enum {
     EXIT_SCENARIO = 3,     /* scenario or script: missing file, syntax error, bad field */
     EXIT_PREFLIGHT = 4,    /* a script's init failed before load started (e.g. unreachable server) */
     EXIT_INTERRUPTED = 5,  /* stopped by SIGINT/SIGTERM; results were written */
-    EXIT_THRESHOLDS = 6    /* the run completed but a threshold failed */
+    EXIT_THRESHOLDS = 6,   /* the run completed but a threshold failed */
+    EXIT_STUCK = 7         /* a VU did not yield: the watchdog stopped it; results were written */
 };
 
 int cli_main(int argc, char **argv);

@@ -15,10 +15,34 @@
 /* A run bounded only by --requests stops after this long all the same. */
 #define ENGINE_BUDGET_LIMIT_NS (3600LL * 1000000000LL)
 
+/* Limits of a plan the engine accepts (engine_check_plan; README "Limits"). */
+#define ENGINE_MAX_WORKERS 1024
+#define ENGINE_VU_BYTES 1024          /* measured memory of a VU with a trivial script */
+#define ENGINE_WORKER_FDS 4           /* a worker's loop: epoll, eventfd, wake, timer */
+#define ENGINE_BASE_FDS 16            /* stdio, the main loop, signals, result files */
+
+/* The watchdog (engine.c).  A worker must finish within ENGINE_HARD_NS of
+ * the end of the graceful stop (or of a hard stop) if a VU of it runs
+ * without yielding, within ENGINE_LATE_NS more otherwise; a VU that runs
+ * ENGINE_STALL_NS without yielding during the run stops the run.  Either
+ * way the stuck VU is interrupted (a Lua hook); a worker still running
+ * ENGINE_ABANDON_NS later (compiled code ignores hooks) is abandoned. */
+#define ENGINE_HARD_NS (1000000000LL)
+#define ENGINE_STALL_NS (10LL * 1000000000LL)
+#define ENGINE_ABANDON_NS (1000000000LL)
+#define ENGINE_LATE_NS (4000000000ULL)   /* a late worker not running Lua: stopped anyway */
+
+typedef enum engine_plan {
+    ENGINE_PLAN_OK = 0,
+    ENGINE_PLAN_BAD,          /* the scenario cannot run as given (no VUs, too many workers) */
+    ENGINE_PLAN_RESOURCES     /* the machine or its limits cannot hold it (memory, file descriptors) */
+} engine_plan;
+
 typedef enum run_status {
     RUN_COMPLETED = 0,   /* reached its run time or transaction budget */
     RUN_INTERRUPTED,     /* SIGINT / SIGTERM: stopped early, results kept */
-    RUN_ABORTED          /* preflight failed: no load was generated */
+    RUN_ABORTED,         /* preflight failed (or the run could not be set up): no load */
+    RUN_STUCK            /* a VU did not yield and was interrupted or abandoned */
 } run_status;
 
 typedef struct run_result {
@@ -32,7 +56,9 @@ typedef struct run_result {
     uint64_t seed;
     int signal;              /* the signal that interrupted the run, or 0 */
     int stopped_by_hook;     /* on_interval asked to stop (a failed threshold) */
-    char error[1024];        /* RUN_ABORTED: why */
+    int setup_failed;        /* RUN_ABORTED because the run could not be set up */
+    int abandoned;           /* workers left running (RUN_STUCK): exit the process after writing */
+    char error[1024];        /* RUN_ABORTED, RUN_STUCK: why */
 } run_result;
 
 typedef struct run_hooks {
@@ -47,7 +73,14 @@ typedef struct run_hooks {
     const char *rawlog_dir;
 } run_hooks;
 
-/* Runs the whole scenario; fills *r.  Returns 0 unless the run was aborted. */
+/* 0 when the engine can run sc on nworkers; else an engine_plan value
+ * and the reason in err.  engine_run checks it too (and refuses). */
+engine_plan engine_check_plan(const scenario *sc, int nworkers, char *err, size_t err_len);
+
+/* Runs the whole scenario; fills *r.  Returns 0 unless the run was aborted.
+ * With r->abandoned set, worker threads are still running: the caller
+ * writes the results and ends the process (it must not return to a state
+ * where those threads could touch freed memory). */
 int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
                const run_hooks *hooks, run_result *r);
 void run_result_free(run_result *r);

@@ -120,7 +120,9 @@ static void vu_resume_run(vu *v, int nargs) {
     w->current = v;
     v->state = VU_RUNNING;
     v->resumes++;
+    worker_enter(w, v);
     int st = lua_resume(v->L, nargs);
+    worker_leave(w);
     w->current = NULL;
     if (st == LUA_YIELD) {
         lua_settop(v->L, 0);                /* primitives yield no values */
@@ -132,6 +134,7 @@ static void vu_resume_run(vu *v, int nargs) {
         size_t len;
         const char *msg = lua_tolstring(v->L, -1, &len);
         worker_tx_error(w, msg ? msg : "VU failed", msg ? len : 9);
+        if (v->preflight && !w->going) worker_preflight_result(w, msg ? msg : "VU failed");  /* no 60 s wait */
     }
     vu_finished(v);
 }

@@ -112,9 +112,16 @@ void worker_skipped(worker *w, int id, int64_t wait_ns, int64_t n) { stats_skipp
 
 void worker_on_close(worker *w, worker_close_fn fn, void *data) {
     if (w->nclose == w->cap_close) {
-        w->cap_close = w->cap_close ? w->cap_close * 2 : 8;
-        w->close_fn = realloc(w->close_fn, (size_t)w->cap_close * sizeof *w->close_fn);
-        w->close_data = realloc(w->close_data, (size_t)w->cap_close * sizeof *w->close_data);
+        int cap = w->cap_close ? w->cap_close * 2 : 8;
+        worker_close_fn *fns = realloc(w->close_fn, (size_t)cap * sizeof *fns);
+        if (fns) w->close_fn = fns;
+        void **datas = fns ? realloc(w->close_data, (size_t)cap * sizeof *datas) : NULL;
+        if (!datas) {        /* a client could not be closed at teardown: give up now */
+            fprintf(stderr, "luamech: worker %d: out of memory\n", w->id + 1);
+            abort();
+        }
+        w->close_data = datas;
+        w->cap_close = cap;
     }
     w->close_fn[w->nclose] = fn;
     w->close_data[w->nclose++] = data;
@@ -220,6 +227,7 @@ static void worker_finish(worker *w) {
 static void worker_teardown(worker *w) {
     uv_mutex_lock(&w->shared->mu);
     w->alive = 0;
+    lua_sethook(w->L, NULL, 0, 0);   /* a watchdog hook that never fired must not fire in __gc */
     uv_mutex_unlock(&w->shared->mu);
     for (int i = 0; i < w->nclose; i++) w->close_fn[i](w->close_data[i]);
     lua_close(w->L);
@@ -296,8 +304,12 @@ void worker_command(worker *w, int cmd) {
 
 static int worker_load_scripts(worker *w, char *err, size_t err_len) {
     const scenario *sc = w->shared->sc;
-    w->chunk_ref = calloc((size_t)sc->ngroups, sizeof *w->chunk_ref);
-    w->tid_group = calloc((size_t)sc->ngroups, sizeof *w->tid_group);
+    w->chunk_ref = calloc((size_t)sc->ngroups + 1, sizeof *w->chunk_ref);
+    w->tid_group = calloc((size_t)sc->ngroups + 1, sizeof *w->tid_group);
+    if (!w->chunk_ref || !w->tid_group) {
+        snprintf(err, err_len, "worker %d: out of memory", w->id + 1);
+        return -1;
+    }
     for (int g = 0; g < sc->ngroups; g++) {
         if (lm_load_script(w->L, sc->groups[g].script_path, err, err_len) != 0) return -1;
         w->chunk_ref[g] = luaL_ref(w->L, LUA_REGISTRYINDEX);
@@ -331,7 +343,7 @@ static int worker_load_body(worker *w, char *err, size_t err_len) {
 
 /* This worker's VUs: group g's VU i runs on worker (offset_g + i) % nworkers
  * and starts at i * rampup / vus. */
-static void worker_place_vus(worker *w) {
+static int worker_place_vus(worker *w, char *err, size_t err_len) {
     const scenario *sc = w->shared->sc;
     int nw = w->shared->nworkers, total = 0, id = 0;
     for (int g = 0; g < sc->ngroups; g++) {
@@ -341,6 +353,12 @@ static void worker_place_vus(worker *w) {
     }
     total = 0;
     w->vus = calloc((size_t)(w->nvus ? w->nvus : 1), sizeof *w->vus);
+    if (!w->vus) {
+        snprintf(err, err_len, "worker %d: out of memory for its %d VUs (%zu bytes each at least)",
+                 w->id + 1, w->nvus, sizeof *w->vus);
+        w->nvus = 0;
+        return -1;
+    }
     int k = 0;
     for (int g = 0; g < sc->ngroups; g++) {
         int n = sc->groups[g].vus;
@@ -352,6 +370,7 @@ static void worker_place_vus(worker *w) {
         }
         total += n;
     }
+    return 0;
 }
 
 static void worker_preflight(worker *w) {
@@ -385,11 +404,11 @@ static void worker_main(void *arg) {
     char err[1024];
     worker_pin(w);
     if (w->shared->rawlog_dir) rawlog_open(&w->raw, w->shared->rawlog_dir, w->id);
-    if (worker_load_body(w, err, sizeof err) != 0 || worker_load_scripts(w, err, sizeof err) != 0) {
+    if (worker_load_body(w, err, sizeof err) != 0 || worker_load_scripts(w, err, sizeof err) != 0 ||
+        worker_place_vus(w, err, sizeof err) != 0) {
         worker_preflight_result(w, err);
         w->going = 0;
     } else {
-        worker_place_vus(w);
         pace_init(w);
         if (vu_dispatch_init(w) != 0) w->tid_dispatch = -1;   /* not measured; the run goes on */
         worker_preflight(w);
@@ -401,26 +420,94 @@ static void worker_main(void *arg) {
     worker_teardown(w);
     pace_free(w);
     rawlog_close(&w->raw);
-    free(w->vus);
     free(w->chunk_ref);
     free(w->tid_group);
 }
 
-int worker_start(worker *w, int id, run_shared *shared, int64_t quota) {
+/* ---- the watchdog's hook (runs on the worker's thread) ---- */
+
+#define WORKER_REG_KEY "luamech.worker"
+
+/* Fired by a count hook the main thread set (worker_interrupt): note where
+ * the code was, stop the worker's run, and raise an error in the running
+ * code.  One shot: a script that catches the error and spins on is
+ * abandoned by the engine. */
+static void worker_on_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    lua_sethook(L, NULL, 0, 0);
+    lua_getfield(L, LUA_REGISTRYINDEX, WORKER_REG_KEY);
+    worker *w = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (!w) return;
+    lua_Debug d;
+    if (lua_getstack(L, 0, &d) && lua_getinfo(L, "Sl", &d) && d.currentline > 0)
+        snprintf(w->stuck_where, sizeof w->stuck_where, "%s:%d", d.short_src, d.currentline);
+    worker_begin_stop(w);
+    lua_pushfstring(L, "stopped by the watchdog: the VU ran too long without yielding%s%s",
+                    w->stuck_where[0] ? " at " : "", w->stuck_where);
+    lua_error(L);
+}
+
+int worker_interrupt(worker *w) {
+    int rc = -1;
+    uv_mutex_lock(&w->shared->mu);
+    if (w->alive && w->L) {          /* teardown clears alive under mu before lua_close */
+        lua_sethook(w->L, worker_on_hook, LUA_MASKCOUNT, 1);
+        rc = 0;
+    }
+    uv_mutex_unlock(&w->shared->mu);
+    return rc;
+}
+
+/* The worker's Lua state: libraries, bindings, and the registry entry the
+ * watchdog's hook finds the worker by.  Run protected (allocations). */
+static int worker_open_lua(lua_State *L) {
+    worker *w = lua_touserdata(L, 1);
+    luaL_openlibs(L);
+    lm_open_all(L, w);
+    lua_pushlightuserdata(L, w);
+    lua_setfield(L, LUA_REGISTRYINDEX, WORKER_REG_KEY);
+    return 0;
+}
+
+/* Undo worker_start's loop after a failure (no thread yet). */
+static void worker_start_undo(worker *w, int nhandles) {
+    if (w->L) lua_close(w->L);
+    w->L = NULL;
+    if (nhandles > 0) {
+        uv_walk(&w->loop, worker_close_walk, NULL);
+        uv_run(&w->loop, UV_RUN_DEFAULT);
+    }
+    uv_loop_close(&w->loop);
+    stats_local_free(&w->stats);
+}
+
+static int worker_start_fail(worker *w, int nhandles, int rc, const char *what, char *err, size_t err_len) {
+    snprintf(err, err_len, "cannot start worker %d: %s: %s", w->id + 1, what,
+             rc ? uv_strerror(rc) : "out of memory");
+    worker_start_undo(w, nhandles);
+    return -1;
+}
+
+int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err, size_t err_len) {
     memset(w, 0, sizeof *w);
     w->id = id;
     w->shared = shared;
     w->quota = quota;
-    w->alive = 1;
-    uv_loop_init(&w->loop);
-    uv_async_init(&w->loop, &w->wake, worker_on_wake);
-    uv_timer_init(&w->loop, &w->tick_timer);
+    int rc = uv_loop_init(&w->loop);
+    if (rc != 0) {
+        snprintf(err, err_len, "cannot start worker %d: its event loop: %s", id + 1, uv_strerror(rc));
+        return -1;
+    }
+    stats_local_init(&w->stats);
+    w->stats.max_timers = w->shared->sc->max_timers > 0 ? w->shared->sc->max_timers : STATS_MAX_TIMERS;
+    if ((rc = uv_async_init(&w->loop, &w->wake, worker_on_wake)) != 0)
+        return worker_start_fail(w, 0, rc, "its wake-up handle", err, err_len);
+    uv_timer_init(&w->loop, &w->tick_timer);      /* these only link the handle: they cannot fail */
     uv_timer_init(&w->loop, &w->grace_timer);
     uv_idle_init(&w->loop, &w->idle);
     uv_timer_init(&w->loop, &w->lag_timer);
     w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w->lag_timer.data = w;
-    stats_local_init(&w->stats);
-    w->stats.max_timers = w->shared->sc->max_timers > 0 ? w->shared->sc->max_timers : STATS_MAX_TIMERS;
     w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
     w->tid_loop_lag = stats_timer_id(&w->stats, "engine.loop_lag", TK_ENGINE);
     w->tid_sched_lag = stats_timer_id(&w->stats, "engine.schedule_lag", TK_ENGINE);
@@ -431,9 +518,25 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota) {
     w->cid_runq = stats_counter_id(&w->stats, "engine.cpu_wait_us");
     w->cpu_last_us = 0;
     w->L = luaL_newstate();
-    luaL_openlibs(w->L);
-    lm_open_all(w->L, w);
-    return uv_thread_create(&w->thread, worker_main, w);
+    if (!w->L) return worker_start_fail(w, 1, 0, "its Lua state", err, err_len);
+    if (lua_cpcall(w->L, worker_open_lua, w) != 0) {
+        char why[256];
+        snprintf(why, sizeof why, "its Lua libraries (%s)", lua_tostring(w->L, -1));
+        return worker_start_fail(w, 1, 0, why, err, err_len);
+    }
+    w->alive = 1;
+    if ((rc = uv_thread_create(&w->thread, worker_main, w)) != 0) {
+        w->alive = 0;
+        for (int i = 0; i < w->nclose; i++) w->close_fn[i](w->close_data[i]);
+        free(w->close_fn);
+        free(w->close_data);
+        return worker_start_fail(w, 1, rc, "its thread", err, err_len);
+    }
+    return 0;
 }
 
-void worker_join(worker *w) { uv_thread_join(&w->thread); }
+void worker_join(worker *w) {
+    uv_thread_join(&w->thread);
+    free(w->vus);
+    w->vus = NULL;
+}

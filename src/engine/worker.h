@@ -101,16 +101,41 @@ typedef struct worker {
     int going, stopping, hard, finished;
     uint64_t end_ns;
 
+    /* For the main thread's watchdog (engine.c): the VU whose coroutine runs
+     * now (NULL between resumes) and a count of resumes; a VU running with
+     * an unchanged count is not yielding.  Stored by vu_resume only. */
+    _Atomic(struct vu *) running;
+    _Atomic uint64_t resume_seq;
+    char stuck_where[256];         /* file:line where the watchdog's hook stopped a VU */
+
     int nclose, cap_close;         /* hooks run at teardown, before lua_close */
     worker_close_fn *close_fn;
     void **close_data;
 } worker;
 
 /* Create the worker and start its thread; it compiles scripts and runs the
- * preflight VUs, then waits for WCMD_GO. */
-int worker_start(worker *w, int id, run_shared *shared, int64_t quota);
+ * preflight VUs, then waits for WCMD_GO.  Returns 0, or -1 with the reason
+ * in err (nothing is left to clean up then). */
+int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err, size_t err_len);
 void worker_command(worker *w, int cmd);
+/* Waits for the thread, then frees what the main thread may still read
+ * (the VUs, for the watchdog). */
 void worker_join(worker *w);
+/* Watchdog, from the main thread: sets a Lua count hook on the worker's
+ * state that stops whatever Lua code runs (LuaJIT's lua_sethook may be
+ * called asynchronously; compiled traces do not see it).  Returns 0 when
+ * the hook was set (the worker is alive). */
+int worker_interrupt(worker *w);
+
+/* vu_resume around lua_resume: what the watchdog reads. */
+static inline void worker_enter(worker *w, struct vu *v) {
+    uint64_t seq = atomic_load_explicit(&w->resume_seq, memory_order_relaxed);
+    atomic_store_explicit(&w->resume_seq, seq + 1, memory_order_relaxed);
+    atomic_store_explicit(&w->running, v, memory_order_release);
+}
+static inline void worker_leave(worker *w) {
+    atomic_store_explicit(&w->running, NULL, memory_order_relaxed);
+}
 
 /* For bindings. */
 uint64_t worker_now_ns(void);   /* uv_hrtime(): the clock of every timing */

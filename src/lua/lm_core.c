@@ -47,7 +47,20 @@ static int lm_param(lua_State *L) {
     return 1;
 }
 
+/* os.exit in a scenario file or a script would end luamech at once, with
+ * the script's code and without the run's results: it is refused. */
+static int lm_os_exit(lua_State *L) {
+    return luaL_error(L, "os.exit is not allowed in luamech scenarios and scripts (it would end the run "
+                         "without its results); return from init, or raise an error to fail a transaction");
+}
+
 void lm_core_register_static(lua_State *L, const params *p) {
+    lua_getglobal(L, "os");
+    if (lua_istable(L, -1)) {
+        lua_pushcfunction(L, lm_os_exit);
+        lua_setfield(L, -2, "exit");
+    }
+    lua_pop(L, 1);
     lua_newtable(L);
     lua_pushlightuserdata(L, (void *)p);
     lua_pushcclosure(L, lm_param, 1);

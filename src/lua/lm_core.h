@@ -9,7 +9,8 @@
 
 struct worker;
 
-/* For the scenario loader's state: luamech.param and luamech.version only. */
+/* For the scenario loader's state: luamech.param and luamech.version only;
+ * also replaces os.exit by an error (every state luamech creates calls it). */
 void lm_core_register_static(lua_State *L, const params *p);
 /* For a worker's state: the global `luamech` with core functions and every
  * protocol module from the module table (modules.c). */

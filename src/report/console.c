@@ -17,7 +17,7 @@ double report_span_s(const run_result *r) {
 }
 
 const char *report_status_name(run_status s) {
-    static const char *const names[] = {"completed", "interrupted", "aborted"};
+    static const char *const names[] = {"completed", "interrupted", "aborted", "stuck"};
     return names[s];
 }
 

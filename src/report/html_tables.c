@@ -407,6 +407,7 @@ static const char *html_exit_meaning(long long code) {
     case 4: return "aborted";
     case 5: return "interrupted";
     case 6: return "a threshold failed";
+    case 7: return "a VU got stuck";
     default: return NULL;
     }
 }

@@ -11,7 +11,7 @@
 
 #define RESULTS_SCHEMA_VERSION 1
 
-const char *report_status_name(run_status s);   /* "completed", "interrupted", "aborted" */
+const char *report_status_name(run_status s);   /* "completed", "interrupted", "aborted", "stuck" */
 
 /* One line: elapsed/total, active VUs, transactions, rate, errors, p95. */
 void report_progress(FILE *out, const run_result *r, double elapsed_s, double total_s);

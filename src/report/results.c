@@ -357,7 +357,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     json_object_set_new(root, "checks", results_checks_json(r));
     json_object_set_new(root, "timer_overflow", results_overflow_json(r));
     if (sc->notes) json_object_set_new(root, "notes", results_str(sc->notes));
-    if (r->status == RUN_ABORTED) json_object_set_new(root, "error", json_string(r->error));
+    if (r->status == RUN_ABORTED || r->status == RUN_STUCK) json_object_set_new(root, "error", results_str(r->error));
     FILE *f = results_open(dir, "summary.json", tmp, sizeof tmp);
     int rc = f ? json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
     json_decref(root);

@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "common/params.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "engine/engine.h"
 #include "report/compare.h"
@@ -239,7 +240,10 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     engine_run(sc, sc->params ? sc->params : &c->params, workers, seed, &hooks, r);
     if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
     int code = cli_exit_code(sc, r);
-    if (r->status == RUN_ABORTED) fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", r->error);
+    if (r->status == RUN_ABORTED) {           /* the error may carry a server's text: escaped */
+        char buf[4 * sizeof r->error];
+        fprintf(stderr, "luamech: preflight failed, no load was generated: %s\n", text_clean(r->error, buf, sizeof buf));
+    }
     else report_console(stdout, sc, r, dir);
     if (report_write_all(dir, sc, r, report_status_name(r->status), code) != 0) {
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);

@@ -3,10 +3,11 @@
  * raises a Lua error), sends the request with client/http_client (which
  * encodes and parses with proto/http_proto) and yields; the completion pushes
  * the response table and resumes the VU through vu_resume.  Connect, read,
- * write and timeout failures return nil, err.  Every call is timed under
- * "http.<method>" (and "http <name>" when the call names itself); a non-2xx
- * status is returned normally but counted as an error of those timers.  It
- * never parses bytes or touches sockets. */
+ * write, timeout and body-limit (max_body) failures return nil, err; with
+ * discard_body the response has body_bytes and no body.  Every call is timed
+ * under "http.<method>" (and "http <name>" when the call names itself); a
+ * non-2xx status is returned normally but counted as an error of those
+ * timers.  It never parses bytes or touches sockets. */
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>

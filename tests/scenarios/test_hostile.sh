@@ -34,7 +34,10 @@ run_http() {
     echo "   $name: exit $RC, peak RSS $RSS_MB MB, wall $WALL_S s, $ACCEPTED connections"
 }
 req_errors() { jq -r '[.request_errors[].count] | add // 0' "$1/summary.json"; }
-on_time() { awk -v t="$1" 'BEGIN { exit !(t < 6.0) }'; }   # 3 s + 1 s graceful stop + start-up
+# 3 s + 1 s graceful stop + start-up and exit (slower in the sanitizer build)
+LATE=6.0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && LATE=8.0
+on_time() { awk -v t="$1" -v late="$LATE" 'BEGIN { exit !(t < late) }'; }
 
 # ---- item: HTTP bodies without end or with absurd sizes ----
 LIMIT_MSG="response body larger than max_body (67108864 bytes)"
@@ -42,14 +45,18 @@ for mode in clen chunkhuge chunkloop eofbody; do
     run_http "$mode" "$mode"
     check "$mode: run exits 0" [ "$RC" -eq 0 ]
     check "$mode: ends on time ($WALL_S s)" on_time "$WALL_S"
-    check "$mode: the default 64 MiB limit is an error in errors.csv" grep -qF "$LIMIT_MSG" "$OUT/errors.csv"
     # 4 connections can each hold at most max_body (64 MiB); a declared
-    # length or chunk size over the limit is refused before any body byte
+    # length or chunk size over the limit is refused before any body byte.
+    # (Whether an endless body reaches 64 MiB within 3 s depends on how fast
+    # the fixture can send: the limit's error is checked with 1 MiB below.)
     case $mode in clen|chunkhuge) bound=64;; *) bound=$((4 * 64 + 64));; esac
     check "$mode: peak RSS $RSS_MB MB < $bound MB" [ "$RSS_MB" -lt "$bound" ]
-    n=$(req_errors "$OUT")
-    check "$mode: each error closed its connection ($n errors, $ACCEPTED connections)" \
-        [ "$n" -ge 1 -a "$ACCEPTED" -ge "$n" ]
+    if [ $bound -eq 64 ]; then
+        check "$mode: the default 64 MiB limit is an error in errors.csv" grep -qF "$LIMIT_MSG" "$OUT/errors.csv"
+        n=$(req_errors "$OUT")
+        check "$mode: each error closed its connection ($n errors, $ACCEPTED connections)" \
+            [ "$n" -ge 10 -a "$ACCEPTED" -ge "$n" ]
+    fi
 
     run_http "$mode-1m" "$mode" -e 'OPTS={ max_body = 1048576 }'
     check "$mode, max_body = 1 MiB: ends on time ($WALL_S s), peak RSS $RSS_MB MB < 48 MB" \
@@ -59,10 +66,12 @@ for mode in clen chunkhuge chunkloop eofbody; do
 
     case $mode in clen|chunkhuge) continue;; esac     # refused at once: nothing more to see
 
-    run_http "$mode-discard" "$mode" -e 'OPTS={ discard_body = true }'
+    # 4 connections each taking 16 MiB: kept, that is 64 MiB at least
+    run_http "$mode-discard" "$mode" -e 'OPTS={ discard_body = true, max_body = 16777216 }'
     check "$mode, discard_body: ends on time ($WALL_S s), peak RSS $RSS_MB MB < 48 MB" \
         [ "$RC" -eq 0 -a "$RSS_MB" -lt 48 ] && on_time "$WALL_S"
-    check "$mode, discard_body: the body was counted up to the limit" grep -qF "$LIMIT_MSG" "$OUT/errors.csv"
+    check "$mode, discard_body: the body was counted up to the limit" \
+        grep -qF "response body larger than max_body (16777216 bytes)" "$OUT/errors.csv"
 done
 run_http "eofbody-rq" eofbody -e 'OPTS={ max_body = 1048576 }' -e 'REQ_OPTS={ max_body = 1000000 }'
 check "per-request max_body overrides the client's" \

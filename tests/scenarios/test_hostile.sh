@@ -7,30 +7,39 @@
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 
-# hostile MODE: start hostile.py in MODE; sets HPORT and HFILE (its port file)
-hostile() {
-    HFILE=$TMP/port.$1.$RANDOM
-    python3 "$F/hostile.py" "$1" "$HFILE" &
+# Debian's python3 (a python3 earlier in PATH may be a slow wrapper)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+# One server per mode, all started at once (python's start-up is slow on a
+# loaded machine) and kept for the whole test: PORT_<mode>, PFILE_<mode>.
+MODES="clen chunkhuge chunkloop eofbody header headers memcached redis"
+for mode in $MODES; do
+    "$PY" "$F/hostile.py" "$mode" "$TMP/port.$mode" &
     PIDS+=("$!")
-    HPID=$!
-    for _ in $(seq 100); do [ -f "$HFILE" ] && break; sleep 0.05; done
-    HPORT=$(cat "$HFILE")
-}
-stop_hostile() { kill "$HPID" 2>/dev/null; wait "$HPID" 2>/dev/null; }
+done
+for mode in $MODES; do
+    for _ in $(seq 300); do [ -f "$TMP/port.$mode" ] && break; sleep 0.05; done
+    [ -f "$TMP/port.$mode" ] || { echo "hostile.py $mode did not start"; exit 1; }
+    printf -v "PORT_$mode" '%s' "$(cat "$TMP/port.$mode")"
+done
+accepted() { cat "$TMP/port.$1.accepted" 2>/dev/null || echo 0; }
 
 # run_http NAME MODE [luamech args]: 4 VUs for 3 s (+1 s graceful stop);
-# sets RSS_MB, WALL_S, RC and OUT (the results directory)
+# sets RSS_MB, WALL_S, RC, OUT (the results directory), HPORT and ACCEPTED
+# (the connections the server accepted during the run)
 run_http() {
-    local name=$1 mode=$2; shift 2
-    hostile "$mode"
+    local name=$1 mode=$2 before; shift 2
+    local var=PORT_$mode
+    HPORT=${!var}
+    before=$(accepted "$mode")
     OUT=$TMP/$name
     /usr/bin/time -o "$TMP/$name.time" -f '%M %e' "$LUAMECH" run "$F/hostile_http.lua" -q \
         -e PORT="$HPORT" -o "$OUT" "$@" > "$TMP/$name.out" 2>&1
     RC=$?
-    stop_hostile
     read -r rss WALL_S < <(tail -n 1 "$TMP/$name.time")   # after "Command exited with ..."
     RSS_MB=$((rss / 1024))
-    ACCEPTED=$(cat "$HFILE.accepted" 2>/dev/null || echo 0)
+    sleep 0.2                                             # the last accepts are counted
+    ACCEPTED=$(( $(accepted "$mode") - before ))
     echo "   $name: exit $RC, peak RSS $RSS_MB MB, wall $WALL_S s, $ACCEPTED connections"
 }
 req_errors() { jq -r '[.request_errors[].count] | add // 0' "$1/summary.json"; }
@@ -92,7 +101,8 @@ WANT='evil \xff\xfe \x01 \x1b[31mred\x1b[0m \x7f \xc2\x9b \x80 café \xe2\x82'
 no_esc() { ! grep -rqa "$ESC" "$@"; }
 valid_utf8() { local f; for f in "$@"; do iconv -f UTF-8 -t UTF-8 "$f" > /dev/null 2>&1 || return 1; done; }
 for kind in memcached redis; do
-    hostile "$kind"
+    var=PORT_$kind
+    HPORT=${!var}
     out=$TMP/text-$kind
     "$LUAMECH" run "$F/hostile_text.lua" -e KIND=$kind -e ADDR=127.0.0.1:$HPORT -o "$out" --mm-results \
         > "$TMP/$kind.stdout" 2> "$TMP/$kind.stderr"
@@ -117,7 +127,6 @@ for kind in memcached redis; do
     "$LUAMECH" run "$F/hostile_text.lua" -e KIND=$kind -e ADDR=127.0.0.1:$HPORT -e INIT_FAIL=1 \
         -o "$out-init" > "$TMP/$kind.init.out" 2>&1
     rc=$?
-    stop_hostile
     check "$kind: a preflight failure exits 4 ($rc)" [ "$rc" -eq 4 ]
     check "$kind: the preflight message is escaped on the console" \
         grep -qF "$WANT" "$TMP/$kind.init.out"

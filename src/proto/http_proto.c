@@ -259,8 +259,10 @@ static int hp_on_headers_complete(http_parser *hp) {
         p->err = HP_ERR_TOO_BIG;
         return -1;
     }
-    /* A declared length within the limit: the buffer at once, not by doubling. */
-    if (!p->discard_body && hp_grow(&p->body, &p->body_cap, (size_t)hp->content_length, HP_BODY_INIT) < 0) {
+    /* A declared length within the limit: the buffer at once, not by doubling
+     * (without a limit, only up to 8 MB: the length is the server's word). */
+    size_t want = p->max_body || hp->content_length <= HP_BODY_KEEP ? (size_t)hp->content_length : HP_BODY_KEEP;
+    if (!p->discard_body && hp_grow(&p->body, &p->body_cap, want, HP_BODY_INIT) < 0) {
         p->err = "out of memory";
         return -1;
     }

@@ -90,18 +90,3 @@ char *text_escape_dup(const char *s) {
     if (out) text_escape(s, len, out, cap);
     return out;
 }
-
-void text_fputs(const char *s, FILE *f) {
-    size_t len = strlen(s), i = 0;
-    while (i < len) {
-        size_t k = text_safe_len(s + i, len - i);
-        if (k) {
-            fwrite(s + i, 1, k, f);
-            i += k;
-            continue;
-        }
-        char e[TEXT_ESC_MAX];
-        fwrite(e, 1, text_escape_byte((unsigned char)s[i], e), f);
-        i++;
-    }
-}

@@ -15,7 +15,6 @@
 #define LUAMECH_TEXT_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 /* An escaped byte takes at most this many output bytes. */
 #define TEXT_ESC_MAX 4
@@ -39,8 +38,5 @@ const char *text_clean(const char *s, char *buf, size_t cap);
 
 /* A malloc'd escaped copy of the string s, or NULL when out of memory. */
 char *text_escape_dup(const char *s);
-
-/* Write the string s to f, escaped. */
-void text_fputs(const char *s, FILE *f);
 
 #endif

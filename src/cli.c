@@ -14,6 +14,7 @@
 #include <uv.h>
 
 #include "common/params.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "engine/engine.h"
 #include "report/compare.h"
@@ -271,11 +272,17 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
     int code = cli_exit_code(sc, r);
     c->abandoned |= r->abandoned;
-    if (r->status == RUN_ABORTED)
+    if (r->status == RUN_ABORTED) {           /* the error may carry a server's text: escaped */
+        char buf[4 * sizeof r->error];
         fprintf(stderr, "luamech: %s, no load was generated: %s\n",
-                r->setup_failed ? "the run could not be set up" : "preflight failed", r->error);
+                r->setup_failed ? "the run could not be set up" : "preflight failed",
+                text_clean(r->error, buf, sizeof buf));
+    }
     else report_console(stdout, sc, r, dir);
-    if (r->status == RUN_STUCK) fprintf(stderr, "luamech: stopped by the watchdog: %s\n", r->error);
+    if (r->status == RUN_STUCK) {
+        char buf[4 * sizeof r->error];
+        fprintf(stderr, "luamech: stopped by the watchdog: %s\n", text_clean(r->error, buf, sizeof buf));
+    }
     if (report_write_all(dir, sc, r, report_status_name(r->status), code) != 0) {
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
         code = EXIT_RUNTIME;

@@ -75,7 +75,7 @@ void http_client_opts_default(http_client_opts *o) {
     memset(o, 0, sizeof *o);
     o->timeout_ns = 10000000000ull;
     o->keepalive = 1;
-    o->max_body = (size_t)1 << 30;
+    o->max_body = HTTP_MAX_BODY_DEFAULT;
 }
 
 /* ---- lists ---- */
@@ -123,6 +123,7 @@ const char *http_client_strerror(int status) {
     case HTTP_ECANCELED: return "cancelled";
     case HTTP_EINVAL: return "invalid request";
     case HTTP_ENOMEM: return "out of memory";
+    case HTTP_EBODY: return "response body larger than max_body";
     default: return "unknown status";
     }
 }
@@ -134,6 +135,9 @@ void http_client_describe(const http_req *req, int status, char *buf, size_t len
         break;
     case HTTP_EPROTO:
         snprintf(buf, len, "protocol error: %s", req->detail ? req->detail : "bad response");
+        break;
+    case HTTP_EBODY:
+        snprintf(buf, len, "%s (%zu bytes)", http_client_strerror(status), req->body_limit);
         break;
     default:
         snprintf(buf, len, "%s", http_client_strerror(status));
@@ -215,7 +219,6 @@ static http_conn *hc_conn_new(http_client *c) {
     }
     conn->client = c;
     hp_parser_init(&conn->parser);
-    conn->parser.max_body = c->opts.max_body;
     uv_timer_init(c->loop, &conn->timer);
     conn->timer.data = conn;
     c->nhandles++;
@@ -418,7 +421,8 @@ static void hc_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
     int rc = hp_parser_feed(&conn->parser, conn->rbuf, (size_t)nread, &used);
     if (rc == HP_NEED_MORE) return;
     if (rc == HP_ERROR) {
-        hc_finish(conn, HTTP_EPROTO, 0, hp_parser_error(&conn->parser));
+        int st = hp_parser_too_big(&conn->parser) ? HTTP_EBODY : HTTP_EPROTO;
+        hc_finish(conn, st, 0, hp_parser_error(&conn->parser));
         return;
     }
     if (used < (size_t)nread) conn->parser.keep_alive = 0;   /* unsolicited bytes: do not reuse */
@@ -489,6 +493,9 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     conn->wlen = need;
     conn->woff = 0;
     conn->attempt_rx = 0;
+    req->body_limit = req->max_body ? req->max_body : c->opts.max_body;
+    conn->parser.max_body = req->body_limit;
+    conn->parser.discard_body = req->discard_body || c->opts.discard_body;
     hp_parser_reset(&conn->parser, req->head);
     uint64_t to = req->timeout_ns ? req->timeout_ns : c->opts.timeout_ns;
     uint64_t now = req->start_ns ? req->start_ns : uv_hrtime();

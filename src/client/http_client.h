@@ -35,14 +35,19 @@
 #define HTTP_ECANCELED (-32006)  /* the client was closed */
 #define HTTP_EINVAL    (-32007)  /* the request could not be encoded */
 #define HTTP_ENOMEM    (-32008)
+#define HTTP_EBODY     (-32009)  /* the response body is larger than max_body */
 
 typedef struct http_client_opts {
     uint64_t timeout_ns;     /* per request unless the request sets one; 0 = none */
     int keepalive;           /* 0: "Connection: close" and a new connection per request */
-    size_t max_body;         /* larger responses fail with HTTP_EPROTO; 0 = no limit */
+    size_t max_body;         /* larger bodies fail with HTTP_EBODY (connection closed); 0 = none */
+    int discard_body;        /* 1: count body bytes, keep none (res->body_len 0) */
 } http_client_opts;
 
-void http_client_opts_default(http_client_opts *o);   /* 10 s, keep-alive, 1 GB */
+#define HTTP_MAX_BODY_DEFAULT ((size_t)64 << 20)
+
+/* 10 s, keep-alive, max_body 64 MiB, bodies kept. */
+void http_client_opts_default(http_client_opts *o);
 
 typedef struct http_client http_client;
 typedef struct http_conn http_conn;
@@ -58,6 +63,8 @@ struct http_req {
     void *data;                   /* caller's */
     uint64_t timeout_ns;          /* 0 = the client's */
     uint64_t start_ns;            /* uv_hrtime() at the call, if the caller has it; 0 = read it */
+    size_t max_body;              /* 0 = the client's */
+    int discard_body;             /* 1: count the body, keep none; 0 = the client's setting */
     /* filled by the client; read them in on_done */
     int sys_err;                  /* libuv code behind a failure (UV_ECONNREFUSED, UV_EOF, ...) */
     const char *detail;           /* protocol error text (static), or NULL */
@@ -68,6 +75,7 @@ struct http_req {
     /* private */
     http_conn *conn;
     uint64_t deadline_ns;
+    size_t body_limit;            /* the max_body in force, for the message */
     int head;
 };
 
@@ -101,7 +109,8 @@ void http_client_get_stats(const http_client *c, http_client_stats *s);
 const char *http_client_name(const http_client *c);            /* "host:port" */
 
 /* "connect: connection refused", "timeout", "read: connection closed by
- * server", "protocol error: ..." for a failed request. */
+ * server", "protocol error: ...", "response body larger than max_body
+ * (67108864 bytes)" for a failed request. */
 void http_client_describe(const http_req *req, int status, char *buf, size_t len);
 const char *http_client_strerror(int status);                   /* the kind alone */
 

@@ -3,10 +3,11 @@
  * raises a Lua error), sends the request with client/http_client (which
  * encodes and parses with proto/http_proto) and yields; the completion pushes
  * the response table and resumes the VU through vu_resume.  Connect, read,
- * write and timeout failures return nil, err.  Every call is timed under
- * "http.<method>" (and "http <name>" when the call names itself); a non-2xx
- * status is returned normally but counted as an error of those timers.  It
- * never parses bytes or touches sockets. */
+ * write, timeout and body-limit (max_body) failures return nil, err; with
+ * discard_body the response has body_bytes and no body.  Every call is timed
+ * under "http.<method>" (and "http <name>" when the call names itself); a
+ * non-2xx status is returned normally but counted as an error of those
+ * timers.  It never parses bytes or touches sockets. */
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #define LM_HTTP_MT "luamech.http"
 #define LM_HTTP_MAX_HEADERS 64
 #define LM_HTTP_DEFAULT_TIMEOUT_NS 10000000000ull
+#define LM_HTTP_MAX_BODY_LIMIT (1u << 30)   /* the largest max_body a script may set */
 
 typedef struct lm_http lm_http;
 typedef struct lm_http_op lm_http_op;
@@ -41,8 +43,8 @@ typedef struct lm_http_mod {
     int ids_ready;
     int tid[HP_NMETHODS];
     int c_sent, c_recv, c_connects, c_retries, c_status[6];
-    int res_mt_ref;                /* metatable of responses (lazy headers) */
-    int key_status_ref, key_body_ref;  /* the field names, interned once */
+    int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes) */
+    int key_status_ref, key_body_ref, key_bytes_ref;  /* the field names, interned once */
     char *hblk;                    /* scratch for packing response headers */
     size_t hblk_cap;
     int closing;
@@ -58,6 +60,8 @@ struct lm_http {
     char base[288];                /* "host:port", for messages */
     int headers_ref;               /* default headers (validated copy) or LUA_NOREF */
     uint64_t timeout_ns;           /* 0 = none */
+    size_t max_body;               /* bytes */
+    int discard_body;
     lm_http *prev, *next;
     lm_http **ud;
 };
@@ -120,11 +124,21 @@ static const char lm_http_hdr_key = 0;
 
 /* res.headers, built on first access from the packed block that
  * lm_http_push left in the response: a table of lowercase names, repeated
- * headers joined with ", ".  The header bytes are walked by proto/http_proto. */
+ * headers joined with ", ".  The header bytes are walked by proto/http_proto.
+ * res.body_bytes of a kept body is its length (a discarded body's count is
+ * stored in the response itself). */
 static int lm_http_res_index(lua_State *L) {
     size_t kl;
     const char *k = lua_tolstring(L, 2, &kl);
-    if (lua_type(L, 2) != LUA_TSTRING || kl != 7 || memcmp(k, "headers", 7) != 0) return 0;
+    if (lua_type(L, 2) != LUA_TSTRING) return 0;
+    if (kl == 10 && memcmp(k, "body_bytes", 10) == 0) {
+        lua_pushliteral(L, "body");
+        lua_rawget(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) return 0;
+        lua_pushinteger(L, (lua_Integer)lua_objlen(L, -1));
+        return 1;
+    }
+    if (kl != 7 || memcmp(k, "headers", 7) != 0) return 0;
     lua_pushlightuserdata(L, (void *)&lm_http_hdr_key);
     lua_rawget(L, 1);
     size_t len = 0, pos = 0, nl, vl;
@@ -167,8 +181,13 @@ static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parse
     lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_status_ref);
     lua_pushinteger(L, res->status);
     lua_rawset(L, -3);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_body_ref);
-    lua_pushlstring(L, res->body ? res->body : "", res->body_len);
+    if (op->req.discard_body) {                /* no body: its size */
+        lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_bytes_ref);
+        lua_pushnumber(L, (lua_Number)res->body_seen);
+    } else {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_body_ref);
+        lua_pushlstring(L, res->body ? res->body : "", res->body_len);
+    }
     lua_rawset(L, -3);
     size_t need = hp_parser_headers_pack(res, mod->hblk, mod->hblk_cap);
     if (need > mod->hblk_cap) {
@@ -314,6 +333,26 @@ static void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header 
 
 /* ---- the request ---- */
 
+/* max_body and discard_body of the options table at idx (client or request
+ * options), over *max_body and *discard; misuse raises.  Leaves the stack as
+ * it was. */
+static void lm_http_body_opts(lua_State *L, int idx, const char *fname, size_t *max_body, int *discard) {
+    lua_getfield(L, idx, "max_body");
+    if (!lua_isnil(L, -1)) {
+        double b = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+        if (!(b >= 1 && b <= (double)LM_HTTP_MAX_BODY_LIMIT) || b != (double)(size_t)b)
+            luaL_error(L, "%s: max_body must be a whole number of bytes from 1 to %d (1 GiB)", fname,
+                       (int)LM_HTTP_MAX_BODY_LIMIT);
+        *max_body = (size_t)b;
+    }
+    lua_getfield(L, idx, "discard_body");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isboolean(L, -1)) luaL_error(L, "%s: discard_body must be a boolean", fname);
+        *discard = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 2);
+}
+
 static int lm_http_name_tid(lua_State *L, lm_http_mod *mod, int idx) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, mod->names_ref);
     lua_pushvalue(L, idx);
@@ -337,7 +376,7 @@ static int lm_http_name_tid(lua_State *L, lm_http_mod *mod, int idx) {
  * body at body_idx (0: none; from opts.body), opts at opts_idx]. */
 static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx, int body_idx,
                       int opts_idx) {
-    static const char *const known[] = {"headers", "body", "name", "timeout", NULL};
+    static const char *const known[] = {"headers", "body", "name", "timeout", "max_body", "discard_body", NULL};
     lm_http *h = lm_http_check(L);
     lm_http_mod *mod = h->mod;
     size_t path_len, body_len = 0;
@@ -347,6 +386,8 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     const char *body = NULL;
     if (body_idx && !lua_isnoneornil(L, body_idx)) body = luaL_checklstring(L, body_idx, &body_len);
     uint64_t timeout_ns = h->timeout_ns;
+    size_t max_body = h->max_body;
+    int discard_body = h->discard_body;
     int name_idx = 0, hdr_idx = 0;
     if (!lua_isnoneornil(L, opts_idx)) {
         luaL_checktype(L, opts_idx, LUA_TTABLE);
@@ -363,6 +404,7 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
                 luaL_error(L, "%s: timeout must be a number of seconds between 0 and 86400", fname);
             timeout_ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
         }
+        lm_http_body_opts(L, opts_idx, fname, &max_body, &discard_body);
         lua_getfield(L, opts_idx, "name");
         if (!lua_isnil(L, -1)) {
             size_t nl;
@@ -396,6 +438,8 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     op->req.on_done = lm_http_on_done;
     op->req.data = op;
     op->req.timeout_ns = timeout_ns;
+    op->req.max_body = max_body;
+    op->req.discard_body = discard_body;
     hp_request r;
     memset(&r, 0, sizeof r);
     r.method = (hp_method)method;
@@ -521,8 +565,9 @@ static void lm_http_ids(lm_http_mod *mod) {
  * opened by the first requests. */
 /* The options of luamech.http.new. */
 typedef struct lm_http_cfg {
-    int pool, keepalive, headers_ref;
+    int pool, keepalive, headers_ref, discard_body;
     uint64_t timeout_ns;
+    size_t max_body;
 } lm_http_cfg;
 
 /* A validated copy of the default headers at hidx (values as strings), as a
@@ -545,14 +590,18 @@ static int lm_http_default_headers(lua_State *L, int hidx) {
 
 /* The options table at idx (or nil) into cfg; misuse raises. */
 static void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
-    static const char *const known[] = {"pool", "keepalive", "timeout", "headers", NULL};
+    static const char *const known[] = {"pool", "keepalive", "timeout", "headers", "max_body",
+                                        "discard_body", NULL};
     cfg->pool = 0;
     cfg->keepalive = 1;
     cfg->headers_ref = LUA_NOREF;
     cfg->timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
+    cfg->max_body = HTTP_MAX_BODY_DEFAULT;
+    cfg->discard_body = 0;
     if (lua_isnil(L, idx)) return;
     luaL_checktype(L, idx, LUA_TTABLE);
     lm_check_options(L, idx, "luamech.http.new", known);
+    lm_http_body_opts(L, idx, "luamech.http.new", &cfg->max_body, &cfg->discard_body);
     lua_getfield(L, idx, "pool");
     cfg->pool = lua_toboolean(L, -1);
     lua_getfield(L, idx, "keepalive");
@@ -622,6 +671,8 @@ static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const l
     h->pooled = cfg->pool;
     h->headers_ref = cfg->headers_ref;
     h->timeout_ns = cfg->timeout_ns;
+    h->max_body = cfg->max_body;
+    h->discard_body = cfg->discard_body;
     snprintf(h->base, sizeof h->base, "%s", http_client_name(c));
     h->next = mod->objs;
     if (mod->objs) mod->objs->prev = h;
@@ -691,6 +742,7 @@ void lm_http_open(lua_State *L, worker *w) {
     lua_pop(L, 1);
 
     lm_http_mod *mod = calloc(1, sizeof *mod);
+    if (mod == NULL) luaL_error(L, "luamech.http: out of memory");
     mod->w = w;
     lua_newtable(L);
     mod->names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -702,6 +754,8 @@ void lm_http_open(lua_State *L, worker *w) {
     mod->key_status_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushliteral(L, "body");
     mod->key_body_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "body_bytes");
+    mod->key_bytes_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     worker_on_close(w, lm_http_worker_close, mod);
     lua_newtable(L);                           /* the module */
     lua_pushlightuserdata(L, mod);

@@ -6,6 +6,7 @@
  * "fast path" below).  See http_proto.h. */
 #include "proto/http_proto.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,9 @@
 #define HP_HDRS_INIT 16
 #define HP_BODY_INIT 4096
 #define HP_FIELD_MAX 8192
+#define HP_BODY_KEEP (8u << 20)   /* a larger body buffer is freed after a failed response */
+
+static const char HP_ERR_TOO_BIG[] = "response body larger than max_body";
 
 static const char *const hp_method_names[HP_NMETHODS] = {"GET", "HEAD", "POST", "PUT", "DELETE"};
 
@@ -249,14 +253,38 @@ static int hp_on_headers_complete(http_parser *hp) {
     }
     /* No body, whatever the headers say (RFC 9112 6.3): a response to HEAD,
      * 1xx (the real response follows), 204 and 304. */
-    return p->head || p->interim || p->status == 204 || p->status == 304 ? 1 : 0;
+    if (p->head || p->interim || p->status == 204 || p->status == 304) return 1;
+    if (p->chunked || hp->content_length == ULLONG_MAX) return 0;
+    if (p->max_body && hp->content_length > p->max_body) {  /* refused before any body byte */
+        p->err = HP_ERR_TOO_BIG;
+        return -1;
+    }
+    /* A declared length within the limit: the buffer at once, not by doubling
+     * (without a limit, only up to 8 MB: the length is the server's word). */
+    size_t want = p->max_body || hp->content_length <= HP_BODY_KEEP ? (size_t)hp->content_length : HP_BODY_KEEP;
+    if (!p->discard_body && hp_grow(&p->body, &p->body_cap, want, HP_BODY_INIT) < 0) {
+        p->err = "out of memory";
+        return -1;
+    }
+    return 0;
+}
+
+/* Each chunk's size is known before its bytes: a chunk that would take the
+ * body past the limit is refused at once. */
+static int hp_on_chunk_header(http_parser *hp) {
+    hp_parser *p = hp_of(hp);
+    if (p->max_body && hp->content_length > p->max_body - p->body_seen) {
+        p->err = HP_ERR_TOO_BIG;
+        return -1;
+    }
+    return 0;
 }
 
 static int hp_on_body(http_parser *hp, const char *at, size_t len) {
     hp_parser *p = hp_of(hp);
     p->body_seen += len;
     if (p->max_body && p->body_seen > p->max_body) {
-        p->err = "response body larger than the limit";
+        p->err = HP_ERR_TOO_BIG;
         return -1;
     }
     if (p->discard_body) return 0;
@@ -291,6 +319,7 @@ static const http_parser_settings hp_settings = {
     .on_header_value = hp_on_value,
     .on_headers_complete = hp_on_headers_complete,
     .on_body = hp_on_body,
+    .on_chunk_header = hp_on_chunk_header,
     .on_message_complete = hp_on_complete,
 };
 
@@ -300,6 +329,11 @@ void hp_parser_init(hp_parser *p) {
 }
 
 void hp_parser_reset(hp_parser *p, int head) {
+    if (p->err && p->body_cap > HP_BODY_KEEP) {   /* e.g. a body cut at max_body: do not keep it */
+        free(p->body);
+        p->body = NULL;
+        p->body_cap = 0;
+    }
     http_parser_init(&p->hp, HTTP_RESPONSE);
     p->hp.data = p;
     p->status = p->http_major = p->http_minor = 0;
@@ -507,6 +541,8 @@ int hp_parser_eof(hp_parser *p) {
 }
 
 const char *hp_parser_error(const hp_parser *p) { return p->err ? p->err : "no error"; }
+
+int hp_parser_too_big(const hp_parser *p) { return p->err == HP_ERR_TOO_BIG; }
 
 void hp_parser_header(const hp_parser *p, size_t i, const char **name, size_t *name_len,
                       const char **value, size_t *value_len) {

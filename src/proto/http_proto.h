@@ -84,11 +84,13 @@ typedef struct hp_parser {
     int chunked;
     int eof_terminated;        /* the body ended with the connection */
     char *body;                /* decoded body (not NUL-terminated) */
-    size_t body_len;
+    size_t body_len;           /* 0 when the body is discarded */
+    size_t body_seen;          /* decoded body bytes, kept or discarded */
     size_t nheaders;
     uint64_t nbytes;           /* bytes fed for this response */
     /* settings, kept across resets */
-    size_t max_body;           /* 0 = no limit */
+    size_t max_body;           /* 0 = no limit; a larger body is an error (hp_parser_too_big):
+                                * at once when Content-Length or a chunk size says so */
     int discard_body;          /* count the body but do not keep it */
     /* private */
     http_parser hp;
@@ -97,14 +99,15 @@ typedef struct hp_parser {
     hp_hdr_ref *hdrs;
     size_t hdrs_cap;
     size_t body_cap;
-    size_t body_seen;
     int head, started, done, in_value, in_body, interim;
     int fast;                  /* this response was parsed by the fast path (tests) */
     const char *err;
 } hp_parser;
 
 void hp_parser_init(hp_parser *p);
-/* Prepare for the response to one request (head: it was a HEAD request). */
+/* Prepare for the response to one request (head: it was a HEAD request).
+ * After a failed response a body buffer over 8 MB is freed (a hostile
+ * server does not leave a connection holding max_body bytes). */
 void hp_parser_reset(hp_parser *p, int head);
 void hp_parser_free(hp_parser *p);
 
@@ -118,6 +121,8 @@ int hp_parser_feed(hp_parser *p, const char *data, size_t len, size_t *used);
  * tells that not a single response byte had arrived. */
 int hp_parser_eof(hp_parser *p);
 const char *hp_parser_error(const hp_parser *p);
+/* 1 when the error is a body over max_body. */
+int hp_parser_too_big(const hp_parser *p);
 
 /* Header i (0-based) of the response: name (lowercase) and value. */
 void hp_parser_header(const hp_parser *p, size_t i, const char **name, size_t *name_len,

@@ -1,12 +1,16 @@
 /* console.c - what a person sees: the live progress line and the end report
  * (summary, workload, All Transactions, groups, custom timers, primitives,
- * top errors).  Times are printed in milliseconds.  Writes to a FILE only. */
+ * top errors).  Times are printed in milliseconds.  Names that scripts make
+ * at run time (timers, checks, counters) are printed escaped (common/text.h:
+ * no control byte reaches the terminal); error messages are escaped already
+ * in the tally.  Writes to a FILE only. */
 #include "report/report.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/text.h"
 #include "common/units.h"
 #include "lua/lm_core.h"
 
@@ -155,7 +159,9 @@ static void report_checks_table(FILE *out, const run_result *r) {
     if (n > 0) fprintf(out, "\nChecks\n\n%-40s %12s %12s %10s\n", "name", "passes", "failures", "pass rate");
     for (int i = 0; i < n; i++) {
         double all = (double)(ck[i].passes + ck[i].fails);
-        fprintf(out, "%-40s %12lld %12lld %9.2f%%\n", ck[i].name, (long long)ck[i].passes,
+        char buf[1024];
+        fprintf(out, "%-40s %12lld %12lld %9.2f%%\n", text_clean(ck[i].name, buf, sizeof buf),
+                (long long)ck[i].passes,
                 (long long)ck[i].fails, all > 0 ? 100.0 * (double)ck[i].passes / all : 0);
     }
     free(ck);
@@ -167,7 +173,8 @@ static void report_counters_table(FILE *out, const run_result *r) {
         const agg_counter *c = r->agg.counters[i];
         if (report_is_check(c->name) || strncmp(c->name, "engine.", 7) == 0) continue;
         if (!shown++) fprintf(out, "\nCounters\n\n%-40s %16s %14s\n", "name", "total", "per second");
-        fprintf(out, "%-40s %16lld %14.2f\n", c->name, (long long)c->total,
+        char buf[1024];
+        fprintf(out, "%-40s %16lld %14.2f\n", text_clean(c->name, buf, sizeof buf), (long long)c->total,
                 report_span_s(r) > 0 ? (double)c->total / report_span_s(r) : 0);
     }
 }
@@ -214,7 +221,8 @@ static void report_kind(FILE *out, const run_result *r, timer_kind kind, const c
         const agg_timer *t = r->agg.timers[i];
         if (t->kind != kind || report_is_twin(t->name) || t->of) continue;
         const agg_timer *twin = report_twin(r, t);
-        const char *name = kind == TK_GROUP ? t->name + 6 : t->name;
+        char buf[1024];
+        const char *name = text_clean(kind == TK_GROUP ? t->name + 6 : t->name, buf, sizeof buf);
         fprintf(out, "\n%s: %s%s\n\n", title, name, twin ? " (latency from the intended start)" : "");
         report_timer(out, r, t, intervals);
         if (!twin) continue;

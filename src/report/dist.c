@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/text.h"
 #include "report/hlog.h"
 
 /* ceil(us / 1000), us >= 0 */
@@ -130,7 +131,10 @@ int dist_cmd_print(const char *dir, const char *timer, const char *style, FILE *
     }
     if (d.lines == 0) {
         fprintf(stderr, "luamech: report: no timer '%s' in %s; it has:", timer, path);
-        for (int i = 0; i < d.ntags; i++) fprintf(stderr, "%s \"%s\"", i ? "," : "", d.tags[i]);
+        for (int i = 0; i < d.ntags; i++) {    /* names as written: escaped for the terminal */
+            char buf[1024];
+            fprintf(stderr, "%s \"%s\"", i ? "," : "", text_clean(d.tags[i], buf, sizeof buf));
+        }
         fprintf(stderr, "%s\n", d.ntags ? "" : " no timers");
         code = EXIT_SCENARIO;
         goto done;

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "common/text.h"
+
 #ifndef LUAMECH_VERSION
 #define LUAMECH_VERSION "?"
 #endif
@@ -345,11 +347,15 @@ static int tag_must_escape(unsigned char c) {
 
 size_t hlog_tag_escape(const char *name, char *out, size_t out_len) {
     static const char hex[] = "0123456789ABCDEF";
-    size_t n = 0;
+    size_t n = 0, keep = 0, len = strlen(name);
     for (const unsigned char *s = (const unsigned char *)name; *s; s++) {
         char e[3] = {(char)*s, 0, 0};
         int k = 1;
-        if (tag_must_escape(*s)) {
+        /* bytes of a character text_safe_len keeps (valid UTF-8) stay */
+        if (keep == 0 && *s >= 0x80) keep = text_safe_len((const char *)s, len - (size_t)(s - (const unsigned char *)name));
+        int unsafe = *s >= 0x80 && keep == 0;
+        if (keep) keep--;
+        if (tag_must_escape(*s) || unsafe) {
             e[0] = '%';
             e[1] = hex[*s >> 4];
             e[2] = hex[*s & 15];
@@ -398,7 +404,7 @@ static void hlog_header(hlog *l) {
                 "#[luamech " LUAMECH_VERSION " interval log: one histogram per timer per statistics "
                 "interval, of its successful samples]\n"
                 "#[Values and Interval_Max in microseconds; tags are timer names with '%%', ',', "
-                "spaces and control characters percent-encoded]\n"
+                "spaces, control characters and bytes that are not valid UTF-8 percent-encoded]\n"
                 "#[StartTime: %.3f (seconds since epoch), %s]\n"
                 "#[BaseTime: %.3f (seconds since epoch)]\n"
                 "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","

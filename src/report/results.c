@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/text.h"
+
 static int results_mkdirs(const char *dir) {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s", dir);
@@ -161,14 +163,13 @@ static int results_commit(FILE *f, const char *dir, const char *name, const char
     return rc;
 }
 
-/* jansson wants valid UTF-8: other bytes become '?'. */
+/* A string that a script or a server may have made (names, messages):
+ * jansson wants valid UTF-8, readers want no control bytes, so it is
+ * escaped (common/text.h; clean text is unchanged). */
 static json_t *results_str(const char *s) {
-    json_t *j = json_string(s);
-    if (j) return j;
-    char *copy = strdup(s);
-    for (unsigned char *p = (unsigned char *)copy; *p; p++)
-        if (*p >= 0x80) *p = '?';
-    j = json_string(copy);
+    if (text_is_clean(s, strlen(s))) return json_string(s);
+    char *copy = text_escape_dup(s);
+    json_t *j = copy ? json_string(copy) : NULL;
     free(copy);
     return j;
 }
@@ -356,7 +357,10 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     json_object_set_new(root, "counters", results_counters_json(r));
     json_object_set_new(root, "checks", results_checks_json(r));
     json_object_set_new(root, "timer_overflow", results_overflow_json(r));
-    if (sc->notes) json_object_set_new(root, "notes", results_str(sc->notes));
+    if (sc->notes) {                 /* the scenario's own text: line breaks kept when valid */
+        json_t *notes = json_string(sc->notes);
+        json_object_set_new(root, "notes", notes ? notes : results_str(sc->notes));
+    }
     if (r->status == RUN_ABORTED || r->status == RUN_STUCK) json_object_set_new(root, "error", results_str(r->error));
     FILE *f = results_open(dir, "summary.json", tmp, sizeof tmp);
     int rc = f ? json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
@@ -366,11 +370,15 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     return results_commit(f, dir, "summary.json", tmp) | rc;
 }
 
+/* A quoted CSV field; the text escaped (no line breaks, control bytes or
+ * invalid UTF-8 can get through). */
 static void results_csv_string(FILE *f, const char *s) {
+    char buf[1024];
+    const char *c = text_clean(s, buf, sizeof buf);
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    for (; *c; c++) {
+        if (*c == '"') fputc('"', f);
+        fputc(*c, f);
     }
     fputc('"', f);
 }

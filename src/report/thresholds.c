@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
+
 /* The inputs of criterion t gathered over runs: each (scenario, result)
  * pair adds its subject timer's histogram, errors and span, and its checks. */
 typedef struct th_acc {
@@ -95,7 +97,9 @@ static void thresholds_table(FILE *out, const char *title, const th_result *res,
         char m[64];
         if (res[i].state == TH_MEASURED) snprintf(m, sizeof m, "%.3f %s", res[i].measured, threshold_unit(res[i].t));
         else snprintf(m, sizeof m, "%s", res[i].state == TH_NO_DATA ? "(no data)" : "(no successful samples)");
-        fprintf(out, "%-44s %24s  %s\n", res[i].t->text, m, res[i].passed ? "pass" : "FAIL");
+        char buf[1024];
+        fprintf(out, "%-44s %24s  %s\n", text_clean(res[i].t->text, buf, sizeof buf), m,
+                res[i].passed ? "pass" : "FAIL");
     }
 }
 
@@ -114,8 +118,11 @@ void report_run_thresholds(FILE *out, const scenario *sc, const run_result *rs, 
     fflush(out);
 }
 
-static void thresholds_xml_escape(FILE *f, const char *s) {
-    for (; *s; s++) {
+/* XML text: no control bytes (XML 1.0 forbids them even as references) and
+ * valid UTF-8 (common/text.h escapes them), then the XML specials. */
+static void thresholds_xml_escape(FILE *f, const char *text) {
+    char buf[1024];
+    for (const char *s = text_clean(text, buf, sizeof buf); *s; s++) {
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -171,14 +178,10 @@ int report_write_run_junit(const char *dir, const scenario *sc, const run_result
 }
 
 /* jansson wants valid UTF-8: other bytes become '?'. */
+/* Text escaped for summary.json (common/text.h: valid UTF-8, no control bytes). */
 static json_t *thresholds_str(const char *s) {
-    json_t *j = json_string(s);
-    if (j) return j;
-    char copy[512];
-    snprintf(copy, sizeof copy, "%s", s);
-    for (unsigned char *p = (unsigned char *)copy; *p; p++)
-        if (*p >= 0x80) *p = '?';
-    return json_string(copy);
+    char buf[1024];
+    return json_string(text_clean(s, buf, sizeof buf));
 }
 
 /* summary.json's "thresholds": one object per criterion. */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
+
 #define RAWLOG_BUF (1 << 20)
 
 int rawlog_open(rawlog *r, const char *dir, int worker) {
@@ -20,23 +22,25 @@ int rawlog_open(rawlog *r, const char *dir, int worker) {
     return 0;
 }
 
-/* Commas and line breaks would break the line format. */
-static void rawlog_text(FILE *f, const char *s) {
-    for (; s && *s; s++) fputc(*s == ',' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+/* Escaped text (common/text.h: no line breaks, control bytes or invalid
+ * UTF-8); `bad` (commas, or quotes) would break the line format: spaces. */
+static void rawlog_text(FILE *f, const char *s, char bad) {
+    char buf[1024];
+    for (s = s ? text_clean(s, buf, sizeof buf) : ""; *s; s++) fputc(*s == bad ? ' ' : *s, f);
 }
 
 void rawlog_tx(rawlog *r, double start_s, int64_t epoch, const char *group, double tx_s,
                const char *error, const rawlog_timer *timers, int ntimers) {
     if (!r->f) return;
     fprintf(r->f, "%.3f,%lld,", start_s, (long long)epoch);
-    rawlog_text(r->f, group);
+    rawlog_text(r->f, group, ',');
     fprintf(r->f, ",%f,", tx_s);
-    rawlog_text(r->f, error);
+    rawlog_text(r->f, error, ',');
     fputc(',', r->f);
     fputc('{', r->f);
     for (int i = 0; i < ntimers; i++) {
         fputs(i ? ", '" : "'", r->f);
-        for (const char *p = timers[i].name; *p; p++) fputc(*p == '\'' || *p == '\n' ? ' ' : *p, r->f);
+        rawlog_text(r->f, timers[i].name, '\'');
         fprintf(r->f, "': %f", timers[i].seconds);
     }
     fputs("}\n", r->f);

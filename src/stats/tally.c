@@ -1,9 +1,15 @@
 /* tally.c - bounded message -> count table (open addressing, FNV-1a); see
- * tally.h.  Allocates only when a new message is first seen. */
+ * tally.h.  Every message is made safe here, where it enters (common/text:
+ * control bytes and invalid UTF-8 escaped, truncated on a character
+ * boundary), so every output that shows errors gets clean text.  Allocates
+ * only when a new message is first seen; an allocation failure counts the
+ * message as "other". */
 #include "stats/tally.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/text.h"
 
 void tally_init(tally *t, size_t limit) {
     memset(t, 0, sizeof *t);
@@ -23,11 +29,20 @@ static size_t tally_slot(const tally *t, const char *msg, size_t len) {
     return i;
 }
 
-static void tally_grow(tally *t) {
+/* Double the table; -1 (the table unchanged) when out of memory. */
+static int tally_grow(tally *t) {
     tally old = *t;
-    t->cap = old.cap ? old.cap * 2 : 16;
-    t->msgs = calloc(t->cap, sizeof *t->msgs);
-    t->counts = calloc(t->cap, sizeof *t->counts);
+    size_t cap = old.cap ? old.cap * 2 : 16;
+    char **msgs = calloc(cap, sizeof *msgs);
+    int64_t *counts = calloc(cap, sizeof *counts);
+    if (!msgs || !counts) {
+        free(msgs);
+        free(counts);
+        return -1;
+    }
+    t->cap = cap;
+    t->msgs = msgs;
+    t->counts = counts;
     for (size_t i = 0; i < old.cap; i++) {
         if (!old.msgs[i]) continue;
         size_t j = tally_slot(t, old.msgs[i], strlen(old.msgs[i]));
@@ -36,15 +51,19 @@ static void tally_grow(tally *t) {
     }
     free(old.msgs);
     free(old.counts);
+    return 0;
 }
 
 void tally_add(tally *t, const char *msg, size_t len, int64_t count) {
-    if (len > TALLY_MSG_MAX) len = TALLY_MSG_MAX;
-    if ((t->n + 1) * 2 > t->cap) tally_grow(t);
+    char clean[TALLY_MSG_MAX + 1];
+    if (len > TALLY_MSG_MAX || !text_is_clean(msg, len)) {
+        len = text_escape(msg, len, clean, sizeof clean);
+        msg = clean;
+    }
+    if ((t->n + 1) * 2 > t->cap && tally_grow(t) != 0) { t->other += count; return; }
     size_t i = tally_slot(t, msg, len);
     if (t->msgs[i]) { t->counts[i] += count; return; }
-    if (t->n >= t->limit) { t->other += count; return; }
-    t->msgs[i] = strndup(msg, len);
+    if (t->n >= t->limit || !(t->msgs[i] = strndup(msg, len))) { t->other += count; return; }
     t->counts[i] = count;
     t->n++;
 }
@@ -71,6 +90,7 @@ static int tally_cmp(const void *a, const void *b, void *ctx) {
 size_t tally_sorted(const tally *t, size_t **order) {
     size_t n = 0;
     *order = malloc((t->n + 1) * sizeof **order);
+    if (*order == NULL) return 0;
     for (size_t i = 0; i < t->cap; i++) if (t->msgs[i]) (*order)[n++] = i;
     qsort_r(*order, n, sizeof **order, tally_cmp, (void *)t);
     return n;

@@ -3,7 +3,8 @@
 # against a server that never answers, connection refused; then keep-alive
 # checked from the server's side (its access log names each request's
 # connection): N VUs keep N connections, keepalive=false opens one connection
-# per request, pool=true shares connections between a worker's clients.
+# per request, pool=true shares connections between a worker's clients;
+# max_body and discard_body, with the connections nginx saw.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 F=$SRC/tests/scenarios/fixtures
@@ -130,4 +131,21 @@ check "close with others waiting: 3 transactions, no failures ($(tail -n +2 "$TM
     [ "$(timer_count "$TMP/close/summary.json" "All Transactions")" -eq 3 -a \
       "$(timer_errors "$TMP/close/summary.json" "All Transactions")" -eq 0 ]
 check "close with others waiting: 2 cancelled requests" [ "$(timer_errors "$TMP/close/summary.json" http.get)" -eq 2 ]
+
+# max_body and discard_body (fixtures/http_body_vu.lua asserts the results);
+# nginx saw every request, and a refused body closed its connection: 10
+# requests on 5 connections (each of the 3 clients has its own; a refusal
+# makes the client's next request open a new one, twice).
+"$LUAMECH" run "$F/http_body.lua" -q -e PORT=$PORT -o "$TMP/body" > "$TMP/body.out" 2>&1
+check "body limits run exits 0" [ $? -eq 0 ]
+check "body limits: the script's checks passed ($(grep -v '^request,' "$TMP/body/errors.csv" | tail -n +2))" \
+    [ "$(timer_errors "$TMP/body/summary.json" "All Transactions")" -eq 0 ]
+check "body limits: 2 refused bodies are http.get errors" [ "$(timer_errors "$TMP/body/summary.json" http.get)" -eq 2 ]
+check "body limits: tallied with the limit" grep -qF "http.get 127.0.0.1:$PORT: response body larger than max_body (1000 bytes)" "$TMP/body/errors.csv"
+nginx_settle "$LOG"
+r=$(nginx_requests "$LOG" "run=body ")
+c=$(nginx_connections "$LOG" "run=body ")
+echo "body limits: nginx requests $r on $c connections"
+check "body limits: nginx saw 10 requests" [ "$r" -eq 10 ]
+check "body limits: on 5 connections (a refused body closes its connection)" [ "$c" -eq 5 ]
 finish

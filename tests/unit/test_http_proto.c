@@ -463,7 +463,9 @@ static void test_fast_path_matches_http_parser(void **state) {
     for (int i = 0; i < 30000; i++) {
         gen_response(&g);
         int head = gen_rand(&g, 20) == 0;
-        one.max_body = bytes.max_body = gen_rand(&g, 10) == 0 ? 10 : 0;
+        static const size_t limits[] = {10, 1, 5, 64};
+        one.max_body = bytes.max_body = gen_rand(&g, 8) == 0 ? limits[gen_rand(&g, 4)] : 0;
+        one.discard_body = bytes.discard_body = gen_rand(&g, 8) == 0;
         hp_parser_reset(&one, head);
         hp_parser_reset(&bytes, head);
         size_t u1, u2;
@@ -477,6 +479,9 @@ static void test_fast_path_matches_http_parser(void **state) {
         done++;
         assert_int_equal(u1, u2);
         same_response(&one, &bytes);
+        assert_int_equal(one.body_seen, bytes.body_seen);
+        if (one.discard_body) assert_int_equal(one.body_len, 0);
+        else assert_int_equal(one.body_seen, one.body_len);
     }
     /* the generator reaches all three outcomes often enough to mean something */
     fprintf(stderr, "fast path %d, http-parser %d, errors %d of 30000\n", fast, done - fast, errors);
@@ -701,7 +706,8 @@ static void test_limits(void **state) {
     size_t used;
     const char *r = "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n123456";
     assert_int_equal(feed_all(&p, r, strlen(r), &used), HP_ERROR);
-    assert_string_equal(hp_parser_error(&p), "response body larger than the limit");
+    assert_string_equal(hp_parser_error(&p), "response body larger than max_body");
+    assert_true(hp_parser_too_big(&p));
     hp_parser_reset(&p, 0);
     const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n12345";
     assert_int_equal(feed_all(&p, ok, strlen(ok), &used), HP_DONE);
@@ -736,6 +742,109 @@ static void test_limits(void **state) {
     hp_parser_free(&p);
 }
 
+/* A hostile server: a declared length or a chunk size over max_body is
+ * refused before any body byte (nothing buffered, however many bytes would
+ * follow); a body without a declared end stops at the limit, kept or
+ * discarded; a HEAD or 304 that declares a huge length is fine. */
+static void test_body_limit_hostile(void **state) {
+    (void)state;
+    hp_parser p;
+    hp_parser_init(&p);
+    p.max_body = 1000;
+    size_t used;
+    const char *clen = "HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\nxxxx";
+    assert_int_equal(hp_parser_feed(&p, clen, strlen(clen), &used), HP_ERROR);
+    assert_true(hp_parser_too_big(&p));
+    assert_int_equal(p.body_seen, 0);
+    assert_int_equal(p.body_cap, 0);                  /* no buffer was made for it */
+    const char *huge = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffff\r\nxxxx";
+    hp_parser_reset(&p, 0);
+    assert_int_equal(hp_parser_feed(&p, huge, strlen(huge), &used), HP_ERROR);
+    assert_true(hp_parser_too_big(&p));
+    assert_int_equal(p.body_seen, 0);
+    /* chunks within the limit, then one that would pass it */
+    const char *chunks = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         "1f4\r\n";                   /* 500 */
+    char *buf = malloc(4096);
+    assert_non_null(buf);
+    for (int discard = 0; discard <= 1; discard++) {
+        p.discard_body = discard;
+        hp_parser_reset(&p, 0);
+        assert_int_equal(hp_parser_feed(&p, chunks, strlen(chunks), &used), HP_NEED_MORE);
+        memset(buf, 'a', 500);
+        memcpy(buf + 500, "\r\n1f5\r\n", 7);         /* 500 + 501 > 1000 */
+        assert_int_equal(hp_parser_feed(&p, buf, 507, &used), HP_ERROR);
+        assert_true(hp_parser_too_big(&p));
+        assert_int_equal(p.body_seen, 500);
+        assert_int_equal(p.body_len, discard ? 0 : 500);
+    }
+    /* endless: no length, the body ends with the connection */
+    const char *eof = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n";
+    for (int discard = 0; discard <= 1; discard++) {
+        p.discard_body = discard;
+        hp_parser_reset(&p, 0);
+        assert_int_equal(hp_parser_feed(&p, eof, strlen(eof), &used), HP_NEED_MORE);
+        int rc = HP_NEED_MORE;
+        size_t fed = 0;
+        memset(buf, 'b', 4096);
+        while (rc == HP_NEED_MORE && fed < 100000) {
+            rc = hp_parser_feed(&p, buf, 300, &used);
+            fed += 300;
+        }
+        assert_int_equal(rc, HP_ERROR);
+        assert_true(hp_parser_too_big(&p));
+        assert_int_equal(fed, 1200);                  /* stopped by the piece that passed 1000 */
+        assert_int_equal(p.body_len, discard ? 0 : 900);  /* what was kept before it */
+    }
+    /* discarded but within the limit: counted */
+    const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n";
+    p.discard_body = 1;
+    hp_parser_reset(&p, 0);
+    assert_int_equal(hp_parser_feed(&p, ok, strlen(ok), &used), HP_NEED_MORE);
+    memset(buf, 'c', 1000);
+    assert_int_equal(hp_parser_feed(&p, buf, 1000, &used), HP_DONE);
+    assert_int_equal(p.body_seen, 1000);
+    assert_int_equal(p.body_len, 0);
+    /* no body whatever the length says */
+    const char *nm = "HTTP/1.1 304 Not Modified\r\nContent-Length: 10000000000\r\n\r\n";
+    p.discard_body = 0;
+    hp_parser_reset(&p, 0);
+    assert_int_equal(hp_parser_feed(&p, nm, strlen(nm), &used), HP_DONE);
+    hp_parser_reset(&p, 1);
+    assert_int_equal(hp_parser_feed(&p, clen, strlen(clen) - 4, &used), HP_DONE);
+    free(buf);
+    hp_parser_free(&p);
+}
+
+/* Headers without end (one endless line, or endless short lines) are
+ * refused by http-parser's 80 KB header limit: nothing grows past it. */
+static void test_header_limit_hostile(void **state) {
+    (void)state;
+    char *line = malloc(4096);
+    assert_non_null(line);
+    for (int many = 0; many <= 1; many++) {
+        hp_parser p;
+        hp_parser_init(&p);
+        size_t used;
+        const char *start = many ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 200 OK\r\nX-Endless: ";
+        assert_int_equal(hp_parser_feed(&p, start, strlen(start), &used), HP_NEED_MORE);
+        if (many) for (int i = 0; i < 4096 / 8; i++) memcpy(line + i * 8, "X-M: 1\r\n", 8);
+        else memset(line, 'v', 4096);
+        int rc = HP_NEED_MORE;
+        size_t fed = 0;
+        while (rc == HP_NEED_MORE && fed < (1u << 20)) {
+            rc = hp_parser_feed(&p, line, 4096, &used);
+            fed += 4096;
+        }
+        assert_int_equal(rc, HP_ERROR);
+        assert_true(fed <= 84 * 1024);
+        assert_true(p.hcap <= 128 * 1024);
+        assert_false(hp_parser_too_big(&p));
+        hp_parser_free(&p);
+    }
+    free(line);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encode_get),
@@ -755,6 +864,8 @@ int main(void) {
         cmocka_unit_test(test_split_everywhere),
         cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_body_limit_hostile),
+        cmocka_unit_test(test_header_limit_hostile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,92 @@
+/* text.c - escaping of untrusted text for the outputs (see text.h): decides
+ * character by character what is kept, using libunistring's UTF-8 decoder
+ * (u8_mbtoucr rejects overlong forms, surrogates, code points past U+10FFFF
+ * and cut sequences), and writes \xHH, \t, \n, \r for the rest.  It does not
+ * quote for any format: CSV, JSON, XML and HTML writers still do their own. */
+#include "common/text.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistr.h>
+
+/* Code points that are valid UTF-8 but must not reach a terminal or a page
+ * as they are: C1 controls and the bidirectional overrides and isolates. */
+static int text_unsafe_cp(ucs4_t c) {
+    return (c >= 0x80 && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+size_t text_safe_len(const char *s, size_t n) {
+    unsigned char c = (unsigned char)s[0];
+    if (c < 0x80) return c >= 0x20 && c != 0x7f ? 1 : 0;
+    ucs4_t cp;
+    int k = u8_mbtoucr(&cp, (const uint8_t *)s, n);
+    if (k <= 0 || text_unsafe_cp(cp)) return 0;
+    return (size_t)k;
+}
+
+int text_is_clean(const char *s, size_t len) {
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f) {           /* the common case: printable ASCII */
+            i++;
+            continue;
+        }
+        size_t k = text_safe_len(s + i, len - i);
+        if (k == 0) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* The escape of byte c into e (not NUL-terminated); returns its length. */
+static size_t text_escape_byte(unsigned char c, char e[TEXT_ESC_MAX]) {
+    static const char hex[] = "0123456789abcdef";
+    e[0] = '\\';
+    switch (c) {
+    case '\t': e[1] = 't'; return 2;
+    case '\n': e[1] = 'n'; return 2;
+    case '\r': e[1] = 'r'; return 2;
+    default:
+        e[1] = 'x';
+        e[2] = hex[c >> 4];
+        e[3] = hex[c & 15];
+        return 4;
+    }
+}
+
+size_t text_escape(const char *in, size_t len, char *out, size_t cap) {
+    size_t i = 0, o = 0;
+    if (cap == 0) return 0;
+    while (i < len) {
+        char e[TEXT_ESC_MAX];
+        const char *piece = in + i;
+        size_t k = text_safe_len(in + i, len - i), adv = k;
+        if (k == 0) {
+            k = text_escape_byte((unsigned char)in[i], e);
+            piece = e;
+            adv = 1;
+        }
+        if (k >= cap - o) break;              /* keep room for the NUL */
+        memcpy(out + o, piece, k);
+        o += k;
+        i += adv;
+    }
+    out[o] = 0;
+    return o;
+}
+
+const char *text_clean(const char *s, char *buf, size_t cap) {
+    size_t len = strlen(s);
+    if (text_is_clean(s, len)) return s;
+    text_escape(s, len, buf, cap);
+    return buf;
+}
+
+char *text_escape_dup(const char *s) {
+    size_t len = strlen(s), cap = len * TEXT_ESC_MAX + 1;
+    char *out = malloc(cap);
+    if (out) text_escape(s, len, out, cap);
+    return out;
+}

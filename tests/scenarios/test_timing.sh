@@ -32,7 +32,10 @@ for rt in 2.05s 2s; do
     else   # completions recorded in bursts when the worker gets its CPU back: no truth to compare with
         echo "note: drain $rt: the worker was starved of CPU ($(jq -r .generator.reasons "$s")): rates not compared"
     fi
-    csv=$(awk -F, '$4 == "\"All Transactions\"" {r = $8; e = $3} END {print r, e}' "$TMP/drain$rt/intervals.csv")
+    # columns by their header names (the file gains columns over time)
+    csv=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                   $col["timer"] == "\"All Transactions\"" { r = $col["rate"]; e = $col["end_s"] } END {print r, e}' \
+          "$TMP/drain$rt/intervals.csv")
     jrate=$(echo "$last" | cut -d' ' -f3)
     set -- $csv
     check "drain $rt: intervals.csv's last rate ($1) is summary.json's ($jrate)" \
@@ -85,8 +88,10 @@ if awk "BEGIN{exit !($wait < 5)}"; then
         awk "BEGIN{exit !($infl >= 0.3 * ($meas - $hold) - 0.3)}"
 else
     echo "note: crowd: the worker waited for a CPU $wait% of the time (a loaded machine): the excess is not all dispatch delay"
-    check "crowd: ... and the run says so ($(jq -r .generator.reasons "$s"))" \
-        [ -n "$(jq -r '.generator.reasons | select(test("waited for a CPU"))' "$s")" ]
+    if awk "BEGIN{exit !($wait >= 10)}"; then   # the suspect rule's CPU-wait threshold (load-models.md)
+        check "crowd: ... and the run says so ($(jq -r .generator.reasons "$s"))" \
+            [ -n "$(jq -r '.generator.reasons | select(test("waited for a CPU"))' "$s")" ]
+    fi
 fi
 check "crowd: inflation per interval in summary.json" \
     [ "$(jq '[.generator.intervals[] | select(.inflation_ms > 0 and .dispatch_delay_p99_ms > 0)] | length' "$s")" -eq 2 ]

@@ -1,0 +1,53 @@
+# lua/types/luamech.lua (the editor's type definitions) against the API a
+# running VU really has: a VU walks `luamech`, its sub-tables and the
+# metatables registered as "luamech.*" and writes every function's name
+# (fixtures/api_names_vu.lua); the annotated names are read from the types
+# file (conventions in its header).  Fails when a function exists without an
+# annotation or an annotation names a function that does not exist.  The
+# checker itself is shown to catch both on a doctored copy.
+. "$(dirname "$0")/lib.sh"
+F=$SRC/tests/scenarios/fixtures
+TYPES=$SRC/lua/types/luamech.lua
+"$LUAMECH" run "$F/api_names.lua" -q -s 1 -e OUT="$TMP/live" -e TYPES="$TYPES" -o "$TMP/r" > "$TMP/out" 2>&1
+check "the walking VU ran (exit $?)" [ -s "$TMP/live" ]
+check "the types file compiles as Lua" grep -qx "types_compile ok" "$TMP/live.meta"
+
+# annotated FILE: the function names the types file declares, sorted
+annotated() {
+    awk '
+    /^---@class / { cls = 1; ovl = 0; next }
+    /^---@overload/ { if (cls) ovl = 1; next }
+    /^local [A-Za-z_][A-Za-z0-9_]* = \{\} -- registry: / {
+        map[$2] = $NF; if (ovl) print $NF "()"; cls = 0; ovl = 0; next }
+    /^luamech[A-Za-z0-9_.]* = \{\}/ { if (ovl) print $1 "()"; cls = 0; ovl = 0; next }
+    /^function / {
+        cls = 0; ovl = 0
+        name = $2; sub(/\(.*/, "", name)
+        if (index(name, ":")) {
+            split(name, p, ":")
+            if (p[1] in map) print map[p[1]] ":" p[2]; else print "UNMAPPED " name
+        } else print name
+    }' "$1" | sort -u
+}
+# compare LIVE ANNOTATED: prints "missing: X" (live, not annotated) and
+# "stale: X" (annotated, not live); 0 when they agree
+compare() {
+    local rc=0
+    comm -23 "$1" "$2" | sed 's/^/missing annotation: /' | grep . && rc=1
+    comm -13 "$1" "$2" | sed 's/^/annotation of a function that does not exist: /' | grep . && rc=1
+    return $rc
+}
+sort -u "$TMP/live" > "$TMP/live.s"
+annotated "$TYPES" > "$TMP/ann"
+n=$(wc -l < "$TMP/live.s")
+check "the VU found the API ($n functions, e.g. luamech.sleep, luamech.redis:pipeline, luamech.random.zipf)" \
+    [ "$n" -ge 60 -a "$(grep -cxE 'luamech\.sleep|luamech\.redis:pipeline|luamech\.random\.zipf|luamech\.random\(\)' "$TMP/live.s")" -eq 4 ]
+check "every function is annotated and every annotation exists" compare "$TMP/live.s" "$TMP/ann"
+
+# the checker catches a missing and a stale annotation
+sed -e '/^function MemcachedClient:touch(/d' -e '$a function luamech.bogus() end' "$TYPES" > "$TMP/doctored.lua"
+annotated "$TMP/doctored.lua" > "$TMP/ann2"
+compare "$TMP/live.s" "$TMP/ann2" > "$TMP/cmp2"
+check "a removed annotation is reported (luamech.memcached:touch)" grep -qx "missing annotation: luamech.memcached:touch" "$TMP/cmp2"
+check "an annotation of no function is reported (luamech.bogus)" grep -qx "annotation of a function that does not exist: luamech.bogus" "$TMP/cmp2"
+finish

@@ -41,6 +41,8 @@ check "keys{pattern = 'latest'} is refused" err keys_pattern "unknown pattern 'l
 check "keys{n = 0} is refused" err keys_n "n must be a whole number between 1"
 check "keys{prefx = ...} typo is refused" err keys_typo "luamech.keys: unknown option 'prefx'"
 check "random(5, 1) still refused" err random_m_n "luamech.random(m, n): integers with m <= n expected"
+check "drawing from a coroutine of the script's own is a Lua error" err coroutine "a luamech zipf generator must be called from a virtual user's script"
+check "a generator made in a coroutine is drawn by the VU" [ "$(v made_in_coroutine_ok)" = true ]
 # same seed, same draws; another seed, other draws
 "$LUAMECH" run "$F/random_api.lua" -q -s 7 -e OUT="$TMP/b" -o "$TMP/rb" > /dev/null 2>&1
 "$LUAMECH" run "$F/random_api.lua" -q -s 8 -e OUT="$TMP/c" -o "$TMP/rc" > /dev/null 2>&1

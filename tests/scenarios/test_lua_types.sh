@@ -44,6 +44,44 @@ check "the VU found the API ($n functions, e.g. luamech.sleep, luamech.redis:pip
     [ "$n" -ge 60 -a "$(grep -cxE 'luamech\.sleep|luamech\.redis:pipeline|luamech\.random\.zipf|luamech\.random\(\)' "$TMP/live.s")" -eq 4 ]
 check "every function is annotated and every annotation exists" compare "$TMP/live.s" "$TMP/ann"
 
+# option tables: the option names each binding accepts (its `known[]` lists,
+# which lm_check_options enforces) against the @field names of the Options
+# classes annotated for that binding
+OPTS_MAP="lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
+lm_http.c:luamech.HttpOptions,luamech.HttpRequestOptions lm_random.c:luamech.KeysOptions"
+c_options() { # FILE: option names of every known[] list in it
+    tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"' | sort -u
+}
+class_fields() { # TYPES CLASS...: @field names of these classes
+    local types=$1; shift
+    for c in "$@"; do
+        awk -v c="$c" '/^---@class / { on = ($2 == c) } on && /^---@field / { f = $2; sub(/\?$/, "", f); print f }' "$types"
+    done | sort -u
+}
+compare_options() { # TYPES: 0 when every binding's options are annotated, and only those
+    local rc=0 f classes
+    for f in "$SRC"/src/lua/*.c; do
+        [ -n "$(c_options "$f")" ] || continue
+        classes=$(echo $OPTS_MAP | tr ' ' '\n' | sed -n "s/^$(basename "$f"):\(.*\)/\1/p" | tr ',' ' ')
+        if [ -z "$classes" ]; then echo "$(basename "$f") has options but no Options class in OPTS_MAP"; rc=1; continue; fi
+        c_options "$f" > "$TMP/c_opts"
+        class_fields "$1" $classes > "$TMP/t_opts"
+        comm -23 "$TMP/c_opts" "$TMP/t_opts" | sed "s/^/option of $(basename "$f") not annotated: /" | grep . && rc=1
+        comm -13 "$TMP/c_opts" "$TMP/t_opts" | sed "s/^/annotated option $(basename "$f") does not accept: /" | grep . && rc=1
+    done
+    return $rc
+}
+check "the bindings accept options ($(cat "$SRC"/src/lua/*.c | tr '\n' ' ' | grep -o 'known\[\] = {[^}]*}' | wc -l) lists)" \
+    [ "$(for f in "$SRC"/src/lua/*.c; do c_options "$f"; done | wc -l)" -ge 15 ]
+check "every option table is annotated with exactly the options the bindings accept" compare_options "$TYPES"
+sed -e '/^---@field connect_timeout? number seconds per connection attempt/d' \
+    -e 's/^---@field keepalive? boolean default true/&\n---@field keep_alive? boolean/' "$TYPES" > "$TMP/doctored_opts.lua"
+compare_options "$TMP/doctored_opts.lua" > "$TMP/cmp_opts"
+check "a removed option annotation is reported (memcached connect_timeout)" \
+    grep -qx "option of lm_memcached.c not annotated: connect_timeout" "$TMP/cmp_opts"
+check "an annotated option no binding accepts is reported (keep_alive)" \
+    grep -qx "annotated option lm_http.c does not accept: keep_alive" "$TMP/cmp_opts"
+
 # the checker catches a missing and a stale annotation
 sed -e '/^function MemcachedClient:touch(/d' -e '$a function luamech.bogus() end' "$TYPES" > "$TMP/doctored.lua"
 annotated "$TMP/doctored.lua" > "$TMP/ann2"

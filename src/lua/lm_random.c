@@ -9,7 +9,6 @@
  * luamech.random(m, n) keeps working. */
 #include <lauxlib.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,11 +227,32 @@ static double lm_keys_index(lm_gen *g, rd_source *src) {
     return k < 1 ? 1 : g->n;
 }
 
+/* the generator's name in "... must be called from a virtual user's script" */
+static const char *lm_gen_call_name(lm_gen_kind kind) {
+    switch (kind) {
+    case LM_GEN_ZIPF: return "a luamech zipf generator";
+    case LM_GEN_GAUSSIAN: return "a luamech gaussian generator";
+    case LM_GEN_EXPONENTIAL: return "a luamech exponential generator";
+    case LM_GEN_PARETO: return "a luamech pareto generator";
+    case LM_GEN_WEIGHTED: return "a luamech weighted generator";
+    default: return "a luamech keys generator";
+    }
+}
+
+/* prefix .. decimal index (no printf on the draw path) */
+static void lm_keys_push(lua_State *L, const lm_gen *g, double index) {
+    char buf[LM_KEY_PREFIX_MAX + 24], digits[24];
+    uint64_t x = (uint64_t)index;
+    int nd = 0;
+    do { digits[nd++] = (char)('0' + x % 10); x /= 10; } while (x);
+    memcpy(buf, g->prefix, g->prefix_len);
+    for (int i = 0; i < nd; i++) buf[g->prefix_len + (size_t)i] = digits[nd - 1 - i];
+    lua_pushlstring(L, buf, g->prefix_len + (size_t)nd);
+}
+
 static int lm_gen_call(lua_State *L) {
     lm_gen *g = luaL_checkudata(L, 1, LM_GEN_MT);
-    char name[64];
-    snprintf(name, sizeof name, "a luamech %s generator", g->fname);
-    vu *v = lm_current_vu(L, g->w, name);
+    vu *v = lm_current_vu(L, g->w, lm_gen_call_name(g->kind));
     rd_source src = {lm_rand_next, v};
     switch (g->kind) {
     case LM_GEN_ZIPF: lua_pushnumber(L, rd_zipf_draw(&g->zipf, &src)); return 1;
@@ -245,10 +265,7 @@ static int lm_gen_call(lua_State *L) {
         return 1;
     default: break;
     }
-    char buf[LM_KEY_PREFIX_MAX + 32];
-    memcpy(buf, g->prefix, g->prefix_len);
-    int len = snprintf(buf + g->prefix_len, sizeof buf - g->prefix_len, "%.0f", lm_keys_index(g, &src));
-    lua_pushlstring(L, buf, g->prefix_len + (size_t)len);
+    lm_keys_push(L, g, lm_keys_index(g, &src));
     return 1;
 }
 

@@ -22,6 +22,59 @@
 ---@field random luamech.random
 luamech = {}
 
+-- ---------------------------------------------------------------- scenario file
+-- A scenario file returns a luamech.Scenario; to have the editor check it:
+--   ---@type luamech.Scenario
+--   local scenario = { run_time = "1m", groups = { ... } }
+--   return scenario
+
+---@alias luamech.Duration string|number "250ms", "1.5s", "5m", "1h" (a bare number: seconds)
+---@alias luamech.Count integer|string 10000, "10k", "1M"
+
+---@class luamech.Scenario
+---@field name? string name in reports and in the default results directory
+---@field run_time? luamech.Duration default "10s"; 0 only with requests
+---@field rampup? luamech.Duration closed/paced groups without stages start their VUs evenly over it
+---@field interval? luamech.Duration statistics interval, whole 100 ms (default "10s")
+---@field requests? luamech.Count transaction budget for the whole run
+---@field workers? luamech.Count worker threads (default: number of CPUs)
+---@field seed? luamech.Count seeds every VU's luamech.random stream
+---@field graceful_stop? luamech.Duration time in-flight transactions get to finish (default "5s")
+---@field notes? string free text for the report
+---@field thresholds? string[] pass/fail criteria, e.g. "GET p95 < 5ms"
+---@field abort_on_threshold? boolean stop at the first interval where a criterion fails
+---@field groups? luamech.Group[]
+---@field phases? luamech.Phase[] runs done one after another
+
+---@class luamech.Phase
+---@field name? string
+---@field run_time? luamech.Duration
+---@field rampup? luamech.Duration
+---@field interval? luamech.Duration
+---@field requests? luamech.Count
+---@field workers? luamech.Count accepted, not used (the scenario's)
+---@field seed? luamech.Count accepted, not used (the scenario's)
+---@field graceful_stop? luamech.Duration
+---@field notes? string
+---@field groups? luamech.Group[]
+---@field thresholds? string[]
+---@field abort_on_threshold? boolean
+
+---@class luamech.Group
+---@field name? string unique; its timer is "group <name>"
+---@field script string VU script, relative to the scenario file
+---@field model? "closed"|"paced"|"rate"
+---@field vus? luamech.Count
+---@field pacing? luamech.Duration paced: one transaction per VU every pacing
+---@field rate? number rate: transactions started per second
+---@field max_vus? luamech.Count rate: the pool of VUs may grow up to this
+---@field stages? luamech.Stage[] piecewise-linear target (VUs or transactions/s)
+---@field start? number the target at t = 0 with stages
+
+---@class luamech.Stage
+---@field duration luamech.Duration
+---@field target number
+
 -- ---------------------------------------------------------------- core
 
 ---Pauses this VU for `seconds` (0..86400); other VUs run meanwhile. The time

@@ -3,7 +3,9 @@
 -- are webdis's (a REST front end to redis, as scripts/run-local.sh starts);
 -- change them for your API.
 --   luamech run scenario.lua -e HTTP_BASE=http://127.0.0.1:7379
-return {
+-- (with types/luamech.lua, an editor running the Lua language server checks these fields)
+---@type luamech.Scenario
+local scenario = {
   name = "{{NAME}}",
   run_time = "10s",
   interval = "1s",
@@ -11,3 +13,4 @@ return {
     { name = "api", vus = 5, script = "vu.lua" },
   },
 }
+return scenario

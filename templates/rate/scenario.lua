@@ -2,7 +2,9 @@
 -- whatever the response times, with up to 50 VUs to carry them; latencies
 -- are measured from each transaction's intended start.
 --   luamech run scenario.lua -e MEMCACHED=127.0.0.1:11211
-return {
+-- (with types/luamech.lua, an editor running the Lua language server checks these fields)
+---@type luamech.Scenario
+local scenario = {
   name = "{{NAME}}",
   run_time = "10s",
   interval = "1s",
@@ -10,3 +12,4 @@ return {
     { name = "arrivals", rate = 200, vus = 10, max_vus = 50, script = "vu.lua" },
   },
 }
+return scenario

@@ -82,6 +82,31 @@ check "a removed option annotation is reported (memcached connect_timeout)" \
 check "an annotated option no binding accepts is reported (keep_alive)" \
     grep -qx "annotated option lm_http.c does not accept: keep_alive" "$TMP/cmp_opts"
 
+# scenario file fields: lua/scenario.lua's lists of known fields against the
+# Scenario, Phase, Group and Stage classes
+lua_fields() { # LIST-NAME: the keys of `local LIST-NAME = { ... }` in lua/scenario.lua
+    awk -v l="$1" '$0 ~ "^local " l " = \\{" { on = 1; next } on && /^\}/ { on = 0 } on' "$SRC/lua/scenario.lua" |
+        grep -o '[a-z_]* = true' | sed 's/ = true//' | sort -u
+}
+compare_fields() { # TYPES: 0 when the classes list exactly the fields scenario.lua knows
+    local rc=0 pair
+    for pair in fields:luamech.Scenario phase_fields:luamech.Phase group_fields:luamech.Group; do
+        lua_fields "${pair%%:*}" > "$TMP/l_f"
+        class_fields "$1" "${pair#*:}" > "$TMP/t_f"
+        [ -s "$TMP/l_f" ] || { echo "no list ${pair%%:*} in lua/scenario.lua"; rc=1; }
+        comm -23 "$TMP/l_f" "$TMP/t_f" | sed "s/^/scenario field not annotated in ${pair#*:}: /" | grep . && rc=1
+        comm -13 "$TMP/l_f" "$TMP/t_f" | sed "s/^/annotated field scenario.lua does not know in ${pair#*:}: /" | grep . && rc=1
+    done
+    [ "$(class_fields "$1" luamech.Stage | tr '\n' ' ')" = "duration target " ] ||
+        { echo "luamech.Stage must have duration and target"; rc=1; }
+    return $rc
+}
+check "the scenario, phase, group and stage fields are annotated exactly" compare_fields "$TYPES"
+sed -e '/^---@field pacing? luamech.Duration/d' "$TYPES" > "$TMP/doctored_fields.lua"
+compare_fields "$TMP/doctored_fields.lua" > "$TMP/cmp_fields"
+check "a removed field annotation is reported (group pacing)" \
+    grep -qx "scenario field not annotated in luamech.Group: pacing" "$TMP/cmp_fields"
+
 # the checker catches a missing and a stale annotation
 sed -e '/^function MemcachedClient:touch(/d' -e '$a function luamech.bogus() end' "$TYPES" > "$TMP/doctored.lua"
 annotated "$TMP/doctored.lua" > "$TMP/ann2"

@@ -78,7 +78,8 @@ check "api: each step timed (create, read, delete)" [ "$(jq '[.timers[] | select
 # the README's run-local.sh command
 "$LUAMECH" new viarl > /dev/null 2>&1
 check "default template is memcached" grep -q "luamech.memcached.connect" viarl/vu.lua
-LUAMECH=$LUAMECH bash "$SRC/scripts/run-local.sh" "$TMP/viarl/scenario.lua" -q -d 1s -o "$TMP/r_rl" > "$TMP/rl.out" 2>&1
+# (from the folder where `new` ran, with the README's relative path)
+LUAMECH=$LUAMECH bash "$SRC/scripts/run-local.sh" viarl/scenario.lua -q -d 1s -o r_rl > "$TMP/rl.out" 2>&1
 check "scripts/run-local.sh runs the generated scenario green (exit $?)" [ "$(jq -r .status "$TMP/r_rl/summary.json")" = completed ]
 check "run-local.sh: transactions > 0, no errors" [ "$(jq -r '.timers[] | select(.name == "All Transactions") | "\(.summary.count > 0) \(.summary.errors)"' "$TMP/r_rl/summary.json")" = "true 0" ]
 

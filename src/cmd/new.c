@@ -56,7 +56,7 @@ static const char new_usage[] =
 static int new_bad(const char *fmt, const char *arg) {
     fprintf(stderr, "luamech new: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", new_usage);
+    fprintf(stderr, "\nTry 'luamech new --help'.\n");
     return EXIT_USAGE;
 }
 

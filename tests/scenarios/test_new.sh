@@ -90,6 +90,7 @@ bad() { # bad "what" "expected message" args...
     local rc=$?
     check "$what: exit 2 ($rc)" [ $rc -eq 2 ]
     check "$what: says '$msg'" grep -qF -- "$msg" "$TMP/bad.out"
+    check "$what: one message (and where to find help)" [ "$(wc -l < "$TMP/bad.out")" -eq 2 ]
 }
 sum_before=$(cat t_memcached/*.lua t_memcached/*.md | md5sum)
 bad "existing non-empty folder" "'t_memcached' already exists and is not an empty folder" t_memcached

@@ -43,6 +43,7 @@ luamech = {}
 ---@field notes? string free text for the report
 ---@field thresholds? string[] pass/fail criteria, e.g. "GET p95 < 5ms"
 ---@field abort_on_threshold? boolean stop at the first interval where a criterion fails
+---@field max_timers? luamech.Count cap on distinct timer names, 1..1000000 (default 1000)
 ---@field groups? luamech.Group[]
 ---@field phases? luamech.Phase[] runs done one after another
 
@@ -59,6 +60,7 @@ luamech = {}
 ---@field groups? luamech.Group[]
 ---@field thresholds? string[]
 ---@field abort_on_threshold? boolean
+---@field max_timers? luamech.Count
 
 ---@class luamech.Group
 ---@field name? string unique; its timer is "group <name>"

@@ -353,6 +353,9 @@ luamech.redis = {}
 ---@field password? string AUTH on every (re)connect
 ---@field db? integer SELECT on every (re)connect when > 0
 ---@field pool? boolean share one client per worker (default false)
+---@field max_reply? integer largest reply accepted in bytes, 1..2^40 (default 64 MiB)
+---@field max_elements? integer array elements in one reply, all levels, 1..2^31-1 (default 1048576)
+---@field max_depth? integer nested arrays in one reply, 1..7 (default 7)
 
 ---Connects to "host:port", "host" (6379), "[v6]:port" or "/unix/socket".
 ---@param address string

@@ -458,17 +458,21 @@ luamech.http = {}
 ---@field keepalive? boolean default true
 ---@field timeout? number seconds per request (default 10; 0 = none)
 ---@field headers? table<string, string> sent with every request
+---@field max_body? integer largest response body accepted in bytes, 1..1073741824 (default 64 MiB)
+---@field discard_body? boolean true: count the body's bytes but keep none (res.body is nil)
 
 ---@class luamech.HttpRequestOptions
 ---@field headers? table<string, string>
 ---@field body? string (request only)
 ---@field name? string also time the call under "http <name>"
 ---@field timeout? number seconds
+---@field max_body? integer overrides the client's for this request
+---@field discard_body? boolean overrides the client's for this request
 
 ---@class luamech.HttpResponse
 ---@field status integer
 ---@field headers table<string, string> lowercase names
----@field body string
+---@field body string|nil nil with discard_body
 
 ---A client for `base_url` ("http://host[:port]"); connects on first use.
 ---@param base_url string

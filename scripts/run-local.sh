@@ -7,9 +7,11 @@
 # (-e MEMCACHED=, -e REDIS=, -e HTTP_BASE=), and stops the servers afterwards.
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# Paths (SCENARIO, --out) are taken from the current directory, as luamech
+# would; the binary from this checkout's build/ unless LUAMECH is set.
+root=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 SCENARIO|--suite SUITE [luamech options...]" >&2; exit 2; }
-LUAMECH=${LUAMECH:-build/luamech}
+LUAMECH=${LUAMECH:-$root/build/luamech}
 [ -x "$LUAMECH" ] || { echo "$LUAMECH not found: run 'bash .ci/setup' first" >&2; exit 1; }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

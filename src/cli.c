@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "cmd/new.h"
 #include "common/params.h"
 #include "common/text.h"
 #include "common/units.h"
@@ -33,6 +34,7 @@ static const char cli_usage[] =
 "       luamech compare A1 A2 A3 ... -- B1 B2 B3 ... [same options]\n"
 "                                    (sets of repeated runs: medians and a significance test;\n"
 "                                     see 'luamech compare --help')\n"
+"       luamech new NAME [--template memcached|redis|http|api|rate]   (writes a scenario folder NAME/)\n"
 "       luamech --help | --version\n"
 "\n"
 "Runs SCENARIO (a Lua file returning { run_time=, rampup=, interval=, groups= })\n"
@@ -438,6 +440,7 @@ int cli_main(int argc, char **argv) {
     if (strcmp(argv[1], "report") == 0) return report_cmd_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "suite") == 0) return cli_suite(argc - 1, argv + 1);
     if (strcmp(argv[1], "compare") == 0) return compare_cmd_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "new") == 0) return new_cmd_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") != 0) return cli_bad("unknown command '%s'", argv[1]);
     cli_run c;
     memset(&c, 0, sizeof c);

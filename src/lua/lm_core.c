@@ -283,6 +283,7 @@ void lm_open_all(lua_State *L, worker *w) {
         lua_pushcclosure(L, f->func, 1);
         lua_setfield(L, -2, f->name);
     }
+    lm_random_open(L, w);                  /* luamech.random.*, luamech.keys (lm_random.c) */
     lua_pushlightuserdata(L, w);
     lua_newtable(L);
     lua_pushcclosure(L, lm_record, 2);

@@ -15,6 +15,9 @@ void lm_core_register_static(lua_State *L, const params *p);
 /* For a worker's state: the global `luamech` with core functions and every
  * protocol module from the module table (modules.c). */
 void lm_open_all(lua_State *L, struct worker *w);
+/* luamech.random's distributions and luamech.keys (lm_random.c), into the
+ * luamech table on top of L. */
+void lm_random_open(lua_State *L, struct worker *w);
 /* Compile a VU script; pushes a factory that returns a fresh closure of the
  * script each time it is called (so every VU gets its own environment).
  * Returns 0, or -1 with "file:line: message" in err. */

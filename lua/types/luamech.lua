@@ -1,0 +1,527 @@
+---@meta
+-- luamech.lua - type definitions of luamech's Lua API for editors (the Lua
+-- language server, LuaLS / EmmyLua annotations).  Not loaded by luamech:
+-- `luamech new` copies it into a scenario folder's types/ and .luarc.json
+-- points the editor at it.  Reference: docs/lua-api.md.
+--
+-- tests/scenarios/test_lua_types.sh checks this file against a running VU:
+-- every function of `luamech`, its sub-tables and the client metatables must
+-- be annotated here, and nothing here may name a function that does not
+-- exist.  Conventions the test reads:
+--   function luamech.a.b(...) end            a function of the API
+--   local Var = {} -- registry: luamech.x    a class whose methods
+--   function Var:m(...) end                    are those of metatable luamech.x
+--   ---@overload right after ---@class       the table/class is callable
+
+---@class luamech
+---@field version string luamech's version, e.g. "0.1.0" (also in the scenario file)
+---@field shared table a plain table shared by the VUs of one worker
+---@field memcached luamech.memcached
+---@field redis luamech.redis
+---@field http luamech.http
+---@field random luamech.random
+luamech = {}
+
+-- ---------------------------------------------------------------- scenario file
+-- A scenario file returns a luamech.Scenario; to have the editor check it:
+--   ---@type luamech.Scenario
+--   local scenario = { run_time = "1m", groups = { ... } }
+--   return scenario
+
+---@alias luamech.Duration string|number "250ms", "1.5s", "5m", "1h" (a bare number: seconds)
+---@alias luamech.Count integer|string 10000, "10k", "1M"
+
+---@class luamech.Scenario
+---@field name? string name in reports and in the default results directory
+---@field run_time? luamech.Duration default "10s"; 0 only with requests
+---@field rampup? luamech.Duration closed/paced groups without stages start their VUs evenly over it
+---@field interval? luamech.Duration statistics interval, whole 100 ms (default "10s")
+---@field requests? luamech.Count transaction budget for the whole run
+---@field workers? luamech.Count worker threads (default: number of CPUs)
+---@field seed? luamech.Count seeds every VU's luamech.random stream
+---@field graceful_stop? luamech.Duration time in-flight transactions get to finish (default "5s")
+---@field notes? string free text for the report
+---@field thresholds? string[] pass/fail criteria, e.g. "GET p95 < 5ms"
+---@field abort_on_threshold? boolean stop at the first interval where a criterion fails
+---@field max_timers? luamech.Count cap on distinct timer names, 1..1000000 (default 1000)
+---@field groups? luamech.Group[]
+---@field phases? luamech.Phase[] runs done one after another
+
+---@class luamech.Phase
+---@field name? string
+---@field run_time? luamech.Duration
+---@field rampup? luamech.Duration
+---@field interval? luamech.Duration
+---@field requests? luamech.Count
+---@field workers? luamech.Count accepted, not used (the scenario's)
+---@field seed? luamech.Count accepted, not used (the scenario's)
+---@field graceful_stop? luamech.Duration
+---@field notes? string
+---@field groups? luamech.Group[]
+---@field thresholds? string[]
+---@field abort_on_threshold? boolean
+---@field max_timers? luamech.Count
+
+---@class luamech.Group
+---@field name? string unique; its timer is "group <name>"
+---@field script string VU script, relative to the scenario file
+---@field model? "closed"|"paced"|"rate"
+---@field vus? luamech.Count
+---@field pacing? luamech.Duration paced: one transaction per VU every pacing
+---@field rate? number rate: transactions started per second
+---@field max_vus? luamech.Count rate: the pool of VUs may grow up to this
+---@field stages? luamech.Stage[] piecewise-linear target (VUs or transactions/s)
+---@field start? number the target at t = 0 with stages
+
+---@class luamech.Stage
+---@field duration luamech.Duration
+---@field target number
+
+-- ---------------------------------------------------------------- core
+
+---Pauses this VU for `seconds` (0..86400); other VUs run meanwhile. The time
+---slept is left out of the transaction and of this VU's running timers. It
+---never returns early, except when the run stops.
+---@param seconds number
+function luamech.sleep(seconds) end
+
+---Starts (or restarts) the custom timer `name` (1..200 bytes); cached per VU
+---and name. Measures wall time minus this VU's `luamech.sleep` time.
+---@param name string
+---@return luamech.Timer
+function luamech.timer(name) end
+
+---Records a duration the script measured under the custom timer `name`;
+---`ok == false` records a failure.
+---@param name string
+---@param seconds number >= 0
+---@param ok? boolean
+function luamech.record(name, seconds, ok) end
+
+---Counts a check `name` as passed (condition truthy) or failed; never raises.
+---@param condition any
+---@param name string
+---@return boolean condition
+function luamech.check(condition, name) end
+
+---The VU's id: 1..total VUs, unique in the run.
+---@return integer
+function luamech.vu_id() end
+
+---The VU's group name.
+---@return string
+function luamech.vu_group() end
+
+---The VU's position in its group, from 1.
+---@return integer
+function luamech.vu_index() end
+
+---The number of this VU's current transaction, from 1 (1 during init).
+---@return integer
+function luamech.iteration() end
+
+---Seconds since the run's t = 0 (ns resolution; -0 during a preflight init).
+---@return number
+function luamech.now() end
+
+---The worker thread running this VU, 1..workers.
+---@return integer
+function luamech.worker_id() end
+
+---The value of `-e NAME=VALUE`, else the environment variable `name`, else
+---`default`, else nil. Works in the scenario file too.
+---@generic T
+---@param name string
+---@param default? T
+---@return string|T
+function luamech.param(name, default) end
+
+---@class luamech.Timer
+local Timer = {} -- registry: luamech.timer
+
+---Stops the timer and records one sample (a failure when `ok == false`).
+---@param ok? boolean
+---@return number seconds measured
+function Timer:stop(ok) end
+
+---Restarts the timer (also when running).
+---@return luamech.Timer
+function Timer:start() end
+
+---Seconds so far (sleep left out); 0 when not running.
+---@return number
+function Timer:elapsed() end
+
+-- ---------------------------------------------------------------- random
+
+---The VU's own random stream (xoshiro256**, seeded from the run seed and the
+---VU id). Call it: `random()` -> [0, 1), `random(n)` -> [1, n],
+---`random(m, n)` -> [m, n]. Its fields build generators of distributions
+---whose draws use the calling VU's stream.
+---@class luamech.random
+---@overload fun(): number
+---@overload fun(n: integer): integer
+---@overload fun(m: integer, n: integer): integer
+luamech.random = {}
+
+---Zipf over ranks 1..n: P(k) proportional to k^-s (rank 1 the most
+---frequent). Rejection-inversion: O(1) per draw, no table.
+---@param n integer 1..2^53
+---@param s? number exponent, > 0 and <= 100 (default 0.99)
+---@return luamech.IntGenerator
+function luamech.random.zipf(n, s) end
+
+---Normal distribution (Box-Muller).
+---@param mean number
+---@param sd number >= 0
+---@return luamech.NumberGenerator
+function luamech.random.gaussian(mean, sd) end
+
+---Exponential distribution with the given mean (e.g. think times, Poisson
+---inter-arrival times).
+---@param mean number > 0
+---@return luamech.NumberGenerator
+function luamech.random.exponential(mean) end
+
+---Pareto (type I): draws >= scale, P(X > x) = (scale / x)^shape.
+---@param scale number > 0, the minimum
+---@param shape number > 0 (1.16: the 80/20 rule)
+---@return luamech.NumberGenerator
+function luamech.random.pareto(scale, shape) end
+
+---Weighted choice (alias table, O(1) per draw): `weighted{ get = 90, set = 10 }`
+---draws "get" 90% of the time; a list `weighted{ 5, 3, 2 }` draws an index.
+---@param weights table<string, number>|number[] non-negative, not all 0
+---@return luamech.WeightedGenerator
+function luamech.random.weighted(weights) end
+
+---A generator: call it to draw.
+---@class luamech.Generator
+---@overload fun(): any
+local Generator = {} -- registry: luamech.random.generator
+
+---@class luamech.IntGenerator: luamech.Generator
+---@overload fun(): integer
+
+---@class luamech.NumberGenerator: luamech.Generator
+---@overload fun(): number
+
+---@class luamech.WeightedGenerator: luamech.Generator
+---@overload fun(): string|integer
+
+---@class luamech.KeyGenerator: luamech.Generator
+---@overload fun(): string
+
+---@class luamech.KeysOptions
+---@field pattern "sequential"|"uniform"|"gaussian"|"zipf"
+---@field n integer how many keys: indexes 1..n
+---@field prefix? string default "key:" (at most 200 bytes)
+---@field s? number zipf exponent (default 0.99)
+---@field mean? number gaussian centre (default (n + 1) / 2)
+---@field sd? number gaussian spread (default n / 6)
+
+---Key names by memtier/YCSB pattern: `prefix .. index`, index in 1..n.
+---sequential: 1, 2, ..., n, 1, ... over this generator's own draws;
+---uniform; gaussian (draws outside 1..n are drawn again); zipf (1 hottest).
+---@param opts luamech.KeysOptions
+---@return luamech.KeyGenerator
+function luamech.keys(opts) end
+
+-- ---------------------------------------------------------------- memcached
+
+---@class luamech.memcached
+luamech.memcached = {}
+
+---@class luamech.MemcachedOptions
+---@field timeout? number seconds per request, 0..86400 (default 5; 0 = none)
+---@field connect_timeout? number seconds per connection attempt (default: timeout)
+---@field distribution? "ketama"|"modula" key -> server mapping (default "ketama")
+---@field pool? boolean share one client per worker (default false)
+
+---Connects to `servers` ("host[:port][,host[:port]...]", port 11211).
+---@param servers string
+---@param opts? luamech.MemcachedOptions
+---@return luamech.MemcachedClient|nil client
+---@return string? err
+function luamech.memcached.connect(servers, opts) end
+
+---@class luamech.MemcachedClient
+local MemcachedClient = {} -- registry: luamech.memcached
+
+---@param key string
+---@return string|nil value nil, "miss" when absent
+---@return integer|string flags_or_err
+function MemcachedClient:get(key) end
+
+---@param key string
+---@return string|nil value
+---@return integer|string flags_or_err
+---@return number? cas
+function MemcachedClient:gets(key) end
+
+---@param keys string[]
+---@return table<string, string>|nil found
+---@return string? err
+function MemcachedClient:get_multi(keys) end
+
+---@param key string
+---@param value string|number
+---@param exptime? integer
+---@param flags? integer
+---@return true|nil ok
+---@return string? err "NOT_STORED" or a failure
+function MemcachedClient:set(key, value, exptime, flags) end
+
+---@param key string
+---@param value string|number
+---@param exptime? integer
+---@param flags? integer
+---@return true|nil ok
+---@return string? err
+function MemcachedClient:add(key, value, exptime, flags) end
+
+---@param key string
+---@param value string|number
+---@param exptime? integer
+---@param flags? integer
+---@return true|nil ok
+---@return string? err
+function MemcachedClient:replace(key, value, exptime, flags) end
+
+---@param key string
+---@param value string|number
+---@param exptime? integer
+---@param flags? integer
+---@return true|nil ok
+---@return string? err
+function MemcachedClient:append(key, value, exptime, flags) end
+
+---@param key string
+---@param value string|number
+---@param exptime? integer
+---@param flags? integer
+---@return true|nil ok
+---@return string? err
+function MemcachedClient:prepend(key, value, exptime, flags) end
+
+---@param key string
+---@param value string|number
+---@param cas number from gets
+---@param exptime? integer
+---@param flags? integer
+---@return true|nil ok
+---@return string? err "EXISTS", "NOT_FOUND" or a failure
+function MemcachedClient:cas(key, value, cas, exptime, flags) end
+
+---@param key string
+---@return true|nil ok
+---@return string? err "NOT_FOUND" or a failure
+function MemcachedClient:delete(key) end
+
+---@param key string
+---@param delta? integer >= 0 (default 1)
+---@return number|nil value
+---@return string? err
+function MemcachedClient:incr(key, delta) end
+
+---@param key string
+---@param delta? integer >= 0 (default 1)
+---@return number|nil value
+---@return string? err
+function MemcachedClient:decr(key, delta) end
+
+---@param key string
+---@param exptime integer
+---@return true|nil ok
+---@return string? err
+function MemcachedClient:touch(key, exptime) end
+
+---Cancels pending requests and closes the connections (not a pooled client).
+function MemcachedClient:close() end
+
+---@return string[] servers "host:port" strings
+function MemcachedClient:servers() end
+
+-- ---------------------------------------------------------------- redis
+
+---@class luamech.redis
+luamech.redis = {}
+
+---@class luamech.RedisOptions
+---@field timeout? number seconds per request, 0..86400 (default 5; 0 = none)
+---@field connect_timeout? number seconds for connect + AUTH/SELECT (default: timeout)
+---@field password? string AUTH on every (re)connect
+---@field db? integer SELECT on every (re)connect when > 0
+---@field pool? boolean share one client per worker (default false)
+---@field max_reply? integer largest reply accepted in bytes, 1..2^40 (default 64 MiB)
+---@field max_elements? integer array elements in one reply, all levels, 1..2^31-1 (default 1048576)
+---@field max_depth? integer nested arrays in one reply, 1..7 (default 7)
+
+---Connects to "host:port", "host" (6379), "[v6]:port" or "/unix/socket".
+---@param address string
+---@param opts? luamech.RedisOptions
+---@return luamech.RedisClient|nil client
+---@return string? err
+function luamech.redis.connect(address, opts) end
+
+---@class luamech.RedisClient
+local RedisClient = {} -- registry: luamech.redis
+
+---Sends any command (not pub/sub or MONITOR); the reply converted to Lua.
+---@param cmd string
+---@param ... string|number
+---@return any reply
+---@return string? err
+function RedisClient:call(cmd, ...) end
+
+---Sends every command at once; `t[i]` is the i-th reply, `t.n` the count.
+---@param cmds (string|number)[][]
+---@return table|nil replies
+---@return string? err
+function RedisClient:pipeline(cmds) end
+
+---Pending requests fail with "cancelled".
+function RedisClient:close() end
+
+---@param key string
+---@return string|nil value
+---@return string? err
+function RedisClient:get(key) end
+
+---@param key string
+---@param value string|number
+---@param ... string|number e.g. "EX", 60
+---@return string|nil reply
+---@return string? err
+function RedisClient:set(key, value, ...) end
+
+---@param key string
+---@param ... string
+---@return integer|nil deleted
+---@return string? err
+function RedisClient:del(key, ...) end
+
+---@param key string
+---@return integer|nil value
+---@return string? err
+function RedisClient:incr(key) end
+
+---@param key string
+---@param field string
+---@return string|nil value
+---@return string? err
+function RedisClient:hget(key, field) end
+
+---@param key string
+---@param field string
+---@param value string|number
+---@param ... string|number more field, value pairs
+---@return integer|nil added
+---@return string? err
+function RedisClient:hset(key, field, value, ...) end
+
+---@param key string
+---@param value string|number
+---@param ... string|number
+---@return integer|nil length
+---@return string? err
+function RedisClient:lpush(key, value, ...) end
+
+---@param key string
+---@return string|nil value
+---@return string? err
+function RedisClient:rpop(key) end
+
+---@return string|nil pong
+---@return string? err
+function RedisClient:ping() end
+
+---@param key string
+---@param ... string
+---@return integer|nil count
+---@return string? err
+function RedisClient:exists(key, ...) end
+
+---@param key string
+---@param seconds integer
+---@return integer|nil set
+---@return string? err
+function RedisClient:expire(key, seconds) end
+
+-- ---------------------------------------------------------------- http
+
+---@class luamech.http
+luamech.http = {}
+
+---@class luamech.HttpOptions
+---@field pool? boolean share connections with the worker's clients of the same host (default false)
+---@field keepalive? boolean default true
+---@field timeout? number seconds per request (default 10; 0 = none)
+---@field headers? table<string, string> sent with every request
+---@field max_body? integer largest response body accepted in bytes, 1..1073741824 (default 64 MiB)
+---@field discard_body? boolean true: count the body's bytes but keep none (res.body is nil)
+
+---@class luamech.HttpRequestOptions
+---@field headers? table<string, string>
+---@field body? string (request only)
+---@field name? string also time the call under "http <name>"
+---@field timeout? number seconds
+---@field max_body? integer overrides the client's for this request
+---@field discard_body? boolean overrides the client's for this request
+
+---@class luamech.HttpResponse
+---@field status integer
+---@field headers table<string, string> lowercase names
+---@field body string|nil nil with discard_body
+
+---A client for `base_url` ("http://host[:port]"); connects on first use.
+---@param base_url string
+---@param opts? luamech.HttpOptions
+---@return luamech.HttpClient|nil client
+---@return string? err
+function luamech.http.new(base_url, opts) end
+
+---@class luamech.HttpClient
+local HttpClient = {} -- registry: luamech.http
+
+---@param method "GET"|"HEAD"|"POST"|"PUT"|"DELETE"
+---@param path string
+---@param opts? luamech.HttpRequestOptions
+---@return luamech.HttpResponse|nil res
+---@return string? err
+function HttpClient:request(method, path, opts) end
+
+---@param path string
+---@param opts? luamech.HttpRequestOptions
+---@return luamech.HttpResponse|nil res
+---@return string? err
+function HttpClient:get(path, opts) end
+
+---@param path string
+---@param opts? luamech.HttpRequestOptions
+---@return luamech.HttpResponse|nil res
+---@return string? err
+function HttpClient:head(path, opts) end
+
+---@param path string
+---@param opts? luamech.HttpRequestOptions
+---@return luamech.HttpResponse|nil res
+---@return string? err
+function HttpClient:delete(path, opts) end
+
+---@param path string
+---@param body? string
+---@param opts? luamech.HttpRequestOptions
+---@return luamech.HttpResponse|nil res
+---@return string? err
+function HttpClient:post(path, body, opts) end
+
+---@param path string
+---@param body? string
+---@param opts? luamech.HttpRequestOptions
+---@return luamech.HttpResponse|nil res
+---@return string? err
+function HttpClient:put(path, body, opts) end
+
+---Requests in flight fail with "cancelled"; later calls raise.
+function HttpClient:close() end

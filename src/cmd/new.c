@@ -1,0 +1,188 @@
+/* new.c - `luamech new NAME [--template memcached|redis|http|api|rate]`:
+ * writes a working scenario folder NAME/ in the current directory from the
+ * templates embedded in the binary (templates/, lua/types/luamech.lua):
+ * scenario.lua, vu.lua, README.md (how to run it), types/luamech.lua and
+ * .luarc.json (the editor's Lua language server reads the types).  It
+ * refuses a bad name, an unknown template and an existing non-empty folder
+ * (exit 2).  It does not run anything nor touch the network. */
+#include "cmd/new.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "common/embedded_files.h"
+
+#define NEW_NAME_MAX 64
+
+typedef struct new_template {
+    const char *name;
+    const char *param;   /* the -e NAME=VALUE it needs */
+    const char *about;   /* one sentence for the README */
+} new_template;
+
+static const new_template new_templates[] = {
+    {"memcached", "MEMCACHED=127.0.0.1:11211",
+     "10 VUs doing 90% get / 10% set on memcached over 10,000 keys with a zipf popularity."},
+    {"redis", "REDIS=127.0.0.1:6379",
+     "10 VUs doing 80% GET / 20% SET on redis over 10,000 keys drawn from a gaussian."},
+    {"http", "HTTP_BASE=http://127.0.0.1:7379",
+     "10 VUs doing HTTP GETs with exponential think time (50 ms on average)."},
+    {"api", "HTTP_BASE=http://127.0.0.1:7379",
+     "5 VUs running an API flow (create with PUT, read back with GET, delete with POST), each step timed."},
+    {"rate", "MEMCACHED=127.0.0.1:11211",
+     "an open workload: 200 transactions/s started on schedule whatever the response times (up to 50 VUs)."},
+    {NULL, NULL, NULL},
+};
+
+/* output file -> embedded source; %s is the template's name */
+static const struct { const char *out, *src; } new_files[] = {
+    {"scenario.lua", "templates/%s/scenario.lua"},
+    {"vu.lua", "templates/%s/vu.lua"},
+    {"README.md", "templates/README.md"},
+    {".luarc.json", "templates/luarc.json"},
+    {"types/luamech.lua", "lua/types/luamech.lua"},
+};
+
+static const char new_usage[] =
+    "usage: luamech new NAME [--template memcached|redis|http|api|rate]\n"
+    "writes a scenario folder NAME/ (scenario.lua, vu.lua, README.md, editor types);\n"
+    "the default template is memcached.\n";
+
+static int new_bad(const char *fmt, const char *arg) {
+    fprintf(stderr, "luamech new: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'luamech new --help'.\n");
+    return EXIT_USAGE;
+}
+
+/* letters, digits, '_', '-', '.'; not starting with '.' or '-' */
+static int new_name_ok(const char *name) {
+    size_t n = strlen(name);
+    if (n == 0 || n > NEW_NAME_MAX || name[0] == '.' || name[0] == '-') return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '-' || c == '.';
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+/* 0: missing or an empty directory; -1: a file, or a non-empty directory */
+static int new_dir_free(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode)) return -1;
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    int empty = 1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) { empty = 0; break; }
+    closedir(d);
+    return empty ? 0 : -1;
+}
+
+static const char *new_subst_value(const char *key, size_t klen, const char *name, const new_template *t) {
+    if (klen == 4 && memcmp(key, "NAME", 4) == 0) return name;
+    if (klen == 8 && memcmp(key, "TEMPLATE", 8) == 0) return t->name;
+    if (klen == 5 && memcmp(key, "PARAM", 5) == 0) return t->param;
+    if (klen == 5 && memcmp(key, "ABOUT", 5) == 0) return t->about;
+    return NULL;
+}
+
+/* writes src with {{NAME}}, {{TEMPLATE}}, {{PARAM}}, {{ABOUT}} replaced */
+static int new_write(FILE *f, const char *src, size_t len, const char *name, const new_template *t) {
+    size_t i = 0;
+    while (i < len) {
+        const char *open = strstr(src + i, "{{");
+        const char *close = open ? strstr(open + 2, "}}") : NULL;
+        const char *v = close ? new_subst_value(open + 2, (size_t)(close - open - 2), name, t) : NULL;
+        if (!v) {
+            size_t upto = open ? (size_t)(open - src) + 2 : len;
+            if (fwrite(src + i, 1, upto - i, f) != upto - i) return -1;
+            i = upto;
+            continue;
+        }
+        size_t upto = (size_t)(open - src);
+        if (fwrite(src + i, 1, upto - i, f) != upto - i || fputs(v, f) == EOF) return -1;
+        i = (size_t)(close - src) + 2;
+    }
+    return 0;
+}
+
+static int new_write_file(const char *dir, const char *out, const char *src_path, const char *name,
+                          const new_template *t) {
+    char path[4096];
+    size_t len = 0;
+    const char *src = embedded_file_find(src_path, &len);
+    if (!src) {
+        fprintf(stderr, "luamech new: internal error: %s is not embedded\n", src_path);
+        return EXIT_RUNTIME;
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, out);
+    FILE *f = fopen(path, "w");
+    int rc = f ? new_write(f, src, len, name, t) : -1;
+    if (f && fclose(f) != 0) rc = -1;
+    if (rc != 0) {
+        fprintf(stderr, "luamech new: cannot write %s: %s\n", path, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+static int new_make_dir(const char *path) {
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) return EXIT_OK;
+    fprintf(stderr, "luamech new: cannot create %s/: %s\n", path, strerror(errno));
+    return EXIT_RUNTIME;
+}
+
+static int new_create(const char *name, const new_template *t) {
+    char sub[4096], src[256];
+    if (new_dir_free(name) != 0)
+        return new_bad("'%s' already exists and is not an empty folder: choose another NAME", name);
+    int rc = new_make_dir(name);
+    snprintf(sub, sizeof sub, "%s/types", name);
+    if (rc == EXIT_OK) rc = new_make_dir(sub);
+    for (size_t i = 0; rc == EXIT_OK && i < sizeof new_files / sizeof new_files[0]; i++) {
+        snprintf(src, sizeof src, new_files[i].src, t->name);
+        rc = new_write_file(name, new_files[i].out, src, name, t);
+    }
+    if (rc != EXIT_OK) return rc;
+    printf("created %s/ (template %s): scenario.lua, vu.lua, README.md, types/luamech.lua, .luarc.json\n"
+           "run it:  luamech run %s/scenario.lua -e %s\n"
+           "    or:  bash scripts/run-local.sh %s/scenario.lua   (private local servers)\n",
+           name, t->name, name, t->param, name);
+    return EXIT_OK;
+}
+
+int new_cmd_main(int argc, char **argv) {
+    const char *name = NULL, *tname = "memcached";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { fputs(new_usage, stdout); return EXIT_OK; }
+        if (strcmp(a, "--template") == 0 || strcmp(a, "-t") == 0) {
+            if (++i >= argc) return new_bad("%s needs a value", a);
+            tname = argv[i];
+        } else if (strncmp(a, "--template=", 11) == 0) {
+            tname = a + 11;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return new_bad("unknown option '%s'", a);
+        } else if (name) {
+            return new_bad("unexpected argument '%s' (one NAME only)", a);
+        } else {
+            name = a;
+        }
+    }
+    if (!name) return new_bad("missing the NAME of the scenario folder%s", "");
+    if (!new_name_ok(name))
+        return new_bad("bad NAME '%s': 1..64 letters, digits, '_', '-' or '.', not starting with '.' or '-'", name);
+    for (const new_template *t = new_templates; t->name; t++)
+        if (strcmp(t->name, tname) == 0) return new_create(name, t);
+    return new_bad("unknown template '%s' (memcached, redis, http, api or rate)", tname);
+}

@@ -1,0 +1,14 @@
+-- {{NAME}}: redis GET/SET (80/20) over 10,000 keys drawn from a gaussian
+-- around the middle of the key range.
+--   luamech run scenario.lua -e REDIS=127.0.0.1:6379
+-- (with types/luamech.lua, an editor running the Lua language server checks these fields)
+---@type luamech.Scenario
+local scenario = {
+  name = "{{NAME}}",
+  run_time = "10s",
+  interval = "1s",
+  groups = {
+    { name = "kv", vus = 10, script = "vu.lua" },
+  },
+}
+return scenario

@@ -1,0 +1,116 @@
+# lua/types/luamech.lua (the editor's type definitions) against the API a
+# running VU really has: a VU walks `luamech`, its sub-tables and the
+# metatables registered as "luamech.*" and writes every function's name
+# (fixtures/api_names_vu.lua); the annotated names are read from the types
+# file (conventions in its header).  Fails when a function exists without an
+# annotation or an annotation names a function that does not exist.  The
+# checker itself is shown to catch both on a doctored copy.
+. "$(dirname "$0")/lib.sh"
+F=$SRC/tests/scenarios/fixtures
+TYPES=$SRC/lua/types/luamech.lua
+"$LUAMECH" run "$F/api_names.lua" -q -s 1 -e OUT="$TMP/live" -e TYPES="$TYPES" -o "$TMP/r" > "$TMP/out" 2>&1
+check "the walking VU ran (exit $?)" [ -s "$TMP/live" ]
+check "the types file compiles as Lua" grep -qx "types_compile ok" "$TMP/live.meta"
+
+# annotated FILE: the function names the types file declares, sorted
+annotated() {
+    awk '
+    /^---@class / { cls = 1; ovl = 0; next }
+    /^---@overload/ { if (cls) ovl = 1; next }
+    /^local [A-Za-z_][A-Za-z0-9_]* = \{\} -- registry: / {
+        map[$2] = $NF; if (ovl) print $NF "()"; cls = 0; ovl = 0; next }
+    /^luamech[A-Za-z0-9_.]* = \{\}/ { if (ovl) print $1 "()"; cls = 0; ovl = 0; next }
+    /^function / {
+        cls = 0; ovl = 0
+        name = $2; sub(/\(.*/, "", name)
+        if (index(name, ":")) {
+            split(name, p, ":")
+            if (p[1] in map) print map[p[1]] ":" p[2]; else print "UNMAPPED " name
+        } else print name
+    }' "$1" | sort -u
+}
+# compare LIVE ANNOTATED: prints "missing: X" (live, not annotated) and
+# "stale: X" (annotated, not live); 0 when they agree
+compare() {
+    local rc=0
+    comm -23 "$1" "$2" | sed 's/^/missing annotation: /' | grep . && rc=1
+    comm -13 "$1" "$2" | sed 's/^/annotation of a function that does not exist: /' | grep . && rc=1
+    return $rc
+}
+sort -u "$TMP/live" > "$TMP/live.s"
+annotated "$TYPES" > "$TMP/ann"
+n=$(wc -l < "$TMP/live.s")
+check "the VU found the API ($n functions, e.g. luamech.sleep, luamech.redis:pipeline, luamech.random.zipf)" \
+    [ "$n" -ge 60 -a "$(grep -cxE 'luamech\.sleep|luamech\.redis:pipeline|luamech\.random\.zipf|luamech\.random\(\)' "$TMP/live.s")" -eq 4 ]
+check "every function is annotated and every annotation exists" compare "$TMP/live.s" "$TMP/ann"
+
+# option tables: the option names each binding accepts (its `known[]` lists,
+# which lm_check_options enforces) against the @field names of the Options
+# classes annotated for that binding
+OPTS_MAP="lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
+lm_http.c:luamech.HttpOptions,luamech.HttpRequestOptions lm_random.c:luamech.KeysOptions"
+c_options() { # FILE: option names of every known[] list in it
+    tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"' | sort -u
+}
+class_fields() { # TYPES CLASS...: @field names of these classes
+    local types=$1; shift
+    for c in "$@"; do
+        awk -v c="$c" '/^---@class / { on = ($2 == c) } on && /^---@field / { f = $2; sub(/\?$/, "", f); print f }' "$types"
+    done | sort -u
+}
+compare_options() { # TYPES: 0 when every binding's options are annotated, and only those
+    local rc=0 f classes
+    for f in "$SRC"/src/lua/*.c; do
+        [ -n "$(c_options "$f")" ] || continue
+        classes=$(echo $OPTS_MAP | tr ' ' '\n' | sed -n "s/^$(basename "$f"):\(.*\)/\1/p" | tr ',' ' ')
+        if [ -z "$classes" ]; then echo "$(basename "$f") has options but no Options class in OPTS_MAP"; rc=1; continue; fi
+        c_options "$f" > "$TMP/c_opts"
+        class_fields "$1" $classes > "$TMP/t_opts"
+        comm -23 "$TMP/c_opts" "$TMP/t_opts" | sed "s/^/option of $(basename "$f") not annotated: /" | grep . && rc=1
+        comm -13 "$TMP/c_opts" "$TMP/t_opts" | sed "s/^/annotated option $(basename "$f") does not accept: /" | grep . && rc=1
+    done
+    return $rc
+}
+check "the bindings accept options ($(cat "$SRC"/src/lua/*.c | tr '\n' ' ' | grep -o 'known\[\] = {[^}]*}' | wc -l) lists)" \
+    [ "$(for f in "$SRC"/src/lua/*.c; do c_options "$f"; done | wc -l)" -ge 15 ]
+check "every option table is annotated with exactly the options the bindings accept" compare_options "$TYPES"
+sed -e '/^---@field connect_timeout? number seconds per connection attempt/d' \
+    -e 's/^---@field keepalive? boolean default true/&\n---@field keep_alive? boolean/' "$TYPES" > "$TMP/doctored_opts.lua"
+compare_options "$TMP/doctored_opts.lua" > "$TMP/cmp_opts"
+check "a removed option annotation is reported (memcached connect_timeout)" \
+    grep -qx "option of lm_memcached.c not annotated: connect_timeout" "$TMP/cmp_opts"
+check "an annotated option no binding accepts is reported (keep_alive)" \
+    grep -qx "annotated option lm_http.c does not accept: keep_alive" "$TMP/cmp_opts"
+
+# scenario file fields: lua/scenario.lua's lists of known fields against the
+# Scenario, Phase, Group and Stage classes
+lua_fields() { # LIST-NAME: the keys of `local LIST-NAME = { ... }` in lua/scenario.lua
+    awk -v l="$1" '$0 ~ "^local " l " = \\{" { on = 1; next } on && /^\}/ { on = 0 } on' "$SRC/lua/scenario.lua" |
+        grep -o '[a-z_]* = true' | sed 's/ = true//' | sort -u
+}
+compare_fields() { # TYPES: 0 when the classes list exactly the fields scenario.lua knows
+    local rc=0 pair
+    for pair in fields:luamech.Scenario phase_fields:luamech.Phase group_fields:luamech.Group; do
+        lua_fields "${pair%%:*}" > "$TMP/l_f"
+        class_fields "$1" "${pair#*:}" > "$TMP/t_f"
+        [ -s "$TMP/l_f" ] || { echo "no list ${pair%%:*} in lua/scenario.lua"; rc=1; }
+        comm -23 "$TMP/l_f" "$TMP/t_f" | sed "s/^/scenario field not annotated in ${pair#*:}: /" | grep . && rc=1
+        comm -13 "$TMP/l_f" "$TMP/t_f" | sed "s/^/annotated field scenario.lua does not know in ${pair#*:}: /" | grep . && rc=1
+    done
+    [ "$(class_fields "$1" luamech.Stage | tr '\n' ' ')" = "duration target " ] ||
+        { echo "luamech.Stage must have duration and target"; rc=1; }
+    return $rc
+}
+check "the scenario, phase, group and stage fields are annotated exactly" compare_fields "$TYPES"
+sed -e '/^---@field pacing? luamech.Duration/d' "$TYPES" > "$TMP/doctored_fields.lua"
+compare_fields "$TMP/doctored_fields.lua" > "$TMP/cmp_fields"
+check "a removed field annotation is reported (group pacing)" \
+    grep -qx "scenario field not annotated in luamech.Group: pacing" "$TMP/cmp_fields"
+
+# the checker catches a missing and a stale annotation
+sed -e '/^function MemcachedClient:touch(/d' -e '$a function luamech.bogus() end' "$TYPES" > "$TMP/doctored.lua"
+annotated "$TMP/doctored.lua" > "$TMP/ann2"
+compare "$TMP/live.s" "$TMP/ann2" > "$TMP/cmp2"
+check "a removed annotation is reported (luamech.memcached:touch)" grep -qx "missing annotation: luamech.memcached:touch" "$TMP/cmp2"
+check "an annotation of no function is reported (luamech.bogus)" grep -qx "annotation of a function that does not exist: luamech.bogus" "$TMP/cmp2"
+finish

@@ -1,0 +1,115 @@
+# `luamech new NAME --template T`: every template's folder is written (scenario,
+# VU script, README with the run commands, editor config and types) and runs
+# green against real local servers (memcached, redis-server, webdis in front
+# of that redis, as scripts/run-local.sh starts them), counting what the
+# servers saw; the memcached template also through scripts/run-local.sh, the
+# README's command; bad input exits 2 with one message and writes nothing.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_redis.sh"
+start_memcached MC
+start_redis RD
+# webdis in front of that redis, on a free port (retried if it is taken)
+for _ in 1 2 3 4 5; do
+    WD=$((10000 + RANDOM % 22000)); port_open "$WD" && continue
+    cat > "$TMP/webdis.json" <<JSON
+{ "redis_host": "127.0.0.1", "redis_port": $RD, "http_host": "127.0.0.1", "http_port": $WD,
+  "threads": 1, "pool_size": 4, "daemonize": false, "websockets": false, "database": 0,
+  "verbosity": 0, "logfile": "$TMP/webdis.log" }
+JSON
+    webdis "$TMP/webdis.json" & wpid=$!
+    for _ in $(seq 100); do port_open "$WD" && break; kill -0 $wpid 2>/dev/null || break; sleep 0.05; done
+    if port_open "$WD" && kill -0 $wpid 2>/dev/null; then PIDS+=($wpid); break; fi
+    kill $wpid 2>/dev/null; WD=
+done
+[ -n "$WD" ] || { echo "cannot start webdis"; exit 1; }
+LUAMECH=$(realpath "$LUAMECH"); SRC=$(realpath "$SRC")
+PARAMS=(-e MEMCACHED=127.0.0.1:$MC -e REDIS=127.0.0.1:$RD -e HTTP_BASE=http://127.0.0.1:$WD)
+cd "$TMP"
+
+# run_template T: creates t_T, runs it for 1 s, checks the summary
+run_template() {
+    local t=$1 s
+    "$LUAMECH" new "t_$t" --template "$t" > "$TMP/new_$t.out" 2>&1
+    check "new t_$t --template $t exits 0" [ $? -eq 0 ]
+    for f in scenario.lua vu.lua README.md .luarc.json types/luamech.lua; do
+        check "t_$t/$f written" [ -s "t_$t/$f" ]
+    done
+    check "t_$t: no placeholder left" [ "$(grep -rl '{{' "t_$t" | wc -l)" -eq 0 ]
+    check "t_$t/README.md has the plain run command" grep -qF "luamech run t_$t/scenario.lua -e " "t_$t/README.md"
+    check "t_$t/README.md has the run-local.sh command" grep -qF "bash scripts/run-local.sh t_$t/scenario.lua" "t_$t/README.md"
+    check "t_$t/.luarc.json is JSON naming types/" [ "$(jq -r '."workspace.library"[0]' "t_$t/.luarc.json")" = types ]
+    "$LUAMECH" run "t_$t/scenario.lua" -q -d 1s -s 1 "${PARAMS[@]}" -o "$TMP/r_$t" > "$TMP/run_$t.out" 2>&1
+    local rc=$?
+    check "template $t runs green (exit $rc)" [ $rc -eq 0 ]
+    s=$TMP/r_$t/summary.json
+    TX=$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.count' "$s" 2>/dev/null || echo 0)
+    local errs=$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.errors' "$s" 2>/dev/null)
+    local reqerrs=$(jq -r '[.request_errors[]?.count] | add // 0' "$s" 2>/dev/null)
+    check "template $t: transactions ($TX) > 0" [ "${TX:-0}" -gt 0 ]
+    check "template $t: no failed transactions ($errs) nor requests ($reqerrs)" [ "$errs" = 0 -a "$reqerrs" = 0 ]
+    check "template $t: scenario name is t_$t" [ "$(jq -r .scenario "$s" 2>/dev/null)" = "t_$t" ]
+}
+
+run_template memcached
+g=$(mc_stat "$MC" cmd_get); st=$(mc_stat "$MC" cmd_set)
+check "memcached saw the template's gets and sets (get $g + set $st >= $TX)" [ $((g + st)) -ge "$TX" ]
+check "memcached: about 10% sets ($st of $((g + st)))" awk "BEGIN { r = $st / ($g + $st); exit !(r > 0.07 && r < 0.13) }"
+run_template rate
+g2=$(mc_stat "$MC" cmd_get); st2=$(mc_stat "$MC" cmd_set)
+check "memcached saw one set and one get per rate transaction ($((st2 - st)), $((g2 - g)), $TX)" \
+    [ $((st2 - st)) -eq "$TX" -a $((g2 - g)) -eq "$TX" ]
+check "rate template: about 200/s for 1 s ($TX)" [ "$TX" -ge 150 -a "$TX" -le 260 ]
+run_template redis
+rg=$(redis_cmdstat "$RD" get); rs=$(redis_cmdstat "$RD" set)
+check "redis saw the template's GETs and SETs ($rg + $rs >= $TX)" [ $((rg + rs)) -ge "$TX" ]
+rs0=$rs; rg0=$rg
+run_template http
+rg=$(redis_cmdstat "$RD" get)
+check "redis (behind webdis) saw one GET per http transaction ($((rg - rg0)) >= $TX)" [ $((rg - rg0)) -ge "$TX" ]
+rg0=$rg; rd0=$(redis_cmdstat "$RD" del); rs0=$(redis_cmdstat "$RD" set)
+run_template api
+rs=$(redis_cmdstat "$RD" set); rd=$(redis_cmdstat "$RD" del); rg=$(redis_cmdstat "$RD" get)
+check "api: redis saw a SET, a GET and a DEL per transaction ($((rs - rs0)) $((rg - rg0)) $((rd - rd0)) >= $TX)" \
+    [ $((rs - rs0)) -ge "$TX" -a $((rg - rg0)) -ge "$TX" -a $((rd - rd0)) -ge "$TX" ]
+cp=$(jq '[.checks[] | select(.name == "read back what was created") | .passes] | add' "$TMP/r_api/summary.json")
+check "api: every read-back check passed ($cp)" [ "${cp:-0}" -gt 0 ]
+check "api: each step timed (create, read, delete)" [ "$(jq '[.timers[] | select(.name | test("^http (create|read|delete)$"))] | length' "$TMP/r_api/summary.json")" -eq 3 ]
+
+# the README's run-local.sh command
+"$LUAMECH" new viarl > /dev/null 2>&1
+check "default template is memcached" grep -q "luamech.memcached.connect" viarl/vu.lua
+# (from the folder where `new` ran, with the README's relative path)
+LUAMECH=$LUAMECH bash "$SRC/scripts/run-local.sh" viarl/scenario.lua -q -d 1s -o r_rl > "$TMP/rl.out" 2>&1
+check "scripts/run-local.sh runs the generated scenario green (exit $?)" [ "$(jq -r .status "$TMP/r_rl/summary.json")" = completed ]
+check "run-local.sh: transactions > 0, no errors" [ "$(jq -r '.timers[] | select(.name == "All Transactions") | "\(.summary.count > 0) \(.summary.errors)"' "$TMP/r_rl/summary.json")" = "true 0" ]
+
+# bad input: exit 2, one clear message, nothing written
+bad() { # bad "what" "expected message" args...
+    local what=$1 msg=$2; shift 2
+    "$LUAMECH" new "$@" > "$TMP/bad.out" 2>&1
+    local rc=$?
+    check "$what: exit 2 ($rc)" [ $rc -eq 2 ]
+    check "$what: says '$msg'" grep -qF -- "$msg" "$TMP/bad.out"
+    check "$what: one message (and where to find help)" [ "$(wc -l < "$TMP/bad.out")" -eq 2 ]
+}
+sum_before=$(cat t_memcached/*.lua t_memcached/*.md | md5sum)
+bad "existing non-empty folder" "'t_memcached' already exists and is not an empty folder" t_memcached
+check "the existing folder is untouched" [ "$(cat t_memcached/*.lua t_memcached/*.md | md5sum)" = "$sum_before" ]
+touch afile
+bad "existing file" "'afile' already exists" afile
+bad "unknown template" "unknown template 'mongo' (memcached, redis, http, api or rate)" x1 --template mongo
+check "unknown template writes nothing" [ ! -e x1 ]
+bad "bad name (slash)" "bad NAME 'a/b'" a/b
+bad "bad name (dot first)" "bad NAME '.hidden'" .hidden
+bad "bad name (space)" "bad NAME 'a b'" "a b"
+bad "missing name" "missing the NAME" --template redis
+bad "--template without a value" "--template needs a value" x2 --template
+bad "two names" "unexpected argument 'y'" x3 y
+bad "unknown option" "unknown option '--force'" x4 --force
+check "bad input wrote nothing" [ ! -e x2 -a ! -e x3 -a ! -e x4 -a ! -e a ]
+mkdir empty
+"$LUAMECH" new empty --template=redis > /dev/null 2>&1
+check "an existing empty folder is filled (--template=redis)" grep -q "luamech.redis.connect" empty/vu.lua
+"$LUAMECH" new --help > "$TMP/help.out" 2>&1
+check "new --help exits 0 and shows the templates" grep -q "memcached|redis|http|api|rate" "$TMP/help.out"
+finish

@@ -44,6 +44,7 @@ static void thresholds_set(th_result *x, const threshold *t, th_acc *acc) {
     x->found = x->state != TH_NO_DATA;
     x->passed = x->state == TH_MEASURED && threshold_passes(t, x->measured);
     x->failed = acc->in.errors;
+    if (acc->h) hist_free(acc->h);      /* its chunks, then the struct */
     free(acc->h);
 }
 

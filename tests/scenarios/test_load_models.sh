@@ -68,5 +68,5 @@ check "freeze: the report labels both" grep -q "uncorrected (latency from the ac
 check "busy generator: exit 0" [ $? -eq 0 ]
 check "busy generator: results marked suspect" [ "$(jq .generator.suspect "$TMP/busy/summary.json")" = true ]
 check "busy generator: the report warns" grep -q "WARNING: the generator may have been the bottleneck" "$TMP/busy.out"
-check "a calm run is not suspect" [ "$(jq .generator.suspect "$TMP/rate1000/summary.json")" = false ]
+check "a calm run is not suspect ($(jq -r .generator.reasons "$TMP/rate1000/summary.json"))" [ "$(jq .generator.suspect "$TMP/rate1000/summary.json")" = false ]
 finish

@@ -6,6 +6,11 @@
 F=$SRC/tests/scenarios/fixtures
 start_memcached PORT
 within() { awk "BEGIN{d = $1 - $2; if (d < 0) d = -d; exit !(d <= $2 * $3)}"; }   # within A B FRACTION
+# The sanitizer build's generator is several times slower: the rate and
+# "calm" checks measure the generator, so there they are loosened (10 %) or
+# left out, with a note; every correctness check still runs.
+SANITIZED=0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SANITIZED=1
 
 for rate in 1000 20000; do
     s0=$(mc_stat "$PORT" cmd_set)
@@ -14,7 +19,8 @@ for rate in 1000 20000; do
     s=$TMP/rate$rate/summary.json
     n=$(timer_count "$s" "All Transactions")
     check "rate $rate/s: exit 0 ($rc)" [ $rc -eq 0 ]
-    check "rate $rate/s for 10 s: $n transactions, within 1% of $((rate * 10))" within "$n" $((rate * 10)) 0.01
+    tol=0.01; [ $SANITIZED = 1 ] && tol=0.10
+    check "rate $rate/s for 10 s: $n transactions, within $tol of $((rate * 10))" within "$n" $((rate * 10)) $tol
     check "rate $rate/s: the server saw every set ($(( $(mc_stat "$PORT" cmd_set) - s0 )))" [ $(( $(mc_stat "$PORT" cmd_set) - s0 )) -eq "$n" ]
     # per interval (counted by completion, so a start late by a few ms lands
     # in the next one); at 20000/s on 2 CPUs shared with memcached the
@@ -68,5 +74,9 @@ check "freeze: the report labels both" grep -q "uncorrected (latency from the ac
 check "busy generator: exit 0" [ $? -eq 0 ]
 check "busy generator: results marked suspect" [ "$(jq .generator.suspect "$TMP/busy/summary.json")" = true ]
 check "busy generator: the report warns" grep -q "WARNING: the generator may have been the bottleneck" "$TMP/busy.out"
-check "a calm run is not suspect ($(jq -r .generator.reasons "$TMP/rate1000/summary.json"))" [ "$(jq .generator.suspect "$TMP/rate1000/summary.json")" = false ]
+if [ $SANITIZED = 0 ]; then
+    check "a calm run is not suspect ($(jq -r .generator.reasons "$TMP/rate1000/summary.json"))" [ "$(jq .generator.suspect "$TMP/rate1000/summary.json")" = false ]
+else   # its slow loop is a real dispatch delay on sub-ms latencies: the flag may rightly fire
+    echo "note: sanitizer build: the calm-run check is left out (suspect: $(jq -r .generator.reasons "$TMP/rate1000/summary.json"))"
+fi
 finish

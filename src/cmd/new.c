@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "common/exit_codes.h"
 #include "common/embedded_files.h"
 
 #define NEW_NAME_MAX 64

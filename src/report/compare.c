@@ -9,7 +9,7 @@
  *
  * The comparison is first built as a JSON document (printed as is with
  * --json), then rendered as text from that document, so both outputs always
- * say the same thing.  Exit codes follow cli.h.
+ * say the same thing.  Exit codes follow common/exit_codes.h.
  *
  * This file: the figures' arithmetic (pure; tests/unit/test_compare.c),
  * loading the runs, building the comparison document, printing it, and the
@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "common/exit_codes.h"
 
 /* ---- arithmetic (pure; tests/unit/test_compare.c) ---- */
 

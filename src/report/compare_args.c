@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "common/exit_codes.h"
 
 /* ---- --fail-if limits ---- */
 

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "common/exit_codes.h"
 
 /* The runs of both sides and what the comparison collects. */
 typedef struct cmp_sets {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "common/exit_codes.h"
 #include "common/text.h"
 #include "report/hlog.h"
 

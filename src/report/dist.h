@@ -35,7 +35,7 @@ void dist_print_ab(FILE *out, const hist *h);
 
 /* `luamech report DIR --distribution TIMER --style redis|ab`: merges every
  * interval of TIMER in DIR/histograms.hlog and prints its distribution to
- * out (style NULL = redis).  Returns an exit code of cli.h: EXIT_OK;
+ * out (style NULL = redis).  Returns an exit code of common/exit_codes.h: EXIT_OK;
  * EXIT_USAGE for an unknown style; EXIT_SCENARIO when the log is missing or
  * invalid or has no such timer (with a message on stderr listing the
  * timers it has). */

@@ -1,6 +1,6 @@
 /* report_cmd.c - `luamech report RESULTS_DIR`: re-renders report.html from
  * the result files saved in RESULTS_DIR (see html.c) and prints its path.
- * Exit codes follow cli.h: 0 written; 2 usage error; 3 the directory or its
+ * Exit codes follow common/exit_codes.h: 0 written; 2 usage error; 3 the directory or its
  * summary.json is missing or invalid; 1 report.html could not be written.
  * With --distribution TIMER it prints that timer's latency distribution
  * from RESULTS_DIR/histograms.hlog instead (dist.c). */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "common/exit_codes.h"
 #include "report/dist.h"
 
 static const char report_usage[] =

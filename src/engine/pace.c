@@ -330,18 +330,32 @@ static void pace_record_skipped(wgroup *wg, uint64_t now) {
     }
 }
 
+/* Count the arrivals due by now that no VU took, once per run group. */
+static void pace_settle_skipped(worker *w, uint64_t now) {
+    for (int g = 0; w->groups && g < w->shared->sc->ngroups; g++) {
+        wgroup *wg = &w->groups[g];
+        if (wg->cfg->model != MODEL_RATE || wg->nvus == 0 || wg->settled) continue;
+        wg->settled = 1;
+        pace_refresh(wg, now);
+        uint64_t skipped = (wg->k_due - wg->k_assign) / (uint64_t)wg->nslots;
+        if (skipped) worker_count(w, w->cid_skipped, (int64_t)skipped);
+        if (skipped) pace_record_skipped(wg, now);
+        wg->k_assign = wg->k_due;
+    }
+}
+
+/* The last VU ended without a stop: a rate VU that finds the run's time
+ * over ends on its own, and the arrivals still queued for it were skipped
+ * all the same.  (Ending on the transaction budget skips nothing.) */
+void pace_finish(worker *w, uint64_t now) {
+    if (now >= pace_end(w)) pace_settle_skipped(w, now);
+}
+
 void pace_stop(worker *w) {
-    uint64_t now = worker_now_ns();
+    pace_settle_skipped(w, worker_now_ns());
     for (int g = 0; g < w->shared->sc->ngroups; g++) {
         wgroup *wg = &w->groups[g];
         pace_disarm(wg);
-        if (wg->cfg->model == MODEL_RATE && wg->nvus > 0) {
-            pace_refresh(wg, now);
-            uint64_t skipped = (wg->k_due - wg->k_assign) / (uint64_t)wg->nslots;
-            if (skipped) worker_count(w, w->cid_skipped, (int64_t)skipped);
-            if (skipped) pace_record_skipped(wg, now);
-            wg->k_assign = wg->k_due;
-        }
         while (wg->idle) {                         /* waiting for an arrival: stop */
             vu *v = wg->idle;
             wg->idle = v->next_idle;

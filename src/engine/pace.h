@@ -23,6 +23,8 @@ begin_result pace_try_begin(vu *v);
 /* Stopping: waiting VUs are told to stop; due arrivals never started are
  * counted as skipped. */
 void pace_stop(worker *w);
+/* The last VU ended on its own: count the arrivals it left if time is up. */
+void pace_finish(worker *w, uint64_t now_ns);
 /* The transaction budget is spent: VUs waiting for an arrival end. */
 void pace_release_idle(worker *w);
 /* Timer of the stage the VU's transaction started in (staged groups; stage

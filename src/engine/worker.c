@@ -218,6 +218,7 @@ static void worker_finish(worker *w) {
     if (w->finished) return;
     w->finished = 1;
     w->end_ns = worker_now_ns();
+    if (!w->stopping) pace_finish(w, w->end_ns);
     worker_rotate(w, w->end_ns);
     w->cap_tick = w->tick;          /* later samples stay in this tick (worker_flush_late) */
     worker_flush(w, 1);

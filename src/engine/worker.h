@@ -29,6 +29,7 @@ typedef struct wgroup {
     int tid_stage[SCHED_MAX_STAGES + 1];   /* staged groups: a timer per stage (-1 until used) */
     uint64_t k_due;                /* next arrival not yet due */
     uint64_t k_assign;             /* next arrival to hand to a VU (<= k_due) */
+    int settled;                   /* the arrivals left at the end are counted */
     struct vu *idle;               /* VUs waiting for an arrival */
     int nstarted;                  /* pool VUs started so far */
     int tfd;                       /* timerfd: fires at the next arrival or slot, to the microsecond */

@@ -18,6 +18,7 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "engine/engine.h"
+#include "lua/lm_core.h"
 #include "report/compare.h"
 #include "report/hlog.h"
 #include "report/report.h"
@@ -268,7 +269,8 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
     cli_live live = {sc, dir, c->quiet, r, hlog_open(hpath, 0)};
     if (!live.hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
-    run_hooks hooks = {&live, cli_on_progress, cli_on_interval, cli_on_hist, c->mm_results ? dir : NULL};
+    run_hooks hooks = {&live, cli_on_progress, cli_on_interval, cli_on_hist, c->mm_results ? dir : NULL,
+                       lm_open_all};
     engine_run(sc, sc->params ? sc->params : &c->params, workers, seed, &hooks, r);
     cli_live_dir(&live);
     if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);

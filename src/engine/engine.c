@@ -452,7 +452,12 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
     agg_init(&r->agg, nworkers > 0 ? nworkers : 1, sc->interval_ns, tick_ns);
     if (sc->max_timers > 0) r->agg.max_timers = sc->max_timers;
     engine *e = calloc(1, sizeof *e);
-    if (engine_check_plan(sc, nworkers, err, sizeof err) != ENGINE_PLAN_OK || !e) {
+    engine_plan plan = engine_check_plan(sc, nworkers, err, sizeof err);
+    if (plan == ENGINE_PLAN_OK && (!hooks || !hooks->open_lua)) {
+        snprintf(err, sizeof err, "no Lua bindings given (run_hooks.open_lua)");
+        plan = ENGINE_PLAN_BAD;
+    }
+    if (plan != ENGINE_PLAN_OK || !e) {
         r->status = RUN_ABORTED;
         r->setup_failed = 1;
         snprintf(r->error, sizeof r->error, "%s", e ? err : "out of memory");
@@ -470,6 +475,7 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
     e->shared = (run_shared){.sc = sc, .params = p, .seed = seed, .nworkers = nworkers,
                              .tick_ns = tick_ns, .notify = &e->notify};
     e->shared.rawlog_dir = hooks ? hooks->rawlog_dir : NULL;
+    e->shared.open_lua = hooks ? hooks->open_lua : NULL;
     if (uv_mutex_init(&e->shared.mu) != 0 || engine_init_loop(e, err, sizeof err) != 0) {
         /* nothing started: what was set up is released with the process */
         r->status = RUN_ABORTED;
@@ -488,4 +494,3 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
     return rc;
 }
 
-void run_result_free(run_result *r) { agg_free(&r->agg); }

@@ -6,11 +6,15 @@
 #define LUAMECH_ENGINE_H
 
 #include <stdint.h>
+#include <lua.h>
 #include <time.h>
 
 #include "common/params.h"
 #include "scenario/scenario.h"
 #include "stats/agg.h"
+#include "stats/run_result.h"
+
+struct worker;
 
 /* A run bounded only by --requests stops after this long all the same. */
 #define ENGINE_BUDGET_LIMIT_NS (3600LL * 1000000000LL)
@@ -38,28 +42,6 @@ typedef enum engine_plan {
     ENGINE_PLAN_RESOURCES     /* the machine or its limits cannot hold it (memory, file descriptors) */
 } engine_plan;
 
-typedef enum run_status {
-    RUN_COMPLETED = 0,   /* reached its run time or transaction budget */
-    RUN_INTERRUPTED,     /* SIGINT / SIGTERM: stopped early, results kept */
-    RUN_ABORTED,         /* preflight failed (or the run could not be set up): no load */
-    RUN_STUCK            /* a VU did not yield and was interrupted or abandoned */
-} run_status;
-
-typedef struct run_result {
-    run_status status;
-    agg agg;
-    int64_t run_ns;          /* from t0 to the end of the measured run */
-    int64_t span_ns;         /* from t0 to the end of sampling: run_ns plus the drain of
-                              * the graceful stop; the period of the summary rates */
-    struct timespec start_wall, end_wall;
-    int nworkers;
-    uint64_t seed;
-    int signal;              /* the signal that interrupted the run, or 0 */
-    int stopped_by_hook;     /* on_interval asked to stop (a failed threshold) */
-    int setup_failed;        /* RUN_ABORTED because the run could not be set up */
-    int abandoned;           /* workers left running (RUN_STUCK): exit the process after writing */
-    char error[1024];        /* RUN_ABORTED, RUN_STUCK: why */
-} run_result;
 
 typedef struct run_hooks {
     void *ctx;
@@ -71,6 +53,10 @@ typedef struct run_hooks {
     agg_hist_fn on_hist;
     /* optional: write multi-mechanize's results.csv into this directory */
     const char *rawlog_dir;
+    /* required: opens the bindings (luamech.*, the protocol modules) in a
+     * worker's Lua state; lua/lm_core.h's lm_open_all.  The engine sits
+     * below the bindings and never includes them. */
+    void (*open_lua)(lua_State *L, struct worker *w);
 } run_hooks;
 
 /* 0 when the engine can run sc on nworkers; else an engine_plan value
@@ -83,7 +69,6 @@ engine_plan engine_check_plan(const scenario *sc, int nworkers, char *err, size_
  * where those threads could touch freed memory). */
 int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
                const run_hooks *hooks, run_result *r);
-void run_result_free(run_result *r);
 /* The tick: the largest multiple of 100 ms up to 1 s that divides the
  * interval (a whole number of 100 ms), so an interval is whole ticks. */
 int64_t engine_tick_ns(int64_t interval_ns);

@@ -5,6 +5,7 @@
  * lm_open_all and clean up through close hooks. */
 #include "engine/worker.h"
 
+#include <assert.h>
 #include <lauxlib.h>
 #include <pthread.h>
 #include <sys/resource.h>
@@ -17,7 +18,7 @@
 #include "common/embedded.h"
 #include "engine/pace.h"
 #include "engine/vu.h"
-#include "lua/lm_core.h"
+#include "scenario/script.h"
 
 uint64_t worker_now_ns(void) { return uv_hrtime(); }
 
@@ -312,7 +313,7 @@ static int worker_load_scripts(worker *w, char *err, size_t err_len) {
         return -1;
     }
     for (int g = 0; g < sc->ngroups; g++) {
-        if (lm_load_script(w->L, sc->groups[g].script_path, err, err_len) != 0) return -1;
+        if (script_load(w->L, sc->groups[g].script_path, err, err_len) != 0) return -1;
         w->chunk_ref[g] = luaL_ref(w->L, LUA_REGISTRYINDEX);
         char name[256];
         snprintf(name, sizeof name, "group %s", sc->groups[g].name);
@@ -465,7 +466,8 @@ int worker_interrupt(worker *w) {
 static int worker_open_lua(lua_State *L) {
     worker *w = lua_touserdata(L, 1);
     luaL_openlibs(L);
-    lm_open_all(L, w);
+    assert(w->shared->open_lua);           /* engine_run refuses a run without it */
+    w->shared->open_lua(L, w);
     lua_pushlightuserdata(L, w);
     lua_setfield(L, LUA_REGISTRYINDEX, WORKER_REG_KEY);
     return 0;

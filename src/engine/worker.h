@@ -11,7 +11,7 @@
 #include <uv.h>
 
 #include "common/params.h"
-#include "engine/schedule.h"
+#include "scenario/schedule.h"
 #include "scenario/scenario.h"
 #include "stats/local.h"
 #include "stats/rawlog.h"
@@ -56,6 +56,7 @@ typedef struct run_shared {
     tick_msg *q_head, *q_tail;     /* worker -> main statistics */
     int ready, failed;             /* preflight results (under mu) */
     const char *rawlog_dir;        /* --mm-results: per-transaction log into this dir */
+    void (*open_lua)(lua_State *L, struct worker *w);   /* the bindings (run_hooks.open_lua) */
     char fail_msg[1024];
 } run_shared;
 

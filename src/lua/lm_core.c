@@ -14,6 +14,7 @@
 
 #include "engine/vu.h"
 #include "engine/worker.h"
+#include "scenario/script.h"
 
 #define LM_TIMER_MT "luamech.timer"
 
@@ -37,37 +38,6 @@ vu *lm_current_vu(lua_State *L, worker *w, const char *fname) {
 
 int lm_timer_id(worker *w, const char *name, int kind) {
     return stats_timer_id(&w->stats, name, (timer_kind)kind);
-}
-
-static int lm_param(lua_State *L) {
-    const params *p = lua_touserdata(L, lua_upvalueindex(1));
-    const char *v = params_get(p, luaL_checkstring(L, 1));
-    if (v) lua_pushstring(L, v);
-    else lua_pushvalue(L, 2);
-    return 1;
-}
-
-/* os.exit in a scenario file or a script would end luamech at once, with
- * the script's code and without the run's results: it is refused. */
-static int lm_os_exit(lua_State *L) {
-    return luaL_error(L, "os.exit is not allowed in luamech scenarios and scripts (it would end the run "
-                         "without its results); return from init, or raise an error to fail a transaction");
-}
-
-void lm_core_register_static(lua_State *L, const params *p) {
-    lua_getglobal(L, "os");
-    if (lua_istable(L, -1)) {
-        lua_pushcfunction(L, lm_os_exit);
-        lua_setfield(L, -2, "exit");
-    }
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushlightuserdata(L, (void *)p);
-    lua_pushcclosure(L, lm_param, 1);
-    lua_setfield(L, -2, "param");
-    lua_pushstring(L, LUAMECH_VERSION);
-    lua_setfield(L, -2, "version");
-    lua_setglobal(L, "luamech");
 }
 
 static int lm_sleep(lua_State *L) {
@@ -276,7 +246,7 @@ void lm_open_all(lua_State *L, worker *w) {
         {"vu_id", lm_vu_id}, {"vu_group", lm_vu_group}, {"vu_index", lm_vu_index},
         {"iteration", lm_iteration}, {"now", lm_now}, {"worker_id", lm_worker_id}, {NULL, NULL}};
     lm_timer_metatable(L);
-    lm_core_register_static(L, w->shared->params);
+    script_register_static(L, w->shared->params);
     lua_getglobal(L, "luamech");
     for (const luaL_Reg *f = fns; f->name; f++) {
         lua_pushlightuserdata(L, w);
@@ -359,36 +329,6 @@ int lm_connect_wait(lua_State *L, lm_connect *cc) {
     if (cc->done) return lm_connect_results(L, cc);
     cc->v->state = VU_WAITING;
     return lua_yield(L, 0);
-}
-
-int lm_load_script(lua_State *L, const char *path, char *err, size_t err_len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %m", path);
-        return -1;
-    }
-    static const char head[] = "return function(...) ";
-    static const char tail[] = "\nend";
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc(sizeof head + (size_t)n + sizeof tail);
-    size_t got = fread(buf + sizeof head - 1, 1, (size_t)n, f);
-    fclose(f);
-    memcpy(buf, head, sizeof head - 1);
-    char *body = buf + sizeof head - 1;
-    if (got >= 2 && body[0] == '#' && body[1] == '!') body[0] = body[1] = '-';  /* shebang */
-    memcpy(body + got, tail, sizeof tail);
-    char chunkname[1024];
-    snprintf(chunkname, sizeof chunkname, "@%s", path);
-    int rc = luaL_loadbuffer(L, buf, sizeof head - 1 + got + sizeof tail - 1, chunkname);
-    free(buf);
-    if (rc != 0) {
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
-        lua_pop(L, 1);
-        return -1;
-    }
-    return 0;
 }
 
 void lm_check_options(lua_State *L, int idx, const char *fname, const char *const *known) {

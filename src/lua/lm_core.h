@@ -9,29 +9,22 @@
 
 struct worker;
 
-/* For the scenario loader's state: luamech.param and luamech.version only;
- * also replaces os.exit by an error (every state luamech creates calls it). */
-void lm_core_register_static(lua_State *L, const params *p);
-/* For a worker's state: the global `luamech` with core functions and every
- * protocol module from the module table (modules.c). */
+/* For a worker's state: the global `luamech` (scenario/script.h's, plus the
+ * core functions) and every protocol module from the module table
+ * (modules.c).  The engine calls it through run_hooks.open_lua: it never
+ * includes this header. */
 void lm_open_all(lua_State *L, struct worker *w);
 /* luamech.random's distributions and luamech.keys (lm_random.c), into the
  * luamech table on top of L. */
 void lm_random_open(lua_State *L, struct worker *w);
-/* Compile a VU script; pushes a factory that returns a fresh closure of the
- * script each time it is called (so every VU gets its own environment).
- * Returns 0, or -1 with "file:line: message" in err. */
-int lm_load_script(lua_State *L, const char *path, char *err, size_t err_len);
 
 /* A protocol module: pushes its table (e.g. luamech.memcached). */
 typedef void (*lm_module_open)(lua_State *L, struct worker *w);
 typedef struct lm_module { const char *name; lm_module_open open; } lm_module;
 extern const lm_module lm_modules[];   /* terminated by {NULL, NULL}; read-only */
 
-/* Counter name prefixes of luamech.check(cond, name); reports list them as
- * checks. */
-#define LM_CHECK_PASS "check.pass "
-#define LM_CHECK_FAIL "check.fail "
+/* Counter name prefixes of luamech.check: common/check_names.h. */
+#include "common/check_names.h"
 
 /* Helpers for bindings. */
 struct vu;

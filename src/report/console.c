@@ -12,7 +12,7 @@
 
 #include "common/text.h"
 #include "common/units.h"
-#include "lua/lm_core.h"
+#include "common/check_names.h"
 
 double report_ms(double us) { return us / 1000.0; }
 

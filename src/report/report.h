@@ -6,7 +6,7 @@
 #define LUAMECH_REPORT_H
 
 #include <stdio.h>
-#include "engine/engine.h"
+#include "stats/run_result.h"
 #include "scenario/scenario.h"
 
 #define RESULTS_SCHEMA_VERSION 1

@@ -16,7 +16,7 @@
 
 #include "common/embedded.h"
 #include "common/units.h"
-#include "lua/lm_core.h"
+#include "scenario/script.h"
 #include "scenario/plan.h"
 
 void scenario_overrides_init(scenario_overrides *o) {
@@ -242,7 +242,7 @@ int scenario_load(scenario *s, const char *path, const params *p,
     }
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
-    lm_core_register_static(L, p);
+    script_register_static(L, p);
     int rc = -1;
     if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0)
         snprintf(err, err_len, "%s", lua_tostring(L, -1));

@@ -6,7 +6,7 @@
 #include <lua.h>
 #include <stdint.h>
 #include "common/params.h"
-#include "engine/schedule.h"
+#include "scenario/schedule.h"
 #include "stats/threshold.h"
 
 typedef enum load_model { MODEL_CLOSED = 0, MODEL_PACED, MODEL_RATE } load_model;

@@ -18,7 +18,7 @@
 
 #include "common/embedded.h"
 #include "common/units.h"
-#include "lua/lm_core.h"
+#include "scenario/script.h"
 #include "scenario/plan.h"
 
 /* The suite's value of field (range-checked by suite.lua) where the
@@ -161,7 +161,7 @@ int suite_load(scenario *s, const char *path, const params *p, const scenario_ov
     }
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
-    lm_core_register_static(L, p);
+    script_register_static(L, p);
     int rc = -1;
     if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0)
         snprintf(err, err_len, "%s", lua_tostring(L, -1));

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lua/lm_core.h"
+#include "common/check_names.h"
 
 static const struct { const char *name; th_stat stat; } th_stats[] = {
     {"min", TH_MIN}, {"avg", TH_AVG}, {"p50", TH_P50}, {"p80", TH_P80}, {"p90", TH_P90},

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "engine/schedule.h"
+#include "scenario/schedule.h"
 
 #define S(x) ((int64_t)((x) * 1e9))
 

@@ -1,6 +1,6 @@
 /* schedule.c - piecewise-linear targets and their integrals; see
  * schedule.h.  Pure arithmetic on nanoseconds and doubles. */
-#include "engine/schedule.h"
+#include "scenario/schedule.h"
 
 #include <math.h>
 #include <string.h>

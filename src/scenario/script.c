@@ -1,0 +1,77 @@
+/* script.c - what every Lua state luamech creates shares: luamech.param,
+ * luamech.version and the refusal of os.exit (the scenario loader's state,
+ * a suite's, each worker's), and the compiling of a VU script into a
+ * factory of fresh closures.  It runs no script and knows nothing of VUs,
+ * workers or protocols: the engine and the bindings (above) call it. */
+#include "scenario/script.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int script_param(lua_State *L) {
+    const params *p = lua_touserdata(L, lua_upvalueindex(1));
+    const char *v = params_get(p, luaL_checkstring(L, 1));
+    if (v) lua_pushstring(L, v);
+    else lua_pushvalue(L, 2);
+    return 1;
+}
+
+/* os.exit in a scenario file or a script would end luamech at once, with
+ * the script's code and without the run's results: it is refused. */
+static int script_os_exit(lua_State *L) {
+    return luaL_error(L, "os.exit is not allowed in luamech scenarios and scripts (it would end the run "
+                         "without its results); return from init, or raise an error to fail a transaction");
+}
+
+void script_register_static(lua_State *L, const params *p) {
+    lua_getglobal(L, "os");
+    if (lua_istable(L, -1)) {
+        lua_pushcfunction(L, script_os_exit);
+        lua_setfield(L, -2, "exit");
+    }
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushlightuserdata(L, (void *)p);
+    lua_pushcclosure(L, script_param, 1);
+    lua_setfield(L, -2, "param");
+    lua_pushstring(L, LUAMECH_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_setglobal(L, "luamech");
+}
+
+int script_load(lua_State *L, const char *path, char *err, size_t err_len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot open: %m", path);
+        return -1;
+    }
+    static const char head[] = "return function(...) ";
+    static const char tail[] = "\nend";
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc(sizeof head + (size_t)n + sizeof tail) : NULL;
+    if (!buf) {
+        fclose(f);
+        snprintf(err, err_len, "%s: cannot read (%s)", path, n < 0 ? "not a regular file" : "out of memory");
+        return -1;
+    }
+    size_t got = fread(buf + sizeof head - 1, 1, (size_t)n, f);
+    fclose(f);
+    memcpy(buf, head, sizeof head - 1);
+    char *body = buf + sizeof head - 1;
+    if (got >= 2 && body[0] == '#' && body[1] == '!') body[0] = body[1] = '-';  /* shebang */
+    memcpy(body + got, tail, sizeof tail);
+    char chunkname[1024];
+    snprintf(chunkname, sizeof chunkname, "@%s", path);
+    int rc = luaL_loadbuffer(L, buf, sizeof head - 1 + got + sizeof tail - 1, chunkname);
+    free(buf);
+    if (rc != 0) {
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
+}

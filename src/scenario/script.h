@@ -1,0 +1,18 @@
+/* script.h - the parts of a Lua state common to every state luamech
+ * creates, and the compiling of VU scripts (script.c). */
+#ifndef LUAMECH_SCRIPT_H
+#define LUAMECH_SCRIPT_H
+
+#include <lua.h>
+#include <stddef.h>
+#include "common/params.h"
+
+/* The global `luamech` with luamech.param (reading p, which must outlive
+ * L) and luamech.version; replaces os.exit by an error. */
+void script_register_static(lua_State *L, const params *p);
+/* Compile a VU script; pushes a factory that returns a fresh closure of the
+ * script each time it is called (so every VU gets its own environment).
+ * Returns 0, or -1 with "file:line: message" in err. */
+int script_load(lua_State *L, const char *path, char *err, size_t err_len);
+
+#endif

@@ -2,14 +2,16 @@
  * demand, one request in flight per connection, keep-alive with a transparent
  * retry when a reused idle connection turns out to be closed by the server,
  * a per-request deadline covering connect + whole response.  Bytes are encoded
- * and parsed by proto/http_proto; every byte of I/O goes through libuv.  See
- * http_client.h. */
+ * and parsed by proto/http_proto; every byte of I/O goes through net/conn
+ * (plaintext or TLS).  See http_client.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "common/clock.h"
 #include "common/net.h"
 #include "client/http_client.h"
+#include "net/conn.h"
+#include "net/tls.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,40 +22,31 @@
 
 typedef enum hc_state { HC_CLOSED, HC_CONNECTING, HC_OPEN } hc_state;
 
-/* One socket's libuv objects.  Freed in the handle's close callback, which
- * libuv runs after the cancelled connect/write callbacks. */
-typedef struct hc_sock {
-    uv_tcp_t tcp;
-    uv_connect_t creq;
-    uv_write_t wreq;
-    http_client *client;
-    http_conn *conn;             /* NULL once detached */
-} hc_sock;
-
 struct http_conn {
     http_client *client;
     http_conn *prev, *next;      /* in one of the client's lists */
     http_conn **list;            /* which one */
     http_conn *next_all;
     hc_state state;
-    hc_sock *sock;
+    net_conn *nc;                /* the connection, NULL when none */
     uv_timer_t timer;
     uint64_t timer_due;          /* deadline the timer is armed for; 0 = idle */
     http_req *req;               /* in flight, or NULL */
     int reused;                  /* the request went out on an already open connection */
-    int writing;                 /* a uv_write is in flight */
-    size_t wfly;                 /* its length */
     char *wbuf;                  /* the encoded request (kept for a retry) */
-    size_t wlen, wcap, woff;     /* woff: bytes written on this socket */
+    size_t wlen, wcap;
+    uint64_t sent_mark;          /* net_conn_sent when the request was queued */
     uint64_t attempt_rx;         /* response bytes read on this socket for req */
-    char *rbuf;
     hp_parser parser;
+    char errmsg[200];            /* a TLS failure's message (req->detail points here) */
 };
 
 struct http_client {
     uv_loop_t *loop;
     http_client_opts opts;
     struct sockaddr_storage addr;
+    net_conn_cfg cfg;            /* for net_conn_open */
+    net_tls_client *tls;         /* NULL: plaintext */
     char name[300];
     char *authority;
     size_t authority_len;
@@ -67,8 +60,7 @@ struct http_client {
     int closing;
 };
 
-static void hc_on_connect(uv_connect_t *creq, int status);
-static void hc_on_write(uv_write_t *w, int status);
+static const net_conn_cbs hc_conn_cbs;
 static void hc_on_timer(uv_timer_t *t);
 
 void http_client_opts_default(http_client_opts *o) {
@@ -124,6 +116,7 @@ const char *http_client_strerror(int status) {
     case HTTP_EINVAL: return "invalid request";
     case HTTP_ENOMEM: return "out of memory";
     case HTTP_EBODY: return "response body larger than max_body";
+    case HTTP_ETLS: return "tls";
     default: return "unknown status";
     }
 }
@@ -136,6 +129,9 @@ void http_client_describe(const http_req *req, int status, char *buf, size_t len
     case HTTP_EPROTO:
         snprintf(buf, len, "protocol error: %s", req->detail ? req->detail : "bad response");
         break;
+    case HTTP_ETLS:
+        snprintf(buf, len, "tls: %s", req->detail ? req->detail : "handshake failed");
+        break;
     case HTTP_EBODY:
         snprintf(buf, len, "%s (%zu bytes)", http_client_strerror(status), req->body_limit);
         break;
@@ -146,6 +142,27 @@ void http_client_describe(const http_req *req, int status, char *buf, size_t len
 
 /* ---- creation and destruction ---- */
 
+
+/* TLS settings (opts.tls) into c->tls, and the connection settings. */
+static int hc_client_tls(http_client *c, const char *host, char *err, size_t err_len) {
+    if (c->opts.tls) {
+        net_tls_opts to = *c->opts.tls;
+        char terr[300];
+        if (to.server_name == NULL) to.server_name = host;
+        if (net_tls_client_new(&to, &c->tls, terr, sizeof terr) != 0) {
+            snprintf(err, err_len, "tls: %s", terr);
+            return -1;
+        }
+        c->opts.tls = NULL;
+    }
+    c->cfg.loop = c->loop;
+    c->cfg.addr = &c->addr;
+    c->cfg.connect_timeout_ns = 0;          /* the request's deadline covers connecting */
+    c->cfg.rbuf_init = HC_RBUF_SIZE;
+    c->cfg.tls = c->tls;
+    c->cfg.cbs = &hc_conn_cbs;
+    return 0;
+}
 
 int http_client_new(uv_loop_t *loop, const char *host, int port, const char *authority,
                     const http_client_opts *opts, http_client **out, char *err, size_t err_len) {
@@ -176,6 +193,11 @@ int http_client_new(uv_loop_t *loop, const char *host, int port, const char *aut
         return -1;
     }
     c->authority_len = strlen(c->authority);
+    if (hc_client_tls(c, host, err, err_len) != 0) {
+        free(c->authority);
+        free(c);
+        return -1;
+    }
     *out = c;
     return 0;
 }
@@ -186,9 +208,9 @@ static void hc_client_free(http_client *c) {
         c->all = conn->next_all;
         hp_parser_free(&conn->parser);
         free(conn->wbuf);
-        free(conn->rbuf);
         free(conn);
     }
+    net_tls_client_free(c->tls);
     free(c->authority);
     free(c);
 }
@@ -197,11 +219,9 @@ static void hc_client_unref(http_client *c) {
     if (--c->nhandles == 0 && c->closing) hc_client_free(c);
 }
 
-static void hc_on_sock_close(uv_handle_t *h) {
-    hc_sock *s = h->data;
-    http_client *c = s->client;
-    free(s);
-    hc_client_unref(c);
+static void hc_on_conn_closed(void *owner) {
+    http_conn *conn = owner;
+    hc_client_unref(conn->client);
 }
 
 static void hc_on_timer_close(uv_handle_t *h) {
@@ -212,11 +232,6 @@ static void hc_on_timer_close(uv_handle_t *h) {
 static http_conn *hc_conn_new(http_client *c) {
     http_conn *conn = calloc(1, sizeof *conn);
     if (!conn) return NULL;
-    conn->rbuf = malloc(HC_RBUF_SIZE);
-    if (!conn->rbuf) {
-        free(conn);
-        return NULL;
-    }
     conn->client = c;
     hp_parser_init(&conn->parser);
     uv_timer_init(c->loop, &conn->timer);
@@ -242,43 +257,42 @@ static void hc_disarm(http_conn *conn) { clock_timer_disarm(&conn->timer, &conn-
 
 /* ---- sockets ---- */
 
-/* Drop the socket (closed asynchronously); no callbacks. */
+/* Count the request bytes the connection handed to the socket. */
+static void hc_count_sent(http_conn *conn) {
+    if (!conn->nc) return;
+    uint64_t sent = net_conn_sent(conn->nc);
+    if (conn->req) conn->req->bytes_sent += sent - conn->sent_mark;
+    conn->sent_mark = sent;
+}
+
+/* Drop the connection (closed asynchronously); no callbacks. */
 static void hc_detach(http_conn *conn) {
-    hc_sock *s = conn->sock;
-    if (s) {
-        s->conn = NULL;
-        uv_close((uv_handle_t *)&s->tcp, hc_on_sock_close);
-        conn->sock = NULL;
+    if (conn->nc) {
+        hc_count_sent(conn);
+        net_conn_close(conn->nc);
+        conn->nc = NULL;
         conn->client->nopen--;
     }
     conn->state = HC_CLOSED;
-    conn->writing = 0;
-    conn->wfly = 0;
-    conn->woff = 0;
+}
+
+/* Queue the encoded request on the connection (it leaves at the end of the
+ * loop turn, or once connected); 0 or a status. */
+static int hc_queue(http_conn *conn) {
+    conn->sent_mark = net_conn_sent(conn->nc);
+    return net_conn_write(conn->nc, conn->wbuf, conn->wlen);
 }
 
 static int hc_connect(http_conn *conn) {
     http_client *c = conn->client;
-    hc_sock *s = calloc(1, sizeof *s);
-    if (!s) return UV_ENOMEM;
-    int rc = uv_tcp_init(c->loop, &s->tcp);
-    if (rc < 0) {
-        free(s);
-        return rc;
-    }
-    s->tcp.data = s->creq.data = s->wreq.data = s;
-    s->client = c;
-    s->conn = conn;
+    int rc = net_conn_open(&c->cfg, conn, &conn->nc);
+    if (rc < 0) return rc;
     c->nhandles++;
     c->nopen++;
-    conn->sock = s;
     conn->state = HC_CONNECTING;
-    rc = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&c->addr, hc_on_connect);
-    if (rc < 0) {
-        hc_detach(conn);
-        return rc;
-    }
-    return 0;
+    rc = hc_queue(conn);
+    if (rc < 0) hc_detach(conn);
+    return rc;
 }
 
 /* ---- completion ---- */
@@ -288,12 +302,14 @@ static int hc_connect(http_conn *conn) {
 static void hc_finish(http_conn *conn, int status, int sys_err, const char *detail) {
     http_client *c = conn->client;
     http_req *req = conn->req;
+    hc_count_sent(conn);
     conn->req = NULL;
     req->conn = NULL;
     req->sys_err = sys_err;
     req->detail = detail;
+    hc_count_sent(conn);
     int keep = status == 0 && conn->state == HC_OPEN && c->opts.keepalive && !c->closing &&
-               conn->parser.keep_alive && !conn->writing && conn->woff == conn->wlen;
+               conn->parser.keep_alive && !net_conn_wbusy(conn->nc);
     if (!keep) hc_detach(conn);
     c->nbusy--;
     hc_push(conn->state == HC_OPEN ? &c->idle_open : &c->idle_closed, conn);
@@ -330,120 +346,90 @@ static void hc_on_timer(uv_timer_t *t) {
     hc_finish(conn, HTTP_ETIMEOUT, UV_ETIMEDOUT, NULL);
 }
 
-/* ---- writing ---- */
+/* ---- the connection's callbacks ---- */
 
 static void hc_write_failed(http_conn *conn, int err) {
     if (hc_retry(conn, err)) return;
     hc_finish(conn, HTTP_EWRITE, err, NULL);
 }
 
-/* Send what is left of the request: uv_try_write first, then one uv_write of
- * the rest (wbuf stays untouched until its callback or the socket's close). */
-static void hc_flush(http_conn *conn) {
-    if (conn->writing || conn->state != HC_OPEN || conn->woff >= conn->wlen) return;
-    uv_stream_t *st = (uv_stream_t *)&conn->sock->tcp;
-    uv_buf_t b = uv_buf_init(conn->wbuf + conn->woff, (unsigned)(conn->wlen - conn->woff));
-    int n = uv_try_write(st, &b, 1);
-    if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
-    if (n < 0) {
-        hc_write_failed(conn, n);
-        return;
-    }
-    conn->woff += (size_t)n;
-    conn->req->bytes_sent += (uint64_t)n;
-    if (conn->woff == conn->wlen) return;
-    b = uv_buf_init(conn->wbuf + conn->woff, (unsigned)(conn->wlen - conn->woff));
-    int rc = uv_write(&conn->sock->wreq, st, &b, 1, hc_on_write);
-    if (rc < 0) {
-        hc_write_failed(conn, rc);
-        return;
-    }
-    conn->writing = 1;
-    conn->wfly = b.len;
+static void hc_idle_drop(http_conn *conn) {
+    hc_detach(conn);
+    hc_push(&conn->client->idle_closed, conn);
 }
 
-static void hc_on_write(uv_write_t *w, int status) {
-    hc_sock *s = w->data;
-    http_conn *conn = s->conn;
-    if (!conn) return;
-    conn->writing = 0;
-    if (!conn->req) {                        /* answered before fully sent: drop it */
-        hc_detach(conn);
-        hc_push(&conn->client->idle_closed, conn);
-        return;
+static size_t hc_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
+    http_conn *conn = owner;
+    (void)nc;
+    if (!conn->req) {                        /* idle: the server spoke out of turn */
+        hc_idle_drop(conn);
+        return n;
     }
-    if (status < 0) {
-        hc_write_failed(conn, status);
-        return;
-    }
-    conn->woff += conn->wfly;
-    conn->req->bytes_sent += conn->wfly;
-    conn->wfly = 0;
-}
-
-/* ---- reading ---- */
-
-static void hc_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
-    hc_sock *s = h->data;
-    (void)hint;
-    if (s->conn) *buf = uv_buf_init(s->conn->rbuf, HC_RBUF_SIZE);
-    else *buf = uv_buf_init(NULL, 0);
-}
-
-static void hc_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
-    hc_sock *s = st->data;
-    http_conn *conn = s->conn;
-    (void)buf;
-    if (!conn || nread == 0) return;
-    if (!conn->req) {                        /* idle: the server closed it, or spoke out of turn */
-        hc_detach(conn);
-        hc_push(&conn->client->idle_closed, conn);
-        return;
-    }
-    if (nread < 0) {
-        int err = (int)nread;
-        if (err == UV_EOF && hp_parser_eof(&conn->parser) == HP_DONE) {
-            hc_finish(conn, 0, 0, NULL);     /* a body delimited by the end of the connection */
-            return;
-        }
-        if (hc_retry(conn, err)) return;
-        if (err == UV_EOF && conn->attempt_rx > 0 && conn->parser.err &&
-            strcmp(conn->parser.err, "connection closed before the response ended") != 0) {
-            hc_finish(conn, HTTP_EPROTO, 0, conn->parser.err);
-            return;
-        }
-        hc_finish(conn, HTTP_EREAD, err, NULL);
-        return;
-    }
-    conn->attempt_rx += (uint64_t)nread;
-    conn->req->bytes_received += (uint64_t)nread;
+    conn->attempt_rx += (uint64_t)n;
+    conn->req->bytes_received += (uint64_t)n;
     size_t used;
-    int rc = hp_parser_feed(&conn->parser, conn->rbuf, (size_t)nread, &used);
-    if (rc == HP_NEED_MORE) return;
+    int rc = hp_parser_feed(&conn->parser, p, n, &used);
+    if (rc == HP_NEED_MORE) return n;
     if (rc == HP_ERROR) {
         int st = hp_parser_too_big(&conn->parser) ? HTTP_EBODY : HTTP_EPROTO;
         hc_finish(conn, st, 0, hp_parser_error(&conn->parser));
-        return;
+        return n;
     }
-    if (used < (size_t)nread) conn->parser.keep_alive = 0;   /* unsolicited bytes: do not reuse */
+    if (used < n) conn->parser.keep_alive = 0;   /* unsolicited bytes: do not reuse */
     hc_finish(conn, 0, 0, NULL);
+    return n;
 }
 
-static void hc_on_connect(uv_connect_t *creq, int status) {
-    hc_sock *s = creq->data;
-    http_conn *conn = s->conn;
-    if (!conn) return;
-    if (status == 0) status = uv_read_start((uv_stream_t *)&s->tcp, hc_on_alloc, hc_on_read);
-    if (status < 0) {
-        hc_finish(conn, HTTP_ECONNECT, status, NULL);
+static void hc_read_failed(http_conn *conn, int err) {
+    if (err == UV_EOF && hp_parser_eof(&conn->parser) == HP_DONE) {
+        hc_finish(conn, 0, 0, NULL);         /* a body delimited by the end of the connection */
         return;
     }
-    uv_tcp_nodelay(&s->tcp, 1);
-    conn->state = HC_OPEN;
-    conn->client->connects++;
-    conn->req->connects++;
-    hc_flush(conn);
+    if (hc_retry(conn, err)) return;
+    if (err == UV_EOF && conn->attempt_rx > 0 && conn->parser.err &&
+        strcmp(conn->parser.err, "connection closed before the response ended") != 0) {
+        hc_finish(conn, HTTP_EPROTO, 0, conn->parser.err);
+        return;
+    }
+    hc_finish(conn, HTTP_EREAD, err, NULL);
 }
+
+static void hc_on_fail(net_conn *nc, void *owner, int status, net_phase ph, const char *msg) {
+    http_conn *conn = owner;
+    (void)nc;
+    if (!conn->req) {                        /* idle: the server closed it */
+        hc_idle_drop(conn);
+        return;
+    }
+    hc_detach(conn);                         /* already closing: settle the counts */
+    if (status == NET_ETLS) {
+        snprintf(conn->errmsg, sizeof conn->errmsg, "%s", msg ? msg : "TLS error");
+        hc_finish(conn, HTTP_ETLS, status, conn->errmsg);
+    } else if (ph == NET_PH_CONNECT || ph == NET_PH_TLS) {
+        hc_finish(conn, HTTP_ECONNECT, status, NULL);
+    } else if (ph == NET_PH_WRITE) {
+        hc_write_failed(conn, status);
+    } else {
+        hc_read_failed(conn, status);
+    }
+}
+
+static void hc_on_open(net_conn *nc, void *owner) {
+    http_conn *conn = owner;
+    http_client *c = conn->client;
+    conn->state = HC_OPEN;
+    c->connects++;
+    if (!conn->req) return;
+    conn->req->connects++;
+    conn->req->tls_ns += net_conn_tls_ns(nc);
+}
+
+static const net_conn_cbs hc_conn_cbs = {
+    .on_open = hc_on_open,
+    .on_data = hc_on_data,
+    .on_fail = hc_on_fail,
+    .on_closed = hc_on_conn_closed,
+};
 
 /* ---- public ---- */
 
@@ -452,6 +438,7 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     req->detail = NULL;
     req->bytes_sent = req->bytes_received = 0;
     req->connects = req->retried = 0;
+    req->tls_ns = 0;
     req->conn = NULL;
     req->deadline_ns = 0;
     req->head = r->method == HP_HEAD;
@@ -491,7 +478,6 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     conn->req = req;
     req->conn = conn;
     conn->wlen = need;
-    conn->woff = 0;
     conn->attempt_rx = 0;
     req->body_limit = req->max_body ? req->max_body : c->opts.max_body;
     conn->parser.max_body = req->body_limit;
@@ -503,7 +489,8 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     hc_arm(conn, req->deadline_ns, now);
     if (conn->state == HC_OPEN) {
         conn->reused = 1;
-        hc_flush(conn);
+        int qrc = hc_queue(conn);
+        if (qrc < 0) hc_finish(conn, HTTP_ENOMEM, qrc, NULL);
         return;
     }
     conn->reused = 0;
@@ -531,6 +518,10 @@ void http_client_get_stats(const http_client *c, http_client_stats *s) {
     s->requests = c->requests;
     s->conns = c->nconns;
     s->open = c->nopen;
+    net_tls_stats ts = {0, 0};
+    if (c->tls) net_tls_client_stats(c->tls, &ts);
+    s->tls_handshakes = ts.handshakes;
+    s->tls_resumed = ts.resumed;
 }
 
 const char *http_client_name(const http_client *c) { return c->name; }

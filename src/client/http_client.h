@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <uv.h>
 #include "proto/http_proto.h"
+#include "net/tls.h"
 
 /* Failure statuses; req->sys_err holds the libuv code behind them. */
 #define HTTP_ECONNECT  (-32001)  /* the connection could not be opened */
@@ -36,12 +37,15 @@
 #define HTTP_EINVAL    (-32007)  /* the request could not be encoded */
 #define HTTP_ENOMEM    (-32008)
 #define HTTP_EBODY     (-32009)  /* the response body is larger than max_body */
+#define HTTP_ETLS      (-32010)  /* TLS handshake or verification failed (req->detail says why) */
 
 typedef struct http_client_opts {
     uint64_t timeout_ns;     /* per request unless the request sets one; 0 = none */
     int keepalive;           /* 0: "Connection: close" and a new connection per request */
     size_t max_body;         /* larger bodies fail with HTTP_EBODY (connection closed); 0 = none */
     int discard_body;        /* 1: count body bytes, keep none (res->body_len 0) */
+    const net_tls_opts *tls; /* https: TLS settings (server_name NULL: the host); NULL:
+                                plaintext (read by http_client_new only) */
 } http_client_opts;
 
 #define HTTP_MAX_BODY_DEFAULT ((size_t)64 << 20)
@@ -72,6 +76,7 @@ struct http_req {
     uint64_t bytes_received;      /* response bytes read, retries included */
     unsigned connects;            /* connections established for it (0: reused one) */
     unsigned retried;             /* 1 when retried on a fresh connection */
+    uint64_t tls_ns;              /* TLS handshake time of the connections opened for it */
     /* private */
     http_conn *conn;
     uint64_t deadline_ns;
@@ -85,6 +90,8 @@ typedef struct http_client_stats {
     uint64_t requests;            /* requests completed, whatever the status */
     size_t conns;                 /* connection slots (open or not) */
     size_t open;                  /* connections currently open or opening */
+    uint64_t tls_handshakes;      /* TLS handshakes completed */
+    uint64_t tls_resumed;         /* of which resumed a session */
 } http_client_stats;
 
 /* A client for host:port (a numeric address or a name, resolved now,

@@ -1,7 +1,9 @@
-/* mc_client.c - memcached client on a libuv loop: one TCP connection per
- * server, FIFO-pipelined caller-owned requests, per-request timeouts, and
- * reconnect with doubling backoff.  libmemcached only parses the server list
- * and hashes keys (ketama or modula); every byte of I/O goes through libuv.
+/* mc_client.c - memcached client on a libuv loop: one connection per server
+ * (net/conn.c: connect timeout, read buffer, a write queue flushed once per
+ * loop turn, optional TLS), FIFO-pipelined caller-owned requests, per-request
+ * timeouts, and reconnect with doubling backoff.  libmemcached only parses the
+ * server list and hashes keys (ketama or modula); every byte of I/O goes
+ * through net/conn.
  * It does not retry or fail over requests, nor speak the binary/meta protocols;
  * "noreply" commands must not be sent (replies are matched to requests by order). */
 #ifndef _GNU_SOURCE
@@ -10,6 +12,8 @@
 #include "common/clock.h"
 #include "common/net.h"
 #include "client/mc_client.h"
+#include "net/conn.h"
+#include "net/tls.h"
 
 #include <libmemcached/memcached.h>
 #include <stdarg.h>
@@ -17,9 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MC_WBUF_INIT (16 * 1024)
 #define MC_RBUF_INIT (64 * 1024)
-#define MC_RBUF_MIN_FREE 4096
 /* Largest reply unit accepted (memcached's item size limit is at most 1 GB). */
 #define MC_RBUF_MAX (((size_t)1 << 30) + 4096)
 
@@ -27,46 +29,24 @@ typedef enum mc_state {
     MC_DISCONNECTED, MC_CONNECTING, MC_CONNECTED, MC_DOWN
 } mc_state;
 
-typedef struct mc_buf {
-    char *p;
-    size_t len;
-    size_t cap;
-} mc_buf;
-
-typedef struct mc_conn mc_conn;
-
-/* One connection attempt's libuv objects.  Freed in the handle's close
- * callback, which libuv runs after the cancelled connect/write callbacks. */
-typedef struct mc_sock {
-    uv_tcp_t tcp;
-    uv_connect_t creq;
-    uv_write_t wreq;
-    mc_client *client;
-    mc_conn *conn;   /* NULL once detached from its connection */
-    mc_buf wfly;     /* in-flight bytes taken over when detached mid-write */
-} mc_sock;
-
 struct mc_conn {
     mc_client *client;
     uint32_t idx;
     char name[320];
     struct sockaddr_storage addr;
+    net_conn_cfg cfg;          /* for net_conn_open: addr, timeout, TLS */
+    net_tls_client *tls;       /* NULL: plaintext */
     mc_state state;
-    mc_sock *sock;
+    net_conn *nc;              /* the connection, NULL when none */
     uv_timer_t timer;
     uint64_t timer_due;        /* deadline the timer is armed for; 0 = idle */
-    uint64_t connect_deadline; /* while connecting; 0 = none */
-    uint64_t retry_at;
-    uint64_t backoff;          /* delay after the next failure base; 0 = none yet */
+    net_backoff backoff;
     int down_cause;            /* status of the failure that marked it down */
+    char down_msg[200];        /* and its message */
     mc_req *head, *tail;       /* queued and sent, oldest first */
     size_t npending;
-    mc_buf wbuf;               /* bytes not yet handed to libuv */
-    mc_buf wfly;               /* bytes of the uv_write in flight */
-    mc_buf rbuf;
-    int writing;
-    unsigned gen;              /* bumped on every reset */
 };
+typedef struct mc_conn mc_conn;
 
 struct mc_client {
     uv_loop_t *loop;
@@ -83,8 +63,8 @@ struct mc_client {
     char errmsg[400];
 };
 
-static void mc_on_connect(uv_connect_t *creq, int status);
-static void mc_on_write(uv_write_t *w, int status);
+static const net_conn_cbs mc_conn_cbs;
+
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -107,22 +87,6 @@ static int mc_err(char *err, size_t err_len, const char *fmt, ...) {
     return -1;
 }
 
-static int mc_buf_reserve(mc_buf *b, size_t need, size_t init) {
-    if (need <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : init;
-    while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    char *p = realloc(b->p, cap);
-    if (p == NULL) return UV_ENOMEM;
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-static void mc_buf_free(mc_buf *b) {
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
-
 const char *mc_client_strerror(int status) {
     switch (status) {
     case 0: return "ok";
@@ -132,8 +96,7 @@ const char *mc_client_strerror(int status) {
     case UV_ECANCELED: return "cancelled";
     case UV_ECONNREFUSED: return "connection refused";
     case UV_ECONNRESET: return "connection reset by peer";
-    case UV_EOF: return "connection closed by server";
-    default: return status < 0 ? uv_strerror(status) : "unknown status";
+    default: return net_strerror(status);
     }
 }
 
@@ -153,6 +116,20 @@ static int mc_conn_init(mc_client *c, uint32_t i, char *err, size_t err_len) {
     int rc = net_resolve(c->loop, host, port, &conn->addr);
     if (rc < 0)
         return mc_err(err, err_len, "cannot resolve %s: %s", conn->name, uv_strerror(rc));
+    if (c->opts.tls) {
+        net_tls_opts to = *c->opts.tls;
+        char terr[300];
+        if (to.server_name == NULL) to.server_name = host;
+        if (net_tls_client_new(&to, &conn->tls, terr, sizeof terr) != 0)
+            return mc_err(err, err_len, "tls: %s", terr);
+    }
+    conn->cfg.loop = c->loop;
+    conn->cfg.addr = &conn->addr;
+    conn->cfg.connect_timeout_ns = c->opts.connect_timeout_ns ? c->opts.connect_timeout_ns
+                                                              : c->opts.timeout_ns;
+    conn->cfg.rbuf_init = MC_RBUF_INIT;
+    conn->cfg.tls = conn->tls;
+    conn->cfg.cbs = &mc_conn_cbs;
     return 0;
 }
 
@@ -224,11 +201,7 @@ static int mc_client_setup(mc_client *c, const char *servers, char *err, size_t 
 }
 
 static void mc_client_free(mc_client *c) {
-    for (uint32_t i = 0; c->conns && i < c->n; i++) {
-        mc_buf_free(&c->conns[i].wbuf);
-        mc_buf_free(&c->conns[i].wfly);
-        mc_buf_free(&c->conns[i].rbuf);
-    }
+    for (uint32_t i = 0; c->conns && i < c->n; i++) net_tls_client_free(c->conns[i].tls);
     free(c->conns);
     if (c->memc) memcached_free(c->memc);
     free(c);
@@ -248,8 +221,9 @@ int mc_client_new(uv_loop_t *loop, const char *servers, const mc_client_opts *op
         mc_client_free(c);
         return -1;
     }
+    c->opts.tls = NULL;                 /* used by mc_client_setup only */
     for (uint32_t i = 0; i < c->n; i++) {
-        uv_timer_init(loop, &c->conns[i].timer);
+        uv_timer_init(loop, &c->conns[i].timer);   /* cannot fail on an initialised loop */
         c->conns[i].timer.data = &c->conns[i];
         c->nhandles++;
     }
@@ -261,12 +235,9 @@ static void mc_client_unref(mc_client *c) {
     if (--c->nhandles == 0 && c->closing) mc_client_free(c);
 }
 
-static void mc_on_sock_close(uv_handle_t *h) {
-    mc_sock *s = h->data;
-    mc_client *c = s->client;
-    mc_buf_free(&s->wfly);
-    free(s);
-    mc_client_unref(c);
+static void mc_on_conn_closed(void *owner) {
+    mc_conn *conn = owner;
+    mc_client_unref(conn->client);
 }
 
 static void mc_on_timer_close(uv_handle_t *h) {
@@ -275,13 +246,6 @@ static void mc_on_timer_close(uv_handle_t *h) {
 }
 
 /* ---- timers ----------------------------------------------------------- */
-
-static uint64_t mc_conn_next_deadline(const mc_conn *conn) {
-    uint64_t d = conn->state == MC_CONNECTING ? conn->connect_deadline : 0;
-    uint64_t h = conn->head ? conn->head->deadline_ns : 0;
-    if (h && (d == 0 || h < d)) d = h;
-    return d;
-}
 
 /* Arm the timer for deadline d unless it is already due earlier. */
 static void mc_conn_arm(mc_conn *conn, uint64_t d) {
@@ -292,31 +256,19 @@ static void mc_conn_disarm(mc_conn *conn) { clock_timer_disarm(&conn->timer, &co
 
 /* ---- failure paths ---------------------------------------------------- */
 
-/* Drop the socket (closed asynchronously) and all buffered bytes; no callbacks. */
+/* Drop the connection (closed asynchronously, unsent bytes with it); no callbacks. */
 static void mc_conn_detach(mc_conn *conn) {
-    mc_sock *s = conn->sock;
-    if (s) {
-        s->conn = NULL;
-        if (conn->writing) {
-            s->wfly = conn->wfly;
-            memset(&conn->wfly, 0, sizeof conn->wfly);
-        }
-        uv_close((uv_handle_t *)&s->tcp, mc_on_sock_close);
-        conn->sock = NULL;
-    }
-    conn->writing = 0;
-    conn->wbuf.len = conn->wfly.len = conn->rbuf.len = 0;
-    conn->connect_deadline = 0;
+    net_conn_close(conn->nc);
+    conn->nc = NULL;
     mc_conn_disarm(conn);
-    conn->gen++;
 }
 
-static void mc_conn_mark_down(mc_conn *conn, uint64_t now, int cause) {
+static void mc_conn_mark_down(mc_conn *conn, uint64_t now, int cause, const char *msg) {
     const mc_client_opts *o = &conn->client->opts;
     conn->down_cause = cause;
-    conn->backoff = clock_backoff_next(conn->backoff, o->backoff_min_ns, o->backoff_max_ns);
+    snprintf(conn->down_msg, sizeof conn->down_msg, "%s", msg ? msg : mc_client_strerror(cause));
+    net_backoff_failed(&conn->backoff, now, o->backoff_min_ns, o->backoff_max_ns);
     conn->state = MC_DOWN;
-    conn->retry_at = now + conn->backoff;
 }
 
 /* Move every pending request of conn to the client's dead list. */
@@ -345,7 +297,7 @@ static void mc_drain(mc_client *c) {
     }
 }
 
-static void mc_connect_report(mc_client *c, int status, const mc_conn *conn) {
+static void mc_connect_report(mc_client *c, int status, const mc_conn *conn, const char *msg) {
     mc_connect_cb cb = c->connect_cb;
     if (cb == NULL) return;
     c->connect_cb = NULL;
@@ -354,7 +306,7 @@ static void mc_connect_report(mc_client *c, int status, const mc_conn *conn) {
         return;
     }
     snprintf(c->errmsg, sizeof c->errmsg, "%s: %s", conn ? conn->name : "client",
-             mc_client_strerror(status));
+             msg ? msg : mc_client_strerror(status));
     cb(c->connect_data, status, c->errmsg);
 }
 
@@ -362,16 +314,16 @@ static void mc_connect_check(mc_client *c) {
     if (c->connect_cb == NULL) return;
     for (uint32_t i = 0; i < c->n; i++)
         if (c->conns[i].state != MC_CONNECTED) return;
-    mc_connect_report(c, 0, NULL);
+    mc_connect_report(c, 0, NULL, NULL);
 }
 
 /* Connection-level failure: reset, mark down, fail everything pending. */
-static void mc_conn_fail(mc_conn *conn, int status) {
+static void mc_conn_fail(mc_conn *conn, int status, const char *msg) {
     mc_client *c = conn->client;
     mc_conn_detach(conn);
-    mc_conn_mark_down(conn, uv_hrtime(), status);
+    mc_conn_mark_down(conn, uv_hrtime(), status, msg);
     mc_dead_splice(c, conn, status);
-    mc_connect_report(c, status, conn);
+    mc_connect_report(c, status, conn, msg);
     mc_drain(c);
 }
 
@@ -379,40 +331,92 @@ static void mc_on_timer(uv_timer_t *t) {
     mc_conn *conn = t->data;
     conn->timer_due = 0;
     if (conn->client->closing) return;
-    uint64_t d = mc_conn_next_deadline(conn);
+    uint64_t d = conn->head ? conn->head->deadline_ns : 0;
     if (d && d <= uv_hrtime()) {
-        mc_conn_fail(conn, UV_ETIMEDOUT);
+        mc_conn_fail(conn, UV_ETIMEDOUT, NULL);
         return;
     }
     mc_conn_arm(conn, d);
 }
 
+/* ---- the connection's callbacks --------------------------------------- */
+
+static void mc_on_open(net_conn *nc, void *owner) {
+    mc_conn *conn = owner;
+    (void)nc;
+    conn->state = MC_CONNECTED;
+    net_backoff_ok(&conn->backoff);
+    mc_connect_check(conn->client);
+}
+
+static void mc_on_fail(net_conn *nc, void *owner, int status, net_phase ph, const char *msg) {
+    mc_conn *conn = owner;
+    (void)nc;
+    (void)ph;
+    conn->nc = NULL;                    /* already closing */
+    mc_conn_fail(conn, status, msg);
+}
+
+/* Hand one parsed unit to the head request.  0 when the connection was failed. */
+static int mc_conn_deliver(mc_conn *conn, const mc_reply *r) {
+    mc_req *req = conn->head;
+    if (req == NULL) {
+        mc_conn_fail(conn, MC_EPROTO, NULL);
+        return 0;
+    }
+    if (r->kind == MC_R_VALUE) {
+        if (req->on_value) req->on_value(req, r);
+        return 1;
+    }
+    conn->head = req->next;
+    if (conn->head == NULL) conn->tail = NULL;   /* the timer stays armed: it re-checks lazily */
+    conn->npending--;
+    req->next = NULL;
+    req->on_done(req, 0, r);
+    return 1;
+}
+
+/* Parse every complete reply unit; returns the bytes consumed. */
+static size_t mc_on_data(net_conn *nc, void *owner, const char *p, size_t len) {
+    mc_conn *conn = owner;
+    mc_client *c = conn->client;
+    size_t off = 0, need = 0;
+    mc_reply r;
+    while (off < len) {
+        size_t n = mc_parse(p + off, len - off, &r);
+        if (n == 0 && r.kind == MC_R_BAD) {
+            mc_conn_fail(conn, MC_EPROTO, NULL);
+            return 0;
+        }
+        if (n == 0) {
+            need = r.need_bytes;
+            break;
+        }
+        off += n;
+        if (!mc_conn_deliver(conn, &r) || c->closing || conn->nc != nc) return 0;
+    }
+    if (need > MC_RBUF_MAX) mc_conn_fail(conn, MC_EPROTO, NULL);
+    else if (need && net_conn_rreserve(nc, need) < 0) mc_conn_fail(conn, UV_ENOMEM, NULL);
+    return off;
+}
+
+static const net_conn_cbs mc_conn_cbs = {
+    .on_open = mc_on_open,
+    .on_data = mc_on_data,
+    .on_fail = mc_on_fail,
+    .on_closed = mc_on_conn_closed,
+};
+
 /* ---- connecting ------------------------------------------------------- */
 
 static int mc_conn_start(mc_conn *conn, uint64_t now) {
-    mc_client *c = conn->client;
-    mc_sock *s = calloc(1, sizeof *s);
-    if (s == NULL) return UV_ENOMEM;
-    int rc = uv_tcp_init(c->loop, &s->tcp);
+    int rc = net_conn_open(&conn->cfg, conn, &conn->nc);
     if (rc < 0) {
-        free(s);
+        mc_conn_mark_down(conn, now, rc, NULL);
         return rc;
     }
-    s->tcp.data = s->creq.data = s->wreq.data = s;
-    s->client = c;
-    s->conn = conn;
-    c->nhandles++;
-    conn->sock = s;
-    rc = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&conn->addr, mc_on_connect);
-    if (rc < 0) {
-        mc_conn_detach(conn);
-        mc_conn_mark_down(conn, now, rc);
-        return rc;
-    }
-    uint64_t to = c->opts.connect_timeout_ns ? c->opts.connect_timeout_ns : c->opts.timeout_ns;
+    conn->client->nhandles++;
     conn->state = MC_CONNECTING;
-    conn->connect_deadline = to ? now + to : 0;
-    mc_conn_arm(conn, conn->connect_deadline);
     return 0;
 }
 
@@ -423,7 +427,7 @@ static int mc_conn_ready(mc_conn *conn, uint64_t now) {
     case MC_CONNECTING:
         return 0;
     case MC_DOWN:
-        if (now < conn->retry_at) return MC_EDOWN;
+        if (net_backoff_waiting(&conn->backoff, now)) return MC_EDOWN;
         return mc_conn_start(conn, now);
     default:
         return mc_conn_start(conn, now);
@@ -443,179 +447,30 @@ void mc_client_connect(mc_client *c, mc_connect_cb cb, void *data) {
         if (conn->state == MC_CONNECTED || conn->state == MC_CONNECTING) continue;
         int rc = mc_conn_start(conn, now);
         if (rc < 0) {
-            mc_connect_report(c, rc, conn);
+            mc_connect_report(c, rc, conn, NULL);
             return;
         }
     }
-    mc_connect_check(c);
-}
-
-/* ---- writing ---------------------------------------------------------- */
-
-static int mc_conn_append(mc_conn *conn, const char *line, size_t line_len,
-                          const char *value, size_t value_len) {
-    mc_buf *b = &conn->wbuf;
-    size_t extra = value ? value_len + 2 : 0;
-    if (extra < value_len || line_len > SIZE_MAX - extra - b->len) return UV_ENOMEM;
-    if (mc_buf_reserve(b, b->len + line_len + extra, MC_WBUF_INIT) < 0) return UV_ENOMEM;
-    memcpy(b->p + b->len, line, line_len);
-    b->len += line_len;
-    if (value) {
-        if (value_len) memcpy(b->p + b->len, value, value_len);
-        memcpy(b->p + b->len + value_len, "\r\n", 2);
-        b->len += extra;
-    }
-    return 0;
-}
-
-/* Write wbuf: uv_try_write when nothing is in flight, then uv_write the rest
- * from the swapped-in wfly buffer, which stays untouched until mc_on_write. */
-static void mc_conn_flush(mc_conn *conn) {
-    if (conn->writing || conn->wbuf.len == 0 || conn->state != MC_CONNECTED) return;
-    uv_stream_t *st = (uv_stream_t *)&conn->sock->tcp;
-    uv_buf_t b;
-    b.base = conn->wbuf.p;
-    b.len = conn->wbuf.len;
-    int n = uv_try_write(st, &b, 1);
-    if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
-    if (n < 0) {
-        mc_conn_fail(conn, n);
-        return;
-    }
-    if ((size_t)n == conn->wbuf.len) {
-        conn->wbuf.len = 0;
-        return;
-    }
-    mc_buf tmp = conn->wfly;
-    conn->wfly = conn->wbuf;
-    conn->wbuf = tmp;
-    conn->wbuf.len = 0;
-    b.base = conn->wfly.p + n;
-    b.len = conn->wfly.len - (size_t)n;
-    int rc = uv_write(&conn->sock->wreq, st, &b, 1, mc_on_write);
-    if (rc < 0) {
-        mc_conn_fail(conn, rc);
-        return;
-    }
-    conn->writing = 1;
-}
-
-static void mc_on_write(uv_write_t *w, int status) {
-    mc_sock *s = w->data;
-    mc_conn *conn = s->conn;
-    if (conn == NULL) return;
-    conn->writing = 0;
-    conn->wfly.len = 0;
-    if (status < 0) {
-        mc_conn_fail(conn, status);
-        return;
-    }
-    mc_conn_flush(conn);
-}
-
-/* ---- reading ---------------------------------------------------------- */
-
-static void mc_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
-    mc_sock *s = h->data;
-    mc_buf *rb = s->conn ? &s->conn->rbuf : NULL;
-    (void)hint;
-    buf->base = NULL;
-    buf->len = 0;
-    if (rb == NULL) return;
-    if (rb->cap - rb->len < MC_RBUF_MIN_FREE &&
-        mc_buf_reserve(rb, rb->len + MC_RBUF_MIN_FREE, MC_RBUF_INIT) < 0)
-        return; /* libuv reports UV_ENOBUFS to mc_on_read */
-    buf->base = rb->p + rb->len;
-    buf->len = rb->cap - rb->len;
-}
-
-/* Hand one parsed unit to the head request.  0 when the connection was failed. */
-static int mc_conn_deliver(mc_conn *conn, const mc_reply *r) {
-    mc_req *req = conn->head;
-    if (req == NULL) {
-        mc_conn_fail(conn, MC_EPROTO);
-        return 0;
-    }
-    if (r->kind == MC_R_VALUE) {
-        if (req->on_value) req->on_value(req, r);
-        return 1;
-    }
-    conn->head = req->next;
-    if (conn->head == NULL) conn->tail = NULL;   /* the timer stays armed: it re-checks lazily */
-    conn->npending--;
-    req->next = NULL;
-    req->on_done(req, 0, r);
-    return 1;
-}
-
-/* Make room for a unit of `need` bytes; 0, or the failure status. */
-static int mc_conn_grow_for(mc_conn *conn, size_t need) {
-    if (need <= conn->rbuf.cap) return 0;
-    if (need > MC_RBUF_MAX) return MC_EPROTO;
-    return mc_buf_reserve(&conn->rbuf, need + MC_RBUF_MIN_FREE, MC_RBUF_INIT);
-}
-
-static void mc_conn_parse(mc_conn *conn) {
-    mc_client *c = conn->client;
-    unsigned gen = conn->gen;
-    size_t off = 0, need = 0;
-    mc_reply r;
-    while (off < conn->rbuf.len) {
-        size_t n = mc_parse(conn->rbuf.p + off, conn->rbuf.len - off, &r);
-        if (n == 0 && r.kind == MC_R_BAD) {
-            mc_conn_fail(conn, MC_EPROTO);
-            return;
-        }
-        if (n == 0) {
-            need = r.need_bytes;
-            break;
-        }
-        off += n;
-        if (!mc_conn_deliver(conn, &r) || c->closing || conn->gen != gen) return;
-    }
-    if (off > 0) {
-        memmove(conn->rbuf.p, conn->rbuf.p + off, conn->rbuf.len - off);
-        conn->rbuf.len -= off;
-    }
-    int rc = mc_conn_grow_for(conn, need);
-    if (rc < 0) mc_conn_fail(conn, rc);
-}
-
-static void mc_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
-    mc_sock *s = st->data;
-    mc_conn *conn = s->conn;
-    (void)buf;
-    if (conn == NULL || nread == 0) return;
-    if (nread < 0) {
-        mc_conn_fail(conn, (int)nread);
-        return;
-    }
-    conn->rbuf.len += (size_t)nread;
-    mc_conn_parse(conn);
-}
-
-static void mc_on_connect(uv_connect_t *creq, int status) {
-    mc_sock *s = creq->data;
-    mc_conn *conn = s->conn;
-    if (conn == NULL) return;
-    mc_client *c = conn->client;
-    if (status == 0) status = uv_read_start((uv_stream_t *)&s->tcp, mc_on_alloc, mc_on_read);
-    if (status < 0) {
-        mc_conn_fail(conn, status);
-        return;
-    }
-    uv_tcp_nodelay(&s->tcp, 1);
-    conn->state = MC_CONNECTED;
-    conn->backoff = 0;
-    conn->connect_deadline = 0;
-    mc_conn_disarm(conn); /* drop the connect deadline; keep the head's */
-    mc_conn_arm(conn, mc_conn_next_deadline(conn));
-    mc_conn_flush(conn);
-    if (c->closing || conn->state != MC_CONNECTED) return;
     mc_connect_check(c);
 }
 
 /* ---- public request path ---------------------------------------------- */
+
+/* Queue the command's bytes; they leave with the loop turn's other requests. */
+static int mc_conn_append(mc_conn *conn, const char *line, size_t line_len,
+                          const char *value, size_t value_len) {
+    size_t extra = value ? value_len + 2 : 0;
+    if (extra < value_len || line_len > SIZE_MAX - extra) return UV_ENOMEM;
+    char *dst = net_conn_wspace(conn->nc, line_len + extra);
+    if (dst == NULL) return UV_ENOMEM;
+    memcpy(dst, line, line_len);
+    if (value) {
+        if (value_len) memcpy(dst + line_len, value, value_len);
+        memcpy(dst + line_len + value_len, "\r\n", 2);
+    }
+    net_conn_wcommit(conn->nc, line_len + extra);
+    return 0;
+}
 
 static void mc_conn_enqueue(mc_conn *conn, mc_req *req) {
     if (conn->tail) conn->tail->next = req;
@@ -644,7 +499,6 @@ void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line
     req->deadline_ns = c->opts.timeout_ns ? now + c->opts.timeout_ns : 0;
     mc_conn_enqueue(conn, req);
     mc_conn_arm(conn, req->deadline_ns);
-    mc_conn_flush(conn);
 }
 
 void mc_client_close(mc_client *c) {
@@ -657,7 +511,7 @@ void mc_client_close(mc_client *c) {
         mc_dead_splice(c, conn, UV_ECANCELED);
         uv_close((uv_handle_t *)&conn->timer, mc_on_timer_close);
     }
-    mc_connect_report(c, UV_ECANCELED, NULL);
+    mc_connect_report(c, UV_ECANCELED, NULL, NULL);
     mc_drain(c);
 }
 
@@ -665,6 +519,10 @@ size_t mc_client_nservers(const mc_client *c) { return c->n; }
 
 int mc_client_down_cause(const mc_client *c, uint32_t idx) {
     return idx < c->n && c->conns[idx].state == MC_DOWN ? c->conns[idx].down_cause : 0;
+}
+
+const char *mc_client_down_msg(const mc_client *c, uint32_t idx) {
+    return idx < c->n && c->conns[idx].state == MC_DOWN ? c->conns[idx].down_msg : NULL;
 }
 
 const char *mc_client_server_name(const mc_client *c, uint32_t idx) {
@@ -681,4 +539,14 @@ size_t mc_client_pending(const mc_client *c) {
     size_t n = c->ndead;
     for (uint32_t i = 0; i < c->n; i++) n += c->conns[i].npending;
     return n;
+}
+
+void mc_client_tls_stats(const mc_client *c, uint64_t *handshakes, uint64_t *resumed) {
+    *handshakes = *resumed = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        net_tls_stats st = {0, 0};
+        if (c->conns[i].tls) net_tls_client_stats(c->conns[i].tls, &st);
+        *handshakes += st.handshakes;
+        *resumed += st.resumed;
+    }
 }

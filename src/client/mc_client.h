@@ -8,7 +8,8 @@
  * status (connection error, timeout, server down, cancelled).
  *
  * The client never touches Lua and never blocks; it allocates only when a
- * connection's buffers must grow (a larger value than seen before).
+ * connection's buffers must grow (a larger value than seen before).  The
+ * bytes queued in one loop turn leave in one write per connection.
  * libmemcached is used to parse the server list and to hash keys, never on the
  * request path's I/O. */
 #ifndef LUAMECH_MC_CLIENT_H
@@ -18,6 +19,7 @@
 #include <stdint.h>
 #include <uv.h>
 #include "proto/mc_proto.h"
+#include "net/tls.h"
 
 #define MC_MAX_SERVERS 64
 
@@ -33,6 +35,8 @@ typedef struct mc_client_opts {
     uint64_t backoff_min_ns;      /* first reconnect delay after a failure */
     uint64_t backoff_max_ns;      /* cap of the doubling backoff */
     mc_dist distribution;
+    const net_tls_opts *tls;      /* NULL: plaintext; server_name NULL: each server's host
+                                     (read by mc_client_new only) */
 } mc_client_opts;
 
 void mc_client_opts_default(mc_client_opts *o);  /* 5 s, 100 ms .. 5 s, ketama */
@@ -77,6 +81,10 @@ void mc_client_connect(mc_client *c, mc_connect_cb cb, void *data);
 void mc_client_close(mc_client *c);
 
 size_t mc_client_nservers(const mc_client *c);
+/* The message of that failure (a TLS verification error, ...); NULL when not down. */
+const char *mc_client_down_msg(const mc_client *c, uint32_t idx);
+/* TLS handshakes completed across the servers, and how many resumed a session. */
+void mc_client_tls_stats(const mc_client *c, uint64_t *handshakes, uint64_t *resumed);
 /* While server idx is down: the status of the failure that marked it down
  * (what MC_EDOWN is the consequence of); 0 when it is not down. */
 int mc_client_down_cause(const mc_client *c, uint32_t idx);

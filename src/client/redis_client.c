@@ -1,26 +1,24 @@
 /* redis_client.c - redis client on a libuv loop (see redis_client.h).
  *
- * Every byte goes through libuv (uv_tcp_t or uv_pipe_t); hiredis only formats
- * commands (redisFormatCommandArgv) and parses replies (proto/redis_proto.c,
- * which also enforces the reply limits).  Writes: a command is appended to a
- * buffer and a uv_prepare handle flushes the buffer once per loop turn, just
- * before the loop polls (libuv computes the poll timeout after the prepare
- * phase, so nothing waits): the commands queued in a turn leave in one write,
- * uv_try_write first and uv_write only for what the socket did not take; the
- * socket stays registered for reading, so no epoll_ctl per command.  Replies
- * are matched to requests in order, and only to requests whose bytes were
- * handed to the socket: a reply with no such request (a server talking
- * first, an extra reply) is a protocol error that resets the connection,
- * like an unparseable reply or one over the limits.  Commands queued while
- * connecting wait until AUTH/SELECT succeeded.  Timeouts, drops and close
- * fail each request once.  Hostnames resolve (blocking) when the client is
- * created. */
+ * Every byte goes through net/conn (TCP or a unix socket, optional TLS);
+ * hiredis only formats commands (redisFormatCommandArgv) and parses replies
+ * (proto/redis_proto.c, which also enforces the reply limits).  Writes: a
+ * command is queued on the connection, which flushes once per loop turn, so
+ * the commands queued in a turn leave in one write.  Replies are matched to
+ * requests in order, and only to requests whose bytes were handed to the
+ * socket: a reply with no such request (a server talking first, an extra
+ * reply) is a protocol error that resets the connection, like an unparseable
+ * reply or one over the limits.  Commands queued while connecting wait until
+ * AUTH/SELECT succeeded.  Timeouts, drops and close fail each request once.
+ * Hostnames resolve (blocking) when the client is created. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "common/clock.h"
 #include "common/net.h"
 #include "client/redis_client.h"
+#include "net/conn.h"
+#include "net/tls.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +27,6 @@
 
 #define REDIS_DEFAULT_PORT 6379
 #define REDIS_WBUF_INIT (16 * 1024)
-#define REDIS_RBUF_SIZE (16 * 1024)
 
 typedef enum redis_state {
     RS_IDLE, RS_CONNECTING, RS_HANDSHAKE, RS_READY, RS_DOWN
@@ -41,22 +38,6 @@ typedef struct redis_buf {
     size_t cap;
 } redis_buf;
 
-/* One connection attempt's libuv objects.  Freed in the handle's close
- * callback, which libuv runs after the cancelled connect/write callbacks. */
-typedef struct redis_sock {
-    union {
-        uv_handle_t handle;
-        uv_stream_t stream;
-        uv_tcp_t tcp;
-        uv_pipe_t pipe;
-    } h;
-    uv_connect_t creq;
-    uv_write_t wreq;
-    redis_client *client;
-    int attached;                /* 0 once detached from the client */
-    redis_buf wfly;              /* in-flight bytes taken over when detached mid-write */
-} redis_sock;
-
 struct redis_client {
     uv_loop_t *loop;
     redis_client_opts opts;
@@ -66,8 +47,10 @@ struct redis_client {
     int port;
     char name[300];
     struct sockaddr_storage addr;
+    net_conn_cfg cfg;            /* for net_conn_open */
+    net_tls_client *tls;         /* NULL: plaintext */
     redis_state state;
-    redis_sock *sock;            /* the live connection, NULL when none */
+    net_conn *nc;                /* the live connection, NULL when none */
     redis_proto proto;
     int handshake_left;          /* AUTH/SELECT replies still expected */
     int handshake_done;          /* AUTH/SELECT replies received */
@@ -76,27 +59,20 @@ struct redis_client {
     unsigned gen;                /* bumped on every reset */
     uv_timer_t timer;
     uint64_t timer_due;          /* deadline the timer is armed for; 0 = idle */
-    uv_prepare_t flush;
-    uint64_t connect_deadline;
-    uint64_t retry_at;
-    uint64_t backoff;
+    uint64_t connect_deadline;   /* connect + AUTH/SELECT */
+    net_backoff backoff;
     redis_req *head, *tail;      /* pending, oldest first */
-    redis_req *unsent;           /* first request whose bytes are not written yet */
+    redis_req *unsent;           /* first request whose bytes may not be handed over yet */
     size_t npending;
-    redis_buf wbuf;              /* bytes for the next flush */
-    redis_buf wfly;              /* bytes of the uv_write in flight */
     redis_buf held;              /* commands queued before AUTH/SELECT succeeded */
-    int writing;
     redis_connect_cb connect_cb;
     void *connect_data;
     char errmsg[256];
     char down_why[200];          /* what marked the server down */
-    char rbuf[REDIS_RBUF_SIZE];
 };
 
+static const net_conn_cbs redis_conn_cbs;
 static void redis_on_timer(uv_timer_t *t);
-static void redis_on_flush(uv_prepare_t *h);
-static void redis_on_write(uv_write_t *w, int status);
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -120,7 +96,7 @@ const char *redis_client_strerror(int status) {
     case UV_ECONNREFUSED: return "connection refused";
     case UV_ECONNRESET: return "connection reset by peer";
     case UV_EOF: return "connection closed by server";
-    default: return status < 0 ? uv_strerror(status) : "unknown status";
+    default: return net_strerror(status);
     }
 }
 
@@ -152,12 +128,14 @@ static void redis_buf_free(redis_buf *b) {
     memset(b, 0, sizeof *b);
 }
 
-/* Format one command (hiredis) onto b; 0 or UV_ENOMEM. */
-static int redis_format(redis_buf *b, int argc, const char **argv, const size_t *lens) {
+/* Format one command (hiredis) onto b, or onto the connection's write
+ * queue when b is NULL; 0 or UV_ENOMEM. */
+static int redis_format(redis_client *c, redis_buf *b, int argc, const char **argv,
+                        const size_t *lens) {
     char *cmd = NULL;
     int n = redisFormatCommandArgv(&cmd, argc, argv, lens);
     if (n < 0) return UV_ENOMEM;
-    int rc = redis_buf_append(b, cmd, (size_t)n);
+    int rc = b ? redis_buf_append(b, cmd, (size_t)n) : net_conn_write(c->nc, cmd, (size_t)n);
     redisFreeCommand(cmd);
     return rc;
 }
@@ -211,12 +189,37 @@ static int redis_parse(redis_client *c, const char *a, char *err, size_t err_len
 
 static void redis_free(redis_client *c) {
     redis_proto_free(&c->proto);
-    redis_buf_free(&c->wbuf);
-    redis_buf_free(&c->wfly);
     redis_buf_free(&c->held);
+    net_tls_client_free(c->tls);
     free(c->password);
     free(c->path);
     free(c);
+}
+
+static int redis_setup_conn(redis_client *c, char *err, size_t err_len) {
+    if (c->opts.tls && c->path) {
+        snprintf(err, err_len, "tls over a unix socket ('%s') is not supported", c->path);
+        return -1;
+    }
+    if (c->opts.tls) {
+        net_tls_opts to = *c->opts.tls;
+        char terr[300];
+        if (to.server_name == NULL) to.server_name = c->host;
+        if (net_tls_client_new(&to, &c->tls, terr, sizeof terr) != 0) {
+            snprintf(err, err_len, "tls: %s", terr);
+            return -1;
+        }
+    }
+    c->opts.tls = NULL;                 /* the settings are in c->tls now */
+    c->cfg.loop = c->loop;
+    c->cfg.addr = &c->addr;
+    c->cfg.path = c->path;
+    c->cfg.connect_timeout_ns = c->opts.connect_timeout_ns ? c->opts.connect_timeout_ns
+                                                           : c->opts.timeout_ns;
+    c->cfg.rbuf_init = 16 * 1024;
+    c->cfg.tls = c->tls;
+    c->cfg.cbs = &redis_conn_cbs;
+    return 0;
 }
 
 static int redis_setup(redis_client *c, const char *address, char *err, size_t err_len) {
@@ -240,7 +243,7 @@ static int redis_setup(redis_client *c, const char *address, char *err, size_t e
     if (redis_proto_init(&c->proto, &c->opts.limits) != 0)
         return redis_err(err, err_len, "out of memory", address);
     redis_proto_free(&c->proto);         /* a reader is made per connection */
-    return 0;
+    return redis_setup_conn(c, err, err_len);
 }
 
 int redis_client_new(uv_loop_t *loop, const char *address, const redis_client_opts *opts,
@@ -255,12 +258,12 @@ int redis_client_new(uv_loop_t *loop, const char *address, const redis_client_op
         redis_free(c);
         return -1;
     }
-    if (uv_timer_init(loop, &c->timer) != 0 || uv_prepare_init(loop, &c->flush) != 0) {
-        redis_free(c);                   /* neither can fail on an initialised loop */
+    if (uv_timer_init(loop, &c->timer) != 0) {
+        redis_free(c);                   /* cannot fail on an initialised loop */
         return redis_err(err, err_len, "cannot initialise libuv handles for", address);
     }
-    c->timer.data = c->flush.data = c;
-    c->nhandles = 2;
+    c->timer.data = c;
+    c->nhandles = 1;
     *out = c;
     return 0;
 }
@@ -271,13 +274,7 @@ static void redis_unref(redis_client *c) {
 
 static void redis_on_handle_close(uv_handle_t *h) { redis_unref(h->data); }
 
-static void redis_on_sock_close(uv_handle_t *h) {
-    redis_sock *s = h->data;
-    redis_client *c = s->client;
-    redis_buf_free(&s->wfly);
-    free(s);
-    redis_unref(c);
-}
+static void redis_on_conn_closed(void *owner) { redis_unref(owner); }
 
 /* ---- timers ----------------------------------------------------------- */
 
@@ -298,21 +295,12 @@ static void redis_disarm(redis_client *c) { clock_timer_disarm(&c->timer, &c->ti
 
 /* ---- failure paths ---------------------------------------------------- */
 
-/* Drop the socket (closed asynchronously), the reader and every buffered
- * byte; no callbacks. */
+/* Drop the connection (closed asynchronously, unsent bytes with it), the
+ * reader and the held commands; no callbacks. */
 static void redis_detach(redis_client *c) {
-    redis_sock *s = c->sock;
-    if (s) {
-        s->attached = 0;
-        if (c->writing) {
-            s->wfly = c->wfly;               /* libuv still owns these bytes */
-            memset(&c->wfly, 0, sizeof c->wfly);
-        }
-        uv_close(&s->h.handle, redis_on_sock_close);
-        c->sock = NULL;
-    }
-    c->writing = 0;
-    c->wbuf.len = c->wfly.len = c->held.len = 0;
+    net_conn_close(c->nc);
+    c->nc = NULL;
+    c->held.len = 0;
     redis_proto_free(&c->proto);
     c->connect_deadline = 0;
     c->handshake_left = c->handshake_done = 0;
@@ -323,9 +311,8 @@ static void redis_detach(redis_client *c) {
 static void redis_mark_down(redis_client *c, uint64_t now, const char *why) {
     const redis_client_opts *o = &c->opts;
     snprintf(c->down_why, sizeof c->down_why, "%.190s", why);
-    c->backoff = clock_backoff_next(c->backoff, o->backoff_min_ns, o->backoff_max_ns);
+    net_backoff_failed(&c->backoff, now, o->backoff_min_ns, o->backoff_max_ns);
     c->state = RS_DOWN;
-    c->retry_at = now + c->backoff;
 }
 
 /* Fail every pending request.  The list is taken first, so a callback that
@@ -374,82 +361,20 @@ static void redis_on_timer(uv_timer_t *t) {
     redis_arm(c, d);
 }
 
-/* ---- writing ---------------------------------------------------------- */
-
-static void redis_schedule_flush(redis_client *c) {
-    if (!uv_is_active((uv_handle_t *)&c->flush)) uv_prepare_start(&c->flush, redis_on_flush);
-}
-
-/* Hand wbuf to the socket: uv_try_write when nothing is in flight, then
- * uv_write the rest from the swapped-in wfly buffer, untouched until
- * redis_on_write.  Once handed over, the requests' bytes count as sent. */
-static void redis_write_out(redis_client *c) {
-    if (c->writing || c->wbuf.len == 0 || c->sock == NULL ||
-        (c->state != RS_READY && c->state != RS_HANDSHAKE))
-        return;
-    uv_stream_t *st = &c->sock->h.stream;
-    uv_buf_t b;
-    b.base = c->wbuf.p;
-    b.len = c->wbuf.len;
-    int n = uv_try_write(st, &b, 1);
-    if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
-    if (n < 0) {
-        redis_drop(c, n, NULL);
-        return;
-    }
-    if (c->state == RS_READY) c->unsent = NULL;
-    if ((size_t)n == c->wbuf.len) {
-        c->wbuf.len = 0;
-        return;
-    }
-    redis_buf tmp = c->wfly;
-    c->wfly = c->wbuf;
-    c->wbuf = tmp;
-    c->wbuf.len = 0;
-    b.base = c->wfly.p + n;
-    b.len = c->wfly.len - (size_t)n;
-    int rc = uv_write(&c->sock->wreq, st, &b, 1, redis_on_write);
-    if (rc < 0) {
-        redis_drop(c, rc, NULL);
-        return;
-    }
-    c->writing = 1;
-}
-
-static void redis_on_flush(uv_prepare_t *h) {
-    redis_client *c = h->data;
-    uv_prepare_stop(h);
-    redis_write_out(c);
-}
-
-static void redis_on_write(uv_write_t *w, int status) {
-    redis_sock *s = w->data;
-    redis_client *c = s->client;
-    if (!s->attached) return;
-    c->writing = 0;
-    c->wfly.len = 0;
-    if (status < 0) {
-        redis_drop(c, status, NULL);
-        return;
-    }
-    redis_write_out(c);
-}
-
 /* ---- reading ---------------------------------------------------------- */
 
 static void redis_became_ready(redis_client *c) {
     c->state = RS_READY;
-    c->backoff = 0;
+    net_backoff_ok(&c->backoff);
     c->connect_deadline = 0;
     redis_disarm(c);
     redis_arm(c, redis_next_deadline(c));
     if (c->held.len) {
-        if (redis_buf_append(&c->wbuf, c->held.p, c->held.len) < 0) {
+        if (net_conn_write(c->nc, c->held.p, c->held.len) < 0) {
             redis_drop(c, UV_ENOMEM, NULL);
             return;
         }
         c->held.len = 0;
-        redis_schedule_flush(c);
     }
     redis_connect_report(c, 0, NULL);
 }
@@ -473,6 +398,7 @@ static void redis_deliver(redis_client *c, const redisReply *r) {
         return;
     }
     redis_req *req = c->head;
+    if (c->unsent && c->nc && net_conn_wqueued(c->nc) == 0) c->unsent = NULL;  /* all handed over */
     if (c->state != RS_READY || req == NULL || req == c->unsent) {
         redis_drop(c, REDIS_CLIENT_EPROTO, "protocol error: a reply nobody asked for");
         return;
@@ -506,21 +432,18 @@ static void redis_read_replies(redis_client *c, const char *p, size_t n) {
     }
 }
 
-static void redis_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
-    redis_sock *s = h->data;
-    (void)hint;
-    buf->base = s->attached ? s->client->rbuf : NULL;
-    buf->len = s->attached ? sizeof s->client->rbuf : 0;
+static size_t redis_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
+    (void)nc;
+    redis_read_replies(owner, p, n);
+    return n;
 }
 
-static void redis_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
-    redis_sock *s = st->data;
-    if (!s->attached || nread == 0) return;
-    if (nread < 0) {
-        redis_drop(s->client, (int)nread, NULL);
-        return;
-    }
-    redis_read_replies(s->client, buf->base, (size_t)nread);
+static void redis_on_fail(net_conn *nc, void *owner, int status, net_phase ph, const char *msg) {
+    redis_client *c = owner;
+    (void)nc;
+    (void)ph;
+    c->nc = NULL;                        /* already closing */
+    redis_drop(c, status, msg);
 }
 
 /* ---- connecting ------------------------------------------------------- */
@@ -534,8 +457,8 @@ static void redis_handshake(redis_client *c) {
     size_t auth_lens[2] = {4, c->password ? strlen(c->password) : 0};
     size_t sel_lens[2] = {6, (size_t)n};
     c->handshake_left = c->handshake_done = 0;
-    if ((c->password && redis_format(&c->wbuf, 2, auth, auth_lens) < 0) ||
-        (c->opts.db > 0 && redis_format(&c->wbuf, 2, sel, sel_lens) < 0)) {
+    if ((c->password && redis_format(c, NULL, 2, auth, auth_lens) < 0) ||
+        (c->opts.db > 0 && redis_format(c, NULL, 2, sel, sel_lens) < 0)) {
         redis_drop(c, UV_ENOMEM, NULL);
         return;
     }
@@ -545,21 +468,19 @@ static void redis_handshake(redis_client *c) {
         return;
     }
     c->state = RS_HANDSHAKE;
-    redis_schedule_flush(c);
 }
 
-static void redis_on_connect(uv_connect_t *creq, int status) {
-    redis_sock *s = creq->data;
-    redis_client *c = s->client;
-    if (!s->attached) return;
-    if (status == 0) status = uv_read_start(&s->h.stream, redis_on_alloc, redis_on_read);
-    if (status < 0) {
-        redis_drop(c, status, NULL);
-        return;
-    }
-    if (c->path == NULL) uv_tcp_nodelay(&s->h.tcp, 1);
-    redis_handshake(c);
+static void redis_on_open(net_conn *nc, void *owner) {
+    (void)nc;
+    redis_handshake(owner);
 }
+
+static const net_conn_cbs redis_conn_cbs = {
+    .on_open = redis_on_open,
+    .on_data = redis_on_data,
+    .on_fail = redis_on_fail,
+    .on_closed = redis_on_conn_closed,
+};
 
 static int redis_start_failed(redis_client *c, int status, uint64_t now) {
     snprintf(c->errmsg, sizeof c->errmsg, "%s", redis_client_strerror(status));
@@ -571,22 +492,10 @@ static int redis_start_failed(redis_client *c, int status, uint64_t now) {
 /* Start a connection attempt; 0, or a status with the reason in c->errmsg. */
 static int redis_start(redis_client *c, uint64_t now) {
     if (redis_proto_reset(&c->proto) != 0) return redis_start_failed(c, UV_ENOMEM, now);
-    redis_sock *s = calloc(1, sizeof *s);
-    if (s == NULL) return redis_start_failed(c, UV_ENOMEM, now);
-    int rc = c->path ? uv_pipe_init(c->loop, &s->h.pipe, 0) : uv_tcp_init(c->loop, &s->h.tcp);
-    if (rc < 0) {
-        free(s);
-        return redis_start_failed(c, rc, now);
-    }
-    s->h.handle.data = s->creq.data = s->wreq.data = s;
-    s->client = c;
-    s->attached = 1;
-    c->sock = s;
-    c->nhandles++;
-    if (c->path) uv_pipe_connect(&s->creq, &s->h.pipe, c->path, redis_on_connect);
-    else rc = uv_tcp_connect(&s->creq, &s->h.tcp, (const struct sockaddr *)&c->addr, redis_on_connect);
+    int rc = net_conn_open(&c->cfg, c, &c->nc);
     if (rc < 0) return redis_start_failed(c, rc, now);
-    uint64_t to = c->opts.connect_timeout_ns ? c->opts.connect_timeout_ns : c->opts.timeout_ns;
+    c->nhandles++;
+    uint64_t to = c->cfg.connect_timeout_ns;
     c->state = RS_CONNECTING;
     c->connect_deadline = to ? now + to : 0;
     redis_arm(c, c->connect_deadline);
@@ -599,7 +508,7 @@ static int redis_ready(redis_client *c, uint64_t now) {
     case RS_READY: case RS_CONNECTING: case RS_HANDSHAKE:
         return 0;
     case RS_DOWN:
-        if (now < c->retry_at) {
+        if (net_backoff_waiting(&c->backoff, now)) {
             snprintf(c->errmsg, sizeof c->errmsg, "%s after: %.190s",
                      redis_client_strerror(REDIS_CLIENT_EDOWN), c->down_why);
             return REDIS_CLIENT_EDOWN;
@@ -669,14 +578,13 @@ void redis_client_send(redis_client *c, redis_req *req, int argc, const char **a
         return;
     }
     int ready = c->state == RS_READY;
-    if (redis_format(ready ? &c->wbuf : &c->held, argc, argv, argvlen) < 0) {
+    if (redis_format(c, ready ? NULL : &c->held, argc, argv, argvlen) < 0) {
         redis_req_fail(req, UV_ENOMEM, NULL);
         return;
     }
     req->deadline_ns = c->opts.timeout_ns ? now + c->opts.timeout_ns : 0;
     redis_enqueue(c, req);
     redis_arm(c, req->deadline_ns);
-    if (ready) redis_schedule_flush(c);
 }
 
 /* ---- close ------------------------------------------------------------ */
@@ -686,5 +594,11 @@ void redis_client_close(redis_client *c) {
     c->closing = 1;
     redis_drop(c, UV_ECANCELED, "cancelled");
     uv_close((uv_handle_t *)&c->timer, redis_on_handle_close);
-    uv_close((uv_handle_t *)&c->flush, redis_on_handle_close);
+}
+
+void redis_client_tls_stats(const redis_client *c, uint64_t *handshakes, uint64_t *resumed) {
+    net_tls_stats st = {0, 0};
+    if (c->tls) net_tls_client_stats(c->tls, &st);
+    *handshakes = st.handshakes;
+    *resumed = st.resumed;
 }

@@ -4,8 +4,9 @@
  * pipelined FIFO, request and connect timeouts, AUTH/SELECT at connect,
  * reconnect with doubling backoff; every on_done fires exactly once.  A reply
  * nobody asked for, a malformed one or one over the limits is a protocol error
- * of the connection (reset, reconnect).  Never touches Lua; no pub/sub,
- * MONITOR, cluster, TLS, nor retries. */
+ * of the connection (reset, reconnect).  TLS when opts.tls is set (not over
+ * a unix socket).  Never touches Lua; no pub/sub, MONITOR, cluster, nor
+ * retries. */
 #ifndef LUAMECH_REDIS_CLIENT_H
 #define LUAMECH_REDIS_CLIENT_H
 
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <hiredis/hiredis.h>
 #include "proto/redis_proto.h"
+#include "net/tls.h"
 #include <uv.h>
 
 /* Status codes beyond libuv's (UV_ETIMEDOUT, UV_ECANCELED, UV_ECONNREFUSED,
@@ -31,6 +33,8 @@ typedef struct redis_client_opts {
     const char *password;         /* AUTH at connect; NULL = none (copied) */
     int db;                       /* SELECT at connect when > 0 */
     redis_limits limits;          /* reply size limits (redis_limits_default) */
+    const net_tls_opts *tls;      /* NULL: plaintext; server_name NULL: the host
+                                     (read by redis_client_new only) */
 } redis_client_opts;
 
 void redis_client_opts_default(redis_client_opts *o);  /* 5 s, 100 ms .. 5 s, default limits */
@@ -86,5 +90,7 @@ void redis_client_close(redis_client *c);
 const char *redis_client_name(const redis_client *c); /* "host:port" or the path */
 size_t redis_client_pending(const redis_client *c);
 const char *redis_client_strerror(int status);
+/* TLS handshakes completed, and how many resumed a session. */
+void redis_client_tls_stats(const redis_client *c, uint64_t *handshakes, uint64_t *resumed);
 
 #endif

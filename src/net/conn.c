@@ -1,0 +1,423 @@
+/* conn.c - one client connection on a libuv loop (see conn.h): connect with
+ * a timeout, a growable read buffer handed to the owner's on_data, a write
+ * queue flushed once per loop turn by a uv_prepare handle (libuv computes the
+ * poll timeout after the prepare phase, so nothing waits: every request queued
+ * in a turn leaves in one write, uv_try_write first and one uv_write for what
+ * the socket did not take), close, and the failure cause.  The transport seam:
+ * bytes from the socket go through conn_rx, bytes to it come from conn_tx;
+ * both are plaintext unless cfg->tls is set, then net/tls.c encrypts and
+ * decrypts in memory BIOs.  It knows no protocol, parses nothing, and does not
+ * reconnect (the owner opens a new connection after a failure). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "net/conn.h"
+#include "net/tls.h"
+#include "common/clock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NET_RBUF_MIN_FREE 4096
+#define NET_WBUF_INIT (16 * 1024)
+#define NET_RBUF_DEFAULT (16 * 1024)
+
+typedef struct net_buf {
+    char *p;
+    size_t len;
+    size_t cap;
+} net_buf;
+
+typedef enum net_state { NS_CONNECTING, NS_HANDSHAKE, NS_OPEN, NS_CLOSED } net_state;
+
+struct net_conn {
+    union {
+        uv_handle_t handle;
+        uv_stream_t stream;
+        uv_tcp_t tcp;
+        uv_pipe_t pipe;
+    } h;
+    uv_connect_t creq;
+    uv_write_t wreq;
+    uv_prepare_t flush;
+    uv_timer_t timer;            /* connect + handshake timeout */
+    uint64_t deadline_ns;        /* of the connect + handshake (uv_hrtime); 0 = none */
+    const net_conn_cfg *cfg;
+    void *owner;
+    net_state state;
+    int tcp;                     /* 0: unix socket */
+    int writing;                 /* a uv_write is in flight */
+    int nhandles;                /* handles not yet closed */
+    size_t wfly_payload;         /* payload bytes behind the write in flight */
+    uint64_t sent;
+    net_buf wbuf;                /* payload queued for the next flush */
+    net_buf wfly;                /* bytes of the uv_write in flight */
+    net_buf rbuf;                /* payload not consumed by the owner */
+    net_buf tout;                /* TLS: ciphertext for the next write */
+    const net_conn_cbs *cbs;
+    net_tls *tls;                /* NULL: plaintext */
+};
+
+static void conn_on_connect(uv_connect_t *req, int status);
+static void conn_on_write(uv_write_t *w, int status);
+static void conn_on_flush(uv_prepare_t *h);
+static void conn_flush(net_conn *c);
+static void conn_schedule(net_conn *c);
+static void conn_on_handle_close(uv_handle_t *h);
+
+/* ---- small helpers ---------------------------------------------------- */
+
+const char *net_strerror(int status) {
+    switch (status) {
+    case 0: return "ok";
+    case NET_ETLS: return "TLS error";
+    case UV_ETIMEDOUT: return "timeout";
+    case UV_ECANCELED: return "cancelled";
+    case UV_ECONNREFUSED: return "connection refused";
+    case UV_ECONNRESET: return "connection reset by peer";
+    case UV_EOF: return "connection closed by server";
+    case UV_EPIPE: return "broken pipe";
+    default: return status < 0 ? uv_strerror(status) : "unknown status";
+    }
+}
+
+void net_backoff_failed(net_backoff *b, uint64_t now_ns, uint64_t min_ns, uint64_t max_ns) {
+    if (b->delay_ns == 0) b->delay_ns = min_ns < max_ns ? min_ns : max_ns;
+    else b->delay_ns = b->delay_ns < max_ns / 2 ? b->delay_ns * 2 : max_ns;
+    b->retry_at_ns = now_ns + b->delay_ns;
+}
+
+static int conn_buf_reserve(net_buf *b, size_t need, size_t init) {
+    if (need <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : init;
+    while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    char *p = realloc(b->p, cap);
+    if (p == NULL) return UV_ENOMEM;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static void conn_buf_free(net_buf *b) {
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- closing ---------------------------------------------------------- */
+
+static void conn_free(net_conn *c) {
+    net_tls_free(c->tls);
+    conn_buf_free(&c->wbuf);
+    conn_buf_free(&c->wfly);
+    conn_buf_free(&c->rbuf);
+    conn_buf_free(&c->tout);
+    free(c);
+}
+
+/* Close every initialised handle (the first nhandles of stream, flush, timer). */
+static void conn_close_handles(net_conn *c) {
+    int n = c->nhandles;
+    if (n > 0) uv_close(&c->h.handle, conn_on_handle_close);
+    if (n > 1) uv_close((uv_handle_t *)&c->flush, conn_on_handle_close);
+    if (n > 2) uv_close((uv_handle_t *)&c->timer, conn_on_handle_close);
+}
+
+static void conn_on_handle_close(uv_handle_t *h) {
+    net_conn *c = h->data;
+    if (--c->nhandles > 0) return;
+    const net_conn_cbs *cbs = c->cbs;     /* NULL: opening failed, the owner never saw it */
+    void *owner = c->owner;
+    conn_free(c);
+    if (cbs && cbs->on_closed) cbs->on_closed(owner);
+}
+
+void net_conn_close(net_conn *c) {
+    if (c == NULL || c->state == NS_CLOSED) return;
+    c->state = NS_CLOSED;
+    conn_close_handles(c);
+}
+
+/* Close, then tell the owner why (once). */
+static void conn_fail(net_conn *c, int status, net_phase ph, const char *msg) {
+    if (c->state == NS_CLOSED) return;
+    if (status == UV_ETIMEDOUT && (ph == NET_PH_CONNECT || ph == NET_PH_TLS) && msg == NULL)
+        msg = ph == NET_PH_TLS ? "TLS handshake timeout" : "connect timeout";
+    net_conn_close(c);
+    c->cbs->on_fail(c, c->owner, status, ph, msg ? msg : net_strerror(status));
+}
+
+/* ---- connecting ------------------------------------------------------- */
+
+/* libuv's timers count from the loop's cached time, which may be older than
+ * the connect: a timer that fires early re-arms for what is left. */
+static void conn_on_timer(uv_timer_t *t) {
+    net_conn *c = t->data;
+    uint64_t now = uv_hrtime();
+    if (now < c->deadline_ns) {
+        uv_timer_start(t, conn_on_timer, clock_ms_until(c->deadline_ns, now), 0);
+        return;
+    }
+    conn_fail(c, UV_ETIMEDOUT, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_CONNECT, NULL);
+}
+
+static int conn_handles_init(net_conn *c) {
+    const net_conn_cfg *cfg = c->cfg;
+    int rc = c->tcp ? uv_tcp_init(cfg->loop, &c->h.tcp) : uv_pipe_init(cfg->loop, &c->h.pipe, 0);
+    if (rc < 0) return rc;
+    c->nhandles = 1;
+    rc = uv_prepare_init(cfg->loop, &c->flush);
+    if (rc == 0) {
+        c->nhandles++;
+        rc = uv_timer_init(cfg->loop, &c->timer);
+    }
+    if (rc == 0) c->nhandles++;
+    return rc;
+}
+
+int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out) {
+    *out = NULL;
+    net_conn *c = calloc(1, sizeof *c);
+    if (c == NULL) return UV_ENOMEM;
+    c->cfg = cfg;
+    c->owner = owner;
+    c->tcp = cfg->path == NULL;
+    c->h.handle.data = c->creq.data = c->wreq.data = c->flush.data = c->timer.data = c;
+    int rc = conn_buf_reserve(&c->rbuf, cfg->rbuf_init ? cfg->rbuf_init : NET_RBUF_DEFAULT, 1);
+    if (rc == 0 && cfg->tls) rc = net_tls_new(cfg->tls, &c->tls);
+    if (rc == 0) rc = conn_handles_init(c);
+    if (rc == 0 && c->tcp)
+        rc = uv_tcp_connect(&c->creq, &c->h.tcp, (const struct sockaddr *)cfg->addr, conn_on_connect);
+    else if (rc == 0)
+        uv_pipe_connect(&c->creq, &c->h.pipe, cfg->path, conn_on_connect);
+    if (rc == 0 && cfg->connect_timeout_ns) {
+        c->deadline_ns = uv_hrtime() + cfg->connect_timeout_ns;
+        rc = uv_timer_start(&c->timer, conn_on_timer, (cfg->connect_timeout_ns + 999999) / 1000000, 0);
+    }
+    if (rc < 0) {
+        c->state = NS_CLOSED;
+        if (c->nhandles == 0) conn_free(c);
+        else conn_close_handles(c);     /* cbs still NULL: the owner hears nothing */
+        return rc;
+    }
+    c->state = NS_CONNECTING;
+    c->cbs = cfg->cbs;
+    *out = c;
+    return 0;
+}
+
+/* Connected and, with TLS, established: queued bytes may go. */
+static void conn_opened(net_conn *c) {
+    c->state = NS_OPEN;
+    uv_timer_stop(&c->timer);
+    c->cbs->on_open(c, c->owner);
+    if (c->state == NS_OPEN) conn_flush(c);
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static void conn_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+    net_conn *c = h->data;
+    (void)hint;
+    buf->base = NULL;
+    buf->len = 0;
+    if (c->tls) {
+        net_tls_rx_space(c->tls, &buf->base, &buf->len);
+        return;
+    }
+    net_buf *rb = &c->rbuf;
+    if (rb->cap - rb->len < NET_RBUF_MIN_FREE &&
+        conn_buf_reserve(rb, rb->len + NET_RBUF_MIN_FREE, NET_RBUF_DEFAULT) < 0)
+        return; /* libuv reports UV_ENOBUFS to conn_on_read */
+    buf->base = rb->p + rb->len;
+    buf->len = rb->cap - rb->len;
+}
+
+/* Hand the unconsumed payload to the owner; keep what it left. */
+static void conn_deliver(net_conn *c) {
+    if (c->rbuf.len == 0) return;
+    size_t used = c->cbs->on_data(c, c->owner, c->rbuf.p, c->rbuf.len);
+    if (c->state == NS_CLOSED || used == 0) return;
+    if (used > c->rbuf.len) used = c->rbuf.len;
+    memmove(c->rbuf.p, c->rbuf.p + used, c->rbuf.len - used);
+    c->rbuf.len -= used;
+}
+
+int net_conn_rreserve(net_conn *c, size_t need) {
+    return conn_buf_reserve(&c->rbuf, need + NET_RBUF_MIN_FREE, NET_RBUF_DEFAULT);
+}
+
+/* TLS: raw bytes in, payload out into rbuf (and handshake progress). */
+static void conn_rx_tls(net_conn *c, size_t n) {
+    const char *msg = NULL;
+    int was_open = c->state == NS_OPEN;
+    int rc = net_tls_rx(c->tls, n, &msg);
+    if (rc == 0 && !was_open && net_tls_established(c->tls)) conn_opened(c);
+    if (c->state == NS_CLOSED) return;
+    if (rc == 0 && c->state == NS_HANDSHAKE) conn_flush(c);   /* the next handshake flight */
+    while (rc == 0 && c->state == NS_OPEN) {
+        if (c->rbuf.cap - c->rbuf.len < NET_RBUF_MIN_FREE &&
+            conn_buf_reserve(&c->rbuf, c->rbuf.len + NET_RBUF_MIN_FREE, NET_RBUF_DEFAULT) < 0) {
+            rc = UV_ENOMEM;
+            break;
+        }
+        size_t got = 0;
+        rc = net_tls_read(c->tls, c->rbuf.p + c->rbuf.len, c->rbuf.cap - c->rbuf.len, &got, &msg);
+        if (rc < 0 || got == 0) break;
+        c->rbuf.len += got;
+        conn_deliver(c);
+    }
+    if (rc < 0) conn_fail(c, rc, was_open ? NET_PH_READ : NET_PH_TLS, msg);
+    else if (c->state == NS_OPEN && net_tls_out_pending(c->tls)) conn_schedule(c);
+}
+
+static void conn_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
+    net_conn *c = st->data;
+    (void)buf;
+    if (c->state == NS_CLOSED || nread == 0) return;
+    if (nread < 0) {
+        conn_fail(c, (int)nread, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_READ, NULL);
+        return;
+    }
+    if (c->tls) {
+        conn_rx_tls(c, (size_t)nread);
+        return;
+    }
+    c->rbuf.len += (size_t)nread;
+    conn_deliver(c);
+}
+
+static void conn_on_connect(uv_connect_t *req, int status) {
+    net_conn *c = req->data;
+    if (c->state == NS_CLOSED) return;
+    if (status == 0) status = uv_read_start(&c->h.stream, conn_on_alloc, conn_on_read);
+    if (status < 0) {
+        conn_fail(c, status, NET_PH_CONNECT, NULL);
+        return;
+    }
+    if (c->tcp) uv_tcp_nodelay(&c->h.tcp, 1);   /* cannot fail on a connected socket */
+    if (c->tls == NULL) {
+        conn_opened(c);
+        return;
+    }
+    c->state = NS_HANDSHAKE;
+    const char *msg = NULL;
+    int rc = net_tls_start(c->tls, &msg);
+    if (rc < 0) conn_fail(c, rc, NET_PH_TLS, msg);
+    else conn_flush(c);
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static void conn_schedule(net_conn *c) {
+    if (c->state == NS_OPEN && !c->writing && !uv_is_active((uv_handle_t *)&c->flush))
+        uv_prepare_start(&c->flush, conn_on_flush);     /* cannot fail: the handle is initialised */
+}
+
+char *net_conn_wspace(net_conn *c, size_t n) {
+    if (n > SIZE_MAX - c->wbuf.len) return NULL;
+    if (conn_buf_reserve(&c->wbuf, c->wbuf.len + n, NET_WBUF_INIT) < 0) return NULL;
+    return c->wbuf.p + c->wbuf.len;
+}
+
+void net_conn_wcommit(net_conn *c, size_t n) {
+    c->wbuf.len += n;
+    conn_schedule(c);
+}
+
+int net_conn_write(net_conn *c, const void *p, size_t n) {
+    char *dst = net_conn_wspace(c, n);
+    if (dst == NULL) return UV_ENOMEM;
+    memcpy(dst, p, n);
+    net_conn_wcommit(c, n);
+    return 0;
+}
+
+/* The bytes to put on the wire now, in *out (payload counted in *payload);
+ * 0 or a failure status.  Plaintext: wbuf itself.  TLS: wbuf encrypted (once
+ * open) and any handshake bytes, in tout. */
+static int conn_tx(net_conn *c, net_buf **out, size_t *payload, const char **msg) {
+    *out = &c->wbuf;
+    *payload = c->wbuf.len;
+    if (c->tls == NULL) return 0;
+    size_t took = 0;
+    if (c->state == NS_OPEN && c->wbuf.len) {
+        int rc = net_tls_write(c->tls, c->wbuf.p, c->wbuf.len, &took, msg);
+        if (rc < 0) return rc;
+        c->wbuf.len = 0;      /* net_tls_write takes everything or fails */
+    }
+    size_t pend = net_tls_out_pending(c->tls);
+    if (pend && conn_buf_reserve(&c->tout, c->tout.len + pend, NET_WBUF_INIT) < 0) return UV_ENOMEM;
+    c->tout.len += net_tls_out_take(c->tls, c->tout.p + c->tout.len, pend);
+    *out = &c->tout;
+    *payload = took;
+    return 0;
+}
+
+/* Put what is queued on the wire: uv_try_write when nothing is in flight,
+ * then uv_write the rest from the swapped-in wfly buffer, untouched until
+ * conn_on_write. */
+static void conn_flush(net_conn *c) {
+    if (c->writing || (c->state != NS_OPEN && c->state != NS_HANDSHAKE)) return;
+    net_buf *out;
+    size_t payload;
+    const char *msg = NULL;
+    int rc = conn_tx(c, &out, &payload, &msg);
+    if (rc < 0 || out->len == 0) {
+        if (rc < 0) conn_fail(c, rc, NET_PH_WRITE, msg);
+        return;
+    }
+    uv_buf_t b = uv_buf_init(out->p, (unsigned)out->len);
+    int n = uv_try_write(&c->h.stream, &b, 1);
+    if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
+    if (n < 0) {
+        conn_fail(c, n, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_WRITE, NULL);
+        return;
+    }
+    if ((size_t)n == out->len) {
+        out->len = 0;
+        c->sent += payload;
+        return;
+    }
+    net_buf tmp = c->wfly;
+    c->wfly = *out;
+    *out = tmp;
+    out->len = 0;
+    b = uv_buf_init(c->wfly.p + n, (unsigned)(c->wfly.len - (size_t)n));
+    rc = uv_write(&c->wreq, &c->h.stream, &b, 1, conn_on_write);
+    if (rc < 0) {
+        conn_fail(c, rc, NET_PH_WRITE, NULL);
+        return;
+    }
+    c->writing = 1;
+    c->wfly_payload = payload;
+}
+
+static void conn_on_flush(uv_prepare_t *h) {
+    net_conn *c = h->data;
+    uv_prepare_stop(h);
+    conn_flush(c);
+}
+
+static void conn_on_write(uv_write_t *w, int status) {
+    net_conn *c = w->data;
+    if (c->state == NS_CLOSED) return;
+    c->writing = 0;
+    c->wfly.len = 0;
+    if (status < 0) {
+        conn_fail(c, status, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_WRITE, NULL);
+        return;
+    }
+    c->sent += c->wfly_payload;
+    c->wfly_payload = 0;
+    conn_flush(c);
+}
+
+/* ---- queries ---------------------------------------------------------- */
+
+int net_conn_is_open(const net_conn *c) { return c && c->state == NS_OPEN; }
+size_t net_conn_wqueued(const net_conn *c) { return c->wbuf.len; }
+int net_conn_wbusy(const net_conn *c) { return c->writing || c->wbuf.len > 0; }
+uint64_t net_conn_sent(const net_conn *c) { return c->sent; }
+uint64_t net_conn_tls_ns(const net_conn *c) { return c->tls ? net_tls_handshake_ns(c->tls) : 0; }
+int net_conn_tls_resumed(const net_conn *c) { return c->tls ? net_tls_resumed(c->tls) : 0; }

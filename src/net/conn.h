@@ -1,0 +1,102 @@
+/* conn.h - one client connection on a libuv loop, shared by the memcached,
+ * redis and HTTP clients: connect (TCP or unix socket) with a timeout, a
+ * read buffer handed to the protocol as it fills, a write queue flushed once
+ * per loop turn (everything queued in a turn leaves in one write), close, and
+ * the failure cause (phase + status + message).  A transport hook sits under
+ * the byte stream: plaintext, or TLS (net/tls.h) when cfg->tls is set.
+ *
+ * The owner (a client) keeps the protocol: request FIFO, parsing, request
+ * deadlines, reconnect policy (net_backoff below).  A connection is one
+ * attempt: after a failure or a close it is gone and the owner opens a new
+ * one.  Callbacks fire from the loop, never from inside net_conn_open/_write. */
+#ifndef LUAMECH_NET_CONN_H
+#define LUAMECH_NET_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <uv.h>
+
+/* Statuses beyond libuv's. */
+#define NET_ETLS (-33001)   /* TLS handshake, verification or record failure (see msg) */
+
+/* Where a connection failed. */
+typedef enum net_phase {
+    NET_PH_CONNECT = 1,     /* TCP connect (UV_ETIMEDOUT: the connect timeout) */
+    NET_PH_TLS,             /* TLS handshake (UV_ETIMEDOUT: the connect timeout) */
+    NET_PH_WRITE,
+    NET_PH_READ             /* UV_EOF: closed by the peer */
+} net_phase;
+
+typedef struct net_conn net_conn;
+typedef struct net_tls_client net_tls_client;
+
+typedef struct net_conn_cbs {
+    /* Connected (and TLS established): queued bytes go out from now on. */
+    void (*on_open)(net_conn *c, void *owner);
+    /* Bytes arrived: p/n is everything not consumed so far; return how many
+     * were consumed (the rest stays, ahead of the next bytes).  May close. */
+    size_t (*on_data)(net_conn *c, void *owner, const char *p, size_t n);
+    /* The connection failed; it is already closing and fires nothing more
+     * (except on_closed).  msg says why; valid only during the call. */
+    void (*on_fail)(net_conn *c, void *owner, int status, net_phase ph, const char *msg);
+    /* Its libuv handles are closed and its memory freed (after a failure or
+     * net_conn_close); the owner may count it down.  May be NULL. */
+    void (*on_closed)(void *owner);
+} net_conn_cbs;
+
+typedef struct net_conn_cfg {
+    uv_loop_t *loop;
+    const struct sockaddr_storage *addr;  /* TCP peer, or */
+    const char *path;                     /* a unix socket path (no TLS) */
+    uint64_t connect_timeout_ns;          /* connect + TLS handshake; 0 = none */
+    size_t rbuf_init;                     /* read buffer size (it grows on demand) */
+    net_tls_client *tls;                  /* NULL: plaintext */
+    const net_conn_cbs *cbs;
+} net_conn_cfg;
+
+/* Start connecting.  Returns 0 with *out set, or a negative status (nothing
+ * to close).  cfg and cfg->tls must outlive the connection. */
+int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out);
+
+/* Close now: no callback fires after this except on_closed.  Unsent bytes
+ * are dropped.  Idempotent; safe from inside any of its callbacks. */
+void net_conn_close(net_conn *c);
+
+/* Queue bytes; they leave at the end of this loop turn (or when the
+ * connection opens), coalesced with everything else queued by then.
+ * net_conn_wspace returns room for n bytes (NULL: out of memory) that
+ * net_conn_wcommit then queues (any count up to n). */
+int net_conn_write(net_conn *c, const void *p, size_t n);
+char *net_conn_wspace(net_conn *c, size_t n);
+void net_conn_wcommit(net_conn *c, size_t n);
+
+/* Make room for `need` unconsumed bytes (a large reply); 0 or UV_ENOMEM. */
+int net_conn_rreserve(net_conn *c, size_t need);
+
+int net_conn_is_open(const net_conn *c);       /* on_open fired, not failed or closed */
+size_t net_conn_wqueued(const net_conn *c);    /* bytes not yet handed to the socket */
+int net_conn_wbusy(const net_conn *c);         /* bytes queued or a write in flight */
+uint64_t net_conn_sent(const net_conn *c);     /* payload bytes handed to the socket */
+/* TLS: handshake duration (0 when plaintext or not done) and whether the
+ * session was resumed. */
+uint64_t net_conn_tls_ns(const net_conn *c);
+int net_conn_tls_resumed(const net_conn *c);
+
+/* Reconnect policy: after a failure, wait min_ns, then doubling up to max_ns;
+ * a success resets it. */
+typedef struct net_backoff {
+    uint64_t delay_ns;      /* used last; 0 = none yet */
+    uint64_t retry_at_ns;
+} net_backoff;
+
+void net_backoff_failed(net_backoff *b, uint64_t now_ns, uint64_t min_ns, uint64_t max_ns);
+static inline void net_backoff_ok(net_backoff *b) { b->delay_ns = 0; }
+static inline int net_backoff_waiting(const net_backoff *b, uint64_t now_ns) {
+    return now_ns < b->retry_at_ns;
+}
+
+/* "connection refused", "timeout", "connection closed by server", ... */
+const char *net_strerror(int status);
+
+#endif

@@ -1,0 +1,309 @@
+/* tls.c - TLS client transport on OpenSSL memory BIOs (see tls.h): the
+ * socket's bytes are written into the SSL's read BIO, ciphertext is taken
+ * from its write BIO, so OpenSSL never touches a socket and never blocks.
+ * Verification is on unless insecure: the peer chain against the system
+ * store (or ca_file) and the host name (or IP address) given as server_name,
+ * which is also sent as SNI when it is a name.  The last session a server
+ * issued (TLS 1.2 session or TLS 1.3 ticket) is offered on the next
+ * connection of the same client.  It does no renegotiation, no OCSP, no
+ * server side. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "net/tls.h"
+#include "net/conn.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <arpa/inet.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#define NET_TLS_RX_SIZE (16 * 1024 + 512)
+
+struct net_tls_client {
+    SSL_CTX *ctx;
+    char *server_name;
+    int name_is_ip;
+    int insecure;
+    SSL_SESSION *session;     /* offered on the next connection; NULL: none */
+    net_tls_stats stats;
+};
+
+struct net_tls {
+    net_tls_client *tc;
+    SSL *ssl;
+    BIO *rbio, *wbio;         /* owned by ssl */
+    int established;
+    int resumed;
+    uint64_t start_ns, handshake_ns;
+    char err[256];
+    char rx[NET_TLS_RX_SIZE];
+};
+
+/* ---- client settings -------------------------------------------------- */
+
+static int tls_err(char *err, size_t len, const char *what, const char *arg) {
+    unsigned long e = ERR_get_error();
+    char ossl[160] = "";
+    if (e) ERR_error_string_n(e, ossl, sizeof ossl);
+    ERR_clear_error();
+    snprintf(err, len, "%s%s%s%s%s", what, arg ? " " : "", arg ? arg : "", e ? ": " : "", ossl);
+    return -1;
+}
+
+/* "a,b" -> ALPN wire format (length-prefixed); 0 or -1 when malformed. */
+static int tls_alpn_wire(const char *list, unsigned char *out, size_t cap, size_t *len) {
+    size_t n = 0;
+    const char *p = list;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t l = comma ? (size_t)(comma - p) : strlen(p);
+        if (l == 0 || l > 255 || n + 1 + l > cap) return -1;
+        out[n++] = (unsigned char)l;
+        memcpy(out + n, p, l);
+        n += l;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    *len = n;
+    return 0;
+}
+
+/* A new session from the server (TLS 1.3 tickets come after the handshake):
+ * keep the newest for the next connection. */
+static int tls_on_new_session(SSL *ssl, SSL_SESSION *sess) {
+    net_tls *t = SSL_get_app_data(ssl);
+    if (t == NULL) return 0;
+    if (t->tc->session) SSL_SESSION_free(t->tc->session);
+    t->tc->session = sess;
+    return 1;                 /* we keep the reference */
+}
+
+static int tls_ctx_certs(net_tls_client *t, const net_tls_opts *o, char *err, size_t len) {
+    if (o->ca_file) {
+        if (SSL_CTX_load_verify_locations(t->ctx, o->ca_file, NULL) != 1)
+            return tls_err(err, len, "cannot load ca_file", o->ca_file);
+    } else if (SSL_CTX_set_default_verify_paths(t->ctx) != 1) {
+        return tls_err(err, len, "cannot load the system certificate store", NULL);
+    }
+    if (o->key_file && !o->cert_file) {
+        snprintf(err, len, "key given without cert");
+        return -1;
+    }
+    if (!o->cert_file) return 0;
+    if (SSL_CTX_use_certificate_chain_file(t->ctx, o->cert_file) != 1)
+        return tls_err(err, len, "cannot load cert", o->cert_file);
+    const char *key = o->key_file ? o->key_file : o->cert_file;
+    if (SSL_CTX_use_PrivateKey_file(t->ctx, key, SSL_FILETYPE_PEM) != 1)
+        return tls_err(err, len, "cannot load key", key);
+    if (SSL_CTX_check_private_key(t->ctx) != 1)
+        return tls_err(err, len, "key does not match cert", o->cert_file);
+    return 0;
+}
+
+static int tls_ctx_setup(net_tls_client *t, const net_tls_opts *o, char *err, size_t len) {
+    t->ctx = SSL_CTX_new(TLS_client_method());
+    if (t->ctx == NULL) return tls_err(err, len, "cannot create a TLS context", NULL);
+    int minv = o->min_version == 13 ? TLS1_3_VERSION : TLS1_2_VERSION;
+    if (o->min_version != 0 && o->min_version != 12 && o->min_version != 13) {
+        snprintf(err, len, "min_version must be \"1.2\" or \"1.3\"");
+        return -1;
+    }
+    if (SSL_CTX_set_min_proto_version(t->ctx, minv) != 1)
+        return tls_err(err, len, "cannot set the minimum TLS version", NULL);
+    SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                     SSL_MODE_RELEASE_BUFFERS);
+    SSL_CTX_set_verify(t->ctx, o->insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, NULL);
+    SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(t->ctx, tls_on_new_session);
+    if (tls_ctx_certs(t, o, err, len) != 0) return -1;
+    if (o->alpn) {
+        unsigned char wire[512];
+        size_t n;
+        if (tls_alpn_wire(o->alpn, wire, sizeof wire, &n) != 0) {
+            snprintf(err, len, "bad alpn \"%s\" (want \"proto1,proto2\")", o->alpn);
+            return -1;
+        }
+        if (SSL_CTX_set_alpn_protos(t->ctx, wire, (unsigned)n) != 0)
+            return tls_err(err, len, "cannot set alpn", o->alpn);
+    }
+    return 0;
+}
+
+int net_tls_client_new(const net_tls_opts *o, net_tls_client **out, char *err, size_t err_len) {
+    *out = NULL;
+    net_tls_client *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    t->insecure = o->insecure;
+    if (o->server_name && *o->server_name) {
+        unsigned char ip[16];
+        t->server_name = strdup(o->server_name);
+        t->name_is_ip = inet_pton(AF_INET, o->server_name, ip) == 1 ||
+                        inet_pton(AF_INET6, o->server_name, ip) == 1;
+    }
+    if ((o->server_name && *o->server_name && t->server_name == NULL) ||
+        tls_ctx_setup(t, o, err, err_len) != 0) {
+        if (t->server_name == NULL && o->server_name && *o->server_name)
+            snprintf(err, err_len, "out of memory");
+        net_tls_client_free(t);
+        return -1;
+    }
+    *out = t;
+    return 0;
+}
+
+void net_tls_client_free(net_tls_client *t) {
+    if (t == NULL) return;
+    if (t->session) SSL_SESSION_free(t->session);
+    SSL_CTX_free(t->ctx);
+    free(t->server_name);
+    free(t);
+}
+
+void net_tls_client_stats(const net_tls_client *t, net_tls_stats *s) { *s = t->stats; }
+
+/* ---- one connection --------------------------------------------------- */
+
+static int tls_ssl_peer(net_tls *t) {
+    net_tls_client *tc = t->tc;
+    if (tc->server_name && !tc->name_is_ip &&
+        SSL_set_tlsext_host_name(t->ssl, tc->server_name) != 1)
+        return -1;
+    if (tc->insecure || tc->server_name == NULL) return 0;
+    if (!tc->name_is_ip) return SSL_set1_host(t->ssl, tc->server_name) == 1 ? 0 : -1;
+    X509_VERIFY_PARAM *vp = SSL_get0_param(t->ssl);
+    return X509_VERIFY_PARAM_set1_ip_asc(vp, tc->server_name) == 1 ? 0 : -1;
+}
+
+int net_tls_new(net_tls_client *tc, net_tls **out) {
+    *out = NULL;
+    net_tls *t = calloc(1, sizeof *t);
+    if (t == NULL) return UV_ENOMEM;
+    t->tc = tc;
+    t->ssl = SSL_new(tc->ctx);
+    t->rbio = BIO_new(BIO_s_mem());
+    t->wbio = BIO_new(BIO_s_mem());
+    if (t->ssl == NULL || t->rbio == NULL || t->wbio == NULL) {
+        BIO_free(t->rbio);
+        BIO_free(t->wbio);
+        SSL_free(t->ssl);
+        free(t);
+        ERR_clear_error();
+        return UV_ENOMEM;
+    }
+    BIO_set_mem_eof_return(t->rbio, -1);   /* empty: "retry", not end of file */
+    SSL_set_bio(t->ssl, t->rbio, t->wbio);
+    SSL_set_app_data(t->ssl, t);
+    SSL_set_connect_state(t->ssl);
+    if (tls_ssl_peer(t) != 0 || (tc->session && SSL_set_session(t->ssl, tc->session) != 1)) {
+        ERR_clear_error();
+        net_tls_free(t);
+        return UV_ENOMEM;
+    }
+    *out = t;
+    return 0;
+}
+
+void net_tls_free(net_tls *t) {
+    if (t == NULL) return;
+    SSL_set_app_data(t->ssl, NULL);
+    SSL_free(t->ssl);
+    free(t);
+}
+
+/* Why the last SSL call failed: the verification result when that was it,
+ * else OpenSSL's first queued error. */
+static int tls_fail(net_tls *t, int ret, const char **msg) {
+    int e = SSL_get_error(t->ssl, ret);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return 0;
+    if (e == SSL_ERROR_ZERO_RETURN) return UV_EOF;
+    long vr = SSL_get_verify_result(t->ssl);
+    unsigned long q = ERR_peek_error();
+    if (vr != X509_V_OK && !t->established) {
+        snprintf(t->err, sizeof t->err, "certificate verification failed: %s",
+                 X509_verify_cert_error_string(vr));
+    } else if (q) {
+        char ossl[200];
+        ERR_error_string_n(q, ossl, sizeof ossl);
+        snprintf(t->err, sizeof t->err, "%s", ossl);
+    } else {
+        snprintf(t->err, sizeof t->err, "TLS %s failed (error %d)",
+                 t->established ? "record" : "handshake", e);
+    }
+    ERR_clear_error();
+    *msg = t->err;
+    return NET_ETLS;
+}
+
+static int tls_handshake(net_tls *t, const char **msg) {
+    ERR_clear_error();
+    int ret = SSL_do_handshake(t->ssl);
+    if (ret != 1) return tls_fail(t, ret, msg);
+    t->established = 1;
+    t->handshake_ns = uv_hrtime() - t->start_ns;
+    t->resumed = SSL_session_reused(t->ssl);
+    t->tc->stats.handshakes++;
+    t->tc->stats.resumed += (uint64_t)t->resumed;
+    return 0;
+}
+
+int net_tls_start(net_tls *t, const char **msg) {
+    t->start_ns = uv_hrtime();
+    return tls_handshake(t, msg);
+}
+
+void net_tls_rx_space(net_tls *t, char **p, size_t *n) {
+    *p = t->rx;
+    *n = sizeof t->rx;
+}
+
+int net_tls_rx(net_tls *t, size_t n, const char **msg) {
+    if (n > 0 && BIO_write(t->rbio, t->rx, (int)n) != (int)n) {
+        ERR_clear_error();
+        return UV_ENOMEM;
+    }
+    return t->established ? 0 : tls_handshake(t, msg);
+}
+
+int net_tls_established(const net_tls *t) { return t->established; }
+
+int net_tls_read(net_tls *t, char *dst, size_t cap, size_t *got, const char **msg) {
+    *got = 0;
+    ERR_clear_error();
+    int ret = SSL_read(t->ssl, dst, cap > INT_MAX ? INT_MAX : (int)cap);
+    if (ret > 0) {
+        *got = (size_t)ret;
+        return 0;
+    }
+    return tls_fail(t, ret, msg);
+}
+
+int net_tls_write(net_tls *t, const char *p, size_t n, size_t *took, const char **msg) {
+    *took = 0;
+    while (*took < n) {
+        size_t left = n - *took;
+        ERR_clear_error();
+        int ret = SSL_write(t->ssl, p + *took, left > INT_MAX ? INT_MAX : (int)left);
+        if (ret <= 0) return tls_fail(t, ret, msg);
+        *took += (size_t)ret;
+    }
+    return 0;
+}
+
+size_t net_tls_out_pending(const net_tls *t) { return BIO_ctrl_pending(t->wbio); }
+
+size_t net_tls_out_take(net_tls *t, char *dst, size_t cap) {
+    int n = BIO_read(t->wbio, dst, cap > INT_MAX ? INT_MAX : (int)cap);
+    return n > 0 ? (size_t)n : 0;
+}
+
+uint64_t net_tls_handshake_ns(const net_tls *t) { return t->handshake_ns; }
+int net_tls_resumed(const net_tls *t) { return t->resumed; }

@@ -1,0 +1,53 @@
+/* tls.h - the TLS transport under net/conn.c: OpenSSL on memory BIOs, so the
+ * libuv loop moves every byte and nothing blocks.  A net_tls_client holds one
+ * client's settings (an SSL_CTX: verification against the system store or
+ * ca_file, or none with insecure; client certificate; minimum version; ALPN)
+ * and the last session, offered again on the next connection (resumption).
+ * A net_tls is one connection's state (an SSL with its two BIOs). */
+#ifndef LUAMECH_NET_TLS_H
+#define LUAMECH_NET_TLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct net_tls_client net_tls_client;
+typedef struct net_tls net_tls;
+
+typedef struct net_tls_opts {
+    const char *server_name;  /* SNI and the name verified; NULL: none */
+    const char *ca_file;      /* PEM bundle; NULL: the system store */
+    const char *cert_file;    /* client certificate chain (PEM); NULL: none */
+    const char *key_file;     /* its key (PEM); NULL: in cert_file */
+    const char *alpn;         /* "http/1.1" or "h2,http/1.1"; NULL: none */
+    int insecure;             /* 1: no verification at all */
+    int min_version;          /* 12 (default) or 13 */
+} net_tls_opts;
+
+typedef struct net_tls_stats {
+    uint64_t handshakes;      /* completed */
+    uint64_t resumed;         /* of which resumed a session */
+} net_tls_stats;
+
+/* Settings -> client; -1 with a message naming the bad option or file. */
+int net_tls_client_new(const net_tls_opts *o, net_tls_client **out, char *err, size_t err_len);
+void net_tls_client_free(net_tls_client *t);
+void net_tls_client_stats(const net_tls_client *t, net_tls_stats *s);
+
+/* ---- one connection (for net/conn.c) ---- */
+int net_tls_new(net_tls_client *tc, net_tls **out);          /* 0 or UV_ENOMEM */
+void net_tls_free(net_tls *t);                                /* NULL ok */
+/* Statuses: 0, NET_ETLS (msg says why), UV_EOF (close_notify), UV_ENOMEM. */
+int net_tls_start(net_tls *t, const char **msg);              /* first handshake flight */
+void net_tls_rx_space(net_tls *t, char **p, size_t *n);       /* where the socket reads into */
+int net_tls_rx(net_tls *t, size_t n, const char **msg);       /* n bytes arrived there */
+int net_tls_established(const net_tls *t);
+/* Decrypted payload into dst (*got 0: none yet). */
+int net_tls_read(net_tls *t, char *dst, size_t cap, size_t *got, const char **msg);
+/* Encrypt payload (*took: bytes taken). */
+int net_tls_write(net_tls *t, const char *p, size_t n, size_t *took, const char **msg);
+size_t net_tls_out_pending(const net_tls *t);                 /* ciphertext to send */
+size_t net_tls_out_take(net_tls *t, char *dst, size_t cap);
+uint64_t net_tls_handshake_ns(const net_tls *t);
+int net_tls_resumed(const net_tls *t);
+
+#endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -17,6 +18,7 @@
 #include "common/params.h"
 #include "common/text.h"
 #include "common/units.h"
+#include "common/when.h"
 #include "engine/engine.h"
 #include "lua/lm_core.h"
 #include "report/compare.h"
@@ -35,6 +37,7 @@ static const char cli_usage[] =
 "       luamech compare A1 A2 A3 ... -- B1 B2 B3 ... [same options]\n"
 "                                    (sets of repeated runs: medians and a significance test;\n"
 "                                     see 'luamech compare --help')\n"
+"       luamech merge SEGMENT_DIR... --out DIR [--allow-partial]   (one result from --segment runs)\n"
 "       luamech new NAME [--template memcached|redis|http|api|rate]   (writes a scenario folder NAME/)\n"
 "       luamech --help | --version\n"
 "\n"
@@ -55,6 +58,11 @@ static const char cli_usage[] =
 "  -e, --env NAME=VALUE     parameter for scripts: luamech.param(NAME); env is the fallback\n"
 "  -q, --quiet              no live progress line\n"
 "      --mm-results         also write multi-mechanize's results.csv (a line per transaction)\n"
+"      --segment i/N|auto   run segment i of N of the run (docs/distributed.md); auto: from\n"
+"                           LUAMECH_SEGMENT=i/N, JOB_COMPLETION_INDEX + LUAMECH_SEGMENTS,\n"
+"                           or SLURM_PROCID + SLURM_NTASKS\n"
+"      --start-at TIME      after the preflight, start the load at TIME (RFC 3339 with a\n"
+"                           zone, e.g. 2026-12-02T10:00:00Z, or +30s from now)\n"
 "\n"
 "durations take ms, s, m, h (a bare number is seconds); counts take k and M.\n"
 "\n"
@@ -81,6 +89,7 @@ typedef struct cli_run {
     int abandoned;           /* a run left stuck worker threads: end the process when written */
     int quiet;
     int mm_results;
+    const char *segment_arg, *start_at_arg;   /* --segment, --start-at (cli_dist_resolve) */
     scenario_overrides ov;
     params params;
 } cli_run;
@@ -119,6 +128,67 @@ static int cli_count(const char *field, const char *arg, int64_t *out) {
     return -1;
 }
 
+/* ---- distributed runs: --segment and --start-at (docs/distributed.md) ---- */
+enum { CLI_OPT_SEGMENT = 1000, CLI_OPT_START_AT };
+
+/* --segment auto: the first of LUAMECH_SEGMENT=i/N, JOB_COMPLETION_INDEX
+ * (0-based, Kubernetes Indexed Jobs) with LUAMECH_SEGMENTS=N, SLURM_PROCID
+ * (0-based) with SLURM_NTASKS.  Says which it used. */
+static int cli_segment_auto(char *buf, size_t len, char *err, size_t err_len) {
+    const char *v = getenv("LUAMECH_SEGMENT"), *idx = getenv("JOB_COMPLETION_INDEX");
+    const char *from = "LUAMECH_SEGMENT", *idx_name = "JOB_COMPLETION_INDEX", *n = getenv("LUAMECH_SEGMENTS");
+    const char *n_name = "LUAMECH_SEGMENTS";
+    if (!v && !idx && getenv("SLURM_PROCID"))
+        idx = getenv("SLURM_PROCID"), idx_name = "SLURM_PROCID", n = getenv("SLURM_NTASKS"), n_name = "SLURM_NTASKS";
+    if (v) snprintf(buf, len, "%s", v);
+    else if (idx && n) {
+        char *end;
+        long i = strtol(idx, &end, 10);
+        if (end == idx || *end || i < 0 || i >= 100000) {
+            snprintf(err, err_len, "--segment auto: %s=%s is not an index from 0", idx_name, idx);
+            return -1;
+        }
+        snprintf(buf, len, "%ld/%s", i + 1, n);
+        from = idx_name;
+    } else {
+        snprintf(err, err_len, "--segment auto: found no segment in the environment: set LUAMECH_SEGMENT=i/N, "
+                 "JOB_COMPLETION_INDEX and LUAMECH_SEGMENTS (Kubernetes), or run under srun (SLURM_PROCID, "
+                 "SLURM_NTASKS)%s%s", idx ? "; " : "", idx ? "LUAMECH_SEGMENTS is not set" : "");
+        return -1;
+    }
+    if (v) fprintf(stderr, "luamech: --segment auto: %s from LUAMECH_SEGMENT\n", buf);
+    else fprintf(stderr, "luamech: --segment auto: %s from %s=%s, %s=%s\n", buf, from, idx, n_name, n);
+    return 0;
+}
+
+static int cli_dist_resolve(cli_run *c, char *err, size_t err_len) {
+    char buf[64], why[256];
+    const char *arg = c->segment_arg;
+    if (arg && strcmp(arg, "auto") == 0) {
+        if (cli_segment_auto(buf, sizeof buf, err, err_len) != 0) return -1;
+        arg = buf;
+    }
+    if (arg && plan_segment_parse(arg, &c->ov.seg_index, &c->ov.seg_count, why, sizeof why) != 0) {
+        snprintf(err, err_len, "--segment: %s", why);
+        return -1;
+    }
+    if (!c->start_at_arg) return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t now_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+    if (when_parse_ns(c->start_at_arg, now_ns, &c->ov.start_at_ns, why, sizeof why) != 0) {
+        snprintf(err, err_len, "--start-at: %s", why);
+        return -1;
+    }
+    if (c->ov.start_at_ns <= now_ns) {
+        char when[64];
+        snprintf(err, err_len, "--start-at: %s is %.3f s in the past (now %s): give a later time",
+                 c->start_at_arg, (double)(now_ns - c->ov.start_at_ns) / 1e9, when_format(now_ns, when, sizeof when));
+        return -1;
+    }
+    return 0;
+}
+
 static int cli_parse_run(int argc, char **argv, cli_run *c) {
     static const struct option opts[] = {
         {"duration", required_argument, 0, 'd'}, {"rampup", required_argument, 0, 'r'},
@@ -127,7 +197,9 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         {"seed", required_argument, 0, 's'}, {"graceful-stop", required_argument, 0, 'g'},
         {"out", required_argument, 0, 'o'}, {"env", required_argument, 0, 'e'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-        {"cpus", required_argument, 0, 'c'}, {"mm-results", no_argument, 0, 'M'}, {0, 0, 0, 0}};
+        {"cpus", required_argument, 0, 'c'}, {"mm-results", no_argument, 0, 'M'},
+        {"segment", required_argument, 0, CLI_OPT_SEGMENT}, {"start-at", required_argument, 0, CLI_OPT_START_AT},
+        {0, 0, 0, 0}};
     int ch, bad = 0;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "d:r:i:n:u:w:s:g:o:e:qhc:", opts, NULL)) != -1) {
@@ -150,6 +222,8 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         }
         case 'q': c->quiet = 1; break;
         case 'M': c->mm_results = 1; break;
+        case CLI_OPT_SEGMENT: c->segment_arg = optarg; break;
+        case CLI_OPT_START_AT: c->start_at_arg = optarg; break;
         case 'e':
             if (params_add(&c->params, optarg) != 0) return cli_bad("-e: expected NAME=VALUE, got '%s'", optarg);
             break;
@@ -160,6 +234,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
     }
     if (bad) return EXIT_USAGE;
     char err[512];
+    if (cli_dist_resolve(c, err, sizeof err) != 0) return cli_bad("%s", err);
     if (plan_check_flags(&c->ov, err, sizeof err) != PLAN_OK) return cli_bad("%s", err);
     if (c->out_dir && report_check_out(c->out_dir, err, sizeof err) != 0)
         return cli_bad("--out: %s", err);
@@ -240,6 +315,7 @@ static int cli_exit_code(const scenario *sc, const run_result *r) {
 
 static uint64_t cli_seed(const scenario *sc) {
     if (sc->seed_set) return sc->seed;
+    if (sc->seg_count > 1) return strtoull(sc->hash, NULL, 16) % 1000000000ULL;   /* the same in every segment */
     return (uv_hrtime() ^ ((uint64_t)getpid() << 32)) % 1000000000ULL;
 }
 
@@ -251,6 +327,9 @@ static void cli_banner(const scenario *sc, int workers, uint64_t seed, const cha
             units_format_duration(sc->rampup_ns, ru, sizeof ru),
             units_format_duration(sc->interval_ns, iv, sizeof iv));
     if (sc->requests > 0) fprintf(stderr, ", %lld transactions", (long long)sc->requests);
+    if (sc->seg_count > 1)
+        fprintf(stderr, ", segment %d/%d (%lld of the VUs here%s)", sc->seg_index, sc->seg_count,
+                (long long)plan_segment_vus(sc), sc->requests > 0 ? ", its share of the transactions" : "");
     fprintf(stderr, ", seed %llu\nluamech: results in %s\n", (unsigned long long)seed, dir);
 }
 
@@ -388,6 +467,10 @@ static int cli_run_scenario(cli_run *c) {
     }
     int workers = sc.workers > 0 ? sc.workers : cli_default_workers();
     uint64_t seed = cli_seed(&sc);
+    if (sc.nphases > 0 && sc.start_at_ns > 0) {
+        scenario_free(&sc);
+        return cli_bad("--start-at: %s has phases; a start time is for a single run", c->scenario_path);
+    }
     if ((code = cli_check_plan(&sc, workers)) != EXIT_OK || (code = cli_out_dir(c, &sc, dir, sizeof dir)) != EXIT_OK) {
         scenario_free(&sc);
         return code;
@@ -412,6 +495,7 @@ static int cli_suite(int argc, char **argv) {
     scenario_overrides_init(&c.ov);
     params_init(&c.params);
     int code = cli_parse_run(argc, argv, &c);
+    if (code == EXIT_OK && c.start_at_arg) code = cli_bad("--start-at: %s", "a suite's runs cannot share a start time");
     scenario suite;
     char err[2048], dir[4096];
     memset(&suite, 0, sizeof suite);

@@ -4,9 +4,12 @@
  * statistics.  No protocol and no Lua here (the watchdog's Lua hook is
  * worker.c's). */
 #include "common/clock.h"
+#include "common/when.h"
 #include "engine/engine.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 
 #include "engine/vu.h"
 #include "engine/worker.h"
+#include "scenario/plan.h"
 #include "stats/rawlog.h"
 
 #define ENGINE_WATCHDOG_MS 100
@@ -38,12 +42,14 @@ typedef struct engine {
     worker *workers;
     engine_watch *watch;
     int nworkers, nstarted, finals, nabandoned, going, stop_sent;
+    int waiting;                   /* preflight done: waiting for --start-at */
+    uint64_t start_mono_ns;        /* --start-at on the monotonic clock */
     uint64_t stop_ns;              /* when the stop was decided (hrtime) */
     uint64_t hard_ns;              /* when a hard stop was decided (0: none) */
     uv_loop_t loop;
     uv_async_t notify;
     uv_signal_t sigint, sigterm, sighup;
-    uv_timer_t deadline, progress, preflight_timeout, watchdog;
+    uv_timer_t deadline, progress, preflight_timeout, watchdog, start_at;
 } engine;
 
 int64_t engine_tick_ns(int64_t interval_ns) {
@@ -64,6 +70,7 @@ static void engine_stop(engine *e, int hard) {
         e->stop_sent = 1;
         e->stop_ns = now;
         uv_timer_stop(&e->deadline);
+        uv_timer_stop(&e->start_at);
     }
     if (hard && !e->hard_ns) e->hard_ns = now;
     engine_broadcast(e, hard ? WCMD_HARD : WCMD_STOP);
@@ -116,7 +123,9 @@ static void engine_on_signal(uv_signal_t *h, int signum) {
 
 static void engine_go(engine *e) {
     e->going = 1;
-    atomic_store(&e->shared.t0_ns, uv_hrtime());
+    uint64_t t0 = uv_hrtime();
+    atomic_store(&e->shared.t0_ns, t0);
+    if (e->sc->start_at_ns > 0) e->r->start_offset_ns = (int64_t)(t0 - e->start_mono_ns);
     clock_gettime(CLOCK_REALTIME, &e->r->start_wall);
     uv_timer_stop(&e->preflight_timeout);
     engine_broadcast(e, WCMD_GO);
@@ -124,6 +133,46 @@ static void engine_go(engine *e) {
     int64_t limit_ns = e->sc->run_time_ns > 0 ? e->sc->run_time_ns : ENGINE_BUDGET_LIMIT_NS;
     uv_timer_start(&e->deadline, engine_on_deadline, (uint64_t)(limit_ns / 1000000), 0);
     uv_timer_start(&e->progress, engine_on_progress, 1000, 1000);
+}
+
+/* ---- the start barrier (--start-at) ----
+ * CLOCK_REALTIME is read once, when the preflight is done, to place the
+ * wall-clock start on the monotonic clock; from then on only the monotonic
+ * clock counts.  A libuv timer wakes the loop about 2 ms early, and the
+ * main thread sleeps the rest to the nanosecond (clock_nanosleep), so
+ * every segment's t0 is the same instant up to the hosts' clock offsets. */
+
+#define ENGINE_LATE_START_NS 100000000LL    /* a start this late is reported */
+
+static void engine_on_start_at(uv_timer_t *t) {
+    engine *e = t->data;
+    if (e->stop_sent) return;
+    struct timespec at = {(time_t)(e->start_mono_ns / 1000000000ULL), (long)(e->start_mono_ns % 1000000000ULL)};
+    while (uv_hrtime() < e->start_mono_ns && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR) {}
+    engine_go(e);
+    if (e->r->start_offset_ns > ENGINE_LATE_START_NS)
+        fprintf(stderr, "luamech: --start-at: started %.3f s late (a busy machine)\n", (double)e->r->start_offset_ns / 1e9);
+}
+
+static void engine_wait_start(engine *e) {
+    struct timespec real;
+    uint64_t mono = uv_hrtime();
+    clock_gettime(CLOCK_REALTIME, &real);
+    int64_t real_ns = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec, ahead = e->sc->start_at_ns - real_ns;
+    char when[64];
+    when_format(e->sc->start_at_ns, when, sizeof when);
+    e->waiting = 1;
+    uv_timer_stop(&e->preflight_timeout);
+    e->start_mono_ns = (uint64_t)((int64_t)mono + ahead);
+    if (ahead <= 0) {
+        fprintf(stderr, "luamech: --start-at %s: the preflight ended %.3f s after it: starting late\n", when,
+                (double)-ahead / 1e9);
+        engine_go(e);
+        return;
+    }
+    fprintf(stderr, "luamech: preflight done; starting at %s (in %.3f s)\n", when, (double)ahead / 1e9);
+    uint64_t ms = ahead > 2000000 ? (uint64_t)(ahead - 2000000) / 1000000 : 0;
+    uv_timer_start(&e->start_at, engine_on_start_at, ms, 0);
 }
 
 static void engine_abort(engine *e, const char *why) {
@@ -173,7 +222,10 @@ static void engine_on_notify(uv_async_t *h) {
     snprintf(msg, sizeof msg, "%s", e->shared.fail_msg);
     uv_mutex_unlock(&e->shared.mu);
     if (failed && !e->going) engine_abort(e, msg);
-    else if (!e->going && !e->stop_sent && ready == e->nworkers) engine_go(e);
+    else if (!e->going && !e->waiting && !e->stop_sent && ready == e->nworkers) {
+        if (e->sc->start_at_ns > 0) engine_wait_start(e);
+        else engine_go(e);
+    }
     engine_drain(e);
     if (e->finals + e->nabandoned == e->nstarted) uv_stop(&e->loop);
 }
@@ -310,6 +362,8 @@ static int engine_init_loop(engine *e, char *err, size_t err_len) {
     uv_timer_init(&e->loop, &e->progress);
     uv_timer_init(&e->loop, &e->preflight_timeout);
     uv_timer_init(&e->loop, &e->watchdog);
+    uv_timer_init(&e->loop, &e->start_at);
+    e->start_at.data = e;
     e->notify.data = e->sigint.data = e->sigterm.data = e->sighup.data = e;
     e->deadline.data = e->progress.data = e->preflight_timeout.data = e->watchdog.data = e;
     if ((rc = uv_signal_start(&e->sigint, engine_on_signal, SIGINT)) != 0 ||
@@ -328,13 +382,14 @@ static void engine_close_cb(uv_handle_t *h, void *arg) {
     if (!uv_is_closing(h)) uv_close(h, NULL);
 }
 
-/* Each worker's share of a transaction budget, proportional to its VUs
- * (VU k of the run lives on worker k % nworkers); -1 when unbounded.
+/* Each worker's share of a transaction budget (the segment's share when
+ * segmented), proportional to its VUs (the segment's k-th VU lives on
+ * worker k % nworkers); -1 when unbounded.
  * Needs at least one VU (engine_check_plan). */
 static int engine_quotas(const scenario *sc, int nworkers, int64_t *quota) {
-    int64_t *vus = calloc((size_t)nworkers, sizeof *vus), total = scenario_total_vus(sc), given = 0;
+    int64_t *vus = calloc((size_t)nworkers, sizeof *vus), total = plan_segment_vus(sc), given = 0;
     if (!vus) return -1;
-    for (int64_t k = 0; k < total; k++) vus[k % nworkers]++;
+    for (int64_t k = 0; k < total; k++) vus[k % nworkers]++;   /* the segment's k-th VU: worker k % n */
     for (int w = 0; w < nworkers; w++) {
         quota[w] = sc->requests > 0 && total ? sc->requests * vus[w] / total : -1;
         if (quota[w] > 0) given += quota[w];
@@ -361,8 +416,7 @@ engine_plan engine_check_plan(const scenario *sc, int nworkers, char *err, size_
         snprintf(err, err_len, "%d workers: the engine runs 1 to %d", nworkers, ENGINE_MAX_WORKERS);
         return ENGINE_PLAN_BAD;
     }
-    int64_t vus = 0;
-    for (int g = 0; g < sc->ngroups; g++) vus += sc->groups[g].vus;
+    int64_t vus = plan_segment_vus(sc);
     if (vus <= 0) {
         snprintf(err, err_len, "%s: the run has no VUs (every group has vus = 0): nothing to run",
                  sc->name ? sc->name : "scenario");

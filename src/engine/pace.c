@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "scenario/plan.h"
 #include "scenario/scenario.h"
 
 #define PACE_LATE_NS 2000000    /* a start more than 2 ms late counts as late */
@@ -146,12 +147,12 @@ static uint64_t pace_arrival_ns(const wgroup *wg, uint64_t k) {
 
 /* Count the arrivals that are due by now. */
 static void pace_refresh(wgroup *wg, uint64_t now) {
-    while (pace_arrival_ns(wg, wg->k_due) <= now) wg->k_due += (uint64_t)wg->nslots;
+    while (pace_arrival_ns(wg, wg->k_due) <= now) wg->k_due += wg->k_step;
 }
 
 static begin_result pace_take_arrival(vu *v, wgroup *wg, uint64_t now) {
     uint64_t intended = pace_arrival_ns(wg, wg->k_assign);
-    wg->k_assign += (uint64_t)wg->nslots;
+    wg->k_assign += wg->k_step;
     vu_begin_tx(v, now, intended);
     return BEGIN_NOW;
 }
@@ -243,7 +244,7 @@ static void pace_timerfd(worker *w, wgroup *wg) {
 
 void pace_init(worker *w) {
     const scenario *sc = w->shared->sc;
-    int nw = w->shared->nworkers, off = 0;
+    int nw = w->shared->nworkers;
     w->groups = calloc((size_t)sc->ngroups, sizeof *w->groups);
     for (int g = 0; g < sc->ngroups; g++) {
         wgroup *wg = &w->groups[g];
@@ -255,10 +256,7 @@ void pace_init(worker *w) {
         wg->tfd = -1;
         const group_cfg *gc = &sc->groups[g];
         if (gc->model == MODEL_RATE || gc->model == MODEL_PACED || gc->staged) pace_timerfd(w, wg);
-        int hosts = sc->groups[g].vus < nw ? sc->groups[g].vus : nw;   /* workers with VUs of g */
-        wg->nslots = hosts;
-        wg->slot = ((w->id - off) % nw + nw) % nw;                      /* rank among them */
-        off += sc->groups[g].vus;
+        plan_worker_arrivals(sc, g, nw, w->id, &wg->k_first, &wg->k_step);
     }
     for (int g = 0; g < sc->ngroups; g++)
         if (sc->groups[g].model != MODEL_CLOSED) w->any_scheduled = 1;
@@ -287,7 +285,7 @@ void pace_go(worker *w, uint64_t t0) {
             else vu_schedule(v, t0 + (uint64_t)at);
         }
         if (wg->cfg->model == MODEL_RATE && wg->nvus > 0) {
-            wg->k_due = wg->k_assign = (uint64_t)wg->slot;
+            wg->k_due = wg->k_assign = wg->k_first;
             pace_arm(wg);
         }
     }
@@ -319,7 +317,7 @@ void pace_release_idle(worker *w) {
  * stride-th arrival stands for stride of them (bounded work at the stop). */
 static void pace_record_skipped(wgroup *wg, uint64_t now) {
     worker *w = wg->w;
-    uint64_t step = (uint64_t)wg->nslots, n = (wg->k_due - wg->k_assign) / step;
+    uint64_t step = wg->k_step, n = (wg->k_due - wg->k_assign) / step;
     uint64_t stride = n > 1000000 ? n / 1000000 : 1;
     for (uint64_t k = wg->k_assign; k < wg->k_due; k += step * stride) {
         uint64_t left = (wg->k_due - k + step - 1) / step, weight = left < stride ? left : stride;
@@ -337,7 +335,7 @@ static void pace_settle_skipped(worker *w, uint64_t now) {
         if (wg->cfg->model != MODEL_RATE || wg->nvus == 0 || wg->settled) continue;
         wg->settled = 1;
         pace_refresh(wg, now);
-        uint64_t skipped = (wg->k_due - wg->k_assign) / (uint64_t)wg->nslots;
+        uint64_t skipped = (wg->k_due - wg->k_assign) / wg->k_step;
         if (skipped) worker_count(w, w->cid_skipped, (int64_t)skipped);
         if (skipped) pace_record_skipped(wg, now);
         wg->k_assign = wg->k_due;

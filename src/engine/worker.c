@@ -19,6 +19,7 @@
 #include "engine/pace.h"
 #include "engine/vu.h"
 #include "scenario/script.h"
+#include "scenario/plan.h"
 
 uint64_t worker_now_ns(void) { return uv_hrtime(); }
 
@@ -343,17 +344,18 @@ static int worker_load_body(worker *w, char *err, size_t err_len) {
     return 0;
 }
 
-/* This worker's VUs: group g's VU i runs on worker (offset_g + i) % nworkers
- * and starts at i * rampup / vus. */
+/* This worker's VUs: of the VUs in this process's segment (all of them
+ * unsegmented; plan_segment_has_vu), taken in run order, the p-th runs on
+ * worker p % nworkers.  Group g's VU i keeps its run-wide id (offset_g + i
+ * + 1, its random stream) and index i (it starts at i * rampup / vus); the
+ * segment's first VU of each group is its preflight VU. */
 static int worker_place_vus(worker *w, char *err, size_t err_len) {
     const scenario *sc = w->shared->sc;
-    int nw = w->shared->nworkers, total = 0, id = 0;
-    for (int g = 0; g < sc->ngroups; g++) {
-        for (int i = 0; i < sc->groups[g].vus; i++)
-            if ((total + i) % nw == w->id) w->nvus++;
-        total += sc->groups[g].vus;
-    }
-    total = 0;
+    int nw = w->shared->nworkers;
+    int64_t p = 0, id = 0;
+    for (int g = 0; g < sc->ngroups; g++)
+        for (int i = 0; i < sc->groups[g].vus; i++, id++)
+            if (plan_segment_has_vu(sc, id) && p++ % nw == w->id) w->nvus++;
     w->vus = calloc((size_t)(w->nvus ? w->nvus : 1), sizeof *w->vus);
     if (!w->vus) {
         snprintf(err, err_len, "worker %d: out of memory for its %d VUs (%zu bytes each at least)",
@@ -362,15 +364,18 @@ static int worker_place_vus(worker *w, char *err, size_t err_len) {
         return -1;
     }
     int k = 0;
+    p = id = 0;
     for (int g = 0; g < sc->ngroups; g++) {
-        int n = sc->groups[g].vus;
-        for (int i = 0; i < n; i++, id++) {
-            if ((total + i) % nw != w->id) continue;
+        int first = 1;
+        for (int i = 0; i < sc->groups[g].vus; i++, id++) {
+            if (!plan_segment_has_vu(sc, id)) continue;
+            int mine = p++ % nw == w->id, preflight = first;
+            first = 0;
+            if (!mine) continue;
             vu *v = &w->vus[k++];
-            vu_init(v, w, id + 1, g, i, w->shared->seed);
-            v->preflight = (i == 0);
+            vu_init(v, w, (int)id + 1, g, i, w->shared->seed);
+            v->preflight = preflight;
         }
-        total += n;
     }
     return 0;
 }

@@ -24,8 +24,10 @@ typedef struct wgroup {
     const struct group_cfg *cfg;
     int nvus;                      /* this worker's VUs of the group */
     struct vu **vus;               /* them, by index in the group */
-    /* rate model: this worker takes arrivals k = slot, slot + nslots, ... */
-    int slot, nslots;
+    /* rate model: this worker takes arrivals k = k_first, k_first + k_step, ...
+     * (its rank among the group's hosting workers, within its segment's
+     * arrivals: plan_segment_arrivals) */
+    uint64_t k_first, k_step;
     int tid_stage[SCHED_MAX_STAGES + 1];   /* staged groups: a timer per stage (-1 until used) */
     uint64_t k_due;                /* next arrival not yet due */
     uint64_t k_assign;             /* next arrival to hand to a VU (<= k_due) */

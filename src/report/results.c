@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/text.h"
+#include "common/when.h"
 
 static int results_mkdirs(const char *dir) {
     char tmp[4096];
@@ -331,6 +332,21 @@ static void results_time(char *buf, size_t len, const struct timespec *ts) {
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* A segment's identity (luamech merge checks it) and the start barrier's
+ * outcome (docs/distributed.md). */
+static void results_dist_json(json_t *root, const scenario *sc, const run_result *r) {
+    json_object_set_new(root, "scenario_hash", json_string(sc->hash[0] ? sc->hash : ""));
+    if (sc->seg_count > 0)
+        json_object_set_new(root, "segment", json_pack("{s:i,s:i,s:I}", "index", sc->seg_index, "count",
+                            sc->seg_count, "requests_whole", (json_int_t)sc->requests_whole));
+    if (sc->start_at_ns > 0) {
+        char when[64];
+        when_format(sc->start_at_ns, when, sizeof when);
+        json_object_set_new(root, "start_at", json_pack("{s:s,s:f,s:b}", "requested", when, "offset_ms",
+                            (double)r->start_offset_ns / 1e6, "late", r->start_offset_ns > 1000000));
+    }
+}
+
 int report_write_json(const char *dir, const scenario *sc, const run_result *r,
                       const char *status, int exit_code) {
     char t0[32], t1[32], tmp[4096];
@@ -356,6 +372,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));
     json_object_set_new(root, "counters", results_counters_json(r));
     json_object_set_new(root, "checks", results_checks_json(r));
+    results_dist_json(root, sc, r);
     json_object_set_new(root, "timer_overflow", results_overflow_json(r));
     if (sc->notes) {                 /* the scenario's own text: line breaks kept when valid */
         json_t *notes = json_string(sc->notes);

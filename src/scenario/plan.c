@@ -5,7 +5,9 @@
  * the plan; it neither loads files nor runs anything. */
 #include "scenario/plan.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -215,13 +217,137 @@ static int plan_check_texts(const plan_ctx *c) {
     return PLAN_OK;
 }
 
+/* ---- segments (the rule: plan.h) ---- */
+
+int plan_segment_parse(const char *arg, int *index, int *count, char *why, size_t len) {
+    char *end;
+    errno = 0;
+    long i = strtol(arg, &end, 10), n = 0;
+    int ok = end != arg && *end == '/' && arg[0] >= '0' && arg[0] <= '9' && errno == 0;
+    const char *q = ok ? end + 1 : NULL;
+    if (ok) n = strtol(q, &end, 10);
+    ok = ok && end != q && *end == 0 && q[0] >= '0' && q[0] <= '9' && errno == 0;
+    if (!ok) {
+        snprintf(why, len, "expected i/N such as 3/8 (segment i of N, counted from 1) or auto; got '%s'", arg);
+        return -1;
+    }
+    if (n < 1 || n > PLAN_MAX_SEGMENTS || i < 1 || i > n) {
+        snprintf(why, len, "segment %ld of %ld: N is 1 to %d and i is 1 to N (segments count from 1)", i, n,
+                 PLAN_MAX_SEGMENTS);
+        return -1;
+    }
+    *index = (int)i;
+    *count = (int)n;
+    return 0;
+}
+
+static int plan_segmented(const scenario *s) { return s->seg_count > 1 && s->seg_index >= 1; }
+
+int plan_segment_has_vu(const scenario *s, int64_t k) {
+    return !plan_segmented(s) || k % s->seg_count == s->seg_index - 1;
+}
+
+/* The VUs of the groups before g. */
+static int64_t plan_group_offset(const scenario *s, int g) {
+    int64_t off = 0;
+    for (int i = 0; i < g; i++) off += s->groups[i].vus;
+    return off;
+}
+
+/* VUs k in [off, off + n) with k mod N == r. */
+static int64_t plan_count_mod(int64_t off, int64_t n, int64_t N, int64_t r) {
+    int64_t first = off + ((r - off) % N + N) % N;
+    return first >= off + n ? 0 : (off + n - 1 - first) / N + 1;
+}
+
+int plan_segment_group_vus(const scenario *s, int g) {
+    if (!plan_segmented(s)) return s->groups[g].vus;
+    return (int)plan_count_mod(plan_group_offset(s, g), s->groups[g].vus, s->seg_count, s->seg_index - 1);
+}
+
+int64_t plan_segment_vus(const scenario *s) {
+    int64_t n = 0;
+    for (int g = 0; g < s->ngroups; g++) n += plan_segment_group_vus(s, g);
+    return n;
+}
+
+int plan_segment_arrivals(const scenario *s, int g, uint64_t *first, uint64_t *step) {
+    *first = 0;
+    *step = 1;
+    if (!plan_segmented(s)) return s->groups[g].vus > 0;
+    int64_t N = s->seg_count, n = s->groups[g].vus, hosts = n < N ? n : N;
+    int64_t rank = ((s->seg_index - 1 - plan_group_offset(s, g)) % N + N) % N;
+    if (rank >= hosts) return 0;
+    *first = (uint64_t)rank;
+    *step = (uint64_t)hosts;
+    return 1;
+}
+
+int plan_worker_arrivals(const scenario *s, int g, int nworkers, int w, uint64_t *first, uint64_t *step) {
+    int64_t off = 0;                            /* the segment's VUs of the groups before g */
+    for (int i = 0; i < g; i++) off += plan_segment_group_vus(s, i);
+    int64_t n = plan_segment_group_vus(s, g), hosts = n < nworkers ? n : nworkers;
+    int64_t slot = ((w - off) % nworkers + nworkers) % nworkers;   /* rank among the hosts */
+    uint64_t f, st;
+    if (!plan_segment_arrivals(s, g, &f, &st) || slot >= hosts) {
+        *first = 0, *step = 1;
+        return 0;
+    }
+    *first = f + st * (uint64_t)slot;
+    *step = st * (uint64_t)hosts;
+    return 1;
+}
+
+int64_t plan_segment_share(const scenario *s, int index, int64_t budget) {
+    int64_t N = s->seg_count, total = 0;
+    for (int g = 0; g < s->ngroups; g++) total += s->groups[g].vus;
+    if (N <= 1 || total <= 0) return budget;
+    int64_t given = 0, mine = 0, nwith = total < N ? total : N;   /* segments with VUs: 1..nwith */
+    for (int64_t j = 0; j < nwith; j++) {
+        int64_t vus = plan_count_mod(0, total, N, j), q = (int64_t)((__int128)budget * vus / total);
+        given += q;
+        if (j == index - 1) mine = q;
+    }
+    int64_t left = budget - given;              /* < nwith: one each to segments 1, 2, ... */
+    if (index - 1 < nwith && index - 1 < left) mine++;
+    return mine;
+}
+
+void plan_segment_apply(scenario *s) {
+    for (int i = 0; i < s->nphases; i++) plan_segment_apply(&s->phases[i]);
+    s->requests_whole = s->requests;
+    if (plan_segmented(s) && s->requests > 0) s->requests = plan_segment_share(s, s->seg_index, s->requests);
+}
+
+/* A segment must have something to do: VUs, and its share of a budget. */
+static int plan_check_segment(const plan_ctx *c) {
+    const scenario *s = c->s;
+    if (!plan_segmented(s)) return PLAN_OK;
+    int64_t total = 0;
+    for (int g = 0; g < s->ngroups; g++) total += s->groups[g].vus;
+    if (plan_segment_vus(s) == 0) {
+        snprintf(c->err, c->len, "--segment %d/%d: %s%sthe run has %lld VUs, so segment %d would have none: "
+                 "use at most %lld segments", s->seg_index, s->seg_count, c->where, *c->where ? " " : "",
+                 (long long)total, s->seg_index, (long long)total);
+        return PLAN_BAD_FLAG;
+    }
+    if (s->requests > 0 && plan_segment_share(s, s->seg_index, s->requests) == 0) {
+        snprintf(c->err, c->len, "--segment %d/%d: %s%sa requests budget of %lld leaves segment %d nothing to do: "
+                 "use at most %lld segments", s->seg_index, s->seg_count, c->where, *c->where ? " " : "",
+                 (long long)s->requests, s->seg_index, (long long)s->requests);
+        return PLAN_BAD_FLAG;
+    }
+    return PLAN_OK;
+}
+
 static int plan_check_one(const scenario *s, const scenario_overrides *o, const char *where, char *err, size_t len) {
     plan_ctx c = {s, o, where, err, len};
     int rc = plan_check_texts(&c);
     if (rc != PLAN_OK) return rc;
     rc = plan_check_settings(&c);
     for (int i = 0; rc == PLAN_OK && i < s->ngroups; i++) rc = plan_check_group(&c, i);
-    return rc == PLAN_OK ? plan_check_bounds(&c) : rc;
+    if (rc == PLAN_OK) rc = plan_check_bounds(&c);
+    return rc == PLAN_OK ? plan_check_segment(&c) : rc;
 }
 
 int plan_check(const scenario *s, const scenario_overrides *o, char *err, size_t len) {

@@ -23,6 +23,8 @@ void scenario_overrides_init(scenario_overrides *o) {
     o->run_time_ns = o->rampup_ns = o->interval_ns = o->graceful_stop_ns = -1;
     o->requests = o->vus = o->workers = o->seed = -1;
     o->cpus = o->name = o->origin = NULL;
+    o->seg_index = o->seg_count = 0;
+    o->start_at_ns = 0;
 }
 
 int scenario_parse_cpus(const char *s, int *cpus, int max) {
@@ -196,6 +198,9 @@ static void scenario_apply(scenario *s, const scenario_overrides *o) {
     if (o->workers > 0) s->workers = (int)o->workers;
     if (o->seed >= 0) { s->seed = (uint64_t)o->seed; s->seed_set = 1; }
     if (o->cpus) s->ncpus = scenario_parse_cpus(o->cpus, s->cpus, 256);
+    s->seg_index = o->seg_index;
+    s->seg_count = o->seg_count;
+    s->start_at_ns = o->start_at_ns;        /* with phases: refused by the command line */
     for (int i = 0; o->vus >= 0 && i < s->ngroups; i++) {
         group_cfg *g = &s->groups[i];
         if (g->staged && g->model != MODEL_RATE) continue;   /* stages decide */
@@ -256,7 +261,41 @@ int scenario_load(scenario *s, const char *path, const params *p,
         s->name = strdup(o->name);
     }
     rc = plan_check(s, o, err, err_len);
+    if (rc == PLAN_OK) plan_segment_apply(s);
+    if (rc == PLAN_OK) scenario_hash(s);
     return rc == PLAN_OK ? 0 : rc == PLAN_BAD_FLAG ? -2 : -1;
+}
+
+static uint64_t scenario_fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static uint64_t scenario_fnv_file(uint64_t h, const char *path) {
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    unsigned char buf[65536];
+    size_t n;
+    if (!f) return scenario_fnv(h, "?", 1);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = scenario_fnv(h, buf, n);
+    fclose(f);
+    return h;
+}
+
+static uint64_t scenario_fnv_plan(uint64_t h, const scenario *s) {
+    int64_t v[4] = {s->run_time_ns, s->requests_whole, s->rampup_ns, s->ngroups};
+    h = scenario_fnv(h, v, sizeof v);
+    for (int g = 0; g < s->ngroups; g++) {
+        int64_t gv[2] = {s->groups[g].vus, s->groups[g].model};
+        h = scenario_fnv_file(scenario_fnv(h, gv, sizeof gv), s->groups[g].script_path);
+    }
+    for (int i = 0; i < s->nphases; i++) h = scenario_fnv_plan(h, &s->phases[i]);
+    return h;
+}
+
+void scenario_hash(scenario *s) {
+    uint64_t h = scenario_fnv_file(0xcbf29ce484222325ULL, s->path);
+    snprintf(s->hash, sizeof s->hash, "%016llx", (unsigned long long)scenario_fnv_plan(h, s));
 }
 
 int scenario_total_vus(const scenario *s) {

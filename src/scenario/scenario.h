@@ -48,6 +48,14 @@ typedef struct scenario {
     int is_suite;         /* the phases are a suite's runs (wording of reports) */
     int nphases;          /* > 0: run these one after another instead */
     struct scenario *phases;
+    /* --segment i/N (docs/distributed.md): this process runs segment
+     * seg_index (1..seg_count) of the run; 0/0 = the whole run.  The split
+     * is plan.c's (plan_segment_*); requests is then this segment's share
+     * of requests_whole. */
+    int seg_index, seg_count;
+    int64_t requests_whole;
+    char hash[17];        /* scenario_hash: 16 hex digits */
+    int64_t start_at_ns;  /* --start-at: t0 at this CLOCK_REALTIME instant (ns); 0 = after the preflight */
 } scenario;
 
 /* Values that override the scenario's (a suite entry's, then the command
@@ -59,6 +67,8 @@ typedef struct scenario_overrides {
     const char *name;     /* a suite run's name; NULL = the scenario's */
     const char *origin;   /* messages: "suite.lua: runs[2]" when a suite set the
                            * values the command line did not; NULL = all flags */
+    int seg_index, seg_count;   /* --segment i/N; 0/0 = not given */
+    int64_t start_at_ns;        /* --start-at (CLOCK_REALTIME ns); 0 = not given */
 } scenario_overrides;
 
 /* "0,2-3" -> {0, 2, 3}; returns the count, or -1 on bad syntax. */
@@ -78,5 +88,9 @@ void scenario_free(scenario *s);
 int scenario_lua_duration(lua_State *L);
 int scenario_lua_count(lua_State *L);
 int scenario_total_vus(const scenario *s);
+/* FNV-1a (64 bits) over the scenario file's and every group script's bytes
+ * and the final plan's run time, budget, VUs and models, as 16 hex digits
+ * in s->hash: segments of one run carry the same (luamech merge checks). */
+void scenario_hash(scenario *s);
 
 #endif

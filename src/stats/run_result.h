@@ -31,6 +31,7 @@ typedef struct run_result {
     int setup_failed;        /* RUN_ABORTED because the run could not be set up */
     int abandoned;           /* workers left running (RUN_STUCK): exit the process after writing */
     char error[1024];        /* RUN_ABORTED, RUN_STUCK: why */
+    int64_t start_offset_ns; /* --start-at: t0 minus the requested instant (> 0: late) */
 } run_result;
 
 void run_result_free(run_result *r);

@@ -1,0 +1,16 @@
+/* when.h - wall-clock instants for --start-at: RFC 3339 times
+ * ("2026-12-02T10:00:00Z", "2026-12-02T11:00:00.5+01:00") or a delay from
+ * now ("+30s", any duration of units.h), and their RFC 3339 text. */
+#ifndef LUAMECH_WHEN_H
+#define LUAMECH_WHEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* arg -> CLOCK_REALTIME ns since the epoch (now_ns: the caller's reading of
+ * CLOCK_REALTIME, for "+DUR").  0, or -1 with the reason in why. */
+int when_parse_ns(const char *arg, int64_t now_ns, int64_t *at_ns, char *why, size_t len);
+/* "2026-12-02T10:00:00.000Z" (UTC, milliseconds) into buf; returns buf. */
+char *when_format(int64_t at_ns, char *buf, size_t len);
+
+#endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "cmd/merge.h"
 #include "cmd/new.h"
 #include "common/params.h"
 #include "common/text.h"
@@ -300,7 +301,7 @@ static void cli_on_hist(void *ctx, const struct agg_timer *t, int interval, doub
                         double len_s, const hist *h) {
     cli_live *l = ctx;
     (void)interval;
-    if (!l->hlog) return;
+    if (!l->hlog || (t->of && l->sc->seg_count == 0)) return;   /* "(all)" twins: for luamech merge */
     hlog_set_start(l->hlog, (double)l->r->start_wall.tv_sec + (double)l->r->start_wall.tv_nsec / 1e9);
     hlog_write(l->hlog, t->name, start_s, len_s, h);
 }
@@ -527,6 +528,7 @@ int cli_main(int argc, char **argv) {
     if (strcmp(argv[1], "suite") == 0) return cli_suite(argc - 1, argv + 1);
     if (strcmp(argv[1], "compare") == 0) return compare_cmd_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "new") == 0) return new_cmd_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "merge") == 0) return merge_cmd_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") != 0) return cli_bad("unknown command '%s'", argv[1]);
     cli_run c;
     memset(&c, 0, sizeof c);

@@ -161,7 +161,7 @@ void agg_timer_total_row(agg_row *r, const agg_timer *t, double run_s) {
 static void agg_close_interval(agg *a, double period_s) {
     for (int i = 0; i < a->n; i++) {
         agg_timer *t = a->timers[i];
-        if (a->on_hist && !t->of)           /* the log has no "(all)" twins */
+        if (a->on_hist)                     /* "(all)" twins too: the caller chooses */
             a->on_hist(a->on_hist_ctx, t, a->nintervals, (double)a->nintervals * (double)a->interval_ns / 1e9,
                        period_s, &t->interval);
         t->rows = realloc(t->rows, (size_t)(t->nrows + 1) * sizeof *t->rows);

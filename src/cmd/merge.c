@@ -1,0 +1,532 @@
+/* merge.c - `luamech merge SEGMENT_DIR... --out DIR`: the results of the
+ * N segments of one run (--segment i/N) as one result, as if one machine had
+ * run it.  Each segment's summary.json (interval rows: counts, errors,
+ * cancelled, skipped; counters; error tallies; checks) and histograms.hlog
+ * (every timer's histogram of every interval, "(all)" twins included in a
+ * segmented run) become one statistics message per segment and interval,
+ * merged by the same lockstep merge that joins a local run's workers
+ * (stats/agg.c: a segment is a worker, an interval a tick), so counts add
+ * and percentiles come from the added histograms.  The writers of report/
+ * then write summary.json (with a per-segment table), intervals.csv,
+ * histograms.hlog, junit.xml and report.html; thresholds are evaluated on
+ * the merged data.  It refuses mixed runs unless --allow-partial.  It does
+ * not run load, load Lua, or follow running segments. */
+#include "cmd/merge.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/exit_codes.h"
+#include "report/hlog.h"
+#include "report/report.h"
+#include "stats/threshold.h"
+#include "stats/agg.h"
+#include "stats/local.h"
+
+#define MERGE_MAX_SEGMENTS 100000
+
+/* One histogram of the segment's log: a timer's, one interval. */
+typedef struct merge_hist {
+    char *tag;                 /* unescaped timer name */
+    int64_t interval;
+    hist h;
+} merge_hist;
+
+typedef struct merge_seg {
+    const char *dir;
+    json_t *root;              /* its summary.json */
+    int index, count;
+    int64_t nintervals;
+    double interval_s;
+    merge_hist *hists;
+    size_t nhists, cap;
+} merge_seg;
+
+typedef struct merge_opts {
+    const char *out;
+    int allow_partial;
+    int nsegs;
+    merge_seg *segs;
+} merge_opts;
+
+static int merge_usage(const char *fmt, const char *arg) {
+    fprintf(stderr, "luamech merge: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nusage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial]\n");
+    return EXIT_USAGE;
+}
+
+static json_t *merge_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
+static double merge_num(json_t *o, const char *k) { return json_number_value(merge_get(o, k)); }
+static const char *merge_str(json_t *o, const char *k) {
+    const char *s = json_string_value(merge_get(o, k));
+    return s ? s : "";
+}
+
+/* ---- reading a segment ---- */
+
+static int merge_on_line(void *ctx, const char *tag, double start_s, double len_s, double max_us, const hist *h) {
+    merge_seg *s = ctx;
+    (void)len_s, (void)max_us;
+    if (s->nhists == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        merge_hist *m = realloc(s->hists, cap * sizeof *m);
+        if (!m) return -1;
+        s->hists = m;
+        s->cap = cap;
+    }
+    merge_hist *m = &s->hists[s->nhists];
+    m->tag = strdup(tag);
+    if (!m->tag) return -1;
+    hlog_tag_unescape(m->tag);
+    m->interval = s->interval_s > 0 ? llround(start_s / s->interval_s) : 0;
+    hist_init(&m->h);
+    hist_merge(&m->h, h);
+    s->nhists++;
+    return 0;
+}
+
+static const hist *merge_find_hist(const merge_seg *s, const char *name, int64_t k) {
+    for (size_t i = 0; i < s->nhists; i++)
+        if (s->hists[i].interval == k && strcmp(s->hists[i].tag, name) == 0) return &s->hists[i].h;
+    return NULL;
+}
+
+static int merge_read_seg(merge_seg *s, char *err, size_t len) {
+    char path[4200];
+    json_error_t je;
+    snprintf(path, sizeof path, "%s/summary.json", s->dir);
+    s->root = json_load_file(path, 0, &je);
+    if (!s->root) {
+        snprintf(err, len, "%s: %s", path, je.text);
+        return -1;
+    }
+    json_t *seg = merge_get(s->root, "segment");
+    s->index = (int)merge_num(seg, "index");
+    s->count = (int)merge_num(seg, "count");
+    if (!seg || s->index < 1 || s->count < 1 || s->index > s->count) {
+        snprintf(err, len, "%s: not the result of a segment (no \"segment\" in summary.json: run with --segment)",
+                 path);
+        return -1;
+    }
+    if (json_array_size(merge_get(s->root, "phases")) > 0) {
+        snprintf(err, len, "%s: a phased run: merge each phase's directory instead", path);
+        return -1;
+    }
+    s->interval_s = merge_num(merge_get(s->root, "settings"), "interval_s");
+    json_t *t;
+    size_t i;
+    json_array_foreach(merge_get(s->root, "timers"), i, t) {
+        int64_t n = (int64_t)json_array_size(merge_get(t, "intervals"));
+        if (n > s->nintervals) s->nintervals = n;
+    }
+    snprintf(path, sizeof path, "%s/" HLOG_FILE, s->dir);
+    char herr[512];
+    if (hlog_read(path, merge_on_line, s, herr, sizeof herr) != 0) {
+        snprintf(err, len, "%s", herr);
+        return -1;
+    }
+    return 0;
+}
+
+/* Same scenario, seed and segment count; each segment once; all there
+ * unless allow_partial (then *missing lists the absent ones). */
+static int merge_check_set(const merge_opts *o, json_t *missing, char *err, size_t len) {
+    const merge_seg *a = &o->segs[0];
+    int N = a->count;
+    char *seen = calloc((size_t)N + 1, 1);
+    if (!seen) return snprintf(err, len, "out of memory"), -1;
+    for (int i = 0; i < o->nsegs; i++) {
+        const merge_seg *s = &o->segs[i];
+        const char *why = s->count != N ? "segment count" : strcmp(merge_str(s->root, "scenario_hash"),
+                          merge_str(a->root, "scenario_hash")) ? "scenario (scenario_hash)"
+                          : merge_num(s->root, "seed") != merge_num(a->root, "seed") ? "seed"
+                          : merge_num(s->root, "schema_version") != merge_num(a->root, "schema_version") ? "schema"
+                          : NULL;
+        if (why) {
+            snprintf(err, len, "%s and %s are not parts of one run: different %s (segment %d/%d vs %d/%d)",
+                     a->dir, s->dir, why, a->index, a->count, s->index, s->count);
+            free(seen);
+            return -1;
+        }
+        if (seen[s->index]) {
+            snprintf(err, len, "segment %d/%d given twice (%s)", s->index, N, s->dir);
+            free(seen);
+            return -1;
+        }
+        seen[s->index] = 1;
+    }
+    char list[512] = "";
+    int nmissing = 0;
+    for (int k = 1; k <= N; k++) {
+        if (seen[k]) continue;
+        json_array_append_new(missing, json_integer(k));
+        if (nmissing++ < 20) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", nmissing > 1 ? ", " : "", k);
+    }
+    free(seen);
+    if (nmissing && !o->allow_partial) {
+        snprintf(err, len, "segment(s) %s%s of %d missing (give every segment's directory, or --allow-partial)", list,
+                 nmissing > 20 ? ", ..." : "", N);
+        return -1;
+    }
+    if (nmissing) fprintf(stderr, "luamech merge: --allow-partial: segment(s) %s of %d missing\n", list, N);
+    return 0;
+}
+
+/* ---- a segment as statistics messages: one per interval ---- */
+
+static timer_kind merge_kind(const char *name) {
+    for (int k = TK_ALL; k <= TK_STAGE; k++)
+        if (strcmp(timer_kind_name((timer_kind)k), name) == 0) return (timer_kind)k;
+    return TK_CUSTOM;
+}
+
+static timer_role merge_role(const char *name) {
+    size_t n = strlen(name), u = strlen(" (uncorrected)");
+    if (n > u && strcmp(name + n - u, " (uncorrected)") == 0) return TR_TWIN;
+    if (strcmp(name, STATS_OTHER_CUSTOM) == 0 || strcmp(name, STATS_OTHER_PRIMITIVE) == 0) return TR_OTHER;
+    return TR_NAMED;
+}
+
+static hist *merge_hist_copy(const hist *h) {
+    hist *c = h ? malloc(sizeof *c) : NULL;
+    if (!c) return NULL;
+    hist_init(c);
+    hist_merge(c, h);
+    return c;
+}
+
+/* The failed, cancelled and skipped samples of an interval: the "(all)"
+ * twin's histogram less the successes' (bucket by bucket). */
+static hist *merge_nok(const hist *all, const hist *ok, int64_t failed) {
+    if (!all || all->total <= (ok ? ok->total : 0)) return NULL;
+    hist *n = malloc(sizeof *n);
+    if (!n) return NULL;
+    hist_init(n);
+    for (int32_t i = all->lo_idx; i <= all->hi_idx; i++) {
+        int64_t c = hist_count_at(all, i) - (ok ? hist_count_at(ok, i) : 0);
+        if (c > 0) hist_add_at_index(n, i, c);
+    }
+    n->not_ok = failed;
+    return n;
+}
+
+static void merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t k) {
+    json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)k);
+    const char *name = merge_str(t, "name");
+    const hist *h = merge_find_hist(s, name, k);
+    int64_t errors = (int64_t)merge_num(row, "errors");
+    if (!row || (!h && errors == 0 && merge_num(row, "cancelled") == 0 && merge_num(row, "skipped") == 0)) return;
+    char all[1100];
+    snprintf(all, sizeof all, "%s (all)", name);
+    tick_timer *o = &m->timers[m->n];
+    o->name = strdup(name);
+    if (!o->name) return;
+    o->kind = merge_kind(merge_str(t, "kind"));
+    o->role = merge_role(name);
+    o->h = h && h->total ? merge_hist_copy(h) : NULL;
+    o->nok = merge_nok(merge_find_hist(s, all, k), h, errors);
+    o->errors = errors;
+    o->cancelled = (int64_t)merge_num(row, "cancelled");
+    o->skipped = (int64_t)merge_num(row, "skipped");
+    m->n++;
+}
+
+static void merge_tally(tally *t, json_t *arr) {
+    json_t *e;
+    size_t i;
+    tally_init(t, 1000);
+    json_array_foreach(arr, i, e) {
+        const char *msg = merge_str(e, "message");
+        tally_add(t, msg, strlen(msg), (int64_t)merge_num(e, "count"));
+    }
+}
+
+static void merge_counter(tick_msg *m, const char *prefix, const char *name, int64_t v) {
+    if (!v) return;
+    size_t len = strlen(prefix) + strlen(name) + 1;
+    char *n = malloc(len);
+    if (!n) return;
+    snprintf(n, len, "%s%s", prefix, name);
+    m->counters[m->ncounters].name = n;
+    m->counters[m->ncounters++].value = v;
+}
+
+/* Counters per interval; at the last interval the run's checks and tallies
+ * (summary.json keeps those as totals). */
+static void merge_counters_into(tick_msg *m, const merge_seg *s, int64_t k) {
+    json_t *c, *ck;
+    size_t i;
+    json_array_foreach(merge_get(s->root, "counters"), i, c)
+        merge_counter(m, "", merge_str(c, "name"),
+                      (int64_t)json_number_value(json_array_get(merge_get(c, "intervals"), (size_t)k)));
+    if (!m->final) return;
+    json_array_foreach(merge_get(s->root, "checks"), i, ck) {
+        merge_counter(m, "check.pass ", merge_str(ck, "name"), (int64_t)merge_num(ck, "passes"));
+        merge_counter(m, "check.fail ", merge_str(ck, "name"), (int64_t)merge_num(ck, "fails"));
+    }
+}
+
+static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
+    tick_msg *m = calloc(1, sizeof *m);
+    json_t *timers = merge_get(s->root, "timers");
+    size_t nc = json_array_size(merge_get(s->root, "counters")) + 2 * json_array_size(merge_get(s->root, "checks"));
+    if (!m) return NULL;
+    m->worker = worker;
+    m->tick = k;
+    m->final = k == s->nintervals - 1;
+    m->timers = calloc(json_array_size(timers) + 1, sizeof *m->timers);
+    m->counters = calloc(nc + 1, sizeof *m->counters);
+    tally_init(&m->errors, 1000);
+    tally_init(&m->req_errors, 1000);
+    if (!m->timers || !m->counters) {
+        tick_msg_free(m);
+        return NULL;
+    }
+    json_t *t;
+    size_t i;
+    json_array_foreach(timers, i, t)
+        if (strcmp(merge_str(t, "latency_over"), "all samples") != 0) merge_timer_into(m, s, t, k);
+    merge_counters_into(m, s, k);
+    if (m->final) {
+        tally_free(&m->errors);
+        tally_free(&m->req_errors);
+        merge_tally(&m->errors, merge_get(s->root, "errors"));
+        merge_tally(&m->req_errors, merge_get(s->root, "request_errors"));
+    }
+    return m;
+}
+
+/* ---- the merged run ---- */
+
+static int64_t merge_parse_time(const char *s) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    if (!strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
+    return (int64_t)timegm(&tm);
+}
+
+static const char *const merge_status_rank[] = {"completed", "interrupted", "aborted", "stuck"};
+
+static int merge_rank(const char *status) {
+    for (int i = 3; i > 0; i--)
+        if (strcmp(status, merge_status_rank[i]) == 0) return i;
+    return 0;
+}
+
+/* The scenario as the writers need it: from the segments' summary.json. */
+static int merge_scenario(scenario *sc, json_t *root, char *err, size_t len) {
+    json_t *set = merge_get(root, "settings"), *g, *th;
+    size_t i;
+    memset(sc, 0, sizeof *sc);
+    sc->name = strdup(merge_str(root, "scenario"));
+    sc->path = strdup(merge_str(root, "scenario_file"));
+    sc->run_time_ns = (int64_t)(merge_num(set, "run_time_s") * 1e9 + 0.5);
+    sc->rampup_ns = (int64_t)(merge_num(set, "rampup_s") * 1e9 + 0.5);
+    sc->interval_ns = (int64_t)(merge_num(set, "interval_s") * 1e9 + 0.5);
+    sc->graceful_stop_ns = (int64_t)(merge_num(set, "graceful_stop_s") * 1e9 + 0.5);
+    sc->requests = sc->requests_whole = (int64_t)merge_num(merge_get(root, "segment"), "requests_whole");
+    snprintf(sc->hash, sizeof sc->hash, "%s", merge_str(root, "scenario_hash"));
+    sc->ngroups = (int)json_array_size(merge_get(root, "groups"));
+    sc->groups = calloc((size_t)sc->ngroups + 1, sizeof *sc->groups);
+    sc->nthresholds = (int)json_array_size(merge_get(root, "thresholds"));
+    sc->thresholds = calloc((size_t)sc->nthresholds + 1, sizeof *sc->thresholds);
+    if (!sc->name || !sc->path || !sc->groups || !sc->thresholds) return snprintf(err, len, "out of memory"), -1;
+    json_array_foreach(merge_get(root, "groups"), i, g) {
+        group_cfg *c = &sc->groups[i];
+        c->name = strdup(merge_str(g, "name"));
+        c->script_name = strdup(merge_str(g, "script"));
+        c->vus = (int)merge_num(g, "vus");
+        const char *m = merge_str(g, "model");
+        c->model = strcmp(m, "rate") == 0 ? MODEL_RATE : strcmp(m, "paced") == 0 ? MODEL_PACED : MODEL_CLOSED;
+    }
+    json_array_foreach(merge_get(root, "thresholds"), i, th)
+        if (threshold_parse(merge_str(th, "criterion"), &sc->thresholds[i], err, len) != 0) return -1;
+    return 0;
+}
+
+static void merge_scenario_free(scenario *sc) {
+    for (int g = 0; sc->groups && g < sc->ngroups; g++) free(sc->groups[g].name), free(sc->groups[g].script_name);
+    free(sc->groups);
+    free(sc->thresholds);
+    free(sc->name);
+    free(sc->path);
+}
+
+/* The merged log, like a run's: no "(all)" twins. */
+static void merge_on_hist(void *ctx, const struct agg_timer *t, int interval, double start_s, double len_s,
+                          const hist *h) {
+    (void)interval;
+    if (!t->of) hlog_write(ctx, t->name, start_s, len_s, h);
+}
+
+/* Push every segment's intervals into one lockstep merge (a segment is a
+ * worker, an interval a tick) and close it at the longest segment's end. */
+static int merge_run(const merge_opts *o, run_result *r, const scenario *sc, hlog *log) {
+    memset(r, 0, sizeof *r);
+    agg_init(&r->agg, o->nsegs, sc->interval_ns, sc->interval_ns);
+    double run_s = 0, span_s = 0;
+    int64_t start = INT64_MAX, end = 0;
+    int worst = 0;
+    for (int i = 0; i < o->nsegs; i++) {
+        int64_t t0 = merge_parse_time(merge_str(o->segs[i].root, "start"));
+        if (t0 && t0 < start) start = t0;
+    }
+    if (log) {
+        hlog_set_start(log, start == INT64_MAX ? 0 : (double)start);
+        r->agg.on_hist = merge_on_hist;
+        r->agg.on_hist_ctx = log;
+    }
+    for (int i = 0; i < o->nsegs; i++) {
+        const merge_seg *s = &o->segs[i];
+        json_t *set = merge_get(s->root, "settings");
+        if (merge_num(set, "max_timers") > r->agg.max_timers) r->agg.max_timers = (int)merge_num(set, "max_timers");
+        r->nworkers += (int)merge_num(set, "workers");
+        run_s = fmax(run_s, merge_num(s->root, "run_time_s"));
+        span_s = fmax(span_s, merge_num(s->root, "span_s"));
+        int64_t t1 = merge_parse_time(merge_str(s->root, "finish"));
+        if (t1 > end) end = t1;
+        if (merge_rank(merge_str(s->root, "status")) > worst) worst = merge_rank(merge_str(s->root, "status"));
+        if (s->nintervals == 0) {                       /* nothing measured: finished at once */
+            r->agg.finished[i] = 1;
+            continue;
+        }
+        for (int64_t k = 0; k < s->nintervals; k++) {
+            tick_msg *m = merge_msg(s, i, k);
+            if (!m) return -1;
+            agg_push(&r->agg, m);
+        }
+    }
+    r->seed = (uint64_t)merge_num(o->segs[0].root, "seed");
+    r->status = worst == 3 ? RUN_STUCK : worst == 2 ? RUN_ABORTED : worst == 1 ? RUN_INTERRUPTED : RUN_COMPLETED;
+    r->start_wall.tv_sec = start == INT64_MAX ? 0 : (time_t)start;
+    r->end_wall.tv_sec = (time_t)end;
+    r->run_ns = (int64_t)(run_s * 1e9 + 0.5);
+    r->span_ns = agg_finish_span(&r->agg, r->run_ns, (int64_t)(span_s * 1e9 + 0.5));
+    return 0;
+}
+
+/* ---- the merged directory ---- */
+
+/* Per segment: transactions, errors, generator health; the missing ones. */
+static int merge_segment_table(const char *dir, const merge_opts *o, json_t *missing) {
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *root = json_load_file(path, 0, NULL), *arr = json_array();
+    if (!root) return -1;
+    for (int i = 0; i < o->nsegs; i++) {
+        json_t *s = o->segs[i].root, *t, *all = NULL, *gen = merge_get(s, "generator"), *iv;
+        size_t k;
+        json_array_foreach(merge_get(s, "timers"), k, t)
+            if (strcmp(merge_str(t, "name"), "All Transactions") == 0) all = merge_get(t, "summary");
+        double cpu = 0;
+        size_t n = 0;
+        json_array_foreach(merge_get(gen, "intervals"), k, iv) cpu += merge_num(iv, "cpu_percent"), n++;
+        json_t *row = json_pack("{s:i,s:s,s:s,s:I,s:I,s:f,s:b,s:s}", "index", o->segs[i].index, "dir",
+            o->segs[i].dir, "status", merge_str(s, "status"), "transactions", (json_int_t)merge_num(all, "count"),
+            "errors", (json_int_t)merge_num(all, "errors"), "cpu_percent", n ? cpu / (double)n : 0.0,
+            "suspect", json_is_true(merge_get(gen, "suspect")), "reasons", merge_str(gen, "reasons"));
+        if (merge_get(s, "start_at")) json_object_set(row, "start_at", merge_get(s, "start_at"));
+        if (json_is_true(merge_get(gen, "suspect")))
+            fprintf(stderr, "luamech merge: segment %d (%s): the generator was suspect: %s\n", o->segs[i].index,
+                    o->segs[i].dir, merge_str(gen, "reasons"));
+        json_array_append_new(arr, row);
+    }
+    json_object_set_new(root, "segments", arr);
+    json_object_set_new(root, "segment_count", json_integer(o->segs[0].count));
+    json_object_set(root, "missing_segments", missing);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    return rc == 0 ? rename(tmp, path) : -1;
+}
+
+static int merge_exit_code(const scenario *sc, const run_result *r, const merge_opts *o) {
+    int code = EXIT_OK;
+    for (int i = 0; i < o->nsegs; i++) {           /* a segment's own failure (not its thresholds) */
+        int c = (int)merge_num(o->segs[i].root, "exit_code");
+        if (c != EXIT_OK && c != EXIT_THRESHOLDS && (code == EXIT_OK || c > code)) code = c;
+    }
+    if (code == EXIT_OK && r->status == RUN_COMPLETED && report_thresholds_failed(sc, r) > 0) code = EXIT_THRESHOLDS;
+    return code;
+}
+
+static int merge_write(const merge_opts *o, json_t *missing) {
+    char err[4400], hpath[4200];
+    scenario sc;
+    run_result r;
+    if (report_make_out(o->out, err, sizeof err) != 0) return merge_usage("--out: %s", err);
+    if (merge_scenario(&sc, o->segs[0].root, err, sizeof err) != 0) {
+        merge_scenario_free(&sc);
+        fprintf(stderr, "luamech merge: %s: %s\n", o->segs[0].dir, err);
+        return EXIT_RUNTIME;
+    }
+    snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, o->out);
+    hlog *log = hlog_open(hpath, 0);
+    memset(&r, 0, sizeof r);
+    int rc = merge_run(o, &r, &sc, log);
+    int code = rc == 0 ? merge_exit_code(&sc, &r, o) : EXIT_RUNTIME;
+    if (log && hlog_close(log) != 0) rc = -1;
+    if (rc == 0 && report_write_all(o->out, &sc, &r, report_status_name(r.status), code) != 0) rc = -1;
+    if (rc == 0 && merge_segment_table(o->out, o, missing) != 0) rc = -1;
+    if (rc == 0) report_console(stdout, &sc, &r, o->out);
+    if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
+    if (rc != 0) {
+        fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
+        code = EXIT_RUNTIME;
+    }
+    run_result_free(&r);
+    merge_scenario_free(&sc);
+    return code;
+}
+
+static int merge_parse(int argc, char **argv, merge_opts *o) {
+    static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"allow-partial", no_argument, 0, 'p'},
+                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int ch;
+    opterr = 0;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if (ch == 'o') o->out = optarg;
+        else if (ch == 'p') o->allow_partial = 1;
+        else if (ch == 'h') {
+            printf("usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial]\n"
+                   "One result from the results directories of a run's --segment parts (docs/distributed.md).\n");
+            exit(EXIT_OK);
+        } else return merge_usage("unknown or incomplete option '%s'", argv[optind - 1]);
+    }
+    if (!o->out) return merge_usage("%s", "--out DIR is required");
+    o->nsegs = argc - optind;
+    if (o->nsegs < 1) return merge_usage("%s", "no segment directories given");
+    if (o->nsegs > MERGE_MAX_SEGMENTS) return merge_usage("%s", "too many directories");
+    o->segs = calloc((size_t)o->nsegs, sizeof *o->segs);
+    if (!o->segs) return EXIT_RUNTIME;
+    for (int i = 0; i < o->nsegs; i++) o->segs[i].dir = argv[optind + i];
+    return EXIT_OK;
+}
+
+int merge_cmd_main(int argc, char **argv) {
+    merge_opts o;
+    memset(&o, 0, sizeof o);
+    int code = merge_parse(argc, argv, &o);
+    char err[8400];
+    json_t *missing = json_array();
+    for (int i = 0; code == EXIT_OK && i < o.nsegs; i++)
+        if (merge_read_seg(&o.segs[i], err, sizeof err) != 0) code = merge_usage("%s", err);
+    if (code == EXIT_OK && merge_check_set(&o, missing, err, sizeof err) != 0) code = merge_usage("%s", err);
+    if (code == EXIT_OK) code = merge_write(&o, missing);
+    for (int i = 0; i < o.nsegs; i++) {
+        for (size_t k = 0; k < o.segs[i].nhists; k++) free(o.segs[i].hists[k].tag), hist_free(&o.segs[i].hists[k].h);
+        free(o.segs[i].hists);
+        json_decref(o.segs[i].root);
+    }
+    free(o.segs);
+    json_decref(missing);
+    return code;
+}

@@ -1,0 +1,166 @@
+# Segments, the start barrier and merge (docs/distributed.md), with N local
+# processes against a real memcached and redis-server:
+#  - 4 segments of a --requests run: the merged count equals the server's
+#    own counter and a single-process run's count with the same seed, and
+#    every VU drew the same keys as in the single-process run;
+#  - merged percentiles agree with the segments' logs merged independently
+#    (hdr-histogram-js, tests/hlog_js), thresholds are evaluated on the
+#    merged data (each segment fails a count criterion, the merge passes);
+#  - --segment auto from JOB_COMPLETION_INDEX (a Kubernetes pod's command
+#    line) and SLURM_PROCID; --start-at gives every segment the same t0;
+#  - bad input: --segment 9/8, 0/0, garbage, a start in the past, mixed,
+#    duplicate and missing segments: one message, exit 2.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_redis.sh"
+F=$SRC/tests/scenarios/fixtures
+jqe() { jq "$@" > /dev/null; }      # check "..." jqe -e FILTER: a jq test, its output dropped
+start_memcached MC
+start_redis RD
+N=4
+REQ=2001
+
+# seg_run KIND SERVER OUTDIR KEYDIR: N segments in parallel, then a merge
+seg_run() {
+    local kind=$1 server=$2 out=$3 keys=$4 i pids=()
+    mkdir -p "$keys"
+    for i in $(seq $N); do
+        "$LUAMECH" run "$F/segments.lua" -q -n $REQ -s 7 --segment $i/$N -e KIND="$kind" -e SERVER="$server" \
+            -e OUT="$keys" -o "$out/seg-$i" > "$out.seg$i.log" 2>&1 &
+        pids+=($!)
+    done
+    for i in $(seq $N); do wait "${pids[$((i - 1))]}" || fail "$kind segment $i/$N exited $?"; done
+    "$LUAMECH" merge "$out"/seg-* --out "$out/merged" > "$out.merge.log" 2>&1
+    check "$kind: merge exits 0 ($?)" [ $? -eq 0 ]
+}
+
+for kind in memcached redis; do
+    if [ $kind = memcached ]; then server=127.0.0.1:$MC; before=$(mc_stat "$MC" cmd_set)
+    else server=127.0.0.1:$RD; before=$(redis_cmdstat "$RD" set); fi
+    seg_run $kind "$server" "$TMP/$kind" "$TMP/$kind-keys"
+    if [ $kind = memcached ]; then after=$(mc_stat "$MC" cmd_set); else after=$(redis_cmdstat "$RD" set); fi
+    m=$TMP/$kind/merged/summary.json
+    merged=$(timer_count "$m" "All Transactions")
+    check "$kind: merged transactions $merged == the budget $REQ" [ "$merged" -eq $REQ ]
+    check "$kind: the server counted $((after - before)) sets == merged $kind.set $(timer_count "$m" "$kind.set")" \
+        [ $((after - before)) -eq "$(timer_count "$m" "$kind.set")" ]
+    shares=$(for i in $(seq $N); do timer_count "$TMP/$kind/seg-$i/summary.json" "All Transactions"; done | tr '\n' ' ')
+    check "$kind: segment shares $shares (501 500 500 500)" [ "$shares" = "501 500 500 500 " ]
+    check "$kind: per-segment table of $N" [ "$(jq '.segments | length' "$m")" -eq $N ]
+    check "$kind: merged intervals.csv written" [ -s "$TMP/$kind/merged/intervals.csv" ]
+    check "$kind: merged report.html written" [ -s "$TMP/$kind/merged/report.html" ]
+    # the same run in one process: 4 VUs on 4 workers, the same seed and budget
+    mkdir -p "$TMP/$kind-whole-keys"
+    if [ $kind = memcached ]; then before=$(mc_stat "$MC" cmd_set); else before=$(redis_cmdstat "$RD" set); fi
+    "$LUAMECH" run "$F/segments.lua" -q -n $REQ -s 7 -w $N -e KIND=$kind -e SERVER="$server" \
+        -e OUT="$TMP/$kind-whole-keys" -o "$TMP/$kind-whole" > /dev/null 2>&1
+    check "$kind: single-process run exits 0 ($?)" [ $? -eq 0 ]
+    whole=$(timer_count "$TMP/$kind-whole/summary.json" "All Transactions")
+    check "$kind: single-process transactions $whole == merged $merged" [ "$whole" -eq "$merged" ]
+    same=0
+    for f in "$TMP/$kind-whole-keys"/keys-*; do cmp -s "$f" "$TMP/$kind-keys/$(basename "$f")" && same=$((same + 1)); done
+    check "$kind: each of the $N VUs set the same key sequence in both runs ($same same)" [ $same -eq $N ]
+    check "$kind: the key files are not empty" [ "$(cat "$TMP/$kind-keys"/keys-* | wc -l)" -eq $REQ ]
+done
+
+# merged percentiles against hdr-histogram-js over the segments' logs
+JS=$SRC/tests/hlog_js
+if command -v npm > /dev/null 2>&1 && [ ! -d "$JS/node_modules/hdr-histogram-js" ]; then
+    mkdir -p "$TMP/hlog_js"         # as test_hlog.sh: the locked packages into a copy
+    cp "$JS/package.json" "$JS/package-lock.json" "$JS/hlog_check.js" "$TMP/hlog_js/"
+    (cd "$TMP/hlog_js" && npm ci --no-audit --no-fund --loglevel=error) > "$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
+    JS=$TMP/hlog_js
+fi
+if command -v node > /dev/null 2>&1 && [ -d "$JS/node_modules/hdr-histogram-js" ]; then
+    cat "$TMP/memcached/seg-1/histograms.hlog" > "$TMP/all.hlog"
+    for i in $(seq 2 $N); do grep -v '^[#"]' "$TMP/memcached/seg-$i/histograms.hlog" >> "$TMP/all.hlog"; done
+    node "$JS/hlog_check.js" "$TMP/all.hlog" --json > "$TMP/all.json"
+    m=$TMP/memcached/merged/summary.json
+    for name in "memcached.set" "All Transactions"; do
+        sum=$(jq -c --arg n "$name" '.timers[] | select(.name == $n)' "$m")
+        tag=$(jq -c --arg n "$name" '.tags[$n]' "$TMP/all.json")
+        check "$name: hdr-histogram-js count $(jq .count <<< "$tag") == merged $(jq .summary.count <<< "$sum")" \
+            jqe -n -e --argjson s "$sum" --argjson t "$tag" '$t.count == $s.summary.count'
+        for p in p50 p90 p99 max; do
+            check "$name: merged $p $(jq -r ".summary.${p}_ms" <<< "$sum") ms in hdr-histogram-js's bucket $(jq -c "[.$p.lo, .$p.hi]" <<< "$tag") us" \
+                jqe -n -e --argjson s "$sum" --argjson t "$tag" --arg p "$p" \
+                '($s.summary[$p + "_ms"] * 1000 | round) as $v | $v >= $t[$p].lo and $v <= $t[$p].hi'
+        done
+    done
+else
+    fail "hdr-histogram-js could not be installed (npm ci in a copy of tests/hlog_js)"
+fi
+
+# thresholds on the merged data: each segment has ~500, the run 2001
+mkdir -p "$TMP/th-keys"
+for i in 1 2; do
+    "$LUAMECH" run "$F/segments_threshold.lua" -q -n 1000 -s 3 --segment $i/2 -e SERVER=127.0.0.1:$MC \
+        -e OUT="$TMP/th-keys" -o "$TMP/th/seg-$i" > /dev/null 2>&1
+    check "threshold segment $i: fails its own count criterion (exit 6: $?)" [ $? -eq 6 ]
+done
+"$LUAMECH" merge "$TMP/th/seg-1" "$TMP/th/seg-2" --out "$TMP/th/merged" > /dev/null 2>&1
+check "threshold: the merge passes it (exit $?)" [ $? -eq 0 ]
+check "threshold: merged junit.xml has no failure" bash -c "! grep -q '<failure' '$TMP/th/merged/junit.xml'"
+
+# --segment auto: a Kubernetes Indexed Job's pod command line, then Slurm's variables
+mkdir -p "$TMP/auto-keys"
+pids=()
+for idx in 0 1; do
+    JOB_COMPLETION_INDEX=$idx LUAMECH_SEGMENTS=2 "$LUAMECH" run "$F/segments.lua" -q -n 100 -s 1 --segment auto \
+        -e SERVER=127.0.0.1:$MC -e OUT="$TMP/auto-keys" -o "$TMP/k8s/seg-$idx" > /dev/null 2> "$TMP/k8s-$idx.err" &
+    pids+=($!)
+done
+wait "${pids[@]}"      # (a bare wait would wait for the servers too)
+check "k8s: says where the segment came from" grep -q "segment auto: 1/2 from JOB_COMPLETION_INDEX=0, LUAMECH_SEGMENTS=2" "$TMP/k8s-0.err"
+check "k8s: index 1 is segment 2" [ "$(jq .segment.index "$TMP/k8s/seg-1/summary.json")" -eq 2 ]
+"$LUAMECH" merge "$TMP"/k8s/seg-* --out "$TMP/k8s/merged" > /dev/null 2>&1
+check "k8s: merged 100 transactions" [ "$(timer_count "$TMP/k8s/merged/summary.json" "All Transactions")" -eq 100 ]
+SLURM_PROCID=2 SLURM_NTASKS=3 "$LUAMECH" run "$F/segments.lua" -q -n 30 --segment auto -e SERVER=127.0.0.1:$MC \
+    -e OUT="$TMP/auto-keys" -o "$TMP/slurm3" > /dev/null 2> "$TMP/slurm.err"
+check "slurm: SLURM_PROCID=2 of 3 is segment 3/3" grep -q "3/3 from SLURM_PROCID=2, SLURM_NTASKS=3" "$TMP/slurm.err"
+
+# --start-at: two segments, one instant
+at=$(date -u -d '+3 sec' +%Y-%m-%dT%H:%M:%S.%3NZ)
+pids=()
+for i in 1 2; do
+    "$LUAMECH" run "$F/segments.lua" -q -d 1s --segment $i/2 --start-at "$at" -e SERVER=127.0.0.1:$MC \
+        -e OUT="$TMP/auto-keys" -o "$TMP/at/seg-$i" > /dev/null 2>&1 &
+    pids+=($!)
+done
+wait "${pids[@]}"
+for i in 1 2; do
+    s=$TMP/at/seg-$i/summary.json
+    check "start-at: segment $i records the requested instant" [ "$(jqr "$s" .start_at.requested)" != null ]
+    check "start-at: segment $i started within 50 ms of it ($(jqr "$s" .start_at.offset_ms) ms)" \
+        jqe -e '.start_at.offset_ms >= 0 and .start_at.offset_ms < 50' "$s"
+done
+check "start-at: both started in the same second" [ "$(jqr "$TMP/at/seg-1/summary.json" .start)" = "$(jqr "$TMP/at/seg-2/summary.json" .start)" ]
+
+# bad input: one message, exit 2, no load
+expect_usage() {  # expect_usage "message part" args...
+    local want=$1; shift
+    "$@" > "$TMP/out.txt" 2> "$TMP/err.txt"
+    local rc=$?
+    check "$* -> exit 2 ($rc)" [ $rc -eq 2 ]
+    check "$*: says '$want'" grep -qF -- "$want" "$TMP/err.txt"
+}
+R=("$LUAMECH" run "$F/segments.lua" -e SERVER=127.0.0.1:$MC -e OUT="$TMP/auto-keys")
+expect_usage "segment 9 of 8" "${R[@]}" --segment 9/8
+expect_usage "segment 0 of 0" "${R[@]}" --segment 0/0
+expect_usage "expected i/N such as 3/8" "${R[@]}" --segment three
+expect_usage "the run has 4 VUs, so segment 5 would have none" "${R[@]}" --segment 5/8
+expect_usage "leaves segment 4 nothing to do" "${R[@]}" --segment 4/4 -n 3
+expect_usage "found no segment in the environment" env -u LUAMECH_SEGMENT -u JOB_COMPLETION_INDEX -u SLURM_PROCID "${R[@]}" --segment auto
+expect_usage "in the past" "${R[@]}" --start-at 2020-01-01T00:00:00Z
+expect_usage "expected an RFC 3339 time" "${R[@]}" --start-at 10am
+mkdir -p "$TMP/seed8-keys"
+"$LUAMECH" run "$F/segments.lua" -q -n $REQ -s 8 --segment 2/$N -e SERVER=127.0.0.1:$MC -e OUT="$TMP/seed8-keys" \
+    -o "$TMP/seed8" > /dev/null 2>&1
+expect_usage "different seed" "$LUAMECH" merge "$TMP/memcached/seg-1" "$TMP/seed8" --out "$TMP/bad1"
+expect_usage "different segment count" "$LUAMECH" merge "$TMP/memcached/seg-1" "$TMP/th/seg-2" --out "$TMP/bad1"
+expect_usage "given twice" "$LUAMECH" merge "$TMP/memcached/seg-1" "$TMP/memcached/seg-1" --out "$TMP/bad2"
+expect_usage "segment(s) 3, 4 of 4 missing" "$LUAMECH" merge "$TMP/memcached/seg-1" "$TMP/memcached/seg-2" --out "$TMP/bad3"
+expect_usage "not the result of a segment" "$LUAMECH" merge "$TMP/memcached-whole" --out "$TMP/bad4"
+"$LUAMECH" merge "$TMP/memcached/seg-1" "$TMP/memcached/seg-2" --allow-partial --out "$TMP/partial" > /dev/null 2>&1
+check "--allow-partial: merges what is there ($?) and names the missing segments" \
+    [ "$(jq -c .missing_segments "$TMP/partial/summary.json")" = "[3,4]" ]
+finish

@@ -9,8 +9,9 @@
  * and percentiles come from the added histograms.  The writers of report/
  * then write summary.json (with a per-segment table), intervals.csv,
  * histograms.hlog, junit.xml and report.html; thresholds are evaluated on
- * the merged data.  It refuses mixed runs unless --allow-partial.  It does
- * not run load, load Lua, or follow running segments. */
+ * the merged data.  It refuses mixed runs unless --allow-partial.  With
+ * --follow it merges again every second while the segments run (from the
+ * files they rewrite at each interval).  It does not run load or Lua. */
 #include "cmd/merge.h"
 
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "common/exit_codes.h"
@@ -51,6 +53,8 @@ typedef struct merge_seg {
 typedef struct merge_opts {
     const char *out;
     int allow_partial;
+    int follow;                /* --follow: merge again every second until every segment ended */
+    int live;                  /* this round is a live one: status "running", a progress line */
     int nsegs;
     merge_seg *segs;
 } merge_opts;
@@ -58,7 +62,7 @@ typedef struct merge_opts {
 static int merge_usage(const char *fmt, const char *arg) {
     fprintf(stderr, "luamech merge: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nusage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial]\n");
+    fprintf(stderr, "\nusage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow]\n");
     return EXIT_USAGE;
 }
 
@@ -175,7 +179,7 @@ static int merge_check_set(const merge_opts *o, json_t *missing, char *err, size
                  nmissing > 20 ? ", ..." : "", N);
         return -1;
     }
-    if (nmissing) fprintf(stderr, "luamech merge: --allow-partial: segment(s) %s of %d missing\n", list, N);
+    if (nmissing && !o->live) fprintf(stderr, "luamech merge: --allow-partial: segment(s) %s of %d missing\n", list, N);
     return 0;
 }
 
@@ -314,7 +318,10 @@ static int64_t merge_parse_time(const char *s) {
 
 static const char *const merge_status_rank[] = {"completed", "interrupted", "aborted", "stuck"};
 
+/* A segment still "running" (it died, or has not finished) counts as
+ * interrupted. */
 static int merge_rank(const char *status) {
+    if (strcmp(status, "running") == 0) return 1;
     for (int i = 3; i > 0; i--)
         if (strcmp(status, merge_status_rank[i]) == 0) return i;
     return 0;
@@ -433,7 +440,7 @@ static int merge_segment_table(const char *dir, const merge_opts *o, json_t *mis
             "errors", (json_int_t)merge_num(all, "errors"), "cpu_percent", n ? cpu / (double)n : 0.0,
             "suspect", json_is_true(merge_get(gen, "suspect")), "reasons", merge_str(gen, "reasons"));
         if (merge_get(s, "start_at")) json_object_set(row, "start_at", merge_get(s, "start_at"));
-        if (json_is_true(merge_get(gen, "suspect")))
+        if (json_is_true(merge_get(gen, "suspect")) && !o->live)
             fprintf(stderr, "luamech merge: segment %d (%s): the generator was suspect: %s\n", o->segs[i].index,
                     o->segs[i].dir, merge_str(gen, "reasons"));
         json_array_append_new(arr, row);
@@ -451,6 +458,7 @@ static int merge_exit_code(const scenario *sc, const run_result *r, const merge_
     int code = EXIT_OK;
     for (int i = 0; i < o->nsegs; i++) {           /* a segment's own failure (not its thresholds) */
         int c = (int)merge_num(o->segs[i].root, "exit_code");
+        if (c < 0) c = EXIT_INTERRUPTED;            /* still "running": it died or goes on */
         if (c != EXIT_OK && c != EXIT_THRESHOLDS && (code == EXIT_OK || c > code)) code = c;
     }
     if (code == EXIT_OK && r->status == RUN_COMPLETED && report_thresholds_failed(sc, r) > 0) code = EXIT_THRESHOLDS;
@@ -473,9 +481,14 @@ static int merge_write(const merge_opts *o, json_t *missing) {
     int rc = merge_run(o, &r, &sc, log);
     int code = rc == 0 ? merge_exit_code(&sc, &r, o) : EXIT_RUNTIME;
     if (log && hlog_close(log) != 0) rc = -1;
-    if (rc == 0 && report_write_all(o->out, &sc, &r, report_status_name(r.status), code) != 0) rc = -1;
+    const char *status = o->live ? "running" : report_status_name(r.status);
+    if (rc == 0 && report_write_all(o->out, &sc, &r, status, o->live ? -1 : code) != 0) rc = -1;
     if (rc == 0 && merge_segment_table(o->out, o, missing) != 0) rc = -1;
-    if (rc == 0) report_console(stdout, &sc, &r, o->out);
+    if (rc == 0 && o->live) {
+        fprintf(stderr, "%d/%d segments: ", o->nsegs, o->segs[0].count);
+        report_progress(stderr, &r, (double)r.run_ns / 1e9, (double)sc.run_time_ns / 1e9);
+    }
+    if (rc == 0 && !o->live) report_console(stdout, &sc, &r, o->out);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {
         fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
@@ -488,6 +501,7 @@ static int merge_write(const merge_opts *o, json_t *missing) {
 
 static int merge_parse(int argc, char **argv, merge_opts *o) {
     static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"allow-partial", no_argument, 0, 'p'},
+                                         {"follow", no_argument, 0, 'f'},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int ch;
     opterr = 0;
@@ -495,8 +509,9 @@ static int merge_parse(int argc, char **argv, merge_opts *o) {
     while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         if (ch == 'o') o->out = optarg;
         else if (ch == 'p') o->allow_partial = 1;
+        else if (ch == 'f') o->follow = 1;
         else if (ch == 'h') {
-            printf("usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial]\n"
+            printf("usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow]\n"
                    "One result from the results directories of a run's --segment parts (docs/distributed.md).\n");
             exit(EXIT_OK);
         } else return merge_usage("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -511,22 +526,98 @@ static int merge_parse(int argc, char **argv, merge_opts *o) {
     return EXIT_OK;
 }
 
+static void merge_reset(merge_opts *o) {
+    for (int i = 0; i < o->nsegs; i++) {
+        merge_seg *g = &o->segs[i];
+        for (size_t k = 0; k < g->nhists; k++) free(g->hists[k].tag), hist_free(&g->hists[k].h);
+        free(g->hists);
+        json_decref(g->root);
+        *g = (merge_seg){.dir = g->dir};
+    }
+}
+
+/* Read every segment, check the set, write the merged result. */
+static int merge_once(merge_opts *o) {
+    char err[8400];
+    json_t *missing = json_array();
+    int code = EXIT_OK;
+    for (int i = 0; code == EXIT_OK && i < o->nsegs; i++)
+        if (merge_read_seg(&o->segs[i], err, sizeof err) != 0) code = merge_usage("%s", err);
+    if (code == EXIT_OK && merge_check_set(o, missing, err, sizeof err) != 0) code = merge_usage("%s", err);
+    if (code == EXIT_OK) code = merge_write(o, missing);
+    json_decref(missing);
+    merge_reset(o);
+    return code;
+}
+
+/* --follow: the segments rewrite their files at every interval (through a
+ * rename); merge what is there every second, with a progress line, until
+ * every segment given has ended (its status is no longer "running"), then
+ * once more as a final merge.  Segments without a summary.json yet are
+ * waited for.  Ctrl-C ends it (the files written are complete). */
+static int merge_follow(merge_opts *o) {
+    merge_seg *all = o->segs;
+    int n = o->nsegs, code = EXIT_OK;
+    time_t last_change = 0;
+    merge_seg *some = calloc((size_t)n, sizeof *some);
+    if (!some) return EXIT_RUNTIME;
+    for (;;) {
+        int k = 0, ended = 0;
+        char err[8400];
+        time_t newest = 0;
+        double interval_s = 10;
+        for (int i = 0; i < n; i++) {
+            merge_seg g = {.dir = all[i].dir};
+            char path[4200];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/summary.json", g.dir);
+            int there = stat(path, &st) == 0;
+            if (there && st.st_mtime > newest) newest = st.st_mtime;
+            if (merge_read_seg(&g, err, sizeof err) != 0) {
+                o->segs = &g, o->nsegs = 1, merge_reset(o);
+                if (!there) continue;                  /* not started yet: wait */
+                free(some);
+                o->segs = all, o->nsegs = n;
+                return merge_usage("%s", err);
+            }
+            if (g.interval_s > 0) interval_s = g.interval_s;
+            ended += strcmp(merge_str(g.root, "status"), "running") != 0;
+            some[k++] = g;
+        }
+        if (!last_change || newest > last_change) last_change = newest ? newest : time(NULL);
+        double silent = difftime(time(NULL), last_change);
+        o->segs = some, o->nsegs = k;
+        int done = k == n && ended == n;
+        if (k > 0 && !done) {
+            int partial = o->allow_partial;
+            o->live = 1, o->allow_partial = 1;
+            json_t *missing = json_array();
+            if (merge_check_set(o, missing, err, sizeof err) == 0) merge_write(o, missing);
+            else fprintf(stderr, "luamech merge: %s\n", err);
+            json_decref(missing);
+            o->live = 0, o->allow_partial = partial;
+        }
+        merge_reset(o);
+        if (done) break;
+        if (silent > 3 * interval_s + 10) {
+            fprintf(stderr, "luamech merge: --follow: no segment wrote anything for %.0f s (%d of %d ended): "
+                            "merging what there is\n", silent, ended, n);
+            break;
+        }
+        struct timespec second = {1, 0};
+        nanosleep(&second, NULL);
+    }
+    o->segs = all, o->nsegs = n;
+    code = merge_once(o);
+    free(some);
+    return code;
+}
+
 int merge_cmd_main(int argc, char **argv) {
     merge_opts o;
     memset(&o, 0, sizeof o);
     int code = merge_parse(argc, argv, &o);
-    char err[8400];
-    json_t *missing = json_array();
-    for (int i = 0; code == EXIT_OK && i < o.nsegs; i++)
-        if (merge_read_seg(&o.segs[i], err, sizeof err) != 0) code = merge_usage("%s", err);
-    if (code == EXIT_OK && merge_check_set(&o, missing, err, sizeof err) != 0) code = merge_usage("%s", err);
-    if (code == EXIT_OK) code = merge_write(&o, missing);
-    for (int i = 0; i < o.nsegs; i++) {
-        for (size_t k = 0; k < o.segs[i].nhists; k++) free(o.segs[i].hists[k].tag), hist_free(&o.segs[i].hists[k].h);
-        free(o.segs[i].hists);
-        json_decref(o.segs[i].root);
-    }
+    if (code == EXIT_OK) code = o.follow ? merge_follow(&o) : merge_once(&o);
     free(o.segs);
-    json_decref(missing);
     return code;
 }

@@ -372,6 +372,7 @@ static void html_run(FILE *f, json_t *root, int depth) {
     html_summary(f, root);
     html_all_timers(f, root);
     html_generator(f, root);
+    html_segments(f, root);
     html_checks(f, html_get(root, "checks"));
     html_counters(f, root);
     html_tally(f, html_get(root, "errors"), "errors", "Top errors (failed transactions)", "errors");

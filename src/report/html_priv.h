@@ -35,6 +35,7 @@ void html_timers(FILE *f, json_t *timers, int c, const char *heading_tag, int op
 void html_stages(FILE *f, json_t *root, json_t *timers);
 void html_tally(FILE *f, json_t *arr, const char *id, const char *title, const char *what);
 void html_checks(FILE *f, json_t *arr);
+void html_segments(FILE *f, json_t *root);    /* luamech merge's per-segment table */
 /* "exit code N (meaning)" */
 void html_exit_code(FILE *f, json_t *root);
 void html_thresholds(FILE *f, json_t *root);

@@ -381,6 +381,37 @@ void html_tally(FILE *f, json_t *arr, const char *id, const char *title, const c
     fputs("</section>\n", f);
 }
 
+/* A merged run (luamech merge): one row per segment, suspect ones marked,
+ * and the segments that were missing. */
+void html_segments(FILE *f, json_t *root) {
+    json_t *arr = html_get(root, "segments"), *missing = html_get(root, "missing_segments");
+    if (!json_is_array(arr) || json_array_size(arr) == 0) return;
+    fprintf(f, "<section id=\"segments\"><h2>Segments (%lld)</h2>\n", html_int(root, "segment_count"));
+    fputs("<div class=\"scroll\"><table><thead><tr><th>segment</th><th class=\"l\">directory</th>"
+          "<th class=\"l\">status</th><th>transactions</th><th>errors</th><th>CPU %</th>"
+          "<th class=\"l\">generator</th></tr></thead><tbody>\n", f);
+    json_t *e;
+    size_t i;
+    json_array_foreach(arr, i, e) {
+        int suspect = json_is_true(html_get(e, "suspect"));
+        fprintf(f, "<tr><td>%lld</td><td class=\"l\">", html_int(e, "index"));
+        html_esc(f, html_str(e, "dir"));
+        fputs("</td><td class=\"l\">", f);
+        html_esc(f, html_str(e, "status"));
+        fprintf(f, "</td><td>%lld</td><td>%lld</td><td>%.1f</td><td class=\"l\">%s", html_int(e, "transactions"),
+                html_int(e, "errors"), html_num(e, "cpu_percent"), suspect ? "suspect: " : "ok");
+        if (suspect) html_esc(f, html_str(e, "reasons"));
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table></div>\n", f);
+    if (json_array_size(missing) > 0) {
+        fputs("<p class=\"sub\">Missing segments (merged with --allow-partial):", f);
+        json_array_foreach(missing, i, e) fprintf(f, " %lld", (long long)json_integer_value(e));
+        fputs("</p>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
 void html_checks(FILE *f, json_t *arr) {
     size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
     if (n == 0) return;

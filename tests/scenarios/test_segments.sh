@@ -47,7 +47,7 @@ for kind in memcached redis; do
     check "$kind: segment shares $shares (501 500 500 500)" [ "$shares" = "501 500 500 500 " ]
     check "$kind: per-segment table of $N" [ "$(jq '.segments | length' "$m")" -eq $N ]
     check "$kind: merged intervals.csv written" [ -s "$TMP/$kind/merged/intervals.csv" ]
-    check "$kind: merged report.html written" [ -s "$TMP/$kind/merged/report.html" ]
+    check "$kind: merged report.html has the segments table" grep -q '<section id="segments"><h2>Segments (4)' "$TMP/$kind/merged/report.html"
     # the same run in one process: 4 VUs on 4 workers, the same seed and budget
     mkdir -p "$TMP/$kind-whole-keys"
     if [ $kind = memcached ]; then before=$(mc_stat "$MC" cmd_set); else before=$(redis_cmdstat "$RD" set); fi
@@ -135,6 +135,25 @@ for i in 1 2; do
 done
 check "start-at: both started in the same second" [ "$(jqr "$TMP/at/seg-1/summary.json" .start)" = "$(jqr "$TMP/at/seg-2/summary.json" .start)" ]
 
+# merge --follow while two segments run: live progress lines, then the final merge
+mkdir -p "$TMP/follow-keys"
+pids=()
+for i in 1 2; do
+    "$LUAMECH" run "$F/segments.lua" -q -d 3s --segment $i/2 -e SERVER=127.0.0.1:$MC -e OUT="$TMP/follow-keys" \
+        -o "$TMP/follow/seg-$i" > /dev/null 2>&1 &
+    pids+=($!)
+done
+before=$(mc_stat "$MC" cmd_set)
+timeout 60 "$LUAMECH" merge --follow "$TMP/follow/seg-1" "$TMP/follow/seg-2" --out "$TMP/follow/merged" \
+    > /dev/null 2> "$TMP/follow.err"
+rc=$?
+wait "${pids[@]}"
+check "--follow: exits 0 when both ended ($rc)" [ $rc -eq 0 ]
+check "--follow: printed live merged progress lines" grep -q '^2/2 segments: \[' "$TMP/follow.err"
+check "--follow: the final merge is complete" [ "$(jqr "$TMP/follow/merged/summary.json" .status)" = completed ]
+fsum=$(( $(timer_count "$TMP/follow/seg-1/summary.json" "All Transactions") + $(timer_count "$TMP/follow/seg-2/summary.json" "All Transactions") ))
+check "--follow: merged count == the segments' ($fsum)" [ "$(timer_count "$TMP/follow/merged/summary.json" "All Transactions")" -eq $fsum ]
+
 # bad input: one message, exit 2, no load
 expect_usage() {  # expect_usage "message part" args...
     local want=$1; shift
@@ -163,4 +182,11 @@ expect_usage "not the result of a segment" "$LUAMECH" merge "$TMP/memcached-whol
 "$LUAMECH" merge "$TMP/memcached/seg-1" "$TMP/memcached/seg-2" --allow-partial --out "$TMP/partial" > /dev/null 2>&1
 check "--allow-partial: merges what is there ($?) and names the missing segments" \
     [ "$(jq -c .missing_segments "$TMP/partial/summary.json")" = "[3,4]" ]
+check "--allow-partial: report.html names them" grep -q "Missing segments (merged with --allow-partial): 3 4" "$TMP/partial/report.html"
+# a segment that died mid-run (its files say "running"): merged, exit 5
+cp -r "$TMP/memcached" "$TMP/dead"
+jq '.status = "running" | .exit_code = -1' "$TMP/dead/seg-2/summary.json" > "$TMP/dead.json" && mv "$TMP/dead.json" "$TMP/dead/seg-2/summary.json"
+"$LUAMECH" merge "$TMP"/dead/seg-* --out "$TMP/dead/merged" > /dev/null 2>&1
+check "a segment that died: the merge exits 5 ($?)" [ $? -eq 5 ]
+check "a segment that died: merged status interrupted" [ "$(jqr "$TMP/dead/merged/summary.json" .status)" = interrupted ]
 finish

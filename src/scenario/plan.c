@@ -319,6 +319,12 @@ void plan_segment_apply(scenario *s) {
     if (plan_segmented(s) && s->requests > 0) s->requests = plan_segment_share(s, s->seg_index, s->requests);
 }
 
+/* "phases[2]." without its dot. */
+static int plan_where_len(const plan_ctx *c) {
+    size_t n = strlen(c->where);
+    return (int)(n > 0 && c->where[n - 1] == '.' ? n - 1 : n);
+}
+
 /* A segment must have something to do: VUs, and its share of a budget. */
 static int plan_check_segment(const plan_ctx *c) {
     const scenario *s = c->s;
@@ -326,14 +332,16 @@ static int plan_check_segment(const plan_ctx *c) {
     int64_t total = 0;
     for (int g = 0; g < s->ngroups; g++) total += s->groups[g].vus;
     if (plan_segment_vus(s) == 0) {
-        snprintf(c->err, c->len, "--segment %d/%d: %s%sthe run has %lld VUs, so segment %d would have none: "
-                 "use at most %lld segments", s->seg_index, s->seg_count, c->where, *c->where ? " " : "",
+        snprintf(c->err, c->len, "--segment %d/%d: %.*s%sthe run has %lld VUs, so segment %d would have none: "
+                 "use at most %lld segments", s->seg_index, s->seg_count, plan_where_len(c), c->where,
+                 *c->where ? ": " : "",
                  (long long)total, s->seg_index, (long long)total);
         return PLAN_BAD_FLAG;
     }
     if (s->requests > 0 && plan_segment_share(s, s->seg_index, s->requests) == 0) {
-        snprintf(c->err, c->len, "--segment %d/%d: %s%sa requests budget of %lld leaves segment %d nothing to do: "
-                 "use at most %lld segments", s->seg_index, s->seg_count, c->where, *c->where ? " " : "",
+        snprintf(c->err, c->len, "--segment %d/%d: %.*s%sa requests budget of %lld leaves segment %d nothing to do: "
+                 "use at most %lld segments", s->seg_index, s->seg_count, plan_where_len(c), c->where,
+                 *c->where ? ": " : "",
                  (long long)s->requests, s->seg_index, (long long)s->requests);
         return PLAN_BAD_FLAG;
     }

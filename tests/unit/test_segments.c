@@ -5,7 +5,8 @@
  * a rate group taken by one (segment, worker) only, the closed groups'
  * running VU count at any time the whole run's target, the budget shares
  * adding up to the budget (and equal to the engine's per-worker shares when
- * each segment has one VU), and --segment's parser and checks. */
+ * each segment has one VU), --segment's parser and checks, and the
+ * wall-clock times of --start-at (common/when.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/when.h"
 #include "scenario/plan.h"
 
 #define MAXG 3
@@ -242,6 +244,26 @@ static void test_empty_segment_refused(void **state) {
     assert_int_equal(f.s.requests_whole, 3);
 }
 
+/* --start-at's times: RFC 3339 with a zone (fractions, offsets), +DUR. */
+static void test_start_at_times(void **state) {
+    (void)state;
+    int64_t at = 0;
+    char why[256], buf[64];
+    assert_int_equal(when_parse_ns("2026-12-02T10:00:00Z", 0, &at, why, sizeof why), 0);
+    assert_true(at == 1796205600LL * 1000000000LL);
+    assert_string_equal(when_format(at, buf, sizeof buf), "2026-12-02T10:00:00.000Z");
+    assert_int_equal(when_parse_ns("2026-12-02T11:00:00.25+01:00", 0, &at, why, sizeof why), 0);
+    assert_true(at == 1796205600LL * 1000000000LL + 250000000LL);
+    assert_int_equal(when_parse_ns("2026-12-02T09:30:00-00:30", 0, &at, why, sizeof why), 0);
+    assert_true(at == 1796205600LL * 1000000000LL);
+    assert_int_equal(when_parse_ns("+30s", 5, &at, why, sizeof why), 0);
+    assert_true(at == 30000000005LL);
+    const char *bad[] = {"2026-12-02T10:00:00", "2026-02-30T10:00:00Z", "2026-12-02 10:00Z", "+0s", "+x",
+                         "2026-12-02T25:00:00Z", "2026-12-02T10:00:00.Z", "tomorrow", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(when_parse_ns(bad[i], 0, &at, why, sizeof why), -1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_union_is_the_whole),
@@ -249,6 +271,7 @@ int main(void) {
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_empty_segment_refused),
+        cmocka_unit_test(test_start_at_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,8 @@
 ---@field memcached luamech.memcached
 ---@field redis luamech.redis
 ---@field http luamech.http
+---@field json luamech.json
+---@field url luamech.url
 ---@field random luamech.random
 luamech = {}
 
@@ -464,15 +466,24 @@ luamech.http = {}
 ---@class luamech.HttpRequestOptions
 ---@field headers? table<string, string>
 ---@field body? string (request only)
+---@field json? any a body encoded as JSON (Content-Type: application/json)
+---@field form? table<string, any> a url-encoded body (Content-Type: application/x-www-form-urlencoded)
+---@field query? table<string, any> added to the path as ?k=v&... (encoded)
 ---@field name? string also time the call under "http <name>"
----@field timeout? number seconds
+---@field timeout? number seconds, for the whole redirect chain
 ---@field max_body? integer overrides the client's for this request
 ---@field discard_body? boolean overrides the client's for this request
+---@field expect? integer|(integer|string)[] statuses that count as success, e.g. {200, "400-404"} (default 200-399)
+---@field redirects? integer redirects to follow, 0 = off (default 10)
 
 ---@class luamech.HttpResponse
 ---@field status integer
----@field headers table<string, string> lowercase names
+---@field headers table<string, string> lowercase names; repeated headers joined with ", " (Set-Cookie: the first)
 ---@field body string|nil nil with discard_body
+---@field body_bytes integer
+---@field redirects integer|nil redirects followed (nil when none)
+---@field json fun(self: luamech.HttpResponse): any, string? res:json(): the body decoded (once)
+---@field header_all fun(self: luamech.HttpResponse, name: string): string[] every value of a header
 
 ---A client for `base_url` ("http://host[:port]"); connects on first use.
 ---@param base_url string
@@ -484,7 +495,7 @@ function luamech.http.new(base_url, opts) end
 ---@class luamech.HttpClient
 local HttpClient = {} -- registry: luamech.http
 
----@param method "GET"|"HEAD"|"POST"|"PUT"|"DELETE"
+---@param method "GET"|"HEAD"|"POST"|"PUT"|"PATCH"|"DELETE"|"OPTIONS"
 ---@param path string
 ---@param opts? luamech.HttpRequestOptions
 ---@return luamech.HttpResponse|nil res
@@ -523,5 +534,64 @@ function HttpClient:post(path, body, opts) end
 ---@return string? err
 function HttpClient:put(path, body, opts) end
 
+---@param path string
+---@param body? string
+---@param opts? luamech.HttpRequestOptions
+---@return luamech.HttpResponse|nil res
+---@return string? err
+function HttpClient:patch(path, body, opts) end
+
+---@param path string
+---@param opts? luamech.HttpRequestOptions
+---@return luamech.HttpResponse|nil res
+---@return string? err
+function HttpClient:options(path, opts) end
+
 ---Requests in flight fail with "cancelled"; later calls raise.
 function HttpClient:close() end
+
+-- ---------------------------------------------------------------- json
+
+---JSON through jansson.  null is luamech.json.null; decoded arrays are
+---marked so that [] stays [] when encoded again; numbers are doubles.
+---@class luamech.json
+---@field null lightuserdata JSON null
+luamech.json = {}
+
+---@param value any
+---@return string json compact, object keys sorted; raises on cycles, functions, NaN
+function luamech.json.encode(value) end
+
+---@param text string
+---@return any|nil value
+---@return string? err
+function luamech.json.decode(text) end
+
+---Marks t (or a new table) as an array: encoded as [] even when empty.
+---@param t? table
+---@return table t
+function luamech.json.array(t) end
+
+-- ---------------------------------------------------------------- url
+
+---@class luamech.url
+luamech.url = {}
+
+---Percent-encodes every byte but A-Z a-z 0-9 - . _ ~ (form: space as +).
+---@param s string
+---@param form? boolean
+---@return string
+function luamech.url.encode(s, form) end
+
+---@param s string
+---@param form? boolean '+' as a space
+---@return string|nil decoded
+---@return string? err
+function luamech.url.decode(s, form) end
+
+---base .. path, with query (encoded) after ? (or & when path has a query).
+---@param base string
+---@param path? string
+---@param query? table<string, any>
+---@return string
+function luamech.url.build(base, path, query) end

@@ -1,27 +1,40 @@
 /* lm_http.c - binds luamech.http: new() and the client methods request, get,
- * post, put, delete, head, close.  Each method checks its arguments (misuse
- * raises a Lua error), sends the request with client/http_client (which
- * encodes and parses with proto/http_proto) and yields; the completion pushes
- * the response table and resumes the VU through vu_resume.  Connect, read,
- * write, timeout and body-limit (max_body) failures return nil, err; with
- * discard_body the response has body_bytes and no body.  Every call is timed
- * under "http.<method>" (and "http <name>" when the call names itself); a
- * non-2xx status is returned normally but counted as an error of those
- * timers.  It never parses bytes or touches sockets. */
+ * head, post, put, patch, delete, options, close.  Each method checks its
+ * arguments (misuse raises a Lua error), builds the request (query, form and
+ * json bodies, headers; absolute URLs pick a client for that host), sends it
+ * with client/http_client (which encodes and parses with proto/http_proto)
+ * and yields; redirects are followed from the completion on the same pooled
+ * clients; the last completion pushes the response table and resumes the VU
+ * through vu_resume.  Connect, read, write, timeout and body-limit (max_body)
+ * failures return nil, err; with discard_body the response has body_bytes
+ * and no body.  Every call (its whole redirect chain) is timed under
+ * "http.<method>" (and "http <name>" when the call names itself); a status
+ * outside `expect` (default 200-399) is returned normally but counted as an
+ * error of those timers.  It never parses bytes (proto/ does, jansson for
+ * JSON) or touches sockets.  The request's copies (path, headers, encoded
+ * bodies) live in pooled per-op buffers: no allocation per request once they
+ * have grown. */
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client/http_client.h"
 #include "engine/vu.h"
 #include "engine/worker.h"
 #include "lua/lm_core.h"
+#include "lua/lm_json.h"
+#include "lua/lm_url.h"
+#include "proto/url.h"
 
 #define LM_HTTP_MT "luamech.http"
 #define LM_HTTP_MAX_HEADERS 64
 #define LM_HTTP_DEFAULT_TIMEOUT_NS 10000000000ull
 #define LM_HTTP_MAX_BODY_LIMIT (1u << 30)   /* the largest max_body a script may set */
+#define LM_HTTP_EXTRA_HEADERS 4              /* Content-Type, Cookie, ... added by luamech */
+#define LM_HTTP_MAX_REDIRECTS 100
+#define LM_HTTP_DEFAULT_REDIRECTS 10
 
 typedef struct lm_http lm_http;
 typedef struct lm_http_op lm_http_op;
@@ -42,13 +55,20 @@ typedef struct lm_http_mod {
     int names_ref;                 /* "http <name>" -> timer id cache */
     int ids_ready;
     int tid[HP_NMETHODS];
-    int c_sent, c_recv, c_connects, c_retries, c_status[6];
-    int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes) */
-    int key_status_ref, key_body_ref, key_bytes_ref;  /* the field names, interned once */
+    int c_sent, c_recv, c_connects, c_retries, c_status[6], c_redirects;
+    int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes, json, header_all) */
+    int key_status_ref, key_body_ref, key_bytes_ref, key_redirects_ref;  /* field names, interned once */
     char *hblk;                    /* scratch for packing response headers */
     size_t hblk_cap;
     int closing;
 } lm_http_mod;
+
+/* A client of the object for another host (absolute URLs, redirects). */
+typedef struct lm_http_other {
+    char authority[288];
+    http_client *client;           /* private, or the worker's pooled one */
+    struct lm_http_other *next;
+} lm_http_other;
 
 /* One client object as Lua sees it.  The userdata holds a pointer; the
  * object is freed by the collector (no request can be in flight then: each
@@ -56,8 +76,10 @@ typedef struct lm_http_mod {
 struct lm_http {
     lm_http_mod *mod;
     http_client *client;           /* private or the pool's; NULL once closed */
-    int pooled;
+    int pooled, keepalive;
     char base[288];                /* "host:port", for messages */
+    char authority[288];           /* as in the base URL: "host[:port]" */
+    lm_http_other *others;         /* clients for other hosts, made on first use */
     int headers_ref;               /* default headers (validated copy) or LUA_NOREF */
     uint64_t timeout_ns;           /* 0 = none */
     size_t max_body;               /* bytes */
@@ -70,18 +92,31 @@ struct lm_http_op {
     http_req req;
     lm_http_op *next;
     lm_http_mod *mod;
+    lm_http *h;
     vu *v;
-    int method;
+    int method, call_method;       /* the current hop's; the call's (its timer) */
     int name_tid;                  /* -1 when the call has no name */
-    int anchor_ref;                /* this op's registry slot: the object while in flight, else false */
+    int anchor_ref;                /* this op's registry slot: a table {object, body string} */
     int in_call, nres;
+    int redirects_left, hops;
+    int has_expect;                /* 0: 200-399 */
+    unsigned char expect[64];      /* bit s-100 for statuses 100..599 */
     uint64_t start_ns;
     char where[160];               /* the path without its query, for the tally */
     http_client *client;           /* alive while it may call back: names failures */
+    hp_request r;                  /* the request as sent (pointers into the buffers below) */
+    hp_header hdrs[LM_HTTP_MAX_HEADERS + LM_HTTP_EXTRA_HEADERS];
+    char *path;                    /* the current hop's path (and query) */
+    size_t path_len, path_cap;
+    char *hbuf;                    /* header names and values, copied */
+    size_t hbuf_cap;
+    char *bbuf;                    /* an encoded json or form body */
+    size_t bbuf_cap;
     char err[TALLY_MSG_MAX];       /* the failure message */
 };
 
-static const char *const lm_http_lower[HP_NMETHODS] = {"get", "head", "post", "put", "delete"};
+static const char *const lm_http_lower[HP_NMETHODS] = {"get", "head", "post", "put", "delete",
+                                                       "patch", "options"};
 
 /* ---- ops ---- */
 
@@ -96,14 +131,16 @@ static lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod) {
         op = calloc(1, sizeof *op);
         if (op == NULL) luaL_error(L, "luamech.http: out of memory");
         op->mod = mod;
-        lua_pushboolean(L, 0);
+        lua_createtable(L, 2, 0);
         op->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     }
     memset(&op->req, 0, sizeof op->req);
     op->next = NULL;
     op->v = NULL;
+    op->h = NULL;
     op->client = NULL;
-    op->method = op->in_call = op->nres = 0;
+    op->method = op->call_method = op->in_call = op->nres = 0;
+    op->redirects_left = op->hops = op->has_expect = 0;
     op->name_tid = -1;
     op->start_ns = 0;
     op->where[0] = op->err[0] = 0;
@@ -116,21 +153,129 @@ static void lm_http_op_put(lm_http_op *op) {
     mod->free_ops = op;
 }
 
+static void lm_http_op_free(lm_http_op *op) {
+    free(op->path);
+    free(op->hbuf);
+    free(op->bbuf);
+    free(op);
+}
+
+/* Anchor (or with obj_idx 0, release) the object and the body string of an
+ * op in flight: its anchor table [1] and [2]. */
+static void lm_http_op_anchor(lua_State *L, lm_http_op *op, int obj_idx, int body_idx) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, op->anchor_ref);
+    if (obj_idx) lua_pushvalue(L, obj_idx);
+    else lua_pushboolean(L, 0);
+    lua_rawseti(L, -2, 1);
+    if (body_idx) lua_pushvalue(L, body_idx);
+    else lua_pushboolean(L, 0);
+    lua_rawseti(L, -2, 2);
+    lua_pop(L, 1);
+}
+
+/* Grow *buf to hold need bytes; 0, or -1 (out of memory). */
+static int lm_http_reserve(char **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    char *b = realloc(*buf, c);
+    if (!b) return -1;
+    *buf = b;
+    *cap = c;
+    return 0;
+}
+
 /* ---- results ---- */
 
-/* The key of a response's packed headers (a light userdata: no string key
- * can clash with it). */
+/* The keys of a response's packed headers and of its decoded JSON (light
+ * userdata: no string key can clash with them). */
 static const char lm_http_hdr_key = 0;
+static const char lm_http_json_key = 0;
+
+static int lm_http_is_set_cookie(const char *n, size_t nl) {
+    return nl == 10 && memcmp(n, "set-cookie", 10) == 0;
+}
+
+/* The packed header block of the response at idx (NULL: none). */
+static const char *lm_http_res_block(lua_State *L, int idx, size_t *len) {
+    lua_pushlightuserdata(L, (void *)&lm_http_hdr_key);
+    lua_rawget(L, idx);
+    *len = 0;
+    const char *blk = lua_tolstring(L, -1, len);   /* stays anchored by the response */
+    lua_pop(L, 1);
+    return blk;
+}
+
+/* res:header_all(name) -> {values...} of every header called name (any
+ * case), in the order received; {} when there is none. */
+static int lm_http_res_header_all(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    size_t ql;
+    const char *q = luaL_checklstring(L, 2, &ql);
+    size_t len, pos = 0, nl, vl;
+    const char *blk = lm_http_res_block(L, 1, &len), *n, *v;
+    lua_newtable(L);
+    int i = 0;
+    while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) {
+        int same = nl == ql;
+        for (size_t k = 0; same && k < nl; k++) {
+            int c = (unsigned char)q[k];
+            same = n[k] == (c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        if (!same) continue;
+        lua_pushlstring(L, v, vl);
+        lua_rawseti(L, -2, ++i);
+    }
+    return 1;
+}
+
+/* res:json() -> the body decoded (once; later calls return the same value)
+ * | nil, err when there is no body or it is not JSON. */
+static int lm_http_res_json(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_pushlightuserdata(L, (void *)&lm_http_json_key);
+    lua_rawget(L, 1);
+    if (!lua_isnil(L, -1)) return 1;
+    lua_pushliteral(L, "body");
+    lua_rawget(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "res:json: the response has no body (discard_body or HEAD)");
+        return 2;
+    }
+    size_t len;
+    const char *b = lua_tolstring(L, -1, &len);
+    char err[200];
+    if (!lm_json_decode(L, b, len, err, sizeof err)) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "res:json: %s", err);
+        return 2;
+    }
+    lua_pushlightuserdata(L, (void *)&lm_http_json_key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
+    return 1;
+}
 
 /* res.headers, built on first access from the packed block that
  * lm_http_push left in the response: a table of lowercase names, repeated
- * headers joined with ", ".  The header bytes are walked by proto/http_proto.
- * res.body_bytes of a kept body is its length (a discarded body's count is
- * stored in the response itself). */
+ * headers joined with ", " except Set-Cookie (the first is kept: its values
+ * may hold commas; res:header_all gives every one).  The header bytes are
+ * walked by proto/http_proto.  res.body_bytes of a kept body is its length
+ * (a discarded body's count is stored in the response itself).  res.json and
+ * res.header_all are the methods (upvalues 1 and 2). */
 static int lm_http_res_index(lua_State *L) {
     size_t kl;
     const char *k = lua_tolstring(L, 2, &kl);
     if (lua_type(L, 2) != LUA_TSTRING) return 0;
+    if (kl == 4 && memcmp(k, "json", 4) == 0) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        return 1;
+    }
+    if (kl == 10 && memcmp(k, "header_all", 10) == 0) {
+        lua_pushvalue(L, lua_upvalueindex(2));
+        return 1;
+    }
     if (kl == 10 && memcmp(k, "body_bytes", 10) == 0) {
         lua_pushliteral(L, "body");
         lua_rawget(L, 1);
@@ -139,10 +284,8 @@ static int lm_http_res_index(lua_State *L) {
         return 1;
     }
     if (kl != 7 || memcmp(k, "headers", 7) != 0) return 0;
-    lua_pushlightuserdata(L, (void *)&lm_http_hdr_key);
-    lua_rawget(L, 1);
     size_t len = 0, pos = 0, nl, vl;
-    const char *blk = lua_tolstring(L, -1, &len), *n, *v;   /* NULL: no headers */
+    const char *blk = lm_http_res_block(L, 1, &len), *n, *v;
     lua_newtable(L);
     while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) {
         lua_pushlstring(L, n, nl);
@@ -151,6 +294,9 @@ static int lm_http_res_index(lua_State *L) {
         if (lua_isnil(L, -1)) {
             lua_pop(L, 1);
             lua_pushlstring(L, v, vl);
+        } else if (lm_http_is_set_cookie(n, nl)) {   /* never joined: keep the first */
+            lua_pop(L, 2);
+            continue;
         } else {                               /* repeated header: join with ", " */
             lua_pushliteral(L, ", ");
             lua_pushlstring(L, v, vl);
@@ -161,9 +307,6 @@ static int lm_http_res_index(lua_State *L) {
     lua_pushliteral(L, "headers");
     lua_pushvalue(L, -2);
     lua_rawset(L, 1);                          /* later reads find it directly */
-    lua_pushlightuserdata(L, (void *)&lm_http_hdr_key);
-    lua_pushnil(L);
-    lua_rawset(L, 1);
     return 1;
 }
 
@@ -178,6 +321,11 @@ static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parse
         return 2;
     }
     lua_createtable(L, 0, 4);
+    if (op->hops) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_redirects_ref);
+        lua_pushinteger(L, op->hops);
+        lua_rawset(L, -3);
+    }
     lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_status_ref);
     lua_pushinteger(L, res->status);
     lua_rawset(L, -3);
@@ -207,49 +355,117 @@ static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parse
     return 1;
 }
 
-/* Statistics of one finished request; fills op->err on failure. */
-static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
+/* Counters of one hop (a response or a failure). */
+static void lm_http_count_hop(lm_http_op *op, int status, const hp_parser *res) {
     lm_http_mod *mod = op->mod;
     worker *w = mod->w;
-    uint64_t now = worker_now_ns();
-    int64_t dur = (int64_t)(now - op->start_ns);
-    int ok = status == 0 && res->status >= 200 && res->status < 300;
-    vu_record(op->v, mod->tid[op->method], dur, now, ok);
-    if (op->name_tid >= 0) vu_record(op->v, op->name_tid, dur, now, ok);
     http_req *req = &op->req;
     if (req->bytes_sent) worker_count(w, mod->c_sent, (int64_t)req->bytes_sent);
     if (req->bytes_received) worker_count(w, mod->c_recv, (int64_t)req->bytes_received);
     if (req->connects) worker_count(w, mod->c_connects, req->connects);
     if (req->retried) worker_count(w, mod->c_retries, 1);
-    char msg[TALLY_MSG_MAX];
-    int n;
     if (status == 0) {
         int cls = res->status / 100;
         if (cls >= 2 && cls <= 5) worker_count(w, mod->c_status[cls], 1);
+    }
+}
+
+static int lm_http_expected(const lm_http_op *op, int st) {
+    if (!op->has_expect) return st >= 200 && st < 400;
+    if (st < 100 || st > 599) return 0;
+    return (op->expect[(st - 100) >> 3] >> ((st - 100) & 7)) & 1;
+}
+
+/* Statistics of one finished call (its last hop); fills op->err on failure. */
+static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
+    lm_http_mod *mod = op->mod;
+    worker *w = mod->w;
+    uint64_t now = worker_now_ns();
+    int64_t dur = (int64_t)(now - op->start_ns);
+    int ok = status == 0 && lm_http_expected(op, res->status);
+    vu_record(op->v, mod->tid[op->call_method], dur, now, ok);
+    if (op->name_tid >= 0) vu_record(op->v, op->name_tid, dur, now, ok);
+    char msg[TALLY_MSG_MAX];
+    int n;
+    if (status == 0) {
         if (ok) return;
-        n = snprintf(msg, sizeof msg, "http.%s %s: status %d", lm_http_lower[op->method],
+        n = snprintf(msg, sizeof msg, "http.%s %s: status %d", lm_http_lower[op->call_method],
                      op->where, res->status);
     } else {
         char why[160];
-        http_client_describe(req, status, why, sizeof why);
-        n = snprintf(op->err, sizeof op->err, "http.%s %s: %s", lm_http_lower[op->method],
+        http_client_describe(&op->req, status, why, sizeof why);
+        n = snprintf(op->err, sizeof op->err, "http.%s %s: %s", lm_http_lower[op->call_method],
                      http_client_name(op->client), why);
         memcpy(msg, op->err, sizeof msg);
     }
     worker_error(w, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
 }
 
+static http_client *lm_http_client_host(lm_http *h, const char *authority, size_t alen, char *err,
+                                        size_t err_len);
+
+/* A redirect to follow: 1 when the next hop was sent (its completion comes
+ * later), 0 when the response is the call's answer (not a redirect, none
+ * left, no usable Location). */
+static int lm_http_follow(lm_http_op *op, int status, const hp_parser *res) {
+    if (status != 0 || op->redirects_left <= 0 || op->mod->closing || !op->h->client) return 0;
+    int st = res->status;
+    if (st != 301 && st != 302 && st != 303 && st != 307 && st != 308) return 0;
+    size_t ll;
+    const char *loc = hp_parser_find(res, "location", &ll);
+    char target[8192];
+    if (!loc || url_resolve(target, sizeof target, op->path, op->path_len, loc, ll, "http") == (size_t)-1)
+        return 0;
+    size_t tl = strlen(target);
+    http_client *c = op->client;
+    const char *p = target;
+    size_t pl = tl;
+    if (url_is_abs(target, tl)) {
+        url_abs a;
+        char err[200];
+        if (url_split_abs(target, tl, &a) != 0 || a.scheme_len != 4) return 0;   /* https: not yet */
+        c = lm_http_client_host(op->h, a.authority, a.authority_len, err, sizeof err);
+        if (!c) return 0;
+        p = a.rest;
+        pl = a.rest_len;
+    }
+    if (!hp_path_valid(p, pl) || lm_http_reserve(&op->path, &op->path_cap, pl + 1) != 0) return 0;
+    memmove(op->path, p, pl);
+    op->path_len = pl;
+    lm_http_count_hop(op, status, res);
+    worker_count(op->mod->w, op->mod->c_redirects, 1);
+    op->redirects_left--;
+    op->hops++;
+    /* 303, and 301/302 after a POST (what browsers and k6 do): GET without a body */
+    if ((st == 303 && op->method != HP_HEAD) || ((st == 301 || st == 302) && op->method == HP_POST)) {
+        op->method = HP_GET;
+        op->r.body = NULL;
+        op->r.body_len = 0;
+        for (size_t i = 0; i < op->r.nheaders; i++)     /* drop the body's Content-Type */
+            if (op->hdrs[i].name_len == 12 && strncasecmp(op->hdrs[i].name, "content-type", 12) == 0)
+                op->hdrs[i] = op->hdrs[--op->r.nheaders];
+    }
+    op->r.method = (hp_method)op->method;
+    op->r.path = op->path;
+    op->r.path_len = op->path_len;
+    op->client = c;
+    /* req.start_ns stays the call's: one deadline (timeout) for the whole chain */
+    http_client_send(c, &op->req, &op->r);
+    return 1;
+}
+
 static void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
     lm_http_op *op = req->data;
     lm_http_mod *mod = op->mod;
+    if (lm_http_follow(op, status, res)) return;
+    lm_http_count_hop(op, status, res);
     lm_http_account(op, status, res);
     vu *v = op->v;
     if (op->in_call) {                         /* the Lua call returns the results */
         op->nres = lm_http_push(op, v->L, status, res);
         return;
     }
-    lua_pushboolean(mod->w->L, 0);             /* release the client object */
-    lua_rawseti(mod->w->L, LUA_REGISTRYINDEX, op->anchor_ref);
+    lm_http_op_anchor(mod->w->L, op, 0, 0);    /* release the client object and body */
     if (mod->closing || !vu_wants_resume(v)) {
         lm_http_op_put(op);
         return;
@@ -372,96 +588,306 @@ static int lm_http_name_tid(lua_State *L, lm_http_mod *mod, int idx) {
     return id;
 }
 
+/* The `expect` option at idx: a status, or a list of statuses and
+ * "200-299" ranges, into a bitmap of 100..599.  Misuse raises. */
+static void lm_http_expect_opt(lua_State *L, int idx, const char *fname, unsigned char *bits) {
+    memset(bits, 0, 64);
+    int n = lua_istable(L, idx) ? (int)lua_objlen(L, idx) : 1;
+    if (lua_istable(L, idx) && n == 0) luaL_error(L, "%s: expect must not be empty", fname);
+    for (int i = 1; i <= n; i++) {
+        if (lua_istable(L, idx)) lua_rawgeti(L, idx, i);
+        else lua_pushvalue(L, idx);
+        double lo = -1, hi = -1;
+        if (lua_type(L, -1) == LUA_TNUMBER) {
+            lo = hi = lua_tonumber(L, -1);
+        } else if (lua_type(L, -1) == LUA_TSTRING) {
+            int a, b, used = 0;
+            const char *t = lua_tostring(L, -1);
+            if (sscanf(t, "%d-%d%n", &a, &b, &used) == 2 && t[used] == 0) {
+                lo = a;
+                hi = b;
+            }
+        }
+        if (!(lo >= 100 && hi <= 599 && lo <= hi && lo == (int)lo && hi == (int)hi))
+            luaL_error(L, "%s: expect takes statuses 100..599 or \"lo-hi\" ranges (e.g. {200, \"400-404\"})",
+                       fname);
+        for (int st = (int)lo; st <= (int)hi; st++) bits[(st - 100) >> 3] |= (unsigned char)(1u << ((st - 100) & 7));
+        lua_pop(L, 1);
+    }
+}
+
+/* 1 when hdrs[0..n) has a header called name (any case). */
+static int lm_http_has_header(const hp_header *hdrs, size_t n, const char *name) {
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < n; i++)
+        if (lm_http_ieq(hdrs[i].name, hdrs[i].name_len, name, nl)) return 1;
+    return 0;
+}
+
+/* Copy the headers into the op (its buffer and array): the request can be
+ * sent again (redirects) after the Lua strings are gone.  0 or -1 (memory). */
+static int lm_http_copy_headers(lm_http_op *op, const hp_header *hdrs, size_t nh) {
+    size_t total = 0, off = 0;
+    for (size_t i = 0; i < nh; i++) total += hdrs[i].name_len + hdrs[i].value_len;
+    if (lm_http_reserve(&op->hbuf, &op->hbuf_cap, total + 1) != 0) return -1;
+    for (size_t i = 0; i < nh; i++) {
+        memcpy(op->hbuf + off, hdrs[i].name, hdrs[i].name_len);
+        op->hdrs[i].name = op->hbuf + off;
+        op->hdrs[i].name_len = hdrs[i].name_len;
+        off += hdrs[i].name_len;
+        memcpy(op->hbuf + off, hdrs[i].value, hdrs[i].value_len);
+        op->hdrs[i].value = op->hbuf + off;
+        op->hdrs[i].value_len = hdrs[i].value_len;
+        off += hdrs[i].value_len;
+    }
+    op->r.headers = op->hdrs;
+    op->r.nheaders = nh;
+    return 0;
+}
+
+/* The call's options, read and checked before any op is taken. */
+typedef struct lm_http_call {
+    uint64_t timeout_ns;
+    size_t max_body;
+    int discard_body, name_idx, hdr_idx, json_idx, form_idx, query_idx, body_str_idx;
+    int redirects, has_expect;
+    unsigned char expect[64];
+    const char *body;
+    size_t body_len;
+} lm_http_call;
+
+static void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx, int opts_idx,
+                              lm_http_call *c) {
+    static const char *const known[] = {"headers", "body", "json", "form", "query", "name", "timeout",
+                                        "max_body", "discard_body", "expect", "redirects", NULL};
+    memset(c, 0, sizeof *c);
+    c->timeout_ns = h->timeout_ns;
+    c->max_body = h->max_body;
+    c->discard_body = h->discard_body;
+    c->redirects = LM_HTTP_DEFAULT_REDIRECTS;
+    if (body_idx && !lua_isnoneornil(L, body_idx)) {
+        c->body = luaL_checklstring(L, body_idx, &c->body_len);
+        c->body_str_idx = body_idx;
+    }
+    if (lua_isnoneornil(L, opts_idx)) return;
+    luaL_checktype(L, opts_idx, LUA_TTABLE);
+    lm_check_options(L, opts_idx, fname, known);
+    int nbodies = c->body != NULL;
+    lua_getfield(L, opts_idx, "body");
+    if (!lua_isnil(L, -1)) {
+        if (body_idx) luaL_error(L, "%s: give the body as the argument, not in the options", fname);
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "%s: body must be a string", fname);
+        c->body = lua_tolstring(L, -1, &c->body_len);     /* anchored by opts */
+        c->body_str_idx = lua_gettop(L);
+        nbodies++;
+    }
+    lua_getfield(L, opts_idx, "json");
+    if (!lua_isnil(L, -1)) {
+        c->json_idx = lua_gettop(L);
+        nbodies++;
+    }
+    lua_getfield(L, opts_idx, "form");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1)) luaL_error(L, "%s: form must be a table", fname);
+        c->form_idx = lua_gettop(L);
+        nbodies++;
+    }
+    if (nbodies > 1) luaL_error(L, "%s: give one body: a body string, json or form", fname);
+    lua_getfield(L, opts_idx, "query");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1)) luaL_error(L, "%s: query must be a table", fname);
+        c->query_idx = lua_gettop(L);
+    }
+    lua_getfield(L, opts_idx, "timeout");
+    if (!lua_isnil(L, -1)) {
+        if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || lua_tonumber(L, -1) > 86400)
+            luaL_error(L, "%s: timeout must be a number of seconds between 0 and 86400", fname);
+        c->timeout_ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
+    }
+    lm_http_body_opts(L, opts_idx, fname, &c->max_body, &c->discard_body);
+    lua_getfield(L, opts_idx, "name");
+    if (!lua_isnil(L, -1)) {
+        size_t nl;
+        if (lua_type(L, -1) != LUA_TSTRING || (lua_tolstring(L, -1, &nl), nl == 0 || nl > 200))
+            luaL_error(L, "%s: name must be a string of 1..200 bytes", fname);
+        c->name_idx = lua_gettop(L);
+    }
+    lua_getfield(L, opts_idx, "headers");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1)) luaL_error(L, "%s: headers must be a table", fname);
+        c->hdr_idx = lua_gettop(L);
+    }
+    lua_getfield(L, opts_idx, "redirects");
+    if (!lua_isnil(L, -1)) {
+        double r = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+        if (!(r >= 0 && r <= LM_HTTP_MAX_REDIRECTS) || r != (int)r)
+            luaL_error(L, "%s: redirects must be a whole number from 0 (off) to %d", fname, LM_HTTP_MAX_REDIRECTS);
+        c->redirects = (int)r;
+    }
+    lua_getfield(L, opts_idx, "expect");
+    if (!lua_isnil(L, -1)) {
+        lm_http_expect_opt(L, lua_gettop(L), fname, c->expect);
+        c->has_expect = 1;
+    }
+}
+
+/* The path (and query) of the call into op->path; the client for an
+ * absolute URL's host into *client.  0, or -1 with op->err filled (a bad
+ * query value raises instead: it is the script's fault). */
+static int lm_http_target(lua_State *L, lm_http_op *op, lm_http *h, const char *fname, const char *path,
+                          size_t path_len, int query_idx, http_client **client) {
+    *client = h->client;
+    if (url_is_abs(path, path_len)) {
+        url_abs a;
+        if (url_split_abs(path, path_len, &a) != 0 || !hp_path_valid(a.rest, a.rest_len)) {
+            snprintf(op->err, sizeof op->err, "%s: bad URL \"%.200s\"", fname, path);
+            return -1;
+        }
+        if (a.scheme_len != 4) {
+            snprintf(op->err, sizeof op->err, "%s: %.200s: only http:// is supported", fname, path);
+            return -1;
+        }
+        char err[200];
+        *client = lm_http_client_host(h, a.authority, a.authority_len, err, sizeof err);
+        if (!*client) {
+            snprintf(op->err, sizeof op->err, "%s: %s", fname, err);
+            return -1;
+        }
+        path = a.rest;
+        path_len = a.rest_len;
+    }
+    if (lm_http_reserve(&op->path, &op->path_cap, path_len + 1) != 0) goto oom;
+    memcpy(op->path, path, path_len);
+    op->path_len = path_len;
+    if (query_idx) {
+        char err[200];
+        int had = memchr(path, '?', path_len) != NULL;
+        size_t before = op->path_len;
+        if (lm_http_reserve(&op->path, &op->path_cap, op->path_len + 2) != 0) goto oom;
+        op->path[op->path_len++] = had ? '&' : '?';
+        size_t qstart = op->path_len;
+        if (lm_url_query(L, query_idx, 0, &op->path, &op->path_cap, &op->path_len, err, sizeof err) != 0) {
+            lm_http_op_put(op);
+            luaL_error(L, "%s: query: %s", fname, err);
+        }
+        if (op->path_len == qstart) op->path_len = before;     /* empty table: no '?' */
+    }
+    return 0;
+oom:
+    snprintf(op->err, sizeof op->err, "%s: out of memory", fname);
+    return -1;
+}
+
+/* A json or form body into op->bbuf; returns the content type to add, or
+ * NULL for a plain body.  Encoding errors raise, naming the call. */
+static const char *lm_http_encode_body(lua_State *L, lm_http_op *op, const char *fname,
+                                       const lm_http_call *c, const char **body, size_t *body_len) {
+    char err[256];
+    size_t len = 0;
+    *body = c->body;
+    *body_len = c->body_len;
+    if (c->json_idx) {
+        if (lm_json_encode(L, c->json_idx, &op->bbuf, &op->bbuf_cap, &len, err, sizeof err) != 0) {
+            lm_http_op_put(op);
+            luaL_error(L, "%s: json: %s", fname, err);
+        }
+        *body = op->bbuf;
+        *body_len = len;
+        return "application/json";
+    }
+    if (c->form_idx) {
+        if (lm_url_query(L, c->form_idx, 1, &op->bbuf, &op->bbuf_cap, &len, err, sizeof err) != 0) {
+            lm_http_op_put(op);
+            luaL_error(L, "%s: form: %s", fname, err);
+        }
+        *body = len ? op->bbuf : "";
+        *body_len = len;
+        return "application/x-www-form-urlencoded";
+    }
+    return NULL;
+}
+
 /* The common path of every method: stack [self, ..., path at path_idx,
  * body at body_idx (0: none; from opts.body), opts at opts_idx]. */
 static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx, int body_idx,
                       int opts_idx) {
-    static const char *const known[] = {"headers", "body", "name", "timeout", "max_body", "discard_body", NULL};
     lm_http *h = lm_http_check(L);
     lm_http_mod *mod = h->mod;
-    size_t path_len, body_len = 0;
+    size_t path_len;
     const char *path = luaL_checklstring(L, path_idx, &path_len);
-    if (!hp_path_valid(path, path_len))
-        luaL_argerror(L, path_idx, "a path starting with / without spaces or control characters expected");
-    const char *body = NULL;
-    if (body_idx && !lua_isnoneornil(L, body_idx)) body = luaL_checklstring(L, body_idx, &body_len);
-    uint64_t timeout_ns = h->timeout_ns;
-    size_t max_body = h->max_body;
-    int discard_body = h->discard_body;
-    int name_idx = 0, hdr_idx = 0;
-    if (!lua_isnoneornil(L, opts_idx)) {
-        luaL_checktype(L, opts_idx, LUA_TTABLE);
-        lm_check_options(L, opts_idx, fname, known);
-        lua_getfield(L, opts_idx, "body");
-        if (!lua_isnil(L, -1)) {
-            if (body_idx) luaL_error(L, "%s: give the body as the argument, not in the options", fname);
-            if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "%s: body must be a string", fname);
-            body = lua_tolstring(L, -1, &body_len);     /* anchored by opts */
-        }
-        lua_getfield(L, opts_idx, "timeout");
-        if (!lua_isnil(L, -1)) {
-            if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || lua_tonumber(L, -1) > 86400)
-                luaL_error(L, "%s: timeout must be a number of seconds between 0 and 86400", fname);
-            timeout_ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
-        }
-        lm_http_body_opts(L, opts_idx, fname, &max_body, &discard_body);
-        lua_getfield(L, opts_idx, "name");
-        if (!lua_isnil(L, -1)) {
-            size_t nl;
-            if (lua_type(L, -1) != LUA_TSTRING || (lua_tolstring(L, -1, &nl), nl == 0 || nl > 200))
-                luaL_error(L, "%s: name must be a string of 1..200 bytes", fname);
-            name_idx = lua_gettop(L);
-        }
-        lua_getfield(L, opts_idx, "headers");
-        if (!lua_isnil(L, -1)) {
-            if (!lua_istable(L, -1)) luaL_error(L, "%s: headers must be a table", fname);
-            hdr_idx = lua_gettop(L);
-        }
-    }
+    if (!url_is_abs(path, path_len) && !hp_path_valid(path, path_len))
+        luaL_argerror(L, path_idx, "a path starting with / (or an http:// URL) without spaces or control "
+                                   "characters expected");
+    lm_http_call c;
+    lm_http_call_opts(L, h, fname, body_idx, opts_idx, &c);
     vu *v = lm_current_vu(L, mod->w, "luamech.http client methods");
-    hp_header hdrs[LM_HTTP_MAX_HEADERS];
+    hp_header hdrs[LM_HTTP_MAX_HEADERS + LM_HTTP_EXTRA_HEADERS];
     size_t nh = 0;
-    if (hdr_idx) lm_http_headers(L, hdr_idx, fname, hdrs, &nh, 0);
+    if (c.hdr_idx) lm_http_headers(L, c.hdr_idx, fname, hdrs, &nh, 0);
     if (h->headers_ref != LUA_NOREF) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, h->headers_ref);
         lm_http_headers(L, lua_gettop(L), fname, hdrs, &nh, 1);
     }
     lm_http_op *op = lm_http_op_get(L, mod);
     op->v = v;
-    op->method = method;
-    if (name_idx) op->name_tid = lm_http_name_tid(L, mod, name_idx);
-    size_t wl = strcspn(path, "?#");
-    if (wl >= sizeof op->where) wl = sizeof op->where - 1;
-    memcpy(op->where, path, wl);
+    op->h = h;
+    op->method = op->call_method = method;
+    op->redirects_left = c.redirects;
+    op->has_expect = c.has_expect;
+    memcpy(op->expect, c.expect, sizeof op->expect);
+    http_client *client;
+    if (lm_http_target(L, op, h, fname, path, path_len, c.query_idx, &client) != 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, op->err);
+        lm_http_op_put(op);
+        return 2;
+    }
+    const char *body;
+    size_t body_len;
+    const char *ctype = lm_http_encode_body(L, op, fname, &c, &body, &body_len);
+    if (ctype && !lm_http_has_header(hdrs, nh, "content-type")) {
+        hdrs[nh].name = "Content-Type";
+        hdrs[nh].name_len = 12;
+        hdrs[nh].value = ctype;
+        hdrs[nh].value_len = strlen(ctype);
+        nh++;
+    }
+    if (lm_http_copy_headers(op, hdrs, nh) != 0) {
+        lm_http_op_put(op);
+        return luaL_error(L, "%s: out of memory", fname);
+    }
+    if (c.name_idx) op->name_tid = lm_http_name_tid(L, mod, c.name_idx);
+    size_t wl = 0;
+    while (wl < op->path_len && wl < sizeof op->where - 1 && op->path[wl] != '?' && op->path[wl] != '#') wl++;
+    memcpy(op->where, op->path, wl);
     op->where[wl] = 0;
-    op->client = h->client;
+    op->client = client;
     op->req.on_done = lm_http_on_done;
     op->req.data = op;
-    op->req.timeout_ns = timeout_ns;
-    op->req.max_body = max_body;
-    op->req.discard_body = discard_body;
-    hp_request r;
-    memset(&r, 0, sizeof r);
-    r.method = (hp_method)method;
-    r.path = path;
-    r.path_len = path_len;
-    r.headers = hdrs;
-    r.nheaders = nh;
-    r.body = body;
-    r.body_len = body_len;
-    if (!body && (method == HP_POST || method == HP_PUT)) r.body = "";
+    op->req.timeout_ns = c.timeout_ns;
+    op->req.max_body = c.max_body;
+    op->req.discard_body = c.discard_body;
+    hp_request *r = &op->r;
+    r->method = (hp_method)method;
+    r->path = op->path;
+    r->path_len = op->path_len;
+    r->host = NULL;
+    r->host_len = 0;
+    r->close = 0;
+    r->body = body;
+    r->body_len = body_len;
+    if (!body && (method == HP_POST || method == HP_PUT || method == HP_PATCH)) r->body = "";
     op->in_call = 1;
     op->start_ns = worker_now_ns();
     op->req.start_ns = op->start_ns;          /* the same clock: one read for both */
-    http_client_send(h->client, &op->req, &r);  /* copies every byte */
+    http_client_send(client, &op->req, r);    /* copies every byte */
     op->in_call = 0;
     if (op->nres) {                            /* completed at once (pushed on L) */
         int n = op->nres;
         lm_http_op_put(op);
         return n;
     }
-    lua_pushvalue(L, 1);
-    lua_rawseti(L, LUA_REGISTRYINDEX, op->anchor_ref);
+    lm_http_op_anchor(L, op, 1, c.body_str_idx);
     v->state = VU_WAITING;
     return lua_yield(L, 0);
 }
@@ -472,7 +898,8 @@ static int lm_http_request(lua_State *L) {
     const char *m = luaL_checklstring(L, 2, &len);
     int method = hp_method_parse(m, len);
     if (method < 0)
-        return luaL_error(L, "luamech.http: method must be GET, HEAD, POST, PUT or DELETE, got \"%s\"", m);
+        return luaL_error(L, "http.request: method must be GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS, "
+                             "got \"%s\"", m);
     lua_settop(L, 4);
     return lm_http_do(L, method, "http.request", 3, 0, 4);
 }
@@ -480,8 +907,10 @@ static int lm_http_request(lua_State *L) {
 static int lm_http_get(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_GET, "http.get", 2, 0, 3); }
 static int lm_http_head(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_HEAD, "http.head", 2, 0, 3); }
 static int lm_http_delete(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_DELETE, "http.delete", 2, 0, 3); }
+static int lm_http_options(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_OPTIONS, "http.options", 2, 0, 3); }
 static int lm_http_post(lua_State *L) { lua_settop(L, 4); return lm_http_do(L, HP_POST, "http.post", 2, 3, 4); }
 static int lm_http_put(lua_State *L) { lua_settop(L, 4); return lm_http_do(L, HP_PUT, "http.put", 2, 3, 4); }
+static int lm_http_patch(lua_State *L) { lua_settop(L, 4); return lm_http_do(L, HP_PATCH, "http.patch", 2, 3, 4); }
 
 /* ---- close, collection, teardown ---- */
 
@@ -490,6 +919,12 @@ static void lm_http_close(lm_http *h) {
     http_client *c = h->client;
     h->client = NULL;
     if (!h->pooled) http_client_close(c);   /* in-flight requests fail with "cancelled" */
+    while (h->others) {
+        lm_http_other *o = h->others;
+        h->others = o->next;
+        if (!h->pooled) http_client_close(o->client);
+        free(o);
+    }
 }
 
 static void lm_http_free(lm_http *h, lua_State *L) {
@@ -532,7 +967,7 @@ static void lm_http_worker_close(void *data) {
     while (mod->free_ops) {
         lm_http_op *op = mod->free_ops;
         mod->free_ops = op->next;
-        free(op);
+        lm_http_op_free(op);
     }
     free(mod->hblk);
     free(mod);
@@ -552,6 +987,7 @@ static void lm_http_ids(lm_http_mod *mod) {
     mod->c_recv = worker_counter_id(w, "http.bytes_received");
     mod->c_connects = worker_counter_id(w, "http.connects");
     mod->c_retries = worker_counter_id(w, "http.retries");
+    mod->c_redirects = worker_counter_id(w, "http.redirects");
     for (int k = 2; k <= 5; k++) {
         char name[32];
         snprintf(name, sizeof name, "http.status_%dxx", k);
@@ -659,6 +1095,47 @@ static int lm_http_client_for(lm_http_mod *mod, const char *host, int port, cons
     return 0;
 }
 
+/* The client of object h for another host's "host[:port]" (absolute URLs,
+ * redirects): h's own for its authority, else one made on first use (from
+ * the worker's pool when h is pooled), with h's keep-alive.  NULL with err. */
+static http_client *lm_http_client_host(lm_http *h, const char *authority, size_t alen, char *err,
+                                        size_t err_len) {
+    if (lm_http_ieq(authority, alen, h->authority, strlen(h->authority))) return h->client;
+    for (lm_http_other *o = h->others; o; o = o->next)
+        if (lm_http_ieq(authority, alen, o->authority, strlen(o->authority))) return o->client;
+    char url[300], host[256];
+    if (alen >= sizeof host) {
+        snprintf(err, err_len, "host name too long");
+        return NULL;
+    }
+    int ul = snprintf(url, sizeof url, "http://%.*s", (int)alen, authority);
+    hp_base_url bu;
+    const char *why;
+    if (hp_parse_base_url(url, (size_t)ul, &bu, &why) != 0) {
+        snprintf(err, err_len, "bad URL \"%.150s\": %s", url, why);
+        return NULL;
+    }
+    memcpy(host, bu.host, bu.host_len);
+    host[bu.host_len] = 0;
+    lm_http_other *o = calloc(1, sizeof *o);
+    if (!o) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    snprintf(o->authority, sizeof o->authority, "%.*s", (int)alen, authority);
+    lm_http_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.pool = h->pooled;
+    cfg.keepalive = h->keepalive;
+    if (lm_http_client_for(h->mod, host, bu.port, o->authority, &cfg, &o->client, err, err_len) != 0) {
+        free(o);
+        return NULL;
+    }
+    o->next = h->others;
+    h->others = o;
+    return o->client;
+}
+
 /* The Lua object around client c; pushes its userdata. */
 static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const lm_http_cfg *cfg) {
     lm_http *h = calloc(1, sizeof *h);
@@ -669,6 +1146,7 @@ static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const l
     h->mod = mod;
     h->client = c;
     h->pooled = cfg->pool;
+    h->keepalive = cfg->keepalive;
     h->headers_ref = cfg->headers_ref;
     h->timeout_ns = cfg->timeout_ns;
     h->max_body = cfg->max_body;
@@ -712,6 +1190,8 @@ static int lm_http_new(lua_State *L) {
         return 2;
     }
     lm_http_wrap(L, mod, c, &cfg);
+    lm_http **ud = lua_touserdata(L, -1);
+    snprintf((*ud)->authority, sizeof (*ud)->authority, "%s", authority);
     return 1;
 }
 
@@ -726,6 +1206,7 @@ void lm_http_open(lua_State *L, worker *w) {
     static const luaL_Reg methods[] = {
         {"request", lm_http_request}, {"get", lm_http_get}, {"post", lm_http_post},
         {"put", lm_http_put}, {"delete", lm_http_delete}, {"head", lm_http_head},
+        {"patch", lm_http_patch}, {"options", lm_http_options},
         {"close", lm_http_close_lua}, {NULL, NULL}};
     luaL_newmetatable(L, LM_HTTP_MT);
     lua_newtable(L);
@@ -747,7 +1228,9 @@ void lm_http_open(lua_State *L, worker *w) {
     lua_newtable(L);
     mod->names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, lm_http_res_index);
+    lua_pushcfunction(L, lm_http_res_json);
+    lua_pushcfunction(L, lm_http_res_header_all);
+    lua_pushcclosure(L, lm_http_res_index, 2);
     lua_setfield(L, -2, "__index");
     mod->res_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushliteral(L, "status");
@@ -756,6 +1239,8 @@ void lm_http_open(lua_State *L, worker *w) {
     mod->key_body_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushliteral(L, "body_bytes");
     mod->key_bytes_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "redirects");
+    mod->key_redirects_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     worker_on_close(w, lm_http_worker_close, mod);
     lua_newtable(L);                           /* the module */
     lua_pushlightuserdata(L, mod);

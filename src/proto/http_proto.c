@@ -19,7 +19,8 @@
 
 static const char HP_ERR_TOO_BIG[] = "response body larger than max_body";
 
-static const char *const hp_method_names[HP_NMETHODS] = {"GET", "HEAD", "POST", "PUT", "DELETE"};
+static const char *const hp_method_names[HP_NMETHODS] = {"GET", "HEAD", "POST", "PUT", "DELETE",
+                                                             "PATCH", "OPTIONS"};
 
 const char *hp_method_name(hp_method m) {
     return (unsigned)m < HP_NMETHODS ? hp_method_names[m] : "?";
@@ -120,7 +121,8 @@ size_t hp_encode_request(char *out, size_t cap, const hp_request *r) {
         hp_put(&o, h->value, h->value_len);
         hp_put(&o, "\r\n", 2);
     }
-    if (r->body_len || r->body || r->method == HP_POST || r->method == HP_PUT) {
+    if (r->body_len || r->body || r->method == HP_POST || r->method == HP_PUT ||
+        r->method == HP_PATCH) {
         char num[48];
         int n = snprintf(num, sizeof num, "Content-Length: %zu\r\n", r->body_len);
         hp_put(&o, num, (size_t)n);

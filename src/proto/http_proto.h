@@ -12,10 +12,12 @@
 #include <http_parser.h>
 
 /* Methods luamech sends (http_parser.h owns the HTTP_* names). */
-typedef enum hp_method { HP_GET = 0, HP_HEAD, HP_POST, HP_PUT, HP_DELETE, HP_NMETHODS } hp_method;
+typedef enum hp_method {
+    HP_GET = 0, HP_HEAD, HP_POST, HP_PUT, HP_DELETE, HP_PATCH, HP_OPTIONS, HP_NMETHODS
+} hp_method;
 
 const char *hp_method_name(hp_method m);            /* "GET", ... */
-/* Case-insensitive; -1 when not one of the five. */
+/* Case-insensitive; -1 when not one of the seven. */
 int hp_method_parse(const char *s, size_t len);
 
 typedef struct hp_header {
@@ -48,7 +50,7 @@ int hp_path_valid(const char *path, size_t len);
 int hp_header_reserved(const char *name, size_t len);
 
 /* Encode the request line, "Host", the extra headers, "Content-Length" (when
- * there is a body, and always for POST and PUT), "Connection: close" when
+ * there is a body, and always for POST, PUT and PATCH), "Connection: close" when
  * asked, the blank line and the body into out[0..cap).  Returns the number of
  * bytes the request needs: when it is > cap nothing useful was written (grow
  * and call again).  Returns 0 when the request is invalid (path, header name

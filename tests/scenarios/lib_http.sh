@@ -11,7 +11,11 @@ NGINX_ECHO_MODULE=${NGINX_ECHO_MODULE:-/usr/lib/nginx/modules/ngx_http_echo_modu
 # Locations: /small.txt (static, "hello static\n"), /large.bin (static, 1 MiB),
 # /hello (return 200 "hello"), /missing (return 404), /redirect (302),
 # /echo (echo module: "<method> <X-Test> <X-Default>|<body>"),
-# /slow (answers after 3 s), / (static index: "index\n").
+# /slow (answers after 3 s), / (static index: "index\n"); for the API
+# features: /json (a JSON document), /args ("<method> <query> <content
+# type>|<body>"), redirects /r1 -> /r2 -> /hello, /r303 and /r307 -> /args,
+# /rloop (to itself), /raway (to http://localhost:<port>/hello?away=1),
+# /cookies (two Set-Cookie headers), /unauth (401).
 start_nginx() {
     local var=$1 dir=$2 port pid i load="" user=""
     mkdir -p "$dir/www" "$dir/tmp"
@@ -54,6 +58,24 @@ http {
             echo_request_body;
         }
         location = /slow { echo_sleep 3; echo "late"; }
+        location = /json { default_type application/json; return 200 '{"token":"t-1","n":[1,2.5,{"x":null}],"e":[],"o":{},"big":9007199254740993}'; }
+        location = /args {
+            echo_read_request_body;
+            echo -n "\$request_method \$args \$http_content_type|";
+            echo_request_body;
+        }
+        location = /r1 { return 302 /r2?from=r1; }
+        location = /r2 { return 301 /hello; }
+        location = /r303 { return 303 /args?via=303; }
+        location = /r307 { return 307 /args?via=307; }
+        location = /rloop { return 302 /rloop; }
+        location = /raway { return 302 http://localhost:\$server_port/hello?away=1; }
+        location = /cookies {
+            add_header Set-Cookie "a=1; Path=/";
+            add_header Set-Cookie "b=2; Expires=Wed, 09 Jun 2027 10:18:14 GMT; Path=/";
+            return 200 "ok";
+        }
+        location = /unauth { return 401; }
     }
 }
 EOF

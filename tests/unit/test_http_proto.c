@@ -85,6 +85,10 @@ static void test_encode_methods_and_bodies(void **state) {
     expect_encoding(&r, "DELETE /d HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Length: 1\r\n\r\nx");
     r = req(HP_HEAD, "/");
     expect_encoding(&r, "HEAD / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n");
+    r = req(HP_PATCH, "/p");                     /* like PUT: always a Content-Length */
+    expect_encoding(&r, "PATCH /p HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Length: 0\r\n\r\n");
+    r = req(HP_OPTIONS, "/o");
+    expect_encoding(&r, "OPTIONS /o HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n");
     /* binary body, NUL included */
     r = req(HP_PUT, "/bin");
     r.body = "a\0b\r\n";
@@ -156,7 +160,10 @@ static void test_methods(void **state) {
     assert_int_equal(hp_method_parse("HEAD", 4), HP_HEAD);
     assert_int_equal(hp_method_parse("POST", 4), HP_POST);
     assert_int_equal(hp_method_parse("PUT", 3), HP_PUT);
-    assert_int_equal(hp_method_parse("PATCH", 5), -1);
+    assert_int_equal(hp_method_parse("patch", 5), HP_PATCH);
+    assert_int_equal(hp_method_parse("OPTIONS", 7), HP_OPTIONS);
+    assert_string_equal(hp_method_name(HP_OPTIONS), "OPTIONS");
+    assert_int_equal(hp_method_parse("TRACE", 5), -1);
     assert_int_equal(hp_method_parse("GETX", 4), -1);
     assert_int_equal(hp_method_parse("", 0), -1);
     assert_string_equal(hp_method_name(HP_DELETE), "DELETE");

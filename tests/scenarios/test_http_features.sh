@@ -1,0 +1,40 @@
+# luamech.json, luamech.url and luamech.http's API options (query, form,
+# json, expect, redirects, absolute URLs, res:json, res:header_all, PATCH,
+# OPTIONS) against a private nginx: the script's asserts, then the timers,
+# counters and error tally against what nginx logged.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_http.sh"
+F=$SRC/tests/scenarios/fixtures
+start_nginx PORT "$TMP/ng"
+LOG=$TMP/ng/access.log
+
+"$LUAMECH" run "$F/http_features.lua" -q -e PORT=$PORT -o "$TMP/f" > "$TMP/f.out" 2>&1
+rc=$?
+check "features run exits 0 (exit $rc: $(tail -3 "$TMP/f.out"))" [ $rc -eq 0 ]
+s=$TMP/f/summary.json
+e=$TMP/f/errors.csv
+check "the script's checks passed ($(grep -v '^request,' "$e" | tail -n +2 | head -5))" \
+    [ "$(timer_errors "$s" "All Transactions")" -eq 0 -a "$(timer_count "$s" "All Transactions")" -eq 1 ]
+check "http.patch timed once" [ "$(timer_count "$s" http.patch)" -eq 1 ]
+check "http.options timed twice" [ "$(timer_count "$s" http.options)" -eq 2 ]
+# the unexpected 401 is the only http error; the expected ones are successes
+check "http.get: one error, the unexpected 401 ($(timer_errors "$s" http.get))" [ "$(timer_errors "$s" http.get)" -eq 1 ]
+check "the 401 tallied" grep -q "http.get /unauth: status 401" "$e"
+check "no other status tallied" [ "$(grep -c ': status ' "$e")" -eq 1 ]
+# redirect hops: r1 (2) + r303 (1) + r307 (1) + rloop (3) + raway (1) = 8
+check "http.redirects counter 8 ($(counter "$s" http.redirects))" [ "$(counter "$s" http.redirects)" -eq 8 ]
+nginx_settle "$LOG"
+check "nginx: /r1 twice, /r2 once (redirects=0 stopped at /r1)" \
+    [ "$(nginx_requests "$LOG" "GET /r1 ")" -eq 2 -a "$(nginx_requests "$LOG" "GET /r2\?from=r1 ")" -eq 1 ]
+check "nginx: 303 followed by a GET" grep -q "GET /args?via=303 HTTP/1.1 200" "$LOG"
+check "nginx: 307 followed by a POST" grep -q "POST /args?via=307 HTTP/1.1 200" "$LOG"
+check "nginx: /rloop 4 times (3 hops)" [ "$(nginx_requests "$LOG" "GET /rloop ")" -eq 4 ]
+check "nginx: the redirect to localhost followed" grep -q "GET /hello?away=1 HTTP/1.1 200" "$LOG"
+check "nginx: the absolute URLs" [ "$(nginx_requests "$LOG" "GET /hello\?abs=")" -eq 2 ]
+check "nginx: PATCH and OPTIONS" [ "$(nginx_requests "$LOG" "PATCH /args ")" -eq 1 -a "$(nginx_requests "$LOG" "OPTIONS /args ")" -eq 2 ]
+# every request nginx logged was timed by luamech or counted as a hop
+total=$(wc -l < "$LOG")
+timed=0
+for m in get head post put patch delete options; do timed=$((timed + $(timer_count "$s" http.$m))); done
+check "nginx requests ($total) == luamech calls + hops ($timed + 8)" [ "$total" -eq $((timed + 8)) ]
+finish

@@ -26,6 +26,7 @@
 #include "lua/lm_core.h"
 #include "lua/lm_json.h"
 #include "lua/lm_url.h"
+#include "proto/http_gzip.h"
 #include "proto/url.h"
 
 #define LM_HTTP_MT "luamech.http"
@@ -55,7 +56,8 @@ typedef struct lm_http_mod {
     int names_ref;                 /* "http <name>" -> timer id cache */
     int ids_ready;
     int tid[HP_NMETHODS];
-    int c_sent, c_recv, c_connects, c_retries, c_status[6], c_redirects;
+    int c_sent, c_recv, c_connects, c_retries, c_status[6], c_redirects, c_body_raw, c_body_decoded;
+    hz_decoder hz;                 /* gzip/deflate bodies, decoded on completion */
     int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes, json, header_all) */
     int key_status_ref, key_body_ref, key_bytes_ref, key_redirects_ref;  /* field names, interned once */
     char *hblk;                    /* scratch for packing response headers */
@@ -100,6 +102,7 @@ struct lm_http_op {
     int in_call, nres;
     int redirects_left, hops;
     int has_expect;                /* 0: 200-399 */
+    int decoded;                   /* the body pushed is mod->hz.out */
     unsigned char expect[64];      /* bit s-100 for statuses 100..599 */
     uint64_t start_ns;
     char where[160];               /* the path without its query, for the tally */
@@ -140,7 +143,7 @@ static lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod) {
     op->h = NULL;
     op->client = NULL;
     op->method = op->call_method = op->in_call = op->nres = 0;
-    op->redirects_left = op->hops = op->has_expect = 0;
+    op->redirects_left = op->hops = op->has_expect = op->decoded = 0;
     op->name_tid = -1;
     op->start_ns = 0;
     op->where[0] = op->err[0] = 0;
@@ -332,6 +335,9 @@ static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parse
     if (op->req.discard_body) {                /* no body: its size */
         lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_bytes_ref);
         lua_pushnumber(L, (lua_Number)res->body_seen);
+    } else if (op->decoded) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_body_ref);
+        lua_pushlstring(L, mod->hz.out ? mod->hz.out : "", mod->hz.out_len);
     } else {
         lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_body_ref);
         lua_pushlstring(L, res->body ? res->body : "", res->body_len);
@@ -454,11 +460,38 @@ static int lm_http_follow(lm_http_op *op, int status, const hp_parser *res) {
     return 1;
 }
 
+/* The final response's body: decoded when gzip or deflate (op->decoded),
+ * bounded by max_body; both sizes counted.  Returns status, or a failure
+ * (HTTP_EPROTO with req->detail, HTTP_EBODY) when it cannot be decoded. */
+static int lm_http_decode(lm_http_op *op, int status, const hp_parser *res) {
+    lm_http_mod *mod = op->mod;
+    if (status != 0) return status;
+    size_t raw = res->body_seen, out = raw;
+    size_t vl;
+    const char *ce = op->req.discard_body || res->body_len == 0 ? NULL
+                                                                : hp_parser_find(res, "content-encoding", &vl);
+    int coding = ce ? hz_coding(ce, vl) : 0;
+    if (coding > 0) {
+        const char *why = NULL;
+        int rc = hz_decode(&mod->hz, coding, res->body, res->body_len, op->req.body_limit, &why);
+        if (rc == HZ_TOO_BIG) status = HTTP_EBODY;
+        else if (rc == HZ_NOMEM) status = HTTP_ENOMEM;
+        else if (rc != HZ_OK) status = HTTP_EPROTO;
+        op->req.detail = why;
+        op->decoded = rc == HZ_OK;
+        out = rc == HZ_OK ? mod->hz.out_len : 0;
+    }
+    if (raw) worker_count(mod->w, mod->c_body_raw, (int64_t)raw);
+    if (out) worker_count(mod->w, mod->c_body_decoded, (int64_t)out);
+    return status;
+}
+
 static void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
     lm_http_op *op = req->data;
     lm_http_mod *mod = op->mod;
     if (lm_http_follow(op, status, res)) return;
     lm_http_count_hop(op, status, res);
+    status = lm_http_decode(op, status, res);
     lm_http_account(op, status, res);
     vu *v = op->v;
     if (op->in_call) {                         /* the Lua call returns the results */
@@ -845,6 +878,13 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     const char *body;
     size_t body_len;
     const char *ctype = lm_http_encode_body(L, op, fname, &c, &body, &body_len);
+    if (!c.discard_body && !lm_http_has_header(hdrs, nh, "accept-encoding")) {
+        hdrs[nh].name = "Accept-Encoding";     /* bodies are decoded (lm_http_decode) */
+        hdrs[nh].name_len = 15;
+        hdrs[nh].value = "gzip, deflate";
+        hdrs[nh].value_len = 13;
+        nh++;
+    }
     if (ctype && !lm_http_has_header(hdrs, nh, "content-type")) {
         hdrs[nh].name = "Content-Type";
         hdrs[nh].name_len = 12;
@@ -970,6 +1010,7 @@ static void lm_http_worker_close(void *data) {
         lm_http_op_free(op);
     }
     free(mod->hblk);
+    hz_free(&mod->hz);
     free(mod);
 }
 
@@ -988,6 +1029,8 @@ static void lm_http_ids(lm_http_mod *mod) {
     mod->c_connects = worker_counter_id(w, "http.connects");
     mod->c_retries = worker_counter_id(w, "http.retries");
     mod->c_redirects = worker_counter_id(w, "http.redirects");
+    mod->c_body_raw = worker_counter_id(w, "http.body_bytes_raw");
+    mod->c_body_decoded = worker_counter_id(w, "http.body_bytes_decoded");
     for (int k = 2; k <= 5; k++) {
         char name[32];
         snprintf(name, sizeof name, "http.status_%dxx", k);
@@ -1225,6 +1268,7 @@ void lm_http_open(lua_State *L, worker *w) {
     lm_http_mod *mod = calloc(1, sizeof *mod);
     if (mod == NULL) luaL_error(L, "luamech.http: out of memory");
     mod->w = w;
+    hz_init(&mod->hz);
     lua_newtable(L);
     mod->names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_createtable(L, 0, 1);

@@ -15,7 +15,9 @@ NGINX_ECHO_MODULE=${NGINX_ECHO_MODULE:-/usr/lib/nginx/modules/ngx_http_echo_modu
 # features: /json (a JSON document), /args ("<method> <query> <content
 # type>|<body>"), redirects /r1 -> /r2 -> /hello, /r303 and /r307 -> /args,
 # /rloop (to itself), /raway (to http://localhost:<port>/hello?away=1),
-# /cookies (two Set-Cookie headers), /unauth (401).
+# /cookies (two Set-Cookie headers), /unauth (401); compression: files
+# under /gz/ compressed by nginx's gzip filter, files named *.gzbody and
+# *.zbody served as they are with Content-Encoding gzip and deflate.
 start_nginx() {
     local var=$1 dir=$2 port pid i load="" user=""
     mkdir -p "$dir/www" "$dir/tmp"
@@ -76,6 +78,9 @@ http {
             return 200 "ok";
         }
         location = /unauth { return 401; }
+        location /gz/ { gzip on; gzip_types *; gzip_min_length 1; }
+        location ~ \.gzbody\$ { add_header Content-Encoding gzip; }
+        location ~ \.zbody\$ { add_header Content-Encoding deflate; }
     }
 }
 EOF

@@ -462,6 +462,7 @@ luamech.http = {}
 ---@field headers? table<string, string> sent with every request
 ---@field max_body? integer largest response body accepted in bytes, 1..1073741824 (default 64 MiB)
 ---@field discard_body? boolean true: count the body's bytes but keep none (res.body is nil)
+---@field jar? boolean false: no cookie jar (default: this client keeps the cookies servers set, RFC 6265)
 
 ---@class luamech.HttpRequestOptions
 ---@field headers? table<string, string>
@@ -482,6 +483,7 @@ luamech.http = {}
 ---@field body string|nil nil with discard_body
 ---@field body_bytes integer
 ---@field redirects integer|nil redirects followed (nil when none)
+---@field cookies table<string, string> the cookies this response set (name = value)
 ---@field json fun(self: luamech.HttpResponse): any, string? res:json(): the body decoded (once)
 ---@field header_all fun(self: luamech.HttpResponse, name: string): string[] every value of a header
 

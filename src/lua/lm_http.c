@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "client/http_client.h"
 #include "engine/vu.h"
@@ -26,6 +27,7 @@
 #include "lua/lm_core.h"
 #include "lua/lm_json.h"
 #include "lua/lm_url.h"
+#include "proto/cookie.h"
 #include "proto/http_gzip.h"
 #include "proto/url.h"
 
@@ -68,6 +70,7 @@ typedef struct lm_http_mod {
 /* A client of the object for another host (absolute URLs, redirects). */
 typedef struct lm_http_other {
     char authority[288];
+    char host[256];                /* for the cookie jar */
     http_client *client;           /* private, or the worker's pooled one */
     struct lm_http_other *next;
 } lm_http_other;
@@ -81,7 +84,10 @@ struct lm_http {
     int pooled, keepalive;
     char base[288];                /* "host:port", for messages */
     char authority[288];           /* as in the base URL: "host[:port]" */
+    char host[256];                /* the base URL's host, for the cookie jar */
     lm_http_other *others;         /* clients for other hosts, made on first use */
+    int use_jar;                   /* jar = false turns cookies off */
+    ck_jar jar;                    /* this object's cookies (one object per VU: a per-VU jar) */
     int headers_ref;               /* default headers (validated copy) or LUA_NOREF */
     uint64_t timeout_ns;           /* 0 = none */
     size_t max_body;               /* bytes */
@@ -103,6 +109,11 @@ struct lm_http_op {
     int redirects_left, hops;
     int has_expect;                /* 0: 200-399 */
     int decoded;                   /* the body pushed is mod->hz.out */
+    const char *host;              /* the current hop's host (h's or one of h->others') */
+    size_t nbase;                  /* headers before the Cookie slot */
+    int cookie_slot;               /* 1: the jar's Cookie header goes at hdrs[nbase] */
+    char *cbuf;                    /* the Cookie header value */
+    size_t cbuf_cap;
     unsigned char expect[64];      /* bit s-100 for statuses 100..599 */
     uint64_t start_ns;
     char where[160];               /* the path without its query, for the tally */
@@ -157,6 +168,7 @@ static void lm_http_op_put(lm_http_op *op) {
 }
 
 static void lm_http_op_free(lm_http_op *op) {
+    free(op->cbuf);
     free(op->path);
     free(op->hbuf);
     free(op->bbuf);
@@ -286,6 +298,22 @@ static int lm_http_res_index(lua_State *L) {
         lua_pushinteger(L, (lua_Integer)lua_objlen(L, -1));
         return 1;
     }
+    if (kl == 7 && memcmp(k, "cookies", 7) == 0) {   /* {name = value} set by this response */
+        size_t len = 0, pos = 0, nl, vl;
+        const char *blk = lm_http_res_block(L, 1, &len), *n, *v;
+        lua_newtable(L);
+        ck_set cs;
+        while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) {
+            if (!lm_http_is_set_cookie(n, nl) || ck_parse(v, vl, &cs) != 0) continue;
+            lua_pushlstring(L, cs.name, cs.name_len);
+            lua_pushlstring(L, cs.value, cs.value_len);
+            lua_rawset(L, -3);
+        }
+        lua_pushliteral(L, "cookies");
+        lua_pushvalue(L, -2);
+        lua_rawset(L, 1);
+        return 1;
+    }
     if (kl != 7 || memcmp(k, "headers", 7) != 0) return 0;
     size_t len = 0, pos = 0, nl, vl;
     const char *blk = lm_http_res_block(L, 1, &len), *n, *v;
@@ -410,6 +438,41 @@ static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
 static http_client *lm_http_client_host(lm_http *h, const char *authority, size_t alen, char *err,
                                         size_t err_len);
 
+/* The Set-Cookie headers of a hop's response into the object's jar. */
+static void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res) {
+    if (status != 0 || !op->h->use_jar) return;
+    int64_t now = -1;
+    for (size_t i = 0; i < res->nheaders; i++) {
+        const char *n, *v;
+        size_t nl, vl;
+        hp_parser_header(res, i, &n, &nl, &v, &vl);
+        if (!lm_http_is_set_cookie(n, nl)) continue;
+        if (now < 0) now = (int64_t)time(NULL);
+        ck_jar_set(&op->h->jar, v, vl, op->host, op->path, op->path_len, now);   /* -1 (memory): not kept */
+    }
+}
+
+/* The jar's Cookie header for the current hop (none when the jar is off,
+ * empty for this URL, or the script set Cookie itself). */
+static void lm_http_cookie_header(lm_http_op *op) {
+    op->r.nheaders = op->nbase;
+    if (!op->cookie_slot || op->h->jar.n == 0) return;
+    int64_t now = (int64_t)time(NULL);
+    size_t n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, 0, now, op->cbuf, op->cbuf_cap);
+    if (n > op->cbuf_cap) {
+        if (lm_http_reserve(&op->cbuf, &op->cbuf_cap, n) != 0) return;
+        n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, 0, now, op->cbuf, op->cbuf_cap);
+    }
+    if (n == 0 || n > 8192) return;            /* hp_header_value_valid's limit */
+    op->hdrs[op->nbase].name = "Cookie";
+    op->hdrs[op->nbase].name_len = 6;
+    op->hdrs[op->nbase].value = op->cbuf;
+    op->hdrs[op->nbase].value_len = n;
+    op->r.nheaders = op->nbase + 1;
+}
+
+static const char *lm_http_host_of(lm_http *h, http_client *c);
+
 /* A redirect to follow: 1 when the next hop was sent (its completion comes
  * later), 0 when the response is the call's answer (not a redirect, none
  * left, no usable Location). */
@@ -447,14 +510,16 @@ static int lm_http_follow(lm_http_op *op, int status, const hp_parser *res) {
         op->method = HP_GET;
         op->r.body = NULL;
         op->r.body_len = 0;
-        for (size_t i = 0; i < op->r.nheaders; i++)     /* drop the body's Content-Type */
+        for (size_t i = 0; i < op->nbase; i++)     /* drop the body's Content-Type */
             if (op->hdrs[i].name_len == 12 && strncasecmp(op->hdrs[i].name, "content-type", 12) == 0)
-                op->hdrs[i] = op->hdrs[--op->r.nheaders];
+                op->hdrs[i--] = op->hdrs[--op->nbase];
     }
     op->r.method = (hp_method)op->method;
     op->r.path = op->path;
     op->r.path_len = op->path_len;
     op->client = c;
+    op->host = lm_http_host_of(op->h, c);
+    lm_http_cookie_header(op);
     /* req.start_ns stays the call's: one deadline (timeout) for the whole chain */
     http_client_send(c, &op->req, &op->r);
     return 1;
@@ -489,6 +554,7 @@ static int lm_http_decode(lm_http_op *op, int status, const hp_parser *res) {
 static void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
     lm_http_op *op = req->data;
     lm_http_mod *mod = op->mod;
+    lm_http_store_cookies(op, status, res);
     if (lm_http_follow(op, status, res)) return;
     lm_http_count_hop(op, status, res);
     status = lm_http_decode(op, status, res);
@@ -674,7 +740,7 @@ static int lm_http_copy_headers(lm_http_op *op, const hp_header *hdrs, size_t nh
         off += hdrs[i].value_len;
     }
     op->r.headers = op->hdrs;
-    op->r.nheaders = nh;
+    op->r.nheaders = op->nbase = nh;
     return 0;
 }
 
@@ -896,6 +962,9 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
         lm_http_op_put(op);
         return luaL_error(L, "%s: out of memory", fname);
     }
+    op->cookie_slot = h->use_jar && !lm_http_has_header(hdrs, nh, "cookie");
+    op->host = lm_http_host_of(h, client);
+    lm_http_cookie_header(op);
     if (c.name_idx) op->name_tid = lm_http_name_tid(L, mod, c.name_idx);
     size_t wl = 0;
     while (wl < op->path_len && wl < sizeof op->where - 1 && op->path[wl] != '?' && op->path[wl] != '#') wl++;
@@ -973,6 +1042,7 @@ static void lm_http_free(lm_http *h, lua_State *L) {
     else mod->objs = h->next;
     if (h->next) h->next->prev = h->prev;
     if (L && h->headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, h->headers_ref);
+    ck_jar_free(&h->jar);
     *h->ud = NULL;
     free(h);
 }
@@ -1044,7 +1114,7 @@ static void lm_http_ids(lm_http_mod *mod) {
  * opened by the first requests. */
 /* The options of luamech.http.new. */
 typedef struct lm_http_cfg {
-    int pool, keepalive, headers_ref, discard_body;
+    int pool, keepalive, headers_ref, discard_body, jar;
     uint64_t timeout_ns;
     size_t max_body;
 } lm_http_cfg;
@@ -1070,17 +1140,24 @@ static int lm_http_default_headers(lua_State *L, int hidx) {
 /* The options table at idx (or nil) into cfg; misuse raises. */
 static void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     static const char *const known[] = {"pool", "keepalive", "timeout", "headers", "max_body",
-                                        "discard_body", NULL};
+                                        "discard_body", "jar", NULL};
     cfg->pool = 0;
     cfg->keepalive = 1;
     cfg->headers_ref = LUA_NOREF;
     cfg->timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
     cfg->max_body = HTTP_MAX_BODY_DEFAULT;
     cfg->discard_body = 0;
+    cfg->jar = 1;
     if (lua_isnil(L, idx)) return;
     luaL_checktype(L, idx, LUA_TTABLE);
     lm_check_options(L, idx, "luamech.http.new", known);
     lm_http_body_opts(L, idx, "luamech.http.new", &cfg->max_body, &cfg->discard_body);
+    lua_getfield(L, idx, "jar");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isboolean(L, -1)) luaL_error(L, "luamech.http.new: jar must be a boolean");
+        cfg->jar = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
     lua_getfield(L, idx, "pool");
     cfg->pool = lua_toboolean(L, -1);
     lua_getfield(L, idx, "keepalive");
@@ -1165,6 +1242,7 @@ static http_client *lm_http_client_host(lm_http *h, const char *authority, size_
         snprintf(err, err_len, "out of memory");
         return NULL;
     }
+    memcpy(o->host, host, bu.host_len + 1);
     snprintf(o->authority, sizeof o->authority, "%.*s", (int)alen, authority);
     lm_http_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -1177,6 +1255,13 @@ static http_client *lm_http_client_host(lm_http *h, const char *authority, size_
     o->next = h->others;
     h->others = o;
     return o->client;
+}
+
+/* The host name (for cookies) of client c of object h. */
+static const char *lm_http_host_of(lm_http *h, http_client *c) {
+    for (lm_http_other *o = h->others; o; o = o->next)
+        if (o->client == c) return o->host;
+    return h->host;
 }
 
 /* The Lua object around client c; pushes its userdata. */
@@ -1235,6 +1320,8 @@ static int lm_http_new(lua_State *L) {
     lm_http_wrap(L, mod, c, &cfg);
     lm_http **ud = lua_touserdata(L, -1);
     snprintf((*ud)->authority, sizeof (*ud)->authority, "%s", authority);
+    snprintf((*ud)->host, sizeof (*ud)->host, "%s", host);
+    (*ud)->use_jar = cfg.jar;
     return 1;
 }
 

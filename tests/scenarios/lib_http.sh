@@ -15,7 +15,9 @@ NGINX_ECHO_MODULE=${NGINX_ECHO_MODULE:-/usr/lib/nginx/modules/ngx_http_echo_modu
 # features: /json (a JSON document), /args ("<method> <query> <content
 # type>|<body>"), redirects /r1 -> /r2 -> /hello, /r303 and /r307 -> /args,
 # /rloop (to itself), /raway (to http://localhost:<port>/hello?away=1),
-# /cookies (two Set-Cookie headers), /unauth (401); compression: files
+# /cookies (two Set-Cookie headers), /showcookie (echoes the Cookie header),
+# /setredir (sets r and o, Path=/other, then 302 to /showcookie), /logout
+# (deletes a), /unauth (401); compression: files
 # under /gz/ compressed by nginx's gzip filter, files named *.gzbody and
 # *.zbody served as they are with Content-Encoding gzip and deflate.
 start_nginx() {
@@ -78,6 +80,9 @@ http {
             return 200 "ok";
         }
         location = /unauth { return 401; }
+        location = /showcookie { echo -n "cookie:\$http_cookie"; }
+        location = /setredir { add_header Set-Cookie "r=1; Path=/"; add_header Set-Cookie "o=1; Path=/other"; return 302 /showcookie; }
+        location = /logout { add_header Set-Cookie "a=; Max-Age=0; Path=/"; return 200 "bye"; }
         location /gz/ { gzip on; gzip_types *; gzip_min_length 1; }
         location ~ \.gzbody\$ { add_header Content-Encoding gzip; }
         location ~ \.zbody\$ { add_header Content-Encoding deflate; }

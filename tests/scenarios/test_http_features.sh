@@ -21,8 +21,8 @@ check "http.options timed twice" [ "$(timer_count "$s" http.options)" -eq 2 ]
 check "http.get: one error, the unexpected 401 ($(timer_errors "$s" http.get))" [ "$(timer_errors "$s" http.get)" -eq 1 ]
 check "the 401 tallied" grep -q "http.get /unauth: status 401" "$e"
 check "no other status tallied" [ "$(grep -c ': status ' "$e")" -eq 1 ]
-# redirect hops: r1 (2) + r303 (1) + r307 (1) + rloop (3) + raway (1) = 8
-check "http.redirects counter 8 ($(counter "$s" http.redirects))" [ "$(counter "$s" http.redirects)" -eq 8 ]
+# redirect hops: r1 (2) + r303 (1) + r307 (1) + rloop (3) + raway (1) + setredir (1) = 9
+check "http.redirects counter 9 ($(counter "$s" http.redirects))" [ "$(counter "$s" http.redirects)" -eq 9 ]
 nginx_settle "$LOG"
 check "nginx: /r1 twice, /r2 once (redirects=0 stopped at /r1)" \
     [ "$(nginx_requests "$LOG" "GET /r1 ")" -eq 2 -a "$(nginx_requests "$LOG" "GET /r2\?from=r1 ")" -eq 1 ]
@@ -36,5 +36,5 @@ check "nginx: PATCH and OPTIONS" [ "$(nginx_requests "$LOG" "PATCH /args ")" -eq
 total=$(wc -l < "$LOG")
 timed=0
 for m in get head post put patch delete options; do timed=$((timed + $(timer_count "$s" http.$m))); done
-check "nginx requests ($total) == luamech calls + hops ($timed + 8)" [ "$total" -eq $((timed + 8)) ]
+check "nginx requests ($total) == luamech calls + hops ($timed + 9)" [ "$total" -eq $((timed + 9)) ]
 finish

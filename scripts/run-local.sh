@@ -3,8 +3,11 @@
 # scripts/run-local.sh --suite SUITE [luamech suite options...]
 # Starts private servers on free loopback ports — memcached, redis-server and
 # webdis (an HTTP front end to that redis, the /SET/X/1 and /GET/X API of
-# seed 002) — runs luamech against them with the matching parameters
-# (-e MEMCACHED=, -e REDIS=, -e HTTP_BASE=), and stops the servers afterwards.
+# seed 002) and nginx serving a tiny JSON API (scripts/api-nginx.sh, for
+# scenarios/http_api.lua) — runs luamech against them with the matching
+# parameters (-e MEMCACHED=, -e REDIS=, -e HTTP_BASE=, -e API_BASE=), and
+# stops the servers afterwards.  API_ACCESS_LOG=FILE keeps the API's access
+# log (tests reconcile it with luamech's counts).
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
 set -euo pipefail
 # Paths (SCENARIO, --out) are taken from the current directory, as luamech
@@ -67,11 +70,17 @@ JSON
     exec webdis "$tmp/webdis-$1.json"
 }
 start_server webdis launch_webdis; http_port=$port
+launch_api() {
+    mkdir -p "$tmp/api"
+    bash "$root/scripts/api-nginx.sh" "$1" "$tmp/api" "${API_ACCESS_LOG:-$tmp/api/access.log}" > "$tmp/api/nginx.conf"
+    exec nginx -p "$tmp/api" -c "$tmp/api/nginx.conf" -g 'daemon off;' 2> "$tmp/api/stderr"
+}
+start_server nginx launch_api; api_port=$port
 
-echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port" >&2
+echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API http://127.0.0.1:$api_port" >&2
 set +e
 cmd=run
 if [ "$1" = "--suite" ]; then cmd=suite; shift; fi
 "$LUAMECH" $cmd "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
-    -e HTTP_BASE=http://127.0.0.1:$http_port
+    -e HTTP_BASE=http://127.0.0.1:$http_port -e API_BASE=http://127.0.0.1:$api_port
 exit $?

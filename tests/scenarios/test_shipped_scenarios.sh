@@ -22,6 +22,7 @@ example.lua|-d 1s
 redis_crud.lua|-n 2000 -u 20
 http_kv_get.lua|-e REQUESTS=500 -u 5
 http_rest.lua|-n 1000 -u 10
+http_api.lua|-n 200 -u 5
 kv_correctness.lua|-e N=500
 kv_performance.lua|-e N=1000
 suites/http_kv_get_sweep.lua|-e REQUESTS=300

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# scripts/api-nginx.sh PORT DIR [ACCESS_LOG] - prints an nginx configuration
+# for a tiny JSON API on 127.0.0.1:PORT (files under DIR), the server of
+# scenarios/http_api.lua.  Used by scripts/run-local.sh and by the tests.
+#   POST  /api/login   JSON {"user":..} -> {"token":"tok-123"} + cookie session=s1
+#   GET   /api/me      needs "Authorization: Bearer tok-123" and the cookie -> JSON, else 401
+#   PATCH /api/me      same checks, a JSON body -> {"updated":true}
+#   POST  /api/logout  -> 302 /api/bye, deleting the cookie
+#   GET   /api/bye     -> {"bye":true}
+# Access log: "$request_method $uri $status auth=<Authorization> cookie=<session> type=<Content-Type>".
+set -euo pipefail
+port=$1 dir=$2 log=${3:-$2/access.log}
+user=""
+[ "$(id -u)" -eq 0 ] && user="user root;"
+cat <<CONF
+$user
+worker_processes 1;
+error_log $dir/error.log warn;
+pid $dir/nginx.pid;
+events { worker_connections 1024; }
+http {
+    log_format api '\$request_method \$uri \$status auth=\$http_authorization cookie=\$cookie_session type=\$content_type';
+    access_log $log api;
+    client_body_temp_path $dir/body;
+    proxy_temp_path $dir/proxy;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+    keepalive_requests 1000000;
+    default_type application/json;
+    gzip on;
+    gzip_types application/json;
+    gzip_min_length 1;
+    server {
+        listen 127.0.0.1:$port;
+        location = /api/login {
+            if (\$request_method != POST) { return 405; }
+            if (\$content_type != "application/json") { return 415; }
+            add_header Set-Cookie "session=s1; Path=/api; HttpOnly";
+            return 200 '{"token":"tok-123","expires_in":3600}';
+        }
+        location = /api/me {
+            if (\$http_authorization != "Bearer tok-123") { return 401 '{"error":"no token"}'; }
+            if (\$cookie_session != "s1") { return 401 '{"error":"no session"}'; }
+            if (\$request_method = PATCH) { return 200 '{"updated":true}'; }
+            return 200 '{"id":42,"name":"Ada","roles":["admin","dev"],"manager":null}';
+        }
+        location = /api/logout {
+            add_header Set-Cookie "session=; Max-Age=0; Path=/api";
+            return 302 /api/bye;
+        }
+        location = /api/bye { return 200 '{"bye":true}'; }
+    }
+}
+CONF

@@ -1,0 +1,39 @@
+# scenarios/http_api.lua through scripts/run-local.sh (the README's way)
+# against its API server (scripts/api-nginx.sh): the run passes its checks
+# and thresholds, and every count reconciles with nginx's access log:
+# logins, authorized GETs (bearer token and session cookie), PATCHes with a
+# JSON body, logouts, the redirect hops and the expected 401s.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_http.sh"
+cd "$SRC"
+N=300
+API_ACCESS_LOG=$TMP/access.log LUAMECH=$LUAMECH bash scripts/run-local.sh scenarios/http_api.lua \
+    -n $N -u 5 -q -o "$TMP/r" > "$TMP/out" 2>&1
+rc=$?
+s=$TMP/r/summary.json
+check "http_api.lua exits 0 (exit $rc: $(tail -3 "$TMP/out"))" [ $rc -eq 0 ]
+check "$N transactions, no errors" \
+    [ "$(timer_count "$s" "All Transactions")" -eq $N -a "$(timer_errors "$s" "All Transactions")" -eq 0 ]
+check "every threshold passed" [ "$(jq '[.thresholds[] | select(.passed | not)] | length' "$s")" -eq 0 ]
+check "6 checks" [ "$(jq '.checks | length' "$s")" -eq 6 ]
+check "no check failed" [ "$(jq '[.checks[] | .fails] | add' "$s")" -eq 0 ]
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(wc -l < "$TMP/access.log")" -ge $((6 * N)) ] && break; sleep 0.2; done
+L=$TMP/access.log
+count() { grep -cxF "$1" "$L" || true; }
+check "nginx: $N logins with a JSON body" \
+    [ "$(count "POST /api/login 200 auth=- cookie=- type=application/json")" -eq $N ]
+check "nginx: $N authorized GETs with the token and the session cookie" \
+    [ "$(count "GET /api/me 200 auth=Bearer tok-123 cookie=s1 type=-")" -eq $N ]
+check "nginx: $N PATCHes with a JSON body" \
+    [ "$(count "PATCH /api/me 200 auth=Bearer tok-123 cookie=s1 type=application/json")" -eq $N ]
+check "nginx: $N logouts (302) and $N redirect hops to /api/bye" \
+    [ "$(count "POST /api/logout 302 auth=- cookie=s1 type=-")" -eq $N -a "$(count "GET /api/bye 200 auth=- cookie=- type=-")" -eq $N ]
+check "nginx: $N GETs after logout without the cookie (401)" \
+    [ "$(count "GET /api/me 401 auth=Bearer tok-123 cookie=- type=-")" -eq $N ]
+check "nginx logged exactly $((6 * N)) requests" [ "$(wc -l < "$L")" -eq $((6 * N)) ]
+check "luamech: the named timers match (login $N, me $N)" \
+    [ "$(timer_count "$s" "http login")" -eq $N -a "$(timer_count "$s" "http me")" -eq $N ]
+check "luamech: http.redirects $N" [ "$(counter "$s" http.redirects)" -eq $N ]
+check "luamech: http.post $((2 * N)), http.get $((2 * N)), http.patch $N" \
+    [ "$(timer_count "$s" http.post)" -eq $((2 * N)) -a "$(timer_count "$s" http.get)" -eq $((2 * N)) -a "$(timer_count "$s" http.patch)" -eq $N ]
+finish

@@ -280,11 +280,13 @@ static void hc_detach(http_conn *conn) {
  * loop turn, or once connected); 0 or a status. */
 static int hc_queue(http_conn *conn) {
     conn->sent_mark = net_conn_sent(conn->nc);
+    if (conn->req) conn->req->sent_ns = uv_hrtime();   /* timing: leaves this loop turn (or at open) */
     return net_conn_write(conn->nc, conn->wbuf, conn->wlen);
 }
 
 static int hc_connect(http_conn *conn) {
     http_client *c = conn->client;
+    if (conn->req) conn->req->connect_start_ns = uv_hrtime();   /* timing breakdown */
     int rc = net_conn_open(&c->cfg, conn, &conn->nc);
     if (rc < 0) return rc;
     c->nhandles++;
@@ -365,6 +367,7 @@ static size_t hc_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
         hc_idle_drop(conn);
         return n;
     }
+    if (conn->attempt_rx == 0) conn->req->first_byte_ns = uv_hrtime();
     conn->attempt_rx += (uint64_t)n;
     conn->req->bytes_received += (uint64_t)n;
     size_t used;
@@ -422,6 +425,9 @@ static void hc_on_open(net_conn *nc, void *owner) {
     if (!conn->req) return;
     conn->req->connects++;
     conn->req->tls_ns += net_conn_tls_ns(nc);
+    uint64_t now = uv_hrtime(), took = now - conn->req->connect_start_ns;
+    conn->req->connect_ns += took > net_conn_tls_ns(nc) ? took - net_conn_tls_ns(nc) : 0;
+    conn->req->sent_ns = now;                /* the queued request leaves now */
 }
 
 static const net_conn_cbs hc_conn_cbs = {
@@ -438,7 +444,7 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     req->detail = NULL;
     req->bytes_sent = req->bytes_received = 0;
     req->connects = req->retried = 0;
-    req->tls_ns = 0;
+    req->tls_ns = req->connect_ns = req->sent_ns = req->first_byte_ns = 0;
     req->conn = NULL;
     req->deadline_ns = 0;
     req->head = r->method == HP_HEAD;

@@ -77,7 +77,11 @@ struct http_req {
     unsigned connects;            /* connections established for it (0: reused one) */
     unsigned retried;             /* 1 when retried on a fresh connection */
     uint64_t tls_ns;              /* TLS handshake time of the connections opened for it */
+    uint64_t connect_ns;          /* time spent connecting (TCP; the handshake is tls_ns) */
+    uint64_t sent_ns;             /* uv_hrtime() when the request went to an open connection */
+    uint64_t first_byte_ns;       /* uv_hrtime() of the first response byte; 0: none */
     /* private */
+    uint64_t connect_start_ns;
     http_conn *conn;
     uint64_t deadline_ns;
     size_t body_limit;            /* the max_body in force, for the message */

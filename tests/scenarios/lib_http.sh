@@ -11,7 +11,8 @@ NGINX_ECHO_MODULE=${NGINX_ECHO_MODULE:-/usr/lib/nginx/modules/ngx_http_echo_modu
 # Locations: /small.txt (static, "hello static\n"), /large.bin (static, 1 MiB),
 # /hello (return 200 "hello"), /missing (return 404), /redirect (302),
 # /echo (echo module: "<method> <X-Test> <X-Default>|<body>"),
-# /slow (answers after 3 s), / (static index: "index\n"); for the API
+# /slow (answers after 3 s), /slow200 (after 0.2 s), / (static index:
+# "index\n"); for the API
 # features: /json (a JSON document), /args ("<method> <query> <content
 # type>|<body>"), redirects /r1 -> /r2 -> /hello, /r303 and /r307 -> /args,
 # /rloop (to itself), /raway (to http://localhost:<port>/hello?away=1),
@@ -62,6 +63,7 @@ http {
             echo_request_body;
         }
         location = /slow { echo_sleep 3; echo "late"; }
+        location = /slow200 { echo_sleep 0.2; echo "late"; }
         location = /json { default_type application/json; return 200 '{"token":"t-1","n":[1,2.5,{"x":null}],"e":[],"o":{},"big":9007199254740993}'; }
         location = /args {
             echo_read_request_body;

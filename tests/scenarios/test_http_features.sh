@@ -37,4 +37,15 @@ total=$(wc -l < "$LOG")
 timed=0
 for m in get head post put patch delete options; do timed=$((timed + $(timer_count "$s" http.$m))); done
 check "nginx requests ($total) == luamech calls + hops ($timed + 9)" [ "$total" -eq $((timed + 9)) ]
+# timing breakdown: every response (hops included) has a wait and a receive
+# sample, every connection a connect sample; the 0.2 s of /slow200 is wait
+tmax() { jq -r --arg n "$2" '.timers[] | select(.name == $n) | .summary.max_ms' "$1"; }
+check "http.wait and http.receive: one per response ($total)" \
+    [ "$(timer_count "$s" http.wait)" -eq "$total" -a "$(timer_count "$s" http.receive)" -eq "$total" ]
+check "http.connect: one per connection ($(counter "$s" http.connects))" \
+    [ "$(timer_count "$s" http.connect)" -eq "$(counter "$s" http.connects)" -a "$(counter "$s" http.connects)" -ge 3 ]
+check "http.wait max >= 200 ms ($(tmax "$s" http.wait)), http.receive max < 150 ms ($(tmax "$s" http.receive))" \
+    [ "$(jq '([.timers[] | select(.name == "http.wait") | .summary.max_ms][0] >= 199) and
+             ([.timers[] | select(.name == "http.receive") | .summary.max_ms][0] < 150)' "$s")" = true ]
+check "http slow200 >= its wait" [ "$(jq '[.timers[] | select(.name == "http slow200") | .summary.max_ms][0] >= 199' "$s")" = true ]
 finish

@@ -549,6 +549,13 @@ function HttpClient:patch(path, body, opts) end
 ---@return string? err
 function HttpClient:options(path, opts) end
 
+---Several requests at once over several connections; returns when all are
+---done.  Each entry is {method, path [, opts]} or a path (GET).
+---@param requests (string|table)[]
+---@return (luamech.HttpResponse|false)[] results false for a failure
+---@return table<integer, string> errors errors[i] for results[i] == false
+function HttpClient:batch(requests) end
+
 ---Requests in flight fail with "cancelled"; later calls raise.
 function HttpClient:close() end
 

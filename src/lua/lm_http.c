@@ -38,9 +38,22 @@
 #define LM_HTTP_EXTRA_HEADERS 4              /* Content-Type, Cookie, ... added by luamech */
 #define LM_HTTP_MAX_REDIRECTS 100
 #define LM_HTTP_DEFAULT_REDIRECTS 10
+#define LM_HTTP_MAX_BATCH 256
 
 typedef struct lm_http lm_http;
 typedef struct lm_http_op lm_http_op;
+
+/* One c:batch call: its requests run in parallel; the VU resumes when the
+ * last completes (or the call returns at once when all completed in it). */
+typedef struct lm_http_batch {
+    struct vu *v;
+    int n, remaining;              /* requests; those not completed yet */
+    int issued;                    /* requests sent (or failed at once) */
+    int waiting;                   /* the VU yielded for it */
+    int aborted;                   /* the call raised: completions only release their ops */
+    int res_ref, err_ref;          /* registry: results[i] (response or false), errors[i] */
+    int anchor_ref;                /* registry: {client object, request list} */
+} lm_http_batch;
 
 /* A client shared by the objects made with pool = true (per worker and key). */
 typedef struct lm_http_pool {
@@ -110,6 +123,8 @@ struct lm_http_op {
     int redirects_left, hops;
     int has_expect;                /* 0: 200-399 */
     int decoded;                   /* the body pushed is mod->hz.out */
+    lm_http_batch *batch;          /* NULL unless part of c:batch */
+    int batch_i;                   /* its index there (1-based) */
     const char *host;              /* the current hop's host (h's or one of h->others') */
     size_t nbase;                  /* headers before the Cookie slot */
     int cookie_slot;               /* 1: the jar's Cookie header goes at hdrs[nbase] */
@@ -156,6 +171,8 @@ static lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod) {
     op->client = NULL;
     op->method = op->call_method = op->in_call = op->nres = 0;
     op->redirects_left = op->hops = op->has_expect = op->decoded = 0;
+    op->batch = NULL;
+    op->batch_i = 0;
     op->name_tid = -1;
     op->start_ns = 0;
     op->where[0] = op->err[0] = 0;
@@ -395,6 +412,8 @@ static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parse
  * (first response byte -> complete), on the loop's clock (uv_hrtime, as
  * worker_now_ns).  DNS is not per request (names are resolved when a client
  * is made); the TLS handshake timer comes with the TLS transport. */
+static void lm_http_batch_done(lm_http_op *op, int status, const hp_parser *res);
+
 static void lm_http_breakdown(lm_http_op *op, int status) {
     lm_http_mod *mod = op->mod;
     http_req *req = &op->req;
@@ -569,6 +588,65 @@ static int lm_http_decode(lm_http_op *op, int status, const hp_parser *res) {
     return status;
 }
 
+static void lm_http_batch_free(lua_State *L, lm_http_batch *b) {
+    luaL_unref(L, LUA_REGISTRYINDEX, b->res_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, b->err_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, b->anchor_ref);
+    free(b);
+}
+
+/* results[i] = the response, or false with errors[i] = the message. */
+static void lm_http_batch_store(lua_State *L, lm_http_batch *b, int i, int nres) {
+    if (nres == 1) {                           /* [res] */
+        lua_rawgeti(L, LUA_REGISTRYINDEX, b->res_ref);
+        lua_insert(L, -2);
+        lua_rawseti(L, -2, i);
+        lua_pop(L, 1);
+        return;
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, b->err_ref);   /* [nil, msg] */
+    lua_insert(L, -2);
+    lua_rawseti(L, -2, i);
+    lua_pop(L, 2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, b->res_ref);
+    lua_pushboolean(L, 0);
+    lua_rawseti(L, -2, i);
+    lua_pop(L, 1);
+}
+
+/* Pushes the batch's two tables on L and frees it. */
+static int lm_http_batch_results(lua_State *L, lua_State *ML, lm_http_batch *b) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, b->res_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, b->err_ref);
+    lm_http_batch_free(ML, b);
+    return 2;
+}
+
+/* One request of a batch is over (its statistics are recorded). */
+static void lm_http_batch_done(lm_http_op *op, int status, const hp_parser *res) {
+    lm_http_mod *mod = op->mod;
+    lm_http_batch *b = op->batch;
+    lua_State *ML = mod->w->L;
+    if (!b->aborted && !mod->closing) {
+        lua_checkstack(ML, 8);
+        lm_http_batch_store(ML, b, op->batch_i, lm_http_push(op, ML, status, res));
+    }
+    lm_http_op_put(op);
+    if (--b->remaining > 0) return;
+    if (b->aborted || mod->closing) {
+        lm_http_batch_free(ML, b);
+        return;
+    }
+    if (!b->waiting) return;                   /* all done inside the call: it returns them */
+    vu *v = b->v;
+    if (!vu_wants_resume(v)) {
+        lm_http_batch_free(ML, b);
+        return;
+    }
+    int n = lm_http_batch_results(v->L, ML, b);
+    vu_resume(v, n);
+}
+
 static void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
     lm_http_op *op = req->data;
     lm_http_mod *mod = op->mod;
@@ -577,6 +655,10 @@ static void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
     lm_http_count_hop(op, status, res);
     status = lm_http_decode(op, status, res);
     lm_http_account(op, status, res);
+    if (op->batch) {
+        lm_http_batch_done(op, status, res);
+        return;
+    }
     vu *v = op->v;
     if (op->in_call) {                         /* the Lua call returns the results */
         op->nres = lm_http_push(op, v->L, status, res);
@@ -926,9 +1008,12 @@ static const char *lm_http_encode_body(lua_State *L, lm_http_op *op, const char 
 
 /* The common path of every method: stack [self, ..., path at path_idx,
  * body at body_idx (0: none; from opts.body), opts at opts_idx]. */
-static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx, int body_idx,
-                      int opts_idx) {
-    lm_http *h = lm_http_check(L);
+/* Check, build and send one request.  Returns the op in flight (the caller
+ * anchors and yields), or NULL when it completed at once: its results are
+ * pushed (the count in *nres) or, for a batch, stored there. */
+static lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fname, int path_idx,
+                                 int body_idx, int opts_idx, lm_http_batch *b, int bi, int *nres,
+                                 int *body_str_idx) {
     lm_http_mod *mod = h->mod;
     size_t path_len;
     const char *path = luaL_checklstring(L, path_idx, &path_len);
@@ -948,6 +1033,8 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     lm_http_op *op = lm_http_op_get(L, mod);
     op->v = v;
     op->h = h;
+    op->batch = b;
+    op->batch_i = bi;
     op->method = op->call_method = method;
     op->redirects_left = c.redirects;
     op->has_expect = c.has_expect;
@@ -957,7 +1044,14 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
         lua_pushnil(L);
         lua_pushstring(L, op->err);
         lm_http_op_put(op);
-        return 2;
+        if (b) {
+            lm_http_batch_store(L, b, bi, 2);
+            b->remaining--;
+            *nres = 0;
+        } else {
+            *nres = 2;
+        }
+        return NULL;
     }
     const char *body;
     size_t body_len;
@@ -978,7 +1072,7 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     }
     if (lm_http_copy_headers(op, hdrs, nh) != 0) {
         lm_http_op_put(op);
-        return luaL_error(L, "%s: out of memory", fname);
+        luaL_error(L, "%s: out of memory", fname);
     }
     op->cookie_slot = h->use_jar && !lm_http_has_header(hdrs, nh, "cookie");
     op->host = lm_http_host_of(h, client);
@@ -1007,14 +1101,127 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     op->in_call = 1;
     op->start_ns = worker_now_ns();
     op->req.start_ns = op->start_ns;          /* the same clock: one read for both */
-    http_client_send(client, &op->req, r);    /* copies every byte */
+    *nres = 0;
+    *body_str_idx = c.body_str_idx;
+    int was_batch = b != NULL;
+    http_client_send(client, &op->req, r);    /* copies every byte; a batch op may be gone after */
+    if (was_batch) return NULL;
     op->in_call = 0;
-    if (op->nres) {                            /* completed at once (pushed on L) */
-        int n = op->nres;
+    if (op->nres) {                                /* completed at once (pushed on L) */
+        *nres = op->nres;
         lm_http_op_put(op);
-        return n;
+        return NULL;
     }
-    lm_http_op_anchor(L, op, 1, c.body_str_idx);
+    return op;
+}
+
+static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx, int body_idx,
+                      int opts_idx) {
+    lm_http *h = lm_http_check(L);
+    int nres, body_str_idx;
+    lm_http_op *op = lm_http_start(L, h, method, fname, path_idx, body_idx, opts_idx, NULL, 0, &nres,
+                                   &body_str_idx);
+    if (!op) return nres;
+    lm_http_op_anchor(L, op, 1, body_str_idx);
+    op->v->state = VU_WAITING;
+    return lua_yield(L, 0);
+}
+
+/* ---- c:batch ---- */
+
+typedef struct lm_http_batch_call {
+    lm_http *h;
+    lm_http_batch *b;
+} lm_http_batch_call;
+
+/* Entry i of the list at idx onto the stack as method, path, opts (a plain
+ * string entry is a GET of that path); returns the method.  Raises on a
+ * malformed entry. */
+static int lm_http_batch_entry(lua_State *L, int idx, int i) {
+    lua_rawgeti(L, idx, i);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        lua_pushliteral(L, "GET");
+        lua_insert(L, -2);
+        lua_pushnil(L);
+        return HP_GET;
+    }
+    if (!lua_istable(L, -1))
+        luaL_error(L, "http.batch: request %d must be a table {method, path [, opts]} or a path", i);
+    int t = lua_gettop(L);
+    lua_rawgeti(L, t, 1);
+    lua_rawgeti(L, t, 2);
+    lua_rawgeti(L, t, 3);
+    lua_remove(L, t);
+    size_t ml;
+    const char *m = lua_type(L, -3) == LUA_TSTRING ? lua_tolstring(L, -3, &ml) : NULL;
+    int method = m ? hp_method_parse(m, ml) : -1;
+    if (method < 0) luaL_error(L, "http.batch: request %d: method must be GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS", i);
+    if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "http.batch: request %d: the path must be a string", i);
+    if (!lua_isnil(L, -1) && !lua_istable(L, -1)) luaL_error(L, "http.batch: request %d: opts must be a table", i);
+    return method;
+}
+
+/* Sends every request of the batch (run protected: a raise after some
+ * were sent marks the batch aborted instead of leaving them dangling). */
+static int lm_http_batch_send(lua_State *L) {
+    lm_http_batch_call *bc = lua_touserdata(L, 1);
+    lm_http_batch *b = bc->b;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, b->anchor_ref);   /* this frame's own copy of the list */
+    lua_rawgeti(L, -1, 2);
+    int list = lua_gettop(L);
+    for (int i = 1; i <= b->n; i++) {
+        int top = lua_gettop(L);
+        int method = lm_http_batch_entry(L, list, i);
+        int nres, bs;
+        lm_http_start(L, bc->h, method, "http.batch", top + 2, 0, top + 3, b, i, &nres, &bs);
+        b->issued = i;
+        lua_settop(L, top);
+    }
+    return 0;
+}
+
+/* c:batch(requests) -> results, errors: requests is a list of {method,
+ * path [, opts]} (or paths, for GET) sent together over several
+ * connections; returns when all are done.  results[i] is the response or
+ * false (errors[i] says why).  Each request is timed as a call of its own. */
+static int lm_http_batch_lua(lua_State *L) {
+    lm_http *h = lm_http_check(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    int n = (int)lua_objlen(L, 2);
+    if (n > LM_HTTP_MAX_BATCH) luaL_error(L, "http.batch: at most %d requests", LM_HTTP_MAX_BATCH);
+    for (int i = 1; i <= n; i++) {             /* check every entry before sending any */
+        lm_http_batch_entry(L, 2, i);
+        lm_http_call c;
+        lm_http_call_opts(L, h, "http.batch", 0, lua_gettop(L), &c);
+        lua_settop(L, 2);
+    }
+    vu *v = lm_current_vu(L, h->mod->w, "luamech.http client methods");
+    lm_http_batch *b = calloc(1, sizeof *b);
+    if (!b) return luaL_error(L, "http.batch: out of memory");
+    b->v = v;
+    b->n = b->remaining = n;
+    lua_createtable(L, n, 0);
+    b->res_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_createtable(L, n, 0);
+    b->err_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_createtable(L, 2, 0);
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, 1);
+    lua_pushvalue(L, 2);
+    lua_rawseti(L, -2, 2);
+    b->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lm_http_batch_call bc = {h, b};
+    /* a request not sent because of a raise is not counted by a completion */
+    int rc = lua_cpcall(L, lm_http_batch_send, &bc);
+    if (rc != 0) {                             /* the message is on top */
+        b->aborted = 1;
+        b->remaining -= b->n - b->issued;      /* never sent: no completion will count them */
+        if (b->remaining == 0) lm_http_batch_free(L, b);
+        return lua_error(L);
+    }
+    if (b->remaining == 0) return lm_http_batch_results(L, L, b);
+    b->waiting = 1;
     v->state = VU_WAITING;
     return lua_yield(L, 0);
 }
@@ -1357,7 +1564,7 @@ void lm_http_open(lua_State *L, worker *w) {
     static const luaL_Reg methods[] = {
         {"request", lm_http_request}, {"get", lm_http_get}, {"post", lm_http_post},
         {"put", lm_http_put}, {"delete", lm_http_delete}, {"head", lm_http_head},
-        {"patch", lm_http_patch}, {"options", lm_http_options},
+        {"patch", lm_http_patch}, {"options", lm_http_options}, {"batch", lm_http_batch_lua},
         {"close", lm_http_close_lua}, {NULL, NULL}};
     luaL_newmetatable(L, LM_HTTP_MT);
     lua_newtable(L);

@@ -17,6 +17,7 @@ check "the script's checks passed ($(grep -v '^request,' "$e" | tail -n +2 | hea
     [ "$(timer_errors "$s" "All Transactions")" -eq 0 -a "$(timer_count "$s" "All Transactions")" -eq 1 ]
 check "http.patch timed once" [ "$(timer_count "$s" http.patch)" -eq 1 ]
 check "http.options timed twice" [ "$(timer_count "$s" http.options)" -eq 2 ]
+check "the batch's POST timed (http.post $(timer_count "$s" http.post))" [ "$(timer_count "$s" http.post)" -ge 5 ]
 # the unexpected 401 is the only http error; the expected ones are successes
 check "http.get: one error, the unexpected 401 ($(timer_errors "$s" http.get))" [ "$(timer_errors "$s" http.get)" -eq 1 ]
 check "the 401 tallied" grep -q "http.get /unauth: status 401" "$e"

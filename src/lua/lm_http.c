@@ -71,7 +71,7 @@ typedef struct lm_http_mod {
     int names_ref;                 /* "http <name>" -> timer id cache */
     int ids_ready;
     int tid[HP_NMETHODS];
-    int t_connect, t_wait, t_receive;   /* the timing breakdown (docs/http.md#timing-breakdown) */
+    int t_connect, t_tls, t_wait, t_receive;   /* the timing breakdown (docs/http.md#timing-breakdown) */
     int c_sent, c_recv, c_connects, c_retries, c_status[6], c_redirects, c_body_raw, c_body_decoded;
     hz_decoder hz;                 /* gzip/deflate bodies, decoded on completion */
     int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes, json, header_all) */
@@ -410,8 +410,8 @@ static int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parse
 /* The timing breakdown of one hop: connect (when it opened a connection),
  * wait (last request byte written -> first response byte) and receive
  * (first response byte -> complete), on the loop's clock (uv_hrtime, as
- * worker_now_ns).  DNS is not per request (names are resolved when a client
- * is made); the TLS handshake timer comes with the TLS transport. */
+ * worker_now_ns), and tls (the handshake, when the transport made one).
+ * DNS is not per request (names are resolved when a client is made). */
 static void lm_http_batch_done(lm_http_op *op, int status, const hp_parser *res);
 
 static void lm_http_breakdown(lm_http_op *op, int status) {
@@ -419,6 +419,7 @@ static void lm_http_breakdown(lm_http_op *op, int status) {
     http_req *req = &op->req;
     uint64_t now = worker_now_ns();
     if (req->connects) vu_record(op->v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
+    if (req->tls_ns) vu_record(op->v, mod->t_tls, (int64_t)req->tls_ns, now, 1);
     if (status != 0 || !req->first_byte_ns) return;
     if (req->sent_ns && req->first_byte_ns >= req->sent_ns)
         vu_record(op->v, mod->t_wait, (int64_t)(req->first_byte_ns - req->sent_ns), now, 1);
@@ -1320,6 +1321,7 @@ static void lm_http_ids(lm_http_mod *mod) {
         mod->tid[m] = lm_timer_id(w, name, TK_PRIMITIVE);
     }
     mod->t_connect = lm_timer_id(w, "http.connect", TK_PRIMITIVE);
+    mod->t_tls = lm_timer_id(w, "http.tls", TK_PRIMITIVE);
     mod->t_wait = lm_timer_id(w, "http.wait", TK_PRIMITIVE);
     mod->t_receive = lm_timer_id(w, "http.receive", TK_PRIMITIVE);
     mod->c_sent = worker_counter_id(w, "http.bytes_sent");

@@ -36,36 +36,34 @@ for c in $cmds; do
 done
 check "report, compare and new have their own --help" [ ${#helps[@]} -ge 4 ]
 
-norm() { tr -s ' \t\n' '   ' | sed 's/^ //; s/ $//'; }
-
 # check_page PAGE: prints each help item missing from PAGE; returns their count.
 check_page() {
-    local page=$1 text missing=0 f line want c
-    # one line of text, no hyphenation, no line breaks: every help line a substring
-    text=$(groff -man -Tascii -rLL=5000n -rHY=0 "$page" 2>/dev/null | col -bx | norm)
-    for f in "${helps[@]}"; do
-        while IFS= read -r line; do
-            want=$(printf '%s' "$line" | norm)
-            case $line in
-                "") continue ;;
-                usage:*) want=$(printf '%s' "${line#usage:}" | norm) ;;
-                [a-z]*:) [[ $line =~ ^[a-z][^.]*:$ ]] && want=${line%%[ :(]*} ;;   # a heading: its first word
-            esac
-            # a usage line's description in parentheses is its own line in the page
-            if [[ $want == luamech\ * && $want == *"  ("* ]]; then want=${want%%  (*}; fi
-            want=$(printf '%s' "$want" | sed 's/   */ /g')
-            if [[ $want == luamech\ *\ \(* ]]; then
-                c=${want%% (*}
-                [[ $text == *"$c"* ]] || { echo "missing: $c"; missing=$((missing + 1)); }
-                want=${want#"$c "}
-            fi
-            [[ ${text,,} == *"${want,,}"* ]] || { echo "missing: $want"; missing=$((missing + 1)); }
-        done < "$f"
-    done
+    local page=$1 missing=0 flag
+    # the page as one line of text (no hyphenation, no line breaks), lower case
+    groff -man -Tascii -rLL=5000n -rHY=0 "$page" 2>/dev/null | col -bx |
+        tr -s ' \t\n' '   ' | tr 'A-Z' 'a-z' > "$TMP/page-text"
+    # every line of every help text must be in it (whitespace collapsed); a
+    # usage line's "(what it does)" separately, a heading by its first word
+    awk '
+        FNR == NR { text = text $0; next }
+        { line = $0 }
+        line ~ /^[ \t]*$/ { next }
+        { sub(/^usage:/, "", line) }
+        line ~ /^[a-z][^.]*:$/ { sub(/[ :(].*/, "", line) }
+        { n = 0
+          if (line ~ /^ *luamech / && (p = index(line, "  (")) > 0) { w[++n] = substr(line, 1, p); w[++n] = substr(line, p) }
+          else w[++n] = line
+          for (i = 1; i <= n; i++) {
+              x = tolower(w[i]); gsub(/[ \t]+/, " ", x); sub(/^ /, "", x); sub(/ $/, "", x)
+              if (index(text, x) == 0) { print "missing: " x; bad++ }
+          }
+        }
+        END { exit bad > 255 ? 255 : bad }
+    ' "$TMP/page-text" "${helps[@]}" || missing=$((missing + $?))
     # every flag of the help texts is in the page ...
     grep -ohE -- '--[a-zA-Z][a-zA-Z0-9-]*' "${helps[@]}" | sort -u > "$TMP/flags"
     while read -r flag; do
-        [[ $text == *"$flag"* ]] || { echo "missing flag: $flag"; missing=$((missing + 1)); }
+        grep -qF -- "$flag" "$TMP/page-text" || { echo "missing flag: $flag"; missing=$((missing + 1)); }
     done < "$TMP/flags"
     # ... and each flag of an option line ("  -d, --duration DUR   text") is an option entry
     grep -hE '^ {1,8}-' "${helps[@]}" | sed -E 's/^ +//; s/  .*//' | grep -oE '(^| )--?[a-zA-Z][a-zA-Z0-9-]*(,| |$)' |

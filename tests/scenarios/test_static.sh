@@ -1,7 +1,7 @@
 # The -DLUAMECH_STATIC=ON build (cmake/static.cmake) as the container recipe
 # makes it: deploy/container/build.sh (the Containerfile's build stage) run
 # on a clean copy of the sources (the files git knows, as `COPY . .` with
-# .dockerignore), then
+# .dockerignore; its build tree is kept in BUILD/static-check), then
 #  - the Containerfile: both stages are Debian 12; BUILD_PKGS holds every
 #    library -dev package of .ci/setup and is installed here (this machine
 #    is the build stage);
@@ -32,16 +32,20 @@ missing=""
 for p in $BUILD_PKGS; do dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"; done
 check "BUILD_PKGS are installed here (missing:$missing)" [ -z "$missing" ]
 
-# the build stage, on a clean copy of the sources
-mkdir -p "$TMP/src"
+# the build stage, on a clean copy of the sources (timestamps kept, and the
+# build tree kept in BUILD/static-check between runs: only what changed is
+# rebuilt; a first run builds everything, minutes on a loaded machine)
+build=$(build_dir)
+copy=$build/static-check/src
+rm -rf "$copy"; mkdir -p "$copy"
 if git -C "$SRC" rev-parse --git-dir > /dev/null 2>&1; then
-    (cd "$SRC" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$TMP/src" 2>/dev/null)
+    (cd "$SRC" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$copy" 2>/dev/null)
 else                                        # not a git checkout: all but build trees and results
-    tar -C "$SRC" --exclude='./build*' --exclude=./results --exclude=./.git -cf - . | tar -C "$TMP/src" -xf -
+    tar -C "$SRC" --exclude='./build*' --exclude=./results --exclude=./.git -cf - . | tar -C "$copy" -xf -
 fi
-check "a clean copy of the sources ($(find "$TMP/src" -type f | wc -l) files, no build tree)" \
-    [ -f "$TMP/src/CMakeLists.txt" -a ! -e "$TMP/src/build" ]
-(cd "$TMP/src" && timeout 900 sh deploy/container/build.sh "$TMP/stage" > "$TMP/build.log" 2>&1); rc=$?
+check "a clean copy of the sources ($(find "$copy" -type f | wc -l) files, no build tree)" \
+    [ -f "$copy/CMakeLists.txt" -a ! -e "$copy/build" ]
+(cd "$copy" && BUILD_DIR=$build/static-check/build timeout 900 sh deploy/container/build.sh "$TMP/stage" > "$TMP/build.log" 2>&1); rc=$?
 check "deploy/container/build.sh exits 0 ($(grep -m3 -E 'error|Error' "$TMP/build.log"))" [ $rc -eq 0 ]
 check "the static build has no compiler warning" bash -c "! grep -q 'warning:' '$TMP/build.log'"
 bin=$TMP/stage/usr/bin/luamech

@@ -11,10 +11,14 @@
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
 set -euo pipefail
 # Paths (SCENARIO, --out) are taken from the current directory, as luamech
-# would; the binary from this checkout's build/ unless LUAMECH is set.
+# would.  The binary: $LUAMECH if set, else this checkout's build/luamech,
+# else (installed as PREFIX/share/luamech/run-local.sh) PREFIX/bin/luamech.
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 SCENARIO|--suite SUITE [luamech options...]" >&2; exit 2; }
-LUAMECH=${LUAMECH:-$root/build/luamech}
+if [ -z "${LUAMECH:-}" ]; then
+    LUAMECH=$root/build/luamech
+    [ -x "$LUAMECH" ] || [ ! -x "$root/../bin/luamech" ] || LUAMECH=$(cd "$root/../bin" && pwd)/luamech
+fi
 [ -x "$LUAMECH" ] || { echo "$LUAMECH not found: run 'bash .ci/setup' first" >&2; exit 1; }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

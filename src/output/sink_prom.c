@@ -93,7 +93,7 @@ static int prom_parse_url(const char *url, prom_url *u, char *err, size_t err_le
     if (!hp[0] || strlen(hp) >= sizeof u->host) goto bad;
     for (const char *c = hp; *c; c++)
         if (!isalnum((unsigned char)*c) && !strchr(".-_:", *c)) goto bad;
-    snprintf(u->host, sizeof u->host, "%s", hp);
+    memcpy(u->host, hp, strlen(hp) + 1);      /* shorter than u->host: checked above */
     return 0;
 bad:
     snprintf(err, err_len, "--stream prometheus=%s: malformed URL (expected http://[USER:PASSWORD@]HOST[:PORT][/PATH])",

@@ -8,6 +8,13 @@
 # without --dashboard-public are refused before any load (exit 2).
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
+# The sanitizer build's generator and main thread are several times slower:
+# there the on-time margin is 10 s more and the rate is not compared (as in
+# test_load_models.sh); the normal build keeps the tight checks.
+SANITIZED=0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SANITIZED=1
+SLACK_MS=$(( SANITIZED * 10000 ))
+rate_held() { [ "$SANITIZED" = 1 ] || [ $(( $1 * 2 )) -ge "$2" ]; }
 CHROMIUM=/usr/bin/chromium
 start_memcached MC
 url_of() { for _ in $(seq 100); do grep -o 'http://[^ ]*' "$1" 2> /dev/null && return; sleep 0.1; done; }
@@ -91,8 +98,8 @@ tx=$(timer_count "$TMP/s/summary.json" "All Transactions")
 tx0=$(timer_count "$TMP/b/summary.json" "All Transactions")
 echo "never-reading browsers: $el_ms ms (without $base_ms ms), $tx transactions (without $tx0)"
 check "never-reading browsers: exits 0" [ "$rc" -eq 0 ]
-check "never-reading browsers: ends on time (within 2.5 s)" [ "$el_ms" -lt $(( base_ms + 2500 )) ]
-check "never-reading browsers: keeps its rate (at least half)" [ $(( tx * 2 )) -ge "$tx0" ]
+check "never-reading browsers: ends on time (within 2.5 s)" [ "$el_ms" -lt $(( base_ms + 2500 + SLACK_MS )) ]
+check "never-reading browsers: keeps its rate (at least half)" rate_held "$tx" "$tx0"
 
 # 4. Bad values: one message, exit 2, no load.
 gets0=$(mc_stat "$MC" cmd_get)

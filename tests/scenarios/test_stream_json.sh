@@ -4,6 +4,13 @@
 # bad --stream values are refused before any load (exit 2).
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
+# The sanitizer build's generator and main thread are several times slower:
+# there the on-time margin is 10 s more and the rate is not compared (as in
+# test_load_models.sh); the normal build keeps the tight checks.
+SANITIZED=0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SANITIZED=1
+SLACK_MS=$(( SANITIZED * 10000 ))
+rate_held() { [ "$SANITIZED" = 1 ] || [ $(( $1 * 2 )) -ge "$2" ]; }
 start_memcached MC
 gets0=$(mc_stat "$MC" cmd_get)
 
@@ -66,11 +73,11 @@ kill "$spid" 2>/dev/null
 el_ms=$(( (t1 - t0) / 1000000 ))
 echo "never-read reader: run took $el_ms ms, without the stream $base_ms ms; $(grep stream "$TMP/err3.txt")"
 check "never-read reader: the run exits 0" [ "$(cat "$TMP/rc3" 2>/dev/null)" = 0 ]
-check "never-read reader: it ends on time (within 2.5 s of the run without it)" [ "$el_ms" -lt $(( base_ms + 2500 )) ]
+check "never-read reader: it ends on time (within 2.5 s of the run without it)" [ "$el_ms" -lt $(( base_ms + 2500 + SLACK_MS )) ]
 check "never-read reader: dropped lines are reported" grep -q "line(s) dropped" "$TMP/err3.txt"
 tx3=$(timer_count "$TMP/r3/summary.json" "All Transactions")
 tx0=$(timer_count "$TMP/r0/summary.json" "All Transactions")
-check "never-read reader: the rate held (at least half the run's without it)" [ $(( tx3 * 2 )) -ge "$tx0" ]
+check "never-read reader: the rate held (at least half the run's without it)" rate_held "$tx3" "$tx0"
 
 # 4. Bad values: one message, exit 2, no load.
 gets1=$(mc_stat "$MC" cmd_get)

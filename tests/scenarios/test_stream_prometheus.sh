@@ -7,6 +7,13 @@
 # not slow the run; bad URLs and options are refused before any load.
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
+# The sanitizer build's generator and main thread are several times slower:
+# there the on-time margin is 10 s more and the rate is not compared (as in
+# test_load_models.sh); the normal build keeps the tight checks.
+SANITIZED=0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SANITIZED=1
+SLACK_MS=$(( SANITIZED * 10000 ))
+rate_held() { [ "$SANITIZED" = 1 ] || [ $(( $1 * 2 )) -ge "$2" ]; }
 command -v prometheus > /dev/null || { echo "prometheus is not installed (.ci/setup installs it)"; exit 1; }
 
 free_port() { local p; for _ in $(seq 50); do p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }; done; }
@@ -79,8 +86,8 @@ for what in deaf down; do
     tx=$(timer_count "$TMP/r-$what/summary.json" "All Transactions")
     echo "$what: $el_ms ms (without the stream $base_ms ms), $tx transactions (without $tx0): $(grep prometheus "$TMP/err-$what.txt")"
     check "$what: exits 0" [ "$rc" -eq 0 ]
-    check "$what: ends on time (within 4 s of the run without it: the flush's bound is 3 s)" [ "$el_ms" -lt $(( base_ms + 4000 )) ]
-    check "$what: keeps its rate (at least half)" [ $(( tx * 2 )) -ge "$tx0" ]
+    check "$what: ends on time (within 4 s of the run without it: the flush's bound is 3 s)" [ "$el_ms" -lt $(( base_ms + 4000 + SLACK_MS )) ]
+    check "$what: keeps its rate (at least half)" rate_held "$tx" "$tx0"
     check "$what: dropped samples reported" grep -q "sample(s) dropped" "$TMP/err-$what.txt"
 done
 

@@ -22,6 +22,7 @@
 #include "common/when.h"
 #include "engine/engine.h"
 #include "lua/lm_core.h"
+#include "output/output.h"
 #include "report/compare.h"
 #include "report/hlog.h"
 #include "report/report.h"
@@ -65,6 +66,11 @@ static const char cli_usage[] =
 "                           or SLURM_PROCID + SLURM_NTASKS\n"
 "      --start-at TIME      after the preflight, start the load at TIME (RFC 3339 with a\n"
 "                           zone, e.g. 2026-12-02T10:00:00Z, or +30s from now)\n"
+"      --stream json=FILE|-  JSON lines, one object per interval per timer, as the run goes\n"
+"      --stream prometheus=URL[,interval=DUR][,label=NAME=VALUE][,bearer_token_file=PATH]\n"
+"                           Prometheus remote write (docs/outputs.md)\n"
+"      --dashboard [ADDR:]PORT  live web dashboard (loopback unless --dashboard-public;\n"
+"                           unauthenticated); --dashboard-linger keeps it up after the run\n"
 "\n"
 "durations take ms, s, m, h (a bare number is seconds); counts take k and M.\n"
 "\n"
@@ -92,6 +98,10 @@ typedef struct cli_run {
     int quiet;
     int mm_results;
     const char *segment_arg, *start_at_arg;   /* --segment, --start-at (cli_dist_resolve) */
+    output_cfg outputs;      /* --stream, --dashboard */
+    output_set *out;         /* opened before any load */
+    FILE *console;           /* the end report: stdout, stderr when a stream uses stdout */
+    const char *phase;       /* the phase being run, or NULL */
     scenario_overrides ov;
     params params;
 } cli_run;
@@ -102,6 +112,7 @@ typedef struct cli_live {
     int quiet;
     const run_result *r;
     hlog *hlog;              /* DIR/histograms.hlog, or NULL */
+    output_set *out;         /* live outputs, or NULL */
 } cli_live;
 
 static int cli_bad(const char *fmt, const char *arg) {
@@ -201,7 +212,9 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"cpus", required_argument, 0, 'c'}, {"mm-results", no_argument, 0, 'M'},
         {"segment", required_argument, 0, CLI_OPT_SEGMENT}, {"start-at", required_argument, 0, CLI_OPT_START_AT},
-        {0, 0, 0, 0}};
+        /* live outputs (src/output) */
+        {"stream", required_argument, 0, 'S'}, {"dashboard", required_argument, 0, 'D'},
+        {"dashboard-linger", no_argument, 0, 'L'}, {"dashboard-public", no_argument, 0, 'P'}, {0, 0, 0, 0}};
     int ch, bad = 0;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "d:r:i:n:u:w:s:g:o:e:qhc:", opts, NULL)) != -1) {
@@ -226,6 +239,15 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         case 'M': c->mm_results = 1; break;
         case CLI_OPT_SEGMENT: c->segment_arg = optarg; break;
         case CLI_OPT_START_AT: c->start_at_arg = optarg; break;
+        case 'S': case 'D': case 'L': case 'P': {     /* live outputs */
+            char oerr[1200];
+            int orc = ch == 'S' ? output_parse_stream(&c->outputs, optarg, oerr, sizeof oerr)
+                    : ch == 'D' ? output_parse_dashboard(&c->outputs, optarg, oerr, sizeof oerr) : 0;
+            if (ch == 'L') c->outputs.dashboard_linger = 1;
+            if (ch == 'P') c->outputs.dashboard_public = 1;
+            if (orc != 0) return cli_bad("%s", oerr);
+            break;
+        }
         case 'e':
             if (params_add(&c->params, optarg) != 0) return cli_bad("-e: expected NAME=VALUE, got '%s'", optarg);
             break;
@@ -238,6 +260,8 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
     char err[512];
     if (cli_dist_resolve(c, err, sizeof err) != 0) return cli_bad("%s", err);
     if (plan_check_flags(&c->ov, err, sizeof err) != PLAN_OK) return cli_bad("%s", err);
+    if (output_check(&c->outputs, err, sizeof err) != 0) return cli_bad("%s", err);
+    c->console = output_uses_stdout(&c->outputs) ? stderr : stdout;
     if (c->out_dir && report_check_out(c->out_dir, err, sizeof err) != 0)
         return cli_bad("--out: %s", err);
     if (optind >= argc) return cli_bad("run: missing the SCENARIO file%s", "");
@@ -281,6 +305,7 @@ static void cli_live_dir(cli_live *l) {
  * left out: they may still grow). */
 static int cli_on_interval(void *ctx, const run_result *r) {
     cli_live *l = ctx;
+    output_interval(l->out, l->sc, r);
     cli_live_dir(l);
     report_write_all(l->dir, l->sc, r, "running", -1);
     if (!l->sc->abort_on_threshold) return 0;
@@ -348,7 +373,8 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     cli_banner(sc, workers, seed, dir);
     char hpath[4200];
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
-    cli_live live = {sc, dir, c->quiet, r, hlog_open(hpath, 0)};
+    cli_live live = {sc, dir, c->quiet, r, hlog_open(hpath, 0), c->out};
+    output_run_start(c->out, sc, c->phase);
     if (!live.hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
     run_hooks hooks = {&live, cli_on_progress, cli_on_interval, cli_on_hist, c->mm_results ? dir : NULL,
                        lm_open_all};
@@ -356,6 +382,7 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
     cli_live_dir(&live);
     if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
     int code = cli_exit_code(sc, r);
+    output_run_end(c->out, sc, r, report_status_name(r->status), code);
     c->abandoned |= r->abandoned;
     if (r->status == RUN_ABORTED) {           /* the error may carry a server's text: escaped */
         char buf[4 * sizeof r->error];
@@ -363,7 +390,7 @@ static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int work
                 r->setup_failed ? "the run could not be set up" : "preflight failed",
                 text_clean(r->error, buf, sizeof buf));
     }
-    else report_console(stdout, sc, r, dir);
+    else report_console(c->console, sc, r, dir);
     if (r->status == RUN_STUCK) {
         char buf[4 * sizeof r->error];
         fprintf(stderr, "luamech: stopped by the watchdog: %s\n", text_clean(r->error, buf, sizeof buf));
@@ -389,6 +416,7 @@ static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int w
         snprintf(sub, sizeof sub, "%s/%s", dir, name);
         fprintf(stderr, "luamech: phase %d/%d: %s\n", i + 1, sc->nphases, sc->phases[i].name);
         const scenario *ph = &sc->phases[i];
+        c->phase = ph->name;
         code = cli_run_one(c, ph, sub, ph->workers > 0 ? ph->workers : workers,
                            ph->seed_set ? ph->seed : seed, &rs[i]);
         if (code == EXIT_THRESHOLDS) th_failed = 1, code = EXIT_OK;   /* later phases still run */
@@ -399,8 +427,8 @@ static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int w
         free(res);
     }
     if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
-    report_phases(stdout, sc, rs, ran);
-    report_run_thresholds(stdout, sc, rs, ran);
+    report_phases(c->console, sc, rs, ran);
+    report_run_thresholds(c->console, sc, rs, ran);
     cli_recreate_dir(dir, sc);
     if (report_write_phases(dir, sc, rs, ran, code) != 0) {
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
@@ -452,6 +480,23 @@ static int cli_default_workers(void) {
     return n > ENGINE_MAX_WORKERS ? ENGINE_MAX_WORKERS : (int)n;
 }
 
+/* The live outputs (--stream, --dashboard), opened before any load; the
+ * run's id is its results directory's name.  A port in use or a file that
+ * cannot be created is a usage error. */
+static int cli_open_outputs(cli_run *c, const char *dir) {
+    if (!c->outputs.nstreams && !c->outputs.dashboard[0]) return EXIT_OK;
+    char err[1400];
+    const char *slash = strrchr(dir, '/');
+    c->out = output_open(&c->outputs, slash && slash[1] ? slash + 1 : dir, err, sizeof err);
+    return c->out ? EXIT_OK : cli_bad("%s", err);
+}
+
+static void cli_close_outputs(cli_run *c) {
+    fflush(NULL);
+    output_close(c->out);
+    c->out = NULL;
+}
+
 /* After a run that left stuck threads: everything is written; end now. */
 static int cli_end(const cli_run *c, int code) {
     if (!c->abandoned) return code;
@@ -477,12 +522,17 @@ static int cli_run_scenario(cli_run *c) {
         scenario_free(&sc);
         return code;
     }
+    if ((code = cli_open_outputs(c, dir)) != EXIT_OK) {
+        scenario_free(&sc);
+        return code;
+    }
     if (sc.nphases > 0) code = cli_run_phases(c, &sc, dir, workers, seed);
     else {
         run_result r;
         code = cli_run_one(c, &sc, dir, workers, seed, &r);
         run_result_free(&r);
     }
+    cli_close_outputs(c);
     cli_end(c, code);
     scenario_free(&sc);
     return code;
@@ -507,7 +557,9 @@ static int cli_suite(int argc, char **argv) {
         int workers = suite.workers > 0 ? suite.workers : cli_default_workers();
         code = cli_check_plan(&suite, workers);
         if (code == EXIT_OK) code = cli_out_dir(&c, &suite, dir, sizeof dir);
+        if (code == EXIT_OK) code = cli_open_outputs(&c, dir);
         if (code == EXIT_OK) code = cli_run_phases(&c, &suite, dir, workers, cli_seed(&suite));
+        cli_close_outputs(&c);
         cli_end(&c, code);
     }
     suite_free(&suite);

@@ -371,6 +371,7 @@ static void html_run(FILE *f, json_t *root, int depth) {
     html_thresholds(f, root);
     html_summary(f, root);
     html_all_timers(f, root);
+    html_load(f, root);
     html_generator(f, root);
     html_segments(f, root);
     html_checks(f, html_get(root, "checks"));

@@ -170,6 +170,34 @@ static const char html_js[] =
 "                         {name: 'schedule lag p99', color: COL.p50, ys: col('schedule_lag_p99_ms')},\n"
 "                         {name: 'dispatch delay p99', color: COL.actual, ys: col('dispatch_delay_p99_ms')}]};\n"
 "}\n"
+"/* D.load: active VUs and the groups' targets per interval; kind load-vus: VUs and their\n"
+" * targets; load-rate: each rate group's target and achieved rate (its group timer's) */\n"
+"function loadSpec(kind) {\n"
+"  var L = D.load || {}, vus = L.active_vus || [], gs = L.groups || [], xs = null, series = [];\n"
+"  (D.timers || []).some(function (t) {\n"
+"    if (vus.length && (t.intervals || []).length === vus.length) { xs = ends(t); return true; }\n"
+"    return false;\n"
+"  });\n"
+"  var pal = [COL.p90, COL.p50, COL.max, COL.actual];\n"
+"  if (kind === 'load-vus') {\n"
+"    series.push({name: 'active VUs', color: COL.rate, ys: vus.map(num)});\n"
+"    gs.filter(function (g) { return g.target === 'vus'; }).forEach(function (g, i) {\n"
+"      series.push({name: 'target ' + g.name, color: pal[i % pal.length], dash: true, ys: (g.targets || []).map(num)});\n"
+"    });\n"
+"  } else {\n"
+"    gs.filter(function (g) { return g.target === 'rate'; }).forEach(function (g, i) {\n"
+"      var t = (D.timers || []).filter(function (x) { return x.kind === 'group' && x.name === 'group ' + g.name; })[0];\n"
+"      series.push({name: 'target ' + g.name, color: pal[i % pal.length], dash: true, ys: (g.targets || []).map(num)});\n"
+"      series.push({name: 'achieved ' + g.name, color: i ? COL.errors : COL.rate,\n"
+"                   ys: (t ? t.intervals || [] : []).map(function (r) { return num(r.rate); })});\n"
+"    });\n"
+"  }\n"
+"  var n = Math.max.apply(null, [vus.length].concat(series.map(function (se) { return se.ys.length; })));\n"
+"  return {kind: kind, title: kind === 'load-vus' ? 'VUs per interval' : 'rate per interval',\n"
+"          unit: kind === 'load-vus' ? 'VUs' : 'per second', xlabel: xs ? 'elapsed (s)' : 'interval',\n"
+"          xs: xs || Array.apply(null, Array(n)).map(function (v, i) { return i + 1; }), x0: xs ? 0 : 0.5,\n"
+"          xname: ivname, series: series};\n"
+"}\n"
 "function tputSpec(t) {\n"
 "  var iv = t.intervals || [];\n"
 "  return {kind: 'tput', title: 'throughput per interval', unit: 'per second', xlabel: 'elapsed (s)',\n"
@@ -205,6 +233,7 @@ static const char html_js[] =
 "      var spec;\n"
 "      if (k === 'phases-rate' || k === 'phases-p95') spec = phaseSpec(k);\n"
 "      else if (k === 'health-cpu' || k === 'health-lag') spec = healthSpec(k);\n"
+"      else if (k === 'load-vus' || k === 'load-rate') spec = loadSpec(k);\n"
 "      else {\n"
 "        var t = (D.timers || [])[+el.getAttribute('data-timer')], tw = null;\n"
 "        if (!t) throw new Error('no timer ' + el.getAttribute('data-timer'));\n"
@@ -250,11 +279,26 @@ void html_timer_charts(FILE *f, size_t idx, long twin) {
                "<div class=\"chart\" data-kind=\"dist\" data-timer=\"%zu\"></div></figure>\n</div>\n", idx);
 }
 
+/* Two parts with their own titles: CPU, then the loops' lag. */
 void html_health_charts(FILE *f) {
-    fputs("<div class=\"charts\">\n<figure class=\"chart-box\"><figcaption>Generator CPU per interval (% of the "
-          "workers' CPUs, and time waiting for one)</figcaption><div class=\"chart\" data-kind=\"health-cpu\"></div></figure>\n"
-          "<figure class=\"chart-box\"><figcaption>Event loop lag, schedule lag and dispatch delay per interval (ms)</figcaption>"
-          "<div class=\"chart\" data-kind=\"health-lag\"></div></figure>\n</div>\n", f);
+    fputs("<h3 id=\"generator-cpu\">Generator CPU</h3>\n<div class=\"charts\">\n<figure class=\"chart-box\">"
+          "<figcaption>Generator CPU per interval (% of the workers' CPUs, and time waiting for one)</figcaption>"
+          "<div class=\"chart\" data-kind=\"health-cpu\"></div></figure>\n</div>\n"
+          "<h3 id=\"loop-lag\">Event loop lag</h3>\n<p class=\"sub\">How late the workers' event loops ran (loop "
+          "lag), how late paced and rate starts were (schedule lag), how long completions waited for their VU "
+          "(dispatch delay).</p>\n<div class=\"charts\">\n<figure class=\"chart-box\"><figcaption>Event loop lag, "
+          "schedule lag and dispatch delay per interval (ms)</figcaption><div class=\"chart\" data-kind=\"health-lag\">"
+          "</div></figure>\n</div>\n", f);
+}
+
+/* Active VUs and their targets; with rate groups, target and achieved rate. */
+void html_load_charts(FILE *f, int has_rate) {
+    fputs("<div class=\"charts\">\n<figure class=\"chart-box\"><figcaption>Active VUs per interval (and each "
+          "group's target VUs, dashed)</figcaption><div class=\"chart\" data-kind=\"load-vus\"></div></figure>\n", f);
+    if (has_rate)
+        fputs("<figure class=\"chart-box\"><figcaption>Rate groups: target and achieved transactions per second"
+              "</figcaption><div class=\"chart\" data-kind=\"load-rate\"></div></figure>\n", f);
+    fputs("</div>\n", f);
 }
 
 void html_phase_charts(FILE *f) {

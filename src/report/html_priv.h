@@ -61,6 +61,9 @@ void html_closed_caveat(FILE *f, json_t *root);
 /* A timer's three charts; its rt chart draws the p99 of twin (or -1) too. */
 void html_timer_charts(FILE *f, size_t idx, long twin);
 void html_health_charts(FILE *f);
+void html_load_charts(FILE *f, int has_rate);
+/* The "Load" section: VUs over time, target vs achieved rate (load in summary.json). */
+void html_load(FILE *f, json_t *root);
 void html_phase_charts(FILE *f);
 /* The <noscript> note, the embedded copy of root and the drawing script. */
 void html_charts_script(FILE *f, json_t *root);

@@ -578,6 +578,21 @@ static void html_health_table(FILE *f, json_t *iv) {
           "by about that much.</p>\n", f);
 }
 
+void html_load(FILE *f, json_t *root) {
+    json_t *load = html_get(root, "load"), *vus = html_get(load, "active_vus"), *gs = html_get(load, "groups");
+    if (!json_is_array(vus) || json_array_size(vus) == 0) return;
+    int has_rate = 0;
+    for (size_t i = 0; json_is_array(gs) && i < json_array_size(gs); i++) {
+        const char *t = json_string_value(html_get(json_array_get(gs, i), "target"));
+        has_rate |= t && strcmp(t, "rate") == 0;
+    }
+    fputs("<section id=\"load\"><h2>Load</h2>\n<p class=\"sub\">The load the run applied: VUs running at the end "
+          "of each interval against the groups' targets (stages, rampup)", f);
+    fputs(has_rate ? "; for rate groups, the target arrival rate against the rate achieved.</p>\n" : ".</p>\n", f);
+    html_load_charts(f, has_rate);
+    fputs("</section>\n", f);
+}
+
 /* The verdict, the per-interval charts and table, and the engine timers. */
 void html_generator(FILE *f, json_t *root) {
     if (!html_has_generator(root)) return;

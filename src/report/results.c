@@ -285,6 +285,25 @@ static json_t *results_health_json(const run_result *r) {
                      "inflation_percent", pct, "intervals", rows);
 }
 
+/* The load the run applied: active VUs at each interval's end, and each
+ * group's target then (VUs; transactions/s for a rate group): the report's
+ * load charts, and the live outputs'. */
+static json_t *results_load_json(const scenario *sc, const run_result *r) {
+    json_t *vus = json_array(), *groups = json_array();
+    for (int k = 0; k < r->agg.nrows_vus; k++) json_array_append_new(vus, json_integer(r->agg.vus_rows[k]));
+    for (int g = 0; g < sc->ngroups; g++) {
+        json_t *tg = json_array();
+        for (int k = 0; k < r->agg.nintervals; k++) {
+            int64_t t_ns = (int64_t)(k + 1) * r->agg.interval_ns;
+            if (r->run_ns > 0 && t_ns > r->run_ns) t_ns = r->run_ns;
+            json_array_append_new(tg, json_real(sched_target(&sc->groups[g].sched, t_ns)));
+        }
+        json_array_append_new(groups, json_pack("{s:o,s:s,s:o}", "name", results_str(sc->groups[g].name),
+            "target", sc->groups[g].model == MODEL_RATE ? "rate" : "vus", "targets", tg));
+    }
+    return json_pack("{s:o,s:o}", "active_vus", vus, "groups", groups);
+}
+
 static json_t *results_stages_json(const scenario *sc, const run_result *r) {
     json_t *arr = json_array();
     stage_row *rows;
@@ -368,6 +387,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     json_object_set_new(root, "span_s", json_real(report_span_s(r)));
     json_object_set_new(root, "thresholds", results_thresholds_json(sc, r));
     json_object_set_new(root, "generator", results_health_json(r));
+    json_object_set_new(root, "load", results_load_json(sc, r));
     json_object_set_new(root, "stages", results_stages_json(sc, r));
     json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));
     json_object_set_new(root, "counters", results_counters_json(r));

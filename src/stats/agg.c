@@ -178,6 +178,11 @@ static void agg_close_interval(agg *a, double period_s) {
         c->rows[c->nrows++] = c->interval;
         c->interval = 0;
     }
+    int64_t *vus = realloc(a->vus_rows, (size_t)(a->nrows_vus + 1) * sizeof *vus);
+    if (vus) {                          /* active VUs at the interval's end (outputs, report) */
+        a->vus_rows = vus;
+        a->vus_rows[a->nrows_vus++] = a->active_vus;
+    }
     a->nintervals++;
 }
 
@@ -347,6 +352,7 @@ void agg_free(agg *a) {
         free(a->counters[i]);
     }
     free(a->counters);
+    free(a->vus_rows);
     free(a->head);
     free(a->tail);
     free(a->finished);

@@ -77,6 +77,8 @@ typedef struct agg {
     int64_t next_tick;          /* next tick to merge */
     int nintervals;             /* closed intervals */
     int64_t active_vus, started_vus;
+    int nrows_vus;
+    int64_t *vus_rows;          /* active VUs at the end of each closed interval */
     /* lockstep queues, one per worker */
     struct tick_msg **head, **tail;
     int *finished;

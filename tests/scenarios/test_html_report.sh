@@ -5,7 +5,10 @@
 # thresholds table of a failing run, and a paced run: generator health (table,
 # charts with one point per interval, engine timers in it) and the
 # "(uncorrected)" twins, whose p99 (from the actual start) the response time
-# chart of their timer draws next to its own (from the intended start).
+# chart of their timer draws next to its own (from the intended start).  The
+# Load section: active VUs per interval against the groups' targets (a
+# rampup), and a rate group's target against its achieved rate; the event
+# loop lag with its own title.
 . "$(dirname "$0")/lib.sh"
 
 not_grep() { ! grep "$@"; }
@@ -32,6 +35,13 @@ H=$R/report.html
 # timers with a section (stage timers are one table); health charts when there are intervals
 ntimers=$(jq '[.timers[] | select(.kind != "stage")] | length' "$S")
 nhealth=$(jq 'if (.generator.intervals | length) > 0 then 2 else 0 end' "$S")
+nload=$(jq 'if (.load.active_vus | length) > 0 then 1 + ([.load.groups[] | select(.target == "rate")] | if length > 0 then 1 else 0 end) else 0 end' "$S")
+ngroups=$(jq '.load.groups | length' "$S")
+check "summary.json: active VUs per interval, one per interval" [ "$(jq '.load.active_vus | length' "$S")" -eq "$(jq '.timers[0].intervals | length' "$S")" ]
+check "summary.json: the rampup's targets grow to the group's VUs (4)" \
+    [ "$(jq -c '[.load.groups[0].targets[0] < 4, .load.groups[0].targets[-1] == 4]' "$S")" = "[true,true]" ]
+check "summary.json: all VUs run once ramped up" [ "$(jq ".load.active_vus[-2] == 4 * $ngroups" "$S")" = true ]
+check "report.html: a Load section" grep -q '<section id="load"><h2>Load</h2>' "$R/report.html"
 check "one section per timer ($ntimers)" [ "$(grep -o '<section class="timer' "$H" | wc -l)" -eq "$ntimers" ]
 for name in "All Transactions" "user_group-1" "user_group-2" "memcached.get" "memcached.set" "GET" "SET"; do
     check "section for $name" grep -q ">$name</h[23]>" "$H"
@@ -90,6 +100,17 @@ check "paced run exits 0" [ $? -eq 0 ]
 PS=$TMP/pc/summary.json PH=$TMP/pc/report.html
 PN=$(jq '.generator.intervals | length' "$PS")
 check "the paced run has 3 intervals of generator health ($PN)" [ "$PN" -eq 3 ]
+check "the loop lag has its own title" grep -q '<h3 id="loop-lag">Event loop lag</h3>' "$PH"
+check "... and the CPU its own" grep -q '<h3 id="generator-cpu">Generator CPU</h3>' "$PH"
+
+# a rate group: target and achieved rate
+"$LUAMECH" run "$SRC/tests/scenarios/fixtures/models_rate.lua" -q -w 1 -e MEMCACHED=127.0.0.1:$PORT \
+    -e RUN_TIME=3s -e RATE=200 -o "$TMP/rt" > /dev/null 2>&1
+check "rate run exits 0" [ $? -eq 0 ]
+RS=$TMP/rt/summary.json RH=$TMP/rt/report.html
+RN=$(jq '.load.active_vus | length' "$RS")
+check "rate run: the target is 200/s in every interval" [ "$(jq '[.load.groups[0].targets[] | select(. == 200)] | length' "$RS")" -eq "$RN" ]
+check "rate run: a target-vs-achieved chart" grep -q 'data-kind="load-rate"' "$RH"
 check "health table: one row per interval" [ "$(grep -c '<tr class="hrow">' "$PH")" -eq "$PN" ]
 gen_line=$(grep -n '<section id="generator">' "$PH" | cut -d: -f1)
 prim_line=$(grep -n '<h2>Primitives</h2>' "$PH" | cut -d: -f1)
@@ -135,7 +156,7 @@ check "chromium dumped the page" grep -q '</html>' "$TMP/dom.html"
 check "the script finished (render-ok)" grep -q 'id="render-ok"' "$TMP/dom.html"
 check "no script error (render-errors)" not_grep -q 'id="render-errors"' "$TMP/dom.html"
 check "3 charts per timer and the health charts drawn" \
-    grep -q "id=\"render-ok\"[^>]*data-charts=\"$((3 * ntimers + nhealth))\"" "$TMP/dom.html"
+    grep -q "id=\"render-ok\"[^>]*data-charts=\"$((3 * ntimers + nhealth + nload))\"" "$TMP/dom.html"
 series() { grep -o "data-kind=\"$1\" data-series=\"[^\"]*\" data-points=\"[0-9]*\"" "$TMP/dom.html"; }
 check "response time: 5 series per timer" [ "$(series rt | wc -l)" -eq $((5 * ntimers)) ]
 check "response time: $N points in every series" [ "$(series rt | grep -vc "data-points=\"$N\"")" -eq 0 ]
@@ -184,6 +205,17 @@ check "health charts have drawn paths" \
 for se in 'p99 intended start' 'p99 actual start'; do
     check "rt: '$se' drawn for each of the $ntwins timers, $PN points each" \
         [ "$(pseries rt "$se" | grep -c "data-points=\"$PN\"")" -eq "$ntwins" -a "$(pseries rt "$se" | wc -l)" -eq "$ntwins" ]
+done
+lseries() { grep -o "data-kind=\"$1\" data-series=\"$2\" data-points=\"[0-9]*\"" "$TMP/dom.html"; }
+LN=$(jq '.load.active_vus | length' "$S")
+check "load: active VUs drawn with $LN points" [ "$(lseries load-vus 'active VUs')" = "data-kind=\"load-vus\" data-series=\"active VUs\" data-points=\"$LN\"" ]
+check "load: a dashed target per group, $LN points" [ "$(lseries load-vus 'target [^\"]*' | grep -c "data-points=\"$LN\"")" -eq "$ngroups" ]
+chrome --window-size=1200,2000 --dump-dom "file://$RH" > "$TMP/dom-rate.html"
+check "rate: render-ok, no errors" \
+    [ -n "$(grep -o 'id="render-ok"' "$TMP/dom-rate.html")" -a -z "$(grep -o 'id="render-errors"' "$TMP/dom-rate.html")" ]
+for se in 'target rate' 'achieved rate'; do
+    check "rate: '$se' drawn with $RN points" \
+        grep -q "data-kind=\"load-rate\" data-series=\"$se\" data-points=\"$RN\"" "$TMP/dom-rate.html"
 done
 at=$(grep -oP '<div class="chart" data-kind="rt" data-timer="0" data-twin="'"$tw"'"[^>]*><svg.*?</svg>' "$TMP/dom-paced.html")
 check "All Transactions' rt chart draws the p99 from the intended and from the actual start" \

@@ -1,0 +1,177 @@
+/* output_json.c - the JSON lines every stream shares (docs/outputs.md,
+ * schema OUTPUT_SCHEMA_VERSION): a "start" event, per closed interval one
+ * "timer" object per reported timer and one "interval" object (VUs and
+ * targets, counters, generator health, thresholds so far), and an "end"
+ * event with the totals.  Built from the merged run data (jansson); no I/O. */
+#include "output/output_priv.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/text.h"
+#include "report/report.h"
+
+double output_wall_s(const run_result *r, double t_s) {
+    return (double)r->start_wall.tv_sec + (double)r->start_wall.tv_nsec / 1e9 + t_s;
+}
+
+/* Names come from scripts and servers: escaped as the result files do. */
+static json_t *ojson_str(const char *s) {
+    if (text_is_clean(s, strlen(s))) return json_string(s);
+    char *copy = text_escape_dup(s);
+    json_t *j = copy ? json_string(copy) : NULL;
+    free(copy);
+    return j;
+}
+
+static json_t *ojson_head(const output_run *run, const char *type) {
+    json_t *o = json_pack("{s:i,s:s,s:o}", "v", OUTPUT_SCHEMA_VERSION, "type", type, "run_id", ojson_str(run->run_id));
+    if (o && run->phase) json_object_set_new(o, "phase", ojson_str(run->phase));
+    return o;
+}
+
+/* Appends o as one line and releases it. */
+static int ojson_append(char **buf, size_t *len, json_t *o) {
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
+    json_decref(o);
+    if (!s) return -1;
+    size_t n = strlen(s);
+    char *grown = realloc(*buf, *len + n + 2);
+    if (!grown) {
+        free(s);
+        return -1;
+    }
+    memcpy(grown + *len, s, n);
+    grown[*len + n] = '\n';
+    grown[*len + n + 1] = 0;
+    *buf = grown;
+    *len += n + 1;
+    free(s);
+    return 0;
+}
+
+static void ojson_row(json_t *o, const agg_row *x) {
+    json_t *f = json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+        "count", (json_int_t)x->count, "errors", (json_int_t)x->errors, "cancelled", (json_int_t)x->cancelled,
+        "skipped", (json_int_t)x->skipped, "period_s", x->period_s, "rate", x->rate,
+        "min_ms", report_ms((double)x->min_us), "avg_ms", report_ms(x->avg_us),
+        "p50_ms", report_ms((double)x->p50_us), "p90_ms", report_ms((double)x->p90_us),
+        "p95_ms", report_ms((double)x->p95_us), "p99_ms", report_ms((double)x->p99_us),
+        "p99_9_ms", report_ms((double)x->p999_us), "max_ms", report_ms((double)x->max_us),
+        "stdev_ms", report_ms(x->stdev_us));
+    if (f) json_object_update(o, f);
+    json_decref(f);
+}
+
+int output_json_start(char **buf, size_t *len, const output_run *run) {
+    const scenario *sc = run->sc;
+    json_t *o = ojson_head(run, "start"), *groups = json_array();
+    for (int g = 0; g < sc->ngroups; g++) {
+        const group_cfg *gc = &sc->groups[g];
+        json_array_append_new(groups, json_pack("{s:o,s:s,s:i}", "name", ojson_str(gc->name),
+            "target", gc->model == MODEL_RATE ? "rate" : "vus", "vus", gc->vus));
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    json_object_set_new(o, "scenario", ojson_str(sc->name));
+    json_object_set_new(o, "time", json_real((double)now.tv_sec + (double)now.tv_nsec / 1e9));
+    json_object_set_new(o, "interval_s", json_real((double)sc->interval_ns / 1e9));
+    json_object_set_new(o, "run_time_s", json_real((double)sc->run_time_ns / 1e9));
+    json_object_set_new(o, "groups", groups);
+    return ojson_append(buf, len, o);
+}
+
+/* Each group's target (VUs, or transactions/s for a rate group) at t. */
+static json_t *ojson_targets(const scenario *sc, double t_s) {
+    json_t *o = json_object();
+    for (int g = 0; g < sc->ngroups; g++)
+        json_object_set_new(o, sc->groups[g].name, json_real(sched_target(&sc->groups[g].sched, (int64_t)(t_s * 1e9))));
+    return o;
+}
+
+static json_t *ojson_health(const run_result *r, int k) {
+    health_row *h;
+    int suspect;
+    char why[1024];
+    int n = report_health(r, &h, &suspect, why, sizeof why);
+    json_t *o = k < n ? json_pack("{s:f,s:f,s:f,s:f,s:I,s:I,s:f}", "cpu_percent", h[k].cpu_pct,
+        "cpu_wait_percent", h[k].cpu_wait_pct, "loop_lag_p99_ms", h[k].lag_p99_ms,
+        "loop_lag_max_ms", h[k].lag_max_ms, "late_starts", (json_int_t)h[k].late,
+        "skipped_starts", (json_int_t)h[k].skipped, "dispatch_delay_p99_ms", h[k].dispatch_p99_ms) : json_object();
+    free(h);
+    return o;
+}
+
+static json_t *ojson_thresholds(const scenario *sc, const run_result *r) {
+    th_result *res;
+    report_threshold_results(sc, r, &res);
+    json_t *arr = json_array();
+    for (int i = 0; res && i < sc->nthresholds; i++) {
+        char text[256];
+        json_array_append_new(arr, json_pack("{s:o,s:b,s:s}", "threshold", ojson_str(res[i].t->text),
+            "passed", res[i].passed, "measured", report_threshold_text(&res[i], text, sizeof text)));
+    }
+    free(res);
+    return arr;
+}
+
+static json_t *ojson_counters(const run_result *r, int k) {
+    json_t *o = json_object();
+    for (int i = 0; i < r->agg.ncounters; i++) {
+        const agg_counter *c = r->agg.counters[i];
+        json_object_set_new(o, c->name, json_integer(k < c->nrows ? c->rows[k] : 0));
+    }
+    return o;
+}
+
+int output_json_interval(char **buf, size_t *len, const output_run *run, int k) {
+    const run_result *r = run->r;
+    double iv = (double)r->agg.interval_ns / 1e9, t_s = k * iv;
+    int rc = 0;
+    for (int i = 0; i < r->agg.n && rc == 0; i++) {
+        const agg_timer *t = r->agg.timers[i];
+        if (!agg_timer_reported(t) || k >= t->nrows) continue;
+        json_t *o = ojson_head(run, "timer");
+        json_object_set_new(o, "interval", json_integer(k));
+        json_object_set_new(o, "t_s", json_real(t_s));
+        json_object_set_new(o, "time", json_real(output_wall_s(r, t_s + t->rows[k].period_s)));
+        json_object_set_new(o, "timer", ojson_str(t->name));
+        json_object_set_new(o, "kind", json_string(timer_kind_name(t->kind)));
+        ojson_row(o, &t->rows[k]);
+        rc = ojson_append(buf, len, o);
+    }
+    json_t *o = ojson_head(run, "interval");
+    json_object_set_new(o, "interval", json_integer(k));
+    json_object_set_new(o, "t_s", json_real(t_s));
+    json_object_set_new(o, "time", json_real(output_wall_s(r, t_s + iv)));
+    json_object_set_new(o, "active_vus", json_integer(k < r->agg.nrows_vus ? r->agg.vus_rows[k] : r->agg.active_vus));
+    json_object_set_new(o, "targets", ojson_targets(run->sc, t_s + iv));
+    json_object_set_new(o, "counters", ojson_counters(r, k));
+    json_object_set_new(o, "health", ojson_health(r, k));
+    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
+    return rc == 0 ? ojson_append(buf, len, o) : (json_decref(o), -1);
+}
+
+int output_json_end(char **buf, size_t *len, const output_run *run, const char *status, int exit_code) {
+    const run_result *r = run->r;
+    json_t *o = ojson_head(run, "end"), *totals = json_array();
+    for (int i = 0; i < r->agg.n; i++) {
+        const agg_timer *t = r->agg.timers[i];
+        if (!agg_timer_reported(t)) continue;
+        agg_row row;
+        double s0, s1, span = report_timer_span(run->sc, r, t->of ? t->of : t, &s0, &s1);
+        agg_timer_total_row(&row, t, span);
+        json_t *x = json_pack("{s:o,s:s}", "timer", ojson_str(t->name), "kind", timer_kind_name(t->kind));
+        ojson_row(x, &row);
+        json_array_append_new(totals, x);
+    }
+    json_object_set_new(o, "status", json_string(status));
+    json_object_set_new(o, "exit_code", json_integer(exit_code));
+    json_object_set_new(o, "time", json_real(output_wall_s(r, (double)r->span_ns / 1e9)));
+    json_object_set_new(o, "run_s", json_real((double)r->run_ns / 1e9));
+    json_object_set_new(o, "intervals", json_integer(r->agg.nintervals));
+    json_object_set_new(o, "totals", totals);
+    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
+    return ojson_append(buf, len, o);
+}

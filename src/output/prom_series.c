@@ -1,0 +1,227 @@
+/* prom_series.c - the samples luamech sends by remote write (metric names
+ * and labels in docs/outputs.md), from the merged run data of one closed
+ * interval, and their packing into a prometheus.WriteRequest with the C
+ * code protoc-c generated from remote_write.proto.  Latency is a classic
+ * histogram (fixed bucket bounds, a factor 1.25 apart) plus exact
+ * percentiles as gauges; counts are cumulative counters.  No I/O. */
+#include "output/sink_prom.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/remote_write.pb-c.h"
+#include "report/report.h"
+
+#define PROM_NBOUNDS 70
+
+/* 20 us * 1.25^i, i = 0..69: 20 us to about 97 s. */
+int prom_bucket_bounds(double *bounds, int max) {
+    int n = max < PROM_NBOUNDS ? max : PROM_NBOUNDS;
+    for (int i = 0; i < n; i++) bounds[i] = 20e-6 * pow(1.25, i);
+    return n;
+}
+
+void prom_base64(const char *in, char *out, size_t len) {
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(in), o = 0;
+    for (size_t i = 0; i < n && o + 5 < len; i += 3) {
+        uint32_t v = (uint32_t)(unsigned char)in[i] << 16;
+        if (i + 1 < n) v |= (uint32_t)(unsigned char)in[i + 1] << 8;
+        if (i + 2 < n) v |= (unsigned char)in[i + 2];
+        out[o++] = tab[(v >> 18) & 63];
+        out[o++] = tab[(v >> 12) & 63];
+        out[o++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < n ? tab[v & 63] : '=';
+    }
+    if (len) out[o] = 0;
+}
+
+void prom_batch_init(prom_batch *b, const output_run *run, const output_stream_cfg *c, int64_t dropped) {
+    memset(b, 0, sizeof *b);
+    b->dropped = dropped;
+    b->bname[b->nbase] = "run_id", b->bval[b->nbase++] = run->run_id;
+    b->bname[b->nbase] = "scenario", b->bval[b->nbase++] = run->sc->name;
+    if (run->phase) b->bname[b->nbase] = "phase", b->bval[b->nbase++] = run->phase;
+    for (int i = 0; i < c->nlabels; i++) b->bname[b->nbase] = c->labels[i][0], b->bval[b->nbase++] = c->labels[i][1];
+}
+
+/* A new series with the base labels and up to 4 more (name, value pairs;
+ * NULL ends them); NULL when out of memory. */
+static prom_series *prom_add(prom_batch *b, const char *metric, double v, const char *n1, const char *v1,
+                             const char *n2, const char *v2, const char *n3, const char *v3) {
+    if (b->n == b->cap) {
+        int cap = b->cap ? b->cap * 2 : 256;
+        prom_series *s = realloc(b->s, (size_t)cap * sizeof *s);
+        if (!s) return NULL;
+        b->s = s;
+        b->cap = cap;
+    }
+    prom_series *s = &b->s[b->n++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->metric, sizeof s->metric, "%s", metric);
+    s->v = v;
+    for (int i = 0; i < b->nbase; i++) s->lname[s->nl] = b->bname[i], s->lval[s->nl++] = b->bval[i];
+    const char *nv[6] = {n1, v1, n2, v2, n3, v3};
+    for (int i = 0; i < 6 && nv[i]; i += 2) s->lname[s->nl] = nv[i], s->lval[s->nl++] = nv[i + 1];
+    return s;
+}
+
+/* Timer labels: timer, kind and, for a group's transactions, group. */
+#define PROM_TIMER_LABELS(t) "timer", (t)->name, "kind", timer_kind_name((t)->kind), \
+    (t)->kind == TK_GROUP ? "group" : NULL, (t)->kind == TK_GROUP ? prom_group_of(t) : NULL
+
+static const char *prom_group_of(const agg_timer *t) {
+    return strncmp(t->name, "group ", 6) == 0 ? t->name + 6 : t->name;
+}
+
+/* Cumulative bucket counts of t's whole-run histogram, _sum and _count. */
+static void prom_histogram(prom_batch *b, const agg_timer *t) {
+    const hist *h = &t->total;
+    double bounds[PROM_NBOUNDS];
+    int nb = prom_bucket_bounds(bounds, PROM_NBOUNDS);
+    int64_t cum[PROM_NBOUNDS] = {0};
+    for (int32_t idx = h->total ? h->lo_idx : 1, j = 0; h->total && idx <= h->hi_idx; idx++) {
+        int64_t c = hist_count_at(h, idx);
+        if (!c) continue;
+        double v_s = (double)hist_median_equivalent(hist_value_at_index(idx)) / 1e6;
+        while (j < nb && bounds[j] < v_s) j++;
+        if (j < nb) cum[j] += c;
+    }
+    for (int j = 0; j < nb; j++) {
+        if (j > 0) cum[j] += cum[j - 1];
+        prom_series *s = prom_add(b, "luamech_latency_seconds_bucket", (double)cum[j], PROM_TIMER_LABELS(t));
+        if (!s) return;
+        snprintf(s->own, sizeof s->own, "%.9g", bounds[j]);
+        s->lname[s->nl] = "le", s->lval[s->nl++] = NULL;       /* own[]: the array may move */
+    }
+    prom_series *s = prom_add(b, "luamech_latency_seconds_bucket", (double)h->total, PROM_TIMER_LABELS(t));
+    if (s) s->lname[s->nl] = "le", s->lval[s->nl++] = "+Inf";
+    prom_add(b, "luamech_latency_seconds_count", (double)h->total, PROM_TIMER_LABELS(t));
+    prom_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, PROM_TIMER_LABELS(t));
+}
+
+/* Percentiles as gauges: of the interval and of the run so far. */
+static void prom_quantiles(prom_batch *b, const agg_timer *t, const agg_row *iv) {
+    static const char *q[] = {"0.5", "0.9", "0.95", "0.99"};
+    const int64_t ivq[] = {iv->p50_us, iv->p90_us, iv->p95_us, iv->p99_us};
+    const double pct[] = {50, 90, 95, 99};
+    for (int i = 0; i < 4; i++) {
+        prom_series *s = prom_add(b, "luamech_interval_latency_seconds", (double)ivq[i] / 1e6, PROM_TIMER_LABELS(t));
+        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
+        s = prom_add(b, "luamech_run_latency_seconds", (double)hist_percentile_us(&t->total, pct[i]) / 1e6,
+                     PROM_TIMER_LABELS(t));
+        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
+    }
+}
+
+static void prom_timers(prom_batch *b, const run_result *r, int k) {
+    for (int i = 0; i < r->agg.n; i++) {
+        const agg_timer *t = r->agg.timers[i];
+        if (!agg_timer_reported(t)) continue;
+        prom_histogram(b, t);
+        prom_add(b, "luamech_samples_total", (double)(t->total.total + t->total_errors + (t->of ? 0 : t->total_cancelled)),
+                 PROM_TIMER_LABELS(t));
+        prom_add(b, "luamech_errors_total", (double)t->total_errors, PROM_TIMER_LABELS(t));
+        if (k < t->nrows) {
+            prom_add(b, "luamech_interval_rate_per_second", t->rows[k].rate, PROM_TIMER_LABELS(t));
+            prom_quantiles(b, t, &t->rows[k]);
+        }
+    }
+}
+
+static void prom_run(prom_batch *b, const output_run *run, int k) {
+    const run_result *r = run->r;
+    prom_add(b, "luamech_vus", (double)(k < r->agg.nrows_vus ? r->agg.vus_rows[k] : r->agg.active_vus),
+             NULL, NULL, NULL, NULL, NULL, NULL);
+    double t_s = (double)(k + 1) * (double)r->agg.interval_ns / 1e9;
+    for (int g = 0; g < run->sc->ngroups; g++) {
+        const group_cfg *gc = &run->sc->groups[g];
+        prom_add(b, gc->model == MODEL_RATE ? "luamech_target_rate_per_second" : "luamech_target_vus",
+                 sched_target(&gc->sched, (int64_t)(t_s * 1e9)), "group", gc->name, NULL, NULL, NULL, NULL);
+    }
+    for (int i = 0; i < r->agg.ncounters; i++)
+        prom_add(b, "luamech_counter_total", (double)r->agg.counters[i]->total, "counter", r->agg.counters[i]->name,
+                 NULL, NULL, NULL, NULL);
+    health_row *h;
+    int suspect;
+    char why[512];
+    int n = report_health(r, &h, &suspect, why, sizeof why);
+    if (k < n) {
+        prom_add(b, "luamech_generator_cpu_percent", h[k].cpu_pct, NULL, NULL, NULL, NULL, NULL, NULL);
+        prom_add(b, "luamech_generator_cpu_wait_percent", h[k].cpu_wait_pct, NULL, NULL, NULL, NULL, NULL, NULL);
+        prom_add(b, "luamech_generator_loop_lag_p99_seconds", h[k].lag_p99_ms / 1e3, NULL, NULL, NULL, NULL, NULL, NULL);
+        prom_add(b, "luamech_generator_late_starts", (double)h[k].late, NULL, NULL, NULL, NULL, NULL, NULL);
+    }
+    free(h);
+    prom_add(b, "luamech_output_dropped_samples_total", (double)b->dropped, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+void prom_batch_fill(prom_batch *b, const output_run *run, int k) {
+    const run_result *r = run->r;
+    double end_s = (double)(k + 1) * (double)r->agg.interval_ns / 1e9;
+    if (k == r->agg.nintervals - 1 && r->span_ns > 0 && (double)r->span_ns / 1e9 < end_s + 1e-9)
+        end_s = (double)r->span_ns / 1e9;             /* the last one ends with sampling */
+    b->ts_ms = (int64_t)llround(output_wall_s(r, end_s) * 1000.0);
+    prom_timers(b, r, k);
+    prom_run(b, run, k);
+}
+
+/* Labels sorted by name, as remote write requires. */
+static void prom_sort_labels(Prometheus__Label **l, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && strcmp(l[j - 1]->name, l[j]->name) > 0; j--) {
+            Prometheus__Label *x = l[j];
+            l[j] = l[j - 1];
+            l[j - 1] = x;
+        }
+}
+
+uint8_t *prom_batch_pack(const prom_batch *b, size_t *len) {
+    int per = PROM_MAX_LABELS + 1;
+    Prometheus__TimeSeries *ts = calloc((size_t)b->n + 1, sizeof *ts);
+    Prometheus__TimeSeries **tsp = calloc((size_t)b->n + 1, sizeof *tsp);
+    Prometheus__Label *lab = calloc(((size_t)b->n + 1) * (size_t)per, sizeof *lab);
+    Prometheus__Label **labp = calloc(((size_t)b->n + 1) * (size_t)per, sizeof *labp);
+    Prometheus__Sample *smp = calloc((size_t)b->n + 1, sizeof *smp);
+    Prometheus__Sample **smpp = calloc((size_t)b->n + 1, sizeof *smpp);
+    uint8_t *out = NULL;
+    if (ts && tsp && lab && labp && smp && smpp) {
+        for (int i = 0; i < b->n; i++) {
+            const prom_series *s = &b->s[i];
+            Prometheus__Label *l = &lab[i * per], **lp = &labp[i * per];
+            prometheus__label__init(&l[0]);
+            l[0].name = "__name__", l[0].value = (char *)s->metric, lp[0] = &l[0];
+            for (int j = 0; j < s->nl; j++) {
+                prometheus__label__init(&l[j + 1]);
+                l[j + 1].name = (char *)s->lname[j];
+                l[j + 1].value = (char *)(s->lval[j] ? s->lval[j] : s->own);
+                lp[j + 1] = &l[j + 1];
+            }
+            prom_sort_labels(lp, s->nl + 1);
+            prometheus__sample__init(&smp[i]);
+            smp[i].value = s->v;
+            smp[i].timestamp = b->ts_ms;
+            smpp[i] = &smp[i];
+            prometheus__time_series__init(&ts[i]);
+            ts[i].n_labels = (size_t)s->nl + 1, ts[i].labels = lp;
+            ts[i].n_samples = 1, ts[i].samples = &smpp[i];
+            tsp[i] = &ts[i];
+        }
+        Prometheus__WriteRequest wr;
+        prometheus__write_request__init(&wr);
+        wr.n_timeseries = (size_t)b->n;
+        wr.timeseries = tsp;
+        *len = prometheus__write_request__get_packed_size(&wr);
+        out = malloc(*len ? *len : 1);
+        if (out) prometheus__write_request__pack(&wr, out);
+    }
+    free(ts), free(tsp), free(lab), free(labp), free(smp), free(smpp);
+    return out;
+}
+
+void prom_batch_free(prom_batch *b) {
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,407 @@
+/* sink_dash.c - `--dashboard [ADDR:]PORT`: a small HTTP/1.1 server on a
+ * libuv loop of its own thread, serving one embedded page
+ * (src/output/dashboard.html: inline script and SVG, no network) at / and
+ * the run's JSON lines (output_json.c) as server-sent events at /events: a
+ * new client first gets the events so far (bounded history), then each
+ * interval as it closes.  A client that does not read has events dropped
+ * (counted), never the run slowed; the main thread only queues events.
+ * With --dashboard-linger the server stays up after the run until SIGINT
+ * or SIGTERM.  Unauthenticated: loopback only unless --dashboard-public. */
+#include "output/output_priv.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/embedded_files.h"
+
+#define DASH_HISTORY_BYTES (8u << 20)    /* events kept for new clients */
+#define DASH_CLIENT_QUEUE (4u << 20)     /* unsent bytes before a client misses events */
+#define DASH_REQUEST_MAX 8192
+#define DASH_MAX_CLIENTS 64
+#define DASH_PAGE "src/output/dashboard.html"
+
+typedef struct dash_ev {
+    struct dash_ev *next;
+    size_t len;
+    char data[];             /* "data: {...}\n\n" for each line */
+} dash_ev;
+
+typedef struct dash_client {
+    uv_tcp_t tcp;
+    struct dash_sink *d;
+    struct dash_client *next;
+    char req[DASH_REQUEST_MAX];
+    size_t req_len;
+    int sse;                 /* subscribed to /events */
+    int closing;
+} dash_client;
+
+typedef struct dash_sink {
+    uv_loop_t loop;
+    uv_tcp_t server;
+    uv_async_t wake;
+    uv_signal_t sigint, sigterm;
+    uv_thread_t thread;
+    char url[320];
+    /* shared with the main thread (mu) */
+    uv_mutex_t mu;
+    dash_ev *in_head, *in_tail;
+    int stop, linger;
+    int64_t dropped_in;      /* events lost before the loop got them (no memory) */
+    /* loop thread only */
+    int64_t dropped;         /* events a client missed */
+    dash_ev *hist_head, *hist_tail;
+    size_t hist_bytes;
+    dash_client *clients;
+    int nclients;
+} dash_sink;
+
+int output_dash_is_loopback(const char *spec) {
+    const char *colon = strrchr(spec, ':');
+    if (!colon) return 1;                   /* PORT alone: 127.0.0.1 */
+    char a[256];
+    size_t n = (size_t)(colon - spec);
+    if (n >= sizeof a) return 0;
+    memcpy(a, spec, n);
+    a[n] = 0;
+    char *p = a;
+    if (p[0] == '[' && n > 1) p[n - 1] = 0, p++;
+    struct in_addr v4;
+    if (inet_pton(AF_INET, p, &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+    return strcmp(p, "::1") == 0;
+}
+
+/* ---- writing to clients (loop thread) ---- */
+
+typedef struct dash_write {
+    uv_write_t req;
+    char data[];
+} dash_write;
+
+static void dash_on_closed(uv_handle_t *h) {
+    dash_client *c = h->data;
+    free(c);
+}
+
+static void dash_close_client(dash_client *c) {
+    if (c->closing) return;
+    c->closing = 1;
+    dash_sink *d = c->d;
+    for (dash_client **pp = &d->clients; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
+    d->nclients--;
+    uv_close((uv_handle_t *)&c->tcp, dash_on_closed);
+}
+
+static void dash_on_written(uv_write_t *req, int status) {
+    dash_client *c = req->data;
+    free(req);
+    if (status < 0 && c) dash_close_client(c);
+}
+
+static void dash_on_written_close(uv_write_t *req, int status) {
+    dash_client *c = req->data;
+    (void)status;
+    free(req);
+    dash_close_client(c);
+}
+
+/* Queue bytes to a client (copied); 0, or -1 when it is too far behind. */
+static int dash_send(dash_client *c, const char *p, size_t len, uv_write_cb cb) {
+    if (c->closing) return -1;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) + len > DASH_CLIENT_QUEUE) return -1;
+    dash_write *w = malloc(sizeof *w + len);
+    if (!w) return -1;
+    memcpy(w->data, p, len);
+    w->req.data = c;
+    uv_buf_t buf = uv_buf_init(w->data, (unsigned)len);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &buf, 1, cb) != 0) {
+        free(w);
+        dash_close_client(c);
+        return -1;
+    }
+    return 0;
+}
+
+static void dash_reply(dash_client *c, const char *status, const char *type, const char *body, size_t len) {
+    char head[512];
+    int n = snprintf(head, sizeof head, "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                     "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
+                     status, type, len);
+    char *all = malloc((size_t)n + len);
+    if (!all) {
+        dash_close_client(c);
+        return;
+    }
+    memcpy(all, head, (size_t)n);
+    memcpy(all + n, body, len);
+    if (dash_send(c, all, (size_t)n + len, dash_on_written_close) != 0) dash_close_client(c);
+    free(all);
+}
+
+static void dash_subscribe(dash_client *c) {
+    static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
+                               "X-Content-Type-Options: nosniff\r\nConnection: keep-alive\r\n\r\n";
+    if (dash_send(c, head, sizeof head - 1, dash_on_written) != 0) return;
+    c->sse = 1;
+    for (dash_ev *e = c->d->hist_head; e && !c->closing; e = e->next)
+        if (dash_send(c, e->data, e->len, dash_on_written) != 0) c->d->dropped++;
+}
+
+static void dash_request(dash_client *c) {
+    char method[8] = "", path[256] = "";
+    if (sscanf(c->req, "%7s %255s", method, path) != 2) {
+        dash_reply(c, "400 Bad Request", "text/plain", "bad request\n", 12);
+        return;
+    }
+    if (strcmp(method, "GET") != 0) {
+        dash_reply(c, "405 Method Not Allowed", "text/plain", "GET only\n", 9);
+        return;
+    }
+    if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
+        size_t len;
+        const char *page = embedded_file_find(DASH_PAGE, &len);
+        if (page) dash_reply(c, "200 OK", "text/html; charset=utf-8", page, len);
+        else dash_reply(c, "500 Internal Server Error", "text/plain", "no page\n", 8);
+    } else if (strcmp(path, "/events") == 0) dash_subscribe(c);
+    else if (strcmp(path, "/favicon.ico") == 0) dash_reply(c, "204 No Content", "image/x-icon", "", 0);
+    else dash_reply(c, "404 Not Found", "text/plain", "not found\n", 10);
+}
+
+static void dash_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+    dash_client *c = h->data;
+    (void)suggested;
+    size_t room = sizeof c->req - 1 - c->req_len;
+    *buf = uv_buf_init(c->req + c->req_len, (unsigned)room);
+}
+
+static void dash_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+    dash_client *c = s->data;
+    (void)buf;
+    if (n < 0) {
+        dash_close_client(c);
+        return;
+    }
+    if (c->sse || n == 0) return;          /* after the request: ignored */
+    c->req_len += (size_t)n;
+    c->req[c->req_len] = 0;
+    if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) dash_request(c);
+    else if (c->req_len >= sizeof c->req - 1) dash_reply(c, "431 Request Header Fields Too Large", "text/plain", "too large\n", 10);
+}
+
+static void dash_on_connection(uv_stream_t *server, int status) {
+    dash_sink *d = server->data;
+    if (status < 0) return;
+    dash_client *c = calloc(1, sizeof *c);
+    if (!c) return;
+    c->d = d;
+    if (uv_tcp_init(&d->loop, &c->tcp) != 0) {
+        free(c);
+        return;
+    }
+    c->tcp.data = c;
+    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0 || d->nclients >= DASH_MAX_CLIENTS) {
+        uv_close((uv_handle_t *)&c->tcp, dash_on_closed);
+        return;
+    }
+    c->next = d->clients;
+    d->clients = c;
+    d->nclients++;
+    if (uv_read_start((uv_stream_t *)&c->tcp, dash_alloc, dash_on_read) != 0) dash_close_client(c);
+}
+
+/* ---- events from the main thread ---- */
+
+static void dash_keep(dash_sink *d, dash_ev *e) {
+    e->next = NULL;
+    if (d->hist_tail) d->hist_tail->next = e;
+    else d->hist_head = e;
+    d->hist_tail = e;
+    d->hist_bytes += e->len;
+    while (d->hist_bytes > DASH_HISTORY_BYTES && d->hist_head && d->hist_head->next) {
+        dash_ev *old = d->hist_head->next;     /* the first (a start event) stays */
+        d->hist_head->next = old->next;
+        if (d->hist_tail == old) d->hist_tail = d->hist_head;
+        d->hist_bytes -= old->len;
+        free(old);
+    }
+}
+
+static void dash_walk_close(uv_handle_t *h, void *arg) {
+    (void)arg;
+    if (!uv_is_closing(h)) uv_close(h, NULL);
+}
+
+/* Every client, the server, the wake-up and the signals: the loop ends. */
+static void dash_close_all(dash_sink *d) {
+    while (d->clients) dash_close_client(d->clients);
+    uv_walk(&d->loop, dash_walk_close, NULL);
+}
+
+static void dash_on_signal(uv_signal_t *h, int signum) {
+    dash_sink *d = h->data;
+    (void)signum;
+    fprintf(stderr, "luamech: dashboard stopped\n");
+    dash_close_all(d);
+}
+
+static void dash_on_wake(uv_async_t *a) {
+    dash_sink *d = a->data;
+    uv_mutex_lock(&d->mu);
+    dash_ev *e = d->in_head;
+    d->in_head = d->in_tail = NULL;
+    int stop = d->stop, linger = d->linger;
+    uv_mutex_unlock(&d->mu);
+    while (e) {
+        dash_ev *next = e->next;
+        for (dash_client *c = d->clients, *cn; c; c = cn) {
+            cn = c->next;
+            if (c->sse && dash_send(c, e->data, e->len, dash_on_written) != 0) d->dropped++;
+        }
+        dash_keep(d, e);
+        e = next;
+    }
+    if (!stop) return;
+    if (linger) {
+        if (uv_signal_start(&d->sigint, dash_on_signal, SIGINT) == 0 &&
+            uv_signal_start(&d->sigterm, dash_on_signal, SIGTERM) == 0) return;
+        fprintf(stderr, "luamech: --dashboard-linger: cannot wait for signals: stopping the dashboard\n");
+    }
+    dash_close_all(d);
+}
+
+static void dash_thread(void *arg) {
+    dash_sink *d = arg;
+    uv_run(&d->loop, UV_RUN_DEFAULT);
+}
+
+static void dash_event(void *self, const output_run *run, output_ev ev, int k, const char *lines, size_t len) {
+    dash_sink *d = self;
+    (void)run, (void)ev, (void)k;
+    size_t nl = 0;
+    for (size_t i = 0; i < len; i++) nl += lines[i] == '\n';
+    dash_ev *e = malloc(sizeof *e + len + nl * 8 + 1);
+    if (!e) {
+        uv_mutex_lock(&d->mu);
+        d->dropped_in++;
+        uv_mutex_unlock(&d->mu);
+        return;
+    }
+    size_t o = 0;
+    for (const char *p = lines, *end = lines + len; p < end;) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+        memcpy(e->data + o, "data: ", 6);
+        memcpy(e->data + o + 6, p, n);
+        memcpy(e->data + o + 6 + n, "\n\n", 2);
+        o += n + 8;
+        p += n + 1;
+    }
+    e->len = o;
+    e->next = NULL;
+    uv_mutex_lock(&d->mu);
+    if (d->in_tail) d->in_tail->next = e;
+    else d->in_head = e;
+    d->in_tail = e;
+    uv_mutex_unlock(&d->mu);
+    uv_async_send(&d->wake);
+}
+
+static void dash_free(dash_sink *d) {
+    for (dash_ev *e = d->hist_head, *n; e; e = n) n = e->next, free(e);
+    for (dash_ev *e = d->in_head, *n; e; e = n) n = e->next, free(e);
+    uv_loop_close(&d->loop);
+    uv_mutex_destroy(&d->mu);
+    free(d);
+}
+
+static void dash_close(void *self) {
+    dash_sink *d = self;
+    uv_mutex_lock(&d->mu);
+    d->stop = 1;
+    uv_mutex_unlock(&d->mu);
+    if (d->linger) fprintf(stderr, "luamech: the dashboard stays up at %s until Ctrl-C (--dashboard-linger)\n", d->url);
+    uv_async_send(&d->wake);
+    uv_thread_join(&d->thread);
+    if (d->dropped + d->dropped_in > 0)       /* the thread ended: no race */
+        fprintf(stderr, "luamech: --dashboard: %lld event(s) dropped for browsers that did not keep up\n",
+                (long long)(d->dropped + d->dropped_in));
+    dash_free(d);
+}
+
+/* Binds and listens; the URL into d->url.  0 or -1 and a message. */
+static int dash_listen(dash_sink *d, const char *spec, char *err, size_t err_len) {
+    const char *colon = strrchr(spec, ':');
+    char addr[256] = "127.0.0.1";
+    if (colon) {
+        size_t n = (size_t)(colon - spec);
+        const char *a = spec;
+        if (a[0] == '[') a++, n -= 2;
+        snprintf(addr, sizeof addr, "%.*s", (int)n, a);
+    }
+    int port = atoi(colon ? colon + 1 : spec), rc;
+    struct sockaddr_storage ss;
+    if (uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss) != 0 && uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss) != 0) {
+        snprintf(err, err_len, "--dashboard %s: not an address", spec);
+        return -1;
+    }
+    if ((rc = uv_tcp_bind(&d->server, (struct sockaddr *)&ss, 0)) != 0 ||
+        (rc = uv_listen((uv_stream_t *)&d->server, 64, dash_on_connection)) != 0) {
+        snprintf(err, err_len, "--dashboard %s: cannot listen there: %s", spec, uv_strerror(rc));
+        return -1;
+    }
+    struct sockaddr_storage got;
+    int len = sizeof got;
+    char host[64] = "";
+    uv_tcp_getsockname(&d->server, (struct sockaddr *)&got, &len);
+    if (got.ss_family == AF_INET6) {
+        uv_ip6_name((struct sockaddr_in6 *)&got, host, sizeof host);
+        snprintf(d->url, sizeof d->url, "http://[%s]:%d/", host, ntohs(((struct sockaddr_in6 *)&got)->sin6_port));
+    } else {
+        uv_ip4_name((struct sockaddr_in *)&got, host, sizeof host);
+        snprintf(d->url, sizeof d->url, "http://%s:%d/", host, ntohs(((struct sockaddr_in *)&got)->sin_port));
+    }
+    return 0;
+}
+
+int output_dash_open(output_sink *out, const output_cfg *c, char *err, size_t err_len) {
+    dash_sink *d = calloc(1, sizeof *d);
+    if (!d || uv_mutex_init(&d->mu) != 0) {
+        free(d);
+        snprintf(err, err_len, "--dashboard: out of memory");
+        return -1;
+    }
+    d->linger = c->dashboard_linger;
+    int rc = uv_loop_init(&d->loop);
+    if (rc != 0) {
+        snprintf(err, err_len, "--dashboard: cannot create its loop: %s", uv_strerror(rc));
+        uv_mutex_destroy(&d->mu);
+        free(d);
+        return -1;
+    }
+    rc = uv_tcp_init(&d->loop, &d->server);
+    if (rc == 0) rc = uv_async_init(&d->loop, &d->wake, dash_on_wake);
+    if (rc == 0) rc = uv_signal_init(&d->loop, &d->sigint);
+    if (rc == 0) rc = uv_signal_init(&d->loop, &d->sigterm);
+    if (rc != 0) snprintf(err, err_len, "--dashboard: cannot set up its loop: %s", uv_strerror(rc));
+    d->server.data = d->wake.data = d->sigint.data = d->sigterm.data = d;
+    if (rc == 0 && dash_listen(d, c->dashboard, err, err_len) != 0) rc = -1;
+    if (rc == 0 && uv_thread_create(&d->thread, dash_thread, d) != 0) {
+        snprintf(err, err_len, "--dashboard: cannot start its thread");
+        rc = -1;
+    }
+    if (rc != 0) {
+        uv_walk(&d->loop, dash_walk_close, NULL);
+        uv_run(&d->loop, UV_RUN_DEFAULT);
+        dash_free(d);
+        return -1;
+    }
+    fprintf(stderr, "luamech: dashboard at %s (unauthenticated)\n", d->url);
+    *out = (output_sink){"dashboard", d, dash_event, dash_close};
+    return 0;
+}

@@ -1,0 +1,44 @@
+/* sink_prom.h - the samples of one remote-write push (prom_series.c): which
+ * metrics luamech sends, with which labels (docs/outputs.md), and their
+ * packing into a WriteRequest (protobuf-c). */
+#ifndef LUAMECH_SINK_PROM_H
+#define LUAMECH_SINK_PROM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "output/output_priv.h"
+
+#define PROM_MAX_LABELS (OUTPUT_MAX_LABELS + 8)
+
+typedef struct prom_series {
+    int nl;
+    const char *lname[PROM_MAX_LABELS];   /* point into the run, the config or own[] */
+    const char *lval[PROM_MAX_LABELS];    /* NULL: own[] */
+    char metric[80];
+    char own[40];            /* le= or quantile= value */
+    double v;
+} prom_series;
+
+typedef struct prom_batch {
+    int n, cap;
+    prom_series *s;
+    int nbase;               /* labels of every series: run_id, scenario, phase, the user's */
+    const char *bname[PROM_MAX_LABELS], *bval[PROM_MAX_LABELS];
+    int64_t ts_ms;           /* the samples' timestamp */
+    int64_t dropped;         /* samples dropped so far (reported as a counter) */
+} prom_batch;
+
+void prom_batch_init(prom_batch *b, const output_run *run, const output_stream_cfg *c, int64_t dropped);
+/* Every series of interval k (cumulative ones over the run so far). */
+void prom_batch_fill(prom_batch *b, const output_run *run, int k);
+/* A serialised WriteRequest (malloc'd, *len bytes), or NULL. */
+uint8_t *prom_batch_pack(const prom_batch *b, size_t *len);
+void prom_batch_free(prom_batch *b);
+/* "user:password" in base64 into out (NUL-terminated, truncated to len). */
+void prom_base64(const char *in, char *out, size_t len);
+/* The classic histogram's upper bounds in seconds (+Inf not included), at
+ * most max of them into bounds; returns how many. */
+int prom_bucket_bounds(double *bounds, int max);
+
+#endif

@@ -1,0 +1,123 @@
+# --dashboard: the page luamech serves, watched in headless Chromium through
+# the DevTools protocol (fixtures/cdp_watch.js) while a run goes: its
+# interval count grows while the status says running, it ends with the
+# run's verdict and as many intervals as summary.json, every chart is
+# drawn, and there is no script exception or console error.  Also: 404 and
+# 405, --dashboard-linger (up after the run until SIGINT), browsers that
+# never read do not delay the run's end, a port in use and a public address
+# without --dashboard-public are refused before any load (exit 2).
+. "$(dirname "$0")/lib.sh"
+F=$SRC/tests/scenarios/fixtures
+# The sanitizer build's generator and main thread are several times slower:
+# there the on-time margin is 10 s more and the rate is not compared (as in
+# test_load_models.sh); the normal build keeps the tight checks.
+SANITIZED=0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SANITIZED=1
+SLACK_MS=$(( SANITIZED * 10000 ))
+CHROMIUM=/usr/bin/chromium
+start_memcached MC
+url_of() { for _ in $(seq 100); do grep -o 'http://[^ ]*' "$1" 2> /dev/null && return; sleep 0.1; done; }
+
+# 1. The page in Chromium while the run goes (Chromium starts slowly on a
+# loaded machine: the run lasts 25 s).
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 25s -i 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r" --dashboard 0 \
+    > /dev/null 2> "$TMP/err.txt" &
+pid=$!
+URL=$(url_of "$TMP/err.txt")
+check "the dashboard's address is printed" [ -n "$URL" ]
+check "an embedded page at /" sh -c "curl -sf '$URL' | grep -q 'luamech live'"
+check "the page loads nothing from elsewhere" sh -c "! curl -sf '$URL' | grep -Eq '(src|href)=\"(https?:)?//'"
+check "404 for another path" [ "$(curl -s -o /dev/null -w '%{http_code}' "${URL}nope")" = 404 ]
+check "405 for POST" [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL")" = 405 ]
+check "server-sent events at /events" sh -c "curl -sN -m 2 '${URL}events' | grep -q '^data: {\"v\":1,\"type\":\"start\"'"
+if [ -x "$CHROMIUM" ] && node --experimental-websocket -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2> /dev/null; then
+    mkdir -p "$TMP/chrome"
+    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+        --disable-component-update --disable-sync --remote-allow-origins='*' --user-data-dir="$TMP/chrome" \
+        --window-size=1200,1300 --remote-debugging-port=0 "$URL" > /dev/null 2>&1 &
+    PIDS+=($!)
+    timeout 110 node --experimental-websocket "$F/cdp_watch.js" "$TMP/chrome" "$URL" 90 "$TMP/shot.png" > "$TMP/cdp.txt" 2>&1
+    wait "$pid"
+    rc=$?
+    done_line=$(grep '"done":true' "$TMP/cdp.txt" | tail -1)
+    [ -n "$done_line" ] || cat "$TMP/cdp.txt"
+    running_ns=$(grep '"step":"sample"' "$TMP/cdp.txt" | jq -r 'select(.state == "running") | .n' | sort -un | wc -l)
+    N=$(jq '.timers[] | select(.name == "All Transactions") | .intervals | length' "$TMP/r/summary.json")
+    echo "intervals seen while running: $running_ns distinct counts; last: $(echo "$done_line" | jq -c '.last | {n, state, timers}')"
+    check "run exits 0" [ "$rc" -eq 0 ]
+    check "the page updated while the run went (3+ interval counts seen)" [ "$running_ns" -ge 3 ]
+    check "it ends with the run's verdict" [ "$(echo "$done_line" | jq -r .last.state)" = "ended: completed (exit code 0)" ]
+    check "as many intervals as summary.json ($N)" [ "$(echo "$done_line" | jq -r .last.n)" = "$N" ]
+    check "every chart drawn with every interval" \
+        [ "$(echo "$done_line" | jq --arg n "$N" '[.last.series[] | select(endswith(":" + $n))] | length')" -eq 11 ]
+    check "a table row per timer" [ "$(echo "$done_line" | jq .last.timers)" -ge 4 ]
+    check "no script exception or console error" [ "$(echo "$done_line" | jq -c '[.errors[], (.last.errors | select(. != ""))]')" = "[]" ]
+    check "a screenshot was taken" [ -s "$TMP/shot.png" ]
+else
+    wait "$pid"
+    echo "SKIP: chromium or node --experimental-websocket missing: the page is not checked in a browser"
+fi
+
+# 2. --dashboard-linger: still up after the run, until SIGINT; the run's exit code.
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/l" --dashboard 0 \
+    --dashboard-linger > /dev/null 2> "$TMP/l.txt" &
+lpid=$!
+URL=$(url_of "$TMP/l.txt")
+for _ in $(seq 100); do grep -q "stays up" "$TMP/l.txt" && break; sleep 0.1; done
+check "linger: says it stays up" grep -q "stays up at $URL until Ctrl-C" "$TMP/l.txt"
+check "linger: the whole run is there after it ended" sh -c "curl -sN -m 2 '${URL}events' | grep -q '\"type\":\"end\"'"
+kill -INT "$lpid"
+wait "$lpid"
+check "linger: SIGINT ends it with the run's exit code (0)" [ $? -eq 0 ]
+
+# 3. Browsers that subscribe and never read: the run ends on time.
+t0=$(date +%s%N)
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 4s -i 100ms -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/b" > /dev/null 2>&1
+base_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+t0=$(date +%s%N)
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 4s -i 100ms -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/s" --dashboard 0 \
+    > /dev/null 2> "$TMP/s.txt" &
+spid=$!
+URL=$(url_of "$TMP/s.txt")
+python3 -c '
+import socket, sys, time
+host, port = sys.argv[1].split("//")[1].rstrip("/").rsplit(":", 1)
+socks = []
+for _ in range(8):
+    s = socket.create_connection((host, int(port)))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+    socks.append(s)
+time.sleep(30)' "$URL" &
+PIDS+=($!)
+wait "$spid"
+rc=$?
+el_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+tx=$(timer_count "$TMP/s/summary.json" "All Transactions")
+tx0=$(timer_count "$TMP/b/summary.json" "All Transactions")
+echo "never-reading browsers: $el_ms ms (without $base_ms ms), $tx transactions (without $tx0)"
+check "never-reading browsers: exits 0" [ "$rc" -eq 0 ]
+check "never-reading browsers: ends on time (within 2.5 s)" [ "$el_ms" -lt $(( base_ms + 2500 + SLACK_MS )) ]
+# Not asserted yet: with 8 never-reading subscribers the rate was measured at
+# about half the run's without them on the loaded 2-core test machine (open
+# issue, docs/outputs.md); the run still ends on time (checked above).
+echo "never-reading browsers: rate ratio $(( tx * 100 / (tx0 > 0 ? tx0 : 1) ))% of the run without them (not asserted: open issue)"
+
+# 4. Bad values: one message, exit 2, no load.
+gets0=$(mc_stat "$MC" cmd_get)
+python3 -c 'import socket,time,sys; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1); print(s.getsockname()[1], flush=True); time.sleep(30)' > "$TMP/busy.port" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$TMP/busy.port" ] && break; sleep 0.1; done
+BUSY=$(cat "$TMP/busy.port")
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/x1" --dashboard "$BUSY" > /dev/null 2> "$TMP/x1.txt"
+check "port in use: exit 2" [ $? -eq 2 ]
+check "port in use: says so" grep -q "cannot listen there: address already in use" "$TMP/x1.txt"
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/x2" --dashboard 0.0.0.0:0 > /dev/null 2> "$TMP/x2.txt"
+check "public address without --dashboard-public: exit 2" [ $? -eq 2 ]
+check "... and why" grep -q "no authentication: add --dashboard-public" "$TMP/x2.txt"
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/x3" --dashboard localhost:80x > /dev/null 2> "$TMP/x3.txt"
+check "malformed value: exit 2" [ $? -eq 2 ]
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/x4" --dashboard-linger > /dev/null 2> "$TMP/x4.txt"
+check "--dashboard-linger alone: exit 2" [ $? -eq 2 ]
+check "no load was sent for the bad values" [ "$(mc_stat "$MC" cmd_get)" -eq "$gets0" ]
+finish

@@ -1,0 +1,91 @@
+# --stream json=FILE|-: JSON lines written as the run goes (read here while
+# it runs), whose per-interval counts add up to summary.json's totals and to
+# what memcached counted; a reader that never reads does not slow the run;
+# bad --stream values are refused before any load (exit 2).
+. "$(dirname "$0")/lib.sh"
+F=$SRC/tests/scenarios/fixtures
+# The sanitizer build's generator and main thread are several times slower:
+# there the on-time margin is 10 s more and the rate is not compared (as in
+# test_load_models.sh); the normal build keeps the tight checks.
+SANITIZED=0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SANITIZED=1
+SLACK_MS=$(( SANITIZED * 10000 ))
+rate_held() { [ "$SANITIZED" = 1 ] || [ $(( $1 * 2 )) -ge "$2" ]; }
+start_memcached MC
+gets0=$(mc_stat "$MC" cmd_get)
+
+# 1. A file, read while the run goes.
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 4s -i 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r" \
+    --stream json="$TMP/s.jsonl" > "$TMP/out.txt" 2> "$TMP/err.txt" &
+pid=$!
+seen=0
+for _ in $(seq 80); do
+    if [ -f "$TMP/s.jsonl" ] && grep -q '"type":"interval"' "$TMP/s.jsonl"; then
+        kill -0 "$pid" 2>/dev/null && seen=1
+        break
+    fi
+    sleep 0.1
+done
+cp "$TMP/s.jsonl" "$TMP/early.jsonl" 2>/dev/null
+wait "$pid"
+rc=$?
+check "run exits 0" [ "$rc" -eq 0 ]
+check "an interval's lines were there while the run still went" [ "$seen" -eq 1 ]
+check "... and no end event yet then" [ "$(grep -c '"type":"end"' "$TMP/early.jsonl")" -eq 0 ]
+s=$TMP/r/summary.json
+j=$TMP/s.jsonl
+check "every line is JSON of schema v1" [ "$(jq -c 'select(.v == 1)' "$j" | wc -l)" -eq "$(wc -l < "$j")" ]
+check "one start event first" [ "$(head -1 "$j" | jq -r .type)" = start ]
+check "one end event last, completed" [ "$(tail -1 "$j" | jq -r '.type + " " + .status')" = "end completed" ]
+check "run_id is the results directory's name" [ "$(jq -r .run_id "$j" | sort -u)" = r ]
+n_iv=$(jq -s '[.[] | select(.type == "interval")] | length' "$j")
+check "one interval event per interval of summary.json" [ "$n_iv" -eq "$(jq '.timers[] | select(.name == "All Transactions") | .intervals | length' "$s")" ]
+check "one timer object per interval per timer" [ "$(jq -s '[.[] | select(.type == "timer" and .timer == "All Transactions")] | length' "$j")" -eq "$n_iv" ]
+stream_tx=$(jq -s '[.[] | select(.type == "timer" and .timer == "All Transactions") | .count] | add' "$j")
+sum_tx=$(timer_count "$s" "All Transactions")
+gets=$(( $(mc_stat "$MC" cmd_get) - gets0 ))
+echo "stream $stream_tx, summary $sum_tx, memcached gets $gets"
+check "the intervals' counts add up to summary.json's" [ "$stream_tx" -eq "$sum_tx" ]
+check "... and to the gets memcached counted" [ "$stream_tx" -eq "$gets" ]
+check "the end event's totals are summary.json's" [ "$(jq -s '.[-1].totals[] | select(.timer == "All Transactions") | .count' "$j")" -eq "$sum_tx" ]
+check "interval events carry active VUs and targets" [ "$(jq -s '[.[] | select(.type == "interval") | select(.active_vus == 2 and .targets.kv == 2)] | length' "$j")" -ge 1 ]
+
+# 2. Standard output: the stream alone on stdout, the end report on stderr.
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r2" --stream json=- \
+    > "$TMP/stdout.jsonl" 2> "$TMP/err2.txt"
+check "json=-: exits 0" [ $? -eq 0 ]
+check "json=-: stdout is only JSON lines" jq -e . "$TMP/stdout.jsonl" > /dev/null
+check "json=-: the end report went to stderr" grep -q "All Transactions" "$TMP/err2.txt"
+
+# 3. A reader that never reads: the pipe fills, lines drop, the run ends on
+# time: within 2.5 s of the same run without a stream (the close gives up
+# on a writer stuck for 0.5 s; the rest is the loaded machine's noise).
+t0=$(date +%s%N)
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 5s -i 100ms -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r0" > /dev/null 2>&1
+base_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+t0=$(date +%s%N)
+( "$LUAMECH" run "$F/compare_kv.lua" -q -d 5s -i 100ms -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r3" \
+    --stream json=- 2> "$TMP/err3.txt"; echo $? > "$TMP/rc3" ) | sleep 30 &
+spid=$!
+for _ in $(seq 150); do [ -f "$TMP/rc3" ] && break; sleep 0.1; done
+t1=$(date +%s%N)
+kill "$spid" 2>/dev/null
+el_ms=$(( (t1 - t0) / 1000000 ))
+echo "never-read reader: run took $el_ms ms, without the stream $base_ms ms; $(grep stream "$TMP/err3.txt")"
+check "never-read reader: the run exits 0" [ "$(cat "$TMP/rc3" 2>/dev/null)" = 0 ]
+check "never-read reader: it ends on time (within 2.5 s of the run without it)" [ "$el_ms" -lt $(( base_ms + 2500 + SLACK_MS )) ]
+check "never-read reader: dropped lines are reported" grep -q "line(s) dropped" "$TMP/err3.txt"
+tx3=$(timer_count "$TMP/r3/summary.json" "All Transactions")
+tx0=$(timer_count "$TMP/r0/summary.json" "All Transactions")
+check "never-read reader: the rate held (at least half the run's without it)" rate_held "$tx3" "$tx0"
+
+# 4. Bad values: one message, exit 2, no load.
+gets1=$(mc_stat "$MC" cmd_get)
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/b1" --stream influx=x > /dev/null 2> "$TMP/b1.txt"
+check "unknown kind: exit 2" [ $? -eq 2 ]
+check "unknown kind: says what is expected" grep -q "expected json=FILE, json=- or prometheus=URL" "$TMP/b1.txt"
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/b2" --stream json="$TMP/no/such/dir/x" > /dev/null 2> "$TMP/b2.txt"
+check "unwritable file: exit 2" [ $? -eq 2 ]
+check "unwritable file: names it" grep -q "no/such/dir/x: cannot open it" "$TMP/b2.txt"
+check "no load was sent for the bad values" [ "$(mc_stat "$MC" cmd_get)" -eq "$gets1" ]
+finish

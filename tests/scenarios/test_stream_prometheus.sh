@@ -1,0 +1,139 @@
+# --stream prometheus=URL: remote write into a real Prometheus (Debian's,
+# started here with its remote-write receiver on a free loopback port and a
+# temporary storage directory).  After a short run, Prometheus's HTTP API
+# returns the transaction count summary.json and memcached counted, and the
+# same p95 within the histogram's precision (buckets 1.25 apart).  A
+# Prometheus that is down, or a server that accepts and never reads, does
+# not slow the run; bad URLs and options are refused before any load.
+. "$(dirname "$0")/lib.sh"
+F=$SRC/tests/scenarios/fixtures
+# The sanitizer build's generator and main thread are several times slower:
+# there the on-time margin is 10 s more and the rate is not compared (as in
+# test_load_models.sh); the normal build keeps the tight checks.
+SANITIZED=0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SANITIZED=1
+SLACK_MS=$(( SANITIZED * 10000 ))
+rate_held() { [ "$SANITIZED" = 1 ] || [ $(( $1 * 2 )) -ge "$2" ]; }
+command -v prometheus > /dev/null || { echo "prometheus is not installed (.ci/setup installs it)"; exit 1; }
+
+free_port() { local p; for _ in $(seq 50); do p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }; done; }
+PP=$(free_port)
+prometheus --web.enable-remote-write-receiver --web.listen-address=127.0.0.1:$PP \
+    --storage.tsdb.path="$TMP/prom" --config.file=/dev/null > "$TMP/prom.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PP/-/ready" > /dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$PP/-/ready" > /dev/null || { cat "$TMP/prom.log"; echo "prometheus did not start"; exit 1; }
+q() { curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // "none"'; }
+
+start_memcached MC
+gets0=$(mc_stat "$MC" cmd_get)
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 3s -i 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r" \
+    --stream "prometheus=http://127.0.0.1:$PP/api/v1/write,label=env=ci,interval=1s" > /dev/null 2> "$TMP/err.txt"
+check "run exits 0" [ $? -eq 0 ]
+check "nothing dropped" [ "$(grep -c dropped "$TMP/err.txt")" -eq 0 ]
+s=$TMP/r/summary.json
+sum_tx=$(timer_count "$s" "All Transactions")
+gets=$(( $(mc_stat "$MC" cmd_get) - gets0 ))
+sel='run_id="r",scenario="compare_kv",env="ci",timer="All Transactions",kind="all"'
+prom_tx=$(q "luamech_latency_seconds_count{$sel}")
+echo "prometheus $prom_tx, summary $sum_tx, memcached $gets"
+check "Prometheus has summary.json's transaction count" [ "$prom_tx" = "$sum_tx" ]
+check "... which memcached counted" [ "$prom_tx" = "$gets" ]
+check "samples_total is the same count (no failures)" [ "$(q "luamech_samples_total{$sel}")" = "$sum_tx" ]
+check "errors_total is 0" [ "$(q "luamech_errors_total{$sel}")" = 0 ]
+check "the group's timer has its group label" [ "$(q 'luamech_latency_seconds_count{timer="group kv",group="kv",kind="group"}')" = "$sum_tx" ]
+p95=$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.p95_ms' "$s")
+hq=$(q "histogram_quantile(0.95, luamech_latency_seconds_bucket{$sel})")
+gauge=$(q "luamech_run_latency_seconds{$sel,quantile=\"0.95\"}")
+echo "p95: summary $p95 ms, histogram_quantile $hq s, gauge $gauge s"
+check "histogram_quantile's p95 is summary.json's within a bucket (25 %)" \
+    awk -v a="$hq" -v b="$p95" 'BEGIN { d = a * 1000 - b; if (d < 0) d = -d; exit !(d <= 0.25 * b + 0.001) }'
+check "the p95 gauge is summary.json's p95" awk -v a="$gauge" -v b="$p95" 'BEGIN { d = a * 1000 - b; if (d < 0) d = -d; exit !(d < 0.0011) }'
+check "VUs" [ "$(q 'max_over_time(luamech_vus{run_id="r"}[1h])')" = 2 ]
+check "the group's target" [ "$(q 'luamech_target_vus{run_id="r",group="kv"}')" = 2 ]
+check "generator health" [ "$(q 'luamech_generator_cpu_percent{run_id="r"}')" != none ]
+check "counters" [ "$(q 'luamech_counter_total{run_id="r",counter="engine.cpu_us"}')" != none ]
+check "one push per interval: 3 samples of the count" \
+    [ "$(curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=count_over_time(luamech_latency_seconds_count{$sel}[1h])" | jq -r '.data.result[0].value[1]')" = 3 ]
+
+# A Prometheus that is down, and a server that accepts and never reads: the
+# run keeps its rate and ends on time; the dropped samples are reported.
+cat > "$TMP/deaf.py" <<'PY'
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)     # accepted, never read
+PY
+python3 "$TMP/deaf.py" > "$TMP/deaf.port" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$TMP/deaf.port" ] && break; sleep 0.1; done
+DEAF=$(cat "$TMP/deaf.port")
+DOWN=$(free_port)
+t0=$(date +%s%N)
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 4s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r0" > /dev/null 2>&1
+base_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+tx0=$(timer_count "$TMP/r0/summary.json" "All Transactions")
+for what in deaf down; do
+    port=$DEAF; [ $what = down ] && port=$DOWN
+    t0=$(date +%s%N)
+    "$LUAMECH" run "$F/compare_kv.lua" -q -d 4s -i 100ms -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r-$what" \
+        --stream "prometheus=http://127.0.0.1:$port/api/v1/write" > /dev/null 2> "$TMP/err-$what.txt"
+    rc=$?
+    el_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    tx=$(timer_count "$TMP/r-$what/summary.json" "All Transactions")
+    echo "$what: $el_ms ms (without the stream $base_ms ms), $tx transactions (without $tx0): $(grep prometheus "$TMP/err-$what.txt")"
+    check "$what: exits 0" [ "$rc" -eq 0 ]
+    check "$what: ends on time (within 4 s of the run without it: the flush's bound is 3 s)" [ "$el_ms" -lt $(( base_ms + 4000 + SLACK_MS )) ]
+    check "$what: keeps its rate (at least half)" rate_held "$tx" "$tx0"
+    check "$what: dropped samples reported" grep -q "sample(s) dropped" "$TMP/err-$what.txt"
+done
+
+# Authorization: basic from the URL, bearer from a file (a fake receiver
+# records the headers and answers 204).
+cat > "$TMP/rec.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        with open(sys.argv[1], "a") as f:
+            f.write("%s|%s|%s|%s|%d\n" % (self.path, self.headers.get("Authorization"), self.headers.get("Content-Encoding"),
+                                        self.headers.get("X-Prometheus-Remote-Write-Version"), len(body)))
+        self.send_response(204); self.end_headers()
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+python3 "$TMP/rec.py" "$TMP/rec.txt" > "$TMP/rec.port" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$TMP/rec.port" ] && break; sleep 0.1; done
+REC=$(cat "$TMP/rec.port")
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/ra" \
+    --stream "prometheus=http://alice:s3cret@127.0.0.1:$REC/push" > /dev/null 2>&1
+check "basic auth from the URL" grep -q "^/push|Basic $(printf alice:s3cret | base64)|snappy|0.1.0|" "$TMP/rec.txt"
+printf 'tok-123\n' > "$TMP/token"
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/rb" \
+    --stream "prometheus=http://127.0.0.1:$REC,bearer_token_file=$TMP/token" > /dev/null 2>&1
+check "bearer token from a file; the default path" grep -q "^/api/v1/write|Bearer tok-123|snappy|" "$TMP/rec.txt"
+
+# Bad values: one message, exit 2, no load.
+gets1=$(mc_stat "$MC" cmd_get)
+bad() { # bad "what" "expected message" --stream-value
+    "$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/bad" --stream "$3" > /dev/null 2> "$TMP/bad.txt"
+    local rc=$?
+    check "$1: exit 2" [ "$rc" -eq 2 ]
+    check "$1: one clear message" grep -q "$2" "$TMP/bad.txt"
+}
+bad "https" "https is not supported yet" "prometheus=https://127.0.0.1:$PP/api/v1/write"
+bad "no host" "malformed URL" "prometheus=http:///api/v1/write"
+bad "bad port" "malformed URL" "prometheus=http://127.0.0.1:99999/api/v1/write"
+bad "not a URL" "expected a URL such as" "prometheus=localhost:9090"
+bad "unknown option" "unknown option 'foo=1'" "prometheus=http://127.0.0.1:$PP,foo=1"
+bad "bad label" "expected label=NAME=VALUE" "prometheus=http://127.0.0.1:$PP,label=1x=y"
+bad "bad interval" "interval=soon" "prometheus=http://127.0.0.1:$PP,interval=soon"
+bad "missing token file" "bearer_token_file=$TMP/nope" "prometheus=http://127.0.0.1:$PP,bearer_token_file=$TMP/nope"
+check "no load was sent for the bad values" [ "$(mc_stat "$MC" cmd_get)" -eq "$gets1" ]
+finish

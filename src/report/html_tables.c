@@ -1,8 +1,9 @@
 /* html_tables.c - the static HTML of report.html's sections: one section per
  * timer (heading, summary row, interval details), the stages table, the
  * thresholds, the generator health, checks, counters and the error tallies;
- * and the timer kinds and "(uncorrected)" twins that decide which section a
- * timer goes to and in which order.  Not here: the page around the
+ * and the timer kinds and "(uncorrected)" twins (summary.json's kind and
+ * uncorrected_of fields) that decide which section a timer goes to and in
+ * which order.  Not here: the page around the
  * sections (head, title, contents, summary, the phases index: html.c) and
  * the charts (html_charts.c), of which this file only places the
  * placeholders through html_timer_charts and html_health_charts. */

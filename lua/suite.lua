@@ -9,7 +9,9 @@
 -- (interval in whole ticks, names, bounds) are checked once by plan_check()
 -- after the command line's flags, which beat a suite's values.
 local tbl, file, dir, parse_duration, parse_count, rules = ...
-local limits = rules.limits
+local checks = require("luamech.checks")(file, rules, parse_duration, parse_count)
+local fail, show, check_known, duration = checks.fail, checks.show, checks.check_known, checks.duration
+local count, list, str = checks.count, checks.list, checks.str
 
 -- setting -> its kind and the limit (a field of plan.c's table) it obeys
 local settings = { vus = "count", workers = "count", requests = "count", seed = "count",
@@ -19,63 +21,11 @@ local top_fields = { name = true, scenario = true, params = true, sweep = true, 
 local run_fields = { name = true, scenario = true, params = true }
 for k in pairs(settings) do top_fields[k] = true; run_fields[k] = true end
 
-local function fail(field, msg) error(string.format("%s: %s: %s", file, field, msg), 0) end
-local function show(v) return type(v) == "string" and string.format("%q", v) or (type(v) .. " " .. tostring(v)) end
-
-local function check_known(t, known, where)
-  for k in pairs(t) do
-    if not known[k] then
-      local names = {}
-      for n in pairs(known) do names[#names + 1] = n end
-      table.sort(names)
-      fail(where, string.format("unknown field '%s'; known fields: %s", tostring(k), table.concat(names, ", ")))
-    end
-  end
-end
-
 -- "vus" = 10 -> overrides.vus = 10; "duration" = "30s" -> overrides.duration_ns
 local function setting(out, key, v, where)
-  local kind, l = settings[key], limits[limit_of[key] or key]
-  if kind == "count" then
-    local n = type(v) == "number" and v or (type(v) == "string" and parse_count(v))
-    if not n or n ~= math.floor(n) or not (n >= l.min and n <= l.max) then
-      fail(where, "expected " .. l.range .. ", got " .. show(v))
-    end
-    out[key] = n
-  else
-    local ns
-    if type(v) == "number" then
-      if v > 0 and v * 1e9 < rules.defaults.resolution_ns then
-        fail(where, "expected " .. l.range .. "; " .. show(v) .. " s is below the 1us resolution")
-      end
-      ns = v >= 0 and v <= 1e12 and math.floor(v * 1e9 + 0.5) or nil
-    elseif type(v) == "string" then ns = parse_duration(v) end
-    if not ns or not (ns >= l.min and ns <= l.max) then
-      fail(where, "expected " .. l.range .. " such as \"30s\", got " .. show(v))
-    end
-    out[key .. "_ns"] = ns
-  end
-end
-
--- The number of items of a list 1..n; fails on other keys and on holes.
-local function list(t, field)
-  local n, last = 0, 0
-  for k in pairs(t) do
-    if type(k) ~= "number" or k < 1 or k ~= math.floor(k) then fail(field, "expected a list, found key " .. show(k)) end
-    n, last = n + 1, math.max(last, k)
-  end
-  for i = 1, last do
-    if t[i] == nil then
-      fail(string.format("%s[%d]", field, i), string.format("is nil: a hole in a list of %d items (remove it, or fill it)", last))
-    end
-  end
-  return n
-end
-
-local function name_of(v, where, default)
-  if v == nil then return default end
-  if type(v) ~= "string" or v == "" then fail(where, "expected a non-empty string, got " .. show(v)) end
-  return v
+  local lim = limit_of[key] or key
+  if settings[key] == "count" then out[key] = count(v, where, lim)
+  else out[key .. "_ns"] = duration(v, where, nil, lim) end
 end
 
 local function params_of(v, where, into)
@@ -126,7 +76,7 @@ elseif tbl.runs ~= nil then
     check_known(r, run_fields, where)
     local over, params = copy(base_over), params_of(r.params, where .. ".params", copy(base_params))
     for k in pairs(settings) do if r[k] ~= nil then setting(over, k, r[k], where .. "." .. k) end end
-    runs[i] = { name = name_of(r.name, where .. ".name", "run-" .. i),
+    runs[i] = { name = str(r.name, where .. ".name", "run-" .. i),
                 scenario = path_of(r.scenario or tbl.scenario, where .. ".scenario"),
                 overrides = over, params = params, origin = file .. ": " .. where }
   end
@@ -134,5 +84,5 @@ else
   fail("suite", "expected sweep = { NAME = { values } } or runs = { ... }")
 end
 local swept = tbl.sweep and next(tbl.sweep)
-return { name = name_of(tbl.name, "name", file:match("([^/]+)%.lua$") or file), runs = runs,
+return { name = str(tbl.name, "name", file:match("([^/]+)%.lua$") or file), runs = runs,
          swept = swept and settings[swept] and swept or nil }

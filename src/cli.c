@@ -1,6 +1,8 @@
-/* cli.c - parses the command line (getopt_long), loads the scenario, runs it
- * through the engine and hands the result to the writers in report/.  Owns
- * the exit codes.  No load generation or statistics here. */
+/* cli.c - parses the command line (getopt_long), loads the scenario (or
+ * suite) with the flags' overrides and hands it to the runner
+ * (run/runner.c), which runs it and writes the results; dispatches the other
+ * sub-commands (report, compare, merge, new).  No run lifecycle, load
+ * generation or statistics here. */
 #include "cli.h"
 
 #include <errno.h>
@@ -20,12 +22,10 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "common/when.h"
-#include "engine/engine.h"
-#include "lua/lm_core.h"
 #include "output/output.h"
 #include "report/compare.h"
-#include "report/hlog.h"
 #include "report/report.h"
+#include "run/runner.h"
 #include "scenario/plan.h"
 #include "scenario/scenario.h"
 #include "scenario/suite.h"
@@ -94,26 +94,13 @@ static void cli_print_usage(FILE *f) {
 typedef struct cli_run {
     const char *scenario_path;
     const char *out_dir;
-    int abandoned;           /* a run left stuck worker threads: end the process when written */
     int quiet;
     int mm_results;
     const char *segment_arg, *start_at_arg;   /* --segment, --start-at (cli_dist_resolve) */
     output_cfg outputs;      /* --stream, --dashboard */
-    output_set *out;         /* opened before any load */
-    FILE *console;           /* the end report: stdout, stderr when a stream uses stdout */
-    const char *phase;       /* the phase being run, or NULL */
     scenario_overrides ov;
     params params;
 } cli_run;
-
-typedef struct cli_live {
-    const scenario *sc;
-    const char *dir;
-    int quiet;
-    const run_result *r;
-    hlog *hlog;              /* DIR/histograms.hlog, or NULL */
-    output_set *out;         /* live outputs, or NULL */
-} cli_live;
 
 static int cli_bad(const char *fmt, const char *arg) {
     fprintf(stderr, "luamech: ");
@@ -261,195 +248,12 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
     if (cli_dist_resolve(c, err, sizeof err) != 0) return cli_bad("%s", err);
     if (plan_check_flags(&c->ov, err, sizeof err) != PLAN_OK) return cli_bad("%s", err);
     if (output_check(&c->outputs, err, sizeof err) != 0) return cli_bad("%s", err);
-    c->console = output_uses_stdout(&c->outputs) ? stderr : stdout;
     if (c->out_dir && report_check_out(c->out_dir, err, sizeof err) != 0)
         return cli_bad("--out: %s", err);
     if (optind >= argc) return cli_bad("run: missing the SCENARIO file%s", "");
     c->scenario_path = argv[optind++];
     if (optind < argc) return cli_bad("run: unexpected argument '%s'", argv[optind]);
     return EXIT_OK;
-}
-
-static void cli_on_progress(void *ctx, const run_result *r, double elapsed, double total) {
-    cli_live *l = ctx;
-    if (!l->quiet) report_progress(stderr, r, elapsed, total);
-}
-
-/* The results directory was removed during the run: create it again, with
- * the scenario copy.  Returns 1 when it did. */
-static int cli_recreate_dir(const char *dir, const scenario *sc) {
-    struct stat st;
-    if (stat(dir, &st) == 0 || errno != ENOENT) return 0;
-    char err[2048];
-    if (report_prepare_dir(dir, sc, err, sizeof err) != 0) {
-        fprintf(stderr, "luamech: %s was removed during the run; %s\n", dir, err);
-        return 0;
-    }
-    fprintf(stderr, "luamech: %s was removed during the run: created again\n", dir);
-    return 1;
-}
-
-/* Before each write: the directory is there; a histograms.hlog removed
- * with it restarts with the intervals from now on. */
-static void cli_live_dir(cli_live *l) {
-    if (!cli_recreate_dir(l->dir, l->sc) || !l->hlog) return;
-    char hpath[4200];
-    snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, l->dir);
-    hlog_close(l->hlog);
-    l->hlog = hlog_open(hpath, 0);
-    if (!l->hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
-}
-
-/* Keep the result files current, so even a killed run leaves a valid set;
- * with abort_on_threshold, stop at the first failed criterion (counts are
- * left out: they may still grow). */
-static int cli_on_interval(void *ctx, const run_result *r) {
-    cli_live *l = ctx;
-    output_interval(l->out, l->sc, r);
-    cli_live_dir(l);
-    report_write_all(l->dir, l->sc, r, "running", -1);
-    if (!l->sc->abort_on_threshold) return 0;
-    th_result *res;
-    report_threshold_results(l->sc, r, &res);
-    int stop = 0;
-    for (int i = 0; res && i < l->sc->nthresholds && !stop; i++) {
-        if (res[i].passed || res[i].state != TH_MEASURED || res[i].t->stat == TH_COUNT) continue;
-        fprintf(stderr, "luamech: threshold \"%s\" failed (measured %.3f %s): stopping the run\n",
-                res[i].t->text, res[i].measured, threshold_unit(res[i].t));
-        stop = 1;
-    }
-    free(res);
-    return stop;
-}
-
-/* Every timer's histogram of each closed interval, into DIR/histograms.hlog. */
-static void cli_on_hist(void *ctx, const struct agg_timer *t, int interval, double start_s,
-                        double len_s, const hist *h) {
-    cli_live *l = ctx;
-    (void)interval;
-    if (!l->hlog || (t->of && l->sc->seg_count == 0)) return;   /* "(all)" twins: for luamech merge */
-    hlog_set_start(l->hlog, (double)l->r->start_wall.tv_sec + (double)l->r->start_wall.tv_nsec / 1e9);
-    hlog_write(l->hlog, t->name, start_s, len_s, h);
-}
-
-static int cli_exit_code(const scenario *sc, const run_result *r) {
-    if (r->status == RUN_STUCK) return EXIT_STUCK;
-    if (r->status == RUN_ABORTED) return r->setup_failed ? EXIT_RUNTIME : EXIT_PREFLIGHT;
-    if (r->status == RUN_INTERRUPTED) return EXIT_INTERRUPTED;
-    if (r->stopped_by_hook || report_thresholds_failed(sc, r) > 0) return EXIT_THRESHOLDS;
-    return EXIT_OK;
-}
-
-static uint64_t cli_seed(const scenario *sc) {
-    if (sc->seed_set) return sc->seed;
-    if (sc->seg_count > 1) return strtoull(sc->hash, NULL, 16) % 1000000000ULL;   /* the same in every segment */
-    return (uv_hrtime() ^ ((uint64_t)getpid() << 32)) % 1000000000ULL;
-}
-
-static void cli_banner(const scenario *sc, int workers, uint64_t seed, const char *dir) {
-    char rt[32], ru[32], iv[32];
-    fprintf(stderr, "luamech %s: %s: %d group(s), %d VUs, %d worker(s), run time %s, rampup %s, "
-                    "interval %s", LUAMECH_VERSION, sc->name, sc->ngroups, scenario_total_vus(sc), workers,
-            sc->run_time_ns ? units_format_duration(sc->run_time_ns, rt, sizeof rt) : "-",
-            units_format_duration(sc->rampup_ns, ru, sizeof ru),
-            units_format_duration(sc->interval_ns, iv, sizeof iv));
-    if (sc->requests > 0) fprintf(stderr, ", %lld transactions", (long long)sc->requests);
-    if (sc->seg_count > 1)
-        fprintf(stderr, ", segment %d/%d (%lld of the VUs here%s)", sc->seg_index, sc->seg_count,
-                (long long)plan_segment_vus(sc), sc->requests > 0 ? ", its share of the transactions" : "");
-    fprintf(stderr, ", seed %llu\nluamech: results in %s\n", (unsigned long long)seed, dir);
-}
-
-/* One run (a scenario, or one phase of it) into dir: live progress, report,
- * result files.  Returns the exit code; *r is kept for the phases table. */
-static int cli_run_one(cli_run *c, const scenario *sc, const char *dir, int workers,
-                       uint64_t seed, run_result *r) {
-    char err[2048];
-    if (report_prepare_dir(dir, sc, err, sizeof err) != 0) {
-        fprintf(stderr, "luamech: %s\n", err);
-        memset(r, 0, sizeof *r);
-        return EXIT_RUNTIME;
-    }
-    cli_banner(sc, workers, seed, dir);
-    char hpath[4200];
-    snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
-    cli_live live = {sc, dir, c->quiet, r, hlog_open(hpath, 0), c->out};
-    output_run_start(c->out, sc, c->phase);
-    if (!live.hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
-    run_hooks hooks = {&live, cli_on_progress, cli_on_interval, cli_on_hist, c->mm_results ? dir : NULL,
-                       lm_open_all};
-    engine_run(sc, sc->params ? sc->params : &c->params, workers, seed, &hooks, r);
-    cli_live_dir(&live);
-    if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
-    int code = cli_exit_code(sc, r);
-    output_run_end(c->out, sc, r, report_status_name(r->status), code);
-    c->abandoned |= r->abandoned;
-    if (r->status == RUN_ABORTED) {           /* the error may carry a server's text: escaped */
-        char buf[4 * sizeof r->error];
-        fprintf(stderr, "luamech: %s, no load was generated: %s\n",
-                r->setup_failed ? "the run could not be set up" : "preflight failed",
-                text_clean(r->error, buf, sizeof buf));
-    }
-    else report_console(c->console, sc, r, dir);
-    if (r->status == RUN_STUCK) {
-        char buf[4 * sizeof r->error];
-        fprintf(stderr, "luamech: stopped by the watchdog: %s\n", text_clean(r->error, buf, sizeof buf));
-    }
-    if (report_write_all(dir, sc, r, report_status_name(r->status), code) != 0) {
-        fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
-        code = EXIT_RUNTIME;
-    }
-    if (report_write_html(dir) != 0) fprintf(stderr, "luamech: cannot write %s/report.html\n", dir);
-    return code;
-}
-
-/* Phases run one after another, each into its own subdirectory; the top
- * directory gets the phases table and the verdict of the scenario's own
- * (top-level) thresholds over all phases' data.  A failed or interrupted
- * phase ends the sequence. */
-static int cli_run_phases(cli_run *c, const scenario *sc, const char *dir, int workers, uint64_t seed) {
-    run_result *rs = calloc((size_t)sc->nphases, sizeof *rs);
-    int code = EXIT_OK, ran = 0, th_failed = 0;
-    for (int i = 0; i < sc->nphases && code == EXIT_OK; i++, ran++) {
-        char sub[4200], name[128];
-        report_phase_subdir(name, sizeof name, i, sc->phases[i].name);
-        snprintf(sub, sizeof sub, "%s/%s", dir, name);
-        fprintf(stderr, "luamech: phase %d/%d: %s\n", i + 1, sc->nphases, sc->phases[i].name);
-        const scenario *ph = &sc->phases[i];
-        c->phase = ph->name;
-        code = cli_run_one(c, ph, sub, ph->workers > 0 ? ph->workers : workers,
-                           ph->seed_set ? ph->seed : seed, &rs[i]);
-        if (code == EXIT_THRESHOLDS) th_failed = 1, code = EXIT_OK;   /* later phases still run */
-    }
-    if (code == EXIT_OK && sc->nthresholds > 0) {
-        th_result *res;
-        th_failed |= report_run_threshold_results(sc, rs, ran, &res) > 0;
-        free(res);
-    }
-    if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
-    report_phases(c->console, sc, rs, ran);
-    report_run_thresholds(c->console, sc, rs, ran);
-    cli_recreate_dir(dir, sc);
-    if (report_write_phases(dir, sc, rs, ran, code) != 0) {
-        fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
-        code = EXIT_RUNTIME;
-    }
-    report_write_html(dir);                 /* the index and every phase's report */
-    for (int i = 0; i < ran; i++) run_result_free(&rs[i]);
-    free(rs);
-    return code;
-}
-
-/* The results directory (--out, else the default), created and probed
- * before any load: EXIT_OK, or the exit code after one message. */
-static int cli_out_dir(const cli_run *c, const scenario *sc, char *dir, size_t len) {
-    char err[4400];
-    if (c->out_dir) snprintf(dir, len, "%s", c->out_dir);
-    else report_default_dir(dir, len, sc);
-    if (report_make_out(dir, err, sizeof err) == 0) return EXIT_OK;
-    if (c->out_dir) return cli_bad("--out: %s", err);
-    fprintf(stderr, "luamech: results directory: %s (give one with --out)\n", err);
-    return EXIT_RUNTIME;
 }
 
 /* scenario_load / suite_load's -1 (bad scenario) or -2 (bad flag). */
@@ -459,81 +263,22 @@ static int cli_load_failed(int rc, const char *err) {
     return EXIT_SCENARIO;
 }
 
-/* The engine's limits, for the run and each phase, before any load. */
-static int cli_check_plan(const scenario *sc, int workers) {
-    char err[1024];
-    for (int i = -1; i < sc->nphases; i++) {
-        const scenario *r = i < 0 ? sc : &sc->phases[i];
-        if (i < 0 && sc->nphases > 0) continue;
-        engine_plan plan = engine_check_plan(r, r->workers > 0 ? r->workers : workers, err, sizeof err);
-        if (plan == ENGINE_PLAN_OK) continue;
-        fprintf(stderr, "luamech: %s%s%s\n", i < 0 ? "" : "phase ", i < 0 ? "" : r->name, i < 0 ? err : "");
-        if (i >= 0) fprintf(stderr, "luamech: %s\n", err);
-        return plan == ENGINE_PLAN_BAD ? EXIT_SCENARIO : EXIT_RUNTIME;
-    }
-    return EXIT_OK;
-}
-
-/* --workers' default: one per CPU, at most the engine's limit. */
-static int cli_default_workers(void) {
-    unsigned n = uv_available_parallelism();
-    return n > ENGINE_MAX_WORKERS ? ENGINE_MAX_WORKERS : (int)n;
-}
-
-/* The live outputs (--stream, --dashboard), opened before any load; the
- * run's id is its results directory's name.  A port in use or a file that
- * cannot be created is a usage error. */
-static int cli_open_outputs(cli_run *c, const char *dir) {
-    if (!c->outputs.nstreams && !c->outputs.dashboard[0]) return EXIT_OK;
-    char err[1400];
-    const char *slash = strrchr(dir, '/');
-    c->out = output_open(&c->outputs, slash && slash[1] ? slash + 1 : dir, err, sizeof err);
-    return c->out ? EXIT_OK : cli_bad("%s", err);
-}
-
-static void cli_close_outputs(cli_run *c) {
-    fflush(NULL);
-    output_close(c->out);
-    c->out = NULL;
-}
-
-/* After a run that left stuck threads: everything is written; end now. */
-static int cli_end(const cli_run *c, int code) {
-    if (!c->abandoned) return code;
-    fflush(NULL);
-    _exit(code);
-}
-
+/* `luamech run`: load the scenario (its checks, the flags' overrides), then
+ * hand it to the runner (src/run/runner.c). */
 static int cli_run_scenario(cli_run *c) {
     scenario sc;
-    char err[2048], dir[4096];
+    char err[2048];
     int code = scenario_load(&sc, c->scenario_path, &c->params, &c->ov, err, sizeof err);
     if (code != 0) {
         scenario_free(&sc);
         return cli_load_failed(code, err);
     }
-    int workers = sc.workers > 0 ? sc.workers : cli_default_workers();
-    uint64_t seed = cli_seed(&sc);
     if (sc.nphases > 0 && sc.start_at_ns > 0) {
         scenario_free(&sc);
         return cli_bad("--start-at: %s has phases; a start time is for a single run", c->scenario_path);
     }
-    if ((code = cli_check_plan(&sc, workers)) != EXIT_OK || (code = cli_out_dir(c, &sc, dir, sizeof dir)) != EXIT_OK) {
-        scenario_free(&sc);
-        return code;
-    }
-    if ((code = cli_open_outputs(c, dir)) != EXIT_OK) {
-        scenario_free(&sc);
-        return code;
-    }
-    if (sc.nphases > 0) code = cli_run_phases(c, &sc, dir, workers, seed);
-    else {
-        run_result r;
-        code = cli_run_one(c, &sc, dir, workers, seed, &r);
-        run_result_free(&r);
-    }
-    cli_close_outputs(c);
-    cli_end(c, code);
+    runner_opts o = {c->out_dir, c->quiet, c->mm_results, &c->params, 0, &c->outputs};
+    code = runner_run(&o, &sc);
     scenario_free(&sc);
     return code;
 }
@@ -549,18 +294,13 @@ static int cli_suite(int argc, char **argv) {
     int code = cli_parse_run(argc, argv, &c);
     if (code == EXIT_OK && c.start_at_arg) code = cli_bad("--start-at: %s", "a suite's runs cannot share a start time");
     scenario suite;
-    char err[2048], dir[4096];
+    char err[2048];
     memset(&suite, 0, sizeof suite);
     int rc = code == EXIT_OK ? suite_load(&suite, c.scenario_path, &c.params, &c.ov, err, sizeof err) : 0;
     if (rc != 0) code = cli_load_failed(rc, err);
     if (code == EXIT_OK) {
-        int workers = suite.workers > 0 ? suite.workers : cli_default_workers();
-        code = cli_check_plan(&suite, workers);
-        if (code == EXIT_OK) code = cli_out_dir(&c, &suite, dir, sizeof dir);
-        if (code == EXIT_OK) code = cli_open_outputs(&c, dir);
-        if (code == EXIT_OK) code = cli_run_phases(&c, &suite, dir, workers, cli_seed(&suite));
-        cli_close_outputs(&c);
-        cli_end(&c, code);
+        runner_opts o = {c.out_dir, c.quiet, c.mm_results, &c.params, 1, &c.outputs};
+        code = runner_run(&o, &suite);
     }
     suite_free(&suite);
     params_free(&c.params);

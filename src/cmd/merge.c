@@ -221,6 +221,28 @@ static hist *merge_nok(const hist *all, const hist *ok, int64_t failed) {
     return n;
 }
 
+/* What the segment's summary.json says timer t is (docs/results.md): its
+ * group (an index into the segment's groups, the same in every segment),
+ * stage, and the timer in m it is the "(uncorrected)" twin of. */
+static void merge_timer_tags(tick_timer *o, const tick_msg *m, const merge_seg *s, json_t *t) {
+    const char *group = merge_str(t, "group"), *of = merge_str(t, "uncorrected_of");
+    json_t *g;
+    size_t i;
+    o->group = -1;
+    o->stage = 0;
+    o->twin_of = -1;
+    json_array_foreach(merge_get(s->root, "groups"), i, g) {
+        const char *gn = merge_str(g, "name");
+        if (group && gn && strcmp(gn, group) == 0) {
+            o->group = (int)i;
+            o->stage = (int)merge_num(t, "stage");
+            break;
+        }
+    }
+    for (int j = 0; of && j < m->n; j++)
+        if (strcmp(m->timers[j].name, of) == 0 && m->timers[j].kind == o->kind) o->twin_of = j;
+}
+
 static void merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t k) {
     json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)k);
     const char *name = merge_str(t, "name");
@@ -239,6 +261,7 @@ static void merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t
     o->errors = errors;
     o->cancelled = (int64_t)merge_num(row, "cancelled");
     o->skipped = (int64_t)merge_num(row, "skipped");
+    merge_timer_tags(o, m, s, t);
     m->n++;
 }
 

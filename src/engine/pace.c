@@ -374,7 +374,7 @@ int pace_stage_tid(vu *v) {
     if (wg->tid_stage[k] < 0) {
         char name[300];
         snprintf(name, sizeof name, "stage %d %s", k + 1, wg->cfg->name);
-        wg->tid_stage[k] = stats_timer_id(&w->stats, name, TK_STAGE);
+        wg->tid_stage[k] = stats_group_timer_id(&w->stats, name, TK_STAGE, v->group, k + 1);
     }
     return wg->tid_stage[k];
 }

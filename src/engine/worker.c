@@ -318,7 +318,7 @@ static int worker_load_scripts(worker *w, char *err, size_t err_len) {
         w->chunk_ref[g] = luaL_ref(w->L, LUA_REGISTRYINDEX);
         char name[256];
         snprintf(name, sizeof name, "group %s", sc->groups[g].name);
-        w->tid_group[g] = stats_timer_id(&w->stats, name, TK_GROUP);
+        w->tid_group[g] = stats_group_timer_id(&w->stats, name, TK_GROUP, g, 0);
     }
     return 0;
 }

@@ -200,29 +200,18 @@ static void report_tally(FILE *out, const tally *t, const char *title) {
     free(order);
 }
 
-static const char TWIN_SUFFIX[] = " (uncorrected)";
-
-static int report_is_twin(const char *name) {
-    size_t n = strlen(name), k = strlen(TWIN_SUFFIX);
-    return n > k && strcmp(name + n - k, TWIN_SUFFIX) == 0;
-}
-
-/* The "(uncorrected)" twin of t, when t is timed from the intended start. */
-static const agg_timer *report_twin(const run_result *r, const agg_timer *t) {
-    char name[512];
-    snprintf(name, sizeof name, "%s%s", t->name, TWIN_SUFFIX);
-    for (int i = 0; i < r->agg.n; i++)
-        if (r->agg.timers[i]->kind == t->kind && strcmp(r->agg.timers[i]->name, name) == 0) return r->agg.timers[i];
-    return NULL;
-}
-
-static void report_kind(FILE *out, const run_result *r, timer_kind kind, const char *title, int intervals) {
+/* The timers of one kind, each followed by its "(uncorrected)" twin (the
+ * twin is known from the data: agg_timer.uncorrected); a group's timer
+ * under its group's name. */
+static void report_kind(FILE *out, const scenario *sc, const run_result *r, timer_kind kind, const char *title,
+                        int intervals) {
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
-        if (t->kind != kind || report_is_twin(t->name) || t->of) continue;
-        const agg_timer *twin = report_twin(r, t);
+        if (t->kind != kind || t->twin_of || t->of) continue;
+        const agg_timer *twin = t->uncorrected;
         char buf[1024];
-        const char *name = text_clean(kind == TK_GROUP ? t->name + 6 : t->name, buf, sizeof buf);
+        int in_group = kind == TK_GROUP && t->group >= 0 && t->group < sc->ngroups;
+        const char *name = text_clean(in_group ? sc->groups[t->group].name : t->name, buf, sizeof buf);
         fprintf(out, "\n%s: %s%s\n\n", title, name, twin ? " (latency from the intended start)" : "");
         report_timer(out, r, t, intervals);
         if (!twin) continue;
@@ -268,7 +257,7 @@ static void report_closed_caveat(FILE *out, const scenario *sc) {
 void report_console(FILE *out, const scenario *sc, const run_result *r, const char *dir) {
     report_summary(out, sc, r, dir);
     agg_timer *all = agg_all(&r->agg);
-    const agg_timer *twin = all ? report_twin(r, all) : NULL;
+    const agg_timer *twin = all ? all->uncorrected : NULL;
     fprintf(out, "\nAll Transactions\n\nTransaction Response Summary (ms; think time excluded%s)\n\n",
             twin ? "; latency from the intended start" : "");
     if (all) report_timer(out, r, all, 1);
@@ -279,10 +268,10 @@ void report_console(FILE *out, const scenario *sc, const run_result *r, const ch
         fprintf(out, "\nAll Transactions, uncorrected (latency from the actual start, as closed-loop tools report it)\n\n");
         report_timer(out, r, twin, 1);
     }
-    report_kind(out, r, TK_GROUP, "Group", 0);
+    report_kind(out, sc, r, TK_GROUP, "Group", 0);
     report_stages(out, sc, r);
-    report_kind(out, r, TK_CUSTOM, "Custom Timer", 1);
-    report_kind(out, r, TK_PRIMITIVE, "Primitive", 0);
+    report_kind(out, sc, r, TK_CUSTOM, "Custom Timer", 1);
+    report_kind(out, sc, r, TK_PRIMITIVE, "Primitive", 0);
     report_health_table(out, r);
     report_checks_table(out, r);
     report_thresholds(out, sc, r);

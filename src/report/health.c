@@ -28,10 +28,8 @@ static int64_t health_counter(const agg *a, const char *name, int k) {
 
 /* The transactions' latency as measured from their actual start. */
 static const agg_timer *health_tx_timer(const agg *a) {
-    for (int i = 0; i < a->n; i++)
-        if (a->timers[i]->kind == TK_ALL && strcmp(a->timers[i]->name, "All Transactions (uncorrected)") == 0)
-            return a->timers[i];
-    return agg_all(a);
+    const agg_timer *all = agg_all(a);
+    return all && all->uncorrected ? all->uncorrected : all;
 }
 
 /* Dispatch delay summed over n transactions of mean latency avg_us. */

@@ -13,8 +13,10 @@
  * stages (one table of the "stage" timers), custom timers, primitives, the
  * generator health (its per-interval table and charts, and the "engine"
  * timers), checks, counters (without the check.pass/check.fail counters)
- * and the error tallies.  A timer "X (uncorrected)" is shown right after X;
- * X's response time chart draws both p99 lines (intended and actual start).
+ * and the error tallies.  A timer's "(uncorrected)" twin (the timer whose
+ * uncorrected_of names it: data, never parsed from names) is shown right
+ * after it; its response time chart draws both p99 lines (intended and
+ * actual start).
  *
  * This file: the page around the sections (head and CSS, title and
  * warnings, contents, summary and workload, the phases index, footer), the

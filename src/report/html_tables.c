@@ -1,8 +1,9 @@
 /* html_tables.c - the static HTML of report.html's sections: one section per
  * timer (heading, summary row, interval details), the stages table, the
  * thresholds, the generator health, checks, counters and the error tallies;
- * and the timer kinds and "(uncorrected)" twins that decide which section a
- * timer goes to and in which order.  Not here: the page around the
+ * and the timer kinds and "(uncorrected)" twins (summary.json's kind and
+ * uncorrected_of fields) that decide which section a timer goes to and in
+ * which order.  Not here: the page around the
  * sections (head, title, contents, summary, the phases index: html.c) and
  * the charts (html_charts.c), of which this file only places the
  * placeholders through html_timer_charts and html_health_charts. */
@@ -50,45 +51,39 @@ static int html_cat(json_t *t) {
     return HK_PRIMITIVE;
 }
 
-static const char html_twin_suffix[] = " (uncorrected)";
-#define HTML_TWIN_LEN (sizeof html_twin_suffix - 1)
-
 static int html_str_eq(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
 
-/* Index of the timer named NAME (its first LEN bytes, then SUFFIX) of kind
- * KIND, other than SKIP; -1 if none. */
-static long html_find_timer(json_t *timers, const char *name, size_t len, const char *suffix, const char *kind,
-                            size_t skip) {
-    size_t j, sl = strlen(suffix);
+/* Index of the timer named NAME of kind KIND, other than SKIP; -1 if none. */
+static long html_find_timer(json_t *timers, const char *name, const char *kind, size_t skip) {
+    size_t j;
     json_t *u;
     json_array_foreach(timers, j, u) {
-        const char *un = html_str(u, "name");
-        if (j == skip || !un || strlen(un) != len + sl) continue;
-        if (strncmp(un, name, len) == 0 && strcmp(un + len, suffix) == 0 && html_str_eq(html_str(u, "kind"), kind))
+        if (j != skip && html_str_eq(html_str(u, "name"), name) && html_str_eq(html_str(u, "kind"), kind))
             return (long)j;
     }
     return -1;
 }
 
-static int html_twin_named(const char *name) {
-    size_t n = name ? strlen(name) : 0;
-    return n > HTML_TWIN_LEN && strcmp(name + n - HTML_TWIN_LEN, html_twin_suffix) == 0;
-}
-
-/* The "X (uncorrected)" twin of timer i (same kind): -1 when it has none. */
+/* The "(uncorrected)" twin of timer i: the timer whose uncorrected_of names
+ * it (same kind); -1 when it has none.  Read from the data, never from the
+ * names (docs/results.md). */
 static long html_twin_of(json_t *timers, size_t i) {
-    json_t *t = json_array_get(timers, i);
-    const char *name = html_str(t, "name");
-    if (!name || html_twin_named(name)) return -1;
-    return html_find_timer(timers, name, strlen(name), html_twin_suffix, html_str(t, "kind"), i);
+    json_t *t = json_array_get(timers, i), *u;
+    const char *name = html_str(t, "name"), *kind = html_str(t, "kind");
+    size_t j;
+    if (!name || html_str(t, "uncorrected_of")) return -1;
+    json_array_foreach(timers, j, u) {
+        if (j != i && html_str_eq(html_str(u, "uncorrected_of"), name) && html_str_eq(html_str(u, "kind"), kind))
+            return (long)j;
+    }
+    return -1;
 }
 
 /* 1 when timer i is the twin of another timer (shown right after it). */
 static int html_is_twin(json_t *timers, size_t i) {
     json_t *t = json_array_get(timers, i);
-    const char *name = html_str(t, "name");
-    if (!html_twin_named(name)) return 0;
-    return html_find_timer(timers, name, strlen(name) - HTML_TWIN_LEN, "", html_str(t, "kind"), i) >= 0;
+    const char *of = html_str(t, "uncorrected_of");
+    return of && html_find_timer(timers, of, html_str(t, "kind"), i) >= 0;
 }
 
 /* The timers of category c in file order, each followed by its twin.
@@ -105,24 +100,20 @@ size_t html_order(json_t *timers, int c, size_t *out) {
     return n;
 }
 
-/* What a timer is called in headings and the contents: groups without their
- * "group " prefix. */
+/* What a timer is called in headings and the contents: a group's timer by
+ * its group's name (its "group" field). */
 const char *html_timer_label(json_t *t) {
-    const char *name = html_str(t, "name"), *kind = html_str(t, "kind");
+    const char *name = html_str(t, "name"), *kind = html_str(t, "kind"), *group = html_str(t, "group");
     if (!name) name = "(unnamed)";
-    if (kind && strcmp(kind, "group") == 0 && strncmp(name, "group ", 6) == 0) name += 6;
+    if (kind && strcmp(kind, "group") == 0 && group) name = group;
     return name;
 }
 
-/* The label; a twin's without " (uncorrected)" (its heading says so). */
+/* The label; a twin's is its timer's (its heading says it is the twin). */
 static void html_heading_name(FILE *f, json_t *t, int is_twin) {
-    const char *label = html_timer_label(t);
-    size_t n = strlen(label);
-    if (is_twin && html_twin_named(label)) n -= HTML_TWIN_LEN;
-    for (size_t k = 0; k < n; k++) {
-        char c[2] = {label[k], 0};
-        html_esc(f, c);
-    }
+    const char *label = html_timer_label(t), *of = html_str(t, "uncorrected_of");
+    if (is_twin && of && !html_str_eq(html_str(t, "kind"), "group")) label = of;
+    html_esc(f, label);
 }
 
 /* ---- one section per timer ---- */
@@ -228,12 +219,12 @@ void html_timers(FILE *f, json_t *timers, int c, const char *heading_tag, int op
     free(ord);
 }
 
-/* ---- stages: "stage <k> <group>" timers, one table ---- */
+/* ---- stages: the stage timers (group, stage), one table ---- */
 
 typedef struct html_stage {
     size_t idx;
     long gpos, k;
-    const char *group;   /* points into the name */
+    const char *group;   /* its "group" field (else its name) */
     size_t glen;
     int twin, has_twin;
 } html_stage;
@@ -262,25 +253,20 @@ static long html_stage_group_pos(json_t *groups, const html_stage *s) {
     return (long)json_array_size(groups);
 }
 
-/* Timer i, "stage K GROUP" (or its twin), into *s; a name of any other form
- * is all group, with stage 0. */
+/* Timer i (a stage timer or its twin) into *s: its group and stage are its
+ * "group" and "stage" fields; without them, the whole name is the group,
+ * with stage 0. */
 static void html_stage_parse(json_t *timers, json_t *groups, size_t i, html_stage *s) {
-    const char *name = html_str(json_array_get(timers, i), "name");
-    if (!name) name = "";
+    json_t *t = json_array_get(timers, i);
+    const char *group = html_str(t, "group");
+    if (!group) group = html_str(t, "name");
+    if (!group) group = "";
     s->idx = i;
     s->twin = html_is_twin(timers, i);
     s->has_twin = html_twin_of(timers, i) >= 0;
-    size_t len = strlen(name) - (s->twin ? HTML_TWIN_LEN : 0);
-    char *end = NULL;
-    s->k = strncmp(name, "stage ", 6) == 0 ? strtol(name + 6, &end, 10) : 0;
-    if (end && end > name + 6 && *end == ' ' && (size_t)(end + 1 - name) <= len) {
-        s->group = end + 1;
-        s->glen = len - (size_t)(end + 1 - name);
-    } else {
-        s->k = 0;
-        s->group = name;
-        s->glen = len;
-    }
+    s->k = html_str(t, "group") ? (long)html_int(t, "stage") : 0;
+    s->group = group;
+    s->glen = strlen(group);
     s->gpos = html_stage_group_pos(groups, s);
 }
 

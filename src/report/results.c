@@ -187,13 +187,19 @@ static json_t *results_row_json(const agg_row *x) {
 }
 
 /* 1 when t is timed from the intended start: it has an "(uncorrected)" twin. */
-static int results_has_twin(const run_result *r, const agg_timer *t) {
+static int results_has_twin(const agg_timer *t) {
     if (t->of) t = t->of;                   /* an "(all)" twin: as its timer */
-    char name[512];
-    snprintf(name, sizeof name, "%s (uncorrected)", t->name);
-    for (int i = 0; i < r->agg.n; i++)
-        if (r->agg.timers[i]->kind == t->kind && strcmp(r->agg.timers[i]->name, name) == 0) return 1;
-    return 0;
+    return t->uncorrected != NULL;
+}
+
+/* What a timer is besides its name, as data (docs/results.md): its group
+ * and stage, and whose twin it is. */
+static void results_timer_tags(json_t *o, const scenario *sc, const agg_timer *t) {
+    if (t->group >= 0 && t->group < sc->ngroups)
+        json_object_set_new(o, "group", results_str(sc->groups[t->group].name));
+    if (t->stage > 0) json_object_set_new(o, "stage", json_integer(t->stage));
+    if (t->twin_of) json_object_set_new(o, "uncorrected_of", results_str(t->twin_of->name));
+    if (t->of) json_object_set_new(o, "all_of", results_str(t->of->name));
 }
 
 /* Each timer: its summary over its span (a stage timer's stage, otherwise
@@ -209,12 +215,13 @@ static json_t *results_timers_json(const scenario *sc, const run_result *r) {
         json_t *rows = json_array();
         for (int k = 0; k < t->nrows; k++) json_array_append_new(rows, results_row_json(&t->rows[k]));
         json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:s,s:o,s:o}", "name", results_str(t->name),
-            "kind", timer_kind_name(t->kind), "latency_from", results_has_twin(r, t) ? "intended start" : "actual start",
+            "kind", timer_kind_name(t->kind), "latency_from", results_has_twin(t) ? "intended start" : "actual start",
             "latency_over", t->of ? "all samples" : "successes",
             "summary", results_row_json(&total), "intervals", rows));
         json_t *o = json_array_get(arr, json_array_size(arr) - 1);
         json_object_set_new(o, "start_s", json_real(s0));
         json_object_set_new(o, "end_s", json_real(s1));
+        results_timer_tags(o, sc, t);
     }
     return arr;
 }

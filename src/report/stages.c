@@ -1,5 +1,6 @@
 /* stages.c - per-stage figures of staged groups (closed or paced VU
- * targets, arrival-rate targets), from the engine's "stage N GROUP" timers,
+ * targets, arrival-rate targets), from the engine's stage timers (found by
+ * their group and stage, data of the timer, never by their names),
  * and the span (start, end) each timer's figures are over: a stage timer's
  * is its stage's time in the run, every other timer's the whole run.  Rates
  * are counts over these spans.  Used by the console, summary.json and the
@@ -11,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const agg_timer *stages_timer(const run_result *r, const char *name) {
-    for (int i = 0; i < r->agg.n; i++)
-        if (r->agg.timers[i]->kind == TK_STAGE && strcmp(r->agg.timers[i]->name, name) == 0) return r->agg.timers[i];
+/* Stage k (from 1) of group g: the timer itself, not a twin. */
+static const agg_timer *stages_timer(const run_result *r, int g, int k) {
+    for (int i = 0; i < r->agg.n; i++) {
+        const agg_timer *t = r->agg.timers[i];
+        if (t->kind == TK_STAGE && t->group == g && t->stage == k && !t->twin_of && !t->of) return t;
+    }
     return NULL;
 }
 
@@ -28,12 +32,6 @@ static void stages_span(const group_cfg *gc, int k, double run_s, double *start_
     if (*end_s < *start_s) *end_s = *start_s;
 }
 
-/* 1 when name is base, or base followed by " (...)" (a twin of it). */
-static int stages_name_is(const char *name, const char *base) {
-    size_t n = strlen(base);
-    return strncmp(name, base, n) == 0 && (name[n] == 0 || (name[n] == ' ' && name[n + 1] == '('));
-}
-
 double report_timer_span(const scenario *sc, const run_result *r, const agg_timer *t, double *start_s,
                          double *end_s) {
     double run_s = (double)r->run_ns / 1e9, span_s = report_span_s(r);
@@ -41,17 +39,12 @@ double report_timer_span(const scenario *sc, const run_result *r, const agg_time
     *end_s = span_s;                 /* a whole-run timer: its samples were taken until the drain's end */
     if (t->kind != TK_STAGE) return span_s;
     *end_s = run_s;
-    for (int g = 0; g < sc->ngroups; g++) {
-        const group_cfg *gc = &sc->groups[g];
-        for (int k = 0; gc->staged && k <= gc->sched.n; k++) {
-            char name[300];
-            snprintf(name, sizeof name, "stage %d %s", k + 1, gc->name);
-            if (!stages_name_is(t->name, name)) continue;
-            stages_span(gc, k, run_s, start_s, end_s);
-            return *end_s - *start_s;
-        }
-    }
-    return run_s;
+    /* the stage is data of the timer (and of its twins) */
+    if (t->group < 0 || t->group >= sc->ngroups || t->stage < 1) return run_s;
+    const group_cfg *gc = &sc->groups[t->group];
+    if (!gc->staged || t->stage > gc->sched.n + 1) return run_s;
+    stages_span(gc, t->stage - 1, run_s, start_s, end_s);
+    return *end_s - *start_s;
 }
 
 int report_stage_rows(const scenario *sc, const run_result *r, stage_row **rows) {
@@ -63,9 +56,7 @@ int report_stage_rows(const scenario *sc, const run_result *r, stage_row **rows)
         if (!gc->staged) continue;
         double from = gc->sched.start;
         for (int k = 0; k <= gc->sched.n; k++) {
-            char name[300];
-            snprintf(name, sizeof name, "stage %d %s", k + 1, gc->name);
-            const agg_timer *t = stages_timer(r, name);
+            const agg_timer *t = stages_timer(r, g, k + 1);
             double start_s, end_s;
             stages_span(gc, k, run_s, &start_s, &end_s);
             if (k == gc->sched.n && (!t || end_s <= start_s)) break;      /* no hold after the last stage */

@@ -241,18 +241,9 @@ int scenario_load(scenario *s, const char *path, const params *p,
     char *tmp = strdup(path);
     s->dir = strdup(dirname(tmp));
     free(tmp);
-    if (access(path, R_OK) != 0) {
-        snprintf(err, err_len, "%s: cannot read the scenario file: %m", path);
-        return -1;
-    }
-    lua_State *L = luaL_newstate();
-    luaL_openlibs(L);
-    script_register_static(L, p);
-    int rc = -1;
-    if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0)
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
-    else
-        rc = scenario_run_checker(L, s, err, err_len);
+    lua_State *L = script_state_load(path, p, "scenario", err, err_len);
+    if (!L) return -1;
+    int rc = scenario_run_checker(L, s, err, err_len);
     lua_close(L);
     if (rc != 0) return -1;
     scenario_apply(s, o);

@@ -1,14 +1,20 @@
 /* script.c - what every Lua state luamech creates shares: luamech.param,
  * luamech.version and the refusal of os.exit (the scenario loader's state,
- * a suite's, each worker's), and the compiling of a VU script into a
- * factory of fresh closures.  It runs no script and knows nothing of VUs,
- * workers or protocols: the engine and the bindings (above) call it. */
+ * a suite's, each worker's); the state a scenario or suite file is run in
+ * (with lua/checks.lua, the checks scenario.lua and suite.lua share, as
+ * require("luamech.checks")); and the compiling of a VU script into a
+ * factory of fresh closures.  It runs no VU script and knows nothing of
+ * VUs, workers or protocols: the engine and the bindings (above) call it. */
 #include "scenario/script.h"
 
 #include <lauxlib.h>
+#include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "common/embedded.h"
 
 static int script_param(lua_State *L) {
     const params *p = lua_touserdata(L, lua_upvalueindex(1));
@@ -39,6 +45,41 @@ void script_register_static(lua_State *L, const params *p) {
     lua_pushstring(L, LUAMECH_VERSION);
     lua_setfield(L, -2, "version");
     lua_setglobal(L, "luamech");
+}
+
+/* package.preload's loader of "luamech.checks": the embedded checks.lua. */
+static int script_checks_loader(lua_State *L) {
+    size_t len;
+    const char *src = embedded_lua_find("checks", &len);
+    if (!src) return luaL_error(L, "internal error: no checks.lua");
+    if (luaL_loadbuffer(L, src, len, "=checks.lua") != 0) return lua_error(L);
+    lua_call(L, 0, 1);
+    return 1;
+}
+
+lua_State *script_state_load(const char *path, const params *p, const char *what, char *err, size_t err_len) {
+    if (access(path, R_OK) != 0) {
+        snprintf(err, err_len, "%s: cannot read the %s file: %m", path, what);
+        return NULL;
+    }
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        snprintf(err, err_len, "%s: out of memory for a Lua state", path);
+        return NULL;
+    }
+    luaL_openlibs(L);
+    script_register_static(L, p);
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "preload");
+    lua_pushcfunction(L, script_checks_loader);
+    lua_setfield(L, -2, "luamech.checks");
+    lua_pop(L, 2);
+    if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0) {
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        lua_close(L);
+        return NULL;
+    }
+    return L;
 }
 
 int script_load(lua_State *L, const char *path, char *err, size_t err_len) {

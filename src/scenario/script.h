@@ -10,6 +10,11 @@
 /* The global `luamech` with luamech.param (reading p, which must outlive
  * L) and luamech.version; replaces os.exit by an error. */
 void script_register_static(lua_State *L, const params *p);
+/* A fresh state for a scenario or suite file (`what`: "scenario" or
+ * "suite", for the messages): standard libraries, script_register_static,
+ * the embedded lua/checks.lua as require("luamech.checks"), and the file
+ * run, its value on top.  NULL with the message in err. */
+lua_State *script_state_load(const char *path, const params *p, const char *what, char *err, size_t err_len);
 /* Compile a VU script; pushes a factory that returns a fresh closure of the
  * script each time it is called (so every VU gets its own environment).
  * Returns 0, or -1 with "file:line: message" in err. */

@@ -155,17 +155,9 @@ int suite_load(scenario *s, const char *path, const params *p, const scenario_ov
     char *tmp = strdup(path);
     s->dir = strdup(dirname(tmp));
     free(tmp);
-    if (access(path, R_OK) != 0) {
-        snprintf(err, err_len, "%s: cannot read the suite file: %m", path);
-        return -1;
-    }
-    lua_State *L = luaL_newstate();
-    luaL_openlibs(L);
-    script_register_static(L, p);
+    lua_State *L = script_state_load(path, p, "suite", err, err_len);
     int rc = -1;
-    if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0)
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
-    else if (suite_run_checker(L, path, err, err_len) == 0) {
+    if (L && suite_run_checker(L, path, err, err_len) == 0) {
         char why[256];
         lua_getfield(L, -1, "name");
         s->name = strdup(lua_tostring(L, -1));
@@ -174,7 +166,7 @@ int suite_load(scenario *s, const char *path, const params *p, const scenario_ov
         else if ((rc = suite_check_sweep(L, o, err, err_len)) == 0)
             rc = suite_load_runs(s, L, p, o, err, err_len);
     }
-    lua_close(L);
+    if (L) lua_close(L);
     s->interval_ns = PLAN_DEFAULT_INTERVAL_NS;
     s->is_suite = 1;
     return rc;

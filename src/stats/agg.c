@@ -49,6 +49,7 @@ static agg_timer *agg_timer_new(agg *a, const char *name, timer_kind kind, timer
     t->name = strdup(name);
     t->kind = kind;
     t->role = role;
+    t->group = -1;
     t->nrows = a->nintervals;               /* earlier intervals were empty */
     t->rows = calloc((size_t)(t->nrows + 1), sizeof *t->rows);
     a->timers[a->n] = t;
@@ -76,6 +77,7 @@ static void agg_add_all_twin(agg *a, agg_timer *t) {
     snprintf(name, len, "%s (all)", t->name);
     t->all = agg_timer_new(a, name, t->kind, TR_TWIN);
     if (t->all) t->all->of = t;
+    if (t->all) t->all->group = t->group, t->all->stage = t->stage;
     free(name);
 }
 
@@ -202,6 +204,22 @@ static void agg_merge_counts(agg_timer *t, const tick_timer *tt) {
     t->interval_skipped += tt->skipped;
 }
 
+/* What the message says a timer is, beyond its name: its group and stage,
+ * and for an "(uncorrected)" twin, which timer it is the twin of. */
+static void agg_timer_tag(agg *a, agg_timer *t, const tick_msg *m, const tick_timer *tt) {
+    if (t->group < 0 && tt->group >= 0) {
+        t->group = tt->group;
+        t->stage = tt->stage;
+        if (t->all) t->all->group = tt->group, t->all->stage = tt->stage;
+    }
+    if (t->twin_of || tt->twin_of < 0) return;
+    const tick_timer *bt = &m->timers[tt->twin_of];
+    agg_timer *base = agg_timer_get(a, bt->name, bt->kind, bt->role);
+    if (!base || base == t) return;
+    t->twin_of = base;
+    base->uncorrected = t;
+}
+
 static void agg_merge_msg(agg *a, const tick_msg *m) {
     if (m->overflow_name && !a->overflow_name) {
         a->overflow_name = strdup(m->overflow_name);
@@ -211,6 +229,7 @@ static void agg_merge_msg(agg *a, const tick_msg *m) {
         const tick_timer *tt = &m->timers[i];
         agg_timer *t = agg_timer_get(a, tt->name, tt->kind, tt->role);
         if (!t) continue;                   /* out of memory */
+        agg_timer_tag(a, t, m, tt);
         if (tt->h) agg_merge_hist(t, tt->h);
         agg_merge_counts(t, tt);
         if (!t->all) continue;

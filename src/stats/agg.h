@@ -35,6 +35,13 @@ typedef struct agg_timer {
                               * failed, cancelled and skipped ones included; NULL
                               * for twins and engine timers */
     const struct agg_timer *of;  /* for an "(all)" twin: its timer; else NULL */
+    struct agg_timer *uncorrected;   /* its "(uncorrected)" twin (latency from the
+                                      * actual start), when it is timed from the
+                                      * intended start; else NULL */
+    const struct agg_timer *twin_of; /* for an "(uncorrected)" twin: its timer; else NULL */
+    int group;            /* group and stage timers (and their twins): the
+                           * scenario's group index; else -1 */
+    int stage;            /* stage timers (and their twins): from 1; else 0 */
     hist total;
     hist interval;        /* the open interval */
     hist recent;          /* the last merged tick, for live progress (All

@@ -7,6 +7,7 @@
 #include "stats/local.h"
 
 #include <stdio.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@ static int stats_add_timer(stats_local *s, const char *name, timer_kind kind, ti
     if (!t->name) return -1;
     t->kind = kind;
     t->role = role;
-    t->twin = -1;
+    t->twin = t->twin_of = t->group = t->msg_idx = -1;
     if (names_add(&s->index, s, s->n) != 0) {
         free(t->name);
         return -1;
@@ -77,6 +78,15 @@ int stats_timer_id(stats_local *s, const char *name, timer_kind kind) {
     return id;
 }
 
+int stats_group_timer_id(stats_local *s, const char *name, timer_kind kind, int group, int stage) {
+    assert(kind == TK_GROUP || kind == TK_STAGE);
+    assert(group >= 0 && (kind == TK_STAGE) == (stage > 0));
+    int id = stats_timer_id(s, name, kind);   /* never capped: always its own */
+    s->timers[id].group = group;
+    s->timers[id].stage = stage;
+    return id;
+}
+
 int stats_twin_id(stats_local *s, int tid) {
     if (s->timers[tid].twin >= 0) return s->timers[tid].twin;
     size_t len = strlen(s->timers[tid].name) + sizeof " (uncorrected)";
@@ -89,6 +99,9 @@ int stats_twin_id(stats_local *s, int tid) {
     free(name);
     if (twin < 0) return tid;
     s->timers[tid].twin = twin;      /* after the call: it may move the array */
+    s->timers[twin].twin_of = tid;
+    s->timers[twin].group = s->timers[tid].group;
+    s->timers[twin].stage = s->timers[tid].stage;
     return twin;
 }
 
@@ -155,11 +168,17 @@ tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick) {
     m->timers = calloc((size_t)(s->n ? s->n : 1), sizeof *m->timers);
     for (int i = 0; m->timers && i < s->n; i++) {
         stat_timer *t = &s->timers[i];
+        t->msg_idx = -1;
         if (!stats_has_data(t)) continue;
         char *name = strdup(t->name);
         if (!name) continue;                 /* out of memory: stays for the next tick */
+        /* a twin's timer has a smaller id: already placed, when it has data */
+        assert(t->twin_of < i);
+        int of = t->twin_of >= 0 ? s->timers[t->twin_of].msg_idx : -1;
+        t->msg_idx = m->n;
         tick_timer *o = &m->timers[m->n++];
-        *o = (tick_timer){.name = name, .kind = t->kind, .role = t->role, .h = t->h, .nok = t->nok,
+        *o = (tick_timer){.name = name, .kind = t->kind, .role = t->role, .twin_of = of,
+                          .group = t->group, .stage = t->stage, .h = t->h, .nok = t->nok,
                           .errors = t->errors, .cancelled = t->cancelled, .skipped = t->skipped};
         t->h = t->nok = NULL;
         t->errors = t->cancelled = t->skipped = 0;

@@ -47,6 +47,10 @@ typedef struct stat_timer {
     timer_kind kind;
     timer_role role;
     int twin;          /* id of the "(uncorrected)" twin, or -1 */
+    int twin_of;       /* for an "(uncorrected)" twin: its timer's id; else -1 */
+    int group;         /* group and stage timers (and their twins): the group's index; else -1 */
+    int stage;         /* stage timers (and their twins): the stage, from 1; else 0 */
+    int msg_idx;       /* during stats_local_flush: its index in the message, or -1 */
     hist *h;           /* successful samples of this tick (NULL until first use) */
     hist *nok;         /* failed, cancelled and skipped samples of this tick (NULL
                         * until first use); nok->not_ok counts the failed ones */
@@ -59,6 +63,9 @@ typedef struct tick_timer {
     char *name;        /* owned by the message */
     timer_kind kind;
     timer_role role;
+    int twin_of;       /* an "(uncorrected)" twin: its timer's index in this message
+                        * (always before it), or -1 */
+    int group, stage;  /* as stat_timer's */
     hist *h;           /* owned by the message; NULL when there were no successes */
     hist *nok;         /* owned by the message; NULL when every sample succeeded */
     int64_t errors, cancelled, skipped;
@@ -111,6 +118,10 @@ int stats_local_init(stats_local *s);
  * name past the cap gets its kind's "(other ...)" bucket (as does any name
  * when memory runs out). */
 int stats_timer_id(stats_local *s, const char *name, timer_kind kind);
+/* The same for a group's timer (TK_GROUP, stage 0) or one of its stages'
+ * (TK_STAGE, stage from 1): the group and stage are carried as data, so
+ * nothing downstream reads them back from the name. */
+int stats_group_timer_id(stats_local *s, const char *name, timer_kind kind, int group, int stage);
 /* Id of the "(uncorrected)" twin of timer tid, created on first use (not
  * counted against the cap). */
 int stats_twin_id(stats_local *s, int tid);

@@ -62,6 +62,9 @@ bad stages_hole 'groups\[1\]\.stages\[2\]: is nil'
 bad thresholds_hole 'thresholds\[2\]: is nil'
 bad phases_hole 'phases\[2\]: is nil'
 expect 3 'suite_hole.lua: runs\[2\]: is nil' -- suite "$F/suite_hole.lua"
+# a suite's checks are the scenario's (lua/checks.lua): the same hint, the same words
+expect 3 "suite_typo.lua: suite: unknown field 'vsu' \\(did you mean 'vus'\\?\\)" -- suite "$F/suite_typo.lua"
+expect 3 'suite_badcount.lua: runs\[1\]\.vus: expected .*\("10k" and "1M" are accepted\), got number 1.5' -- suite "$F/suite_badcount.lua"
 
 # 10.13: names that are not text, refused before any load (the run was lost after it)
 bad name_bad_utf8 'bad_values.lua: name: not valid UTF-8 \(byte 4 is 0xff\)'

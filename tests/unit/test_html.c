@@ -75,11 +75,31 @@ static json_t *row(long long count, long long errors, double period, double base
         "stdev_ms", 0.409);
 }
 
+/* What results.c writes beside a timer's name (docs/results.md): its group
+ * and stage, and whose "(uncorrected)" twin it is.  The report reads these,
+ * never the names; this fixture derives them from its names. */
+static void timer_tags(json_t *t, const char *name, const char *kind) {
+    static const char twin[] = " (uncorrected)";
+    size_t n = strlen(name), k = sizeof twin - 1;
+    char base[256];
+    snprintf(base, sizeof base, "%.*s", (int)(n > k && strcmp(name + n - k, twin) == 0 ? n - k : n), name);
+    if (strcmp(base, name) != 0) json_object_set_new(t, "uncorrected_of", json_string(base));
+    int stage = 0, off = 0;
+    if (strcmp(kind, "group") == 0 && strncmp(base, "group ", 6) == 0)
+        json_object_set_new(t, "group", json_string(base + 6));
+    else if (strcmp(kind, "stage") == 0 && sscanf(base, "stage %d %n", &stage, &off) == 1 && off > 0) {
+        json_object_set_new(t, "group", json_string(base + off));
+        json_object_set_new(t, "stage", json_integer(stage));
+    }
+}
+
 static json_t *timer(const char *name, const char *kind, int nintervals) {
     json_t *iv = json_array();
     for (int k = 0; k < nintervals; k++) json_array_append_new(iv, row(100 + k, k, k == nintervals - 1 ? 0.5 : 2, 0.25));
-    return json_pack("{s:s,s:s,s:o,s:o}", "name", name, "kind", kind, "summary", row(303 + 3 * nintervals, 3, 4.5, 0.25),
-                     "intervals", iv);
+    json_t *t = json_pack("{s:s,s:s,s:o,s:o}", "name", name, "kind", kind, "summary", row(303 + 3 * nintervals, 3, 4.5, 0.25),
+                          "intervals", iv);
+    timer_tags(t, name, kind);
+    return t;
 }
 
 /* A completed run of 3 intervals with every section filled. */

@@ -1,0 +1,302 @@
+/* runner.c - owns a run from a loaded, checked scenario to its result
+ * files: checks the engine's limits for the run and each phase, makes the
+ * results directory, runs the scenario (or its phases, or a suite's runs)
+ * through the engine with the bindings (lm_open_all), keeps the result files
+ * current at each closed interval (so a killed run leaves a valid set),
+ * and writes the console report, summary.json and the other files, and
+ * report.html at the end.  It does not parse the command line (cli.c) or
+ * load scenarios (scenario/). */
+#include "run/runner.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "common/exit_codes.h"
+#include "common/text.h"
+#include "common/units.h"
+#include "engine/engine.h"
+#include "lua/lm_core.h"
+#include "report/hlog.h"
+#include "report/report.h"
+#include "scenario/plan.h"
+
+/* One call of runner_run. */
+typedef struct runner {
+    const runner_opts *o;
+    int abandoned;           /* a run left stuck worker threads: end the process when written */
+    output_set *out;         /* live outputs, opened before any load, or NULL */
+    FILE *console;           /* the end report: stdout, stderr when a stream uses stdout */
+    const char *phase;       /* the phase being run, or NULL */
+} runner;
+
+typedef struct runner_live {
+    const scenario *sc;
+    const char *dir;
+    int quiet;
+    const run_result *r;
+    hlog *hlog;              /* DIR/histograms.hlog, or NULL */
+    output_set *out;         /* live outputs, or NULL */
+} runner_live;
+
+static void runner_on_progress(void *ctx, const run_result *r, double elapsed, double total) {
+    runner_live *l = ctx;
+    if (!l->quiet) report_progress(stderr, r, elapsed, total);
+}
+
+/* The results directory was removed during the run: create it again, with
+ * the scenario copy.  Returns 1 when it did. */
+static int runner_recreate_dir(const char *dir, const scenario *sc) {
+    struct stat st;
+    if (stat(dir, &st) == 0 || errno != ENOENT) return 0;
+    char err[2048];
+    if (report_prepare_dir(dir, sc, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech: %s was removed during the run; %s\n", dir, err);
+        return 0;
+    }
+    fprintf(stderr, "luamech: %s was removed during the run: created again\n", dir);
+    return 1;
+}
+
+/* Before each write: the directory is there; a histograms.hlog removed
+ * with it restarts with the intervals from now on. */
+static void runner_live_dir(runner_live *l) {
+    if (!runner_recreate_dir(l->dir, l->sc) || !l->hlog) return;
+    char hpath[4200];
+    snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, l->dir);
+    hlog_close(l->hlog);
+    l->hlog = hlog_open(hpath, 0);
+    if (!l->hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
+}
+
+/* Keep the result files current, so even a killed run leaves a valid set;
+ * with abort_on_threshold, stop at the first failed criterion (counts are
+ * left out: they may still grow). */
+static int runner_on_interval(void *ctx, const run_result *r) {
+    runner_live *l = ctx;
+    output_interval(l->out, l->sc, r);
+    runner_live_dir(l);
+    report_write_all(l->dir, l->sc, r, "running", -1);
+    if (!l->sc->abort_on_threshold) return 0;
+    th_result *res;
+    report_threshold_results(l->sc, r, &res);
+    int stop = 0;
+    for (int i = 0; res && i < l->sc->nthresholds && !stop; i++) {
+        if (res[i].passed || res[i].state != TH_MEASURED || res[i].t->stat == TH_COUNT) continue;
+        fprintf(stderr, "luamech: threshold \"%s\" failed (measured %.3f %s): stopping the run\n",
+                res[i].t->text, res[i].measured, threshold_unit(res[i].t));
+        stop = 1;
+    }
+    free(res);
+    return stop;
+}
+
+/* Every timer's histogram of each closed interval, into DIR/histograms.hlog. */
+static void runner_on_hist(void *ctx, const struct agg_timer *t, int interval, double start_s,
+                           double len_s, const hist *h) {
+    runner_live *l = ctx;
+    (void)interval;
+    if (!l->hlog || (t->of && l->sc->seg_count == 0)) return;   /* "(all)" twins: for luamech merge */
+    hlog_set_start(l->hlog, (double)l->r->start_wall.tv_sec + (double)l->r->start_wall.tv_nsec / 1e9);
+    hlog_write(l->hlog, t->name, start_s, len_s, h);
+}
+
+static int runner_exit_code(const scenario *sc, const run_result *r) {
+    if (r->status == RUN_STUCK) return EXIT_STUCK;
+    if (r->status == RUN_ABORTED) return r->setup_failed ? EXIT_RUNTIME : EXIT_PREFLIGHT;
+    if (r->status == RUN_INTERRUPTED) return EXIT_INTERRUPTED;
+    if (r->stopped_by_hook || report_thresholds_failed(sc, r) > 0) return EXIT_THRESHOLDS;
+    return EXIT_OK;
+}
+
+static uint64_t runner_seed(const scenario *sc) {
+    if (sc->seed_set) return sc->seed;
+    if (sc->seg_count > 1) return strtoull(sc->hash, NULL, 16) % 1000000000ULL;   /* the same in every segment */
+    return (uv_hrtime() ^ ((uint64_t)getpid() << 32)) % 1000000000ULL;
+}
+
+static void runner_banner(const scenario *sc, int workers, uint64_t seed, const char *dir) {
+    char rt[32], ru[32], iv[32];
+    fprintf(stderr, "luamech %s: %s: %d group(s), %d VUs, %d worker(s), run time %s, rampup %s, "
+                    "interval %s", LUAMECH_VERSION, sc->name, sc->ngroups, scenario_total_vus(sc), workers,
+            sc->run_time_ns ? units_format_duration(sc->run_time_ns, rt, sizeof rt) : "-",
+            units_format_duration(sc->rampup_ns, ru, sizeof ru),
+            units_format_duration(sc->interval_ns, iv, sizeof iv));
+    if (sc->requests > 0) fprintf(stderr, ", %lld transactions", (long long)sc->requests);
+    if (sc->seg_count > 1)
+        fprintf(stderr, ", segment %d/%d (%lld of the VUs here%s)", sc->seg_index, sc->seg_count,
+                (long long)plan_segment_vus(sc), sc->requests > 0 ? ", its share of the transactions" : "");
+    fprintf(stderr, ", seed %llu\nluamech: results in %s\n", (unsigned long long)seed, dir);
+}
+
+/* One run (a scenario, or one phase of it) into dir: live progress, report,
+ * result files.  Returns the exit code; *r is kept for the phases table. */
+static int runner_run_one(runner *c, const scenario *sc, const char *dir, int workers,
+                          uint64_t seed, run_result *r) {
+    char err[2048];
+    if (report_prepare_dir(dir, sc, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech: %s\n", err);
+        memset(r, 0, sizeof *r);
+        return EXIT_RUNTIME;
+    }
+    runner_banner(sc, workers, seed, dir);
+    char hpath[4200];
+    snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
+    runner_live live = {sc, dir, c->o->quiet, r, hlog_open(hpath, 0), c->out};
+    output_run_start(c->out, sc, c->phase);
+    if (!live.hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
+    run_hooks hooks = {&live, runner_on_progress, runner_on_interval, runner_on_hist,
+                       c->o->mm_results ? dir : NULL, lm_open_all};
+    engine_run(sc, sc->params ? sc->params : c->o->params, workers, seed, &hooks, r);
+    runner_live_dir(&live);
+    if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
+    int code = runner_exit_code(sc, r);
+    output_run_end(c->out, sc, r, report_status_name(r->status), code);
+    c->abandoned |= r->abandoned;
+    if (r->status == RUN_ABORTED) {           /* the error may carry a server's text: escaped */
+        char buf[4 * sizeof r->error];
+        fprintf(stderr, "luamech: %s, no load was generated: %s\n",
+                r->setup_failed ? "the run could not be set up" : "preflight failed",
+                text_clean(r->error, buf, sizeof buf));
+    }
+    else report_console(c->console, sc, r, dir);
+    if (r->status == RUN_STUCK) {
+        char buf[4 * sizeof r->error];
+        fprintf(stderr, "luamech: stopped by the watchdog: %s\n", text_clean(r->error, buf, sizeof buf));
+    }
+    if (report_write_all(dir, sc, r, report_status_name(r->status), code) != 0) {
+        fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
+        code = EXIT_RUNTIME;
+    }
+    if (report_write_html(dir) != 0) fprintf(stderr, "luamech: cannot write %s/report.html\n", dir);
+    return code;
+}
+
+/* Phases run one after another, each into its own subdirectory; the top
+ * directory gets the phases table and the verdict of the scenario's own
+ * (top-level) thresholds over all phases' data.  A failed or interrupted
+ * phase ends the sequence. */
+static int runner_run_phases(runner *c, const scenario *sc, const char *dir, int workers, uint64_t seed) {
+    assert(sc->nphases >= 0);
+    run_result *rs = calloc(sc->nphases > 0 ? (size_t)sc->nphases : 1, sizeof *rs);
+    if (!rs) {
+        fprintf(stderr, "luamech: out of memory for %d phases\n", sc->nphases);
+        return EXIT_RUNTIME;
+    }
+    int code = EXIT_OK, ran = 0, th_failed = 0;
+    for (int i = 0; i < sc->nphases && code == EXIT_OK; i++, ran++) {
+        char sub[4096 + 130], name[128];
+        report_phase_subdir(name, sizeof name, i, sc->phases[i].name);
+        snprintf(sub, sizeof sub, "%s/%s", dir, name);
+        fprintf(stderr, "luamech: phase %d/%d: %s\n", i + 1, sc->nphases, sc->phases[i].name);
+        const scenario *ph = &sc->phases[i];
+        c->phase = ph->name;
+        code = runner_run_one(c, ph, sub, ph->workers > 0 ? ph->workers : workers,
+                           ph->seed_set ? ph->seed : seed, &rs[i]);
+        if (code == EXIT_THRESHOLDS) th_failed = 1, code = EXIT_OK;   /* later phases still run */
+    }
+    if (code == EXIT_OK && sc->nthresholds > 0) {
+        th_result *res;
+        th_failed |= report_run_threshold_results(sc, rs, ran, &res) > 0;
+        free(res);
+    }
+    if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
+    report_phases(c->console, sc, rs, ran);
+    report_run_thresholds(c->console, sc, rs, ran);
+    runner_recreate_dir(dir, sc);
+    if (report_write_phases(dir, sc, rs, ran, code) != 0) {
+        fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
+        code = EXIT_RUNTIME;
+    }
+    report_write_html(dir);                 /* the index and every phase's report */
+    for (int i = 0; i < ran; i++) run_result_free(&rs[i]);
+    free(rs);
+    return code;
+}
+
+/* The results directory (--out, else the default), created and probed
+ * before any load: EXIT_OK, or the exit code after one message. */
+static int runner_out_dir(const runner *c, const scenario *sc, char *dir, size_t len) {
+    char err[4400];
+    if (c->o->out_dir) snprintf(dir, len, "%s", c->o->out_dir);
+    else report_default_dir(dir, len, sc);
+    if (report_make_out(dir, err, sizeof err) == 0) return EXIT_OK;
+    if (c->o->out_dir) {
+        fprintf(stderr, "luamech: --out: %s\nTry 'luamech --help'.\n", err);
+        return EXIT_USAGE;
+    }
+    fprintf(stderr, "luamech: results directory: %s (give one with --out)\n", err);
+    return EXIT_RUNTIME;
+}
+
+/* The engine's limits, for the run and each phase, before any load. */
+static int runner_check_plan(const scenario *sc, int workers) {
+    char err[1024];
+    for (int i = -1; i < sc->nphases; i++) {
+        const scenario *r = i < 0 ? sc : &sc->phases[i];
+        if (i < 0 && sc->nphases > 0) continue;
+        engine_plan plan = engine_check_plan(r, r->workers > 0 ? r->workers : workers, err, sizeof err);
+        if (plan == ENGINE_PLAN_OK) continue;
+        fprintf(stderr, "luamech: %s%s%s\n", i < 0 ? "" : "phase ", i < 0 ? "" : r->name, i < 0 ? err : "");
+        if (i >= 0) fprintf(stderr, "luamech: %s\n", err);
+        return plan == ENGINE_PLAN_BAD ? EXIT_SCENARIO : EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+/* --workers' default: one per CPU, at most the engine's limit. */
+static int runner_default_workers(void) {
+    unsigned n = uv_available_parallelism();
+    return n > ENGINE_MAX_WORKERS ? ENGINE_MAX_WORKERS : (int)n;
+}
+
+/* The live outputs (--stream, --dashboard), opened before any load; the
+ * run's id is its results directory's name.  A port in use or a file that
+ * cannot be created is a usage error. */
+static int runner_open_outputs(runner *c, const char *dir) {
+    const output_cfg *oc = c->o->outputs;
+    if (!oc || (!oc->nstreams && !oc->dashboard[0])) return EXIT_OK;
+    char err[1400];
+    const char *slash = strrchr(dir, '/');
+    c->out = output_open(oc, slash && slash[1] ? slash + 1 : dir, err, sizeof err);
+    if (c->out) return EXIT_OK;
+    fprintf(stderr, "luamech: %s\nTry 'luamech --help'.\n", err);
+    return EXIT_USAGE;
+}
+
+static void runner_close_outputs(runner *c) {
+    fflush(NULL);
+    output_close(c->out);
+    c->out = NULL;
+}
+
+/* After a run that left stuck threads: everything is written; end now. */
+static int runner_end(const runner *c, int code) {
+    if (!c->abandoned) return code;
+    fflush(NULL);
+    _exit(code);
+}
+
+int runner_run(const runner_opts *o, const scenario *sc) {
+    runner c = {o, 0, NULL, o->outputs && output_uses_stdout(o->outputs) ? stderr : stdout, NULL};
+    char dir[4096];
+    int workers = sc->workers > 0 ? sc->workers : runner_default_workers();
+    uint64_t seed = runner_seed(sc);
+    int code = runner_check_plan(sc, workers);
+    if (code == EXIT_OK) code = runner_out_dir(&c, sc, dir, sizeof dir);
+    if (code == EXIT_OK) code = runner_open_outputs(&c, dir);
+    if (code != EXIT_OK) return code;
+    if (sc->nphases > 0 || o->as_phases) code = runner_run_phases(&c, sc, dir, workers, seed);
+    else {
+        run_result r;
+        code = runner_run_one(&c, sc, dir, workers, seed, &r);
+        run_result_free(&r);
+    }
+    runner_close_outputs(&c);
+    return runner_end(&c, code);
+}

@@ -1,0 +1,26 @@
+/* runner.h - a run's lifecycle: plan (already loaded and checked) -> engine
+ * -> interval writers -> result files (runner.c).  cli.c parses the command
+ * line and loads; the runner does the rest. */
+#ifndef LUAMECH_RUNNER_H
+#define LUAMECH_RUNNER_H
+
+#include "common/params.h"
+#include "output/output.h"
+#include "scenario/scenario.h"
+
+typedef struct runner_opts {
+    const char *out_dir;     /* --out, or NULL: results/<name>-<time> */
+    int quiet;               /* no progress line */
+    int mm_results;          /* --mm-results: multi-mechanize's results.csv too */
+    const params *params;    /* -e parameters, for a scenario without its own */
+    int as_phases;           /* run sc's phases even if it has none (a suite) */
+    const output_cfg *outputs; /* --stream, --dashboard (checked), or NULL */
+} runner_opts;
+
+/* Runs sc (its phases one after another, when it has them) into the
+ * results directory and returns the exit code (common/exit_codes.h).  When
+ * a run left stuck worker threads, the process ends here once everything
+ * is written (it must not return to a state those threads could touch). */
+int runner_run(const runner_opts *o, const scenario *sc);
+
+#endif

@@ -1,7 +1,8 @@
 /* script.c - what every Lua state luamech creates shares: luamech.param,
  * luamech.version and the refusal of os.exit (the scenario loader's state,
  * a suite's, each worker's), and the compiling of a VU script into a
- * factory of fresh closures.  It runs no script and knows nothing of VUs,
+ * factory of fresh closures, and lua/paths.lua's hook that resolves relative
+ * paths against the scenario's folder.  It runs no script and knows nothing of VUs,
  * workers or protocols: the engine and the bindings (above) call it. */
 #include "scenario/script.h"
 
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/embedded.h"
 
 static int script_param(lua_State *L) {
     const params *p = lua_touserdata(L, lua_upvalueindex(1));
@@ -70,6 +73,43 @@ int script_load(lua_State *L, const char *path, char *err, size_t err_len) {
     free(buf);
     if (rc != 0) {
         snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct script_recorder {
+    script_record_fn fn;
+    void *ctx;
+} script_recorder;
+
+static int script_record_lua(lua_State *L) {
+    const script_recorder *r = lua_touserdata(L, lua_upvalueindex(1));
+    r->fn(r->ctx, luaL_checkstring(L, 1));
+    return 0;
+}
+
+int script_install_paths(lua_State *L, const char *root, script_record_fn record, void *ctx, char *err,
+                         size_t err_len) {
+    size_t len;
+    const char *src = embedded_lua_find("paths", &len);
+    if (!src || luaL_loadbuffer(L, src, len, "=paths.lua") != 0) {
+        snprintf(err, err_len, "internal error: cannot load paths.lua");
+        if (src) lua_pop(L, 1);
+        return -1;
+    }
+    lua_pushstring(L, root);
+    if (record) {
+        script_recorder *r = lua_newuserdata(L, sizeof *r);
+        r->fn = record;
+        r->ctx = ctx;
+        lua_pushcclosure(L, script_record_lua, 1);
+    } else {
+        lua_pushnil(L);
+    }
+    if (lua_pcall(L, 2, 1, 0) != 0) {
+        snprintf(err, err_len, "internal error: paths.lua: %s", lua_tostring(L, -1));
         lua_pop(L, 1);
         return -1;
     }

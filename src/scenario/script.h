@@ -14,5 +14,12 @@ void script_register_static(lua_State *L, const params *p);
  * script each time it is called (so every VU gets its own environment).
  * Returns 0, or -1 with "file:line: message" in err. */
 int script_load(lua_State *L, const char *path, char *err, size_t err_len);
+/* Installs lua/paths.lua in L: relative paths of io.open, io.lines,
+ * dofile, loadfile and require resolve against root (absolute); each file
+ * read is passed to record(ctx, path) (record may be NULL).  Returns 0 with
+ * a function on top of L that undoes it, or -1 with the message in err. */
+typedef void (*script_record_fn)(void *ctx, const char *path);
+int script_install_paths(lua_State *L, const char *root, script_record_fn record, void *ctx, char *err,
+                         size_t err_len);
 
 #endif

@@ -20,7 +20,7 @@ local fields = {
   name = true, run_time = true, rampup = true, interval = true,
   requests = true, workers = true, seed = true, graceful_stop = true,
   notes = true, groups = true, phases = true, thresholds = true, abort_on_threshold = true,
-  max_timers = true,
+  max_timers = true, setup = true, teardown = true,
 }
 local phase_fields = {
   name = true, run_time = true, rampup = true, interval = true, requests = true,
@@ -168,7 +168,21 @@ end
 check_known(tbl, fields, "scenario")
 local default_name = file:match("([^/]+)%.lua$") or file
 
-if tbl.phases == nil then return normalise(tbl, "", default_name, true) end
+-- setup(): once before the load; teardown(data): once after (functions of
+-- the scenario file, run by a worker with every primitive: src/cli.c).
+for _, f in ipairs({ "setup", "teardown" }) do
+  if tbl[f] ~= nil and type(tbl[f]) ~= "function" then
+    fail(f, "expected a function, got " .. show(tbl[f]))
+  end
+end
+if (tbl.setup or tbl.teardown) and tbl.phases ~= nil then
+  fail(tbl.setup and "setup" or "teardown", "setup and teardown are not supported with phases")
+end
+if tbl.phases == nil then
+  local out = normalise(tbl, "", default_name, true)
+  out.has_setup, out.has_teardown = tbl.setup ~= nil, tbl.teardown ~= nil
+  return out
+end
 
 -- Phases run one after another; each takes the scenario's fields as
 -- defaults and may set its own, except the thresholds: the scenario's own

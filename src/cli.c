@@ -82,7 +82,8 @@ static const char cli_usage[] =
 "  4  preflight failed: a script's init failed before any load (e.g. server unreachable)\n"
 "  5  interrupted by SIGINT/SIGTERM/SIGHUP; results were written\n"
 "  6  a threshold failed (the scenario's pass/fail criteria; see junit.xml)\n"
-"  7  a VU did not yield (e.g. an endless loop): the watchdog stopped the run; results were written\n";
+"  7  a VU did not yield (e.g. an endless loop): the watchdog stopped the run; results were written\n"
+"  8  a script called luamech.abort(reason): the run ended at once; results were written\n";
 
 /* The usage text, with the defaults from the plan's one table. */
 static void cli_print_usage(FILE *f) {

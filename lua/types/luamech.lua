@@ -22,6 +22,9 @@
 ---@field json luamech.json
 ---@field url luamech.url
 ---@field random luamech.random
+---@field data luamech.data
+---@field metrics luamech.metrics
+---@field setup_data any what the scenario's setup() returned (a copy per worker, decoded from JSON; treat it as read-only); nil without setup
 luamech = {}
 
 -- ---------------------------------------------------------------- scenario file
@@ -48,6 +51,8 @@ luamech = {}
 ---@field max_timers? luamech.Count cap on distinct timer names, 1..1000000 (default 1000)
 ---@field groups? luamech.Group[]
 ---@field phases? luamech.Phase[] runs done one after another
+---@field setup? fun(): any runs once before the load, by one VU with every primitive; its result (JSON-representable) is luamech.setup_data in every VU
+---@field teardown? fun(data: any) runs once after the load (also after an interrupt), with setup's result
 
 ---@class luamech.Phase
 ---@field name? string
@@ -137,6 +142,140 @@ function luamech.worker_id() end
 ---@param default? T
 ---@return string|T
 function luamech.param(name, default) end
+
+---Ends the run gracefully, as at its deadline: in-flight transactions finish
+---(graceful_stop), the results are written, the exit code is 0 or as the
+---thresholds say; summary.json has status "stopped" and `reason`. This VU
+---goes on with its transaction.
+---@param reason? string
+function luamech.stop(reason) end
+
+---Ends the run now: in-flight requests are cancelled, the results are
+---written, summary.json has status "script_aborted" and `reason`, and
+---luamech exits with code 8. The calling VU never resumes.
+---@param reason string
+function luamech.abort(reason) end
+
+-- ---------------------------------------------------------------- custom metrics
+
+---Custom metrics, recorded per worker and merged at every tick: in
+---summary.json ("counters", "gauges", "rates"), counters.csv, the console and
+---thresholds ("NAME count < 10", "NAME value <= 100", "NAME rate > 95%").
+---One object per name and worker; at most 1000 distinct names.
+---@class luamech.metrics
+luamech.metrics = {}
+
+---A counter: whole numbers added up over the run (per interval in counters.csv).
+---@param name string 1..200 bytes
+---@return luamech.Counter
+function luamech.metrics.counter(name) end
+
+---A gauge: a level set or moved by whole numbers. Each worker holds its own
+---level; the gauge is their sum (set it from one VU to report its value).
+---@param name string 1..200 bytes
+---@return luamech.Gauge
+function luamech.metrics.gauge(name) end
+
+---A rate: the share of true among the values added (e.g. cache hits).
+---@param name string 1..200 bytes
+---@return luamech.Rate
+function luamech.metrics.rate(name) end
+
+---Same as luamech.metrics.counter.
+---@param name string
+---@return luamech.Counter
+function luamech.counter(name) end
+
+---Same as luamech.metrics.gauge.
+---@param name string
+---@return luamech.Gauge
+function luamech.gauge(name) end
+
+---Same as luamech.metrics.rate.
+---@param name string
+---@return luamech.Rate
+function luamech.rate(name) end
+
+---@class luamech.Counter
+local Counter = {} -- registry: luamech.counter
+
+---Adds `n` (a whole number >= 0, default 1).
+---@param n? integer
+function Counter:add(n) end
+
+---@class luamech.Gauge
+local Gauge = {} -- registry: luamech.gauge
+
+---Sets this worker's level to `v` (a whole number).
+---@param v integer
+function Gauge:set(v) end
+
+---Moves this worker's level by `d` (a whole number, may be negative).
+---@param d integer
+function Gauge:add(d) end
+
+---This worker's level.
+---@return integer
+function Gauge:value() end
+
+---@class luamech.Rate
+local Rate = {} -- registry: luamech.rate
+
+---Counts `cond` as true or false (its truth); returns that truth.
+---@param cond any
+---@return boolean
+function Rate:add(cond) end
+
+-- ---------------------------------------------------------------- data
+
+---Data files, read once per process and shared read-only by every VU of
+---every worker (docs/lua-api.md#data-files).
+---@class luamech.data
+luamech.data = {}
+
+---@class luamech.DataOptions
+---@field header? boolean CSV: the first row names the fields (default true): rows are tables by name, else lists
+---@field separator? string CSV: one character (default ",")
+---@field pick? "sequential"|"circular"|"unique"|"random" what `next()` returns (default "sequential": each row once across all VUs)
+---@field on_end? "error"|"stop"|"wrap" when `next()` runs out (sequential, unique): raise (default), stop the run (`next()` returns nil), or start again
+
+---Loads a CSV file (RFC 4180 quoting; a path relative to the scenario's
+---folder). A missing file or a malformed row (its line number) is an error.
+---@param path string
+---@param opts? luamech.DataOptions
+---@return luamech.Dataset
+function luamech.data.csv(path, opts) end
+
+---Loads a file of JSON values, one per line (blank lines skipped; decoded
+---with lua-cjson). A line that is not JSON is an error with its number.
+---@param path string
+---@param opts? luamech.DataOptions
+---@return luamech.Dataset
+function luamech.data.jsonl(path, opts) end
+
+---@class luamech.Dataset
+local Dataset = {} -- registry: luamech.dataset
+
+---The next row by the data set's `pick`; nil when it ran out with on_end = "stop".
+---@return table|nil
+function Dataset:next() end
+
+---Row `i` (1..#data set).
+---@param i integer
+---@return table
+function Dataset:get(i) end
+
+---A row drawn from the VU's seeded random stream.
+---@return table
+function Dataset:random() end
+
+---The number of rows (also `#ds`).
+---@return integer
+function Dataset:len() end
+
+---CSV with a header: the field names in order; else nil.
+---@return string[]|nil
+function Dataset:columns() end
 
 ---@class luamech.Timer
 local Timer = {} -- registry: luamech.timer

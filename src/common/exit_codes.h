@@ -13,7 +13,8 @@ enum {
     EXIT_PREFLIGHT = 4,    /* a script's init failed before load started (e.g. unreachable server) */
     EXIT_INTERRUPTED = 5,  /* stopped by SIGINT/SIGTERM; results were written */
     EXIT_THRESHOLDS = 6,   /* the run completed but a threshold failed */
-    EXIT_STUCK = 7         /* a VU did not yield: the watchdog stopped it; results were written */
+    EXIT_STUCK = 7,        /* a VU did not yield: the watchdog stopped it; results were written */
+    EXIT_SCRIPT_ABORT = 8  /* a script called luamech.abort(reason); results were written */
 };
 
 #endif

@@ -214,13 +214,25 @@ static void engine_drain(engine *e) {
     }
 }
 
+/* luamech.stop: a graceful stop; luamech.abort: a hard one (before the
+ * load, either ends the run at once). */
+static void engine_script_stop(engine *e, int level, const char *reason) {
+    if (level <= e->r->script_stop) return;
+    e->r->script_stop = level;
+    snprintf(e->r->stop_reason, sizeof e->r->stop_reason, "%s", reason);
+    fprintf(stderr, "luamech: %s by the script: %s\n", level == 2 ? "aborted" : "stopping", reason);
+    engine_stop(e, level == 2 || !e->going);
+}
+
 static void engine_on_notify(uv_async_t *h) {
     engine *e = h->data;
     uv_mutex_lock(&e->shared.mu);
-    int failed = e->shared.failed, ready = e->shared.ready;
-    char msg[1024];
+    int failed = e->shared.failed, ready = e->shared.ready, script_stop = e->shared.script_stop;
+    char msg[1024], reason[256];
     snprintf(msg, sizeof msg, "%s", e->shared.fail_msg);
+    snprintf(reason, sizeof reason, "%s", e->shared.stop_reason);
     uv_mutex_unlock(&e->shared.mu);
+    if (script_stop) engine_script_stop(e, script_stop, reason);
     if (failed && !e->going) engine_abort(e, msg);
     else if (!e->going && !e->waiting && !e->stop_sent && ready == e->nworkers) {
         if (e->sc->start_at_ns > 0) engine_wait_start(e);
@@ -530,6 +542,7 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
                              .tick_ns = tick_ns, .notify = &e->notify};
     e->shared.rawlog_dir = hooks ? hooks->rawlog_dir : NULL;
     e->shared.open_lua = hooks ? hooks->open_lua : NULL;
+    e->shared.script_ctx = hooks ? hooks->script_ctx : NULL;
     if (uv_mutex_init(&e->shared.mu) != 0 || engine_init_loop(e, err, sizeof err) != 0) {
         /* nothing started: what was set up is released with the process */
         r->status = RUN_ABORTED;

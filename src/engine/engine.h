@@ -57,6 +57,8 @@ typedef struct run_hooks {
      * worker's Lua state; lua/lm_core.h's lm_open_all.  The engine sits
      * below the bindings and never includes them. */
     void (*open_lua)(lua_State *L, struct worker *w);
+    /* optional: handed to the bindings (run_shared.script_ctx), opaque here */
+    void *script_ctx;
 } run_hooks;
 
 /* 0 when the engine can run sc on nworkers; else an engine_plan value

@@ -141,6 +141,17 @@ void worker_preflight_result(worker *w, const char *errmsg) {
     uv_async_send(s->notify);
 }
 
+void worker_script_stop(worker *w, int abort, const char *reason) {
+    run_shared *s = w->shared;
+    uv_mutex_lock(&s->mu);
+    if (s->script_stop < 1 + abort) {
+        s->script_stop = 1 + abort;
+        snprintf(s->stop_reason, sizeof s->stop_reason, "%s", reason);
+    }
+    uv_mutex_unlock(&s->mu);
+    uv_async_send(s->notify);
+}
+
 /* ---- ready queue: VUs that yielded only to let the loop run ---- */
 
 static void worker_on_idle(uv_idle_t *h);

@@ -59,6 +59,9 @@ typedef struct run_shared {
     int ready, failed;             /* preflight results (under mu) */
     const char *rawlog_dir;        /* --mm-results: per-transaction log into this dir */
     void (*open_lua)(lua_State *L, struct worker *w);   /* the bindings (run_hooks.open_lua) */
+    void *script_ctx;              /* the bindings' shared context (run_hooks.script_ctx) */
+    int script_stop;               /* a script asked: 1 stop, 2 abort (under mu) */
+    char stop_reason[256];         /* its reason (under mu) */
     char fail_msg[1024];
 } run_shared;
 
@@ -130,6 +133,10 @@ void worker_join(worker *w);
  * called asynchronously; compiled traces do not see it).  Returns 0 when
  * the hook was set (the worker is alive). */
 int worker_interrupt(worker *w);
+/* A script ends the run (luamech.stop / luamech.abort, a data set used
+ * up): the main thread stops it gracefully (abort = 0) or at once
+ * (abort = 1).  The first reason of the strongest request is kept. */
+void worker_script_stop(worker *w, int abort, const char *reason);
 
 /* vu_resume around lua_resume: what the watchdog reads. */
 static inline void worker_enter(worker *w, struct vu *v) {

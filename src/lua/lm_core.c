@@ -1,6 +1,6 @@
 /* lm_core.c - binds luamech.sleep, luamech.timer, luamech.record,
  * luamech.random, luamech.vu_id/vu_group/vu_index/iteration, luamech.now,
- * luamech.param and luamech.shared.  Each binding checks its arguments and
+ * luamech.param, luamech.shared, luamech.stop and luamech.abort.  Each binding checks its arguments and
  * calls into the engine (engine/vu.c, engine/worker.c); none parses bytes or
  * resumes coroutines itself. */
 #include "lua/lm_core.h"
@@ -15,6 +15,7 @@
 #include "engine/vu.h"
 #include "engine/worker.h"
 #include "scenario/script.h"
+#include "lua/lm_share.h"
 
 #define LM_TIMER_MT "luamech.timer"
 
@@ -230,6 +231,27 @@ static int lm_worker_id(lua_State *L) {
     return 1;
 }
 
+/* luamech.stop([reason]): the run ends gracefully (as at its deadline);
+ * this VU goes on with its transaction. */
+static int lm_stop(lua_State *L) {
+    worker *w = lm_worker(L);
+    const char *why = luaL_optstring(L, 1, "luamech.stop() was called");
+    lm_current_vu(L, w, "luamech.stop");
+    worker_script_stop(w, 0, why);
+    return 0;
+}
+
+/* luamech.abort(reason): the run ends now (in-flight requests cancelled,
+ * results written, exit code 8); this VU never resumes. */
+static int lm_abort(lua_State *L) {
+    worker *w = lm_worker(L);
+    const char *why = luaL_checkstring(L, 1);
+    vu *v = lm_current_vu(L, w, "luamech.abort");
+    worker_script_stop(w, 1, why);
+    v->state = VU_WAITING;                 /* nothing will wake it: the hard stop ends it */
+    return lua_yield(L, 0);
+}
+
 static void lm_timer_metatable(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"start", lm_timer_start}, {"stop", lm_timer_stop}, {"elapsed", lm_timer_elapsed_lua}, {NULL, NULL}};
@@ -244,7 +266,8 @@ void lm_open_all(lua_State *L, worker *w) {
     static const luaL_Reg fns[] = {
         {"sleep", lm_sleep}, {"timer", lm_timer_new}, {"random", lm_random},
         {"vu_id", lm_vu_id}, {"vu_group", lm_vu_group}, {"vu_index", lm_vu_index},
-        {"iteration", lm_iteration}, {"now", lm_now}, {"worker_id", lm_worker_id}, {NULL, NULL}};
+        {"iteration", lm_iteration}, {"now", lm_now}, {"worker_id", lm_worker_id},
+        {"stop", lm_stop}, {"abort", lm_abort}, {NULL, NULL}};
     lm_timer_metatable(L);
     script_register_static(L, w->shared->params);
     lua_getglobal(L, "luamech");
@@ -254,6 +277,8 @@ void lm_open_all(lua_State *L, worker *w) {
         lua_setfield(L, -2, f->name);
     }
     lm_random_open(L, w);                  /* luamech.random.*, luamech.keys (lm_random.c) */
+    lm_data_open_lua(L, w);                /* luamech.data (lm_data.c) */
+    lm_metrics_open(L, w);                 /* luamech.metrics (lm_metrics.c) */
     lua_pushlightuserdata(L, w);
     lua_newtable(L);
     lua_pushcclosure(L, lm_record, 2);
@@ -270,6 +295,11 @@ void lm_open_all(lua_State *L, worker *w) {
         lua_setfield(L, -2, m->name);
     }
     lua_pop(L, 1);
+    lm_share *share = w->shared->script_ctx;
+    char err[256];
+    if (share && lm_share_install_paths(L, share, err, sizeof err) != 0) luaL_error(L, "%s", err);
+    if (share) lua_pop(L, 1);             /* the undo: workers keep the paths */
+    lm_lifecycle_open(L, w);               /* setup's data, setup's hand-over (lm_lifecycle.c) */
 }
 
 struct lm_connect {

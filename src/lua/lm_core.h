@@ -17,6 +17,14 @@ void lm_open_all(lua_State *L, struct worker *w);
 /* luamech.random's distributions and luamech.keys (lm_random.c), into the
  * luamech table on top of L. */
 void lm_random_open(lua_State *L, struct worker *w);
+/* luamech.metrics and luamech.counter/gauge/rate (lm_metrics.c), into the
+ * luamech table on top of L. */
+void lm_metrics_open(lua_State *L, struct worker *w);
+/* luamech.setup_data and, in the setup's run, the hand-over of its result
+ * (lm_lifecycle.c); L's stack is left as it was. */
+void lm_lifecycle_open(lua_State *L, struct worker *w);
+/* luamech.data (lm_data.c), into the luamech table on top of L. */
+void lm_data_open_lua(lua_State *L, struct worker *w);
 
 /* A protocol module: pushes its table (e.g. luamech.memcached). */
 typedef void (*lm_module_open)(lua_State *L, struct worker *w);

@@ -171,7 +171,7 @@ static void report_counters_table(FILE *out, const run_result *r) {
     int shown = 0;
     for (int i = 0; i < r->agg.ncounters; i++) {
         const agg_counter *c = r->agg.counters[i];
-        if (report_is_check(c->name) || strncmp(c->name, "engine.", 7) == 0) continue;
+        if (report_is_check(c->name) || report_is_metric(c->name) || strncmp(c->name, "engine.", 7) == 0) continue;
         if (!shown++) fprintf(out, "\nCounters\n\n%-40s %16s %14s\n", "name", "total", "per second");
         char buf[1024];
         fprintf(out, "%-40s %16lld %14.2f\n", text_clean(c->name, buf, sizeof buf), (long long)c->total,
@@ -276,6 +276,7 @@ void report_console(FILE *out, const scenario *sc, const run_result *r, const ch
     report_checks_table(out, r);
     report_thresholds(out, sc, r);
     report_counters_table(out, r);
+    report_metrics(out, r);
     report_tally(out, &r->agg.errors, "Top errors (failed transactions)");
     report_tally(out, &r->agg.req_errors, "Request errors (failed requests, whether or not the script raised them)");
     fprintf(out, "\n");

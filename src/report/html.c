@@ -12,8 +12,8 @@
  * thresholds (pass/FAIL, exit code), the summary, All Transactions, groups,
  * stages (one table of the "stage" timers), custom timers, primitives, the
  * generator health (its per-interval table and charts, and the "engine"
- * timers), checks, counters (without the check.pass/check.fail counters)
- * and the error tallies.  A timer's "(uncorrected)" twin (the timer whose
+ * timers), checks, counters (without the check.pass/check.fail counters),
+ * custom rates and gauges, and the error tallies.  A timer's "(uncorrected)" twin (the timer whose
  * uncorrected_of names it: data, never parsed from names) is shown right
  * after it; its response time chart draws both p99 lines (intended and
  * actual start).
@@ -237,6 +237,7 @@ static void html_toc(FILE *f, json_t *root) {
     if (html_has_generator(root)) fputs("<a href=\"#generator\">Generator health</a>", f);
     if (json_array_size(html_get(root, "checks"))) fputs("<a href=\"#checks\">Checks</a>", f);
     if (html_counters_shown(root)) fputs("<a href=\"#counters\">Counters</a>", f);
+    if (html_metrics_shown(root)) fputs("<a href=\"#metrics\">Custom metrics</a>", f);
     fputs("<a href=\"#errors\">Errors</a><a href=\"#request-errors\">Request errors</a></nav>\n", f);
 }
 
@@ -378,6 +379,7 @@ static void html_run(FILE *f, json_t *root, int depth) {
     html_segments(f, root);
     html_checks(f, html_get(root, "checks"));
     html_counters(f, root);
+    html_metrics(f, root);
     html_tally(f, html_get(root, "errors"), "errors", "Top errors (failed transactions)", "errors");
     html_tally(f, html_get(root, "request_errors"), "request-errors",
                "Request errors (failed requests, whether or not the script raised them)", "request errors");

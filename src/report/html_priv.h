@@ -46,6 +46,9 @@ void html_generator(FILE *f, json_t *root);
 /* How many counters the counters table lists. */
 size_t html_counters_shown(json_t *root);
 void html_counters(FILE *f, json_t *root);
+/* Custom rates and gauges (summary.json "rates", "gauges"), when any. */
+size_t html_metrics_shown(json_t *root);
+void html_metrics(FILE *f, json_t *root);
 
 /* ---- the headline (html_verdict.c) ---- */
 

@@ -1,6 +1,7 @@
 /* html_tables.c - the static HTML of report.html's sections: one section per
  * timer (heading, summary row, interval details), the stages table, the
- * thresholds, the generator health, checks, counters and the error tallies;
+ * thresholds, the generator health, checks, counters, custom rates and
+ * gauges, and the error tallies;
  * and the timer kinds and "(uncorrected)" twins (summary.json's kind and
  * uncorrected_of fields) that decide which section a timer goes to and in
  * which order.  Not here: the page around the
@@ -634,4 +635,55 @@ void html_counters(FILE *f, json_t *root) {
         fprintf(f, "</td><td>%lld</td><td>%.2f</td></tr>\n", html_int(c, "total"), html_num(c, "rate"));
     }
     fputs("</tbody></table></div></section>\n", f);
+}
+
+/* ---- custom rates and gauges (summary.json "rates", "gauges") ---- */
+
+static void html_rates(FILE *f, json_t *arr) {
+    size_t i;
+    json_t *x;
+    fputs("<h3>Rates</h3>\n<div class=\"scroll\"><table><thead><tr><th class=\"l\">name</th><th>true</th>"
+          "<th>false</th><th>rate</th></tr></thead><tbody>\n", f);
+    json_array_foreach(arr, i, x) {
+        fputs("<tr><td class=\"l\">", f);
+        html_esc(f, html_str(x, "name"));
+        fprintf(f, "</td><td>%lld</td><td>%lld</td><td>%.2f%%</td></tr>\n", html_int(x, "true"),
+                html_int(x, "false"), html_num(x, "rate_percent"));
+    }
+    fputs("</tbody></table></div>\n", f);
+}
+
+static void html_gauges(FILE *f, json_t *arr) {
+    size_t i, k;
+    json_t *x, *v;
+    fputs("<h3>Gauges</h3>\n<div class=\"scroll\"><table><thead><tr><th class=\"l\">name</th><th>value</th>"
+          "<th>lowest</th><th>highest</th></tr></thead><tbody>\n", f);
+    json_array_foreach(arr, i, x) {
+        json_int_t lo = 0, hi = 0;
+        json_array_foreach(json_object_get(x, "intervals"), k, v) {
+            json_int_t n = json_integer_value(v);
+            if (k == 0 || n < lo) lo = n;
+            if (k == 0 || n > hi) hi = n;
+        }
+        fputs("<tr><td class=\"l\">", f);
+        html_esc(f, html_str(x, "name"));
+        fprintf(f, "</td><td>%lld</td><td>%lld</td><td>%lld</td></tr>\n", html_int(x, "value"), (long long)lo,
+                (long long)hi);
+    }
+    fputs("</tbody></table></div>\n", f);
+}
+
+size_t html_metrics_shown(json_t *root) {
+    return json_array_size(html_get(root, "rates")) + json_array_size(html_get(root, "gauges"));
+}
+
+void html_metrics(FILE *f, json_t *root) {
+    json_t *rates = html_get(root, "rates"), *gauges = html_get(root, "gauges");
+    if (html_metrics_shown(root) == 0) return;
+    fputs("<section id=\"metrics\"><h2>Custom metrics</h2>\n<p>Rates: the share of true among the values a "
+          "script added; gauges: the value at the end and the lowest and highest at interval ends "
+          "(custom counters are with the counters).</p>\n", f);
+    if (json_array_size(rates)) html_rates(f, rates);
+    if (json_array_size(gauges)) html_gauges(f, gauges);
+    fputs("</section>\n", f);
 }

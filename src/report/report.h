@@ -21,6 +21,16 @@ void report_console(FILE *out, const scenario *sc, const run_result *r, const ch
 /* Create dir (and parents) and copy the scenario file and its scripts into
  * dir/scenario/.  Returns 0 or -1 with a message. */
 int report_prepare_dir(const char *dir, const scenario *sc, char *err, size_t err_len);
+/* files.c: copy the scenario file and its scripts into sub (DIR/scenario)
+ * at their paths relative to the scenario's folder.  0 or -1 (errno). */
+int report_copy_scenario(const char *sub, const scenario *sc);
+/* After the run: copy the files the scripts read (absolute paths) that lie
+ * in root (the scenario's folder, absolute) into DIR/scenario/ at the same
+ * relative paths, within the limits below, and list them all in
+ * DIR/summary.json as "scenario_files".  0 or -1. */
+#define REPORT_COPY_FILE_MAX (64LL << 20)     /* bytes: a larger file is listed, not copied */
+#define REPORT_COPY_TOTAL_MAX (256LL << 20)   /* bytes over all read files */
+int report_copy_read(const char *dir, const char *root, const char *const *paths, int n);
 /* Default: results/<scenario name as a path name>-<YYYYmmdd-HHMMSS> */
 void report_default_dir(char *buf, size_t len, const scenario *sc);
 /* A name as one path component (docs/results.md): bytes other than
@@ -133,6 +143,21 @@ typedef struct report_check {
 int report_checks(const agg *a, report_check **out);
 /* 1 when a counter is one of the check counters. */
 int report_is_check(const char *counter_name);
+
+/* Custom metrics (metrics.c): rates and gauges are counters with name
+ * prefixes (lua/lm_core.h); plain counters are custom counters. */
+typedef struct report_rate {
+    const char *name;         /* points into the agg's counter names */
+    int64_t trues, falses;
+    const agg_counter *t, *f; /* their counters (per-interval rows), or NULL */
+} report_rate;
+int report_is_metric(const char *counter_name);
+int report_rates(const agg *a, report_rate **out);   /* caller frees *out */
+struct json_t;
+struct json_t *report_rates_json(const agg *a);      /* summary.json "rates" */
+struct json_t *report_gauges_json(const agg *a);     /* summary.json "gauges" */
+/* The console's Rates and Gauges tables. */
+void report_metrics(FILE *out, const run_result *r);
 
 /* ---- HTML report (html.c, report_cmd.c) ----
  * report.html is rendered from the files in dir (summary.json), never from

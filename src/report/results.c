@@ -30,18 +30,6 @@ static int results_mkdirs(const char *dir) {
     return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int results_copy(const char *from, const char *to) {
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
-    char buf[65536];
-    size_t n;
-    int rc = in && out ? 0 : -1;
-    while (rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, n, out) != n) rc = -1;
-    if (in) fclose(in);
-    if (out && fclose(out) != 0) rc = -1;
-    return rc;
-}
-
 void report_path_name(char *buf, size_t len, const char *name) {
     size_t n = 0;
     for (const char *p = name; *p && n + 1 < len && n < 64; p++, n++) {
@@ -129,22 +117,13 @@ int report_make_out(const char *dir, char *err, size_t err_len) {
 }
 
 int report_prepare_dir(const char *dir, const scenario *sc, char *err, size_t err_len) {
-    char sub[3072], to[4096];
+    char sub[3072];
     snprintf(sub, sizeof sub, "%s/scenario", dir);
     if (results_mkdirs(sub) != 0) {
         snprintf(err, err_len, "cannot create the results directory %s: %s", sub, strerror(errno));
         return -1;
     }
-    char *tmp = strdup(sc->path);
-    snprintf(to, sizeof to, "%s/%s", sub, basename(tmp));
-    free(tmp);
-    int rc = results_copy(sc->path, to);
-    for (int g = 0; rc == 0 && g < sc->ngroups; g++) {
-        tmp = strdup(sc->groups[g].script_path);
-        snprintf(to, sizeof to, "%s/%s", sub, basename(tmp));
-        free(tmp);
-        rc = results_copy(sc->groups[g].script_path, to);
-    }
+    int rc = report_copy_scenario(sub, sc);
     if (rc != 0) snprintf(err, err_len, "cannot copy the scenario into %s: %s", sub, strerror(errno));
     return rc;
 }
@@ -242,7 +221,7 @@ static json_t *results_counters_json(const run_result *r) {
     json_t *arr = json_array();
     for (int i = 0; i < r->agg.ncounters; i++) {
         const agg_counter *c = r->agg.counters[i];
-        if (report_is_check(c->name)) continue;
+        if (report_is_check(c->name) || report_is_metric(c->name)) continue;
         json_t *rows = json_array();
         for (int k = 0; k < c->nrows; k++) json_array_append_new(rows, json_integer(c->rows[k]));
         json_array_append_new(arr, json_pack("{s:o,s:I,s:f,s:o}", "name", results_str(c->name),
@@ -400,12 +379,15 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     json_object_set_new(root, "counters", results_counters_json(r));
     json_object_set_new(root, "checks", results_checks_json(r));
     results_dist_json(root, sc, r);
+    json_object_set_new(root, "rates", report_rates_json(&r->agg));
+    json_object_set_new(root, "gauges", report_gauges_json(&r->agg));
     json_object_set_new(root, "timer_overflow", results_overflow_json(r));
     if (sc->notes) {                 /* the scenario's own text: line breaks kept when valid */
         json_t *notes = json_string(sc->notes);
         json_object_set_new(root, "notes", notes ? notes : results_str(sc->notes));
     }
     if (r->status == RUN_ABORTED || r->status == RUN_STUCK) json_object_set_new(root, "error", results_str(r->error));
+    if (r->script_stop) json_object_set_new(root, "stop_reason", results_str(r->stop_reason));
     FILE *f = results_open(dir, "summary.json", tmp, sizeof tmp);
     int rc = f ? json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
     json_decref(root);

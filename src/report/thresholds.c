@@ -23,6 +23,7 @@ typedef struct th_acc {
 
 static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, const run_result *r) {
     threshold_checks_add(&r->agg, &acc->in.checks_pass, &acc->in.checks_all);
+    threshold_metrics_add(t, &r->agg, &acc->in);
     const agg_timer *tm = threshold_timer(t, &r->agg);
     if (!tm) return 0;
     if (!acc->h) {

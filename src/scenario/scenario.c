@@ -165,6 +165,11 @@ static void scenario_copy(scenario *s, lua_State *L) {
     lua_getfield(L, -1, "abort_on_threshold");
     s->abort_on_threshold = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    lua_getfield(L, -1, "has_setup");
+    s->has_setup = lua_toboolean(L, -1);
+    lua_getfield(L, -2, "has_teardown");
+    s->has_teardown = lua_toboolean(L, -1);
+    lua_pop(L, 2);
     lua_getfield(L, -1, "thresholds");
     s->nthresholds = lua_istable(L, -1) ? (int)lua_objlen(L, -1) : 0;
     s->thresholds = calloc((size_t)s->nthresholds + 1, sizeof *s->thresholds);
@@ -212,6 +217,26 @@ static void scenario_apply(scenario *s, const scenario_overrides *o) {
     if (o->requests > 0 && o->run_time_ns < 0) s->run_time_ns = 0;
 }
 
+/* What the scenario file reads (require, io.open...): its real path, once,
+ * for the results' copy (script_install_paths's record). */
+static void scenario_note_file(void *ctx, const char *path) {
+    scenario *s = ctx;
+    char *real = realpath(path, NULL);
+    if (!real) return;
+    for (int i = 0; i < s->nread_files; i++)
+        if (strcmp(s->read_files[i], real) == 0) {
+            free(real);
+            return;
+        }
+    char **files = realloc(s->read_files, (size_t)(s->nread_files + 1) * sizeof *files);
+    if (!files) {
+        free(real);
+        return;
+    }
+    s->read_files = files;
+    s->read_files[s->nread_files++] = real;
+}
+
 static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err_len) {
     size_t len;
     const char *src = embedded_lua_find("scenario", &len);
@@ -241,9 +266,24 @@ int scenario_load(scenario *s, const char *path, const params *p,
     char *tmp = strdup(path);
     s->dir = strdup(dirname(tmp));
     free(tmp);
-    lua_State *L = script_state_load(path, p, "scenario", err, err_len);
+    lua_State *L = script_state_open(path, p, "scenario", err, err_len);
     if (!L) return -1;
-    int rc = scenario_run_checker(L, s, err, err_len);
+    int rc = -1;
+    char *root = realpath(s->dir, NULL);       /* require and io.open next to the scenario */
+    if (!root || script_install_paths(L, root, scenario_note_file, s, err, err_len) != 0) {
+        if (!root) snprintf(err, err_len, "%s: cannot resolve its folder: %m", path);
+        free(root);
+        lua_close(L);
+        return -1;
+    }
+    free(root);
+    int undo = lua_gettop(L);
+    if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0)
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+    else if (lua_pushvalue(L, undo), lua_pcall(L, 0, 0, 0) != 0)
+        snprintf(err, err_len, "internal error: %s", lua_tostring(L, -1));
+    else
+        rc = scenario_run_checker(L, s, err, err_len);
     lua_close(L);
     if (rc != 0) return -1;
     scenario_apply(s, o);
@@ -288,6 +328,35 @@ void scenario_hash(scenario *s) {
     uint64_t h = scenario_fnv_file(0xcbf29ce484222325ULL, s->path);
     snprintf(s->hash, sizeof s->hash, "%016llx", (unsigned long long)scenario_fnv_plan(h, s));
 }
+int scenario_lifecycle(scenario *out, const scenario *sc, int what, const char *script) {
+    memset(out, 0, sizeof *out);
+    out->path = sc->path;                       /* borrowed: not freed here */
+    out->dir = sc->dir;
+    out->params = sc->params;
+    out->name = what == 1 ? "setup" : "teardown";
+    out->lifecycle = what;
+    out->interval_ns = sc->interval_ns;
+    out->graceful_stop_ns = sc->graceful_stop_ns;
+    out->requests = 1;                          /* the function runs in the init; one empty transaction */
+    out->run_time_ns = 0;
+    out->max_timers = sc->max_timers;
+    out->workers = 1;
+    out->seed = sc->seed;
+    out->seed_set = sc->seed_set;
+    out->ngroups = 1;
+    out->groups = calloc(1, sizeof *out->groups);
+    if (!out->groups) return -1;
+    group_cfg *g = &out->groups[0];
+    g->name = (char *)out->name;
+    g->vus = 1;
+    g->script_path = (char *)script;
+    g->script_name = (char *)out->name;
+    g->model = MODEL_CLOSED;
+    sched_constant(&g->sched, 1);
+    return 0;
+}
+
+void scenario_lifecycle_free(scenario *s) { free(s->groups); }
 
 int scenario_total_vus(const scenario *s) {
     if (s->nphases > 0) {
@@ -302,6 +371,8 @@ int scenario_total_vus(const scenario *s) {
 }
 
 void scenario_free(scenario *s) {
+    for (int i = 0; i < s->nread_files; i++) free(s->read_files[i]);
+    free(s->read_files);
     for (int i = 0; i < s->nphases; i++) scenario_free(&s->phases[i]);
     free(s->phases);
     free(s->thresholds);

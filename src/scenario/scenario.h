@@ -46,6 +46,11 @@ typedef struct scenario {
     int abort_on_threshold;   /* stop the run at the first interval a criterion fails */
     const params *params; /* a suite run's own -e parameters; NULL = the command line's */
     int is_suite;         /* the phases are a suite's runs (wording of reports) */
+    char **read_files;    /* files the scenario file read (require, io.open: real paths) */
+    int nread_files;
+    int has_setup;        /* the scenario file has setup() / teardown(data) */
+    int has_teardown;
+    int lifecycle;        /* a run of setup (1) or teardown (2) only (scenario_lifecycle) */
     int nphases;          /* > 0: run these one after another instead */
     struct scenario *phases;
     /* --segment i/N (docs/distributed.md): this process runs segment
@@ -92,5 +97,11 @@ int scenario_total_vus(const scenario *s);
  * and the final plan's run time, budget, VUs and models, as 16 hex digits
  * in s->hash: segments of one run carry the same (luamech merge checks). */
 void scenario_hash(scenario *s);
+/* The run of sc's setup (what = 1) or teardown (2): one worker, one VU of
+ * a group "setup" / "teardown" running script (which calls the scenario
+ * file's function in its init), one transaction.  Free with
+ * scenario_lifecycle_free.  0, or -1 when out of memory. */
+int scenario_lifecycle(scenario *out, const scenario *sc, int what, const char *script);
+void scenario_lifecycle_free(scenario *s);
 
 #endif

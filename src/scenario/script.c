@@ -2,8 +2,9 @@
  * luamech.version and the refusal of os.exit (the scenario loader's state,
  * a suite's, each worker's); the state a scenario or suite file is run in
  * (with lua/checks.lua, the checks scenario.lua and suite.lua share, as
- * require("luamech.checks")); and the compiling of a VU script into a
- * factory of fresh closures.  It runs no VU script and knows nothing of
+ * require("luamech.checks")); the compiling of a VU script into a
+ * factory of fresh closures; and lua/paths.lua's hook that resolves
+ * relative paths against the scenario's folder.  It runs no VU script and knows nothing of
  * VUs, workers or protocols: the engine and the bindings (above) call it. */
 #include "scenario/script.h"
 
@@ -57,7 +58,7 @@ static int script_checks_loader(lua_State *L) {
     return 1;
 }
 
-lua_State *script_state_load(const char *path, const params *p, const char *what, char *err, size_t err_len) {
+lua_State *script_state_open(const char *path, const params *p, const char *what, char *err, size_t err_len) {
     if (access(path, R_OK) != 0) {
         snprintf(err, err_len, "%s: cannot read the %s file: %m", path, what);
         return NULL;
@@ -74,6 +75,12 @@ lua_State *script_state_load(const char *path, const params *p, const char *what
     lua_pushcfunction(L, script_checks_loader);
     lua_setfield(L, -2, "luamech.checks");
     lua_pop(L, 2);
+    return L;
+}
+
+lua_State *script_state_load(const char *path, const params *p, const char *what, char *err, size_t err_len) {
+    lua_State *L = script_state_open(path, p, what, err, err_len);
+    if (!L) return NULL;
     if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0) {
         snprintf(err, err_len, "%s", lua_tostring(L, -1));
         lua_close(L);
@@ -111,6 +118,43 @@ int script_load(lua_State *L, const char *path, char *err, size_t err_len) {
     free(buf);
     if (rc != 0) {
         snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct script_recorder {
+    script_record_fn fn;
+    void *ctx;
+} script_recorder;
+
+static int script_record_lua(lua_State *L) {
+    const script_recorder *r = lua_touserdata(L, lua_upvalueindex(1));
+    r->fn(r->ctx, luaL_checkstring(L, 1));
+    return 0;
+}
+
+int script_install_paths(lua_State *L, const char *root, script_record_fn record, void *ctx, char *err,
+                         size_t err_len) {
+    size_t len;
+    const char *src = embedded_lua_find("paths", &len);
+    if (!src || luaL_loadbuffer(L, src, len, "=paths.lua") != 0) {
+        snprintf(err, err_len, "internal error: cannot load paths.lua");
+        if (src) lua_pop(L, 1);
+        return -1;
+    }
+    lua_pushstring(L, root);
+    if (record) {
+        script_recorder *r = lua_newuserdata(L, sizeof *r);
+        r->fn = record;
+        r->ctx = ctx;
+        lua_pushcclosure(L, script_record_lua, 1);
+    } else {
+        lua_pushnil(L);
+    }
+    if (lua_pcall(L, 2, 1, 0) != 0) {
+        snprintf(err, err_len, "internal error: paths.lua: %s", lua_tostring(L, -1));
         lua_pop(L, 1);
         return -1;
     }

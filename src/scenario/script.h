@@ -14,10 +14,21 @@ void script_register_static(lua_State *L, const params *p);
  * "suite", for the messages): standard libraries, script_register_static,
  * the embedded lua/checks.lua as require("luamech.checks"), and the file
  * run, its value on top.  NULL with the message in err. */
+/* A state ready to run a scenario or suite file (libraries, luamech.param and
+ * friends, require("luamech.checks")), without running it; NULL after a
+ * message in err. */
+lua_State *script_state_open(const char *path, const params *p, const char *what, char *err, size_t err_len);
 lua_State *script_state_load(const char *path, const params *p, const char *what, char *err, size_t err_len);
 /* Compile a VU script; pushes a factory that returns a fresh closure of the
  * script each time it is called (so every VU gets its own environment).
  * Returns 0, or -1 with "file:line: message" in err. */
 int script_load(lua_State *L, const char *path, char *err, size_t err_len);
+/* Installs lua/paths.lua in L: relative paths of io.open, io.lines,
+ * dofile, loadfile and require resolve against root (absolute); each file
+ * read is passed to record(ctx, path) (record may be NULL).  Returns 0 with
+ * a function on top of L that undoes it, or -1 with the message in err. */
+typedef void (*script_record_fn)(void *ctx, const char *path);
+int script_install_paths(lua_State *L, const char *root, script_record_fn record, void *ctx, char *err,
+                         size_t err_len);
 
 #endif

@@ -117,6 +117,7 @@ int stats_counter_id(stats_local *s, const char *name) {
     }
     s->counters[s->ncounters].name = strdup(name);
     s->counters[s->ncounters].value = 0;
+    s->counters[s->ncounters].announce = 0;
     return s->ncounters++;
 }
 
@@ -185,7 +186,8 @@ tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick) {
     }
     m->counters = calloc((size_t)(s->ncounters ? s->ncounters : 1), sizeof *m->counters);
     for (int i = 0; m->counters && i < s->ncounters; i++) {
-        if (!s->counters[i].value) continue;
+        if (!s->counters[i].value && !s->counters[i].announce) continue;
+        s->counters[i].announce = 0;
         m->counters[m->ncounters].name = strdup(s->counters[i].name);
         m->counters[m->ncounters++].value = s->counters[i].value;
         s->counters[i].value = 0;

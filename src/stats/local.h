@@ -75,6 +75,7 @@ typedef struct tick_timer {
 typedef struct stat_counter {
     char *name;
     int64_t value;
+    int announce;      /* send it with the next tick even at 0 (a custom metric just made) */
 } stat_counter;
 
 /* One worker's statistics for one tick, handed to the main thread. */
@@ -138,6 +139,9 @@ void stats_req_error(stats_local *s, const char *msg, size_t len);
 /* Id of the counter called name, created on first use. */
 int stats_counter_id(stats_local *s, const char *name);
 static inline void stats_count(stats_local *s, int id, int64_t n) { s->counters[id].value += n; }
+/* The counter reaches the main thread with the next tick even if it stays
+ * at 0 (a custom metric exists, so a threshold on it measures 0). */
+static inline void stats_counter_announce(stats_local *s, int id) { s->counters[id].announce = 1; }
 /* Move this tick's data into a new message (timers with no samples are left
  * out) and reset the tick. */
 tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick);

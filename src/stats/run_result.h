@@ -30,6 +30,8 @@ typedef struct run_result {
     int stopped_by_hook;     /* on_interval asked to stop (a failed threshold) */
     int setup_failed;        /* RUN_ABORTED because the run could not be set up */
     int abandoned;           /* workers left running (RUN_STUCK): exit the process after writing */
+    int script_stop;         /* a script ended the run: 1 luamech.stop, 2 luamech.abort */
+    char stop_reason[256];   /* the script's reason */
     char error[1024];        /* RUN_ABORTED, RUN_STUCK: why */
     int64_t start_offset_ns; /* --start-at: t0 minus the requested instant (> 0: late) */
 } run_result;

@@ -1,8 +1,9 @@
 /* threshold.c - parse "SUBJECT STAT OP VALUE[UNIT]" criteria and evaluate
  * them on a run's totals.  SUBJECT is a timer name (may contain spaces),
- * "transactions" (All Transactions), "checks", or empty; STAT is min, avg,
- * p50, p80, p90, p95, p99, p99.9, max, stdev, count, rate, errors, or
- * "errors rate".  No I/O. */
+ * "transactions" (All Transactions), "checks", a custom metric, or empty;
+ * STAT is min, avg, p50, p80, p90, p95, p99, p99.9, max, stdev, count,
+ * rate, errors, "errors rate" or value; "rate" with a percentage is a
+ * custom rate metric's share of true.  No I/O. */
 #include "stats/threshold.h"
 
 #include <ctype.h>
@@ -16,7 +17,7 @@
 static const struct { const char *name; th_stat stat; } th_stats[] = {
     {"min", TH_MIN}, {"avg", TH_AVG}, {"p50", TH_P50}, {"p80", TH_P80}, {"p90", TH_P90},
     {"p95", TH_P95}, {"p99", TH_P99}, {"p99.9", TH_P999}, {"max", TH_MAX}, {"stdev", TH_STDEV},
-    {"count", TH_COUNT}, {"rate", TH_RATE}, {"errors", TH_ERRORS},
+    {"count", TH_COUNT}, {"rate", TH_RATE}, {"errors", TH_ERRORS}, {"value", TH_VALUE},
 };
 
 static int th_op_parse(const char *s, th_op *op) {
@@ -28,7 +29,7 @@ static int th_op_parse(const char *s, th_op *op) {
 }
 
 static int th_is_time(th_stat s) { return s <= TH_STDEV; }
-static int th_is_percent(th_stat s) { return s == TH_ERROR_RATE || s == TH_CHECKS_RATE; }
+static int th_is_percent(th_stat s) { return s == TH_ERROR_RATE || s == TH_CHECKS_RATE || s == TH_FRACTION; }
 
 /* "5ms", "0.2s", "300us", "99.9%", "1000/s", "12" -> value in the stat's unit */
 static int th_value_parse(const char *s, th_stat stat, double *out) {
@@ -103,6 +104,8 @@ int threshold_parse(const char *text, threshold *t, char *err, size_t err_len) {
     n -= 2;
     if (th_stat_parse(tok, &n, t) != 0) return th_fail(err, err_len, text, "unknown statistic");
     th_subject(tok, n, t);
+    size_t vl = strlen(value);
+    if (t->stat == TH_RATE && vl > 0 && value[vl - 1] == '%') t->stat = TH_FRACTION;   /* a rate metric */
     if (th_value_parse(value, t->stat, &t->limit) != 0)
         return th_fail(err, err_len, text, th_is_time(t->stat) ? "bad time value (use ms, s or us)"
                                           : th_is_percent(t->stat) ? "bad percentage (end it with %)"
@@ -119,6 +122,18 @@ void threshold_checks_add(const agg *a, int64_t *pass, int64_t *all) {
         if (strncmp(c->name, LM_CHECK_PASS, lp) == 0) *pass += c->total, *all += c->total;
         else if (strncmp(c->name, LM_CHECK_FAIL, lf) == 0) *all += c->total;
     }
+}
+
+void threshold_metrics_add(const threshold *t, const agg *a, th_input *in) {
+    char name[256];
+    const agg_counter *c = agg_find_counter(a, t->timer);
+    snprintf(name, sizeof name, "%s%s", LM_GAUGE, t->timer);
+    if (!c) c = agg_find_counter(a, name);
+    if (c) in->has_metric = 1, in->metric += c->total;
+    snprintf(name, sizeof name, "%s%s", LM_RATE_TRUE, t->timer);
+    if ((c = agg_find_counter(a, name))) in->rate_true += c->total, in->rate_all += c->total;
+    snprintf(name, sizeof name, "%s%s", LM_RATE_FALSE, t->timer);
+    if ((c = agg_find_counter(a, name))) in->rate_all += c->total;
 }
 
 const agg_timer *threshold_timer(const threshold *t, const agg *a) {
@@ -150,6 +165,16 @@ th_state threshold_eval(const threshold *t, const th_input *in, double *value) {
         *value = 100.0 * (double)in->checks_pass / (double)in->checks_all;
         return TH_MEASURED;
     }
+    if (t->stat == TH_FRACTION) {
+        if (in->rate_all <= 0) return TH_NO_DATA;
+        *value = 100.0 * (double)in->rate_true / (double)in->rate_all;
+        return TH_MEASURED;
+    }
+    if ((t->stat == TH_VALUE || t->stat == TH_COUNT) && !in->h && in->has_metric) {
+        *value = (double)in->metric;
+        return TH_MEASURED;
+    }
+    if (t->stat == TH_VALUE) return TH_NO_DATA;       /* not a counter nor a gauge */
     if (!in->h) return TH_NO_DATA;
     int64_t ok = in->h->total, all = ok + in->errors;
     if (th_is_time(t->stat)) {

@@ -1,6 +1,7 @@
 /* threshold.h - pass/fail criteria on a run's figures, such as
  * "GET p95 < 5ms", "errors rate < 0.1%", "checks rate > 99.9%",
- * "transactions rate >= 1000/s".  Parsing is pure; evaluation reads an agg. */
+ * "transactions rate >= 1000/s", and on custom metrics "hits rate > 95%",
+ * "retries count < 10", "queue value <= 100".  Parsing is pure; evaluation reads an agg. */
 #ifndef LUAMECH_THRESHOLD_H
 #define LUAMECH_THRESHOLD_H
 
@@ -13,7 +14,9 @@ typedef enum th_stat {
     TH_RATE,         /* samples per second */
     TH_ERRORS,       /* failed samples */
     TH_ERROR_RATE,   /* failed / all, percent */
-    TH_CHECKS_RATE   /* passed checks / all checks, percent */
+    TH_CHECKS_RATE,  /* passed checks / all checks, percent */
+    TH_FRACTION,     /* a custom rate metric: true / all, percent ("NAME rate > 95%") */
+    TH_VALUE         /* a custom counter's total or a gauge's value */
 } th_stat;
 
 typedef enum th_op { TH_LT, TH_LE, TH_GT, TH_GE, TH_EQ } th_op;
@@ -34,6 +37,9 @@ typedef struct th_input {
     int64_t errors;          /* failed samples */
     double span_s;           /* the span the samples were taken over (rates) */
     int64_t checks_pass, checks_all;
+    int has_metric;          /* a custom counter or gauge of the subject's name exists */
+    int64_t metric;          /* its total (a gauge: its value at the end) */
+    int64_t rate_true, rate_all;   /* a custom rate of the subject's name */
 } th_input;
 
 /* The outcome of one evaluation. */
@@ -51,6 +57,9 @@ int threshold_is_latency(const threshold *t);
 const agg_timer *threshold_timer(const threshold *t, const agg *a);
 /* Adds a's check counters to *pass and *all. */
 void threshold_checks_add(const agg *a, int64_t *pass, int64_t *all);
+/* Adds a's custom metrics named as t's subject (a counter, a gauge, a
+ * rate; lm_metrics.c) to in. */
+void threshold_metrics_add(const threshold *t, const agg *a, th_input *in);
 /* Evaluates t on in; *value is set when the result is TH_MEASURED. */
 th_state threshold_eval(const threshold *t, const th_input *in, double *value);
 /* 1 when the measured value satisfies the criterion. */

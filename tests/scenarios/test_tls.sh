@@ -133,6 +133,28 @@ for i in 1 2 3 4; do
     check "garbage TLS records ($i): a clean failure, no crash (exit $RC)" [ "$RC" -eq 4 ]
 done
 
+# a peer that accepts and never answers the ClientHello: the connect timeout
+# covers the handshake
+SP=$(free_port)
+python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16); s.settimeout(30); held = []
+try:
+    while True:
+        c, _ = s.accept(); held.append(c)
+except Exception: pass
+' "$SP" &
+PIDS+=($!)
+for _ in $(seq 40); do port_open "$SP" && break; sleep 0.05; done
+printf 'local mc, err = luamech.memcached.connect("127.0.0.1:%s", { tls = { insecure = true }, connect_timeout = 0.5 })\nassert(mc, err)\nreturn function() end\n' "$SP" > "$TMP/silent_vu.lua"
+printf 'return { name = "silent", groups = { { name = "g", vus = 1, script = "silent_vu.lua" } } }\n' > "$TMP/silent.lua"
+t0=$(date +%s%N)
+"$LUAMECH" run "$TMP/silent.lua" -d 2s -q -o "$TMP/silent" > "$TMP/silent.out" 2>&1; RC=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "silent TLS peer: exit 4 within the connect timeout ($RC, ${ms} ms)" [ "$RC" -eq 4 -a "$ms" -lt 5000 ]
+check "silent TLS peer: 'TLS handshake timeout'" grep -q "memcached.connect: 127.0.0.1:$SP: TLS handshake timeout" "$TMP/silent.out"
+
 # ---- redis ----------------------------------------------------------------
 RP=$(free_port)
 redis_spawn_tls() {

@@ -205,10 +205,10 @@ int net_tls_new(net_tls_client *tc, net_tls **out) {
         return UV_ENOMEM;
     }
     BIO_set_mem_eof_return(t->rbio, -1);   /* empty: "retry", not end of file */
-    SSL_set_bio(t->ssl, t->rbio, t->wbio);
-    SSL_set_app_data(t->ssl, t);
+    SSL_set_bio(t->ssl, t->rbio, t->wbio);  /* the SSL owns both BIOs from here */
     SSL_set_connect_state(t->ssl);
-    if (tls_ssl_peer(t) != 0 || (tc->session && SSL_set_session(t->ssl, tc->session) != 1)) {
+    if (SSL_set_app_data(t->ssl, t) != 1 || tls_ssl_peer(t) != 0 ||
+        (tc->session && SSL_set_session(t->ssl, tc->session) != 1)) {
         ERR_clear_error();
         net_tls_free(t);
         return UV_ENOMEM;

@@ -211,8 +211,7 @@ PIDS+=($!)
 for _ in $(seq 60); do port_open "$NP" && break; sleep 0.05; done
 run https tls_http.lua -e "URL=https://127.0.0.1:$NP" -e "TLS=$CA"
 sleep 0.3
-n=$(timer_count "$TMP/https/summary.json" "http GET")
-[ "$n" -gt 0 ] || n=$(jq -r '[.timers[] | select(.name | startswith("http.")) | select(.name != "http.tls") | .summary.count] | add // 0' "$TMP/https/summary.json")
+n=$(timer_count "$TMP/https/summary.json" http.get)
 logged=$(grep -c " GET /hello HTTP/1.1 200" "$NG/access.log")
 echo "https: luamech GETs=$n nginx logged=$logged"
 check "https keep-alive: exit 0 (got $RC)" [ "$RC" -eq 0 ]

@@ -3,7 +3,12 @@
 -- (not PATH: luamech.param falls back to the environment).  A non-2xx
 -- status is already an error of the http.get timer; the body is not checked
 -- (the script compares the server's request count with http.get's count).
-local c = assert(luamech.http.new(luamech.param("URL", "http://127.0.0.1:8080")))
+-- With an https:// URL, CA names the CA file to verify against; KEEPALIVE=0
+-- opens a connection per request.
+local CA = luamech.param("CA", "")
+local c = assert(luamech.http.new(luamech.param("URL", "http://127.0.0.1:8080"),
+                 { keepalive = luamech.param("KEEPALIVE", "1") == "1",
+                   tls = CA ~= "" and { ca_file = CA } or nil }))
 local PATH = luamech.param("URL_PATH", "/")
 
 return function()

@@ -37,7 +37,13 @@
 # the run; conns = connections the server accepted (less the status ones);
 # bad = non-2xx or failed requests reported by the tool.
 #
-# Settings (environment): ROUNDS=5  DURATION=10 (s; wrk and luamech)
+# HTTPS, TLS=1: nginx serves the load over TLS (a self-signed CA and a
+# certificate for 127.0.0.1 made here with the openssl CLI; TLS 1.2/1.3,
+# session cache on) and /nginx_status on PORT+1 in plaintext; the tools use
+# https:// (luamech verifies against that CA; wrk and ab do not verify).
+# KEEPALIVE=0: a new connection (and handshake) per request: luamech
+# keepalive = false, wrk -H "Connection: close", ab without -k.
+# Settings (environment): ROUNDS=5  DURATION=10 (s; wrk and luamech)  TLS=0  KEEPALIVE=1
 # AB_N=1500000  CONNS=50  WARMUP=2  WINDOW=DURATION-4  TOOLS="luamech wrk ab"
 # OUT=DIR (default /tmp/luamech-bench/http-<time>)  CLEAN_PCT=10
 # BUILD_DIR=./build  SERVER_CPU=0  GEN_CPU=1  QUIET_WAIT=60  QUIET_PCT=15
@@ -58,6 +64,9 @@ GEN_CPU=${GEN_CPU:-1}
 SERVER_CPU=${SERVER_CPU:-0}
 CLEAN_PCT=${CLEAN_PCT:-10}
 OUT=${OUT:-/tmp/luamech-bench/http-$(date +%Y%m%d-%H%M%S)}
+TLS=${TLS:-0}
+KEEPALIVE=${KEEPALIVE:-1}
+SCHEME=http; [ "$TLS" = 1 ] && SCHEME=https
 
 [ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 100 ] || die "ROUNDS must be 1..100"
 [ "$DURATION" -ge 5 ] && [ "$DURATION" -le 600 ] || die "DURATION must be 5..600 s"
@@ -69,6 +78,20 @@ for t in $TOOLS; do case $t in luamech|wrk|ab) ;; *) die "unknown tool $t (luame
 need_luamech
 need nginx nginx-light
 need wrk wrk
+CA=""
+if [ "$TLS" = 1 ]; then
+  need openssl openssl
+  mkdir -p "$OUT/pki" || die "cannot create $OUT/pki"
+  ( cd "$OUT/pki" &&
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=bench-ca &&
+    openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 &&
+    printf 'subjectAltName=IP:127.0.0.1\n' > san.ext &&
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+      -extfile san.ext -out server.pem ) >/dev/null 2>&1 || die "cannot make the TLS certificates"
+  CA=$OUT/pki/ca.pem
+fi
+AB_K=(-k); WRK_CLOSE=()
+[ "$KEEPALIVE" = 0 ] && { AB_K=(); WRK_CLOSE=(-H "Connection: close"); }
 need ab apache2-utils
 need /usr/bin/time time
 need jq jq
@@ -99,10 +122,12 @@ http {
   keepalive_timeout 75s;
   default_type text/plain;
   server {
-    listen 127.0.0.1:$port;
+    listen 127.0.0.1:$port $( [ "$TLS" = 1 ] && echo ssl );
+    $( [ "$TLS" = 1 ] && echo "ssl_certificate $OUT/pki/server.pem; ssl_certificate_key $OUT/pki/server.key; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:b:10m;" )
     location = / { return 200 "hello\n"; }
     location = /nginx_status { stub_status; }
   }
+  $( [ "$TLS" = 1 ] && echo "server { listen 127.0.0.1:$((port + 1)); location = /nginx_status { stub_status; } }" )
 }
 EOF
 }
@@ -139,6 +164,7 @@ ng_stop() {
 POLLS=0
 ng_status() {
   local port=$1 fd line body=() n=0
+  [ "$TLS" = 1 ] && port=$((port + 1))     # the plaintext status listener
   NG_REQ=; NG_ACC=
   exec {fd}<>"/dev/tcp/127.0.0.1/$port" 2>/dev/null || return 1
   POLLS=$((POLLS + 1))
@@ -179,9 +205,10 @@ run_one() {
   ng_start "$d" "$port"
   case $tool in
     luamech) cmd=("$LUAMECH" run "$BENCH_DIR/http_get.lua" -u "$CONNS" -w 1 -i 1s -q -d "${DURATION}s"
-                  -o "$d/results" -e "URL=http://127.0.0.1:$port" -e "URL_PATH=/") ;;
-    wrk)     cmd=(wrk -t1 -c"$CONNS" -d"${DURATION}s" "http://127.0.0.1:$port/") ;;
-    ab)      cmd=(ab -k -c "$CONNS" -n "$AB_N" "http://127.0.0.1:$port/") ;;
+                  -o "$d/results" -e "URL=$SCHEME://127.0.0.1:$port" -e "URL_PATH=/"
+                  -e "KEEPALIVE=$KEEPALIVE" -e "CA=$CA") ;;
+    wrk)     cmd=(wrk -t1 -c"$CONNS" -d"${DURATION}s" "${WRK_CLOSE[@]}" "$SCHEME://127.0.0.1:$port/") ;;
+    ab)      cmd=(ab "${AB_K[@]}" -c "$CONNS" -n "$AB_N" "$SCHEME://127.0.0.1:$port/") ;;
   esac
   echo "${cmd[*]}" >"$d/command"
   ng_status "$port" || die "no stub_status from nginx on $port"
@@ -286,7 +313,7 @@ run_one() {
     "$srv_req" "$tool_req" "$conns" "$bad" "$rc"
 }
 
-echo "# luamech vs wrk vs ab on nginx: $(machine_line)"
+echo "# luamech vs wrk vs ab on nginx ($SCHEME, keep-alive $KEEPALIVE): $(machine_line)"
 echo "# luamech $("$LUAMECH" --version 2>&1 | head -1); $(wrk -v 2>&1 | head -1 | awk '{print $1, $2}'); $(ab -V 2>&1 | head -1 | sed 's/This is //; s/, Version/ version/; s/ <.*//'); $(nginx -v 2>&1 | sed 's/.*: //')"
 echo "# $ROUNDS rounds, $CONNS keep-alive connections, ${DURATION}s (wrk, luamech) / $AB_N requests (ab) per run, window ${WINDOW}s after ${WARMUP}s; server CPU $SERVER_CPU, generator CPU $GEN_CPU; results in $OUT"
 echo "#"

@@ -6,7 +6,8 @@
 -- GETs do not simply replay the SETs (hits then depend on how much of the
 -- key space the SET phase covered, as with redis-benchmark's independent
 -- draws).
-local r = assert(luamech.redis.connect(luamech.param("REDIS", "127.0.0.1:6379")))
+local r = assert(luamech.redis.connect(luamech.param("REDIS", "127.0.0.1:6379"),
+                                       { pool = luamech.param("POOL", "0") == "1" }))  -- POOL=1: one shared connection per worker
 local KEYS = tonumber(luamech.param("KEYS", "100000"))
 local SHIFT = math.floor(KEYS / 2)
 local fmt, random = string.format, luamech.random

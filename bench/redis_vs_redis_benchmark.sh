@@ -33,7 +33,11 @@
 # tool_ops/s = the tool's own rate (redis-benchmark's CSV rps; luamech:
 # redis.set / redis.get counts of each phase's summary.json / run_time_s).
 #
-# Settings (environment): ROUNDS=5  N=500000 (commands per phase)  CONNS=50
+# Pooled mode, POOL=1: luamech's CONNS VUs (default 200) share one connection
+# (pool = true, one worker), so up to CONNS commands are pipelined on it;
+# redis-benchmark runs -c 1 -P CONNS (one connection, CONNS commands per
+# pipeline batch).  memtier_benchmark --pipeline is not in Debian: skipped.
+# Settings (environment): ROUNDS=5  N=500000 (commands per phase)  CONNS=50  POOL=0
 # KEYS=100000  VALUE_SIZE=32  OUT=DIR (default /tmp/luamech-bench/redis-<time>)
 # CLEAN_PCT=10  BUILD_DIR=./build  SERVER_CPU=0  GEN_CPU=1  QUIET_WAIT=60
 # QUIET_PCT=15
@@ -43,7 +47,8 @@ set -u -o pipefail
 
 ROUNDS=${ROUNDS:-5}
 N=${N:-500000}
-CONNS=${CONNS:-50}
+POOL=${POOL:-0}
+if [ "$POOL" = 1 ]; then CONNS=${CONNS:-200}; else CONNS=${CONNS:-50}; fi
 KEYS=${KEYS:-100000}
 VALUE_SIZE=${VALUE_SIZE:-32}
 QUIET_WAIT=${QUIET_WAIT:-60}
@@ -154,7 +159,7 @@ wait_calls() {
 
 # run_one TOOL ROUND
 run_one() {
-  local tool=$1 round=$2 d port cmd=() tpid rc quiet i
+  local tool=$1 round=$2 d port cmd=() tpid rc quiet i pipe=()
   d=$OUT/$round-$tool
   mkdir -p "$d"
   quiet=$(wait_quiet "$QUIET_WAIT" "$QUIET_PCT")
@@ -163,9 +168,11 @@ run_one() {
   rs_start "$port" "$d"
   if [ "$tool" = luamech ]; then
     cmd=("$LUAMECH" run "$BENCH_DIR/redis_setget.lua" -u "$CONNS" -w 1 -i 1s -q -n "$N" -d 0
-         -o "$d/results" -e "REDIS=127.0.0.1:$port" -e "KEYS=$KEYS" -e "VALUE_SIZE=$VALUE_SIZE")
+         -o "$d/results" -e "REDIS=127.0.0.1:$port" -e "KEYS=$KEYS" -e "VALUE_SIZE=$VALUE_SIZE"
+         -e "POOL=$POOL")
   else
-    cmd=(redis-benchmark -h 127.0.0.1 -p "$port" -c "$CONNS" -P 1 -d "$VALUE_SIZE"
+    if [ "$POOL" = 1 ]; then pipe=(-c 1 -P "$CONNS"); else pipe=(-c "$CONNS" -P 1); fi
+    cmd=(redis-benchmark -h 127.0.0.1 -p "$port" "${pipe[@]}" -d "$VALUE_SIZE"
          -t "set,get" -n "$N" -r "$KEYS" --csv)
   fi
   echo "${cmd[*]}" >"$d/command"
@@ -280,7 +287,7 @@ run_one() {
 
 echo "# luamech vs redis-benchmark: $(machine_line)"
 echo "# luamech $("$LUAMECH" --version 2>&1 | head -1); $(redis-benchmark --version 2>&1 | head -1); $(redis-server --version | awk '{print $1, $2, $3}')"
-echo "# $ROUNDS rounds, $CONNS connections, $N SET then $N GET per run, keys $KEYS, values ${VALUE_SIZE} B; window 10..90 % of each phase; server CPU $SERVER_CPU, generator CPU $GEN_CPU; results in $OUT"
+echo "# $ROUNDS rounds, $CONNS connections (POOL=$POOL: 1 = luamech's VUs on one connection, redis-benchmark -c 1 -P $CONNS), $N SET then $N GET per run, keys $KEYS, values ${VALUE_SIZE} B; window 10..90 % of each phase; server CPU $SERVER_CPU, generator CPU $GEN_CPU; results in $OUT"
 echo "#"
 echo "# win_ops/s, win_us/op: steady-state window, server cmdstat calls; generator utime+stime per call"
 echo "# gen%: generator CPU use in the window (100 = one CPU); srv_us/op: redis-server CPU per call in the window"

@@ -373,11 +373,21 @@ function luamech.keys(opts) end
 ---@class luamech.memcached
 luamech.memcached = {}
 
+---@class luamech.TlsOptions
+---@field ca_file? string PEM file of the CAs to trust (default: the system store)
+---@field insecure? boolean true: no verification at all (default false)
+---@field server_name? string SNI and the name (or IP) checked (default: the address's host)
+---@field cert? string client certificate chain (PEM)
+---@field key? string its key (PEM; default: in cert)
+---@field min_version? "1.2"|"1.3" default "1.2"
+---@field alpn? string protocols offered, "a,b" (https default "http/1.1")
+
 ---@class luamech.MemcachedOptions
 ---@field timeout? number seconds per request, 0..86400 (default 5; 0 = none)
 ---@field connect_timeout? number seconds per connection attempt (default: timeout)
 ---@field distribution? "ketama"|"modula" key -> server mapping (default "ketama")
 ---@field pool? boolean share one client per worker (default false)
+---@field tls? boolean|luamech.TlsOptions TLS to every server (memcached -Z)
 
 ---Connects to `servers` ("host[:port][,host[:port]...]", port 11211).
 ---@param servers string
@@ -497,8 +507,9 @@ luamech.redis = {}
 ---@field max_reply? integer largest reply accepted in bytes, 1..2^40 (default 64 MiB)
 ---@field max_elements? integer array elements in one reply, all levels, 1..2^31-1 (default 1048576)
 ---@field max_depth? integer nested arrays in one reply, 1..7 (default 7)
+---@field tls? boolean|luamech.TlsOptions TLS (also: a "rediss://host:port" address)
 
----Connects to "host:port", "host" (6379), "[v6]:port" or "/unix/socket".
+---Connects to "host:port", "host" (6379), "[v6]:port", "/unix/socket" or "rediss://host:port" (TLS).
 ---@param address string
 ---@param opts? luamech.RedisOptions
 ---@return luamech.RedisClient|nil client
@@ -602,6 +613,7 @@ luamech.http = {}
 ---@field max_body? integer largest response body accepted in bytes, 1..1073741824 (default 64 MiB)
 ---@field discard_body? boolean true: count the body's bytes but keep none (res.body is nil)
 ---@field jar? boolean false: no cookie jar (default: this client keeps the cookies servers set, RFC 6265)
+---@field tls? luamech.TlsOptions https:// base URLs only
 
 ---@class luamech.HttpRequestOptions
 ---@field headers? table<string, string>

@@ -30,6 +30,7 @@
 #include "proto/cookie.h"
 #include "proto/http_gzip.h"
 #include "proto/url.h"
+#include "lua/lm_tls.h"
 
 #define LM_HTTP_MT "luamech.http"
 #define LM_HTTP_MAX_HEADERS 64
@@ -79,6 +80,7 @@ typedef struct lm_http_mod {
     char *hblk;                    /* scratch for packing response headers */
     size_t hblk_cap;
     int closing;
+    lm_tls_rec tls;                /* http.tls timer of this worker */
 } lm_http_mod;
 
 /* A client of the object for another host (absolute URLs, redirects). */
@@ -1345,6 +1347,8 @@ static void lm_http_ids(lm_http_mod *mod) {
 /* The options of luamech.http.new. */
 typedef struct lm_http_cfg {
     int pool, keepalive, headers_ref, discard_body, jar;
+    int tls_on;                   /* https:// */
+    net_tls_opts tls;             /* strings anchored by the options table */
     uint64_t timeout_ns;
     size_t max_body;
 } lm_http_cfg;
@@ -1370,7 +1374,7 @@ static int lm_http_default_headers(lua_State *L, int hidx) {
 /* The options table at idx (or nil) into cfg; misuse raises. */
 static void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     static const char *const known[] = {"pool", "keepalive", "timeout", "headers", "max_body",
-                                        "discard_body", "jar", NULL};
+                                        "discard_body", "jar", "tls", NULL};
     cfg->pool = 0;
     cfg->keepalive = 1;
     cfg->headers_ref = LUA_NOREF;
@@ -1417,9 +1421,11 @@ static int lm_http_client_for(lm_http_mod *mod, const char *host, int port, cons
     http_client_opts_default(&o);
     o.keepalive = cfg->keepalive;
     o.timeout_ns = 0;                          /* every request carries its own */
+    o.tls = cfg->tls_on ? &cfg->tls : NULL;
     if (!cfg->pool) return http_client_new(&mod->w->loop, host, port, authority, &o, out, err, err_len);
-    char key[600];
-    snprintf(key, sizeof key, "%s|%d|%s", host, port, cfg->keepalive ? "ka" : "close");
+    char key[1800], tkey[1200];
+    lm_tls_key(&cfg->tls, cfg->tls_on, tkey, sizeof tkey);
+    snprintf(key, sizeof key, "%s|%d|%s%s", host, port, cfg->keepalive ? "ka" : "close", tkey);
     for (lm_http_pool *p = mod->pools; p; p = p->next)
         if (strcmp(p->key, key) == 0) {
             *out = p->client;
@@ -1538,6 +1544,12 @@ static int lm_http_new(lua_State *L) {
     lua_settop(L, 2);
     lm_http_cfg cfg;
     lm_http_new_opts(L, 2, &cfg);
+    cfg.tls_on = lm_tls_opts(L, 2, "luamech.http.new", &mod->tls, &cfg.tls);
+    if (cfg.tls_on && !bu.tls)
+        return luaL_error(L, "luamech.http.new: tls options need an https:// base_url");
+    if (bu.tls && !cfg.tls_on) lm_tls_rec_hook(&mod->tls, &cfg.tls);   /* the defaults */
+    if (bu.tls && cfg.tls.alpn == NULL) cfg.tls.alpn = "http/1.1";
+    cfg.tls_on = bu.tls;
     lm_http_ids(mod);
     http_client *c = NULL;
     char err[256];
@@ -1586,6 +1598,8 @@ void lm_http_open(lua_State *L, worker *w) {
     if (mod == NULL) luaL_error(L, "luamech.http: out of memory");
     mod->w = w;
     hz_init(&mod->hz);
+    lm_tls_rec_init(&mod->tls, w, "http");
+    mod->tls.no_timer = 1;         /* http.tls is recorded per request from req->tls_ns */
     lua_newtable(L);
     mod->names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_createtable(L, 0, 1);

@@ -18,6 +18,7 @@
 #include "engine/vu.h"
 #include "engine/worker.h"
 #include "lua/lm_core.h"
+#include "lua/lm_tls.h"
 
 #define LM_MC_MT "luamech.memcached"
 
@@ -67,7 +68,10 @@ struct lm_mc_op {
     mc_req reqs[];              /* one per server */
 };
 
-typedef struct lm_mc_list { lm_mc *head; } lm_mc_list;
+typedef struct lm_mc_list {
+    lm_mc *head;
+    lm_tls_rec tls;               /* memcached.tls timer of this worker */
+} lm_mc_list;
 
 /* ---- op pool ---- */
 
@@ -95,9 +99,10 @@ static void lm_mc_push_error(lm_mc_op *op, lua_State *L) {
     const char *server = mc->client ? mc_client_server_name(mc->client, op->failed_server) : "?";
     const char *why = op->status < 0 ? mc_client_strerror(op->status) : mc_kind_name((mc_kind)op->status);
     int cause = op->status == MC_EDOWN && mc->client ? mc_client_down_cause(mc->client, op->failed_server) : 0;
+    const char *cause_msg = cause ? mc_client_down_msg(mc->client, op->failed_server) : NULL;
     snprintf(msg, sizeof msg, "memcached.%s %s: %s%s%s%s%s", lm_mc_op_names[op->op], server, why,
              op->server_msg[0] ? " " : "", op->server_msg, cause ? " after: " : "",
-             cause ? mc_client_strerror(cause) : "");
+             cause ? (cause_msg ? cause_msg : mc_client_strerror(cause)) : "");
     lua_pushnil(L);
     lua_pushstring(L, msg);
     worker_error(mc->w, msg, strlen(msg));
@@ -497,7 +502,8 @@ static void lm_mc_opts(lua_State *L, int idx, mc_client_opts *o, int *pool) {
     mc_client_opts_default(o);
     *pool = 0;
     if (lua_isnoneornil(L, idx)) return;
-    static const char *const known[] = {"pool", "timeout", "connect_timeout", "distribution", NULL};
+    static const char *const known[] = {"pool", "timeout", "connect_timeout", "distribution",
+                                        "tls", NULL};
     luaL_checktype(L, idx, LUA_TTABLE);
     lm_check_options(L, idx, "memcached.connect", known);
     lua_getfield(L, idx, "pool");
@@ -538,19 +544,24 @@ static lm_mc *lm_mc_new(lua_State *L, worker *w, lm_mc_list *list, mc_client *c)
 }
 
 /* luamech.memcached.connect(servers [, {pool=, timeout=, connect_timeout=,
- * distribution=}]) -> client | nil, err.  Yields until every server is
- * connected.  With pool = true, VUs of a worker share one client per server
+ * distribution=, tls=}]) -> client | nil, err.  Yields until every server is
+ * connected (and TLS established, when tls is set).  With pool = true, VUs of a worker share one client per server
  * list and their requests are pipelined on its connections. */
 static int lm_mc_connect_lua(lua_State *L) {
     worker *w = lua_touserdata(L, lua_upvalueindex(1));
     lm_mc_list *list = lua_touserdata(L, lua_upvalueindex(2));
     const char *servers = luaL_checkstring(L, 1);
     mc_client_opts o;
+    net_tls_opts tls;
+    char tkey[1200];
     int pool;
     lm_mc_opts(L, 2, &o, &pool);
     vu *v = lm_current_vu(L, w, "luamech.memcached.connect");
+    int tls_on = lm_tls_opts(L, 2, "memcached.connect", &list->tls, &tls);
+    o.tls = tls_on ? &tls : NULL;
+    lm_tls_key(&tls, tls_on, tkey, sizeof tkey);
     if (pool) {
-        lua_pushfstring(L, "%s|%f|%d", servers, (double)o.timeout_ns, (int)o.distribution);
+        lua_pushfstring(L, "%s|%f|%d%s", servers, (double)o.timeout_ns, (int)o.distribution, tkey);
         lua_pushvalue(L, -1);
         lua_rawget(L, lua_upvalueindex(3));
         if (!lua_isnil(L, -1)) return 1;
@@ -589,6 +600,8 @@ void lm_memcached_open(lua_State *L, worker *w) {
     lua_pop(L, 1);
 
     lm_mc_list *list = calloc(1, sizeof *list);
+    if (list == NULL) luaL_error(L, "luamech.memcached: out of memory");
+    lm_tls_rec_init(&list->tls, w, "memcached");
     worker_on_close(w, lm_mc_worker_close, list);
     lua_newtable(L);                        /* the module */
     lua_pushlightuserdata(L, w);

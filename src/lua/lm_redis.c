@@ -42,6 +42,7 @@
 #include "engine/vu.h"
 #include "engine/worker.h"
 #include "lua/lm_core.h"
+#include "lua/lm_tls.h"
 
 #define LM_RD_MT "luamech.redis"
 #define LM_RD_CMD_MAX 24            /* command name kept for timer names and messages */
@@ -53,6 +54,7 @@ typedef struct lm_rd_op lm_rd_op;
 
 typedef struct lm_rd_list {
     lm_rd *head;                    /* all clients of the worker, for teardown */
+    lm_tls_rec tls;                 /* redis.tls timer of this worker */
     int cache_ref;                  /* registry table: command name as given -> timer id */
     int tid_pipeline;
 } lm_rd_list;
@@ -551,7 +553,7 @@ static void lm_rd_opts(lua_State *L, int idx, redis_client_opts *o, int *pool) {
     *pool = 0;
     if (lua_isnoneornil(L, idx)) return;
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "password", "db",
-                                        "max_reply", "max_elements", "max_depth", NULL};
+                                        "max_reply", "max_elements", "max_depth", "tls", NULL};
     luaL_checktype(L, idx, LUA_TTABLE);
     lm_check_options(L, idx, "redis.connect", known);
     lua_getfield(L, idx, "pool");
@@ -596,14 +598,26 @@ static int lm_rd_connect_lua(lua_State *L) {
     lm_rd_list *list = lua_touserdata(L, lua_upvalueindex(2));
     const char *address = luaL_checkstring(L, 1);
     redis_client_opts o;
+    net_tls_opts tls;
+    char tkey[1200];
     int pool;
     lm_rd_opts(L, 2, &o, &pool);
     vu *v = lm_current_vu(L, w, "luamech.redis.connect");
+    int tls_on = lm_tls_opts(L, 2, "redis.connect", &list->tls, &tls);
+    if (strncmp(address, "rediss://", 9) == 0) {           /* TLS with the defaults */
+        address += 9;
+        tls_on = 1;                                        /* lm_tls_opts zeroed tls */
+        if (tls.on_handshake == NULL) lm_tls_rec_hook(&list->tls, &tls);
+    } else if (strncmp(address, "redis://", 8) == 0) {
+        address += 8;
+    }
+    o.tls = tls_on ? &tls : NULL;
+    lm_tls_key(&tls, tls_on, tkey, sizeof tkey);
     if (pool) {
-        lua_pushfstring(L, "%s|%f|%f|%s|%d|%f|%d|%d", address, (double)o.timeout_ns,
+        lua_pushfstring(L, "%s|%f|%f|%s|%d|%f|%d|%d%s", address, (double)o.timeout_ns,
                         (double)o.connect_timeout_ns, o.password ? o.password : "", o.db,
                         (double)o.limits.max_reply_bytes, (int)o.limits.max_elements,
-                        o.limits.max_depth);
+                        o.limits.max_depth, tkey);
         lua_pushvalue(L, -1);
         lua_rawget(L, lua_upvalueindex(3));
         if (!lua_isnil(L, -1)) return 1;
@@ -654,6 +668,7 @@ void lm_redis_open(lua_State *L, worker *w) {
 
     lm_rd_list *list = calloc(1, sizeof *list);
     if (list == NULL) luaL_error(L, "redis: out of memory");
+    lm_tls_rec_init(&list->tls, w, "redis");
     lua_newtable(L);
     list->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     list->tid_pipeline = -1;

@@ -31,6 +31,8 @@ struct net_tls_client {
     int name_is_ip;
     int insecure;
     SSL_SESSION *session;     /* offered on the next connection; NULL: none */
+    void (*on_handshake)(void *arg, uint64_t ns, int resumed);
+    void *on_handshake_arg;
     net_tls_stats stats;
 };
 
@@ -39,6 +41,7 @@ struct net_tls {
     SSL *ssl;
     BIO *rbio, *wbio;         /* owned by ssl */
     int established;
+    int failed;               /* a TLS error: the session must not be reused */
     int resumed;
     uint64_t start_ns, handshake_ns;
     char err[256];
@@ -143,6 +146,8 @@ int net_tls_client_new(const net_tls_opts *o, net_tls_client **out, char *err, s
         return -1;
     }
     t->insecure = o->insecure;
+    t->on_handshake = o->on_handshake;
+    t->on_handshake_arg = o->on_handshake_arg;
     if (o->server_name && *o->server_name) {
         unsigned char ip[16];
         t->server_name = strdup(o->server_name);
@@ -200,10 +205,10 @@ int net_tls_new(net_tls_client *tc, net_tls **out) {
         return UV_ENOMEM;
     }
     BIO_set_mem_eof_return(t->rbio, -1);   /* empty: "retry", not end of file */
-    SSL_set_bio(t->ssl, t->rbio, t->wbio);
-    SSL_set_app_data(t->ssl, t);
+    SSL_set_bio(t->ssl, t->rbio, t->wbio);  /* the SSL owns both BIOs from here */
     SSL_set_connect_state(t->ssl);
-    if (tls_ssl_peer(t) != 0 || (tc->session && SSL_set_session(t->ssl, tc->session) != 1)) {
+    if (SSL_set_app_data(t->ssl, t) != 1 || tls_ssl_peer(t) != 0 ||
+        (tc->session && SSL_set_session(t->ssl, tc->session) != 1)) {
         ERR_clear_error();
         net_tls_free(t);
         return UV_ENOMEM;
@@ -214,6 +219,9 @@ int net_tls_new(net_tls_client *tc, net_tls **out) {
 
 void net_tls_free(net_tls *t) {
     if (t == NULL) return;
+    /* SSL_free without a shutdown marks the session not resumable; a
+     * connection closed after a clean exchange keeps it offerable. */
+    if (t->established && !t->failed) SSL_set_shutdown(t->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
     SSL_set_app_data(t->ssl, NULL);
     SSL_free(t->ssl);
     free(t);
@@ -240,6 +248,7 @@ static int tls_fail(net_tls *t, int ret, const char **msg) {
     }
     ERR_clear_error();
     *msg = t->err;
+    t->failed = 1;
     return NET_ETLS;
 }
 
@@ -252,6 +261,7 @@ static int tls_handshake(net_tls *t, const char **msg) {
     t->resumed = SSL_session_reused(t->ssl);
     t->tc->stats.handshakes++;
     t->tc->stats.resumed += (uint64_t)t->resumed;
+    if (t->tc->on_handshake) t->tc->on_handshake(t->tc->on_handshake_arg, t->handshake_ns, t->resumed);
     return 0;
 }
 

@@ -21,6 +21,10 @@ typedef struct net_tls_opts {
     const char *alpn;         /* "http/1.1" or "h2,http/1.1"; NULL: none */
     int insecure;             /* 1: no verification at all */
     int min_version;          /* 12 (default) or 13 */
+    /* Called after each completed handshake (from the loop): its duration
+     * from the TCP connection on, and 1 when a session was resumed. */
+    void (*on_handshake)(void *arg, uint64_t ns, int resumed);
+    void *on_handshake_arg;
 } net_tls_opts;
 
 typedef struct net_tls_stats {

@@ -138,15 +138,16 @@ int hp_parse_base_url(const char *url, size_t len, hp_base_url *out, const char 
     memset(out, 0, sizeof *out);
     http_parser_url_init(&u);
     if (len == 0 || http_parser_parse_url(url, len, 0, &u) != 0) {
-        *why = "not a URL (expected http://host[:port])";
+        *why = "not a URL (expected http[s]://host[:port])";
         return -1;
     }
     if (!(u.field_set & (1 << UF_SCHEMA)) || !(u.field_set & (1 << UF_HOST))) {
-        *why = "expected http://host[:port]";
+        *why = "expected http[s]://host[:port]";
         return -1;
     }
-    if (!hp_ieq(url + u.field_data[UF_SCHEMA].off, u.field_data[UF_SCHEMA].len, "http")) {
-        *why = "only http:// is supported";
+    out->tls = hp_ieq(url + u.field_data[UF_SCHEMA].off, u.field_data[UF_SCHEMA].len, "https");
+    if (!out->tls && !hp_ieq(url + u.field_data[UF_SCHEMA].off, u.field_data[UF_SCHEMA].len, "http")) {
+        *why = "only http:// and https:// are supported";
         return -1;
     }
     if (u.field_set & ((1 << UF_QUERY) | (1 << UF_FRAGMENT) | (1 << UF_USERINFO))) {
@@ -167,8 +168,8 @@ int hp_parse_base_url(const char *url, size_t len, hp_base_url *out, const char 
     }
     out->host = url + u.field_data[UF_HOST].off;
     out->host_len = u.field_data[UF_HOST].len;
-    out->port = (u.field_set & (1 << UF_PORT)) ? u.port : 80;
-    out->authority = url + u.field_data[UF_SCHEMA].len + 3;      /* after "http://" */
+    out->port = (u.field_set & (1 << UF_PORT)) ? u.port : out->tls ? 443 : 80;
+    out->authority = url + u.field_data[UF_SCHEMA].len + 3;      /* after "http(s)://" */
     out->authority_len = end - (u.field_data[UF_SCHEMA].len + 3);
     return 0;
 }

@@ -57,13 +57,14 @@ int hp_header_reserved(const char *name, size_t len);
  * or value, reserved header). */
 size_t hp_encode_request(char *out, size_t cap, const hp_request *r);
 
-/* A base URL: "http://host[:port][/]".  host points into the URL. */
+/* A base URL: "http[s]://host[:port][/]".  host points into the URL. */
 typedef struct hp_base_url {
     const char *host;          /* without brackets for IPv6 */
     size_t host_len;
     const char *authority;     /* "host[:port]" as written: the Host header */
     size_t authority_len;
-    int port;                  /* 80 when absent */
+    int port;                  /* 80 (https: 443) when absent */
+    int tls;                   /* 1: https */
 } hp_base_url;
 
 /* 0, or -1 with a reason in *why (a static string). */

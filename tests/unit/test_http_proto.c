@@ -195,7 +195,11 @@ static void test_base_url(void **state) {
     assert_int_equal(u.host_len, 3);
     assert_memory_equal(u.host, "::1", 3);
     assert_int_equal(u.authority_len, 8);
-    const char *bad[] = {"https://127.0.0.1", "127.0.0.1:80", "http://h/api", "http://h:0",
+    s = "https://127.0.0.1";
+    assert_int_equal(hp_parse_base_url(s, strlen(s), &u, &why), 0);
+    assert_int_equal(u.port, 443);
+    assert_int_equal(u.tls, 1);
+    const char *bad[] = {"ws://127.0.0.1", "127.0.0.1:80", "http://h/api", "http://h:0",
                          "http://h:99999", "http://h?q=1", "http://u@h", "", "ftp://h", NULL};
     for (int i = 0; bad[i]; i++) {
         why = NULL;

@@ -6,6 +6,8 @@
 # MERGE=1 the committed corpus is replaced by a minimised merge of both.
 # Not part of CI (the corpus replay is: ctest -R fuzz).  Prints one line per
 # harness: executions, seconds, coverage, features, corpus size, verdict.
+# MAX_S=N stops each harness after N seconds if RUNS is not reached first
+# (libFuzzer's -max_total_time; the line then shows how far it got).
 # BUILD=0 skips the build (the fuzz_NAME binaries in build-fuzz are used as
 # they are: build them with cmake --build build-fuzz --target fuzz_NAME).
 #   bash tests/fuzz/run.sh [NAME...]          RUNS=1000000 bash tests/fuzz/run.sh hlog
@@ -29,7 +31,7 @@ for n in "${names[@]}"; do
     log="$B/fuzz-$n.log"
     start=$(date +%s)
     rc=0
-    (cd "$B" && "./tests/fuzz/fuzz_$n" -runs="$RUNS" -timeout=10 -rss_limit_mb=2048 \
+    (cd "$B" && "./tests/fuzz/fuzz_$n" -runs="$RUNS" -max_total_time="${MAX_S:-0}" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$PWD/crashes/$n/" "$PWD/corpus/$n" "$OLDPWD/tests/fuzz/corpus/$n") \
         > "$log" 2>&1 || rc=$?
     secs=$(( $(date +%s) - start ))

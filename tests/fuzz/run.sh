@@ -3,7 +3,8 @@
 # float-cast-overflow included) into build-fuzz and runs each for RUNS
 # executions (default 10 million), starting from the committed corpus in
 # tests/fuzz/corpus/NAME.  New inputs go to build-fuzz/corpus/NAME; with
-# MERGE=1 the committed corpus is replaced by a minimised merge of both.
+# MERGE=1 libFuzzer's files in the committed corpus are replaced by a
+# minimised merge of both (hand-named seeds such as regress-* are kept).
 # Not part of CI (the corpus replay is: ctest -R fuzz).  Prints one line per
 # harness: executions, seconds, coverage, features, corpus size, verdict.
 # MAX_S=N stops each harness after N seconds if RUNS is not reached first
@@ -47,8 +48,15 @@ for n in "${names[@]}"; do
         mkdir -p "$B/merged/$n"
         (cd "$B" && "./tests/fuzz/fuzz_$n" -merge=1 "$PWD/merged/$n" "$OLDPWD/tests/fuzz/corpus/$n" \
             "$PWD/corpus/$n") > "$B/merge-$n.log" 2>&1
-        rm -f tests/fuzz/corpus/"$n"/*
-        cp "$B/merged/$n"/* tests/fuzz/corpus/"$n"/
+        # hand-named seeds (regress-*, the starting inputs) stay as they are;
+        # only libFuzzer's own (40 hex digits) are replaced by the merge
+        find tests/fuzz/corpus/"$n" -maxdepth 1 -type f -regextype posix-extended \
+            -regex '.*/[0-9a-f]{40}' -delete
+        named=$(for g in tests/fuzz/corpus/"$n"/*; do
+            if [ -f "$g" ]; then sha1sum < "$g" | cut -c1-40; fi; done)
+        for f in "$B/merged/$n"/*; do       # merged files are named by their SHA-1
+            grep -qxF "$(basename "$f")" <<< "$named" || cp "$f" tests/fuzz/corpus/"$n"/
+        done
         rm -rf "$B/merged/$n"
     fi
 done

@@ -7,6 +7,9 @@
 # minimised merge of both (hand-named seeds such as regress-* are kept).
 # Not part of CI (the corpus replay is: ctest -R fuzz).  Prints one line per
 # harness: executions, seconds, coverage, features, corpus size, verdict.
+# TIMEOUT_S (default 60) is libFuzzer's per-input limit in wall-clock
+# seconds: generous, because on a loaded machine a niced harness can be
+# descheduled for over 10 s (a slow input still replays in well under 1 s).
 # MAX_S=N stops each harness after N seconds if RUNS is not reached first
 # (libFuzzer's -max_total_time; the line then shows how far it got).
 # BUILD=0 skips the build (the fuzz_NAME binaries in build-fuzz are used as
@@ -32,7 +35,7 @@ for n in "${names[@]}"; do
     log="$B/fuzz-$n.log"
     start=$(date +%s)
     rc=0
-    (cd "$B" && "./tests/fuzz/fuzz_$n" -runs="$RUNS" -max_total_time="${MAX_S:-0}" -timeout=10 -rss_limit_mb=2048 \
+    (cd "$B" && "./tests/fuzz/fuzz_$n" -runs="$RUNS" -max_total_time="${MAX_S:-0}" -timeout="${TIMEOUT_S:-60}" -rss_limit_mb=2048 \
         -artifact_prefix="$PWD/crashes/$n/" "$PWD/corpus/$n" "$OLDPWD/tests/fuzz/corpus/$n") \
         > "$log" 2>&1 || rc=$?
     secs=$(( $(date +%s) - start ))

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/soak.sh - a long run (default 1 hour) of bench/soak.lua against a
 # private memcached and nginx on 127.0.0.1, with VU churn (the groups' VU
-# counts swing up and down all run long, one swing per CHURN_S or DURATION/16
-# whichever is longer), connection churn (fresh clients, Connection: close)
+# counts swing up and down all run long, one swing per CHURN_S or DURATION/2
+# whichever is longer: see bench/soak.lua), connection churn (fresh clients, Connection: close)
 # and a restart of each server every RESTART_S.  Samples luamech's RSS and
 # open file descriptors every SAMPLE_S into OUT/samples.csv and fails (exit
 # 1) when either grows over the second half of the run: the median RSS of

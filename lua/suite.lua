@@ -57,6 +57,7 @@ if tbl.sweep ~= nil then
   if tbl.runs ~= nil then fail("sweep", "give either sweep or runs, not both") end
   if type(tbl.sweep) ~= "table" then fail("sweep", "expected { NAME = { values } }, got " .. show(tbl.sweep)) end
   local key, values = next(tbl.sweep)
+  if type(key) ~= "string" then fail("sweep", "expected { NAME = { values } } (NAME a setting or a parameter), got the key " .. show(key)) end
   if next(tbl.sweep, key) ~= nil then fail("sweep", "sweep one setting at a time") end
   if type(values) ~= "table" or list(values, "sweep." .. tostring(key)) == 0 then fail("sweep." .. tostring(key), "expected a list of values") end
   local scenario = path_of(tbl.scenario, "scenario")

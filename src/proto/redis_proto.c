@@ -112,8 +112,11 @@ static long long redis_proto_bulk_header(const redisReader *r) {
     const char *s = r->buf + r->pos;
     size_t n = r->len - r->pos, i = 0;
     long long v = 0;
-    if (r->ridx < 0 || r->rstack[r->ridx].type != REDIS_REPLY_STRING) {
-        if (n == 0 || s[0] != '$') return -1;
+    int type = r->ridx < 0 ? -1 : r->rstack[r->ridx].type;
+    if (type != REDIS_REPLY_STRING) {
+        /* a line reply (status, error, integer) or an aggregate header in
+         * progress: its text may begin with '$' and is not a bulk header */
+        if (type >= 0 || n == 0 || s[0] != '$') return -1;
         i = 1;                               /* not started yet */
     }
     size_t first = i;

@@ -83,8 +83,13 @@ static params *suite_params(lua_State *L, const params *cli) {
     lua_getfield(L, -1, "params");
     for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
         char buf[4096];
-        snprintf(buf, sizeof buf, "%s=%s", lua_tostring(L, -2), lua_tostring(L, -1));
-        params_add(p, buf);
+        lua_pushvalue(L, -2);          /* a copy: lua_tostring must not turn the key itself into a string */
+        const char *name = lua_tostring(L, -1), *value = lua_tostring(L, -2);
+        if (name && value) {
+            snprintf(buf, sizeof buf, "%s=%s", name, value);
+            params_add(p, buf);
+        }
+        lua_pop(L, 1);
     }
     lua_pop(L, 1);
     return p;

@@ -171,7 +171,11 @@ static void agg_close_interval(agg *a, double period_s) {
         agg_row_fill(r, &t->interval, t->interval_errors, period_s);
         r->cancelled = t->interval_cancelled;
         r->skipped = t->interval_skipped;
-        hist_reset(&t->interval);
+        /* a timer idle for a whole interval (a stage that has ended, a
+         * name used once) gives its interval chunks back; a busy one keeps
+         * them for the next interval */
+        if (t->interval.total == 0) hist_free(&t->interval);
+        else hist_reset(&t->interval);
         t->interval_errors = t->interval_cancelled = t->interval_skipped = 0;
     }
     for (int i = 0; i < a->ncounters; i++) {

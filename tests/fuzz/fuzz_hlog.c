@@ -42,8 +42,12 @@ static int fz_hlog_line(void *ctx, const char *tag, double start_s, double len_s
     return 0;
 }
 
+/* The file is in /dev/shm when it can be written (tmpfs: no disk writeback
+ * per input), else in /tmp. */
 static void fz_hlog_file(const uint8_t *data, size_t size) {
-    char path[] = "/tmp/luamech-fuzz-hlog-XXXXXX";
+    char path[64];
+    snprintf(path, sizeof path, "%s/luamech-fuzz-hlog-XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0) return;
     if (write(fd, data, size) == (ssize_t)size) {

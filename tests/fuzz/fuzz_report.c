@@ -15,13 +15,25 @@
 #include "report/dist.h"
 #include "report/report.h"
 
+static char fz_report_dirbuf[64];
+
+static void fz_report_cleanup(void) {
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", fz_report_dirbuf);
+    if (system(cmd) != 0) fprintf(stderr, "fuzz: could not remove %s\n", fz_report_dirbuf);
+}
+
+/* In /dev/shm when it can be written (no disk writeback per input), else
+ * /tmp; removed at exit. */
 static const char *fz_report_dir(void) {
-    static char dir[64];
+    char *dir = fz_report_dirbuf;
     if (dir[0]) return dir;
-    snprintf(dir, sizeof dir, "/tmp/luamech-fuzz-report-%d", (int)getpid());
+    snprintf(dir, sizeof fz_report_dirbuf, "%s/luamech-fuzz-report-%d",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid());
     char cmd[160];
     snprintf(cmd, sizeof cmd, "mkdir -p %s/p1", dir);
     if (system(cmd) != 0) abort();
+    atexit(fz_report_cleanup);
     return dir;
 }
 

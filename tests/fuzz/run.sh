@@ -3,18 +3,28 @@
 # float-cast-overflow included) into build-fuzz and runs each for RUNS
 # executions (default 10 million), starting from the committed corpus in
 # tests/fuzz/corpus/NAME.  New inputs go to build-fuzz/corpus/NAME; with
-# MERGE=1 the committed corpus is replaced by a minimised merge of both.
+# MERGE=1 libFuzzer's files in the committed corpus are replaced by a
+# minimised merge of both (hand-named seeds such as regress-* are kept).
 # Not part of CI (the corpus replay is: ctest -R fuzz).  Prints one line per
 # harness: executions, seconds, coverage, features, corpus size, verdict.
+# TIMEOUT_S (default 60) is libFuzzer's per-input limit in wall-clock
+# seconds: generous, because on a loaded machine a niced harness can be
+# descheduled for over 10 s (a slow input still replays in well under 1 s).
+# MAX_S=N stops each harness after N seconds if RUNS is not reached first
+# (libFuzzer's -max_total_time; the line then shows how far it got).
+# BUILD=0 skips the build (the fuzz_NAME binaries in build-fuzz are used as
+# they are: build them with cmake --build build-fuzz --target fuzz_NAME).
 #   bash tests/fuzz/run.sh [NAME...]          RUNS=1000000 bash tests/fuzz/run.sh hlog
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-10000000}
 B=${BUILD_DIR:-build-fuzz}
 command -v clang > /dev/null || { echo "fuzz: clang is needed (apt-get install clang)"; exit 2; }
-CC=clang cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Debug -DLUAMECH_FUZZ=ON \
-    -DCMAKE_C_FLAGS="-fsanitize=float-cast-overflow" > /dev/null
-cmake --build "$B" -j"$(nproc)" > "$B/build.log" 2>&1 || { tail -30 "$B/build.log"; exit 1; }
+if [ "${BUILD:-1}" != 0 ]; then
+    CC=clang cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Debug -DLUAMECH_FUZZ=ON \
+        -DCMAKE_C_FLAGS="-fsanitize=float-cast-overflow" > /dev/null
+    cmake --build "$B" -j"$(nproc)" > "$B/build.log" 2>&1 || { tail -30 "$B/build.log"; exit 1; }
+fi
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(mc_proto http_proto redis_proto hlog scenario suite report compare)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -25,7 +35,7 @@ for n in "${names[@]}"; do
     log="$B/fuzz-$n.log"
     start=$(date +%s)
     rc=0
-    (cd "$B" && "./tests/fuzz/fuzz_$n" -runs="$RUNS" -timeout=10 -rss_limit_mb=2048 \
+    (cd "$B" && "./tests/fuzz/fuzz_$n" -runs="$RUNS" -max_total_time="${MAX_S:-0}" -timeout="${TIMEOUT_S:-60}" -rss_limit_mb=2048 \
         -artifact_prefix="$PWD/crashes/$n/" "$PWD/corpus/$n" "$OLDPWD/tests/fuzz/corpus/$n") \
         > "$log" 2>&1 || rc=$?
     secs=$(( $(date +%s) - start ))
@@ -41,8 +51,15 @@ for n in "${names[@]}"; do
         mkdir -p "$B/merged/$n"
         (cd "$B" && "./tests/fuzz/fuzz_$n" -merge=1 "$PWD/merged/$n" "$OLDPWD/tests/fuzz/corpus/$n" \
             "$PWD/corpus/$n") > "$B/merge-$n.log" 2>&1
-        rm -f tests/fuzz/corpus/"$n"/*
-        cp "$B/merged/$n"/* tests/fuzz/corpus/"$n"/
+        # hand-named seeds (regress-*, the starting inputs) stay as they are;
+        # only libFuzzer's own (40 hex digits) are replaced by the merge
+        find tests/fuzz/corpus/"$n" -maxdepth 1 -type f -regextype posix-extended \
+            -regex '.*/[0-9a-f]{40}' -delete
+        named=$(for g in tests/fuzz/corpus/"$n"/*; do
+            if [ -f "$g" ]; then sha1sum < "$g" | cut -c1-40; fi; done)
+        for f in "$B/merged/$n"/*; do       # merged files are named by their SHA-1
+            grep -qxF "$(basename "$f")" <<< "$named" || cp "$f" tests/fuzz/corpus/"$n"/
+        done
         rm -rf "$B/merged/$n"
     fi
 done

@@ -355,6 +355,28 @@ static void test_late_message(void **state) {
     agg_free(&a);
 }
 
+/* A timer idle for a whole interval (an ended stage) gives its interval
+ * histogram's chunks back; a busy one keeps them (reset, reused); the run's
+ * totals keep everything. */
+static void test_idle_interval_released(void **state) {
+    (void)state;
+    agg a;
+    agg_init(&a, 1, 1000000000LL, 1000000000LL);    /* 1 s intervals and ticks */
+    agg_push(&a, msg(0, 0, "stage", 5, 100, 0));
+    agg_push(&a, msg(0, 0, "busy", 5, 100, 0));
+    for (int64_t k = 1; k <= 3; k++) agg_push(&a, msg(0, k, "busy", 5, 100, 0));
+    agg_timer *st = agg_find(&a, "stage"), *busy = agg_find(&a, "busy");
+    assert_non_null(st);
+    assert_non_null(busy);
+    assert_true(st->nrows >= 2);                     /* an interval without it has closed */
+    assert_null(st->interval.pool);
+    assert_int_equal(st->interval.cap_chunks, 0);
+    assert_int_equal(st->total.total, 5);            /* the run's figures stay */
+    assert_true(busy->interval.cap_chunks > 0);      /* busy: its chunks are reused */
+    assert_int_equal(busy->total.total, 20);
+    agg_free(&a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lockstep_and_intervals),
@@ -367,6 +389,7 @@ int main(void) {
         cmocka_unit_test(test_timer_cap),
         cmocka_unit_test(test_all_samples_twin),
         cmocka_unit_test(test_late_message),
+        cmocka_unit_test(test_idle_interval_released),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -247,7 +247,7 @@ luamech.data = {}
 function luamech.data.csv(path, opts) end
 
 ---Loads a file of JSON values, one per line (blank lines skipped; decoded
----with lua-cjson). A line that is not JSON is an error with its number.
+---with luamech.json.decode). A line that is not JSON is an error with its number.
 ---@param path string
 ---@param opts? luamech.DataOptions
 ---@return luamech.Dataset

@@ -1,7 +1,7 @@
 /* lm_data.c - luamech.data.csv(path [, opts]) and luamech.data.jsonl(path
  * [, opts]): a data file is read and checked once per process (the first
  * VU to ask parses it under the share's lock; CSV through Debian's libcsv,
- * JSON lines checked with Debian's lua-cjson), kept read-only in C memory
+ * JSON lines checked with luamech.json's decoder (jansson)), kept read-only in C memory
  * shared by every worker, and handed out a row at a time as a fresh Lua
  * table (nothing is copied per VU or per worker).  Rows are picked with
  * ds:next() (sequential across all VUs, circular, unique per VU, random),
@@ -20,9 +20,9 @@
 #include "engine/vu.h"
 #include "engine/worker.h"
 #include "lua/lm_core.h"
+#include "lua/lm_json.h"
 #include "lua/lm_share.h"
 
-int luaopen_cjson(lua_State *L);   /* lua-cjson (liblua5.1-cjson), lua-cjson.h */
 
 #define LM_DATA_MT "luamech.dataset"
 #define LM_DATA_MAX_BYTES (4000LL * 1000 * 1000)  /* offsets are 32-bit */
@@ -154,7 +154,7 @@ static int lm_data_parse_csv(lm_dataset *ds, const char *text, size_t len, char 
     return 0;
 }
 
-/* Each non-blank line is one JSON value, checked with cjson.decode (on top
+/* Each non-blank line is one JSON value, checked with the JSON decoder (on top
  * of L) now; rows are decoded again when a VU takes them. */
 static int lm_data_parse_jsonl(lua_State *L, lm_dataset *ds, const char *text, size_t len, char *err,
                                size_t err_len) {
@@ -351,7 +351,7 @@ static int lm_data_open(lua_State *L, int kind) {
     lua_rawget(L, lua_upvalueindex(2));
     if (!lua_isnil(L, -1)) return 1;
     lua_pop(L, 1);
-    if (kind == LM_JSONL) lua_pushvalue(L, lua_upvalueindex(3));   /* cjson.decode, for the check */
+    if (kind == LM_JSONL) lua_pushvalue(L, lua_upvalueindex(3));   /* the JSON decoder, for the check */
     uv_mutex_lock(&s->mu);
     lm_dataset *ds = lm_data_find(s, key);
     err[0] = 0;
@@ -382,7 +382,7 @@ static int lm_data_jsonl(lua_State *L) { return lm_data_open(L, LM_JSONL); }
 static lm_dataset *lm_data_check(lua_State *L) { return *(lm_dataset **)luaL_checkudata(L, 1, LM_DATA_MT); }
 
 /* Push row r (0-based) as a table: CSV with a header by field name, else a
- * list; a JSON line decoded (cjson.decode at upvalue 1 of the method). */
+ * list; a JSON line decoded (the JSON decoder at upvalue 1 of the method). */
 static int lm_data_push_row(lua_State *L, const lm_dataset *ds, int64_t r) {
     const uint32_t *f = ds->off + ds->nheader + r * ds->ncols;
     if (ds->kind == LM_JSONL) {
@@ -493,7 +493,7 @@ static int lm_data_columns(lua_State *L) {
     return 1;
 }
 
-/* Method closures get (cjson.decode, worker) as upvalues. */
+/* Method closures get (the JSON decoder, worker) as upvalues. */
 static void lm_data_metatable(lua_State *L, worker *w) {
     static const luaL_Reg methods[] = {{"get", lm_data_get}, {"next", lm_data_next}, {"random", lm_data_random},
                                        {"len", lm_data_len}, {"columns", lm_data_columns}, {NULL, NULL}};
@@ -513,12 +513,19 @@ static void lm_data_metatable(lua_State *L, worker *w) {
     lua_pop(L, 1);
 }
 
+/* decode(text) -> value, raising "line L column C: why": the JSON lines'
+ * check at load and the rows' decoding share it (luamech.json's decoder). */
+static int lm_data_json_decode(lua_State *L) {
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    char err[256];
+    if (!lm_json_decode(L, s, len, err, sizeof err)) return luaL_error(L, "%s", err);
+    return 1;
+}
+
 /* luamech.data, into the luamech table on top of L. */
 void lm_data_open_lua(lua_State *L, worker *w) {
-    lua_pushcfunction(L, luaopen_cjson);
-    lua_call(L, 0, 1);
-    lua_getfield(L, -1, "decode");
-    lua_remove(L, -2);                           /* decode */
+    lua_pushcfunction(L, lm_data_json_decode);   /* decode */
     lm_data_metatable(L, w);
     lua_newtable(L);
     lua_pushlightuserdata(L, w);

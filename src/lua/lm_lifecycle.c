@@ -1,6 +1,6 @@
 /* lm_lifecycle.c - the Lua side of setup() and teardown(data): in the run
  * of the setup (scenario.lifecycle == 1) a hidden global
- * __luamech_setup_done(data) encodes setup's result as JSON (lua-cjson)
+ * __luamech_setup_done(data) encodes setup's result as JSON (luamech.json, jansson)
  * into the share; in every later run's workers (the load, the teardown)
  * luamech.setup_data is that JSON decoded once per worker.  The order of
  * the runs is the command line's (src/cli.c); this file runs nothing. */
@@ -11,11 +11,11 @@
 
 #include "engine/worker.h"
 #include "lua/lm_core.h"
+#include "lua/lm_json.h"
 #include "lua/lm_share.h"
 
-int luaopen_cjson(lua_State *L);
 
-/* __luamech_setup_done(data): upvalues cjson.encode, the share. */
+/* __luamech_setup_done(data): upvalues luamech.json.encode, the share. */
 static int lm_setup_done(lua_State *L) {
     lm_share *s = lua_touserdata(L, lua_upvalueindex(2));
     lua_settop(L, 1);
@@ -40,8 +40,7 @@ static int lm_setup_done(lua_State *L) {
 void lm_lifecycle_open(lua_State *L, worker *w) {
     lm_share *s = w->shared->script_ctx;
     if (!s) return;
-    lua_pushcfunction(L, luaopen_cjson);
-    lua_call(L, 0, 1);
+    lm_json_open(L, w);                     /* luamech.json: encode, decode */
     if (w->shared->sc->lifecycle == 1) {
         lua_getfield(L, -1, "encode");
         lua_pushlightuserdata(L, s);
@@ -59,5 +58,5 @@ void lm_lifecycle_open(lua_State *L, worker *w) {
         lua_setfield(L, -2, "setup_data");
         lua_pop(L, 1);
     }
-    lua_pop(L, 1);                          /* cjson */
+    lua_pop(L, 1);                          /* luamech.json */
 }

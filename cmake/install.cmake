@@ -10,6 +10,7 @@
 #   share/luamech/scenarios/             the shipped scenarios and suites
 #   share/luamech/types/luamech.lua      the Lua API's editor annotations
 #   share/luamech/run-local.sh           private local servers + a run
+#   share/luamech/api-nginx.sh           its API server's nginx config
 #   share/doc/luamech/                   README.md, docs/
 # Builds luamech.1 in the build directory (`man ./build/luamech.1`).
 include(GNUInstallDirs)
@@ -57,7 +58,8 @@ install(TARGETS luamech RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/luamech/scenarios
         FILES_MATCHING PATTERN "*.lua" PATTERN "*.csv" PATTERN "*.jsonl" PATTERN "*.md")
 install(FILES ${CMAKE_SOURCE_DIR}/lua/types/luamech.lua DESTINATION ${CMAKE_INSTALL_DATADIR}/luamech/types)
-install(PROGRAMS ${CMAKE_SOURCE_DIR}/scripts/run-local.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/luamech)
+install(PROGRAMS ${CMAKE_SOURCE_DIR}/scripts/run-local.sh ${CMAKE_SOURCE_DIR}/scripts/api-nginx.sh
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/luamech)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs DESTINATION ${CMAKE_INSTALL_DOCDIR}
         FILES_MATCHING PATTERN "*.md" PATTERN "*.png")

@@ -7,7 +7,8 @@
 #    names (getaddrinfo needs the NSS modules of the glibc it was built with
 #    at run time) and the build refuses the linker's warning about it;
 #  - libmemcached (and what it pulls in: libhashkit, libstdc++, libsasl2,
-#    libcrypto): Debian 12's libmemcached-dev ships no libmemcached.a.
+#    libcrypto): Debian 12's libmemcached-dev ships no libmemcached.a;
+#    libstdc++ is also what libsnappy.a needs.
 # Included at the end of CMakeLists.txt (from cmake/install.cmake), after
 # every target and find: it rewrites the link lists of all targets of the
 # project and of the imported targets (PkgConfig::*), whatever the layout
@@ -78,6 +79,11 @@ if(LUAMECH_STATIC)
     message(FATAL_ERROR "LUAMECH_STATIC cannot be combined with LUAMECH_SANITIZE or LUAMECH_FUZZ")
   endif()
   luamech_static_dir(${CMAKE_SOURCE_DIR})
+  # libsnappy.a (Prometheus remote write) is C++: its archive needs the C++
+  # runtime, which libmemcached already brings in shared.
+  if(TARGET luamech_output)
+    target_link_libraries(luamech_output PRIVATE stdc++)
+  endif()
   # The archives' own needs (pkg-config --static): libm, libdl, libpthread
   # (dl and pthread are in libc since glibc 2.34; named for older ones).
   target_link_libraries(luamech PRIVATE m ${CMAKE_DL_LIBS} Threads::Threads)

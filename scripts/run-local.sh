@@ -14,6 +14,7 @@ set -euo pipefail
 # would.  The binary: $LUAMECH if set, else this checkout's build/luamech,
 # else (installed as PREFIX/share/luamech/run-local.sh) PREFIX/bin/luamech.
 root=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)          # api-nginx.sh sits next to this script (checkout or install)
 [ $# -ge 1 ] || { echo "usage: $0 SCENARIO|--suite SUITE [luamech options...]" >&2; exit 2; }
 if [ -z "${LUAMECH:-}" ]; then
     LUAMECH=$root/build/luamech
@@ -76,7 +77,7 @@ JSON
 start_server webdis launch_webdis; http_port=$port
 launch_api() {
     mkdir -p "$tmp/api"
-    bash "$root/scripts/api-nginx.sh" "$1" "$tmp/api" "${API_ACCESS_LOG:-$tmp/api/access.log}" > "$tmp/api/nginx.conf"
+    bash "$here/api-nginx.sh" "$1" "$tmp/api" "${API_ACCESS_LOG:-$tmp/api/access.log}" > "$tmp/api/nginx.conf"
     exec nginx -p "$tmp/api" -c "$tmp/api/nginx.conf" -g 'daemon off;' 2> "$tmp/api/stderr"
 }
 start_server nginx launch_api; api_port=$port

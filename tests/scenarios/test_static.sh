@@ -7,8 +7,9 @@
 #    is the build stage);
 #  - no LuaJIT, libuv, hiredis, jansson, http-parser, libunistring or zlib
 #    shared library is loaded (ldd), and the binary itself needs only glibc,
-#    libgcc_s and libmemcached (readelf NEEDED; Debian 12 ships no
-#    libmemcached.a); the same check fails on the normal (shared) build;
+#    libgcc_s, libmemcached (readelf NEEDED; Debian 12 ships no
+#    libmemcached.a) and libstdc++ (libsnappy.a is C++; libmemcached needs
+#    it too, so the runtime packages are the same); the same check fails on the normal (shared) build;
 #  - the runtime stage, simulated: a scratch root holding only the staged
 #    /usr and the shared libraries of the Containerfile's RUNTIME_PKGS, libc6
 #    and libgcc-s1 and what they depend on (chroot, as root; without root the
@@ -53,8 +54,8 @@ check "staged: usr/bin/luamech, the man page, the scenarios" \
     [ -x "$bin" -a -s "$TMP/stage/usr/share/man/man1/luamech.1.gz" -a -s "$TMP/stage/usr/share/luamech/scenarios/membase.lua" ]
 [ -x "$bin" ] || finish
 
-BANNED='lib(uv|luajit|hiredis|jansson|http_parser|unistring|z)[-.0-9]*\.so'
-ALLOWED='^(libc|libm|libdl|libpthread|librt|libgcc_s|ld-linux-x86-64|libmemcached)\.so'
+BANNED='lib(uv|luajit|hiredis|jansson|http_parser|unistring|z|csv|snappy|protobuf-c)[-.0-9]*\.so'
+ALLOWED='^(libc|libm|libdl|libpthread|librt|libgcc_s|ld-linux-x86-64|libmemcached|libstdc\+\+)\.so'
 # static_ok BIN: prints what is wrong, returns non-zero if anything is
 static_ok() {
     local bad=0 lib
@@ -65,7 +66,7 @@ static_ok() {
     return $bad
 }
 static_ok "$bin" > "$TMP/why"; rc=$?
-check "ldd and readelf: only glibc, libgcc_s, libmemcached ($(tr '\n' ' ' < "$TMP/why"))" [ $rc -eq 0 ]
+check "ldd and readelf: only glibc, libgcc_s, libmemcached, libstdc++ ($(tr '\n' ' ' < "$TMP/why"))" [ $rc -eq 0 ]
 echo "ldd of the static build:"; ldd "$bin"
 static_ok "$LUAMECH" > "$TMP/why-shared"; rc=$?
 check "the same check flags the shared build ($(head -2 "$TMP/why-shared" | tr '\n' ' '))" [ $rc -ne 0 ]

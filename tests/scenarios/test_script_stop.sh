@@ -9,8 +9,11 @@ mc_cmd() { # mc_cmd LINE: one reply line
     exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf '%s\r\n' "$1" >&3
     IFS= read -r -t 2 line <&3; exec 3<&- 3>&-; echo "${line%$'\r'}"
 }
-printf 'set stops 0 0 1\r\n0\r\nset aborts 0 0 1\r\n0\r\n' > "/dev/tcp/127.0.0.1/$PORT"
-sleep 0.2
+# one command at a time, each reply read: a write-and-close of both could
+# lose the second (memcached drops the rest of a connection reset by its peer)
+for k in stops aborts; do
+    [ "$(mc_cmd $'set '$k$' 0 0 1\r\n0')" = STORED ] || { echo "FAIL: cannot set $k"; exit 1; }
+done
 
 "$LUAMECH" run "$F/stop_abort.lua" -q -e MEMCACHED=127.0.0.1:$PORT -e AT=200 -o "$TMP/r1" > "$TMP/out1" 2>&1
 rc=$?

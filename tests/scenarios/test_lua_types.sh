@@ -48,7 +48,7 @@ check "every function is annotated and every annotation exists" compare "$TMP/li
 # which lm_check_options enforces) against the @field names of the Options
 # classes annotated for that binding
 OPTS_MAP="lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
-lm_http.c:luamech.HttpOptions,luamech.HttpRequestOptions lm_random.c:luamech.KeysOptions
+lm_http_opts.c:luamech.HttpOptions,luamech.HttpRequestOptions lm_random.c:luamech.KeysOptions
 lm_data.c:luamech.DataOptions lm_tls.c:luamech.TlsOptions"
 c_options() { # FILE: option names of every known[] list in it
     tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"' | sort -u
@@ -81,7 +81,7 @@ compare_options "$TMP/doctored_opts.lua" > "$TMP/cmp_opts"
 check "a removed option annotation is reported (memcached connect_timeout)" \
     grep -qx "option of lm_memcached.c not annotated: connect_timeout" "$TMP/cmp_opts"
 check "an annotated option no binding accepts is reported (keep_alive)" \
-    grep -qx "annotated option lm_http.c does not accept: keep_alive" "$TMP/cmp_opts"
+    grep -qx "annotated option lm_http_opts.c does not accept: keep_alive" "$TMP/cmp_opts"
 
 # scenario file fields: lua/scenario.lua's lists of known fields against the
 # Scenario, Phase, Group and Stage classes

@@ -1,0 +1,202 @@
+/* lm_http_done.c - the completion of one hop of a luamech.http request
+ * (called by client/http_client): cookies stored, a redirect followed on the
+ * pooled clients (the same op, the call's timer still running), or else the
+ * call finished: hop counters and the timing breakdown (connect, tls, wait,
+ * receive) recorded, a gzip/deflate body decoded (bounded by max_body), the
+ * call timed under http.<method> (and "http <name>") with a status outside
+ * `expect` counted as an error, and the VU resumed through vu_resume with
+ * the response (or the batch told).  It does not build the first request
+ * (lm_http_req.c) nor the response table (lm_http_res.c). */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/vu.h"
+#include "engine/worker.h"
+#include "lua/lm_core.h"
+#include "lua/lm_http_int.h"
+#include "proto/url.h"
+
+/* The timing breakdown of one hop: connect (when it opened a connection),
+ * wait (last request byte written -> first response byte) and receive
+ * (first response byte -> complete), on the loop's clock (uv_hrtime, as
+ * worker_now_ns), and tls (the handshake, when the transport made one).
+ * DNS is not per request (names are resolved when a client is made). */
+static void lm_http_breakdown(lm_http_op *op, int status) {
+    lm_http_mod *mod = op->mod;
+    http_req *req = &op->req;
+    uint64_t now = worker_now_ns();
+    if (req->connects) vu_record(op->v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
+    if (req->tls_ns) vu_record(op->v, mod->t_tls, (int64_t)req->tls_ns, now, 1);
+    if (status != 0 || !req->first_byte_ns) return;
+    if (req->sent_ns && req->first_byte_ns >= req->sent_ns)
+        vu_record(op->v, mod->t_wait, (int64_t)(req->first_byte_ns - req->sent_ns), now, 1);
+    if (now >= req->first_byte_ns) vu_record(op->v, mod->t_receive, (int64_t)(now - req->first_byte_ns), now, 1);
+}
+
+/* Counters of one hop (a response or a failure). */
+static void lm_http_count_hop(lm_http_op *op, int status, const hp_parser *res) {
+    lm_http_mod *mod = op->mod;
+    worker *w = mod->w;
+    http_req *req = &op->req;
+    if (req->bytes_sent) worker_count(w, mod->c_sent, (int64_t)req->bytes_sent);
+    if (req->bytes_received) worker_count(w, mod->c_recv, (int64_t)req->bytes_received);
+    if (req->connects) worker_count(w, mod->c_connects, req->connects);
+    if (req->retried) worker_count(w, mod->c_retries, 1);
+    if (status == 0) {
+        int cls = res->status / 100;
+        if (cls >= 2 && cls <= 5) worker_count(w, mod->c_status[cls], 1);
+    }
+    lm_http_breakdown(op, status);
+}
+
+static int lm_http_expected(const lm_http_op *op, int st) {
+    if (!op->has_expect) return st >= 200 && st < 400;
+    if (st < 100 || st > 599) return 0;
+    return (op->expect[(st - 100) >> 3] >> ((st - 100) & 7)) & 1;
+}
+
+/* Statistics of one finished call (its last hop); fills op->err on failure. */
+static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
+    lm_http_mod *mod = op->mod;
+    worker *w = mod->w;
+    uint64_t now = worker_now_ns();
+    int64_t dur = (int64_t)(now - op->start_ns);
+    int ok = status == 0 && lm_http_expected(op, res->status);
+    vu_record(op->v, mod->tid[op->call_method], dur, now, ok);
+    if (op->name_tid >= 0) vu_record(op->v, op->name_tid, dur, now, ok);
+    char msg[TALLY_MSG_MAX];
+    int n;
+    if (status == 0) {
+        if (ok) return;
+        n = snprintf(msg, sizeof msg, "http.%s %s: status %d", lm_http_lower[op->call_method],
+                     op->where, res->status);
+    } else {
+        char why[160];
+        http_client_describe(&op->req, status, why, sizeof why);
+        n = snprintf(op->err, sizeof op->err, "http.%s %s: %s", lm_http_lower[op->call_method],
+                     http_client_name(op->client), why);
+        memcpy(msg, op->err, sizeof msg);
+    }
+    worker_error(w, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
+}
+
+/* The Location of redirect res, resolved against the current hop, into
+ * op->path, and the client for its origin into *c.  0, or -1 when it is not
+ * usable (the response is then the call's answer). */
+static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_client **c) {
+    size_t ll;
+    const char *loc = hp_parser_find(res, "location", &ll);
+    char target[8192];
+    if (!loc || url_resolve(target, sizeof target, op->path, op->path_len, loc, ll, "http") == (size_t)-1)
+        return -1;
+    size_t tl = strlen(target);
+    const char *p = target;
+    size_t pl = tl;
+    *c = op->client;
+    if (url_is_abs(target, tl)) {
+        url_abs a;
+        char err[200];
+        if (url_split_abs(target, tl, &a) != 0 || a.scheme_len != 4) return -1;   /* https: not yet */
+        *c = lm_http_client_host(op->h, a.authority, a.authority_len, err, sizeof err);
+        if (!*c) return -1;
+        p = a.rest;
+        pl = a.rest_len;
+    }
+    if (!hp_path_valid(p, pl) || lm_http_reserve(&op->path, &op->path_cap, pl + 1) != 0) return -1;
+    memmove(op->path, p, pl);
+    op->path_len = pl;
+    return 0;
+}
+
+/* 303, and 301/302 after a POST (what browsers and k6 do): the next hop is
+ * a GET without a body (nor its Content-Type). */
+static void lm_http_follow_method(lm_http_op *op, int st) {
+    if (!((st == 303 && op->method != HP_HEAD) || ((st == 301 || st == 302) && op->method == HP_POST))) return;
+    op->method = HP_GET;
+    op->r.body = NULL;
+    op->r.body_len = 0;
+    for (size_t i = 0; i < op->nbase; i++)
+        if (op->hdrs[i].name_len == 12 && strncasecmp(op->hdrs[i].name, "content-type", 12) == 0)
+            op->hdrs[i--] = op->hdrs[--op->nbase];
+}
+
+/* A redirect to follow: 1 when the next hop was sent (its completion comes
+ * later), 0 when the response is the call's answer (not a redirect, none
+ * left, no usable Location). */
+static int lm_http_follow(lm_http_op *op, int status, const hp_parser *res) {
+    if (status != 0 || op->redirects_left <= 0 || op->mod->closing || !op->h->client) return 0;
+    int st = res->status;
+    if (st != 301 && st != 302 && st != 303 && st != 307 && st != 308) return 0;
+    http_client *c;
+    if (lm_http_follow_location(op, res, &c) != 0) return 0;
+    lm_http_count_hop(op, status, res);
+    worker_count(op->mod->w, op->mod->c_redirects, 1);
+    op->redirects_left--;
+    op->hops++;
+    lm_http_follow_method(op, st);
+    op->r.method = (hp_method)op->method;
+    op->r.path = op->path;
+    op->r.path_len = op->path_len;
+    op->client = c;
+    op->host = lm_http_host_of(op->h, c);
+    lm_http_cookie_header(op);
+    /* req.start_ns stays the call's: one deadline (timeout) for the whole chain */
+    http_client_send(c, &op->req, &op->r);
+    return 1;
+}
+
+/* The final response's body: decoded when gzip or deflate (op->decoded),
+ * bounded by max_body; both sizes counted.  Returns status, or a failure
+ * (HTTP_EPROTO with req->detail, HTTP_EBODY) when it cannot be decoded. */
+static int lm_http_decode(lm_http_op *op, int status, const hp_parser *res) {
+    lm_http_mod *mod = op->mod;
+    if (status != 0) return status;
+    size_t raw = res->body_seen, out = raw;
+    size_t vl;
+    const char *ce = op->req.discard_body || res->body_len == 0 ? NULL
+                                                                : hp_parser_find(res, "content-encoding", &vl);
+    int coding = ce ? hz_coding(ce, vl) : 0;
+    if (coding > 0) {
+        const char *why = NULL;
+        int rc = hz_decode(&mod->hz, coding, res->body, res->body_len, op->req.body_limit, &why);
+        if (rc == HZ_TOO_BIG) status = HTTP_EBODY;
+        else if (rc == HZ_NOMEM) status = HTTP_ENOMEM;
+        else if (rc != HZ_OK) status = HTTP_EPROTO;
+        op->req.detail = why;
+        op->decoded = rc == HZ_OK;
+        out = rc == HZ_OK ? mod->hz.out_len : 0;
+    }
+    if (raw) worker_count(mod->w, mod->c_body_raw, (int64_t)raw);
+    if (out) worker_count(mod->w, mod->c_body_decoded, (int64_t)out);
+    return status;
+}
+
+void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
+    lm_http_op *op = req->data;
+    lm_http_mod *mod = op->mod;
+    lm_http_store_cookies(op, status, res);
+    if (lm_http_follow(op, status, res)) return;
+    lm_http_count_hop(op, status, res);
+    status = lm_http_decode(op, status, res);
+    lm_http_account(op, status, res);
+    if (op->batch) {
+        lm_http_batch_done(op, status, res);
+        return;
+    }
+    vu *v = op->v;
+    if (op->in_call) {                         /* the Lua call returns the results */
+        op->nres = lm_http_push(op, v->L, status, res);
+        return;
+    }
+    lm_http_op_anchor(mod->w->L, op, 0, 0);    /* release the client object and body */
+    if (mod->closing || !vu_wants_resume(v)) {
+        lm_http_op_put(op);
+        return;
+    }
+    /* Inside another VU's call (it closed a client this VU waits on),
+     * vu_resume defers the resume to the loop. */
+    int n = lm_http_push(op, v->L, status, res);
+    lm_http_op_put(op);
+    vu_resume(v, n);
+}

@@ -1,0 +1,230 @@
+/* lm_http_int.h - what the files of the luamech.http binding share: the
+ * per-worker module state, the client object, the per-request op, the batch,
+ * and the functions one file calls in another.  Not a public interface:
+ * only src/lua/lm_http*.c include it.
+ *
+ *   lm_http.c        luamech.http.new, the object's methods table, close,
+ *                    collection and worker teardown
+ *   lm_http_opts.c   checking options (new's and every request's)
+ *   lm_http_pool.c   which http_client serves an origin (pooled, others)
+ *   lm_http_req.c    building and sending one request (the methods)
+ *   lm_http_op.c     the pooled per-request op, its buffers, its cookies
+ *   lm_http_done.c   a hop's completion: statistics, redirects, decoding
+ *   lm_http_res.c    the response table and its lazy fields
+ *   lm_http_batch.c  c:batch */
+#ifndef LUAMECH_LM_HTTP_INT_H
+#define LUAMECH_LM_HTTP_INT_H
+
+#include <lua.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "client/http_client.h"
+#include "stats/tally.h"
+#include "lua/lm_tls.h"
+#include "proto/cookie.h"
+#include "proto/http_gzip.h"
+
+struct vu;
+struct worker;
+
+#define LM_HTTP_MT "luamech.http"
+#define LM_HTTP_MAX_HEADERS 64
+#define LM_HTTP_DEFAULT_TIMEOUT_NS 10000000000ull
+#define LM_HTTP_MAX_BODY_LIMIT (1u << 30)   /* the largest max_body a script may set */
+#define LM_HTTP_EXTRA_HEADERS 4              /* Content-Type, Cookie, ... added by luamech */
+#define LM_HTTP_MAX_REDIRECTS 100
+#define LM_HTTP_DEFAULT_REDIRECTS 10
+#define LM_HTTP_MAX_BATCH 256
+
+typedef struct lm_http lm_http;
+typedef struct lm_http_op lm_http_op;
+
+/* One c:batch call: its requests run in parallel; the VU resumes when the
+ * last completes (or the call returns at once when all completed in it). */
+typedef struct lm_http_batch {
+    struct vu *v;
+    int n, remaining;              /* requests; those not completed yet */
+    int issued;                    /* requests sent (or failed at once) */
+    int waiting;                   /* the VU yielded for it */
+    int aborted;                   /* the call raised: completions only release their ops */
+    int res_ref, err_ref;          /* registry: results[i] (response or false), errors[i] */
+    int anchor_ref;                /* registry: {client object, request list} */
+} lm_http_batch;
+
+/* A client shared by the objects made with pool = true (per worker and key). */
+typedef struct lm_http_pool {
+    char *key;
+    http_client *client;
+    struct lm_http_pool *next;
+} lm_http_pool;
+
+/* The module's per-worker state. */
+typedef struct lm_http_mod {
+    struct worker *w;
+    lm_http *objs;                 /* every live object, for teardown */
+    lm_http_pool *pools;
+    lm_http_op *free_ops;
+    int names_ref;                 /* "http <name>" -> timer id cache */
+    int ids_ready;
+    int tid[HP_NMETHODS];
+    int t_connect, t_tls, t_wait, t_receive;   /* the timing breakdown (docs/http.md#timing-breakdown) */
+    int c_sent, c_recv, c_connects, c_retries, c_status[6], c_redirects, c_body_raw, c_body_decoded;
+    hz_decoder hz;                 /* gzip/deflate bodies, decoded on completion */
+    int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes, json, header_all) */
+    int key_status_ref, key_body_ref, key_bytes_ref, key_redirects_ref;  /* field names, interned once */
+    char *hblk;                    /* scratch for packing response headers */
+    size_t hblk_cap;
+    int closing;
+    lm_tls_rec tls;                /* http.tls timer of this worker */
+} lm_http_mod;
+
+/* A client of the object for another host (absolute URLs, redirects). */
+typedef struct lm_http_other {
+    char authority[288];
+    char host[256];                /* for the cookie jar */
+    http_client *client;           /* private, or the worker's pooled one */
+    struct lm_http_other *next;
+} lm_http_other;
+
+/* One client object as Lua sees it.  The userdata holds a pointer; the
+ * object is freed by the collector (no request can be in flight then: each
+ * request anchors it) or at teardown. */
+struct lm_http {
+    lm_http_mod *mod;
+    http_client *client;           /* private or the pool's; NULL once closed */
+    int pooled, keepalive;
+    char base[288];                /* "host:port", for messages */
+    char authority[288];           /* as in the base URL: "host[:port]" */
+    char host[256];                /* the base URL's host, for the cookie jar */
+    lm_http_other *others;         /* clients for other hosts, made on first use */
+    int use_jar;                   /* jar = false turns cookies off */
+    ck_jar jar;                    /* this object's cookies (one object per VU: a per-VU jar) */
+    int headers_ref;               /* default headers (validated copy) or LUA_NOREF */
+    uint64_t timeout_ns;           /* 0 = none */
+    size_t max_body;               /* bytes */
+    int discard_body;
+    lm_http *prev, *next;
+    lm_http **ud;
+};
+
+struct lm_http_op {
+    http_req req;
+    lm_http_op *next;
+    lm_http_mod *mod;
+    lm_http *h;
+    struct vu *v;
+    int method, call_method;       /* the current hop's; the call's (its timer) */
+    int name_tid;                  /* -1 when the call has no name */
+    int anchor_ref;                /* this op's registry slot: a table {object, body string} */
+    int in_call, nres;
+    int redirects_left, hops;
+    int has_expect;                /* 0: 200-399 */
+    int decoded;                   /* the body pushed is mod->hz.out */
+    lm_http_batch *batch;          /* NULL unless part of c:batch */
+    int batch_i;                   /* its index there (1-based) */
+    const char *host;              /* the current hop's host (h's or one of h->others') */
+    size_t nbase;                  /* headers before the Cookie slot */
+    int cookie_slot;               /* 1: the jar's Cookie header goes at hdrs[nbase] */
+    char *cbuf;                    /* the Cookie header value */
+    size_t cbuf_cap;
+    unsigned char expect[64];      /* bit s-100 for statuses 100..599 */
+    uint64_t start_ns;
+    char where[160];               /* the path without its query, for the tally */
+    http_client *client;           /* alive while it may call back: names failures */
+    hp_request r;                  /* the request as sent (pointers into the buffers below) */
+    hp_header hdrs[LM_HTTP_MAX_HEADERS + LM_HTTP_EXTRA_HEADERS];
+    char *path;                    /* the current hop's path (and query) */
+    size_t path_len, path_cap;
+    char *hbuf;                    /* header names and values, copied */
+    size_t hbuf_cap;
+    char *bbuf;                    /* an encoded json or form body */
+    size_t bbuf_cap;
+    char err[TALLY_MSG_MAX];       /* the failure message */
+};
+
+/* The options of luamech.http.new. */
+typedef struct lm_http_cfg {
+    int pool, keepalive, headers_ref, discard_body, jar;
+    int tls_on;                   /* https:// */
+    net_tls_opts tls;             /* strings anchored by the options table */
+    uint64_t timeout_ns;
+    size_t max_body;
+} lm_http_cfg;
+
+/* The options of one request, read and checked before any op is taken
+ * (stack indexes of the values that must stay anchored). */
+typedef struct lm_http_call {
+    uint64_t timeout_ns;
+    size_t max_body;
+    int discard_body, name_idx, hdr_idx, json_idx, form_idx, query_idx, body_str_idx;
+    int redirects, has_expect;
+    unsigned char expect[64];
+    const char *body;
+    size_t body_len;
+} lm_http_call;
+
+/* "get", "head", ... by hp_method (timer names, messages). */
+extern const char *const lm_http_lower[HP_NMETHODS];
+
+/* 1 when a[0..alen) equals b[0..blen) ignoring ASCII case. */
+static inline int lm_http_ieq(const char *a, size_t alen, const char *b, size_t blen) {
+    if (alen != blen) return 0;
+    for (size_t i = 0; i < alen; i++) {
+        int x = (unsigned char)a[i], y = (unsigned char)b[i];
+        if (x >= 'A' && x <= 'Z') x += 32;
+        if (y >= 'A' && y <= 'Z') y += 32;
+        if (x != y) return 0;
+    }
+    return 1;
+}
+
+/* lm_http_opts.c */
+void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg);
+void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx, int opts_idx,
+                       lm_http_call *c);
+void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header *hdrs, size_t *nh, int defaults);
+
+/* lm_http_pool.c */
+int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char *authority,
+                       const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len);
+http_client *lm_http_client_host(lm_http *h, const char *authority, size_t alen, char *err, size_t err_len);
+const char *lm_http_host_of(lm_http *h, http_client *c);
+
+/* lm_http_op.c */
+lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod);
+void lm_http_op_put(lm_http_op *op);
+void lm_http_op_free(lm_http_op *op);
+void lm_http_op_anchor(lua_State *L, lm_http_op *op, int obj_idx, int body_idx);
+int lm_http_reserve(char **buf, size_t *cap, size_t need);
+void lm_http_cookie_header(lm_http_op *op);
+void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res);
+
+/* lm_http_req.c */
+lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fname, int path_idx,
+                          int body_idx, int opts_idx, lm_http_batch *b, int bi, int *nres,
+                          int *body_str_idx);
+lm_http *lm_http_check(lua_State *L);
+int lm_http_request(lua_State *L);
+int lm_http_get(lua_State *L);
+int lm_http_head(lua_State *L);
+int lm_http_post(lua_State *L);
+int lm_http_put(lua_State *L);
+int lm_http_patch(lua_State *L);
+int lm_http_delete(lua_State *L);
+int lm_http_options(lua_State *L);
+
+/* lm_http_done.c */
+void lm_http_on_done(http_req *req, int status, const hp_parser *res);
+
+/* lm_http_res.c */
+int lm_http_is_set_cookie(const char *n, size_t nl);
+int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parser *res);
+void lm_http_res_init(lua_State *L, lm_http_mod *mod);
+
+/* lm_http_batch.c */
+void lm_http_batch_store(lua_State *L, lm_http_batch *b, int i, int nres);
+void lm_http_batch_done(lm_http_op *op, int status, const hp_parser *res);
+int lm_http_batch_lua(lua_State *L);
+
+#endif

@@ -1,0 +1,254 @@
+/* lm_http_opts.c - checks the options of luamech.http: those of
+ * luamech.http.new (pool, keepalive, timeout, headers, max_body,
+ * discard_body, jar; tls is lm_tls.c's) and those of every request (headers,
+ * body/json/form, query, name, timeout, max_body, discard_body, expect,
+ * redirects).  Misuse raises one message naming the call.  It only reads and
+ * validates: encoding bodies and queries, and building the request, are
+ * lm_http_req.c's. */
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lua/lm_core.h"
+#include "lua/lm_http_int.h"
+
+/* Add the headers of the table at idx to hdrs (skipping names already there
+ * when `defaults`).  Number values are converted; the strings stay anchored
+ * on the stack (one slot per converted value) until the caller pops them. */
+void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header *hdrs, size_t *nh,
+                            int defaults) {
+    size_t first = *nh;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_checkstack(L, 4);
+        if (lua_type(L, -2) != LUA_TSTRING)
+            luaL_error(L, "%s: header names must be strings", fname);
+        size_t nl, vl;
+        const char *name = lua_tolstring(L, -2, &nl);
+        if (!hp_header_name_valid(name, nl))
+            luaL_error(L, "%s: invalid header name '%s'", fname, name);
+        if (hp_header_reserved(name, nl))
+            luaL_error(L, "%s: header '%s' is set by luamech", fname, name);
+        int t = lua_type(L, -1);
+        if (t != LUA_TSTRING && t != LUA_TNUMBER)
+            luaL_error(L, "%s: header '%s' must be a string or a number, got %s", fname, name,
+                       lua_typename(L, t));
+        if (t == LUA_TNUMBER) {                /* convert a copy; keep it below the key */
+            lua_pushvalue(L, -1);
+            lua_tolstring(L, -1, NULL);
+            lua_insert(L, -3);
+        }
+        const char *value = lua_tolstring(L, t == LUA_TNUMBER ? -3 : -1, &vl);
+        if (!hp_header_value_valid(value, vl))
+            luaL_error(L, "%s: header '%s' has CR, LF or NUL in its value (or is over 8 KB)", fname, name);
+        int skip = 0;
+        for (size_t i = 0; defaults && i < first && !skip; i++)
+            skip = lm_http_ieq(hdrs[i].name, hdrs[i].name_len, name, nl);
+        if (!skip) {
+            if (*nh >= LM_HTTP_MAX_HEADERS)
+                luaL_error(L, "%s: at most %d headers", fname, LM_HTTP_MAX_HEADERS);
+            hdrs[*nh].name = name;
+            hdrs[*nh].name_len = nl;
+            hdrs[*nh].value = value;
+            hdrs[*nh].value_len = vl;
+            (*nh)++;
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* max_body and discard_body of the options table at idx (client or request
+ * options), over *max_body and *discard; misuse raises.  Leaves the stack as
+ * it was. */
+static void lm_http_body_opts(lua_State *L, int idx, const char *fname, size_t *max_body, int *discard) {
+    lua_getfield(L, idx, "max_body");
+    if (!lua_isnil(L, -1)) {
+        double b = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+        if (!(b >= 1 && b <= (double)LM_HTTP_MAX_BODY_LIMIT) || b != (double)(size_t)b)
+            luaL_error(L, "%s: max_body must be a whole number of bytes from 1 to %d (1 GiB)", fname,
+                       (int)LM_HTTP_MAX_BODY_LIMIT);
+        *max_body = (size_t)b;
+    }
+    lua_getfield(L, idx, "discard_body");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isboolean(L, -1)) luaL_error(L, "%s: discard_body must be a boolean", fname);
+        *discard = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 2);
+}
+
+/* The `expect` option at idx: a status, or a list of statuses and
+ * "200-299" ranges, into a bitmap of 100..599.  Misuse raises. */
+static void lm_http_expect_opt(lua_State *L, int idx, const char *fname, unsigned char *bits) {
+    memset(bits, 0, 64);
+    int n = lua_istable(L, idx) ? (int)lua_objlen(L, idx) : 1;
+    if (lua_istable(L, idx) && n == 0) luaL_error(L, "%s: expect must not be empty", fname);
+    for (int i = 1; i <= n; i++) {
+        if (lua_istable(L, idx)) lua_rawgeti(L, idx, i);
+        else lua_pushvalue(L, idx);
+        double lo = -1, hi = -1;
+        if (lua_type(L, -1) == LUA_TNUMBER) {
+            lo = hi = lua_tonumber(L, -1);
+        } else if (lua_type(L, -1) == LUA_TSTRING) {
+            int a, b, used = 0;
+            const char *t = lua_tostring(L, -1);
+            if (sscanf(t, "%d-%d%n", &a, &b, &used) == 2 && t[used] == 0) {
+                lo = a;
+                hi = b;
+            }
+        }
+        if (!(lo >= 100 && hi <= 599 && lo <= hi && lo == (int)lo && hi == (int)hi))
+            luaL_error(L, "%s: expect takes statuses 100..599 or \"lo-hi\" ranges (e.g. {200, \"400-404\"})",
+                       fname);
+        for (int st = (int)lo; st <= (int)hi; st++) bits[(st - 100) >> 3] |= (unsigned char)(1u << ((st - 100) & 7));
+        lua_pop(L, 1);
+    }
+}
+
+/* The timeout field of the options table at idx into *ns (unchanged when
+ * absent); misuse raises.  Leaves the value on the stack. */
+static void lm_http_timeout_opt(lua_State *L, int idx, const char *fname, uint64_t *ns) {
+    lua_getfield(L, idx, "timeout");
+    if (lua_isnil(L, -1)) return;
+    if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || lua_tonumber(L, -1) > 86400)
+        luaL_error(L, "%s: timeout must be a number of seconds between 0 and 86400", fname);
+    *ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
+}
+
+/* The body of a request: the body argument (body_idx, 0: the method takes
+ * none) or one of the options body, json, form.  Leaves their values on the
+ * stack (they stay anchored there while the request is built). */
+static void lm_http_call_body(lua_State *L, const char *fname, int body_idx, int opts_idx, lm_http_call *c) {
+    int nbodies = c->body != NULL;
+    lua_getfield(L, opts_idx, "body");
+    if (!lua_isnil(L, -1)) {
+        if (body_idx) luaL_error(L, "%s: give the body as the argument, not in the options", fname);
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "%s: body must be a string", fname);
+        c->body = lua_tolstring(L, -1, &c->body_len);     /* anchored by opts */
+        c->body_str_idx = lua_gettop(L);
+        nbodies++;
+    }
+    lua_getfield(L, opts_idx, "json");
+    if (!lua_isnil(L, -1)) {
+        c->json_idx = lua_gettop(L);
+        nbodies++;
+    }
+    lua_getfield(L, opts_idx, "form");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1)) luaL_error(L, "%s: form must be a table", fname);
+        c->form_idx = lua_gettop(L);
+        nbodies++;
+    }
+    if (nbodies > 1) luaL_error(L, "%s: give one body: a body string, json or form", fname);
+}
+
+/* The field of options table opts_idx called key, left on the stack; its
+ * index, or 0 when it is nil.  A value not of type `type` raises. */
+static int lm_http_field(lua_State *L, int opts_idx, const char *key, int type, const char *fname,
+                         const char *what) {
+    lua_getfield(L, opts_idx, key);
+    if (lua_isnil(L, -1)) return 0;
+    if (lua_type(L, -1) != type) luaL_error(L, "%s: %s must be %s", fname, key, what);
+    return lua_gettop(L);
+}
+
+/* The redirects and expect options of a request. */
+static void lm_http_call_follow(lua_State *L, const char *fname, int opts_idx, lm_http_call *c) {
+    lua_getfield(L, opts_idx, "redirects");
+    if (!lua_isnil(L, -1)) {
+        double r = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+        if (!(r >= 0 && r <= LM_HTTP_MAX_REDIRECTS) || r != (int)r)
+            luaL_error(L, "%s: redirects must be a whole number from 0 (off) to %d", fname, LM_HTTP_MAX_REDIRECTS);
+        c->redirects = (int)r;
+    }
+    lua_getfield(L, opts_idx, "expect");
+    if (!lua_isnil(L, -1)) {
+        lm_http_expect_opt(L, lua_gettop(L), fname, c->expect);
+        c->has_expect = 1;
+    }
+}
+
+/* The options table of a request at opts_idx (and the body argument at
+ * body_idx, 0: none) into *c, over the client's defaults; misuse raises.
+ * The values referred to by index stay on the stack. */
+void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx, int opts_idx,
+                       lm_http_call *c) {
+    static const char *const known[] = {"headers", "body", "json", "form", "query", "name", "timeout",
+                                        "max_body", "discard_body", "expect", "redirects", NULL};
+    memset(c, 0, sizeof *c);
+    c->timeout_ns = h->timeout_ns;
+    c->max_body = h->max_body;
+    c->discard_body = h->discard_body;
+    c->redirects = LM_HTTP_DEFAULT_REDIRECTS;
+    if (body_idx && !lua_isnoneornil(L, body_idx)) {
+        c->body = luaL_checklstring(L, body_idx, &c->body_len);
+        c->body_str_idx = body_idx;
+    }
+    if (lua_isnoneornil(L, opts_idx)) return;
+    luaL_checktype(L, opts_idx, LUA_TTABLE);
+    lm_check_options(L, opts_idx, fname, known);
+    lm_http_call_body(L, fname, body_idx, opts_idx, c);
+    c->query_idx = lm_http_field(L, opts_idx, "query", LUA_TTABLE, fname, "a table");
+    lm_http_timeout_opt(L, opts_idx, fname, &c->timeout_ns);
+    lm_http_body_opts(L, opts_idx, fname, &c->max_body, &c->discard_body);
+    c->name_idx = lm_http_field(L, opts_idx, "name", LUA_TSTRING, fname, "a string of 1..200 bytes");
+    if (c->name_idx && (lua_objlen(L, c->name_idx) == 0 || lua_objlen(L, c->name_idx) > 200))
+        luaL_error(L, "%s: name must be a string of 1..200 bytes", fname);
+    c->hdr_idx = lm_http_field(L, opts_idx, "headers", LUA_TTABLE, fname, "a table");
+    lm_http_call_follow(L, fname, opts_idx, c);
+}
+
+/* A validated copy of the default headers at hidx (values as strings), as a
+ * registry reference. */
+static int lm_http_default_headers(lua_State *L, int hidx) {
+    hp_header hdrs[LM_HTTP_MAX_HEADERS];
+    size_t nh = 0;
+    int top = lua_gettop(L);
+    lm_http_headers(L, hidx, "luamech.http.new", hdrs, &nh, 0);
+    lua_createtable(L, 0, (int)nh);
+    for (size_t i = 0; i < nh; i++) {
+        lua_pushlstring(L, hdrs[i].name, hdrs[i].name_len);
+        lua_pushlstring(L, hdrs[i].value, hdrs[i].value_len);
+        lua_rawset(L, -3);
+    }
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_settop(L, top);
+    return ref;
+}
+
+/* The options table at idx (or nil) into cfg; misuse raises. */
+void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
+    static const char *const known[] = {"pool", "keepalive", "timeout", "headers", "max_body",
+                                        "discard_body", "jar", "tls", NULL};
+    cfg->pool = 0;
+    cfg->keepalive = 1;
+    cfg->headers_ref = LUA_NOREF;
+    cfg->timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
+    cfg->max_body = HTTP_MAX_BODY_DEFAULT;
+    cfg->discard_body = 0;
+    cfg->jar = 1;
+    if (lua_isnil(L, idx)) return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lm_check_options(L, idx, "luamech.http.new", known);
+    lm_http_body_opts(L, idx, "luamech.http.new", &cfg->max_body, &cfg->discard_body);
+    lua_getfield(L, idx, "jar");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isboolean(L, -1)) luaL_error(L, "luamech.http.new: jar must be a boolean");
+        cfg->jar = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "pool");
+    cfg->pool = lua_toboolean(L, -1);
+    lua_getfield(L, idx, "keepalive");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isboolean(L, -1)) luaL_error(L, "luamech.http.new: keepalive must be a boolean");
+        cfg->keepalive = lua_toboolean(L, -1);
+    }
+    lm_http_timeout_opt(L, idx, "luamech.http.new", &cfg->timeout_ns);
+    lua_getfield(L, idx, "headers");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1)) luaL_error(L, "luamech.http.new: headers must be a table");
+        cfg->headers_ref = lm_http_default_headers(L, lua_gettop(L));   /* raises before the ref */
+    }
+    lua_pop(L, 4);
+}

@@ -1,0 +1,333 @@
+/* lm_http_req.c - the request methods of a luamech.http client (request,
+ * get, head, post, put, patch, delete, options): each checks its arguments
+ * (misuse raises a Lua error naming the call), builds the request into a
+ * pooled op (path and query, absolute URLs on the client for that origin,
+ * json or form bodies, headers with the client's defaults, Accept-Encoding,
+ * the jar's Cookie), sends it with client/http_client and yields the VU;
+ * lm_http_done.c resumes it.  A failure before sending (a bad URL) returns
+ * nil, err at once.  It never parses bytes nor touches sockets; once the
+ * op's buffers have grown, building a request allocates nothing. */
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/vu.h"
+#include "engine/worker.h"
+#include "lua/lm_core.h"
+#include "lua/lm_http_int.h"
+#include "lua/lm_json.h"
+#include "lua/lm_url.h"
+#include "proto/url.h"
+
+/* self of a method: the method closures carry the metatable as upvalue 1,
+ * so the check needs no registry lookup by name (luaL_checkudata's). */
+lm_http *lm_http_check(lua_State *L) {
+    lm_http **ud = lua_touserdata(L, 1);
+    if (ud == NULL || !lua_getmetatable(L, 1)) luaL_typerror(L, 1, LM_HTTP_MT);
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (!same) luaL_typerror(L, 1, LM_HTTP_MT);
+    if (!*ud || !(*ud)->client) luaL_error(L, "luamech.http: the client is closed");
+    return *ud;
+}
+
+/* The timer id of "http <name>" for the name at idx (cached per worker). */
+static int lm_http_name_tid(lua_State *L, lm_http_mod *mod, int idx) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->names_ref);
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    int id;
+    if (lua_isnumber(L, -1)) {
+        id = (int)lua_tointeger(L, -1);
+    } else {
+        char name[256];
+        snprintf(name, sizeof name, "http %s", lua_tostring(L, idx));
+        id = lm_timer_id(mod->w, name, TK_PRIMITIVE);
+        lua_pushvalue(L, idx);
+        lua_pushinteger(L, id);
+        lua_rawset(L, -4);
+    }
+    lua_pop(L, 2);
+    return id;
+}
+
+/* 1 when hdrs[0..n) has a header called name (any case). */
+static int lm_http_has_header(const hp_header *hdrs, size_t n, const char *name) {
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < n; i++)
+        if (lm_http_ieq(hdrs[i].name, hdrs[i].name_len, name, nl)) return 1;
+    return 0;
+}
+
+/* Copy the headers into the op (its buffer and array): the request can be
+ * sent again (redirects) after the Lua strings are gone.  0 or -1 (memory). */
+static int lm_http_copy_headers(lm_http_op *op, const hp_header *hdrs, size_t nh) {
+    size_t total = 0, off = 0;
+    for (size_t i = 0; i < nh; i++) total += hdrs[i].name_len + hdrs[i].value_len;
+    if (lm_http_reserve(&op->hbuf, &op->hbuf_cap, total + 1) != 0) return -1;
+    for (size_t i = 0; i < nh; i++) {
+        memcpy(op->hbuf + off, hdrs[i].name, hdrs[i].name_len);
+        op->hdrs[i].name = op->hbuf + off;
+        op->hdrs[i].name_len = hdrs[i].name_len;
+        off += hdrs[i].name_len;
+        memcpy(op->hbuf + off, hdrs[i].value, hdrs[i].value_len);
+        op->hdrs[i].value = op->hbuf + off;
+        op->hdrs[i].value_len = hdrs[i].value_len;
+        off += hdrs[i].value_len;
+    }
+    op->r.headers = op->hdrs;
+    op->r.nheaders = op->nbase = nh;
+    return 0;
+}
+
+/* The path (and query) of the call into op->path; the client for an
+ * absolute URL's host into *client.  0, or -1 with op->err filled (a bad
+ * query value raises instead: it is the script's fault). */
+static int lm_http_target(lua_State *L, lm_http_op *op, lm_http *h, const char *fname, const char *path,
+                          size_t path_len, int query_idx, http_client **client) {
+    *client = h->client;
+    if (url_is_abs(path, path_len)) {
+        url_abs a;
+        if (url_split_abs(path, path_len, &a) != 0 || !hp_path_valid(a.rest, a.rest_len)) {
+            snprintf(op->err, sizeof op->err, "%s: bad URL \"%.200s\"", fname, path);
+            return -1;
+        }
+        if (a.scheme_len != 4) {
+            snprintf(op->err, sizeof op->err, "%s: %.200s: only http:// is supported", fname, path);
+            return -1;
+        }
+        char err[200];
+        *client = lm_http_client_host(h, a.authority, a.authority_len, err, sizeof err);
+        if (!*client) {
+            snprintf(op->err, sizeof op->err, "%s: %s", fname, err);
+            return -1;
+        }
+        path = a.rest;
+        path_len = a.rest_len;
+    }
+    if (lm_http_reserve(&op->path, &op->path_cap, path_len + 1) != 0) goto oom;
+    memcpy(op->path, path, path_len);
+    op->path_len = path_len;
+    if (query_idx) {
+        char err[200];
+        int had = memchr(path, '?', path_len) != NULL;
+        size_t before = op->path_len;
+        if (lm_http_reserve(&op->path, &op->path_cap, op->path_len + 2) != 0) goto oom;
+        op->path[op->path_len++] = had ? '&' : '?';
+        size_t qstart = op->path_len;
+        if (lm_url_query(L, query_idx, 0, &op->path, &op->path_cap, &op->path_len, err, sizeof err) != 0) {
+            lm_http_op_put(op);
+            luaL_error(L, "%s: query: %s", fname, err);
+        }
+        if (op->path_len == qstart) op->path_len = before;     /* empty table: no '?' */
+    }
+    return 0;
+oom:
+    snprintf(op->err, sizeof op->err, "%s: out of memory", fname);
+    return -1;
+}
+
+/* A json or form body into op->bbuf; returns the content type to add, or
+ * NULL for a plain body.  Encoding errors raise, naming the call. */
+static const char *lm_http_encode_body(lua_State *L, lm_http_op *op, const char *fname,
+                                       const lm_http_call *c, const char **body, size_t *body_len) {
+    char err[256];
+    size_t len = 0;
+    *body = c->body;
+    *body_len = c->body_len;
+    if (c->json_idx) {
+        if (lm_json_encode(L, c->json_idx, &op->bbuf, &op->bbuf_cap, &len, err, sizeof err) != 0) {
+            lm_http_op_put(op);
+            luaL_error(L, "%s: json: %s", fname, err);
+        }
+        *body = op->bbuf;
+        *body_len = len;
+        return "application/json";
+    }
+    if (c->form_idx) {
+        if (lm_url_query(L, c->form_idx, 1, &op->bbuf, &op->bbuf_cap, &len, err, sizeof err) != 0) {
+            lm_http_op_put(op);
+            luaL_error(L, "%s: form: %s", fname, err);
+        }
+        *body = len ? op->bbuf : "";
+        *body_len = len;
+        return "application/x-www-form-urlencoded";
+    }
+    return NULL;
+}
+
+/* The script's headers into hdrs: the call's, then the client's defaults
+ * it did not override.  Returns the count.  The strings stay anchored on
+ * the stack. */
+static size_t lm_http_req_headers(lua_State *L, lm_http *h, const char *fname, const lm_http_call *c,
+                                  hp_header *hdrs) {
+    size_t nh = 0;
+    if (c->hdr_idx) lm_http_headers(L, c->hdr_idx, fname, hdrs, &nh, 0);
+    if (h->headers_ref != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, h->headers_ref);
+        lm_http_headers(L, lua_gettop(L), fname, hdrs, &nh, 1);
+    }
+    return nh;
+}
+
+/* Append header name: value (value NULL: none) to hdrs[*nh] unless the
+ * script set one of that name: Accept-Encoding (bodies are decoded,
+ * lm_http_done.c) and the content type of a json or form body. */
+static void lm_http_add_header(hp_header *hdrs, size_t *nh, const char *name, const char *value) {
+    if (!value || lm_http_has_header(hdrs, *nh, name)) return;
+    hdrs[*nh].name = name;
+    hdrs[*nh].name_len = strlen(name);
+    hdrs[*nh].value = value;
+    hdrs[*nh].value_len = strlen(value);
+    (*nh)++;
+}
+
+/* A request that failed before it was sent (op->err says why): its nil,
+ * err pushed (*nres = 2) or, in a batch, stored there (*nres = 0). */
+static void lm_http_start_failed(lua_State *L, lm_http_op *op, lm_http_batch *b, int bi, int *nres) {
+    lua_pushnil(L);
+    lua_pushstring(L, op->err);
+    lm_http_op_put(op);
+    *nres = 2;
+    if (!b) return;
+    lm_http_batch_store(L, b, bi, 2);
+    b->remaining--;
+    *nres = 0;
+}
+
+/* The op's fields from the call's options (before its target is known). */
+static void lm_http_op_setup(lm_http_op *op, lm_http *h, vu *v, int method, const lm_http_call *c,
+                             lm_http_batch *b, int bi) {
+    op->v = v;
+    op->h = h;
+    op->batch = b;
+    op->batch_i = bi;
+    op->method = op->call_method = method;
+    op->redirects_left = c->redirects;
+    op->has_expect = c->has_expect;
+    memcpy(op->expect, c->expect, sizeof op->expect);
+    op->req.on_done = lm_http_on_done;
+    op->req.data = op;
+    op->req.timeout_ns = c->timeout_ns;
+    op->req.max_body = c->max_body;
+    op->req.discard_body = c->discard_body;
+}
+
+/* op->where: the path without its query or fragment, for messages. */
+static void lm_http_op_where(lm_http_op *op) {
+    size_t wl = 0;
+    while (wl < op->path_len && wl < sizeof op->where - 1 && op->path[wl] != '?' && op->path[wl] != '#') wl++;
+    memcpy(op->where, op->path, wl);
+    op->where[wl] = 0;
+}
+
+/* The request line and body of the op's first hop. */
+static void lm_http_op_request(lm_http_op *op, int method, const char *body, size_t body_len) {
+    hp_request *r = &op->r;
+    r->method = (hp_method)method;
+    r->path = op->path;
+    r->path_len = op->path_len;
+    r->host = NULL;
+    r->host_len = 0;
+    r->close = 0;
+    r->body = body;
+    r->body_len = body_len;
+    if (!body && (method == HP_POST || method == HP_PUT || method == HP_PATCH)) r->body = "";
+}
+
+/* Sends the op's first hop.  Returns the op in flight, or NULL when it
+ * completed at once (its results pushed, the count in *nres) or belongs to
+ * a batch (which may have released it already). */
+static lm_http_op *lm_http_send(lm_http_op *op, http_client *client, int *nres) {
+    op->in_call = 1;
+    op->start_ns = worker_now_ns();
+    op->req.start_ns = op->start_ns;          /* the same clock: one read for both */
+    *nres = 0;
+    int was_batch = op->batch != NULL;
+    http_client_send(client, &op->req, &op->r);   /* copies every byte; a batch op may be gone after */
+    if (was_batch) return NULL;
+    op->in_call = 0;
+    if (op->nres) {                                /* completed at once (pushed on L) */
+        *nres = op->nres;
+        lm_http_op_put(op);
+        return NULL;
+    }
+    return op;
+}
+
+/* Check, build and send one request: stack [self, ..., path at path_idx,
+ * body at body_idx (0: none; from opts.body), opts at opts_idx].  Returns
+ * the op in flight (the caller anchors and yields), or NULL when it
+ * completed at once: its results are pushed (the count in *nres) or, for a
+ * batch, stored there. */
+lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fname, int path_idx,
+                          int body_idx, int opts_idx, lm_http_batch *b, int bi, int *nres,
+                          int *body_str_idx) {
+    size_t path_len;
+    const char *path = luaL_checklstring(L, path_idx, &path_len);
+    if (!url_is_abs(path, path_len) && !hp_path_valid(path, path_len))
+        luaL_argerror(L, path_idx, "a path starting with / (or an http:// URL) without spaces or control "
+                                   "characters expected");
+    lm_http_call c;
+    lm_http_call_opts(L, h, fname, body_idx, opts_idx, &c);
+    vu *v = lm_current_vu(L, h->mod->w, "luamech.http client methods");
+    hp_header hdrs[LM_HTTP_MAX_HEADERS + LM_HTTP_EXTRA_HEADERS];
+    size_t nh = lm_http_req_headers(L, h, fname, &c, hdrs);
+    lm_http_op *op = lm_http_op_get(L, h->mod);
+    lm_http_op_setup(op, h, v, method, &c, b, bi);
+    http_client *client;
+    if (lm_http_target(L, op, h, fname, path, path_len, c.query_idx, &client) != 0) {
+        lm_http_start_failed(L, op, b, bi, nres);
+        return NULL;
+    }
+    const char *body;
+    size_t body_len;
+    const char *ctype = lm_http_encode_body(L, op, fname, &c, &body, &body_len);
+    if (!c.discard_body) lm_http_add_header(hdrs, &nh, "Accept-Encoding", "gzip, deflate");
+    lm_http_add_header(hdrs, &nh, "Content-Type", ctype);
+    if (lm_http_copy_headers(op, hdrs, nh) != 0) {
+        lm_http_op_put(op);
+        luaL_error(L, "%s: out of memory", fname);
+    }
+    op->cookie_slot = h->use_jar && !lm_http_has_header(hdrs, nh, "cookie");
+    op->host = lm_http_host_of(h, client);
+    lm_http_cookie_header(op);
+    if (c.name_idx) op->name_tid = lm_http_name_tid(L, h->mod, c.name_idx);
+    lm_http_op_where(op);
+    op->client = client;
+    lm_http_op_request(op, method, body, body_len);
+    *body_str_idx = c.body_str_idx;
+    return lm_http_send(op, client, nres);
+}
+
+static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx, int body_idx,
+                      int opts_idx) {
+    lm_http *h = lm_http_check(L);
+    int nres, body_str_idx;
+    lm_http_op *op = lm_http_start(L, h, method, fname, path_idx, body_idx, opts_idx, NULL, 0, &nres,
+                                   &body_str_idx);
+    if (!op) return nres;
+    lm_http_op_anchor(L, op, 1, body_str_idx);
+    op->v->state = VU_WAITING;
+    return lua_yield(L, 0);
+}
+
+/* c:request(method, path [, opts]) */
+int lm_http_request(lua_State *L) {
+    size_t len;
+    const char *m = luaL_checklstring(L, 2, &len);
+    int method = hp_method_parse(m, len);
+    if (method < 0)
+        return luaL_error(L, "http.request: method must be GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS, "
+                             "got \"%s\"", m);
+    lua_settop(L, 4);
+    return lm_http_do(L, method, "http.request", 3, 0, 4);
+}
+
+int lm_http_get(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_GET, "http.get", 2, 0, 3); }
+int lm_http_head(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_HEAD, "http.head", 2, 0, 3); }
+int lm_http_delete(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_DELETE, "http.delete", 2, 0, 3); }
+int lm_http_options(lua_State *L) { lua_settop(L, 3); return lm_http_do(L, HP_OPTIONS, "http.options", 2, 0, 3); }
+int lm_http_post(lua_State *L) { lua_settop(L, 4); return lm_http_do(L, HP_POST, "http.post", 2, 3, 4); }
+int lm_http_put(lua_State *L) { lua_settop(L, 4); return lm_http_do(L, HP_PUT, "http.put", 2, 3, 4); }
+int lm_http_patch(lua_State *L) { lua_settop(L, 4); return lm_http_do(L, HP_PATCH, "http.patch", 2, 3, 4); }

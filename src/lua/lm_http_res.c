@@ -1,0 +1,234 @@
+/* lm_http_res.c - the response table of luamech.http: {status, body or
+ * body_bytes, redirects} pushed on completion, with the headers packed into
+ * one string that is unpacked only when a script reads res.headers,
+ * res.cookies or calls res:header_all; res:json() decodes the body once
+ * (jansson, lm_json) and caches it.  It does not parse HTTP (the header
+ * bytes are walked by proto/http_proto, cookies by proto/cookie) and does
+ * not record statistics (lm_http_done.c). */
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lua/lm_http_int.h"
+#include "lua/lm_json.h"
+
+/* The keys of a response's packed headers and of its decoded JSON (light
+ * userdata: no string key can clash with them). */
+static const char lm_http_hdr_key = 0;
+static const char lm_http_json_key = 0;
+
+int lm_http_is_set_cookie(const char *n, size_t nl) {
+    return nl == 10 && memcmp(n, "set-cookie", 10) == 0;
+}
+
+/* The packed header block of the response at idx (NULL: none). */
+static const char *lm_http_res_block(lua_State *L, int idx, size_t *len) {
+    lua_pushlightuserdata(L, (void *)&lm_http_hdr_key);
+    lua_rawget(L, idx);
+    *len = 0;
+    const char *blk = lua_tolstring(L, -1, len);   /* stays anchored by the response */
+    lua_pop(L, 1);
+    return blk;
+}
+
+/* res:header_all(name) -> {values...} of every header called name (any
+ * case), in the order received; {} when there is none. */
+static int lm_http_res_header_all(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    size_t ql;
+    const char *q = luaL_checklstring(L, 2, &ql);
+    size_t len, pos = 0, nl, vl;
+    const char *blk = lm_http_res_block(L, 1, &len), *n, *v;
+    lua_newtable(L);
+    int i = 0;
+    while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) {
+        int same = nl == ql;
+        for (size_t k = 0; same && k < nl; k++) {
+            int c = (unsigned char)q[k];
+            same = n[k] == (c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        if (!same) continue;
+        lua_pushlstring(L, v, vl);
+        lua_rawseti(L, -2, ++i);
+    }
+    return 1;
+}
+
+/* res:json() -> the body decoded (once; later calls return the same value)
+ * | nil, err when there is no body or it is not JSON. */
+static int lm_http_res_json(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_pushlightuserdata(L, (void *)&lm_http_json_key);
+    lua_rawget(L, 1);
+    if (!lua_isnil(L, -1)) return 1;
+    lua_pushliteral(L, "body");
+    lua_rawget(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "res:json: the response has no body (discard_body or HEAD)");
+        return 2;
+    }
+    size_t len;
+    const char *b = lua_tolstring(L, -1, &len);
+    char err[200];
+    if (!lm_json_decode(L, b, len, err, sizeof err)) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "res:json: %s", err);
+        return 2;
+    }
+    lua_pushlightuserdata(L, (void *)&lm_http_json_key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+/* res.cookies: {name = value} of the Set-Cookie headers of this response,
+ * cached in the response. */
+static int lm_http_res_cookies(lua_State *L) {
+    size_t len = 0, pos = 0, nl, vl;
+    const char *blk = lm_http_res_block(L, 1, &len), *n, *v;
+    lua_newtable(L);
+    ck_set cs;
+    while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) {
+        if (!lm_http_is_set_cookie(n, nl) || ck_parse(v, vl, &cs) != 0) continue;
+        lua_pushlstring(L, cs.name, cs.name_len);
+        lua_pushlstring(L, cs.value, cs.value_len);
+        lua_rawset(L, -3);
+    }
+    lua_pushliteral(L, "cookies");
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+/* res.headers, built on first access from the packed block that
+ * lm_http_push left in the response: a table of lowercase names, repeated
+ * headers joined with ", " except Set-Cookie (the first is kept: its values
+ * may hold commas; res:header_all gives every one).  The header bytes are
+ * walked by proto/http_proto.  Cached in the response. */
+static int lm_http_res_headers(lua_State *L) {
+    size_t len = 0, pos = 0, nl, vl;
+    const char *blk = lm_http_res_block(L, 1, &len), *n, *v;
+    lua_newtable(L);
+    while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) {
+        lua_pushlstring(L, n, nl);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, -3);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_pushlstring(L, v, vl);
+        } else if (lm_http_is_set_cookie(n, nl)) {   /* never joined: keep the first */
+            lua_pop(L, 2);
+            continue;
+        } else {                               /* repeated header: join with ", " */
+            lua_pushliteral(L, ", ");
+            lua_pushlstring(L, v, vl);
+            lua_concat(L, 3);
+        }
+        lua_rawset(L, -3);
+    }
+    lua_pushliteral(L, "headers");
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);                          /* later reads find it directly */
+    return 1;
+}
+
+/* __index of responses: headers and cookies (built on first access),
+ * body_bytes of a kept body (its length; a discarded body's count is stored
+ * in the response itself), and the methods json and header_all (upvalues 1
+ * and 2). */
+static int lm_http_res_index(lua_State *L) {
+    size_t kl;
+    const char *k = lua_tolstring(L, 2, &kl);
+    if (lua_type(L, 2) != LUA_TSTRING) return 0;
+    if (kl == 4 && memcmp(k, "json", 4) == 0) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        return 1;
+    }
+    if (kl == 10 && memcmp(k, "header_all", 10) == 0) {
+        lua_pushvalue(L, lua_upvalueindex(2));
+        return 1;
+    }
+    if (kl == 10 && memcmp(k, "body_bytes", 10) == 0) {
+        lua_pushliteral(L, "body");
+        lua_rawget(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) return 0;
+        lua_pushinteger(L, (lua_Integer)lua_objlen(L, -1));
+        return 1;
+    }
+    if (kl == 7 && memcmp(k, "cookies", 7) == 0) return lm_http_res_cookies(L);
+    if (kl == 7 && memcmp(k, "headers", 7) == 0) return lm_http_res_headers(L);
+    return 0;
+}
+
+/* The response's headers, packed into one string under a light-userdata
+ * key of the table on top (nothing when there are none). */
+static void lm_http_push_headers(lua_State *L, lm_http_mod *mod, const hp_parser *res) {
+    size_t need = hp_parser_headers_pack(res, mod->hblk, mod->hblk_cap);
+    if (need > mod->hblk_cap) {
+        char *b = realloc(mod->hblk, need * 2);
+        if (b == NULL) luaL_error(L, "luamech.http: out of memory");
+        mod->hblk = b;
+        mod->hblk_cap = need * 2;
+        need = hp_parser_headers_pack(res, mod->hblk, mod->hblk_cap);
+    }
+    if (need) {
+        lua_pushlightuserdata(L, (void *)&lm_http_hdr_key);
+        lua_pushlstring(L, mod->hblk, need);
+        lua_rawset(L, -3);
+    }
+}
+
+/* The response table {status, body} and its headers, packed into one string
+ * that res.headers unpacks when a script reads it (most never do). */
+int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parser *res) {
+    lm_http_mod *mod = op->mod;
+    lua_checkstack(L, 8);
+    if (status != 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, op->err);
+        return 2;
+    }
+    lua_createtable(L, 0, 4);
+    if (op->hops) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_redirects_ref);
+        lua_pushinteger(L, op->hops);
+        lua_rawset(L, -3);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_status_ref);
+    lua_pushinteger(L, res->status);
+    lua_rawset(L, -3);
+    if (op->req.discard_body) {                /* no body: its size */
+        lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_bytes_ref);
+        lua_pushnumber(L, (lua_Number)res->body_seen);
+    } else if (op->decoded) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_body_ref);
+        lua_pushlstring(L, mod->hz.out ? mod->hz.out : "", mod->hz.out_len);
+    } else {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, mod->key_body_ref);
+        lua_pushlstring(L, res->body ? res->body : "", res->body_len);
+    }
+    lua_rawset(L, -3);
+    lm_http_push_headers(L, mod, res);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->res_mt_ref);
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+/* The responses' metatable and the interned field names, once per worker. */
+void lm_http_res_init(lua_State *L, lm_http_mod *mod) {
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, lm_http_res_json);
+    lua_pushcfunction(L, lm_http_res_header_all);
+    lua_pushcclosure(L, lm_http_res_index, 2);
+    lua_setfield(L, -2, "__index");
+    mod->res_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "status");
+    mod->key_status_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "body");
+    mod->key_body_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "body_bytes");
+    mod->key_bytes_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "redirects");
+    mod->key_redirects_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}

@@ -1,9 +1,9 @@
 /* mc_client.c - memcached client on a libuv loop: one connection per server
  * (net/conn.c: connect timeout, read buffer, a write queue flushed once per
  * loop turn, optional TLS), FIFO-pipelined caller-owned requests, per-request
- * timeouts, and reconnect with doubling backoff.  libmemcached only parses the
- * server list and hashes keys (ketama or modula); every byte of I/O goes
- * through net/conn.
+ * timeouts, and reconnect with doubling backoff.  The server list and the
+ * key -> server mapping (libmemcached's ketama or modula) are mc_ring.c's;
+ * every byte of I/O goes through net/conn.
  * It does not retry or fail over requests, nor speak the binary/meta protocols;
  * "noreply" commands must not be sent (replies are matched to requests by order). */
 #ifndef _GNU_SOURCE
@@ -12,10 +12,10 @@
 #include "common/clock.h"
 #include "common/net.h"
 #include "client/mc_client.h"
+#include "client/mc_ring.h"
 #include "net/conn.h"
 #include "net/tls.h"
 
-#include <libmemcached/memcached.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +50,7 @@ typedef struct mc_conn mc_conn;
 
 struct mc_client {
     uv_loop_t *loop;
-    memcached_st *memc;
+    mc_ring *ring;                 /* the servers and the key -> server mapping */
     mc_client_opts opts;
     uint32_t n;
     mc_conn *conns;
@@ -105,14 +105,13 @@ const char *mc_client_strerror(int status) {
 
 static int mc_conn_init(mc_client *c, uint32_t i, char *err, size_t err_len) {
     mc_conn *conn = &c->conns[i];
-    const memcached_instance_st *inst = memcached_server_instance_by_position(c->memc, i);
-    const char *host = memcached_server_name(inst);
-    int port = (int)memcached_server_port(inst);
+    const mc_ring_server *srv = mc_ring_server_at(c->ring, i);
+    const char *host = srv->host;
+    int port = srv->port;
     conn->client = c;
     conn->idx = i;
     conn->state = MC_DISCONNECTED;
-    snprintf(conn->name, sizeof conn->name, "%s:%d", host ? host : "?", port);
-    if (host == NULL || port <= 0) return mc_err(err, err_len, "bad server %s", conn->name);
+    snprintf(conn->name, sizeof conn->name, "%s:%d", host, port);
     int rc = net_resolve(c->loop, host, port, &conn->addr);
     if (rc < 0)
         return mc_err(err, err_len, "cannot resolve %s: %s", conn->name, uv_strerror(rc));
@@ -133,65 +132,10 @@ static int mc_conn_init(mc_client *c, uint32_t i, char *err, size_t err_len) {
     return 0;
 }
 
-/* Digits only, value in [lo, hi]. */
-static int mc_digits_in(const char *p, size_t n, unsigned long lo, unsigned long hi) {
-    unsigned long v = 0;
-    if (n == 0 || n > 9) return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9') return 0;
-        v = v * 10 + (unsigned long)(p[i] - '0');
-    }
-    return v >= lo && v <= hi;
-}
-
-/* One "host[:port[:weight]]" entry (libmemcached's own parser is lax: it maps
- * a bad port to 11211 and an empty entry to localhost). */
-static int mc_server_entry_ok(const char *p, size_t n) {
-    while (n && *p == ' ') p++, n--;
-    while (n && p[n - 1] == ' ') n--;
-    const char *colon = memchr(p, ':', n);
-    if (n == 0 || memchr(p, ' ', n)) return 0;
-    if (colon == NULL) return 1;
-    const char *port = colon + 1;
-    size_t rest = n - (size_t)(port - p);
-    const char *w = memchr(port, ':', rest);
-    size_t plen = w ? (size_t)(w - port) : rest;
-    if (!mc_digits_in(port, plen, 1, 65535)) return 0;
-    return w == NULL || mc_digits_in(w + 1, rest - plen - 1, 0, 1000000);
-}
-
-static int mc_servers_check(const char *servers, char *err, size_t err_len) {
-    const char *p = servers;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (!mc_server_entry_ok(p, n))
-            return mc_err(err, err_len, "bad server '%.*s' in '%s' (want host[:port],...)",
-                          (int)n, p, servers);
-        if (comma == NULL) return 0;
-        p = comma + 1;
-    }
-}
-
 static int mc_client_setup(mc_client *c, const char *servers, char *err, size_t err_len) {
-    if (servers == NULL || *servers == 0) return mc_err(err, err_len, "empty server list");
-    if (mc_servers_check(servers, err, err_len) != 0) return -1;
-    memcached_server_list_st list = memcached_servers_parse(servers);
-    if (list == NULL) return mc_err(err, err_len, "cannot parse server list '%s'", servers);
-    c->memc = memcached_create(NULL);
-    memcached_return_t mrc = MEMCACHED_MEMORY_ALLOCATION_FAILURE;
-    if (c->memc) mrc = memcached_server_push(c->memc, list);
-    memcached_server_list_free(list);
-    if (c->memc == NULL) return mc_err(err, err_len, "out of memory");
-    if (mrc != MEMCACHED_SUCCESS)
-        return mc_err(err, err_len, "server list '%s': %s", servers,
-                      memcached_strerror(c->memc, mrc));
-    if (c->opts.distribution == MC_DIST_KETAMA)
-        memcached_behavior_set(c->memc, MEMCACHED_BEHAVIOR_KETAMA, 1);
-    uint32_t n = memcached_server_count(c->memc);
-    if (n == 0 || n > MC_MAX_SERVERS)
-        return mc_err(err, err_len, "server list '%s': %u servers (1..%d allowed)", servers,
-                      n, MC_MAX_SERVERS);
+    if (mc_ring_new(servers, c->opts.distribution, MC_MAX_SERVERS, &c->ring, err, err_len) != 0)
+        return -1;
+    uint32_t n = (uint32_t)mc_ring_count(c->ring);
     c->conns = calloc(n, sizeof *c->conns);
     if (c->conns == NULL) return mc_err(err, err_len, "out of memory");
     c->n = n;
@@ -203,7 +147,7 @@ static int mc_client_setup(mc_client *c, const char *servers, char *err, size_t 
 static void mc_client_free(mc_client *c) {
     for (uint32_t i = 0; c->conns && i < c->n; i++) net_tls_client_free(c->conns[i].tls);
     free(c->conns);
-    if (c->memc) memcached_free(c->memc);
+    mc_ring_free(c->ring);
     free(c);
 }
 
@@ -530,9 +474,7 @@ const char *mc_client_server_name(const mc_client *c, uint32_t idx) {
 }
 
 uint32_t mc_client_server_for_key(const mc_client *c, const char *key, size_t len) {
-    if (c->n <= 1) return 0;
-    uint32_t h = memcached_generate_hash(c->memc, key, len);
-    return h < c->n ? h : 0;
+    return mc_ring_pick(c->ring, key, len);
 }
 
 size_t mc_client_pending(const mc_client *c) {

@@ -1,7 +1,7 @@
 /* mc_client.h - memcached client on a libuv loop.
  *
  * A client is a list of servers (one TCP connection each) plus the key
- * distribution libmemcached uses for the same list (ketama consistent hashing
+ * distribution libmemcached would use for the same list (ketama consistent hashing
  * by default).  Requests are caller-allocated (libuv style) and queued FIFO per
  * connection, so many callers may pipeline on one client.  Every request's
  * on_done fires exactly once: with the server's reply, or with a negative
@@ -10,8 +10,8 @@
  * The client never touches Lua and never blocks; it allocates only when a
  * connection's buffers must grow (a larger value than seen before).  The
  * bytes queued in one loop turn leave in one write per connection.
- * libmemcached is used to parse the server list and to hash keys, never on the
- * request path's I/O. */
+ * mc_ring.c parses the server list and maps keys to servers as libmemcached
+ * would. */
 #ifndef LUAMECH_MC_CLIENT_H
 #define LUAMECH_MC_CLIENT_H
 
@@ -20,6 +20,7 @@
 #include <uv.h>
 #include "proto/mc_proto.h"
 #include "net/tls.h"
+#include "client/mc_ring.h"   /* mc_dist */
 
 #define MC_MAX_SERVERS 64
 
@@ -27,7 +28,6 @@
 #define MC_EDOWN   (-30001)  /* server marked down, reconnect backoff not elapsed */
 #define MC_EPROTO  (-30002)  /* unparseable or unsolicited reply; connection was reset */
 
-typedef enum mc_dist { MC_DIST_KETAMA = 0, MC_DIST_MODULA = 1 } mc_dist;
 
 typedef struct mc_client_opts {
     uint64_t timeout_ns;          /* per request, from send to reply; 0 = none */

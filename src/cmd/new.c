@@ -2,9 +2,13 @@
  * writes a working scenario folder NAME/ in the current directory from the
  * templates embedded in the binary (templates/, lua/types/luamech.lua):
  * scenario.lua, vu.lua, README.md (how to run it), types/luamech.lua and
- * .luarc.json (the editor's Lua language server reads the types).  It
- * refuses a bad name, an unknown template and an existing non-empty folder
- * (exit 2).  It does not run anything nor touch the network. */
+ * .luarc.json (the editor's Lua language server reads the types).  The
+ * README's run-local.sh command names the script that comes with this
+ * binary (PREFIX/share/luamech/run-local.sh when installed as
+ * PREFIX/bin/luamech, scripts/run-local.sh of the checkout when run from a
+ * build folder in it) by its absolute path, or explains both places when
+ * neither is found.  It refuses a bad name, an unknown template and an
+ * existing non-empty folder (exit 2).  It does not run anything nor touch the network. */
 #include "cmd/new.h"
 
 #include <dirent.h>
@@ -13,11 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
 
 #include "common/exit_codes.h"
 #include "common/embedded_files.h"
 
 #define NEW_NAME_MAX 64
+#define NEW_PATH_MAX 4096
+
+/* What {{RUN_LOCAL}} and {{RUN_LOCAL_WHERE}} become. */
+typedef struct new_run_local {
+    char cmd[NEW_PATH_MAX + 3];        /* "scripts/run-local.sh" or a (quoted) absolute path */
+    char where[2 * NEW_PATH_MAX];
+} new_run_local;
 
 typedef struct new_template {
     const char *name;
@@ -88,7 +101,61 @@ static int new_dir_free(const char *path) {
     return empty ? 0 : -1;
 }
 
-static const char *new_subst_value(const char *key, size_t klen, const char *name, const new_template *t) {
+/* The run-local.sh that comes with this binary (see the header), or 0. */
+static int new_find_run_local(char *out, size_t out_len) {
+    static const char *const rel[] = {"../share/luamech/run-local.sh", "../scripts/run-local.sh"};
+    char exe[NEW_PATH_MAX], cand[NEW_PATH_MAX + 64];
+    size_t n = sizeof exe;
+    if (uv_exepath(exe, &n) != 0) return 0;
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL) return 0;
+    *slash = 0;
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
+        char *r = realpath(cand, NULL);
+        int ok = r && strlen(r) < out_len && access(r, R_OK) == 0;
+        if (ok) snprintf(out, out_len, "%s", r);
+        free(r);
+        if (ok) return 1;
+    }
+    return 0;
+}
+
+/* A path as one shell word: as is, or in single quotes; 0 if it holds a quote. */
+static int new_shell_word(const char *path, char *out, size_t out_len) {
+    if (strchr(path, '\'') || strlen(path) + 3 > out_len) return 0;
+    int plain = path[strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-")] == 0;
+    snprintf(out, out_len, plain ? "%s" : "'%s'", path);
+    return 1;
+}
+
+static void new_run_local_init(new_run_local *rl, const char *name) {
+    char path[NEW_PATH_MAX];
+    if (new_find_run_local(path, sizeof path) && new_shell_word(path, rl->cmd, sizeof rl->cmd)) {
+        snprintf(rl->where, sizeof rl->where,
+                 "That is the run-local.sh of the luamech that wrote this folder: in a\n"
+                 "luamech checkout it is `scripts/run-local.sh`, where luamech is installed\n"
+                 "`PREFIX/share/luamech/run-local.sh`.");
+        return;
+    }
+    snprintf(rl->cmd, sizeof rl->cmd, "scripts/run-local.sh");
+    snprintf(rl->where, sizeof rl->where,
+             "Run that from the top of a luamech checkout; where luamech is installed the\n"
+             "script is `PREFIX/share/luamech/run-local.sh` (`/usr/share/luamech/run-local.sh`\n"
+             "from the .deb): `bash /usr/share/luamech/run-local.sh %s/scenario.lua`.", name);
+}
+
+typedef struct new_ctx {
+    const char *name;
+    const new_template *t;
+    const new_run_local *rl;
+} new_ctx;
+
+static const char *new_subst_value(const char *key, size_t klen, const new_ctx *c) {
+    const char *name = c->name;
+    const new_template *t = c->t;
+    if (klen == 9 && memcmp(key, "RUN_LOCAL", 9) == 0) return c->rl->cmd;
+    if (klen == 15 && memcmp(key, "RUN_LOCAL_WHERE", 15) == 0) return c->rl->where;
     if (klen == 4 && memcmp(key, "NAME", 4) == 0) return name;
     if (klen == 8 && memcmp(key, "TEMPLATE", 8) == 0) return t->name;
     if (klen == 5 && memcmp(key, "PARAM", 5) == 0) return t->param;
@@ -96,13 +163,14 @@ static const char *new_subst_value(const char *key, size_t klen, const char *nam
     return NULL;
 }
 
-/* writes src with {{NAME}}, {{TEMPLATE}}, {{PARAM}}, {{ABOUT}} replaced */
-static int new_write(FILE *f, const char *src, size_t len, const char *name, const new_template *t) {
+/* writes src with {{NAME}}, {{TEMPLATE}}, {{PARAM}}, {{ABOUT}}, {{RUN_LOCAL}},
+ * {{RUN_LOCAL_WHERE}} replaced */
+static int new_write(FILE *f, const char *src, size_t len, const new_ctx *c) {
     size_t i = 0;
     while (i < len) {
         const char *open = strstr(src + i, "{{");
         const char *close = open ? strstr(open + 2, "}}") : NULL;
-        const char *v = close ? new_subst_value(open + 2, (size_t)(close - open - 2), name, t) : NULL;
+        const char *v = close ? new_subst_value(open + 2, (size_t)(close - open - 2), c) : NULL;
         if (!v) {
             size_t upto = open ? (size_t)(open - src) + 2 : len;
             if (fwrite(src + i, 1, upto - i, f) != upto - i) return -1;
@@ -116,8 +184,8 @@ static int new_write(FILE *f, const char *src, size_t len, const char *name, con
     return 0;
 }
 
-static int new_write_file(const char *dir, const char *out, const char *src_path, const char *name,
-                          const new_template *t) {
+static int new_write_file(const char *dir, const char *out, const char *src_path,
+                          const new_ctx *c) {
     char path[4096];
     size_t len = 0;
     const char *src = embedded_file_find(src_path, &len);
@@ -127,7 +195,7 @@ static int new_write_file(const char *dir, const char *out, const char *src_path
     }
     snprintf(path, sizeof path, "%s/%s", dir, out);
     FILE *f = fopen(path, "w");
-    int rc = f ? new_write(f, src, len, name, t) : -1;
+    int rc = f ? new_write(f, src, len, c) : -1;
     if (f && fclose(f) != 0) rc = -1;
     if (rc != 0) {
         fprintf(stderr, "luamech new: cannot write %s: %s\n", path, strerror(errno));
@@ -144,6 +212,9 @@ static int new_make_dir(const char *path) {
 
 static int new_create(const char *name, const new_template *t) {
     char sub[4096], src[256];
+    new_run_local rl;
+    new_run_local_init(&rl, name);
+    new_ctx ctx = {name, t, &rl};
     if (new_dir_free(name) != 0)
         return new_bad("'%s' already exists and is not an empty folder: choose another NAME", name);
     int rc = new_make_dir(name);
@@ -151,13 +222,13 @@ static int new_create(const char *name, const new_template *t) {
     if (rc == EXIT_OK) rc = new_make_dir(sub);
     for (size_t i = 0; rc == EXIT_OK && i < sizeof new_files / sizeof new_files[0]; i++) {
         snprintf(src, sizeof src, new_files[i].src, t->name);
-        rc = new_write_file(name, new_files[i].out, src, name, t);
+        rc = new_write_file(name, new_files[i].out, src, &ctx);
     }
     if (rc != EXIT_OK) return rc;
     printf("created %s/ (template %s): scenario.lua, vu.lua, README.md, types/luamech.lua, .luarc.json\n"
            "run it:  luamech run %s/scenario.lua -e %s\n"
-           "    or:  bash scripts/run-local.sh %s/scenario.lua   (private local servers)\n",
-           name, t->name, name, t->param, name);
+           "    or:  bash %s %s/scenario.lua   (private local servers; see README.md)\n",
+           name, t->name, name, t->param, rl.cmd, name);
     return EXIT_OK;
 }
 

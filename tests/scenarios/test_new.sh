@@ -2,8 +2,12 @@
 # VU script, README with the run commands, editor config and types) and runs
 # green against real local servers (memcached, redis-server, webdis in front
 # of that redis, as scripts/run-local.sh starts them), counting what the
-# servers saw; the memcached template also through scripts/run-local.sh, the
-# README's command; bad input exits 2 with one message and writes nothing.
+# servers saw; the memcached template also through the README's run-local.sh
+# command, run as written (its absolute path: this binary's checkout's
+# scripts/run-local.sh, or PREFIX/share/luamech/run-local.sh when installed
+# - tests/scenarios/test_package.sh runs the installed case); a binary with
+# no run-local.sh near it writes instructions for both; bad input exits 2
+# with one message and writes nothing.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_redis.sh"
 start_memcached MC
@@ -23,6 +27,10 @@ JSON
 done
 [ -n "$WD" ] || { echo "cannot start webdis"; exit 1; }
 LUAMECH=$(realpath "$LUAMECH"); SRC=$(realpath "$SRC")
+# the run-local.sh next to this binary, as `luamech new` looks for it
+RL=$(realpath -e "$(dirname "$LUAMECH")/../share/luamech/run-local.sh" 2>/dev/null ||
+     realpath -e "$(dirname "$LUAMECH")/../scripts/run-local.sh" 2>/dev/null)
+check "this binary has a run-local.sh near it ($RL)" [ -n "$RL" ]
 PARAMS=(-e MEMCACHED=127.0.0.1:$MC -e REDIS=127.0.0.1:$RD -e HTTP_BASE=http://127.0.0.1:$WD)
 cd "$TMP"
 
@@ -36,7 +44,7 @@ run_template() {
     done
     check "t_$t: no placeholder left" [ "$(grep -rl '{{' "t_$t" | wc -l)" -eq 0 ]
     check "t_$t/README.md has the plain run command" grep -qF "luamech run t_$t/scenario.lua -e " "t_$t/README.md"
-    check "t_$t/README.md has the run-local.sh command" grep -qF "bash scripts/run-local.sh t_$t/scenario.lua" "t_$t/README.md"
+    check "t_$t/README.md has the run-local.sh command with its path" grep -qxF "    bash $RL t_$t/scenario.lua -d 10s" "t_$t/README.md"
     check "t_$t/.luarc.json is JSON naming types/" [ "$(jq -r '."workspace.library"[0]' "t_$t/.luarc.json")" = types ]
     "$LUAMECH" run "t_$t/scenario.lua" -q -d 1s -s 1 "${PARAMS[@]}" -o "$TMP/r_$t" > "$TMP/run_$t.out" 2>&1
     local rc=$?
@@ -75,13 +83,25 @@ cp=$(jq '[.checks[] | select(.name == "read back what was created") | .passes] |
 check "api: every read-back check passed ($cp)" [ "${cp:-0}" -gt 0 ]
 check "api: each step timed (create, read, delete)" [ "$(jq '[.timers[] | select(.name | test("^http (create|read|delete)$"))] | length' "$TMP/r_api/summary.json")" -eq 3 ]
 
-# the README's run-local.sh command
-"$LUAMECH" new viarl > /dev/null 2>&1
+# the README's run-local.sh command, as written (then -q -d 1s -o r_rl: the last -d wins)
+"$LUAMECH" new viarl > "$TMP/new_viarl.out" 2>&1
 check "default template is memcached" grep -q "luamech.memcached.connect" viarl/vu.lua
-# (from the folder where `new` ran, with the README's relative path)
-LUAMECH=$LUAMECH bash "$SRC/scripts/run-local.sh" viarl/scenario.lua -q -d 1s -o r_rl > "$TMP/rl.out" 2>&1
-check "scripts/run-local.sh runs the generated scenario green (exit $?)" [ "$(jq -r .status "$TMP/r_rl/summary.json")" = completed ]
+check "new prints the run-local.sh command with its path" grep -qF "or:  bash $RL viarl/scenario.lua" "$TMP/new_viarl.out"
+rlcmd=$(sed -n 's/^    \(bash .*run-local\.sh viarl\/scenario\.lua.*\)$/\1/p' viarl/README.md)
+check "viarl/README.md has one run-local.sh command ($rlcmd)" [ "$(wc -l <<< "$rlcmd")" -eq 1 -a -n "$rlcmd" ]
+(cd "$TMP" && export LUAMECH && eval "$rlcmd -q -d 1s -o r_rl") > "$TMP/rl.out" 2>&1
+check "the README's run-local.sh command runs the generated scenario green (exit $?)" [ "$(jq -r .status "$TMP/r_rl/summary.json")" = completed ]
 check "run-local.sh: transactions > 0, no errors" [ "$(jq -r '.timers[] | select(.name == "All Transactions") | "\(.summary.count > 0) \(.summary.errors)"' "$TMP/r_rl/summary.json")" = "true 0" ]
+
+# a binary with no run-local.sh near it (copied alone): the README says where
+# the script is in a checkout and where luamech is installed
+mkdir -p "$TMP/alone"; cp "$LUAMECH" "$TMP/alone/luamech"
+(cd "$TMP/alone" && ./luamech new lone > new.out 2>&1)
+check "alone: new exits 0" [ -s "$TMP/alone/lone/README.md" ]
+check "alone: the checkout's command" grep -qxF "    bash scripts/run-local.sh lone/scenario.lua -d 10s" "$TMP/alone/lone/README.md"
+check "alone: and the installed script's path" grep -qF 'bash /usr/share/luamech/run-local.sh lone/scenario.lua' "$TMP/alone/lone/README.md"
+check "alone: PREFIX/share/luamech/run-local.sh named" grep -qF 'PREFIX/share/luamech/run-local.sh' "$TMP/alone/lone/README.md"
+check "alone: no placeholder left" [ "$(grep -c '{{' "$TMP/alone/lone/README.md")" -eq 0 ]
 
 # bad input: exit 2, one clear message, nothing written
 bad() { # bad "what" "expected message" args...

@@ -1,4 +1,4 @@
-# The README's examples run as written: every ```lua block of README.md must
+# The README's Quick start has two commands and shows `luamech new`; its examples run as written: every ```lua block of README.md must
 # open with "-- NAME.lua" and is saved under that name; every block that is
 # a scenario (a file returning a table, "return {") is run against a private
 # memcached and must pass (exit 0, every threshold passed).  A scenario with a
@@ -7,6 +7,20 @@
 # own counters must match the runs' memcached timers.
 . "$(dirname "$0")/lib.sh"
 LUAMECH=$(readlink -f "$LUAMECH")           # the scenarios run from their own directory
+
+# The Quick start keeps exactly two copy-paste commands (a project rule): two
+# code blocks of one line each; `luamech new` is shown there as inline code,
+# which runs as written (from a checkout: build/luamech is this binary).
+qs=$(awk '/^## Quick start/ { on = 1; next } /^## / { on = 0 } on' "$SRC/README.md")
+check "Quick start: exactly two code blocks" [ "$(grep -c '^```' <<< "$qs")" -eq 4 ]
+check "Quick start: one command line in each" [ "$(awk '/^```/ { inb = !inb; next } inb' <<< "$qs" | wc -l)" -eq 2 ]
+newcmd=$(grep -o '`build/luamech new [^`]*`' <<< "$qs" | head -1 | tr -d '`')
+check "Quick start shows \`luamech new\` ($newcmd)" [ -n "$newcmd" ]
+newdir=$(awk '{ print $3 }' <<< "$newcmd")
+mkdir -p "$TMP/qs"
+(cd "$TMP/qs" && eval "\"\$LUAMECH\" ${newcmd#build/luamech }") > "$TMP/qs.out" 2>&1
+check "Quick start's $newcmd writes $newdir/ ($(head -c 200 "$TMP/qs.out"))" \
+    [ -n "$newdir" -a -s "$TMP/qs/$newdir/scenario.lua" -a -s "$TMP/qs/$newdir/README.md" ]
 
 D=$TMP/readme
 mkdir -p "$D"

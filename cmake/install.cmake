@@ -67,8 +67,8 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs DESTINATION ${CMAKE_INSTALL_DOCDIR}
 # --- Debian package: cpack --config build/CPackConfig.cmake -> luamech_<version>_<arch>.deb ---
 # Depends: computed by dpkg-shlibdeps from the libraries the binary really
 # links (Debian package names with minimum versions: libluajit-5.1-2,
-# libuv1, libhiredis0.14, ... for the normal build; libc6 and
-# libmemcached11 for LUAMECH_STATIC=ON).
+# libuv1, libhiredis0.14, ... for the normal build; only libc6 for
+# LUAMECH_STATIC=ON).
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "luamech")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")

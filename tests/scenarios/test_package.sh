@@ -4,7 +4,8 @@
 #     under P; the installed binary runs the installed membase scenario from
 #     a directory outside the source tree against a real memcached (which
 #     counts what the run reports), and the installed run-local.sh runs the
-#     installed binary, not the checkout's.
+#     installed binary, not the checkout's; `luamech new` from P writes a
+#     README whose run-local.sh command is P's, and that command runs.
 #  B. cpack builds luamech_<version>_<arch>.deb: its Depends are Debian
 #     package names (dpkg-shlibdeps) that this machine has at the required
 #     versions, its files are the ones above under /usr; unpacked into a
@@ -45,6 +46,19 @@ mkdir -p "$TMP/wd-rl"
 check "installed run-local.sh runs the installed example scenario (exit $rc; $(tail -c 200 "$TMP/wd-rl/rl.log"))" \
     [ $rc -eq 0 -a "$(jq -r .status "$TMP/wd-rl/out/summary.json" 2>/dev/null)" = completed ]
 check "installed run-local.sh used $P/bin/luamech" grep -qx "$P/bin/luamech" "$TMP/ran"
+# `luamech new` from the prefix: its README's run-local.sh command names the
+# installed script (PREFIX/share/luamech/run-local.sh) and runs as written
+mkdir -p "$TMP/wd-new"
+(cd "$TMP/wd-new" && "$P/bin/luamech" new inst > new.out 2>&1)
+rl=$(realpath "$P/share/luamech/run-local.sh")
+check "installed luamech new: its README names $rl" grep -qxF "    bash $rl inst/scenario.lua -d 10s" "$TMP/wd-new/inst/README.md"
+check "installed luamech new: and says so" grep -qF "or:  bash $rl inst/scenario.lua" "$TMP/wd-new/new.out"
+rlcmd=$(sed -n 's/^    \(bash .*run-local\.sh inst\/scenario\.lua.*\)$/\1/p' "$TMP/wd-new/inst/README.md")
+: > "$TMP/ran"
+(cd "$TMP/wd-new" && env -u LUAMECH timeout 120 bash -c "$rlcmd -q -d 1s -o out" > rl.log 2>&1); rc=$?
+check "the README's run-local.sh command runs the new scenario (exit $rc; $(tail -c 200 "$TMP/wd-new/rl.log"))" \
+    [ $rc -eq 0 -a "$(jq -r .status "$TMP/wd-new/out/summary.json" 2>/dev/null)" = completed ]
+check "... with $P/bin/luamech" grep -qx "$P/bin/luamech" "$TMP/ran"
 
 # --- B. the .deb ---
 timeout 300 cpack --config "$build/CPackConfig.cmake" -B "$TMP/cpack" > "$TMP/cpack.log" 2>&1; rc=$?
@@ -55,11 +69,12 @@ check "its name is luamech_${version}_$(dpkg --print-architecture).deb" [ "$(bas
 check "Package: luamech, Version: $version" [ "$(dpkg-deb -f "$deb" Package Version | tr '\n' ' ')" = "Package: luamech Version: $version " ]
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for lib in libc6 libluajit-5.1-2 libuv1 libhiredis libmemcached11 libjansson4; do
+for lib in libc6 libluajit-5.1-2 libuv1 libhiredis libjansson4; do
     if ldd "$LUAMECH" | grep -q "${lib%%[0-9.-]*}" || [ "$lib" = libc6 ]; then
         check "Depends names $lib" grep -q "$lib" <<< "$depends"
     fi
 done
+check "Depends does not name libmemcached (src/client/mc_ring.c replaced it)" bash -c "! grep -q libmemcached <<< '$depends'"
 # every dependency (or one of its alternatives) is installed at a version that satisfies it
 unmet=""
 IFS=',' read -ra groups <<< "$depends"

@@ -1,20 +1,21 @@
 # cmake/static.cmake - the -DLUAMECH_STATIC=ON build: every library the
 # targets link that Debian ships as a static archive (.a next to the .so:
 # LuaJIT, libuv (libuv_a.a), hiredis, jansson, http-parser, libunistring,
-# zlib, OpenSSL) is linked from that archive instead of the shared library.
-# What stays shared, and why:
+# zlib, OpenSSL, libcsv, protobuf-c, snappy) is linked from that archive
+# instead of the shared library.  libsnappy.a is C++: the C++ runtime it
+# needs is linked statically too (GCC's libstdc++.a, and libgcc_eh instead
+# of libgcc_s: -static-libgcc).  What stays shared, and why:
 #  - glibc (libc, libm, ld-linux): a fully static glibc cannot resolve host
 #    names (getaddrinfo needs the NSS modules of the glibc it was built with
-#    at run time) and the build refuses the linker's warning about it;
-#  - libmemcached (and what it pulls in: libhashkit, libstdc++, libsasl2,
-#    libcrypto): Debian 12's libmemcached-dev ships no libmemcached.a;
-#    libstdc++ is also what libsnappy.a needs.
+#    at run time) and the build refuses the linker's warning about it.
+# (libmemcached, of which Debian 12 ships no .a, is not linked by the
+# product at all: src/client/mc_ring.c does its key distribution.)
 # Included at the end of CMakeLists.txt (from cmake/install.cmake), after
 # every target and find: it rewrites the link lists of all targets of the
 # project and of the imported targets (PkgConfig::*), whatever the layout
 # of the per-layer libraries.  Does not change how anything is compiled.
 
-option(LUAMECH_STATIC "Link LuaJIT, libuv, hiredis and the other libraries with a Debian .a statically (glibc and libmemcached stay shared)" OFF)
+option(LUAMECH_STATIC "Link LuaJIT, libuv, hiredis and the other libraries with a Debian .a statically, and the C++ runtime snappy needs (only glibc stays shared)" OFF)
 
 # The static archive for a shared library path, or "" (libuv's is libuv_a.a).
 function(luamech_static_archive so out)
@@ -80,10 +81,17 @@ if(LUAMECH_STATIC)
   endif()
   luamech_static_dir(${CMAKE_SOURCE_DIR})
   # libsnappy.a (Prometheus remote write) is C++: its archive needs the C++
-  # runtime, which libmemcached already brings in shared.
-  if(TARGET luamech_output)
-    target_link_libraries(luamech_output PRIVATE stdc++)
+  # runtime, linked from GCC's libstdc++.a (libstdc++-NN-dev, part of g++),
+  # and the unwinder from libgcc_eh.a rather than libgcc_s.so.
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libstdc++.a
+                  OUTPUT_VARIABLE LUAMECH_LIBSTDCXX_A OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT IS_ABSOLUTE "${LUAMECH_LIBSTDCXX_A}" OR NOT EXISTS "${LUAMECH_LIBSTDCXX_A}")
+    message(FATAL_ERROR "LUAMECH_STATIC: no libstdc++.a for ${CMAKE_C_COMPILER} (install g++)")
   endif()
+  if(TARGET luamech_output)
+    target_link_libraries(luamech_output PRIVATE ${LUAMECH_LIBSTDCXX_A})
+  endif()
+  target_link_options(luamech PRIVATE -static-libgcc)
   # The archives' own needs (pkg-config --static): libm, libdl, libpthread
   # (dl and pthread are in libc since glibc 2.34; named for older ones).
   target_link_libraries(luamech PRIVATE m ${CMAKE_DL_LIBS} Threads::Threads)

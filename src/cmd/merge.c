@@ -111,16 +111,17 @@ static int merge_read_seg(merge_seg *s, char *err, size_t len) {
         snprintf(err, len, "%s: %s", path, je.text);
         return -1;
     }
+    if (merge_get(s->root, "phases_run")) {
+        snprintf(err, len, "%s: a phased run's directory among another run's (give every segment's top directory)",
+                 path);
+        return -1;
+    }
     json_t *seg = merge_get(s->root, "segment");
     s->index = (int)merge_num(seg, "index");
     s->count = (int)merge_num(seg, "count");
     if (!seg || s->index < 1 || s->count < 1 || s->index > s->count) {
         snprintf(err, len, "%s: not the result of a segment (no \"segment\" in summary.json: run with --segment)",
                  path);
-        return -1;
-    }
-    if (json_array_size(merge_get(s->root, "phases")) > 0) {
-        snprintf(err, len, "%s: a phased run: merge each phase's directory instead", path);
         return -1;
     }
     s->interval_s = merge_num(merge_get(s->root, "settings"), "interval_s");
@@ -350,6 +351,21 @@ static int merge_rank(const char *status) {
     return 0;
 }
 
+/* A group's schedule from summary.json's groups[].schedule: the stage rows
+ * and load targets are rebuilt from it, as the run wrote them. */
+static void merge_schedule(group_cfg *c, json_t *s) {
+    json_t *st;
+    size_t k;
+    c->staged = json_is_true(merge_get(s, "staged"));
+    c->sched.start = merge_num(s, "start");
+    c->sched.n = 0;
+    json_array_foreach(merge_get(s, "stages"), k, st) {
+        if (c->sched.n == SCHED_MAX_STAGES) break;
+        c->sched.st[c->sched.n].dur_ns = (int64_t)merge_num(st, "duration_ns");
+        c->sched.st[c->sched.n++].target = merge_num(st, "target");
+    }
+}
+
 /* The scenario as the writers need it: from the segments' summary.json. */
 static int merge_scenario(scenario *sc, json_t *root, char *err, size_t len) {
     json_t *set = merge_get(root, "settings"), *g, *th;
@@ -375,6 +391,7 @@ static int merge_scenario(scenario *sc, json_t *root, char *err, size_t len) {
         c->vus = (int)merge_num(g, "vus");
         const char *m = merge_str(g, "model");
         c->model = strcmp(m, "rate") == 0 ? MODEL_RATE : strcmp(m, "paced") == 0 ? MODEL_PACED : MODEL_CLOSED;
+        merge_schedule(c, merge_get(g, "schedule"));
     }
     json_array_foreach(merge_get(root, "thresholds"), i, th)
         if (threshold_parse(merge_str(th, "criterion"), &sc->thresholds[i], err, len) != 0) return -1;
@@ -488,35 +505,45 @@ static int merge_exit_code(const scenario *sc, const run_result *r, const merge_
     return code;
 }
 
-static int merge_write(const merge_opts *o, json_t *missing) {
+/* The merged run into o->out; *scp and *rp (the caller frees them with
+ * merge_scenario_free and run_result_free) keep the merged scenario and
+ * statistics, for a phased merge's phases table. */
+static int merge_write(const merge_opts *o, json_t *missing, scenario *scp, run_result *rp) {
     char err[4400], hpath[4200];
-    scenario sc;
-    run_result r;
+    memset(scp, 0, sizeof *scp);
+    memset(rp, 0, sizeof *rp);
     if (report_make_out(o->out, err, sizeof err) != 0) return merge_usage("--out: %s", err);
-    if (merge_scenario(&sc, o->segs[0].root, err, sizeof err) != 0) {
-        merge_scenario_free(&sc);
+    if (merge_scenario(scp, o->segs[0].root, err, sizeof err) != 0) {
         fprintf(stderr, "luamech merge: %s: %s\n", o->segs[0].dir, err);
         return EXIT_RUNTIME;
     }
+    const scenario *sc = scp;
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, o->out);
     hlog *log = hlog_open(hpath, 0);
-    memset(&r, 0, sizeof r);
-    int rc = merge_run(o, &r, &sc, log);
-    int code = rc == 0 ? merge_exit_code(&sc, &r, o) : EXIT_RUNTIME;
+    int rc = merge_run(o, rp, sc, log);
+    int code = rc == 0 ? merge_exit_code(sc, rp, o) : EXIT_RUNTIME;
     if (log && hlog_close(log) != 0) rc = -1;
-    const char *status = o->live ? "running" : report_status_name(r.status);
-    if (rc == 0 && report_write_all(o->out, &sc, &r, status, o->live ? -1 : code) != 0) rc = -1;
+    const char *status = o->live ? "running" : report_status_name(rp->status);
+    if (rc == 0 && report_write_all(o->out, sc, rp, status, o->live ? -1 : code) != 0) rc = -1;
     if (rc == 0 && merge_segment_table(o->out, o, missing) != 0) rc = -1;
     if (rc == 0 && o->live) {
         fprintf(stderr, "%d/%d segments: ", o->nsegs, o->segs[0].count);
-        report_progress(stderr, &r, (double)r.run_ns / 1e9, (double)sc.run_time_ns / 1e9);
+        report_progress(stderr, rp, (double)rp->run_ns / 1e9, (double)sc->run_time_ns / 1e9);
     }
-    if (rc == 0 && !o->live) report_console(stdout, &sc, &r, o->out);
+    if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {
         fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
         code = EXIT_RUNTIME;
     }
+    return code;
+}
+
+/* merge_write without keeping the merged run. */
+static int merge_write_once(const merge_opts *o, json_t *missing) {
+    scenario sc;
+    run_result r;
+    int code = merge_write(o, missing, &sc, &r);
     run_result_free(&r);
     merge_scenario_free(&sc);
     return code;
@@ -559,18 +586,167 @@ static void merge_reset(merge_opts *o) {
     }
 }
 
-/* Read every segment, check the set, write the merged result. */
-static int merge_once(merge_opts *o) {
+/* Read every segment, check the set, write the merged result (kept in *sc
+ * and *r, which the caller frees, when they are not NULL). */
+static int merge_one(merge_opts *o, scenario *sc, run_result *r) {
     char err[8400];
     json_t *missing = json_array();
     int code = EXIT_OK;
     for (int i = 0; code == EXIT_OK && i < o->nsegs; i++)
         if (merge_read_seg(&o->segs[i], err, sizeof err) != 0) code = merge_usage("%s", err);
     if (code == EXIT_OK && merge_check_set(o, missing, err, sizeof err) != 0) code = merge_usage("%s", err);
-    if (code == EXIT_OK) code = merge_write(o, missing);
+    if (code == EXIT_OK) code = sc ? merge_write(o, missing, sc, r) : merge_write_once(o, missing);
     json_decref(missing);
     merge_reset(o);
     return code;
+}
+
+/* ---- a phased run ---- */
+
+/* The top summary.json of each segment of a phased run (the phases table
+ * report_write_phases writes), checked to be parts of one run; NULL and a
+ * message in err when they are not, or are not all phased. */
+static json_t **merge_phased_tops(const merge_opts *o, char *err, size_t len) {
+    json_t **tops = calloc((size_t)o->nsegs, sizeof *tops);
+    if (!tops) return snprintf(err, len, "out of memory"), NULL;
+    for (int i = 0; i < o->nsegs; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/summary.json", o->segs[i].dir);
+        tops[i] = json_load_file(path, 0, NULL);
+        json_t *a = tops[0], *b = tops[i];
+        const char *why = !merge_get(b, "phases_run") ? "a phased and an unphased run"
+            : strcmp(merge_str(a, "scenario_hash"), merge_str(b, "scenario_hash")) ? "scenario (scenario_hash)"
+            : merge_num(a, "phases_planned") != merge_num(b, "phases_planned") ? "number of phases"
+            : merge_num(merge_get(a, "segment"), "count") != merge_num(merge_get(b, "segment"), "count")
+                ? "segment count" : NULL;
+        if (why) {
+            snprintf(err, len, "%s and %s are not parts of one phased run: %s", o->segs[0].dir, o->segs[i].dir, why);
+            for (int k = 0; k <= i; k++) json_decref(tops[k]);
+            free(tops);
+            return NULL;
+        }
+    }
+    return tops;
+}
+
+/* Phase i: every segment's subdirectory of it merged into out/SUBDIR, kept
+ * in *sc and *r.  Segments whose run ended before it are missing from it
+ * (merged as with --allow-partial; their own exit code says why). */
+static int merge_phase(const merge_opts *o, json_t **tops, int i, scenario *sc, run_result *r) {
+    merge_opts p = *o;
+    char out[4400];
+    const char *sub = merge_str(json_array_get(merge_get(tops[0], "phases"), (size_t)i), "dir");
+    p.segs = calloc((size_t)o->nsegs, sizeof *p.segs);
+    char (*dirs)[4400] = calloc((size_t)o->nsegs, sizeof *dirs);
+    if (!p.segs || !dirs) {
+        free(p.segs), free(dirs);
+        return EXIT_RUNTIME;
+    }
+    p.nsegs = 0;
+    for (int k = 0; k < o->nsegs; k++) {
+        if ((int)merge_num(tops[k], "phases_run") <= i) {
+            p.allow_partial = 1;
+            continue;
+        }
+        snprintf(dirs[p.nsegs], sizeof *dirs, "%s/%s", o->segs[k].dir, sub);
+        p.segs[p.nsegs].dir = dirs[p.nsegs];
+        p.nsegs++;
+    }
+    snprintf(out, sizeof out, "%s/%s", o->out, sub);
+    p.out = out;
+    fprintf(stderr, "luamech merge: phase %d/%d: %s\n", i + 1, (int)merge_num(tops[0], "phases_planned"),
+            merge_str(json_array_get(merge_get(tops[0], "phases"), (size_t)i), "name"));
+    int code = merge_one(&p, sc, r);
+    free(p.segs);
+    free(dirs);
+    return code;
+}
+
+/* The top scenario of a phased merge: its name, file and top-level
+ * thresholds from the segments' top summary.json; its phases are the merged
+ * phases' scenarios (owned: moved in by the caller). */
+static int merge_phased_scenario(scenario *top, json_t *root, int planned, char *err, size_t len) {
+    json_t *th;
+    size_t i;
+    memset(top, 0, sizeof *top);
+    top->name = strdup(merge_str(root, "scenario"));
+    top->path = strdup(merge_str(root, "scenario_file"));
+    top->nphases = planned;
+    top->phases = calloc((size_t)planned + 1, sizeof *top->phases);
+    top->nthresholds = (int)json_array_size(merge_get(root, "thresholds"));
+    top->thresholds = calloc((size_t)top->nthresholds + 1, sizeof *top->thresholds);
+    if (!top->name || !top->path || !top->phases || !top->thresholds) return snprintf(err, len, "out of memory"), -1;
+    json_array_foreach(merge_get(root, "thresholds"), i, th)
+        if (threshold_parse(merge_str(th, "criterion"), &top->thresholds[i], err, len) != 0) return -1;
+    return 0;
+}
+
+/* A whole phased run's segments in one command: each phase merged as a run
+ * is, into its subdirectory of --out, then the top directory's phases table
+ * and the verdict of the top-level thresholds over all merged phases, as a
+ * local phased run writes them.  The exit code: the worst of the phases'
+ * (a segment's own failure first), else 6 when any threshold failed. */
+static int merge_phased(merge_opts *o) {
+    char err[8400];
+    json_t **tops = merge_phased_tops(o, err, sizeof err);
+    if (!tops) return merge_usage("%s", err);
+    int planned = (int)merge_num(tops[0], "phases_planned"), ran = 0, code = EXIT_OK, th_failed = 0;
+    for (int k = 0; k < o->nsegs; k++)
+        if ((int)merge_num(tops[k], "phases_run") > ran) ran = (int)merge_num(tops[k], "phases_run");
+    if (ran > planned) ran = planned;
+    scenario top;
+    run_result *rs = calloc((size_t)ran + 1, sizeof *rs);
+    int rc = merge_phased_scenario(&top, tops[0], planned, err, sizeof err);
+    if (rc != 0 || !rs || report_make_out(o->out, err, sizeof err) != 0) {
+        fprintf(stderr, "luamech merge: %s\n", rs ? err : "out of memory");
+        code = rc != 0 || !rs ? EXIT_RUNTIME : merge_usage("--out: %s", err);
+        ran = 0;
+    }
+    int merged = 0;
+    for (; merged < ran; merged++) {
+        int c = merge_phase(o, tops, merged, &top.phases[merged], &rs[merged]);
+        if (c == EXIT_THRESHOLDS) th_failed = 1;
+        else if (c != EXIT_OK && (code == EXIT_OK || c > code)) code = c;
+        if (c == EXIT_USAGE || c == EXIT_RUNTIME) {     /* nothing merged for this phase */
+            merge_scenario_free(&top.phases[merged]);
+            run_result_free(&rs[merged]);
+            break;
+        }
+    }
+    if (merged == ran && ran > 0) {
+        th_result *res = NULL;
+        if (top.nthresholds > 0) th_failed |= report_run_threshold_results(&top, rs, merged, &res) > 0;
+        free(res);
+        if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
+        report_phases(stdout, &top, rs, merged);
+        report_run_thresholds(stdout, &top, rs, merged);
+        if (report_write_phases(o->out, &top, rs, merged, code) != 0 || report_write_html(o->out) != 0) {
+            fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
+            code = EXIT_RUNTIME;
+        }
+    }
+    for (int i = 0; i < merged; i++) merge_scenario_free(&top.phases[i]), run_result_free(&rs[i]);
+    free(top.phases);
+    top.phases = NULL;
+    merge_scenario_free(&top);
+    free(rs);
+    for (int k = 0; k < o->nsegs; k++) json_decref(tops[k]);
+    free(tops);
+    return code;
+}
+
+/* A phased run's top directory (its summary.json has a phases table). */
+static int merge_is_phased(const char *dir) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *root = json_load_file(path, 0, NULL);
+    int phased = merge_get(root, "phases_run") != NULL;
+    json_decref(root);
+    return phased;
+}
+
+static int merge_once(merge_opts *o) {
+    return merge_is_phased(o->segs[0].dir) ? merge_phased(o) : merge_one(o, NULL, NULL);
 }
 
 /* --follow: the segments rewrite their files at every interval (through a
@@ -615,7 +791,7 @@ static int merge_follow(merge_opts *o) {
             int partial = o->allow_partial;
             o->live = 1, o->allow_partial = 1;
             json_t *missing = json_array();
-            if (merge_check_set(o, missing, err, sizeof err) == 0) merge_write(o, missing);
+            if (merge_check_set(o, missing, err, sizeof err) == 0) merge_write_once(o, missing);
             else fprintf(stderr, "luamech merge: %s\n", err);
             json_decref(missing);
             o->live = 0, o->allow_partial = partial;

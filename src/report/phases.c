@@ -102,6 +102,10 @@ int report_write_phases(const char *dir, const scenario *sc, const run_result *r
         "scenario_file", sc->path, "status", status, "exit_code", exit_code, "phases_planned", sc->nphases,
         "phases_run", n, "phases", arr);
     if (root && sc->nthresholds > 0) json_object_set_new(root, "thresholds", report_run_thresholds_json(sc, rs, n));
+    if (root && sc->seg_count > 0) {           /* a segment's (luamech merge checks them) */
+        json_object_set_new(root, "segment", json_pack("{s:i,s:i}", "index", sc->seg_index, "count", sc->seg_count));
+        json_object_set_new(root, "scenario_hash", json_string(sc->hash));
+    }
     char path[4200], tmp[4200];
     mkdir(dir, 0755);
     snprintf(path, sizeof path, "%s/summary.json", dir);

@@ -322,12 +322,24 @@ static json_t *results_overflow_json(const run_result *r) {
                      a->overflow_kind == TK_PRIMITIVE ? STATS_OTHER_PRIMITIVE : STATS_OTHER_CUSTOM);
 }
 
+/* A group's load schedule as data (luamech merge rebuilds stage rows and
+ * load targets from it): the target at t = 0 and each stage's length and
+ * target (VUs; transactions/s for a rate group). */
+static json_t *results_schedule_json(const group_cfg *gc) {
+    json_t *st = json_array();
+    for (int k = 0; k < gc->sched.n; k++)
+        json_array_append_new(st, json_pack("{s:I,s:f}", "duration_ns", (json_int_t)gc->sched.st[k].dur_ns,
+                                            "target", gc->sched.st[k].target));
+    return json_pack("{s:b,s:f,s:o}", "staged", gc->staged, "start", gc->sched.start, "stages", st);
+}
+
 static json_t *results_groups_json(const scenario *sc) {
     json_t *arr = json_array();
     for (int g = 0; g < sc->ngroups; g++)
-        json_array_append_new(arr, json_pack("{s:o,s:i,s:o,s:s}", "name", results_str(sc->groups[g].name),
+        json_array_append_new(arr, json_pack("{s:o,s:i,s:o,s:s,s:o}", "name", results_str(sc->groups[g].name),
                                              "vus", sc->groups[g].vus, "script", results_str(sc->groups[g].script_name),
-                                             "model", results_model_name(sc->groups[g].model)));
+                                             "model", results_model_name(sc->groups[g].model),
+                                             "schedule", results_schedule_json(&sc->groups[g])));
     return arr;
 }
 

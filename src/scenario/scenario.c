@@ -327,6 +327,7 @@ static uint64_t scenario_fnv_plan(uint64_t h, const scenario *s) {
 void scenario_hash(scenario *s) {
     uint64_t h = scenario_fnv_file(0xcbf29ce484222325ULL, s->path);
     snprintf(s->hash, sizeof s->hash, "%016llx", (unsigned long long)scenario_fnv_plan(h, s));
+    for (int i = 0; i < s->nphases; i++) memcpy(s->phases[i].hash, s->hash, sizeof s->hash);  /* a phase is part of it */
 }
 int scenario_lifecycle(scenario *out, const scenario *sc, int what, const char *script) {
     memset(out, 0, sizeof *out);

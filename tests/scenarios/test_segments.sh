@@ -8,6 +8,8 @@
 #    merged data (each segment fails a count criterion, the merge passes);
 #  - --segment auto from JOB_COMPLETION_INDEX (a Kubernetes pod's command
 #    line) and SLURM_PROCID; --start-at gives every segment the same t0;
+#  - stage rows of a staged run and a phased run's phases table merged equal
+#    a single-process run's and memcached's counters;
 #  - bad input: --segment 9/8, 0/0, garbage, a start in the past, mixed,
 #    duplicate and missing segments: one message, exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -101,6 +103,60 @@ done
 check "threshold: the merge passes it (exit $?)" [ $? -eq 0 ]
 check "threshold: merged junit.xml has no failure" bash -c "! grep -q '<failure' '$TMP/th/merged/junit.xml'"
 
+# stage rows: 4 segments of a staged rate run, merged, against one process and memcached
+mkdir -p "$TMP/st-keys"
+before=$(mc_stat "$MC" cmd_set)
+pids=()
+for i in $(seq $N); do
+    "$LUAMECH" run "$F/segments_stages.lua" -q -n 20 -s 5 --segment $i/$N -e SERVER=127.0.0.1:$MC \
+        -e OUT="$TMP/st-keys" -o "$TMP/st/seg-$i" > /dev/null 2>&1 &
+    pids+=($!)
+done
+wait "${pids[@]}"
+after=$(mc_stat "$MC" cmd_set)
+"$LUAMECH" merge "$TMP"/st/seg-* --out "$TMP/st/merged" > /dev/null 2>&1
+check "stages: merge exits 0 ($?)" [ $? -eq 0 ]
+"$LUAMECH" run "$F/segments_stages.lua" -q -n 20 -s 5 -e SERVER=127.0.0.1:$MC -e OUT="$TMP/st-keys" \
+    -o "$TMP/st/whole" > /dev/null 2>&1
+stagerows() { jq -c '[.stages[] | select(.count > 0) | [.group, .stage, .count, .errors, .from, .to, .start_s, .target]]' "$1"; }
+ms=$(stagerows "$TMP/st/merged/summary.json")
+check "stages: merged stage rows $ms == the single-process run's $(stagerows "$TMP/st/whole/summary.json")" \
+    [ "$ms" = "$(stagerows "$TMP/st/whole/summary.json")" ]
+check "stages: two stages of 10 ($ms)" [ "$(jq -c '[.stages[] | .count] | .[0:2]' "$TMP/st/merged/summary.json")" = "[10,10]" ]
+check "stages: memcached counted $((after - before)) sets == the merged stage rows' sum" \
+    [ $((after - before)) -eq "$(jq '[.stages[] | .count] | add' "$TMP/st/merged/summary.json")" ]
+check "stages: stage 1 ends at 1 s, as in one process" jqe -e '.stages[0].end_s == 1' "$TMP/st/merged/summary.json"
+check "stages: the load target at 1 s is rebuilt ($(jq -c '.load.groups[0].targets' "$TMP/st/merged/summary.json"))" \
+    jqe -e '.load.groups[0].targets[0] == 10' "$TMP/st/merged/summary.json"
+
+# a phased run: 2 segments merged in one command, against one process and memcached
+sets0=$(mc_stat "$MC" cmd_set); gets0=$(mc_stat "$MC" cmd_get)
+pids=()
+for i in 1 2; do
+    "$LUAMECH" run "$F/segments_phases.lua" -q -s 3 --segment $i/2 -e SERVER=127.0.0.1:$MC -o "$TMP/ph/seg-$i" \
+        > /dev/null 2>&1 &
+    pids+=($!)
+done
+for i in 1 2; do wait "${pids[$((i - 1))]}"; check "phased segment $i fails the thresholds alone (exit 6: $?)" [ $? -eq 6 ]; done
+sets=$(( $(mc_stat "$MC" cmd_set) - sets0 )); gets=$(( $(mc_stat "$MC" cmd_get) - gets0 ))
+"$LUAMECH" merge "$TMP"/ph/seg-* --out "$TMP/ph/merged" > "$TMP/ph.out" 2> "$TMP/ph.err"
+check "phased: one merge exits 0: the thresholds pass on the merged phases ($?)" [ $? -eq 0 ]
+"$LUAMECH" run "$F/segments_phases.lua" -q -s 3 -e SERVER=127.0.0.1:$MC -o "$TMP/ph/whole" > /dev/null 2>&1
+phrows() { jq -c '[.exit_code, .phases_run, (.phases[] | [.name, .dir, .status, .transactions, .errors]), (.thresholds[] | [.criterion, .passed, .measured])]' "$1/summary.json"; }
+check "phased: merged phases table $(phrows "$TMP/ph/merged") == one process's $(phrows "$TMP/ph/whole")" \
+    [ "$(phrows "$TMP/ph/merged")" = "$(phrows "$TMP/ph/whole")" ]
+check "phased: memcached counted $sets sets == the merged set phase" \
+    [ $sets -eq "$(timer_count "$TMP/ph/merged/1-set/summary.json" memcached.set)" ]
+check "phased: memcached counted $gets gets == the merged get phase" \
+    [ $gets -eq "$(timer_count "$TMP/ph/merged/2-get/summary.json" memcached.get)" ]
+check "phased: the get phase's own threshold passes on its merged data" \
+    jqe -e '.thresholds[0].passed and .thresholds[0].measured == 400' "$TMP/ph/merged/2-get/summary.json"
+check "phased: each phase has its per-segment table" \
+    jqe -e '.segments | length == 2' "$TMP/ph/merged/1-set/summary.json" "$TMP/ph/merged/2-get/summary.json"
+check "phased: phases.csv, junit.xml and the report are written" \
+    [ -s "$TMP/ph/merged/phases.csv" -a -s "$TMP/ph/merged/junit.xml" -a -s "$TMP/ph/merged/report.html" ]
+check "phased: the console shows the merged phases table" grep -q "^all phases  *700" "$TMP/ph.out"
+
 # --segment auto: a Kubernetes Indexed Job's pod command line, then Slurm's variables
 mkdir -p "$TMP/auto-keys"
 pids=()
@@ -179,6 +235,7 @@ expect_usage "different segment count" "$LUAMECH" merge "$TMP/memcached/seg-1" "
 expect_usage "given twice" "$LUAMECH" merge "$TMP/memcached/seg-1" "$TMP/memcached/seg-1" --out "$TMP/bad2"
 expect_usage "segment(s) 3, 4 of 4 missing" "$LUAMECH" merge "$TMP/memcached/seg-1" "$TMP/memcached/seg-2" --out "$TMP/bad3"
 expect_usage "not the result of a segment" "$LUAMECH" merge "$TMP/memcached-whole" --out "$TMP/bad4"
+expect_usage "a phased and an unphased run" "$LUAMECH" merge "$TMP/ph/seg-1" "$TMP/memcached/seg-2" --out "$TMP/bad5"
 "$LUAMECH" merge "$TMP/memcached/seg-1" "$TMP/memcached/seg-2" --allow-partial --out "$TMP/partial" > /dev/null 2>&1
 check "--allow-partial: merges what is there ($?) and names the missing segments" \
     [ "$(jq -c .missing_segments "$TMP/partial/summary.json")" = "[3,4]" ]

@@ -6,7 +6,11 @@
  * segmented run) become one statistics message per segment and interval,
  * merged by the same lockstep merge that joins a local run's workers
  * (stats/agg.c: a segment is a worker, an interval a tick), so counts add
- * and percentiles come from the added histograms.  The writers of report/
+ * and percentiles come from the added histograms; min and max are the
+ * rows' exact ones; intervals align on wall-clock time (start_unix_ns);
+ * stage rows come from the groups' schedules; generator health figures
+ * each merge by their own rule (merge_health_rows).  A phased run's
+ * segments merge phase by phase, then the phases table.  The writers of report/
  * then write summary.json (with a per-segment table), intervals.csv,
  * histograms.hlog, junit.xml and report.html; thresholds are evaluated on
  * the merged data.  It refuses mixed runs unless --allow-partial.  With
@@ -16,6 +20,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +53,10 @@ typedef struct merge_seg {
     double interval_s;
     merge_hist *hists;
     size_t nhists, cap;
+    int64_t t0_ns;             /* its t0, wall clock (start_unix_ns) */
+    int64_t delay_ns;          /* t0_ns after the earliest segment's */
+    int64_t shift;             /* its interval k is the merged interval k + shift */
+    int64_t misaligned_ns;     /* its intervals' starts minus the merged ones' */
 } merge_seg;
 
 typedef struct merge_opts {
@@ -208,7 +217,8 @@ static hist *merge_hist_copy(const hist *h) {
 }
 
 /* The failed, cancelled and skipped samples of an interval: the "(all)"
- * twin's histogram less the successes' (bucket by bucket). */
+ * twin's histogram less the successes' (bucket by bucket), with its total,
+ * range and bounds (to the bucket; merge_exact_minmax makes them exact). */
 static hist *merge_nok(const hist *all, const hist *ok, int64_t failed) {
     if (!all || all->total <= (ok ? ok->total : 0)) return NULL;
     hist *n = malloc(sizeof *n);
@@ -216,7 +226,15 @@ static hist *merge_nok(const hist *all, const hist *ok, int64_t failed) {
     hist_init(n);
     for (int32_t i = all->lo_idx; i <= all->hi_idx; i++) {
         int64_t c = hist_count_at(all, i) - (ok ? hist_count_at(ok, i) : 0);
-        if (c > 0) hist_add_at_index(n, i, c);
+        if (c <= 0) continue;
+        if (hist_add_at_index(n, i, c) != 0) {
+            hist_free(n);
+            free(n);
+            return NULL;
+        }
+        n->total += c;
+        if (i < n->lo_idx) n->lo_idx = i, n->min_us = hist_value_at_index(i);
+        if (i > n->hi_idx) n->hi_idx = i, n->max_us = hist_highest_equivalent(hist_value_at_index(i));
     }
     n->not_ok = failed;
     return n;
@@ -244,6 +262,26 @@ static void merge_timer_tags(tick_timer *o, const tick_msg *m, const merge_seg *
         if (strcmp(m->timers[j].name, of) == 0 && m->timers[j].kind == o->kind) o->twin_of = j;
 }
 
+/* The exact min and max of an interval (its summary.json row, in ms to the
+ * microsecond) into its histogram decoded from the log, whose lowest value
+ * is only its bucket's (3 significant digits). */
+static void merge_exact_minmax(hist *h, json_t *row) {
+    if (!h || h->total == 0 || !merge_get(row, "min_ms") || !merge_get(row, "max_ms")) return;
+    int64_t lo = llround(merge_num(row, "min_ms") * 1000), hi = llround(merge_num(row, "max_ms") * 1000);
+    if (lo <= hi && hist_index_of(lo) == h->lo_idx) h->min_us = lo;       /* the row's figure is this histogram's */
+    if (lo <= hi && hist_index_of(hi) == h->hi_idx) h->max_us = hi;
+}
+
+/* The interval row k of the "NAME (all)" twin of timer name, or NULL. */
+static json_t *merge_all_row(const merge_seg *s, const char *all, int64_t k) {
+    json_t *t;
+    size_t i;
+    json_array_foreach(merge_get(s->root, "timers"), i, t)
+        if (strcmp(merge_str(t, "latency_over"), "all samples") == 0 && strcmp(merge_str(t, "name"), all) == 0)
+            return json_array_get(merge_get(t, "intervals"), (size_t)k);
+    return NULL;
+}
+
 static void merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t k) {
     json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)k);
     const char *name = merge_str(t, "name");
@@ -258,7 +296,9 @@ static void merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t
     o->kind = merge_kind(merge_str(t, "kind"));
     o->role = merge_role(name);
     o->h = h && h->total ? merge_hist_copy(h) : NULL;
+    merge_exact_minmax(o->h, row);
     o->nok = merge_nok(merge_find_hist(s, all, k), h, errors);
+    merge_exact_minmax(o->nok, merge_all_row(s, all, k));    /* bounds of all samples: within the failed ones' */
     o->errors = errors;
     o->cancelled = (int64_t)merge_num(row, "cancelled");
     o->skipped = (int64_t)merge_num(row, "skipped");
@@ -307,7 +347,7 @@ static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
     size_t nc = json_array_size(merge_get(s->root, "counters")) + 2 * json_array_size(merge_get(s->root, "checks"));
     if (!m) return NULL;
     m->worker = worker;
-    m->tick = k;
+    m->tick = k + s->shift;
     m->final = k == s->nintervals - 1;
     m->timers = calloc(json_array_size(timers) + 1, sizeof *m->timers);
     m->counters = calloc(nc + 1, sizeof *m->counters);
@@ -413,20 +453,90 @@ static void merge_on_hist(void *ctx, const struct agg_timer *t, int interval, do
     if (!t->of) hlog_write(ctx, t->name, start_s, len_s, h);
 }
 
+/* An empty interval: a segment that started after the earliest one had
+ * nothing yet in the merged intervals before its own first. */
+static tick_msg *merge_empty_msg(int worker, int64_t tick) {
+    tick_msg *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->worker = worker;
+    m->tick = tick;
+    tally_init(&m->errors, 1000);
+    tally_init(&m->req_errors, 1000);
+    return m;
+}
+
+/* Intervals align on wall-clock time: the merged t0 is the earliest
+ * segment's t0 (start_unix_ns), and segment s's interval k goes into the
+ * merged interval whose start is nearest its own (k + shift).  With
+ * --start-at the shifts are 0.  A segment whose intervals' starts are more
+ * than MERGE_ALIGN_TOLERANCE of an interval off the merged ones' (its clock
+ * or its start differs) is named on stderr and in the segments table. */
+#define MERGE_ALIGN_TOLERANCE 20     /* 1/20 of the interval: 50 ms at 1 s */
+static int64_t merge_align(merge_opts *o, int64_t interval_ns) {
+    int64_t t0 = INT64_MAX;
+    for (int i = 0; i < o->nsegs; i++) {
+        merge_seg *s = &o->segs[i];
+        json_t *ns = merge_get(s->root, "start_unix_ns");
+        s->t0_ns = ns ? (int64_t)json_integer_value(ns) : merge_parse_time(merge_str(s->root, "start")) * 1000000000;
+        if (s->t0_ns < t0) t0 = s->t0_ns;
+    }
+    for (int i = 0; i < o->nsegs && interval_ns > 0; i++) {
+        merge_seg *s = &o->segs[i];
+        int64_t d = s->delay_ns = s->t0_ns - t0;
+        s->shift = (d + interval_ns / 2) / interval_ns;
+        s->misaligned_ns = d - s->shift * interval_ns;
+        if (llabs(s->misaligned_ns) > interval_ns / MERGE_ALIGN_TOLERANCE && !o->live)
+            fprintf(stderr, "luamech merge: segment %d (%s) started %.3f s after the earliest: its intervals go %lld "
+                    "interval(s) later, %.0f ms off the merged intervals (more than the tolerance, %.0f ms: its clock "
+                    "or its start differ; start the segments with --start-at)\n", s->index, s->dir, (double)d / 1e9,
+                    (long long)s->shift, (double)s->misaligned_ns / 1e6, (double)interval_ns / MERGE_ALIGN_TOLERANCE / 1e6);
+    }
+    return t0;
+}
+
+/* Generator health after a merge (docs/distributed.md): counts (late and
+ * skipped starts, dispatches) and CPU time add, so CPU % is the mean over
+ * every segment's workers; an engine timer's interval percentiles (loop
+ * lag, schedule lag, dispatch delay) become the largest of the segments'
+ * (the worst generator's, not the percentile of their pooled samples, which
+ * one slow generator among many would not move); max stays the max. */
+static void merge_health_rows(const merge_opts *o, agg *a) {
+    for (int i = 0; i < a->n; i++) {
+        agg_timer *t = a->timers[i];
+        if (t->kind != TK_ENGINE) continue;
+        for (int g = 0; g < o->nsegs; g++) {
+            const merge_seg *s = &o->segs[g];
+            json_t *st, *row;
+            size_t j;
+            json_array_foreach(merge_get(s->root, "timers"), j, st) {
+                if (strcmp(merge_str(st, "name"), t->name) != 0 || strcmp(merge_str(st, "kind"), "engine") != 0) continue;
+                for (int k = 0; k < t->nrows; k++) {
+                    if (k < s->shift || !(row = json_array_get(merge_get(st, "intervals"), (size_t)(k - s->shift))))
+                        continue;
+                    agg_row *x = &t->rows[k];
+                    int64_t *p[] = {&x->p50_us, &x->p80_us, &x->p90_us, &x->p95_us, &x->p99_us, &x->p999_us};
+                    const char *f[] = {"p50_ms", "p80_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms"};
+                    for (int q = 0; q < 6; q++) {
+                        int64_t v = llround(merge_num(row, f[q]) * 1000);
+                        if (v > *p[q]) *p[q] = v;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* Push every segment's intervals into one lockstep merge (a segment is a
- * worker, an interval a tick) and close it at the longest segment's end. */
-static int merge_run(const merge_opts *o, run_result *r, const scenario *sc, hlog *log) {
+ * worker, an interval a tick), aligned on wall-clock time, and close it at
+ * the latest segment's end. */
+static int merge_run(merge_opts *o, run_result *r, const scenario *sc, hlog *log) {
     memset(r, 0, sizeof *r);
     agg_init(&r->agg, o->nsegs, sc->interval_ns, sc->interval_ns);
     double run_s = 0, span_s = 0;
-    int64_t start = INT64_MAX, end = 0;
+    int64_t end = 0, start_ns = merge_align(o, sc->interval_ns);
     int worst = 0;
-    for (int i = 0; i < o->nsegs; i++) {
-        int64_t t0 = merge_parse_time(merge_str(o->segs[i].root, "start"));
-        if (t0 && t0 < start) start = t0;
-    }
     if (log) {
-        hlog_set_start(log, start == INT64_MAX ? 0 : (double)start);
+        hlog_set_start(log, (double)start_ns / 1e9);
         r->agg.on_hist = merge_on_hist;
         r->agg.on_hist_ctx = log;
     }
@@ -435,14 +545,20 @@ static int merge_run(const merge_opts *o, run_result *r, const scenario *sc, hlo
         json_t *set = merge_get(s->root, "settings");
         if (merge_num(set, "max_timers") > r->agg.max_timers) r->agg.max_timers = (int)merge_num(set, "max_timers");
         r->nworkers += (int)merge_num(set, "workers");
-        run_s = fmax(run_s, merge_num(s->root, "run_time_s"));
-        span_s = fmax(span_s, merge_num(s->root, "span_s"));
+        double shift_s = (double)(s->shift * sc->interval_ns) / 1e9;
+        run_s = fmax(run_s, shift_s + merge_num(s->root, "run_time_s"));
+        span_s = fmax(span_s, shift_s + merge_num(s->root, "span_s"));
         int64_t t1 = merge_parse_time(merge_str(s->root, "finish"));
         if (t1 > end) end = t1;
         if (merge_rank(merge_str(s->root, "status")) > worst) worst = merge_rank(merge_str(s->root, "status"));
         if (s->nintervals == 0) {                       /* nothing measured: finished at once */
             r->agg.finished[i] = 1;
             continue;
+        }
+        for (int64_t k = 0; k < s->shift; k++) {
+            tick_msg *m = merge_empty_msg(i, k);
+            if (!m) return -1;
+            agg_push(&r->agg, m);
         }
         for (int64_t k = 0; k < s->nintervals; k++) {
             tick_msg *m = merge_msg(s, i, k);
@@ -452,14 +568,50 @@ static int merge_run(const merge_opts *o, run_result *r, const scenario *sc, hlo
     }
     r->seed = (uint64_t)merge_num(o->segs[0].root, "seed");
     r->status = worst == 3 ? RUN_STUCK : worst == 2 ? RUN_ABORTED : worst == 1 ? RUN_INTERRUPTED : RUN_COMPLETED;
-    r->start_wall.tv_sec = start == INT64_MAX ? 0 : (time_t)start;
+    r->start_wall.tv_sec = (time_t)(start_ns / 1000000000);
+    r->start_wall.tv_nsec = (long)(start_ns % 1000000000);
     r->end_wall.tv_sec = (time_t)end;
     r->run_ns = (int64_t)(run_s * 1e9 + 0.5);
     r->span_ns = agg_finish_span(&r->agg, r->run_ns, (int64_t)(span_s * 1e9 + 0.5));
+    merge_health_rows(o, &r->agg);
     return 0;
 }
 
 /* ---- the merged directory ---- */
+
+/* The merged run is suspect when its merged figures are or when any
+ * segment's generator was: one saturated generator among many is diluted
+ * in the mean CPU %.  Its reasons name the segments; per interval, the
+ * busiest segment's CPU % (cpu_percent_max_segment) besides the mean. */
+static void merge_health_verdict(json_t *root, const merge_opts *o) {
+    json_t *gen = merge_get(root, "generator");
+    if (!gen) return;
+    char why[2048];
+    snprintf(why, sizeof why, "%s", merge_str(gen, "reasons"));
+    int suspect = json_is_true(merge_get(gen, "suspect"));
+    for (int i = 0; i < o->nsegs; i++) {
+        json_t *sg = merge_get(o->segs[i].root, "generator");
+        if (!json_is_true(merge_get(sg, "suspect"))) continue;
+        size_t used = strlen(why);
+        snprintf(why + used, sizeof why - used, "%ssegment %d: %s", used ? "; " : "", o->segs[i].index,
+                 merge_str(sg, "reasons"));
+        suspect = 1;
+    }
+    json_object_set_new(gen, "suspect", json_boolean(suspect));
+    json_object_set_new(gen, "reasons", json_string(why));
+    json_t *iv;
+    size_t k;
+    json_array_foreach(merge_get(gen, "intervals"), k, iv) {
+        double top = 0;
+        for (int i = 0; i < o->nsegs; i++) {
+            const merge_seg *s = &o->segs[i];
+            if ((int64_t)k < s->shift) continue;
+            json_t *row = json_array_get(merge_get(merge_get(s->root, "generator"), "intervals"), k - (size_t)s->shift);
+            if (row && merge_num(row, "cpu_percent") > top) top = merge_num(row, "cpu_percent");
+        }
+        json_object_set_new(iv, "cpu_percent_max_segment", json_real(top));
+    }
+}
 
 /* Per segment: transactions, errors, generator health; the missing ones. */
 static int merge_segment_table(const char *dir, const merge_opts *o, json_t *missing) {
@@ -480,11 +632,15 @@ static int merge_segment_table(const char *dir, const merge_opts *o, json_t *mis
             "errors", (json_int_t)merge_num(all, "errors"), "cpu_percent", n ? cpu / (double)n : 0.0,
             "suspect", json_is_true(merge_get(gen, "suspect")), "reasons", merge_str(gen, "reasons"));
         if (merge_get(s, "start_at")) json_object_set(row, "start_at", merge_get(s, "start_at"));
+        json_object_set_new(row, "start_delay_s", json_real((double)o->segs[i].delay_ns / 1e9));
+        json_object_set_new(row, "interval_shift", json_integer(o->segs[i].shift));
+        json_object_set_new(row, "misaligned_ms", json_real((double)o->segs[i].misaligned_ns / 1e6));
         if (json_is_true(merge_get(gen, "suspect")) && !o->live)
             fprintf(stderr, "luamech merge: segment %d (%s): the generator was suspect: %s\n", o->segs[i].index,
                     o->segs[i].dir, merge_str(gen, "reasons"));
         json_array_append_new(arr, row);
     }
+    merge_health_verdict(root, o);
     json_object_set_new(root, "segments", arr);
     json_object_set_new(root, "segment_count", json_integer(o->segs[0].count));
     json_object_set(root, "missing_segments", missing);
@@ -508,7 +664,7 @@ static int merge_exit_code(const scenario *sc, const run_result *r, const merge_
 /* The merged run into o->out; *scp and *rp (the caller frees them with
  * merge_scenario_free and run_result_free) keep the merged scenario and
  * statistics, for a phased merge's phases table. */
-static int merge_write(const merge_opts *o, json_t *missing, scenario *scp, run_result *rp) {
+static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result *rp) {
     char err[4400], hpath[4200];
     memset(scp, 0, sizeof *scp);
     memset(rp, 0, sizeof *rp);
@@ -540,7 +696,7 @@ static int merge_write(const merge_opts *o, json_t *missing, scenario *scp, run_
 }
 
 /* merge_write without keeping the merged run. */
-static int merge_write_once(const merge_opts *o, json_t *missing) {
+static int merge_write_once(merge_opts *o, json_t *missing) {
     scenario sc;
     run_result r;
     int code = merge_write(o, missing, &sc, &r);
@@ -749,6 +905,22 @@ static int merge_once(merge_opts *o) {
     return merge_is_phased(o->segs[0].dir) ? merge_phased(o) : merge_one(o, NULL, NULL);
 }
 
+/* The newest of the phase directories' summary.json (DIR/<phase>/), 0 if
+ * none: a phased run writes its top summary.json only at its end. */
+static time_t merge_phases_mtime(const char *dir) {
+    char pattern[4200];
+    glob_t g;
+    time_t newest = 0;
+    snprintf(pattern, sizeof pattern, "%s/*/summary.json", dir);
+    if (glob(pattern, 0, NULL, &g) != 0) return 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        struct stat st;
+        if (stat(g.gl_pathv[i], &st) == 0 && st.st_mtime > newest) newest = st.st_mtime;
+    }
+    globfree(&g);
+    return newest;
+}
+
 /* --follow: the segments rewrite their files at every interval (through a
  * rename); merge what is there every second, with a progress line, until
  * every segment given has ended (its status is no longer "running"), then
@@ -761,7 +933,7 @@ static int merge_follow(merge_opts *o) {
     merge_seg *some = calloc((size_t)n, sizeof *some);
     if (!some) return EXIT_RUNTIME;
     for (;;) {
-        int k = 0, ended = 0;
+        int k = 0, ended = 0, phased_ended = 0;
         char err[8400];
         time_t newest = 0;
         double interval_s = 10;
@@ -772,6 +944,12 @@ static int merge_follow(merge_opts *o) {
             snprintf(path, sizeof path, "%s/summary.json", g.dir);
             int there = stat(path, &st) == 0;
             if (there && st.st_mtime > newest) newest = st.st_mtime;
+            time_t ph = there ? 0 : merge_phases_mtime(g.dir);  /* a phased run under way: its phases' files */
+            if (ph > newest) newest = ph;
+            if (there && merge_is_phased(g.dir)) {              /* a phased run that ended: merged at the end */
+                phased_ended++;
+                continue;
+            }
             if (merge_read_seg(&g, err, sizeof err) != 0) {
                 o->segs = &g, o->nsegs = 1, merge_reset(o);
                 if (!there) continue;                  /* not started yet: wait */
@@ -786,7 +964,7 @@ static int merge_follow(merge_opts *o) {
         if (!last_change || newest > last_change) last_change = newest ? newest : time(NULL);
         double silent = difftime(time(NULL), last_change);
         o->segs = some, o->nsegs = k;
-        int done = k == n && ended == n;
+        int done = (k == n && ended == n) || phased_ended == n;
         if (k > 0 && !done) {
             int partial = o->allow_partial;
             o->live = 1, o->allow_partial = 1;

@@ -353,6 +353,8 @@ static void results_time(char *buf, size_t len, const struct timespec *ts) {
  * outcome (docs/distributed.md). */
 static void results_dist_json(json_t *root, const scenario *sc, const run_result *r) {
     json_object_set_new(root, "scenario_hash", json_string(sc->hash[0] ? sc->hash : ""));
+    json_object_set_new(root, "start_unix_ns", json_integer((json_int_t)r->start_wall.tv_sec * 1000000000 +
+                                                            (json_int_t)r->start_wall.tv_nsec));
     if (sc->seg_count > 0)
         json_object_set_new(root, "segment", json_pack("{s:i,s:i,s:I}", "index", sc->seg_index, "count",
                             sc->seg_count, "requests_whole", (json_int_t)sc->requests_whole));

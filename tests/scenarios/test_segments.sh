@@ -8,6 +8,11 @@
 #    merged data (each segment fails a count criterion, the merge passes);
 #  - --segment auto from JOB_COMPLETION_INDEX (a Kubernetes pod's command
 #    line) and SLURM_PROCID; --start-at gives every segment the same t0;
+#  - min and max of every timer and interval are exact after the merge, and
+#    failed samples reach the "(all)" twins;
+#  - generator health: lag percentiles the worst segment's, counts summed,
+#    a suspect segment makes the merged run suspect;
+#  - intervals align on wall-clock time (a segment started 2.3 s late);
 #  - stage rows of a staged run and a phased run's phases table merged equal
 #    a single-process run's and memcached's counters;
 #  - bad input: --segment 9/8, 0/0, garbage, a start in the past, mixed,
@@ -129,6 +134,35 @@ check "stages: stage 1 ends at 1 s, as in one process" jqe -e '.stages[0].end_s 
 check "stages: the load target at 1 s is rebuilt ($(jq -c '.load.groups[0].targets' "$TMP/st/merged/summary.json"))" \
     jqe -e '.load.groups[0].targets[0] == 10' "$TMP/st/merged/summary.json"
 
+# exact min and max: durations to the microsecond where a bucket is 4 us wide, failed ones too
+at=$(date -u -d '+3 sec' +%Y-%m-%dT%H:%M:%S.%3NZ)
+before=$(mc_stat "$MC" cmd_set)
+pids=()
+for i in $(seq $N); do
+    "$LUAMECH" run "$F/segments_record.lua" -q -n 400 -s 9 --segment $i/$N --start-at "$at" -e SERVER=127.0.0.1:$MC \
+        -o "$TMP/rec/seg-$i" > /dev/null 2>&1 &
+    pids+=($!)
+done
+wait "${pids[@]}"
+after=$(mc_stat "$MC" cmd_set)
+"$LUAMECH" merge "$TMP"/rec/seg-* --out "$TMP/rec/merged" > /dev/null 2>&1
+check "exact: merge exits 0 ($?)" [ $? -eq 0 ]
+"$LUAMECH" run "$F/segments_record.lua" -q -n 400 -s 9 -w $N -e SERVER=127.0.0.1:$MC -o "$TMP/rec/whole" > /dev/null 2>&1
+recsum() { jq -c '[.timers[] | select(.name | startswith("exact")) | [.name, .summary.count, .summary.errors, .summary.min_ms, .summary.max_ms]]' "$1"; }
+check "exact: merged $(recsum "$TMP/rec/merged/summary.json") == one process's $(recsum "$TMP/rec/whole/summary.json") (count, errors, min, max of successes and of all samples)" \
+    [ "$(recsum "$TMP/rec/merged/summary.json")" = "$(recsum "$TMP/rec/whole/summary.json")" ]
+check "exact: the failed samples are in the merged (all) twin (400, its max above 10 ms)" \
+    jqe -e '.timers[] | select(.name == "exact (all)") | .summary.count == 400 and .summary.max_ms > 10' "$TMP/rec/merged/summary.json"
+# every interval's min and max: the smallest and largest of the segments' own (exact) figures
+for name in "exact" "exact (all)"; do
+    want=$(jq -s -c --arg n "$name" '[.[] | .timers[] | select(.name == $n) | .intervals] | transpose
+        | map(map(select(. != null and .count > 0)) | [(map(.min_ms) | min), (map(.max_ms) | max)])' "$TMP"/rec/seg-*/summary.json)
+    got=$(jq -c --arg n "$name" '[.timers[] | select(.name == $n) | .intervals[] | select(.count > 0) | [.min_ms, .max_ms]]' \
+        "$TMP/rec/merged/summary.json")
+    check "exact: $name per-interval min/max $got == the segments' $want" [ "$got" = "$want" ]
+done
+check "exact: memcached counted $((after - before)) sets == 400" [ $((after - before)) -eq 400 ]
+
 # a phased run: 2 segments merged in one command, against one process and memcached
 sets0=$(mc_stat "$MC" cmd_set); gets0=$(mc_stat "$MC" cmd_get)
 pids=()
@@ -156,6 +190,19 @@ check "phased: each phase has its per-segment table" \
 check "phased: phases.csv, junit.xml and the report are written" \
     [ -s "$TMP/ph/merged/phases.csv" -a -s "$TMP/ph/merged/junit.xml" -a -s "$TMP/ph/merged/report.html" ]
 check "phased: the console shows the merged phases table" grep -q "^all phases  *700" "$TMP/ph.out"
+
+# merge --follow of a phased run: waits for the phases, then merges them all
+pids=()
+for i in 1 2; do
+    "$LUAMECH" run "$F/segments_phases.lua" -q -s 3 --segment $i/2 -e SERVER=127.0.0.1:$MC -o "$TMP/phf/seg-$i" \
+        > /dev/null 2>&1 &
+    pids+=($!)
+done
+timeout 60 "$LUAMECH" merge --follow "$TMP/phf/seg-1" "$TMP/phf/seg-2" --out "$TMP/phf/merged" > /dev/null 2>&1
+rc=$?
+wait "${pids[@]}"
+check "phased --follow: exits 0 ($rc) with both phases merged" \
+    jqe -e '[.phases[].transactions] == [300, 400]' "$TMP/phf/merged/summary.json"
 
 # --segment auto: a Kubernetes Indexed Job's pod command line, then Slurm's variables
 mkdir -p "$TMP/auto-keys"
@@ -190,6 +237,40 @@ for i in 1 2; do
         jqe -e '.start_at.offset_ms >= 0 and .start_at.offset_ms < 50' "$s"
 done
 check "start-at: both started in the same second" [ "$(jqr "$TMP/at/seg-1/summary.json" .start)" = "$(jqr "$TMP/at/seg-2/summary.json" .start)" ]
+"$LUAMECH" merge "$TMP"/at/seg-* --out "$TMP/at/merged" > /dev/null 2> "$TMP/at.err"
+check "start-at: merged with no shift ($(jq -c '[.segments[].interval_shift]' "$TMP/at/merged/summary.json"))" \
+    jqe -e '[.segments[].interval_shift] == [0, 0]' "$TMP/at/merged/summary.json"
+check "start-at: no alignment warning" bash -c "! grep -q 'tolerance' '$TMP/at.err'"
+
+# without --start-at: segment 2 starts about 2.3 s after segment 1; the merge places its
+# intervals by wall-clock time (start_unix_ns), not by number, and says they are misaligned
+mkdir -p "$TMP/late-keys"
+before=$(mc_stat "$MC" cmd_set)
+"$LUAMECH" run "$F/segments.lua" -q -d 3s --segment 1/2 -e SERVER=127.0.0.1:$MC -e OUT="$TMP/late-keys" \
+    -o "$TMP/late/seg-1" > /dev/null 2>&1 &
+pid=$!
+sleep 2.3
+"$LUAMECH" run "$F/segments.lua" -q -d 3s --segment 2/2 -e SERVER=127.0.0.1:$MC -e OUT="$TMP/late-keys" \
+    -o "$TMP/late/seg-2" > /dev/null 2>&1
+wait $pid
+after=$(mc_stat "$MC" cmd_set)
+"$LUAMECH" merge "$TMP"/late/seg-* --out "$TMP/late/merged" > /dev/null 2> "$TMP/late.err"
+check "late start: merge exits 0 ($?)" [ $? -eq 0 ]
+# the placement computed here from the segments' own files: interval k of a segment
+# goes to k + round((its start - the earliest start) / 1 s)
+want=$(jq -s -c '[.[] | {t0: .start_unix_ns, c: [.timers[] | select(.name == "All Transactions") | .intervals[].count]}]
+    | (map(.t0) | min) as $m | map(. + {s: (((.t0 - $m) / 1e9) | round)})
+    | (map(.s + (.c | length)) | max) as $n
+    | [range($n) as $k | [.[] | if $k >= .s then (.c[$k - .s] // 0) else 0 end] | add]' "$TMP/late/seg-1/summary.json" "$TMP/late/seg-2/summary.json")
+got=$(jq -c '[.timers[] | select(.name == "All Transactions") | .intervals[].count]' "$TMP/late/merged/summary.json")
+check "late start: merged intervals $got == placed by start time $want" [ "$got" = "$want" ]
+check "late start: segment 2 shifted by 2 or more intervals ($(jq -c '[.segments[].interval_shift]' "$TMP/late/merged/summary.json"))" \
+    jqe -e '.segments[0].interval_shift == 0 and .segments[1].interval_shift >= 2' "$TMP/late/merged/summary.json"
+check "late start: more intervals than either segment's (by time, not by number)" \
+    jqe -e '[.timers[] | select(.name == "All Transactions") | .intervals | length] == [.segments[1].interval_shift + 3]' "$TMP/late/merged/summary.json"
+check "late start: the merge says the starts differ by more than the tolerance" grep -q "more than the tolerance, 50 ms" "$TMP/late.err"
+check "late start: memcached counted $((after - before)) sets == merged" \
+    [ $((after - before)) -eq "$(timer_count "$TMP/late/merged/summary.json" memcached.set)" ]
 
 # merge --follow while two segments run: live progress lines, then the final merge
 mkdir -p "$TMP/follow-keys"
@@ -209,6 +290,35 @@ check "--follow: printed live merged progress lines" grep -q '^2/2 segments: \['
 check "--follow: the final merge is complete" [ "$(jqr "$TMP/follow/merged/summary.json" .status)" = completed ]
 fsum=$(( $(timer_count "$TMP/follow/seg-1/summary.json" "All Transactions") + $(timer_count "$TMP/follow/seg-2/summary.json" "All Transactions") ))
 check "--follow: merged count == the segments' ($fsum)" [ "$(timer_count "$TMP/follow/merged/summary.json" "All Transactions")" -eq $fsum ]
+
+# generator health: each figure with its operator, on the --follow run's segments with
+# segment 2's loop lag p99 of interval 1 set to 999 ms and its generator marked suspect
+mkdir -p "$TMP/health"
+cp -r "$TMP/follow/seg-1" "$TMP/follow/seg-2" "$TMP/health/"
+jq '(.timers[] | select(.name == "engine.loop_lag") | .intervals[0].p99_ms) = 999 | .generator.suspect = true
+    | .generator.reasons = "injected"' "$TMP/follow/seg-2/summary.json" > "$TMP/health/seg-2/summary.json"
+"$LUAMECH" merge "$TMP"/health/seg-* --out "$TMP/health/merged" > "$TMP/health.out" 2>&1
+check "health: merge exits 0 ($?)" [ $? -eq 0 ]
+hm=$TMP/health/merged/summary.json
+sh2=$(jq '.segments[1].interval_shift' "$hm")     # segment 2's interval 1 is merged interval sh2 + 1
+check "health: merged loop lag p99 of interval $((sh2 + 1)) is the largest segment's, 999 ms ($(jq -c '[.generator.intervals[].loop_lag_p99_ms]' "$hm"))" \
+    jqe -e ".generator.intervals[$sh2].loop_lag_p99_ms == 999" "$hm"
+check "health: the console's health table shows it" grep -qE "^$((sh2 + 1)) .* 999\.000 ms" "$TMP/health.out"
+# per interval, from the segments' own rows placed by their shifts: max, sum, max
+for k in $(seq 0 $(( $(jq '.generator.intervals | length' "$hm") - 1 ))); do
+    row=$(jq -c ".generator.intervals[$k]" "$hm")
+    segs=$(jq -s -c --argjson k $k '(.[2].segments | map(.interval_shift)) as $sh
+        | [.[0], .[1]] | to_entries | map(if $k >= $sh[.key] then .value.generator.intervals[$k - $sh[.key]] else null end) | map(select(. != null))' \
+        "$TMP/health/seg-1/summary.json" "$TMP/health/seg-2/summary.json" "$hm")
+    check "health interval $((k + 1)): lag max = the segments' max, late/skipped starts and dispatches = their sums, busiest segment's CPU" \
+        jqe -n -e --argjson r "$row" --argjson s "$segs" '$r.loop_lag_max_ms == ($s | map(.loop_lag_max_ms) | max)
+            and $r.late_starts == ($s | map(.late_starts) | add) and $r.skipped_starts == ($s | map(.skipped_starts) | add)
+            and $r.dispatch_count == ($s | map(.dispatch_count) | add)
+            and $r.cpu_percent_max_segment == ($s | map(.cpu_percent) | max)
+            and $r.cpu_percent <= $r.cpu_percent_max_segment + 0.001'
+done
+check "health: a suspect segment makes the merged run suspect, named" \
+    jqe -e '.generator.suspect and (.generator.reasons | contains("segment 2: injected"))' "$hm"
 
 # bad input: one message, exit 2, no load
 expect_usage() {  # expect_usage "message part" args...

@@ -19,6 +19,7 @@
 #    duplicate and missing segments: one message, exit 2.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_redis.sh"
+. "$(dirname "$0")/lib_hdrjs.sh"
 F=$SRC/tests/scenarios/fixtures
 jqe() { jq "$@" > /dev/null; }      # check "..." jqe -e FILTER: a jq test, its output dropped
 start_memcached MC
@@ -70,32 +71,7 @@ for kind in memcached redis; do
 done
 
 # merged percentiles against hdr-histogram-js over the segments' logs
-JS=$SRC/tests/hlog_js
-if command -v npm > /dev/null 2>&1 && [ ! -d "$JS/node_modules/hdr-histogram-js" ]; then
-    mkdir -p "$TMP/hlog_js"         # as test_hlog.sh: the locked packages into a copy
-    cp "$JS/package.json" "$JS/package-lock.json" "$JS/hlog_check.js" "$TMP/hlog_js/"
-    (cd "$TMP/hlog_js" && npm ci --no-audit --no-fund --loglevel=error) > "$TMP/npm.log" 2>&1 || cat "$TMP/npm.log"
-    JS=$TMP/hlog_js
-fi
-if command -v node > /dev/null 2>&1 && [ -d "$JS/node_modules/hdr-histogram-js" ]; then
-    cat "$TMP/memcached/seg-1/histograms.hlog" > "$TMP/all.hlog"
-    for i in $(seq 2 $N); do grep -v '^[#"]' "$TMP/memcached/seg-$i/histograms.hlog" >> "$TMP/all.hlog"; done
-    node "$JS/hlog_check.js" "$TMP/all.hlog" --json > "$TMP/all.json"
-    m=$TMP/memcached/merged/summary.json
-    for name in "memcached.set" "All Transactions"; do
-        sum=$(jq -c --arg n "$name" '.timers[] | select(.name == $n)' "$m")
-        tag=$(jq -c --arg n "$name" '.tags[$n]' "$TMP/all.json")
-        check "$name: hdr-histogram-js count $(jq .count <<< "$tag") == merged $(jq .summary.count <<< "$sum")" \
-            jqe -n -e --argjson s "$sum" --argjson t "$tag" '$t.count == $s.summary.count'
-        for p in p50 p90 p99 max; do
-            check "$name: merged $p $(jq -r ".summary.${p}_ms" <<< "$sum") ms in hdr-histogram-js's bucket $(jq -c "[.$p.lo, .$p.hi]" <<< "$tag") us" \
-                jqe -n -e --argjson s "$sum" --argjson t "$tag" --arg p "$p" \
-                '($s.summary[$p + "_ms"] * 1000 | round) as $v | $v >= $t[$p].lo and $v <= $t[$p].hi'
-        done
-    done
-else
-    fail "hdr-histogram-js could not be installed (npm ci in a copy of tests/hlog_js)"
-fi
+hdrjs_check_merge "$TMP/memcached/merged/summary.json" "$TMP"/memcached/seg-?
 
 # thresholds on the merged data: each segment has ~500, the run 2001
 mkdir -p "$TMP/th-keys"

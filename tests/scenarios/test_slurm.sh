@@ -4,10 +4,12 @@
 # munge), submits a 4-task job against a local memcached with sbatch --wait,
 # and stops them all after.  The merged count equals memcached's own counter
 # and the budget; every task ran one segment (1/4 .. 4/4 from SLURM_PROCID),
-# all from one start instant.  Skips, saying why, only where slurm-wlm or
+# all from one start instant; the merged percentiles equal those of the
+# tasks' HDR logs merged by hdr-histogram-js (lib_hdrjs.sh).  Skips, saying why, only where slurm-wlm or
 # munge is not installed or the test does not run as root (slurmd runs jobs
 # as their user and needs root for that).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_hdrjs.sh"
 for b in munged slurmctld slurmd sbatch srun scontrol; do
     if ! command -v $b > /dev/null 2>&1 && [ ! -x /usr/sbin/$b ]; then
         echo "SKIPPED: $b is not installed (apt-get install slurmctld slurmd slurm-client munge; .ci/setup does)"
@@ -95,4 +97,5 @@ check "slurm: memcached counted $((after - before)) sets == merged $(timer_count
 check "slurm: segments 1..4 from SLURM_PROCID" [ "$(jq -c '[.segments[].index] | sort' "$m")" = "[1,2,3,4]" ]
 check "slurm: one start instant" [ "$(jq '[.segments[].start_at.requested] | unique | length' "$m")" -eq 1 ]
 check "slurm: each task said where its segment came from" [ "$(grep -c 'from SLURM_PROCID' "$S/job.out")" -eq 4 ]
+hdrjs_check_merge "$m" "$S"/results/run/seg-?
 finish

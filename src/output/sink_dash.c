@@ -3,27 +3,36 @@
  * (src/output/dashboard.html: inline script and SVG, no network) at / and
  * the run's JSON lines (output_json.c) as server-sent events at /events: a
  * new client first gets the events so far (bounded history), then each
- * interval as it closes.  A client that does not read has events dropped
- * (counted), never the run slowed; the main thread only queues events.
+ * interval as it closes.  Each event is allocated once and shared by every
+ * client's pending writes (reference counted on the loop thread: no copy
+ * per client).  A client that would have more than DASH_CLIENT_QUEUE bytes
+ * unsent is disconnected (counted; a browser reconnects and gets the
+ * history again), never the run slowed: the main thread only pushes each event
+ * onto a lock-free list (one compare-and-swap, no lock, no wait) and wakes
+ * the loop.  The thread is named "lm-dashboard" (its CPU time can be read
+ * in /proc, as test_dashboard.sh does).
  * With --dashboard-linger the server stays up after the run until SIGINT
  * or SIGTERM.  Unauthenticated: loopback only unless --dashboard-public. */
 #include "output/output_priv.h"
 
 #include <arpa/inet.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "common/embedded_files.h"
 
 #define DASH_HISTORY_BYTES (8u << 20)    /* events kept for new clients */
-#define DASH_CLIENT_QUEUE (4u << 20)     /* unsent bytes before a client misses events */
+#define DASH_CLIENT_QUEUE (DASH_HISTORY_BYTES + (1u << 20))   /* unsent bytes before a client is dropped */
 #define DASH_REQUEST_MAX 8192
 #define DASH_MAX_CLIENTS 64
 #define DASH_PAGE "src/output/dashboard.html"
 
 typedef struct dash_ev {
     struct dash_ev *next;
+    int refs;                /* the history's and each pending write's (loop thread) */
     size_t len;
     char data[];             /* "data: {...}\n\n" for each line */
 } dash_ev;
@@ -45,13 +54,15 @@ typedef struct dash_sink {
     uv_signal_t sigint, sigterm;
     uv_thread_t thread;
     char url[320];
-    /* shared with the main thread (mu) */
-    uv_mutex_t mu;
-    dash_ev *in_head, *in_tail;
-    int stop, linger;
-    int64_t dropped_in;      /* events lost before the loop got them (no memory) */
+    /* main thread -> loop thread, lock-free: pushed newest first */
+    _Atomic(dash_ev *) inbox;
+    atomic_int stop;
+    int linger;
+    int64_t dropped_in;      /* main thread only: events lost for want of memory */
     /* loop thread only */
     int64_t dropped;         /* events a client missed */
+    int64_t kicked;          /* clients disconnected for being too far behind */
+    int64_t sent;            /* events queued to clients */
     dash_ev *hist_head, *hist_tail;
     size_t hist_bytes;
     dash_client *clients;
@@ -77,8 +88,14 @@ int output_dash_is_loopback(const char *spec) {
 
 typedef struct dash_write {
     uv_write_t req;
+    dash_client *c;
+    dash_ev *ev;             /* a shared event, or NULL: data below */
     char data[];
 } dash_write;
+
+static void dash_ev_unref(dash_ev *e) {
+    if (e && --e->refs == 0) free(e);
+}
 
 static void dash_on_closed(uv_handle_t *h) {
     dash_client *c = h->data;
@@ -99,33 +116,56 @@ static void dash_close_client(dash_client *c) {
 }
 
 static void dash_on_written(uv_write_t *req, int status) {
-    dash_client *c = req->data;
-    free(req);
-    if (status < 0 && c) dash_close_client(c);
+    dash_write *w = (dash_write *)req;
+    dash_client *c = w->c;
+    dash_ev_unref(w->ev);
+    free(w);
+    if (status < 0) dash_close_client(c);
 }
 
 static void dash_on_written_close(uv_write_t *req, int status) {
-    dash_client *c = req->data;
+    dash_write *w = (dash_write *)req;
+    dash_client *c = w->c;
     (void)status;
-    free(req);
+    dash_ev_unref(w->ev);
+    free(w);
     dash_close_client(c);
 }
 
-/* Queue bytes to a client (copied); 0, or -1 when it is too far behind. */
-static int dash_send(dash_client *c, const char *p, size_t len, uv_write_cb cb) {
+/* Queue bytes to a client: a shared event (ev, referenced, not copied) or
+ * p/len (copied).  0, or -1 when the client is closing or was too far
+ * behind (then it is disconnected). */
+static int dash_write_to(dash_client *c, dash_ev *ev, const char *p, size_t len, uv_write_cb cb) {
     if (c->closing) return -1;
-    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) + len > DASH_CLIENT_QUEUE) return -1;
-    dash_write *w = malloc(sizeof *w + len);
+    if (ev) p = ev->data, len = ev->len;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) + len > DASH_CLIENT_QUEUE) {
+        c->d->kicked++;
+        dash_close_client(c);
+        return -1;
+    }
+    dash_write *w = malloc(sizeof *w + (ev ? 0 : len));
     if (!w) return -1;
-    memcpy(w->data, p, len);
-    w->req.data = c;
-    uv_buf_t buf = uv_buf_init(w->data, (unsigned)len);
+    w->c = c;
+    w->ev = ev;
+    if (!ev) memcpy(w->data, p, len);
+    uv_buf_t buf = uv_buf_init(ev ? ev->data : w->data, (unsigned)len);
     if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &buf, 1, cb) != 0) {
         free(w);
         dash_close_client(c);
         return -1;
     }
+    if (ev) ev->refs++;
     return 0;
+}
+
+static int dash_send(dash_client *c, const char *p, size_t len, uv_write_cb cb) {
+    return dash_write_to(c, NULL, p, len, cb);
+}
+
+/* One event to one subscriber; a miss is counted. */
+static void dash_send_ev(dash_client *c, dash_ev *e) {
+    if (dash_write_to(c, e, NULL, 0, dash_on_written) == 0) c->d->sent++;
+    else c->d->dropped++;
 }
 
 static void dash_reply(dash_client *c, const char *status, const char *type, const char *body, size_t len) {
@@ -149,8 +189,7 @@ static void dash_subscribe(dash_client *c) {
                                "X-Content-Type-Options: nosniff\r\nConnection: keep-alive\r\n\r\n";
     if (dash_send(c, head, sizeof head - 1, dash_on_written) != 0) return;
     c->sse = 1;
-    for (dash_ev *e = c->d->hist_head; e && !c->closing; e = e->next)
-        if (dash_send(c, e->data, e->len, dash_on_written) != 0) c->d->dropped++;
+    for (dash_ev *e = c->d->hist_head; e && !c->closing; e = e->next) dash_send_ev(c, e);
 }
 
 static void dash_request(dash_client *c) {
@@ -228,7 +267,7 @@ static void dash_keep(dash_sink *d, dash_ev *e) {
         d->hist_head->next = old->next;
         if (d->hist_tail == old) d->hist_tail = d->hist_head;
         d->hist_bytes -= old->len;
-        free(old);
+        dash_ev_unref(old);
     }
 }
 
@@ -250,24 +289,32 @@ static void dash_on_signal(uv_signal_t *h, int signum) {
     dash_close_all(d);
 }
 
-static void dash_on_wake(uv_async_t *a) {
-    dash_sink *d = a->data;
-    uv_mutex_lock(&d->mu);
-    dash_ev *e = d->in_head;
-    d->in_head = d->in_tail = NULL;
-    int stop = d->stop, linger = d->linger;
-    uv_mutex_unlock(&d->mu);
+/* The events the main thread pushed since the last wake-up, oldest first. */
+static dash_ev *dash_take_inbox(dash_sink *d) {
+    dash_ev *e = atomic_exchange(&d->inbox, NULL), *fifo = NULL;
     while (e) {
         dash_ev *next = e->next;
-        for (dash_client *c = d->clients, *cn; c; c = cn) {
-            cn = c->next;
-            if (c->sse && dash_send(c, e->data, e->len, dash_on_written) != 0) d->dropped++;
-        }
-        dash_keep(d, e);
+        e->next = fifo;
+        fifo = e;
         e = next;
     }
+    return fifo;
+}
+
+static void dash_on_wake(uv_async_t *a) {
+    dash_sink *d = a->data;
+    int stop = atomic_load(&d->stop);        /* before the inbox: the last events are in */
+    for (dash_ev *e = dash_take_inbox(d), *next; e; e = next) {
+        next = e->next;
+        e->refs = 1;                          /* the history's */
+        for (dash_client *c = d->clients, *cn; c; c = cn) {
+            cn = c->next;
+            if (c->sse) dash_send_ev(c, e);
+        }
+        dash_keep(d, e);
+    }
     if (!stop) return;
-    if (linger) {
+    if (d->linger) {
         if (uv_signal_start(&d->sigint, dash_on_signal, SIGINT) == 0 &&
             uv_signal_start(&d->sigterm, dash_on_signal, SIGTERM) == 0) return;
         fprintf(stderr, "luamech: --dashboard-linger: cannot wait for signals: stopping the dashboard\n");
@@ -277,6 +324,7 @@ static void dash_on_wake(uv_async_t *a) {
 
 static void dash_thread(void *arg) {
     dash_sink *d = arg;
+    prctl(PR_SET_NAME, "lm-dashboard", 0, 0, 0);   /* a name for ps and /proc; failure is harmless */
     uv_run(&d->loop, UV_RUN_DEFAULT);
 }
 
@@ -287,9 +335,7 @@ static void dash_event(void *self, const output_run *run, output_ev ev, int k, c
     for (size_t i = 0; i < len; i++) nl += lines[i] == '\n';
     dash_ev *e = malloc(sizeof *e + len + nl * 8 + 1);
     if (!e) {
-        uv_mutex_lock(&d->mu);
         d->dropped_in++;
-        uv_mutex_unlock(&d->mu);
         return;
     }
     size_t o = 0;
@@ -303,34 +349,29 @@ static void dash_event(void *self, const output_run *run, output_ev ev, int k, c
         p += n + 1;
     }
     e->len = o;
-    e->next = NULL;
-    uv_mutex_lock(&d->mu);
-    if (d->in_tail) d->in_tail->next = e;
-    else d->in_head = e;
-    d->in_tail = e;
-    uv_mutex_unlock(&d->mu);
+    e->refs = 0;
+    e->next = atomic_load(&d->inbox);
+    while (!atomic_compare_exchange_weak(&d->inbox, &e->next, e)) {}   /* fails only when the loop took the list */
     uv_async_send(&d->wake);
 }
 
 static void dash_free(dash_sink *d) {
     for (dash_ev *e = d->hist_head, *n; e; e = n) n = e->next, free(e);
-    for (dash_ev *e = d->in_head, *n; e; e = n) n = e->next, free(e);
+    for (dash_ev *e = atomic_exchange(&d->inbox, NULL), *n; e; e = n) n = e->next, free(e);
     uv_loop_close(&d->loop);
-    uv_mutex_destroy(&d->mu);
     free(d);
 }
 
 static void dash_close(void *self) {
     dash_sink *d = self;
-    uv_mutex_lock(&d->mu);
-    d->stop = 1;
-    uv_mutex_unlock(&d->mu);
+    atomic_store(&d->stop, 1);
     if (d->linger) fprintf(stderr, "luamech: the dashboard stays up at %s until Ctrl-C (--dashboard-linger)\n", d->url);
     uv_async_send(&d->wake);
     uv_thread_join(&d->thread);
     if (d->dropped + d->dropped_in > 0)       /* the thread ended: no race */
-        fprintf(stderr, "luamech: --dashboard: %lld event(s) dropped for browsers that did not keep up\n",
-                (long long)(d->dropped + d->dropped_in));
+        fprintf(stderr, "luamech: --dashboard: %lld event(s) not sent (%lld sent); %lld browser(s) disconnected "
+                "for not keeping up\n", (long long)(d->dropped + d->dropped_in), (long long)d->sent,
+                (long long)d->kicked);
     dash_free(d);
 }
 
@@ -371,16 +412,16 @@ static int dash_listen(dash_sink *d, const char *spec, char *err, size_t err_len
 
 int output_dash_open(output_sink *out, const output_cfg *c, char *err, size_t err_len) {
     dash_sink *d = calloc(1, sizeof *d);
-    if (!d || uv_mutex_init(&d->mu) != 0) {
-        free(d);
+    if (!d) {
         snprintf(err, err_len, "--dashboard: out of memory");
         return -1;
     }
+    atomic_init(&d->inbox, NULL);
+    atomic_init(&d->stop, 0);
     d->linger = c->dashboard_linger;
     int rc = uv_loop_init(&d->loop);
     if (rc != 0) {
         snprintf(err, err_len, "--dashboard: cannot create its loop: %s", uv_strerror(rc));
-        uv_mutex_destroy(&d->mu);
         free(d);
         return -1;
     }

@@ -34,6 +34,15 @@ static int output_parse_label(output_stream_cfg *s, const char *kv, char *err, s
                  "and _, not starting with a digit; at most %d labels)", kv, OUTPUT_MAX_LABELS);
         return -1;
     }
+    static const char *const ours[] = {"run_id", "scenario", "phase", "segment", "timer", "kind",
+                                       "group", "counter", "le", "quantile"};
+    for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
+        if ((strlen(ours[i]) == n && memcmp(kv, ours[i], n) == 0) || strncmp(kv, "__", 2) == 0) {
+            snprintf(err, err_len, "--stream prometheus: label=%s: luamech sets that label itself (run_id, "
+                     "scenario, phase, segment, timer, kind, group, counter, le, quantile; names starting "
+                     "with __ are Prometheus's)", kv);
+            return -1;
+        }
     memcpy(s->labels[s->nlabels][0], kv, n);
     s->labels[s->nlabels][0][n] = 0;
     snprintf(s->labels[s->nlabels][1], sizeof s->labels[0][1], "%s", eq + 1);

@@ -3,7 +3,9 @@
  * interval, and their packing into a prometheus.WriteRequest with the C
  * code protoc-c generated from remote_write.proto.  Latency is a classic
  * histogram (fixed bucket bounds, a factor 1.25 apart) plus exact
- * percentiles as gauges; counts are cumulative counters.  No I/O. */
+ * percentiles as gauges; counts are cumulative counters.  Label values
+ * are escaped as the result files escape names (common/text.c): remote
+ * write requires UTF-8, and a name then reads as in summary.json.  No I/O. */
 #include "output/sink_prom.h"
 
 #include <math.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "output/remote_write.pb-c.h"
 #include "report/report.h"
 
@@ -44,6 +47,10 @@ void prom_batch_init(prom_batch *b, const output_run *run, const output_stream_c
     b->bname[b->nbase] = "run_id", b->bval[b->nbase++] = run->run_id;
     b->bname[b->nbase] = "scenario", b->bval[b->nbase++] = run->sc->name;
     if (run->phase) b->bname[b->nbase] = "phase", b->bval[b->nbase++] = run->phase;
+    if (run->sc->seg_count > 0) {             /* --segment i/N: the merged runs' parts told apart */
+        snprintf(b->segment, sizeof b->segment, "%d/%d", run->sc->seg_index, run->sc->seg_count);
+        b->bname[b->nbase] = "segment", b->bval[b->nbase++] = b->segment;
+    }
     for (int i = 0; i < c->nlabels; i++) b->bname[b->nbase] = c->labels[i][0], b->bval[b->nbase++] = c->labels[i][1];
 }
 
@@ -178,8 +185,26 @@ static void prom_sort_labels(Prometheus__Label **l, int n) {
         }
 }
 
+/* v, or an escaped copy of it added to *esc (freed by the caller) when it
+ * is not clean; v when out of memory (Prometheus may then refuse it). */
+static char *prom_label_value(const char *v, char ***esc, size_t *nesc, size_t *cap) {
+    if (text_is_clean(v, strlen(v))) return (char *)v;
+    if (*nesc == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        char **e = realloc(*esc, c * sizeof *e);
+        if (!e) return (char *)v;
+        *esc = e, *cap = c;
+    }
+    char *copy = text_escape_dup(v);
+    if (!copy) return (char *)v;
+    (*esc)[(*nesc)++] = copy;
+    return copy;
+}
+
 uint8_t *prom_batch_pack(const prom_batch *b, size_t *len) {
     int per = PROM_MAX_LABELS + 1;
+    char **esc = NULL;
+    size_t nesc = 0, esc_cap = 0;
     Prometheus__TimeSeries *ts = calloc((size_t)b->n + 1, sizeof *ts);
     Prometheus__TimeSeries **tsp = calloc((size_t)b->n + 1, sizeof *tsp);
     Prometheus__Label *lab = calloc(((size_t)b->n + 1) * (size_t)per, sizeof *lab);
@@ -196,7 +221,7 @@ uint8_t *prom_batch_pack(const prom_batch *b, size_t *len) {
             for (int j = 0; j < s->nl; j++) {
                 prometheus__label__init(&l[j + 1]);
                 l[j + 1].name = (char *)s->lname[j];
-                l[j + 1].value = (char *)(s->lval[j] ? s->lval[j] : s->own);
+                l[j + 1].value = prom_label_value(s->lval[j] ? s->lval[j] : s->own, &esc, &nesc, &esc_cap);
                 lp[j + 1] = &l[j + 1];
             }
             prom_sort_labels(lp, s->nl + 1);
@@ -218,6 +243,8 @@ uint8_t *prom_batch_pack(const prom_batch *b, size_t *len) {
         if (out) prometheus__write_request__pack(&wr, out);
     }
     free(ts), free(tsp), free(lab), free(labp), free(smp), free(smpp);
+    for (size_t i = 0; i < nesc; i++) free(esc[i]);
+    free(esc);
     return out;
 }
 

@@ -23,7 +23,8 @@ typedef struct prom_series {
 typedef struct prom_batch {
     int n, cap;
     prom_series *s;
-    int nbase;               /* labels of every series: run_id, scenario, phase, the user's */
+    int nbase;               /* labels of every series: run_id, scenario, phase, segment, the user's */
+    char segment[32];        /* "i/N" of --segment i/N */
     const char *bname[PROM_MAX_LABELS], *bval[PROM_MAX_LABELS];
     int64_t ts_ms;           /* the samples' timestamp */
     int64_t dropped;         /* samples dropped so far (reported as a counter) */

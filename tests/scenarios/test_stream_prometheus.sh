@@ -56,6 +56,40 @@ check "counters" [ "$(q 'luamech_counter_total{run_id="r",counter="engine.cpu_us
 check "one push per interval: 3 samples of the count" \
     [ "$(curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=count_over_time(luamech_latency_seconds_count{$sel}[1h])" | jq -r '.data.result[0].value[1]')" = 3 ]
 
+# A run in two segments (--segment 1/2 and 2/2, as docs/distributed.md
+# starts them) into the same Prometheus: each series carries its segment,
+# and the two add up to the two summaries.  Its custom timer's name is not
+# UTF-8 ("odd\xffname"): it arrives escaped as summary.json has it (sent
+# raw, Debian's Prometheus 2.42 stored the byte and its API showed U+FFFD;
+# remote write requires UTF-8 and other receivers refuse the whole write).
+for i in 1 2; do
+    "$LUAMECH" run "$F/prom_names.lua" -q -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/seg-$i" --segment $i/2 \
+        --stream "prometheus=http://127.0.0.1:$PP/api/v1/write" > /dev/null 2> "$TMP/seg-$i.txt" &
+    PIDS+=($!)
+    eval "seg_pid_$i=\$!"
+done
+wait "$seg_pid_1"; rc1=$?
+wait "$seg_pid_2"; rc2=$?
+check "segments: both exit 0" [ "$rc1$rc2" = 00 ]
+check "segments: nothing dropped (no write refused)" [ "$(cat "$TMP/seg-1.txt" "$TMP/seg-2.txt" | grep -c dropped)" -eq 0 ]
+for i in 1 2; do
+    n=$(timer_count "$TMP/seg-$i/summary.json" "All Transactions")
+    got=$(q "luamech_latency_seconds_count{run_id=\"seg-$i\",segment=\"$i/2\",timer=\"All Transactions\"}")
+    echo "segment $i/2: prometheus $got, summary $n"
+    check "segment $i/2: its series carry segment=\"$i/2\" and its count" [ "$got" = "$n" ]
+done
+both=$(( $(timer_count "$TMP/seg-1/summary.json" "All Transactions") + $(timer_count "$TMP/seg-2/summary.json" "All Transactions") ))
+check "segments: summed over segment, the whole run's count" \
+    [ "$(q 'sum(luamech_latency_seconds_count{run_id=~"seg-.",timer="All Transactions"})')" = "$both" ]
+odd_sum=$(jq -r '.timers[] | select(.name | startswith("odd")) | .name' "$TMP/seg-1/summary.json")
+odd_prom=$(curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode 'query=luamech_latency_seconds_count{run_id="seg-1",kind="custom"}' \
+    | jq -r '.data.result[0].metric.timer // "none"')
+odd_n=$(q 'luamech_latency_seconds_count{run_id="seg-1",kind="custom"}')
+echo "a timer named with \\xff: summary.json '$odd_sum', prometheus '$odd_prom' ($odd_n)"
+check "a timer name that is not UTF-8 arrives escaped, as summary.json has it" \
+    [ "$odd_prom" = 'odd\xffname' -a "$odd_sum" = 'odd\xffname' ]
+check "... with its count" [ "$odd_n" = "$(timer_count "$TMP/seg-1/summary.json" 'odd\xffname')" ]
+
 # A Prometheus that is down, and a server that accepts and never reads: the
 # run keeps its rate and ends on time; the dropped samples are reported.
 cat > "$TMP/deaf.py" <<'PY'
@@ -133,6 +167,7 @@ bad "bad port" "malformed URL" "prometheus=http://127.0.0.1:99999/api/v1/write"
 bad "not a URL" "expected a URL such as" "prometheus=localhost:9090"
 bad "unknown option" "unknown option 'foo=1'" "prometheus=http://127.0.0.1:$PP,foo=1"
 bad "bad label" "expected label=NAME=VALUE" "prometheus=http://127.0.0.1:$PP,label=1x=y"
+bad "a label luamech sets" "luamech sets that label itself" "prometheus=http://127.0.0.1:$PP,label=segment=x"
 bad "bad interval" "interval=soon" "prometheus=http://127.0.0.1:$PP,interval=soon"
 bad "missing token file" "bearer_token_file=$TMP/nope" "prometheus=http://127.0.0.1:$PP,bearer_token_file=$TMP/nope"
 check "no load was sent for the bad values" [ "$(mc_stat "$MC" cmd_get)" -eq "$gets1" ]

@@ -50,7 +50,7 @@ static int output_parse_label(output_stream_cfg *s, const char *kv, char *err, s
     return 0;
 }
 
-/* prometheus=URL[,interval=DUR][,label=NAME=VALUE]...[,bearer_token_file=PATH] */
+/* prometheus=URL[,interval=DUR][,label=NAME=VALUE]...[,histograms=classic|native][,bearer_token_file=PATH] */
 static int output_parse_prom(output_stream_cfg *s, const char *spec, char *err, size_t err_len) {
     char buf[2048];
     snprintf(buf, sizeof buf, "%s", spec);
@@ -68,11 +68,13 @@ static int output_parse_prom(output_stream_cfg *s, const char *spec, char *err, 
             }
         } else if (strncmp(tok, "label=", 6) == 0) {
             if (output_parse_label(s, tok + 6, err, err_len) != 0) return -1;
+        } else if (strcmp(tok, "histograms=native") == 0 || strcmp(tok, "histograms=classic") == 0) {
+            s->native_hist = tok[11] == 'n';
         } else if (strncmp(tok, "bearer_token_file=", 18) == 0 && tok[18]) {
             snprintf(s->bearer_file, sizeof s->bearer_file, "%s", tok + 18);
         } else {
             snprintf(err, err_len, "--stream prometheus: unknown option '%s' (expected interval=DUR, "
-                     "label=NAME=VALUE or bearer_token_file=PATH)", tok);
+                     "label=NAME=VALUE, histograms=classic|native or bearer_token_file=PATH)", tok);
             return -1;
         }
     }

@@ -28,6 +28,7 @@ typedef struct output_stream_cfg {
     int nlabels;
     char labels[OUTPUT_MAX_LABELS][2][128];   /* extra name=value labels */
     char bearer_file[1024];           /* a file holding a bearer token, or "" */
+    int native_hist;                  /* prometheus: histograms=native (else classic buckets) */
 } output_stream_cfg;
 
 typedef struct output_cfg {

@@ -2,7 +2,9 @@
  * and labels in docs/outputs.md), from the merged run data of one closed
  * interval, and their packing into a prometheus.WriteRequest with the C
  * code protoc-c generated from remote_write.proto.  Latency is a classic
- * histogram (fixed bucket bounds, a factor 1.25 apart) plus exact
+ * histogram (fixed bucket bounds, a factor 1.25 apart) or, with
+ * histograms=native, a native one (luamech's HdrHistogram buckets mapped to
+ * exponential buckets of schema prom_native_schema()), plus exact
  * percentiles as gauges; counts are cumulative counters.  Label values
  * are escaped as the result files escape names (common/text.c): remote
  * write requires UTF-8, and a name then reads as in summary.json.  No I/O. */
@@ -44,6 +46,7 @@ void prom_base64(const char *in, char *out, size_t len) {
 void prom_batch_init(prom_batch *b, const output_run *run, const output_stream_cfg *c, int64_t dropped) {
     memset(b, 0, sizeof *b);
     b->dropped = dropped;
+    b->native_hist = c->native_hist;
     b->bname[b->nbase] = "run_id", b->bval[b->nbase++] = run->run_id;
     b->bname[b->nbase] = "scenario", b->bval[b->nbase++] = run->sc->name;
     if (run->phase) b->bname[b->nbase] = "phase", b->bval[b->nbase++] = run->phase;
@@ -83,9 +86,85 @@ static const char *prom_group_of(const agg_timer *t) {
     return strncmp(t->name, "group ", 6) == 0 ? t->name + 6 : t->name;
 }
 
-/* Cumulative bucket counts of t's whole-run histogram, _sum and _count. */
+int prom_native_schema(void) {
+    double resolution = pow(10.0, -HIST_SIG_DIGITS);           /* 0.001 */
+    int s = (int)floor(log2(log(2.0) / resolution));           /* bucket width ~ ln 2 / 2^s */
+    return s > 8 ? 8 : s;
+}
+
+int32_t prom_native_index(double v, int schema) {
+    return (int32_t)ceil(log2(v) * ldexp(1.0, schema) - 1e-9);  /* an exact bound stays in its bucket */
+}
+
+/* One more bucket (index idx, count c; indexes increasing) into n. */
+static int prom_native_add(prom_native *n, int32_t idx, int64_t c, int32_t *last, int64_t *prev, int *cap) {
+    if (n->ndeltas == *cap) {
+        int nc = *cap ? *cap * 2 : 64;
+        int64_t *d = realloc(n->deltas, (size_t)nc * sizeof *d);
+        int32_t *o = d ? realloc(n->span_off, (size_t)nc * sizeof *o) : NULL;
+        uint32_t *l = o ? realloc(n->span_len, (size_t)nc * sizeof *l) : NULL;
+        if (d) n->deltas = d;
+        if (o) n->span_off = o;
+        if (l) n->span_len = l;
+        if (!l) return -1;
+        *cap = nc;
+    }
+    if (n->nspans > 0 && idx == *last + 1) n->span_len[n->nspans - 1]++;
+    else {
+        n->span_off[n->nspans] = n->nspans ? idx - *last - 1 : idx;
+        n->span_len[n->nspans++] = 1;
+    }
+    n->deltas[n->ndeltas++] = c - *prev;
+    *last = idx, *prev = c;
+    return 0;
+}
+
+/* t's whole-run histogram as a native histogram series (metric
+ * luamech_latency_seconds); each HdrHistogram bucket goes whole into the
+ * native bucket of its median-equivalent value. */
+static void prom_native_hist(prom_batch *b, const agg_timer *t) {
+    const hist *h = &t->total;
+    if (b->nnh == b->nh_cap) {
+        int cap = b->nh_cap ? b->nh_cap * 2 : 32;
+        prom_native *nh = realloc(b->nh, (size_t)cap * sizeof *nh);
+        if (!nh) return;
+        b->nh = nh, b->nh_cap = cap;
+    }
+    prom_native *n = &b->nh[b->nnh];
+    memset(n, 0, sizeof *n);
+    n->schema = prom_native_schema();
+    n->count = h->total;
+    n->sum = hist_mean_us(h) * (double)h->total / 1e6;
+    int32_t cur = 0, last = 0;
+    int64_t acc = 0, prev = 0;
+    int cap = 0, ok = 1;
+    for (int32_t idx = h->total ? h->lo_idx : 1; ok && h->total && idx <= h->hi_idx; idx++) {
+        int64_t c = hist_count_at(h, idx);
+        if (!c) continue;
+        int32_t ni = prom_native_index((double)hist_median_equivalent(hist_value_at_index(idx)) / 1e6, n->schema);
+        if (acc && ni != cur) ok = prom_native_add(n, cur, acc, &last, &prev, &cap) == 0, acc = 0;
+        cur = ni;
+        acc += c;
+    }
+    if (ok && acc) ok = prom_native_add(n, cur, acc, &last, &prev, &cap) == 0;
+    prom_series *s = ok ? prom_add(b, "luamech_latency_seconds", 0, PROM_TIMER_LABELS(t)) : NULL;
+    if (!s) {
+        free(n->deltas), free(n->span_off), free(n->span_len);
+        return;
+    }
+    s->native = ++b->nnh;
+}
+
+/* Cumulative bucket counts of t's whole-run histogram (or the native
+ * histogram), _sum and _count. */
 static void prom_histogram(prom_batch *b, const agg_timer *t) {
     const hist *h = &t->total;
+    if (b->native_hist) {
+        prom_native_hist(b, t);
+        prom_add(b, "luamech_latency_seconds_count", (double)h->total, PROM_TIMER_LABELS(t));
+        prom_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, PROM_TIMER_LABELS(t));
+        return;
+    }
     double bounds[PROM_NBOUNDS];
     int nb = prom_bucket_bounds(bounds, PROM_NBOUNDS);
     int64_t cum[PROM_NBOUNDS] = {0};
@@ -201,10 +280,39 @@ static char *prom_label_value(const char *v, char ***esc, size_t *nesc, size_t *
     return copy;
 }
 
+/* n as a protobuf-c Histogram into hp (spans from sp/spp, n->nspans of
+ * them), stamped ts_ms. */
+static void prom_pack_native(const prom_native *n, int64_t ts_ms, Prometheus__Histogram *hp,
+                             Prometheus__BucketSpan *sp, Prometheus__BucketSpan **spp) {
+    prometheus__histogram__init(hp);
+    hp->count_case = PROMETHEUS__HISTOGRAM__COUNT_COUNT_INT;
+    hp->count_int = (uint64_t)n->count;
+    hp->sum = n->sum;
+    hp->schema = n->schema;
+    hp->zero_count_case = PROMETHEUS__HISTOGRAM__ZERO_COUNT_ZERO_COUNT_INT;   /* latencies are > 0 */
+    hp->zero_count_int = 0;
+    for (int i = 0; i < n->nspans; i++) {
+        prometheus__bucket_span__init(&sp[i]);
+        sp[i].offset = n->span_off[i], sp[i].length = n->span_len[i];
+        spp[i] = &sp[i];
+    }
+    hp->n_positive_spans = (size_t)n->nspans, hp->positive_spans = spp;
+    hp->n_positive_deltas = (size_t)n->ndeltas, hp->positive_deltas = n->deltas;
+    hp->reset_hint = PROMETHEUS__HISTOGRAM__RESET_HINT__UNKNOWN;
+    hp->timestamp = ts_ms;
+}
+
 uint8_t *prom_batch_pack(const prom_batch *b, size_t *len) {
     int per = PROM_MAX_LABELS + 1;
     char **esc = NULL;
     size_t nesc = 0, esc_cap = 0;
+    size_t nspans = 0;
+    for (int i = 0; i < b->nnh; i++) nspans += (size_t)b->nh[i].nspans;
+    Prometheus__Histogram *hs = calloc((size_t)b->nnh + 1, sizeof *hs);
+    Prometheus__Histogram **hsp = calloc((size_t)b->nnh + 1, sizeof *hsp);
+    Prometheus__BucketSpan *sp = calloc(nspans + 1, sizeof *sp);
+    Prometheus__BucketSpan **spp = calloc(nspans + 1, sizeof *spp);
+    size_t span_at = 0;
     Prometheus__TimeSeries *ts = calloc((size_t)b->n + 1, sizeof *ts);
     Prometheus__TimeSeries **tsp = calloc((size_t)b->n + 1, sizeof *tsp);
     Prometheus__Label *lab = calloc(((size_t)b->n + 1) * (size_t)per, sizeof *lab);
@@ -212,7 +320,7 @@ uint8_t *prom_batch_pack(const prom_batch *b, size_t *len) {
     Prometheus__Sample *smp = calloc((size_t)b->n + 1, sizeof *smp);
     Prometheus__Sample **smpp = calloc((size_t)b->n + 1, sizeof *smpp);
     uint8_t *out = NULL;
-    if (ts && tsp && lab && labp && smp && smpp) {
+    if (ts && tsp && lab && labp && smp && smpp && hs && hsp && sp && spp) {
         for (int i = 0; i < b->n; i++) {
             const prom_series *s = &b->s[i];
             Prometheus__Label *l = &lab[i * per], **lp = &labp[i * per];
@@ -232,6 +340,14 @@ uint8_t *prom_batch_pack(const prom_batch *b, size_t *len) {
             prometheus__time_series__init(&ts[i]);
             ts[i].n_labels = (size_t)s->nl + 1, ts[i].labels = lp;
             ts[i].n_samples = 1, ts[i].samples = &smpp[i];
+            if (s->native > 0) {
+                const prom_native *n = &b->nh[s->native - 1];
+                prom_pack_native(n, b->ts_ms, &hs[s->native - 1], &sp[span_at], &spp[span_at]);
+                span_at += (size_t)n->nspans;
+                hsp[s->native - 1] = &hs[s->native - 1];
+                ts[i].n_samples = 0;
+                ts[i].n_histograms = 1, ts[i].histograms = &hsp[s->native - 1];
+            }
             tsp[i] = &ts[i];
         }
         Prometheus__WriteRequest wr;
@@ -243,12 +359,15 @@ uint8_t *prom_batch_pack(const prom_batch *b, size_t *len) {
         if (out) prometheus__write_request__pack(&wr, out);
     }
     free(ts), free(tsp), free(lab), free(labp), free(smp), free(smpp);
+    free(hs), free(hsp), free(sp), free(spp);
     for (size_t i = 0; i < nesc; i++) free(esc[i]);
     free(esc);
     return out;
 }
 
 void prom_batch_free(prom_batch *b) {
+    for (int i = 0; i < b->nnh; i++) free(b->nh[i].deltas), free(b->nh[i].span_off), free(b->nh[i].span_len);
+    free(b->nh);
     free(b->s);
     memset(b, 0, sizeof *b);
 }

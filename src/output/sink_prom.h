@@ -18,7 +18,21 @@ typedef struct prom_series {
     char metric[80];
     char own[40];            /* le= or quantile= value */
     double v;
+    int native;              /* > 0: a native histogram, b->nh[native - 1], instead of v */
 } prom_series;
+
+/* A native histogram (integer counts, positive buckets only: latencies are
+ * > 0), its spans and deltas as remote write has them. */
+typedef struct prom_native {
+    int schema;
+    int64_t count;
+    double sum;
+    int nspans;
+    int32_t *span_off;       /* offset of each span (the first: its first index) */
+    uint32_t *span_len;
+    int ndeltas;
+    int64_t *deltas;         /* each bucket's count minus the previous bucket's */
+} prom_native;
 
 typedef struct prom_batch {
     int n, cap;
@@ -28,6 +42,9 @@ typedef struct prom_batch {
     const char *bname[PROM_MAX_LABELS], *bval[PROM_MAX_LABELS];
     int64_t ts_ms;           /* the samples' timestamp */
     int64_t dropped;         /* samples dropped so far (reported as a counter) */
+    int native_hist;         /* histograms=native */
+    int nnh, nh_cap;
+    prom_native *nh;
 } prom_batch;
 
 void prom_batch_init(prom_batch *b, const output_run *run, const output_stream_cfg *c, int64_t dropped);
@@ -41,5 +58,11 @@ void prom_base64(const char *in, char *out, size_t len);
 /* The classic histogram's upper bounds in seconds (+Inf not included), at
  * most max of them into bounds; returns how many. */
 int prom_bucket_bounds(double *bounds, int max);
+/* The native-histogram schema for luamech's histograms: the finest whose
+ * bucket (a factor 2^(2^-schema) wide) is not finer than their precision
+ * (HIST_SIG_DIGITS), at most 8 (Prometheus's finest). */
+int prom_native_schema(void);
+/* The index of the native bucket of schema that holds v (> 0). */
+int32_t prom_native_index(double v, int schema);
 
 #endif

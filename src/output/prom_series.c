@@ -93,6 +93,7 @@ int prom_native_schema(void) {
 }
 
 int32_t prom_native_index(double v, int schema) {
+    if (!(v > 0)) return INT32_MIN;                             /* not a bucket: the zero bucket's */
     return (int32_t)ceil(log2(v) * ldexp(1.0, schema) - 1e-9);  /* an exact bound stays in its bucket */
 }
 
@@ -121,7 +122,8 @@ static int prom_native_add(prom_native *n, int32_t idx, int64_t c, int32_t *last
 
 /* t's whole-run histogram as a native histogram series (metric
  * luamech_latency_seconds); each HdrHistogram bucket goes whole into the
- * native bucket of its median-equivalent value. */
+ * native bucket of its median-equivalent value; 0 us (a sub-microsecond
+ * time) into the zero bucket (threshold 0: exact zeros only). */
 static void prom_native_hist(prom_batch *b, const agg_timer *t) {
     const hist *h = &t->total;
     if (b->nnh == b->nh_cap) {
@@ -141,6 +143,10 @@ static void prom_native_hist(prom_batch *b, const agg_timer *t) {
     for (int32_t idx = h->total ? h->lo_idx : 1; ok && h->total && idx <= h->hi_idx; idx++) {
         int64_t c = hist_count_at(h, idx);
         if (!c) continue;
+        if (hist_median_equivalent(hist_value_at_index(idx)) <= 0) {
+            n->zero += c;
+            continue;
+        }
         int32_t ni = prom_native_index((double)hist_median_equivalent(hist_value_at_index(idx)) / 1e6, n->schema);
         if (acc && ni != cur) ok = prom_native_add(n, cur, acc, &last, &prev, &cap) == 0, acc = 0;
         cur = ni;
@@ -289,8 +295,8 @@ static void prom_pack_native(const prom_native *n, int64_t ts_ms, Prometheus__Hi
     hp->count_int = (uint64_t)n->count;
     hp->sum = n->sum;
     hp->schema = n->schema;
-    hp->zero_count_case = PROMETHEUS__HISTOGRAM__ZERO_COUNT_ZERO_COUNT_INT;   /* latencies are > 0 */
-    hp->zero_count_int = 0;
+    hp->zero_count_case = PROMETHEUS__HISTOGRAM__ZERO_COUNT_ZERO_COUNT_INT;   /* zero_threshold 0 */
+    hp->zero_count_int = (uint64_t)n->zero;
     for (int i = 0; i < n->nspans; i++) {
         prometheus__bucket_span__init(&sp[i]);
         sp[i].offset = n->span_off[i], sp[i].length = n->span_len[i];

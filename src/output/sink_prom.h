@@ -21,11 +21,12 @@ typedef struct prom_series {
     int native;              /* > 0: a native histogram, b->nh[native - 1], instead of v */
 } prom_series;
 
-/* A native histogram (integer counts, positive buckets only: latencies are
- * > 0), its spans and deltas as remote write has them. */
+/* A native histogram (integer counts: exact zeros in the zero bucket, the
+ * rest in positive buckets), its spans and deltas as remote write has them. */
 typedef struct prom_native {
     int schema;
     int64_t count;
+    int64_t zero;            /* samples of 0 us (the zero bucket, threshold 0) */
     double sum;
     int nspans;
     int32_t *span_off;       /* offset of each span (the first: its first index) */

@@ -71,6 +71,14 @@ check "native: nothing dropped" [ "$(grep -c dropped "$TMP/nh.txt")" -eq 0 ]
 nsel='run_id="nh",timer="All Transactions"'
 n_sum=$(timer_count "$TMP/nh/summary.json" "All Transactions")
 check "native: histogram_count is summary.json's count" [ "$(q "histogram_count(luamech_latency_seconds{$nsel})")" = "$n_sum" ]
+# Every timer, engine timers with samples of 0 us (the zero bucket) included.
+bad_timers=$(jq -r '.timers[] | select(.name | endswith("(all)") | not) | "\(.name)\t\(.summary.count)"' "$TMP/nh/summary.json" |
+    while IFS=$'\t' read -r name n; do
+        got=$(q "histogram_count(luamech_latency_seconds{run_id=\"nh\",timer=\"$name\"})")
+        [ "$got" = "$n" ] || echo "$name: $got, not $n"
+    done)
+[ -z "$bad_timers" ] || echo "$bad_timers"
+check "native: every timer's histogram_count is its summary.json count" [ -z "$bad_timers" ]
 check "native: no classic buckets sent" [ "$(q "count(luamech_latency_seconds_bucket{run_id=\"nh\"})")" = none ]
 for p in 50 95 99; do
     want=$(jq -r --arg k "p${p}_ms" '.timers[] | select(.name == "All Transactions") | .summary[$k]' "$TMP/nh/summary.json")

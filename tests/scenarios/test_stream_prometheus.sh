@@ -16,7 +16,7 @@ F=$SRC/tests/scenarios/fixtures
 SANITIZED=0
 ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SANITIZED=1
 SLACK_MS=$(( SANITIZED * 10000 ))
-rate_held() { [ "$SANITIZED" = 1 ] || [ $(( $1 * 2 )) -ge "$2" ]; }
+rate_held() { [ "$SANITIZED" = 1 ] || [ $(( $1 * 100 )) -ge $(( $2 * 95 )) ]; }
 command -v prometheus > /dev/null || { echo "prometheus is not installed (.ci/setup installs it)"; exit 1; }
 
 free_port() { local p; for _ in $(seq 50); do p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }; done; }
@@ -139,13 +139,17 @@ for _ in $(seq 50); do [ -s "$TMP/deaf.port" ] && break; sleep 0.1; done
 DEAF=$(cat "$TMP/deaf.port")
 DOWN=$(free_port)
 t0=$(date +%s%N)
-"$LUAMECH" run "$F/compare_kv.lua" -q -d 4s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r0" > /dev/null 2>&1
+# A fixed arrival rate (400/s for 4 s): the count is what the run started,
+# not what a loaded machine's CPU allowed a closed-model run (that figure
+# swung from 37631 to 105915 between two runs here, without any stream).
+RATE_ARGS=("$F/models_rate.lua" -q -i 100ms -w 1 -e RATE=400 -e RUN_TIME=4s -e MEMCACHED=127.0.0.1:$MC)
+"$LUAMECH" run "${RATE_ARGS[@]}" -o "$TMP/r0" > /dev/null 2>&1
 base_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 tx0=$(timer_count "$TMP/r0/summary.json" "All Transactions")
 for what in deaf down; do
     port=$DEAF; [ $what = down ] && port=$DOWN
     t0=$(date +%s%N)
-    "$LUAMECH" run "$F/compare_kv.lua" -q -d 4s -i 100ms -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/r-$what" \
+    "$LUAMECH" run "${RATE_ARGS[@]}" -o "$TMP/r-$what" \
         --stream "prometheus=http://127.0.0.1:$port/api/v1/write" > /dev/null 2> "$TMP/err-$what.txt"
     rc=$?
     el_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -153,7 +157,7 @@ for what in deaf down; do
     echo "$what: $el_ms ms (without the stream $base_ms ms), $tx transactions (without $tx0): $(grep prometheus "$TMP/err-$what.txt")"
     check "$what: exits 0" [ "$rc" -eq 0 ]
     check "$what: ends on time (within 4 s of the run without it: the flush's bound is 3 s)" [ "$el_ms" -lt $(( base_ms + 4000 + SLACK_MS )) ]
-    check "$what: keeps its rate (at least half)" rate_held "$tx" "$tx0"
+    check "$what: keeps its rate (>= 95 % of the run without it)" rate_held "$tx" "$tx0"
     check "$what: dropped samples reported" grep -q "sample(s) dropped" "$TMP/err-$what.txt"
 done
 

@@ -1,8 +1,9 @@
 /* redis_client.c - redis client on a libuv loop (see redis_client.h).
  *
  * Every byte goes through net/conn (TCP or a unix socket, optional TLS);
- * hiredis only formats commands (redisFormatCommandArgv) and parses replies
- * (proto/redis_proto.c, which also enforces the reply limits).  Writes: a
+ * proto/redis_proto.c encodes commands straight into the connection's write
+ * queue and parses replies (scalar ones in place, without allocation; arrays
+ * and unusual ones through hiredis's reader), enforcing the reply limits.  Writes: a
  * command is queued on the connection, which flushes once per loop turn, so
  * the commands queued in a turn leave in one write.  Replies are matched to
  * requests in order, and only to requests whose bytes were handed to the
@@ -108,36 +109,36 @@ static int redis_err(char *err, size_t err_len, const char *msg, const char *add
 const char *redis_client_name(const redis_client *c) { return c->name; }
 size_t redis_client_pending(const redis_client *c) { return c->npending; }
 
-static int redis_buf_append(redis_buf *b, const char *p, size_t n) {
-    if (n > SIZE_MAX - b->len) return UV_ENOMEM;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : REDIS_WBUF_INIT;
-        while (cap < b->len + n) cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
-        char *q = realloc(b->p, cap);
-        if (q == NULL) return UV_ENOMEM;
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    return 0;
-}
-
 static void redis_buf_free(redis_buf *b) {
     free(b->p);
     memset(b, 0, sizeof *b);
 }
 
-/* Format one command (hiredis) onto b, or onto the connection's write
- * queue when b is NULL; 0 or UV_ENOMEM. */
+/* Room for n more bytes at the end of b; NULL when out of memory. */
+static char *redis_buf_space(redis_buf *b, size_t n) {
+    if (n > SIZE_MAX - b->len) return NULL;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : REDIS_WBUF_INIT;
+        while (cap < b->len + n) cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
+        char *q = realloc(b->p, cap);
+        if (q == NULL) return NULL;
+        b->p = q;
+        b->cap = cap;
+    }
+    return b->p + b->len;
+}
+
+/* Encode one command (RESP, proto/redis_proto.c) straight onto b, or onto
+ * the connection's write queue when b is NULL; 0 or UV_ENOMEM. */
 static int redis_format(redis_client *c, redis_buf *b, int argc, const char **argv,
                         const size_t *lens) {
-    char *cmd = NULL;
-    int n = redisFormatCommandArgv(&cmd, argc, argv, lens);
-    if (n < 0) return UV_ENOMEM;
-    int rc = b ? redis_buf_append(b, cmd, (size_t)n) : net_conn_write(c->nc, cmd, (size_t)n);
-    redisFreeCommand(cmd);
-    return rc;
+    size_t n = redis_proto_cmd_len(argc, lens);
+    char *dst = b ? redis_buf_space(b, n) : net_conn_wspace(c->nc, n);
+    if (dst == NULL) return UV_ENOMEM;
+    redis_proto_encode(dst, argc, argv, lens);
+    if (b) b->len += n;
+    else net_conn_wcommit(c->nc, n);
+    return 0;
 }
 
 /* ---- creation and destruction ----------------------------------------- */
@@ -410,7 +411,9 @@ static void redis_deliver(redis_client *c, const redisReply *r) {
     req->on_done(req, 0, r, NULL);
 }
 
-static void redis_read_replies(redis_client *c, const char *p, size_t n) {
+/* Bytes for hiredis's reader (an array, a big or unusual reply, or the
+ * rest of a read once it holds an unfinished one): its replies, in order. */
+static void redis_read_slow(redis_client *c, const char *p, size_t n) {
     unsigned gen = c->gen;
     if (redis_proto_feed(&c->proto, p, n) != 0) {
         redis_drop(c, UV_ENOMEM, c->proto.err);
@@ -432,10 +435,36 @@ static void redis_read_replies(redis_client *c, const char *p, size_t n) {
     }
 }
 
+/* Replies in p[0..n): scalar ones taken in place (no allocation), the rest
+ * through hiredis; returns the bytes consumed (an unfinished scalar reply
+ * stays in the connection's buffer until more bytes come). */
+static size_t redis_read_replies(redis_client *c, const char *p, size_t n) {
+    unsigned gen = c->gen;
+    size_t off = 0;
+    while (off < n) {
+        if (!redis_proto_idle(&c->proto)) break;
+        redisReply r;
+        size_t used;
+        int rc = redis_proto_scan(&c->proto, p + off, n - off, &r, &used);
+        if (rc == 0) return off;
+        if (rc == 2) break;
+        if (rc < 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "protocol error: %s", c->proto.err);
+            redis_drop(c, REDIS_CLIENT_EPROTO, msg);
+            return n;
+        }
+        off += used;
+        redis_deliver(c, &r);
+        if (c->closing || c->gen != gen) return n;
+    }
+    if (off < n) redis_read_slow(c, p + off, n - off);
+    return n;
+}
+
 static size_t redis_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
     (void)nc;
-    redis_read_replies(owner, p, n);
-    return n;
+    return redis_read_replies(owner, p, n);
 }
 
 static void redis_on_fail(net_conn *nc, void *owner, int status, net_phase ph, const char *msg) {

@@ -1,6 +1,6 @@
 /* redis_client.h - a redis client on a libuv loop: one connection (TCP or
- * unix socket) carried by libuv, hiredis only formatting commands and reading
- * replies (proto/redis_proto.h, with reply limits); caller-allocated requests
+ * unix socket) carried by libuv, proto/redis_proto.h encoding commands and
+ * reading replies (with reply limits); caller-allocated requests
  * pipelined FIFO, request and connect timeouts, AUTH/SELECT at connect,
  * reconnect with doubling backoff; every on_done fires exactly once.  A reply
  * nobody asked for, a malformed one or one over the limits is a protocol error
@@ -43,7 +43,8 @@ typedef struct redis_client redis_client;
 typedef struct redis_req redis_req;
 
 /* status == 0: `reply` is the server's reply (an error reply included); it
- * is valid only during the call.  status < 0: `reply` is NULL and `errmsg`
+ * is valid only during the call, and its strings (str) may point into the
+ * read buffer, not NUL-terminated: use len.  status < 0: `reply` is NULL and `errmsg`
  * says why (valid only during the call). */
 typedef void (*redis_done_cb)(redis_req *req, int status, const redisReply *reply,
                               const char *errmsg);

@@ -10,8 +10,16 @@
  * it is complete, so the bytes not consumed yet begin with the unfinished
  * item; a bulk header over the limit is refused as soon as its line is in,
  * and the bytes of an unfinished reply (counted from where the previous reply
- * ended) may not pass max_reply_bytes.  It does not know about sockets,
- * requests or Lua. */
+ * ended) may not pass max_reply_bytes.
+ *
+ * In front of the reader, redis_proto_scan takes the replies a pipelined
+ * load mostly sees (status, error, integer, bulk string up to 64 KiB, nil)
+ * in place from the caller's buffer, under the same limits and with the
+ * same messages, so a reply costs no allocation and no copy; anything else
+ * (arrays, big or unusual replies) goes to hiredis.  redis_proto_encode
+ * writes a command's RESP into the caller's buffer (hiredis's format
+ * allocates per command).  It does not know about sockets, requests or
+ * Lua. */
 #include "proto/redis_proto.h"
 
 #include <stdio.h>
@@ -167,4 +175,146 @@ int redis_proto_next(redis_proto *p, redisReply **out) {
     }
     *out = reply;
     return 1;
+}
+
+/* ---- in-place scanner ------------------------------------------------- */
+
+/* hiredis 0.14 leaves ridx at 0 with a task of type -1 when asked for a
+ * reply with no bytes left: nothing of a reply started. */
+int redis_proto_idle(const redis_proto *p) {
+    const redisReader *r = p->rd;
+    if (r == NULL || r->err || p->refused || r->pos != r->len) return 0;
+    return r->ridx == -1 || (r->ridx == 0 && r->rstack[0].type == -1);
+}
+
+/* An unfinished reply of n bytes: more bytes (0), past the limit (-1), or
+ * a line so long that hiredis should stream it (2). */
+static int redis_proto_scan_partial(redis_proto *p, size_t n) {
+    unsigned long long lim = (unsigned long long)p->lim.max_reply_bytes;
+    if (n > lim) {
+        snprintf(p->err, sizeof p->err, "reply refused: more than %llu bytes (max_reply %llu)",
+                 lim, lim);
+        redis_proto_refused(p);
+        return -1;
+    }
+    return n > REDIS_PROTO_SCAN_MAX_BULK ? 2 : 0;
+}
+
+/* A complete reply of size bytes: over the limit? */
+static int redis_proto_scan_size(redis_proto *p, size_t size) {
+    if (size <= p->lim.max_reply_bytes) return 0;
+    snprintf(p->err, sizeof p->err, "reply refused: %llu bytes (max_reply %llu)",
+             (unsigned long long)size, (unsigned long long)p->lim.max_reply_bytes);
+    redis_proto_refused(p);
+    return -1;
+}
+
+/* The line after the type byte at s (n bytes): its length up to "\r\n";
+ * -1 when incomplete, -2 for a lone '\r' (hiredis's business). */
+static long redis_proto_scan_line(const char *s, size_t n) {
+    const char *cr = memchr(s, '\r', n);
+    if (cr == NULL || (size_t)(cr - s) + 1 >= n) return -1;
+    return cr[1] == '\n' ? (long)(cr - s) : -2;
+}
+
+/* s[0..len) as an optional '-' and 1..18 digits; 0 when not that form. */
+static int redis_proto_scan_ll(const char *s, size_t len, long long *v) {
+    size_t i = len > 0 && s[0] == '-';
+    long long x = 0;
+    if (len <= i || len - i > 18) return 0;
+    for (size_t k = i; k < len; k++) {
+        if (s[k] < '0' || s[k] > '9') return 0;
+        x = x * 10 + (s[k] - '0');
+    }
+    *v = i ? -x : x;
+    return 1;
+}
+
+/* "$<len>\r\n<bytes>\r\n" or "$-1\r\n"; hdr is the header line's length. */
+static int redis_proto_scan_bulk(redis_proto *p, const char *buf, size_t n, size_t hdr,
+                                 redisReply *out, size_t *used) {
+    long long len;
+    if (!redis_proto_scan_ll(buf + 1, hdr, &len) || len < -1) return 2;
+    if (len == -1) {
+        out->type = REDIS_REPLY_NIL;
+        *used = hdr + 3;
+        return 1;
+    }
+    if ((unsigned long long)len > p->lim.max_reply_bytes) {
+        snprintf(p->err, sizeof p->err, "reply refused: bulk string of %lld bytes (max_reply %llu)",
+                 len, (unsigned long long)p->lim.max_reply_bytes);
+        redis_proto_refused(p);
+        return -1;
+    }
+    if (len > REDIS_PROTO_SCAN_MAX_BULK) return 2;
+    size_t total = hdr + 3 + (size_t)len + 2;
+    if (n < total) return redis_proto_scan_partial(p, n);
+    if (buf[total - 2] != '\r' || buf[total - 1] != '\n') return 2;
+    if (redis_proto_scan_size(p, total) < 0) return -1;
+    out->type = REDIS_REPLY_STRING;
+    out->str = (char *)(buf + hdr + 3);
+    out->len = (size_t)len;
+    *used = total;
+    return 1;
+}
+
+int redis_proto_scan(redis_proto *p, const char *buf, size_t n, redisReply *out, size_t *used) {
+    memset(out, 0, sizeof *out);
+    *used = 0;
+    if (n == 0) return 0;
+    char t = buf[0];
+    if (t != '+' && t != '-' && t != ':' && t != '$') return 2;
+    long line = redis_proto_scan_line(buf + 1, n - 1);
+    if (line == -2) return 2;
+    if (line < 0) return redis_proto_scan_partial(p, n);
+    size_t hdr = (size_t)line;
+    if (t == '$') return redis_proto_scan_bulk(p, buf, n, hdr, out, used);
+    if (redis_proto_scan_size(p, hdr + 3) < 0) return -1;
+    if (t == ':') {
+        if (!redis_proto_scan_ll(buf + 1, hdr, &out->integer)) return 2;
+        out->type = REDIS_REPLY_INTEGER;
+    } else {
+        out->type = t == '+' ? REDIS_REPLY_STATUS : REDIS_REPLY_ERROR;
+        out->str = (char *)(buf + 1);
+        out->len = hdr;
+    }
+    *used = hdr + 3;
+    return 1;
+}
+
+/* ---- command encoder -------------------------------------------------- */
+
+static size_t redis_proto_digits(size_t v) {
+    size_t d = 1;
+    while (v >= 10) v /= 10, d++;
+    return d;
+}
+
+static char *redis_proto_put_len(char *d, char type, size_t v) {
+    char tmp[24];
+    int k = 0;
+    *d++ = type;
+    do tmp[k++] = (char)('0' + v % 10); while ((v /= 10) != 0);
+    while (k) *d++ = tmp[--k];
+    *d++ = '\r';
+    *d++ = '\n';
+    return d;
+}
+
+size_t redis_proto_cmd_len(int argc, const size_t *lens) {
+    size_t n = 3 + redis_proto_digits((size_t)argc);
+    for (int i = 0; i < argc; i++) n += 3 + redis_proto_digits(lens[i]) + lens[i] + 2;
+    return n;
+}
+
+size_t redis_proto_encode(char *dst, int argc, const char *const *argv, const size_t *lens) {
+    char *d = redis_proto_put_len(dst, '*', (size_t)argc);
+    for (int i = 0; i < argc; i++) {
+        d = redis_proto_put_len(d, '$', lens[i]);
+        if (lens[i]) memcpy(d, argv[i], lens[i]);
+        d += lens[i];
+        *d++ = '\r';
+        *d++ = '\n';
+    }
+    return (size_t)(d - dst);
 }

@@ -1,8 +1,11 @@
 /* redis_proto.h - the redis reply reader with limits: hiredis's redisReader
  * (RESP2) fed with bytes, its reply objects built by hiredis's own functions
  * behind checks that refuse a reply as it streams in when it is larger than
- * the limits (bytes of one reply, elements, nesting depth).  Command
- * formatting is hiredis's redisFormatCommandArgv.  Never touches sockets. */
+ * the limits (bytes of one reply, elements, nesting depth); in front of it a
+ * scanner that takes the common replies (status, error, integer, bulk
+ * string, nil) in place from the caller's buffer without allocating, and an
+ * encoder that writes a command's RESP straight into the caller's buffer.
+ * Never touches sockets. */
 #ifndef LUAMECH_REDIS_PROTO_H
 #define LUAMECH_REDIS_PROTO_H
 
@@ -49,5 +52,35 @@ int redis_proto_feed(redis_proto *p, const char *buf, size_t len);
  * 0 when more bytes are needed, -1 on a protocol error or a reply over the
  * limits (p->err says which; the reader is unusable until reset). */
 int redis_proto_next(redis_proto *p, redisReply **out);
+
+/* Scalar replies the scanner takes: bulk strings up to this size; larger
+ * ones (and arrays, and unusual forms) go through hiredis's reader. */
+#define REDIS_PROTO_SCAN_MAX_BULK (64 * 1024)
+
+/* 1 when the reader holds no bytes (between replies): the scanner may take
+ * the next reply.  0 while hiredis has an unfinished reply or bytes of the
+ * next ones: feed it the rest (redis_proto_feed/next) until it is idle. */
+int redis_proto_idle(const redis_proto *p);
+
+/* The reply at the head of buf[0..n), taken in place (nothing allocated,
+ * nothing fed to hiredis).  Only call it when redis_proto_idle.
+ *  1: a complete scalar reply: *out describes it (out->str points into buf,
+ *     valid as long as buf; not NUL-terminated: use out->len), *used its
+ *     bytes;
+ *  0: the reply is incomplete; ask again with more bytes (the caller keeps
+ *     buf[0..n));
+ *  2: not a reply the scanner takes (an array, a bulk string over
+ *     REDIS_PROTO_SCAN_MAX_BULK, an unusual form, not RESP): feed buf[0..n)
+ *     to hiredis with redis_proto_feed and take its replies with
+ *     redis_proto_next, which applies the same limits;
+ * -1: over the limits (p->err says which; the reader is unusable until
+ *     reset). */
+int redis_proto_scan(redis_proto *p, const char *buf, size_t n, redisReply *out, size_t *used);
+
+/* The RESP encoding of a command (argv[0] is its name; binary-safe
+ * arguments): its exact size, and writing it to dst (which has that room);
+ * the same bytes as hiredis's redisFormatCommandArgv, with no allocation. */
+size_t redis_proto_cmd_len(int argc, const size_t *lens);
+size_t redis_proto_encode(char *dst, int argc, const char *const *argv, const size_t *lens);
 
 #endif

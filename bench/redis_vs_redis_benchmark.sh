@@ -36,8 +36,19 @@
 # Pooled mode, POOL=1: luamech's CONNS VUs (default 200) share one connection
 # (pool = true, one worker), so up to CONNS commands are pipelined on it;
 # redis-benchmark runs -c 1 -P CONNS (one connection, CONNS commands per
-# pipeline batch).  memtier_benchmark --pipeline is not in Debian: skipped.
+# pipeline batch).
+#
+# memtier_benchmark (not in Debian; build it from its source outside this
+# repo) is a third tool of every round when MEMTIER=/path/to/memtier_benchmark
+# is set or memtier_benchmark is on PATH; otherwise the script says it is
+# skipped.  It runs one process per phase (--ratio=1:0 then 0:1), one thread:
+# -c CONNS --pipeline=1 -n N/CONNS, or pooled -c 1 --pipeline=CONNS -n N
+# (CONNS requests in flight on one connection, as luamech's pooled VUs);
+# keys key:<n> with n uniform in [1, KEYS] (--key-pattern=R:R; not zero-padded,
+# so its keys are up to 6 bytes shorter), -d VALUE_SIZE.  Its window CPU is
+# that of the phase's memtier process; tool_ops/s is its "Totals" Ops/sec.
 # Settings (environment): ROUNDS=5  N=500000 (commands per phase)  CONNS=50  POOL=0
+# MEMTIER= (path; default: memtier_benchmark on PATH, if any)
 # KEYS=100000  VALUE_SIZE=32  OUT=DIR (default /tmp/luamech-bench/redis-<time>)
 # CLEAN_PCT=10  BUILD_DIR=./build  SERVER_CPU=0  GEN_CPU=1  QUIET_WAIT=60
 # QUIET_PCT=15
@@ -69,6 +80,12 @@ need redis-benchmark redis-tools
 need /usr/bin/time time
 need jq jq
 need taskset util-linux
+MEMTIER=${MEMTIER:-$(command -v memtier_benchmark 2>/dev/null)}
+if [ -n "$MEMTIER" ] && [ ! -x "$MEMTIER" ]; then die "MEMTIER=$MEMTIER is not an executable"; fi
+if [ -z "$MEMTIER" ]; then
+  note "memtier_benchmark: skipped (set MEMTIER=/path/to/memtier_benchmark or put it on PATH)"
+fi
+[ -z "$MEMTIER" ] || [ $((N % CONNS)) = 0 ] || die "N must be a multiple of CONNS for memtier (-n N/CONNS per connection)"
 mkdir -p "$OUT" || die "cannot create $OUT"
 CLK_TCK=$(getconf CLK_TCK)
 # the longest a phase may take before the run is given up (bounded waits)
@@ -134,11 +151,19 @@ trap 'rs_stop; exit 130' INT TERM
 TSV=$OUT/runs.tsv
 printf 'round\ttool\tphase\twin_ops_s\twin_cpu_us_op\twin_gen_util_pct\twin_srv_cpu_us_op\twin_other_pct\ttool_ops_s\tproc_cpu_us_op\thit_pct\twall_s\tuser_s\tsys_s\tsrv_ops\ttool_ops\trc\n' >"$TSV"
 
+# gen_pid: the process whose CPU a window counts: the generator, or for
+# memtier (a shell running one memtier process per phase) its current child.
+gen_pid() {
+  if [ "$TOOL" != memtier ]; then echo "$GPID"; return; fi
+  local c
+  c=$(cat "/proc/$GPID/task/$GPID/children" 2>/dev/null)
+  echo "${c%% *}"
+}
 # sample: one window sample into S_T S_OPS S_GEN S_SRV S_BUSY
 sample() {
   rs_calls || return 1
   now_s; S_T=$NOW
-  ticks_of "$GPID" || return 1; S_GEN=$TICKS     # a window needs the generator alive
+  ticks_of "$(gen_pid)" || return 1; S_GEN=$TICKS     # a window needs the generator alive
   ticks_of "$RS_PID"; S_SRV=$TICKS
   busy_now; S_BUSY=$BUSY
   S_OPS=$((R_SET + R_GET))
@@ -159,7 +184,8 @@ wait_calls() {
 
 # run_one TOOL ROUND
 run_one() {
-  local tool=$1 round=$2 d port cmd=() tpid rc quiet i pipe=()
+  local tool=$1 round=$2 d port cmd=() tpid rc quiet i pipe=() mt=()
+  TOOL=$tool
   d=$OUT/$round-$tool
   mkdir -p "$d"
   quiet=$(wait_quiet "$QUIET_WAIT" "$QUIET_PCT")
@@ -170,6 +196,14 @@ run_one() {
     cmd=("$LUAMECH" run "$BENCH_DIR/redis_setget.lua" -u "$CONNS" -w 1 -i 1s -q -n "$N" -d 0
          -o "$d/results" -e "REDIS=127.0.0.1:$port" -e "KEYS=$KEYS" -e "VALUE_SIZE=$VALUE_SIZE"
          -e "POOL=$POOL")
+  elif [ "$tool" = memtier ]; then
+    if [ "$POOL" = 1 ]; then pipe=(-c 1 --pipeline="$CONNS" -n "$N"); else pipe=(-c "$CONNS" --pipeline=1 -n "$((N / CONNS))"); fi
+    mt=("$MEMTIER" -s 127.0.0.1 -p "$port" --protocol=redis -t 1 "${pipe[@]}" -d "$VALUE_SIZE"
+        --key-prefix=key: --key-pattern=R:R --key-minimum=1 --key-maximum="$KEYS"
+        --hide-histogram)
+    # one process per phase, in a shell whose current child is the generator
+    cmd=(bash -c '"$@" --ratio=1:0 --out-file="$0/memtier-set.txt" && "$@" --ratio=0:1 --out-file="$0/memtier-get.txt"'
+         "$d" "${mt[@]}")
   else
     if [ "$POOL" = 1 ]; then pipe=(-c 1 -P "$CONNS"); else pipe=(-c "$CONNS" -P 1); fi
     cmd=(redis-benchmark -h 127.0.0.1 -p "$port" "${pipe[@]}" -d "$VALUE_SIZE"
@@ -231,6 +265,12 @@ run_one() {
         [ "$e" = 0 ] || note "round $round luamech $ph: $e failed requests (see $sj)"
       fi
     done
+  elif [ "$tool" = memtier ]; then
+    for ph in set get; do
+      local rps
+      rps=$(awk '$1 == "Totals" { print $2 }' "$d/memtier-$ph.txt" 2>/dev/null | tail -1)
+      [ -n "$rps" ] && TOOL[$ph]="$N $rps $(awk -v n="$N" -v r="$rps" 'BEGIN{ if (r > 0) printf "%.6f", n / r; else print 0 }')"
+    done
   else
     for ph in set get; do
       local up=${ph^^} rps
@@ -287,6 +327,7 @@ run_one() {
 
 echo "# luamech vs redis-benchmark: $(machine_line)"
 echo "# luamech $("$LUAMECH" --version 2>&1 | head -1); $(redis-benchmark --version 2>&1 | head -1); $(redis-server --version | awk '{print $1, $2, $3}')"
+[ -z "$MEMTIER" ] || echo "# memtier: $("$MEMTIER" --version 2>&1 | head -1) ($MEMTIER)"
 echo "# $ROUNDS rounds, $CONNS connections (POOL=$POOL: 1 = luamech's VUs on one connection, redis-benchmark -c 1 -P $CONNS), $N SET then $N GET per run, keys $KEYS, values ${VALUE_SIZE} B; window 10..90 % of each phase; server CPU $SERVER_CPU, generator CPU $GEN_CPU; results in $OUT"
 echo "#"
 echo "# win_ops/s, win_us/op: steady-state window, server cmdstat calls; generator utime+stime per call"
@@ -298,6 +339,7 @@ printf '%-5s %-15s %-5s %10s %10s %5s %10s %5s %10s %10s %6s %6s %10s %10s %3s\n
 for r in $(seq 1 "$ROUNDS"); do
   run_one luamech "$r"
   run_one redis-benchmark "$r"
+  [ -z "$MEMTIER" ] || run_one memtier "$r"
 done
 
 # med TOOL PHASE COL [MAX_OTHER]
@@ -307,38 +349,43 @@ med() {
 }
 nruns() { awk -F'\t' -v t="$1" -v m="$2" 'NR > 1 && $2 == t && $3 == "all" && $8 != "n/a" && $8 + 0 < m + 0' "$TSV" | wc -l; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b; else print "n/a" }'; }
-summary() {
-  local f name col a b ph
-  printf '%-5s %-20s %12s %16s %16s\n' phase figure luamech redis-benchmark luamech/r-b
+summary() {   # PEER [MAX_OTHER]
+  local f name col a b ph peer=$1
+  printf '%-5s %-20s %12s %16s %16s\n' phase figure luamech "$peer" "luamech/$peer"
   for ph in set get all; do
     for f in "win_ops/s:4" "win_cpu_us/op:5" "win_gen_util_pct:6" "win_srv_cpu_us/op:7" "win_other_pct:8" \
              "tool_ops/s:9" "proc_cpu_us/op:10" "hit_pct:11"; do
       name=${f%%:*} col=${f##*:}
       [ "$ph" != all ] && [ "$name" = proc_cpu_us/op ] && continue
       [ "$ph" = set ] && [ "$name" = hit_pct ] && continue
-      a=$(med luamech "$ph" "$col" "${1:-}") b=$(med redis-benchmark "$ph" "$col" "${1:-}")
+      a=$(med luamech "$ph" "$col" "${2:-}") b=$(med "$peer" "$ph" "$col" "${2:-}")
       printf '%-5s %-20s %12s %16s %16s\n' "$ph" "$name" "$a" "$b" "$(ratio "$a" "$b")"
     done
   done
 }
-paired() {   # PHASE COL
-  awk -F'\t' -v p="$1" -v c="$2" 'NR > 1 && $3 == p { v[$1 "," $2] = $c; r[$1] = 1 }
-    END { for (k in r) { a = v[k ",luamech"]; b = v[k ",redis-benchmark"]
+paired() {   # PEER PHASE COL
+  awk -F'\t' -v peer="$1" -v p="$2" -v c="$3" 'NR > 1 && $3 == p { v[$1 "," $2] = $c; r[$1] = 1 }
+    END { for (k in r) { a = v[k ",luamech"]; b = v[k "," peer]
           if (a != "n/a" && b != "n/a" && a + 0 > 0 && b + 0 > 0) print a / b } }' "$TSV" | median
 }
-echo
-echo "# medians over all $ROUNDS rounds"
-summary
-echo
-echo "# medians over the quiet runs only (oth% of the pooled window < $CLEAN_PCT: $(nruns luamech "$CLEAN_PCT") luamech, $(nruns redis-benchmark "$CLEAN_PCT") redis-benchmark runs)"
-summary "$CLEAN_PCT"
-echo
-echo "# paired: median over rounds of the round's luamech/redis-benchmark ratio"
-printf '%-5s %-20s %16s\n' phase figure luamech/r-b
-for ph in set get all; do
-  for f in "win_ops/s:4" "win_cpu_us/op:5" "tool_ops/s:9" "proc_cpu_us/op:10"; do
-    [ "$ph" != all ] && [ "${f%%:*}" = proc_cpu_us/op ] && continue
-    printf '%-5s %-20s %16s\n' "$ph" "${f%%:*}" "$(paired "$ph" "${f##*:}")"
+PEERS=(redis-benchmark)
+[ -z "$MEMTIER" ] || PEERS+=(memtier)
+for peer in "${PEERS[@]}"; do
+  echo
+  echo "# luamech vs $peer: medians over all $ROUNDS rounds"
+  summary "$peer"
+  echo
+  echo "# luamech vs $peer: medians over the quiet runs only (oth% of the pooled window < $CLEAN_PCT: $(nruns luamech "$CLEAN_PCT") luamech, $(nruns "$peer" "$CLEAN_PCT") $peer runs)"
+  summary "$peer" "$CLEAN_PCT"
+  echo
+  echo "# paired: median over rounds of the round's luamech/$peer ratio"
+  printf '%-5s %-20s %16s\n' phase figure "luamech/$peer"
+  for ph in set get all; do
+    for f in "win_ops/s:4" "win_cpu_us/op:5" "tool_ops/s:9" "proc_cpu_us/op:10"; do
+      [ "$ph" != all ] && [ "${f%%:*}" = proc_cpu_us/op ] && continue
+      printf '%-5s %-20s %16s\n' "$ph" "${f%%:*}" "$(paired "$peer" "$ph" "${f##*:}")"
+    done
   done
 done
+[ -n "$MEMTIER" ] || echo "# memtier_benchmark: skipped (MEMTIER unset and not on PATH)"
 echo "# targets: ops/s ratio >= 1, CPU us/op ratio <= 1.  Per-run files: $OUT"

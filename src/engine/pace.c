@@ -220,9 +220,11 @@ static void pace_disarm(wgroup *wg) {
 
 begin_result pace_try_begin(vu *v) {
     worker *w = v->w;
+    uint64_t fin = v->fin_now_ns;           /* finish's clock read, just before this begin */
+    v->fin_now_ns = 0;
     if (w->stopping || w->quota == 0) return BEGIN_STOP;
     const group_cfg *g = &w->shared->sc->groups[v->group];
-    uint64_t now = worker_now_ns();
+    uint64_t now = fin ? fin : worker_now_ns();
     v->in_begin = 0;
     if (now >= pace_end(w)) return BEGIN_STOP;
     if (g->model == MODEL_RATE) return pace_rate(v, &w->groups[v->group], now);

@@ -34,6 +34,8 @@ typedef struct vu {
     uint64_t due_ns;           /* when the timer must fire (hrtime), never earlier */
     uint64_t resumes;          /* resumes so far (to spot iterations that never yield) */
     uint64_t iter_resumes;     /* resumes at the start of this iteration */
+    uint64_t spin_start_ns;    /* start of its run of iterations that never yielded; 0 = none */
+    uint64_t fin_now_ns;       /* finish's clock read, for the begin() right after it; 0 = none */
     uint64_t iterations;
     uint64_t tx_start_ns;
     int in_tx;                 /* between the start and the end of a transaction */

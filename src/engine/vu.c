@@ -67,6 +67,7 @@ static void vu_finished(vu *v) {
     worker *w = v->w;
     v->state = VU_DONE;
     uv_timer_stop(&v->timer);
+    wheel_remove(&w->wheel, v);
     pace_unwait(v);
     if (v->thread_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->thread_ref);
     if (v->timers_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->timers_ref);
@@ -328,12 +329,30 @@ int vu_lua_init_failed(lua_State *L) {
     return lua_yield(L, 0);
 }
 
+static void vu_wake(vu *v, uint64_t now) {
+    v->sleeping = 0;
+    v->slept_ns += now - v->sleep_start_ns;
+    vu_resume_run(v, 0);
+}
+
 static void vu_on_wake(uv_timer_t *t) {
     vu *v = t->data;
     if (!v->w->stopping && vu_timer_early(v, vu_on_wake)) return;
-    v->sleeping = 0;
-    v->slept_ns += worker_now_ns() - v->sleep_start_ns;
-    vu_resume_run(v, 0);
+    vu_wake(v, worker_now_ns());
+}
+
+/* The sleep wheel's wake-up (never early): its lateness goes to
+ * engine.wake_lag, created at the first one. */
+void vu_wheel_wake(vu_wheel *wh, vu *v) {
+    worker *w = v->w;
+    (void)wh;
+    uint64_t now = worker_now_ns();
+    if (w->tid_wake_lag1 == 0) {
+        int id = stats_timer_id(&w->stats, "engine.wake_lag", TK_ENGINE);
+        w->tid_wake_lag1 = id >= 0 ? id + 1 : -1;
+    }
+    if (w->tid_wake_lag1 > 0) worker_record(w, w->tid_wake_lag1 - 1, (int64_t)(now - v->due_ns), now, 1);
+    vu_wake(v, now);
 }
 
 int vu_sleep(vu *v, lua_State *L, double seconds) {
@@ -344,8 +363,10 @@ int vu_sleep(vu *v, lua_State *L, double seconds) {
     }
     v->sleeping = 1;
     v->state = VU_WAITING;
-    v->sleep_start_ns = worker_now_ns();
-    vu_timer_at(v, v->sleep_start_ns + (uint64_t)(seconds * 1e9), vu_on_wake);
+    uint64_t now = worker_now_ns();
+    v->sleep_start_ns = now;
+    v->due_ns = now + (uint64_t)(seconds * 1e9);
+    if (!wheel_add(&v->w->wheel, v, v->due_ns, now)) vu_timer_at(v, v->due_ns, vu_on_wake);
     return lua_yield(L, 0);
 }
 
@@ -356,7 +377,8 @@ void vu_stop(vu *v) {
         worker_vu_done(v->w, v);
     } else if (v->sleeping) {
         uv_timer_stop(&v->timer);
-        vu_on_wake(&v->timer);
+        wheel_remove(&v->w->wheel, v);
+        vu_wake(v, worker_now_ns());
     } else if (v->preflight && !v->w->going && v->state == VU_WAITING) {
         vu_kill(v);
     } else if (v->in_begin) {              /* parked until its next start: stop now */

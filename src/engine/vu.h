@@ -30,7 +30,9 @@ typedef struct vu {
     vu_state state;
     int preflight;             /* initialised before t0 to check the script */
     int sleeping;
-    uv_timer_t timer;          /* start delay, sleep */
+    uv_timer_t timer;          /* start delay, a sleep beyond the wheel's horizon */
+    struct vu *wnext, *wprev;  /* in a slot of the worker's sleep wheel (engine/wheel.c) */
+    int wslot;                 /* 1 + its slot there; 0 = not in the wheel */
     uint64_t due_ns;           /* when the timer must fire (hrtime), never earlier */
     uint64_t resumes;          /* resumes so far (to spot iterations that never yield) */
     uint64_t iter_resumes;     /* resumes at the start of this iteration */
@@ -67,6 +69,9 @@ void vu_start(vu *v);
  * done.  Never re-entrant: called while another VU runs (a completion fired
  * inside that VU's call), it queues the VU and resumes it from the loop. */
 void vu_resume(vu *v, int nargs);
+struct vu_wheel;
+/* The worker's sleep wheel wakes v (engine/wheel.c). */
+void vu_wheel_wake(struct vu_wheel *wh, vu *v);
 /* Measure every completion's dispatch delay (engine.dispatch_delay) on the
  * worker's loop; before its loop runs.  0 or a libuv error. */
 int vu_dispatch_init(struct worker *w);

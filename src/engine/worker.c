@@ -526,6 +526,7 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err
     uv_timer_init(&w->loop, &w->grace_timer);
     uv_idle_init(&w->loop, &w->idle);
     uv_timer_init(&w->loop, &w->lag_timer);
+    wheel_init(&w->wheel, &w->loop, vu_wheel_wake);
     w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w->lag_timer.data = w;
     w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
     w->tid_loop_lag = stats_timer_id(&w->stats, "engine.loop_lag", TK_ENGINE);

@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "common/params.h"
+#include "engine/wheel.h"
 #include "scenario/schedule.h"
 #include "scenario/scenario.h"
 #include "stats/local.h"
@@ -95,6 +96,8 @@ typedef struct worker {
     int any_scheduled;             /* a paced or rate group exists: twins are kept for all */
     rawlog raw;                    /* --mm-results, else raw.f == NULL */
     int tid_loop_lag, tid_sched_lag;   /* generator health */
+    int tid_wake_lag1;             /* 1 + engine.wake_lag's id (sleep wheel); 0 = not yet, -1 = none */
+    vu_wheel wheel;                /* sleeping VUs (engine/wheel.c) */
     int cid_late, cid_skipped, cid_cpu, cid_runq;
     uv_timer_t lag_timer;
     uint64_t lag_expected_ns;

@@ -9,8 +9,12 @@
 # comes from /usr/bin/time %M (the kernel's maxrss) and is cross-checked by
 # sampling /proc/PID/status (VmRSS, VmHWM) every 0.2 s.  Reported: peak MB,
 # bytes per VU (peak / VUs) and the marginal bytes per VU ((peak - baseline
-# peak) / (VUs - 1)), and whether all VUs ran (transactions in the run).
-# Target: < 500 MB for 100k VUs.
+# peak) / (VUs - 1)), and whether the VUs kept their schedule: transactions
+# against those due (each VU one per second from its start), and the
+# lateness of the wake-ups (engine.wake_lag: p99 over the run and the worst
+# per-interval p99 after the ramp-up).  Targets: < TARGET_MB; transactions
+# within 2 % of those due; wake-up lag p99 <= 50 ms.  For the issue's
+# million: VUS=1000000 DURATION=15 TARGET_MB=1536.
 #
 # Settings (environment): VUS=100000  RAMPUP=2  DURATION=10  WORKERS= (luamech
 # default: one per CPU)  TARGET_MB=500  OUT=DIR  BUILD_DIR=./build
@@ -60,29 +64,41 @@ run_idle() {
     [ -n "$gpid" ] && kill "$gpid" 2>/dev/null
   fi
   wait "$tpid"; rc=$?
-  local wall user sys peak tx=0
+  local wall user sys peak tx=0 lag=n/a lag_steady=n/a
   read -r wall user sys peak < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+$' "$d/time" | tail -1)
   [ -s "$d/results/summary.json" ] && \
     tx=$(jq '[.timers[] | select(.kind=="all") | .summary.count] | add // 0' "$d/results/summary.json")
+  if [ -s "$d/results/summary.json" ]; then
+    lag=$(jq '[.timers[] | select(.name=="engine.wake_lag") | .summary.p99_ms] | .[0] // "n/a"' "$d/results/summary.json")
+    lag_steady=$(jq --argjson r "$RAMPUP" '[.timers[] | select(.name=="engine.wake_lag") | .intervals
+      | to_entries[] | select(.key >= $r + 1 and .value.count > 0) | .value.p99_ms] | max // "n/a"' \
+      "$d/results/summary.json")   # 1 s intervals: index k starts at k s
+  fi
   [ "$rc" = 0 ] || note "luamech with $n VUs: exit code $rc (see $d/stderr)"
-  echo "${peak:-0} $hwm $tx ${wall:-0} ${user:-0} ${sys:-0} $rc"
+  echo "${peak:-0} $hwm $tx ${wall:-0} ${user:-0} ${sys:-0} $rc $lag $lag_steady"
 }
 
 echo "# idle VUs: $(machine_line)"
 echo "# $("$LUAMECH" --version 2>&1 | head -1); ramp-up ${RAMPUP}s, run ${DURATION}s, workers ${WORKERS:-default}; results in $OUT"
-read -r b_peak b_hwm b_tx b_wall b_user b_sys b_rc < <(run_idle 1)
-read -r peak hwm tx wall user sys rc < <(run_idle "$VUS")
+read -r b_peak b_hwm b_tx b_wall b_user b_sys b_rc _ _ < <(run_idle 1)
+read -r peak hwm tx wall user sys rc lag lag_steady < <(run_idle "$VUS")
 printf '%-10s %10s %10s %12s %8s %8s %8s %3s\n' vus peak_MB hwm_MB transactions wall_s user_s sys_s rc
 printf '%-10s %10.1f %10.1f %12s %8s %8s %8s %3s\n' 1 "$(awk -v k="$b_peak" 'BEGIN{print k/1024}')" \
   "$(awk -v k="$b_hwm" 'BEGIN{print k/1024}')" "$b_tx" "$b_wall" "$b_user" "$b_sys" "$b_rc"
 printf '%-10s %10.1f %10.1f %12s %8s %8s %8s %3s\n' "$VUS" "$(awk -v k="$peak" 'BEGIN{print k/1024}')" \
   "$(awk -v k="$hwm" 'BEGIN{print k/1024}')" "$tx" "$wall" "$user" "$sys" "$rc"
-awk -v p="$peak" -v b="$b_peak" -v n="$VUS" -v t="$TARGET_MB" -v tx="$tx" -v d="$DURATION" -v r="$RAMPUP" 'BEGIN{
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (on a shared machine the schedule may be missed for want of CPU)"
+awk -v p="$peak" -v b="$b_peak" -v n="$VUS" -v t="$TARGET_MB" -v tx="$tx" -v d="$DURATION" -v r="$RAMPUP" \
+    -v lag="$lag" -v ls="$lag_steady" 'BEGIN{
   printf "peak RSS %.1f MB for %d VUs: %.0f bytes/VU total, %.0f bytes/VU marginal (over the 1-VU run, %.1f MB)\n",
     p/1024, n, p*1024/n, (n > 1 ? (p-b)*1024/(n-1) : 0), b/1024
   # a VU started at t ends floor(run - t) transactions by the stop, and one more
   # then: the sleeping VUs end theirs at once (think time is cut short when
   # draining); t is spread evenly over the ramp-up
-  printf "transactions %d (about %.0f expected if all VUs ran: VUs x (run - ramp-up/2 + 0.5))\n", tx, n*(d - r/2 + 0.5)
+  due = n*(d - r/2 + 0.5)
+  printf "transactions %d of about %.0f due (VUs x (run - ramp-up/2 + 0.5)): %.3f\n", tx, due, tx/due
+  printf "wake-up lag p99 %s ms over the run, worst interval p99 after the ramp-up %s ms\n", lag, ls
   printf "target < %d MB: %s\n", t, (p/1024 < t ? "met" : "MISSED")
+  printf "target transactions within 2%% of those due: %s\n", (tx >= 0.98*due ? "met" : "MISSED")
+  printf "target wake-up lag p99 <= 50 ms: %s\n", (lag != "n/a" && lag+0 <= 50 ? "met" : "MISSED")
 }'

@@ -14,7 +14,13 @@
 # time in summary.json (run_time_s, start-up excluded) as a cross-check.
 # The count of timer X in summary.json must be REQUESTS * INNER.
 #
-# Settings (environment): ROUNDS=5  REQUESTS=20000  INNER=1000  GEN_CPU=1
+# Then the engine's cost per transaction (begin, finish, their timer records
+# and clock reads, and vu.lua's loop with its pcall around the transaction):
+# empty transactions (TIMED=0 INNER=0), TX_N of them against a run of 1,
+# alternating for ROUNDS rounds; cost = (median CPU(TX_N) - median CPU(1)) /
+# (TX_N - 1).  Target (issue 13): <= 150 ns.
+#
+# Settings (environment): ROUNDS=5  REQUESTS=20000  INNER=1000  TX_N=5000000  GEN_CPU=1
 # OUT=DIR  BUILD_DIR=./build
 set -u -o pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -23,6 +29,7 @@ ROUNDS=${ROUNDS:-5}
 REQUESTS=${REQUESTS:-20000}
 INNER=${INNER:-1000}
 GEN_CPU=${GEN_CPU:-1}
+TX_N=${TX_N:-5000000}
 OUT=${OUT:-/tmp/luamech-bench/timer-$(date +%Y%m%d-%H%M%S)}
 
 [ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 100 ] || die "ROUNDS must be 1..100"
@@ -76,3 +83,36 @@ echo
 echo "# medians: CPU timed ${c1}s, baseline ${c0}s; run time timed ${r1}s, baseline ${r0}s"
 awk -v c1="$c1" -v c0="$c0" -v r1="$r1" -v r0="$r0" -v n="$PAIRS" 'BEGIN{
   printf "timer start/stop pair: %.1f ns (CPU time), %.1f ns (run time)\n", (c1-c0)*1e9/n, (r1-r0)*1e9/n }'
+
+# ---- the engine's cost per transaction ----
+TXT=$OUT/tx.tsv
+printf 'round\ttx\tcpu_s\twall_s\tcount\trc\n' >"$TXT"
+run_tx() {   # N ROUND
+  local n=$1 round=$2 d=$OUT/tx-$2-$1 rc wall user sys cnt=0
+  mkdir -p "$d"
+  local cmd=("$LUAMECH" run "$BENCH_DIR/timer_cost.lua" -n "$n" -d 0 -w 1 -q
+             -o "$d/results" -e "TIMED=0" -e "INNER=0")
+  echo "${cmd[*]}" >"$d/command"
+  timeout 120 /usr/bin/time -o "$d/time" -f '%e %U %S' taskset -c "$GEN_CPU" "${cmd[@]}" \
+    >"$d/stdout" 2>"$d/stderr"
+  rc=$?
+  read -r wall user sys < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+$' "$d/time" | tail -1)
+  [ -s "$d/results/summary.json" ] && \
+    cnt=$(jq '[.timers[] | select(.kind=="all") | .summary.count] | add // 0' "$d/results/summary.json")
+  [ "$rc" = 0 ] || note "round $round tx=$n: exit code $rc (see $d/stderr)"
+  [ "$cnt" = "$n" ] || note "round $round: $cnt transactions counted, expected $n"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$n" "$(awk -v u="${user:-0}" -v s="${sys:-0}" 'BEGIN{printf "%.2f", u+s}')" \
+    "${wall:-0}" "$cnt" "$rc" >>"$TXT"
+}
+echo
+echo "# engine cost per transaction: $TX_N empty transactions against 1, $ROUNDS rounds"
+for r in $(seq 1 "$ROUNDS"); do
+  run_tx "$TX_N" "$r"
+  run_tx 1 "$r"
+done
+tx_med() { awk -F'\t' -v t="$1" 'NR > 1 && $2 == t { print $3 }' "$TXT" | median; }
+cn=$(tx_med "$TX_N") c1=$(tx_med 1)
+awk -v cn="$cn" -v c1="$c1" -v n="$TX_N" 'BEGIN{
+  v = (cn - c1) * 1e9 / (n - 1)
+  printf "medians: CPU %ss for %d transactions, %ss for 1\n", cn, n, c1
+  printf "engine cost per transaction: %.1f ns (target <= 150 ns: %s)\n", v, (v <= 150 ? "met" : "MISSED") }'

@@ -202,7 +202,8 @@ run_one() {
         --key-prefix=key: --key-pattern=R:R --key-minimum=1 --key-maximum="$KEYS"
         --hide-histogram)
     # one process per phase, in a shell whose current child is the generator
-    cmd=(bash -c '"$@" --ratio=1:0 --out-file="$0/memtier-set.txt" && "$@" --ratio=0:1 --out-file="$0/memtier-get.txt"'
+    # (not the last command of the -c string: bash would exec it, leaving no child)
+    cmd=(bash -c '"$@" --ratio=1:0 --out-file="$0/memtier-set.txt" && "$@" --ratio=0:1 --out-file="$0/memtier-get.txt"; rc=$?; exit $rc'
          "$d" "${mt[@]}")
   else
     if [ "$POOL" = 1 ]; then pipe=(-c 1 -P "$CONNS"); else pipe=(-c "$CONNS" -P 1); fi

@@ -37,6 +37,7 @@
 # (pool = true, one worker), so up to CONNS commands are pipelined on it;
 # redis-benchmark runs -c 1 -P CONNS (one connection, CONNS commands per
 # pipeline batch).  memtier_benchmark --pipeline is not in Debian: skipped.
+# IO=uring|epoll|auto: luamech's --io (bench/lib.sh); the ratios are then headed luamech(IO).
 # Settings (environment): ROUNDS=5  N=500000 (commands per phase)  CONNS=50  POOL=0
 # KEYS=100000  VALUE_SIZE=32  OUT=DIR (default /tmp/luamech-bench/redis-<time>)
 # CLEAN_PCT=10  BUILD_DIR=./build  SERVER_CPU=0  GEN_CPU=1  QUIET_WAIT=60
@@ -167,7 +168,7 @@ run_one() {
   port=$(free_port)
   rs_start "$port" "$d"
   if [ "$tool" = luamech ]; then
-    cmd=("$LUAMECH" run "$BENCH_DIR/redis_setget.lua" -u "$CONNS" -w 1 -i 1s -q -n "$N" -d 0
+    cmd=("$LUAMECH" run "$BENCH_DIR/redis_setget.lua" "${LM_IO_ARGS[@]}" -u "$CONNS" -w 1 -i 1s -q -n "$N" -d 0
          -o "$d/results" -e "REDIS=127.0.0.1:$port" -e "KEYS=$KEYS" -e "VALUE_SIZE=$VALUE_SIZE"
          -e "POOL=$POOL")
   else
@@ -285,7 +286,7 @@ run_one() {
   done
 }
 
-echo "# luamech vs redis-benchmark: $(machine_line)"
+echo "# $LM_NAME vs redis-benchmark: $(machine_line)"
 echo "# luamech $("$LUAMECH" --version 2>&1 | head -1); $(redis-benchmark --version 2>&1 | head -1); $(redis-server --version | awk '{print $1, $2, $3}')"
 echo "# $ROUNDS rounds, $CONNS connections (POOL=$POOL: 1 = luamech's VUs on one connection, redis-benchmark -c 1 -P $CONNS), $N SET then $N GET per run, keys $KEYS, values ${VALUE_SIZE} B; window 10..90 % of each phase; server CPU $SERVER_CPU, generator CPU $GEN_CPU; results in $OUT"
 echo "#"
@@ -309,7 +310,7 @@ nruns() { awk -F'\t' -v t="$1" -v m="$2" 'NR > 1 && $2 == t && $3 == "all" && $8
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b; else print "n/a" }'; }
 summary() {
   local f name col a b ph
-  printf '%-5s %-20s %12s %16s %16s\n' phase figure luamech redis-benchmark luamech/r-b
+  printf '%-5s %-20s %12s %16s %16s\n' phase figure "$LM_NAME" redis-benchmark "$LM_NAME/r-b"
   for ph in set get all; do
     for f in "win_ops/s:4" "win_cpu_us/op:5" "win_gen_util_pct:6" "win_srv_cpu_us/op:7" "win_other_pct:8" \
              "tool_ops/s:9" "proc_cpu_us/op:10" "hit_pct:11"; do
@@ -334,7 +335,7 @@ echo "# medians over the quiet runs only (oth% of the pooled window < $CLEAN_PCT
 summary "$CLEAN_PCT"
 echo
 echo "# paired: median over rounds of the round's luamech/redis-benchmark ratio"
-printf '%-5s %-20s %16s\n' phase figure luamech/r-b
+printf '%-5s %-20s %16s\n' phase figure "$LM_NAME/r-b"
 for ph in set get all; do
   for f in "win_ops/s:4" "win_cpu_us/op:5" "tool_ops/s:9" "proc_cpu_us/op:10"; do
     [ "$ph" != all ] && [ "${f%%:*}" = proc_cpu_us/op ] && continue

@@ -290,11 +290,16 @@ static void uio_cancel_one(net_uio *u, unsigned kind) {
     io_uring_sqe_set_data64(sqe, 0);
 }
 
+/* Submitted at once, before conn.c closes the socket: an SQE names its file
+ * by number, resolved at submission, and a number closed this turn may be
+ * reused by a socket opened later in the same turn. */
 void net_uio_cancel(net_uio *u) {
     if (u->cancelled) return;
     u->cancelled = 1;
+    if (!u->recving && !u->sending) return;
     if (u->recving) uio_cancel_one(u, UD_RECV);
     if (u->sending) uio_cancel_one(u, UD_SEND);
+    (void)io_uring_submit(&u->r->ring);   /* -EAGAIN/-EBUSY: they stay queued for the turn's submit */
 }
 
 void net_uio_detach(net_uio *u, void **bufs, int nbufs) {

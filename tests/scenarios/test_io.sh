@@ -10,6 +10,11 @@
 F=$SRC/tests/scenarios/fixtures/io
 NO_URING=$(dirname "$LUAMECH")/tests/no_uring
 unset LUAMECH_IO     # this test sets the backend itself
+# io_uring_setup(2) allowed on this machine?  (CI in a container may refuse it:
+# then only the checks that need no ring run, and the test says so.)
+HAVE_URING=1
+python3 -c 'import ctypes, sys; p = ctypes.create_string_buffer(120); sys.exit(0 if ctypes.CDLL(None).syscall(425, 2, p) >= 0 else 1)' \
+    || { HAVE_URING=0; echo "note: io_uring is unavailable on this machine: the uring runs are skipped"; }
 
 # ---- usage errors: the flag and the environment variable
 "$LUAMECH" run "$F/mc.lua" --io fast -q -o "$TMP/bad" > "$TMP/bad.out" 2>&1
@@ -24,7 +29,9 @@ check "LUAMECH_IO=fast: the message names the variable" grep -q "^luamech: LUAME
 # ---- both backends: the server counts every operation; the uring run has a ring
 start_memcached PORT
 n_expected=0
-for io in uring epoll uring epoll; do
+IOS="uring epoll uring epoll"
+[ $HAVE_URING = 1 ] || IOS="epoll"
+for io in $IOS; do
     d=$TMP/mc-$io-$n_expected
     before=$(( $(mc_stat "$PORT" cmd_get) + $(mc_stat "$PORT" cmd_set) ))
     "$LUAMECH" run "$F/mc.lua" --io "$io" -q -o "$d" -e "MEMCACHED=127.0.0.1:$PORT" -e N=3000 -e SLOW=1 > "$d.out" 2>&1 &
@@ -58,23 +65,25 @@ done
 # is shared: one run's p50 moves by about 1 ms under load).
 p50() { jq -r '.timers[] | select(.name == "All Transactions") | .summary.p50_ms' "$1"; }
 med3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
-start_delay_server DPORT "$TMP/delay.log" -d 20
-U=() E=() rcs=0
-for pair in 1 2 3; do
-    for io in uring epoll; do
-        d=$TMP/rate-$io-$pair
-        "$LUAMECH" run "$F/rate.lua" --io "$io" -q -o "$d" -e "BASE=http://127.0.0.1:$DPORT" -e DELAY_MS=20 > "$d.out" 2>&1
-        rcs=$((rcs + $?))
-        v=$(p50 "$d/summary.json")
-        if [ "$io" = uring ]; then U+=("${v:-999}"); else E+=("${v:-999}"); fi
+if [ $HAVE_URING = 1 ]; then
+    start_delay_server DPORT "$TMP/delay.log" -d 20
+    U=() E=() rcs=0
+    for pair in 1 2 3; do
+        for io in uring epoll; do
+            d=$TMP/rate-$io-$pair
+            "$LUAMECH" run "$F/rate.lua" --io "$io" -q -o "$d" -e "BASE=http://127.0.0.1:$DPORT" -e DELAY_MS=20 > "$d.out" 2>&1
+            rcs=$((rcs + $?))
+            v=$(p50 "$d/summary.json")
+            if [ "$io" = uring ]; then U+=("${v:-999}"); else E+=("${v:-999}"); fi
+        done
     done
-done
-mu=$(med3 "${U[@]}") me=$(med3 "${E[@]}")
-check "fixed rate: every run exits 0" [ $rcs -eq 0 ]
-check "fixed rate: uring p50 median $mu ms (${U[*]}) within 0-5 ms above the 20 ms hold" awk "BEGIN{d = $mu - 20; exit !(d >= 0 && d < 5)}"
-check "fixed rate: epoll p50 median $me ms (${E[*]}) within 0-5 ms above the 20 ms hold" awk "BEGIN{d = $me - 20; exit !(d >= 0 && d < 5)}"
-check "fixed rate: the medians within 1.5 ms of each other (uring $mu, epoll $me)" \
-    awk "BEGIN{d = $mu - $me; if (d < 0) d = -d; exit !(d < 1.5)}"
+    mu=$(med3 "${U[@]}") me=$(med3 "${E[@]}")
+    check "fixed rate: every run exits 0" [ $rcs -eq 0 ]
+    check "fixed rate: uring p50 median $mu ms (${U[*]}) within 0-5 ms above the 20 ms hold" awk "BEGIN{d = $mu - 20; exit !(d >= 0 && d < 5)}"
+    check "fixed rate: epoll p50 median $me ms (${E[*]}) within 0-5 ms above the 20 ms hold" awk "BEGIN{d = $me - 20; exit !(d >= 0 && d < 5)}"
+    check "fixed rate: the medians within 1.5 ms of each other (uring $mu, epoll $me)" \
+        awk "BEGIN{d = $mu - $me; if (d < 0) d = -d; exit !(d < 1.5)}"
+fi
 
 # ---- io_uring refused (seccomp): uring is exit 1, auto falls back with a notice
 for e in EPERM ENOSYS; do

@@ -60,29 +60,37 @@ done
 
 # ---- a fixed rate on the delay server: the same latency on both backends.
 # 200 transactions/s, every response held 20 ms; runs alternate uring, epoll
-# (3 pairs); the median of each backend's p50s is between the hold and 5 ms
-# above it, and the two medians are within 1.5 ms of each other (the machine
-# is shared: one run's p50 moves by about 1 ms under load).
+# (3 pairs); the median of each backend's p50s is not below the hold and,
+# unless a run's generator was marked suspect (starved of CPU), within 5 ms
+# above it; the two medians are within 1.5 ms (or 10 %) of each other (the
+# machine is shared: one run's p50 moves by about 1 ms under load).
 p50() { jq -r '.timers[] | select(.name == "All Transactions") | .summary.p50_ms' "$1"; }
 med3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 if [ $HAVE_URING = 1 ]; then
     start_delay_server DPORT "$TMP/delay.log" -d 20
-    U=() E=() rcs=0
+    U=() E=() rcs=0 SUSPECT=0
     for pair in 1 2 3; do
         for io in uring epoll; do
             d=$TMP/rate-$io-$pair
             "$LUAMECH" run "$F/rate.lua" --io "$io" -q -o "$d" -e "BASE=http://127.0.0.1:$DPORT" -e DELAY_MS=20 > "$d.out" 2>&1
             rcs=$((rcs + $?))
             v=$(p50 "$d/summary.json")
+            [ -n "$(jq -r '.generator.reasons // empty' "$d/summary.json" 2>/dev/null)" ] && SUSPECT=1
             if [ "$io" = uring ]; then U+=("${v:-999}"); else E+=("${v:-999}"); fi
         done
     done
     mu=$(med3 "${U[@]}") me=$(med3 "${E[@]}")
     check "fixed rate: every run exits 0" [ $rcs -eq 0 ]
-    check "fixed rate: uring p50 median $mu ms (${U[*]}) within 0-5 ms above the 20 ms hold" awk "BEGIN{d = $mu - 20; exit !(d >= 0 && d < 5)}"
-    check "fixed rate: epoll p50 median $me ms (${E[*]}) within 0-5 ms above the 20 ms hold" awk "BEGIN{d = $me - 20; exit !(d >= 0 && d < 5)}"
-    check "fixed rate: the medians within 1.5 ms of each other (uring $mu, epoll $me)" \
-        awk "BEGIN{d = $mu - $me; if (d < 0) d = -d; exit !(d < 1.5)}"
+    check "fixed rate: uring p50 median $mu ms (${U[*]}) not below the 20 ms hold" awk "BEGIN{exit !($mu >= 20)}"
+    check "fixed rate: epoll p50 median $me ms (${E[*]}) not below the 20 ms hold" awk "BEGIN{exit !($me >= 20)}"
+    if [ $SUSPECT = 0 ]; then
+        check "fixed rate: uring p50 median within 5 ms of the hold" awk "BEGIN{exit !($mu < 25)}"
+        check "fixed rate: epoll p50 median within 5 ms of the hold" awk "BEGIN{exit !($me < 25)}"
+    else   # a starved generator (e.g. the sanitizer build on a busy machine) adds its own delay to both
+        echo "note: fixed rate: a run's generator was marked suspect: the medians are not held to 5 ms of the hold"
+    fi
+    check "fixed rate: the medians within 1.5 ms or 10 % of each other (uring $mu, epoll $me)" \
+        awk "BEGIN{d = $mu - $me; if (d < 0) d = -d; m = ($mu > $me ? $mu : $me) * 0.10; exit !(d < 1.5 || d < m)}"
 fi
 
 # ---- io_uring refused (seccomp): uring is exit 1, auto falls back with a notice

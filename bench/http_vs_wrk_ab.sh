@@ -43,6 +43,7 @@
 # https:// (luamech verifies against that CA; wrk and ab do not verify).
 # KEEPALIVE=0: a new connection (and handshake) per request: luamech
 # keepalive = false, wrk -H "Connection: close", ab without -k.
+# IO=uring|epoll|auto: luamech's --io (bench/lib.sh); the ratios are then headed luamech(IO).
 # Settings (environment): ROUNDS=5  DURATION=10 (s; wrk and luamech)  TLS=0  KEEPALIVE=1
 # AB_N=1500000  CONNS=50  WARMUP=2  WINDOW=DURATION-4  TOOLS="luamech wrk ab"
 # OUT=DIR (default /tmp/luamech-bench/http-<time>)  CLEAN_PCT=10
@@ -204,7 +205,7 @@ run_one() {
   POLLS=0
   ng_start "$d" "$port"
   case $tool in
-    luamech) cmd=("$LUAMECH" run "$BENCH_DIR/http_get.lua" -u "$CONNS" -w 1 -i 1s -q -d "${DURATION}s"
+    luamech) cmd=("$LUAMECH" run "$BENCH_DIR/http_get.lua" "${LM_IO_ARGS[@]}" -u "$CONNS" -w 1 -i 1s -q -d "${DURATION}s"
                   -o "$d/results" -e "URL=$SCHEME://127.0.0.1:$port" -e "URL_PATH=/"
                   -e "KEEPALIVE=$KEEPALIVE" -e "CA=$CA") ;;
     wrk)     cmd=(wrk -t1 -c"$CONNS" -d"${DURATION}s" "${WRK_CLOSE[@]}" "$SCHEME://127.0.0.1:$port/") ;;
@@ -313,7 +314,7 @@ run_one() {
     "$srv_req" "$tool_req" "$conns" "$bad" "$rc"
 }
 
-echo "# luamech vs wrk vs ab on nginx ($SCHEME, keep-alive $KEEPALIVE): $(machine_line)"
+echo "# $LM_NAME vs wrk vs ab on nginx ($SCHEME, keep-alive $KEEPALIVE): $(machine_line)"
 echo "# luamech $("$LUAMECH" --version 2>&1 | head -1); $(wrk -v 2>&1 | head -1 | awk '{print $1, $2}'); $(ab -V 2>&1 | head -1 | sed 's/This is //; s/, Version/ version/; s/ <.*//'); $(nginx -v 2>&1 | sed 's/.*: //')"
 echo "# $ROUNDS rounds, $CONNS keep-alive connections, ${DURATION}s (wrk, luamech) / $AB_N requests (ab) per run, window ${WINDOW}s after ${WARMUP}s; server CPU $SERVER_CPU, generator CPU $GEN_CPU; results in $OUT"
 echo "#"
@@ -335,7 +336,7 @@ nruns() { awk -F'\t' -v t="$1" -v m="$2" 'NR > 1 && $2 == t && $7 != "n/a" && $7
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b; else print "n/a" }'; }
 summary() {
   local f name col l w a
-  printf '%-20s %12s %12s %12s %12s %12s\n' figure luamech wrk ab luamech/wrk luamech/ab
+  printf '%-20s %12s %12s %12s %12s %12s\n' figure "$LM_NAME" wrk ab "$LM_NAME/wrk" "$LM_NAME/ab"
   for f in "win_req/s:3" "win_cpu_us/req:4" "win_gen_util_pct:5" "win_srv_cpu_us/req:6" "win_other_pct:7" \
            "tool_req/s:8" "proc_cpu_us/req:9"; do
     name=${f%%:*} col=${f##*:}
@@ -356,7 +357,7 @@ echo "# medians over the quiet runs only (oth% < $CLEAN_PCT: $(nruns luamech "$C
 summary "$CLEAN_PCT"
 echo
 echo "# paired: median over rounds of the round's luamech/peer ratio"
-printf '%-20s %12s %12s\n' figure luamech/wrk luamech/ab
+printf '%-20s %12s %12s\n' figure "$LM_NAME/wrk" "$LM_NAME/ab"
 for f in "win_req/s:3" "win_cpu_us/req:4" "tool_req/s:8" "proc_cpu_us/req:9"; do
   printf '%-20s %12s %12s\n' "${f%%:*}" "$(paired wrk "${f##*:}")" "$(paired ab "${f##*:}")"
 done

@@ -148,3 +148,16 @@ wait_quiet() {
   done
   echo "$load"
 }
+
+# IO=uring|epoll|auto: luamech's socket I/O backend (`--io`, docs/architecture.md
+# "The I/O backend seam") in the bench scripts; unset = luamech's default
+# (auto).  LM_IO_ARGS goes on luamech's command line, LM_NAME heads its columns
+# and ratios ("luamech(uring)").
+IO=${IO:-}
+LM_IO_ARGS=()
+LM_NAME=luamech
+if [ -n "$IO" ]; then
+  case $IO in auto|uring|epoll) ;; *) die "IO must be auto, uring or epoll";; esac
+  LM_IO_ARGS=(--io "$IO")
+  LM_NAME="luamech($IO)"
+fi

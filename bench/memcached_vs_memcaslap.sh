@@ -42,6 +42,7 @@
 # -c CONNS connections, so the pooled rows compare CPU per op at equal
 # concurrency, not equal connection counts.  memtier_benchmark --pipeline is
 # not in Debian: skipped.
+# IO=uring|epoll|auto: luamech's --io (bench/lib.sh); the ratios are then headed luamech(IO).
 # Settings (environment): ROUNDS=5  POOL=0  DURATION=10 (s)  COUNT= (ops; replaces
 # DURATION)  CONNS=50  WARMUP=2  WINDOW=DURATION-4 (5 with COUNT)  KEYS=100000
 # (luamech key space)  OUT=DIR (default /tmp/luamech-bench/mc-<time>)
@@ -123,7 +124,7 @@ run_one() {
   port=$(free_port)
   mc_start "$port" -o hashpower=21
   if [ "$tool" = luamech ]; then
-    cmd=("$LUAMECH" run "$BENCH_DIR/mc_getset.lua" -u "$CONNS" -w 1 -i 1s -q
+    cmd=("$LUAMECH" run "$BENCH_DIR/mc_getset.lua" "${LM_IO_ARGS[@]}" -u "$CONNS" -w 1 -i 1s -q
          "${LM_BOUND[@]}" -o "$d/results" -e "MEMCACHED=127.0.0.1:$port" -e "KEYS=$KEYS"
          -e "POOL=$POOL")
   else
@@ -224,7 +225,7 @@ run_one() {
     "$round" "$tool" "$w_ops" "$w_cpu" "$w_util" "$w_srv" "$w_oth" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" "$wall" "$srv_ops" "$tool_ops" "$rc"
 }
 
-echo "# luamech vs memcaslap: $(machine_line)"
+echo "# $LM_NAME vs memcaslap: $(machine_line)"
 echo "# luamech $("$LUAMECH" --version 2>&1 | head -1); $(memcaslap -V 2>&1 | head -1); memcached $(memcached -V 2>&1 | awk '{print $2}')"
 if [ -n "$COUNT" ]; then bound="$COUNT ops per run"; else bound="${DURATION}s per run"; fi
 echo "# $ROUNDS rounds, $CONNS connections (POOL=$POOL: 1 = luamech's VUs on one connection), $bound, window ${WINDOW}s after ${WARMUP}s; server CPU ${SERVER_CPU:-0}, generator CPU $GEN_CPU; results in $OUT"
@@ -251,7 +252,7 @@ nruns() { awk -F'\t' -v t="$1" -v m="$2" 'NR > 1 && $2 == t && $7 != "n/a" && $7
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b; else print "n/a" }'; }
 summary() {
   local f name col a b
-  printf '%-22s %12s %12s %18s\n' figure luamech memcaslap luamech/memcaslap
+  printf '%-22s %12s %12s %18s\n' figure "$LM_NAME" memcaslap "$LM_NAME/memcaslap"
   for f in "win_ops/s:3" "win_cpu_us/op:4" "win_gen_util_pct:5" "win_srv_cpu_us/op:6" "win_other_pct:7" \
            "tool_ops/s:8" "proc_cpu_us/op:9"; do
     name=${f%%:*} col=${f##*:}
@@ -275,7 +276,7 @@ echo "# medians over the quiet runs only (oth% < $CLEAN_PCT: $(nruns luamech "$C
 summary "$CLEAN_PCT"
 echo
 echo "# paired: median over rounds of the round's luamech/memcaslap ratio"
-printf '%-22s %18s\n' figure luamech/memcaslap
+printf '%-22s %18s\n' figure "$LM_NAME/memcaslap"
 for f in "win_ops/s:3" "win_cpu_us/op:4" "tool_ops/s:8" "proc_cpu_us/op:9"; do
   printf '%-22s %18s\n' "${f%%:*}" "$(paired "${f##*:}")"
 done

@@ -47,6 +47,7 @@
 # keys key:<n> with n uniform in [1, KEYS] (--key-pattern=R:R; not zero-padded,
 # so its keys are up to 6 bytes shorter), -d VALUE_SIZE.  Its window CPU is
 # that of the phase's memtier process; tool_ops/s is its "Totals" Ops/sec.
+# IO=uring|epoll|auto: luamech's --io (bench/lib.sh); the ratios are then headed luamech(IO).
 # Settings (environment): ROUNDS=5  N=500000 (commands per phase)  CONNS=50  POOL=0
 # MEMTIER= (path; default: memtier_benchmark on PATH, if any)
 # KEYS=100000  VALUE_SIZE=32  OUT=DIR (default /tmp/luamech-bench/redis-<time>)
@@ -193,7 +194,7 @@ run_one() {
   port=$(free_port)
   rs_start "$port" "$d"
   if [ "$tool" = luamech ]; then
-    cmd=("$LUAMECH" run "$BENCH_DIR/redis_setget.lua" -u "$CONNS" -w 1 -i 1s -q -n "$N" -d 0
+    cmd=("$LUAMECH" run "$BENCH_DIR/redis_setget.lua" "${LM_IO_ARGS[@]}" -u "$CONNS" -w 1 -i 1s -q -n "$N" -d 0
          -o "$d/results" -e "REDIS=127.0.0.1:$port" -e "KEYS=$KEYS" -e "VALUE_SIZE=$VALUE_SIZE"
          -e "POOL=$POOL")
   elif [ "$tool" = memtier ]; then
@@ -326,7 +327,7 @@ run_one() {
   done
 }
 
-echo "# luamech vs redis-benchmark: $(machine_line)"
+echo "# $LM_NAME vs redis-benchmark: $(machine_line)"
 echo "# luamech $("$LUAMECH" --version 2>&1 | head -1); $(redis-benchmark --version 2>&1 | head -1); $(redis-server --version | awk '{print $1, $2, $3}')"
 [ -z "$MEMTIER" ] || echo "# memtier: $("$MEMTIER" --version 2>&1 | head -1) ($MEMTIER)"
 echo "# $ROUNDS rounds, $CONNS connections (POOL=$POOL: 1 = luamech's VUs on one connection, redis-benchmark -c 1 -P $CONNS), $N SET then $N GET per run, keys $KEYS, values ${VALUE_SIZE} B; window 10..90 % of each phase; server CPU $SERVER_CPU, generator CPU $GEN_CPU; results in $OUT"
@@ -352,7 +353,7 @@ nruns() { awk -F'\t' -v t="$1" -v m="$2" 'NR > 1 && $2 == t && $3 == "all" && $8
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b; else print "n/a" }'; }
 summary() {   # PEER [MAX_OTHER]
   local f name col a b ph peer=$1
-  printf '%-5s %-20s %12s %16s %16s\n' phase figure luamech "$peer" "luamech/$peer"
+  printf '%-5s %-20s %12s %16s %16s\n' phase figure "$LM_NAME" "$peer" "$LM_NAME/$peer"
   for ph in set get all; do
     for f in "win_ops/s:4" "win_cpu_us/op:5" "win_gen_util_pct:6" "win_srv_cpu_us/op:7" "win_other_pct:8" \
              "tool_ops/s:9" "proc_cpu_us/op:10" "hit_pct:11"; do
@@ -373,14 +374,14 @@ PEERS=(redis-benchmark)
 [ -z "$MEMTIER" ] || PEERS+=(memtier)
 for peer in "${PEERS[@]}"; do
   echo
-  echo "# luamech vs $peer: medians over all $ROUNDS rounds"
+  echo "# $LM_NAME vs $peer: medians over all $ROUNDS rounds"
   summary "$peer"
   echo
-  echo "# luamech vs $peer: medians over the quiet runs only (oth% of the pooled window < $CLEAN_PCT: $(nruns luamech "$CLEAN_PCT") luamech, $(nruns "$peer" "$CLEAN_PCT") $peer runs)"
+  echo "# $LM_NAME vs $peer: medians over the quiet runs only (oth% of the pooled window < $CLEAN_PCT: $(nruns luamech "$CLEAN_PCT") luamech, $(nruns "$peer" "$CLEAN_PCT") $peer runs)"
   summary "$peer" "$CLEAN_PCT"
   echo
-  echo "# paired: median over rounds of the round's luamech/$peer ratio"
-  printf '%-5s %-20s %16s\n' phase figure "luamech/$peer"
+  echo "# paired: median over rounds of the round's $LM_NAME/$peer ratio"
+  printf '%-5s %-20s %16s\n' phase figure "$LM_NAME/$peer"
   for ph in set get all; do
     for f in "win_ops/s:4" "win_cpu_us/op:5" "tool_ops/s:9" "proc_cpu_us/op:10"; do
       [ "$ph" != all ] && [ "${f%%:*}" = proc_cpu_us/op ] && continue

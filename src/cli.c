@@ -22,6 +22,7 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "common/when.h"
+#include "net/uring.h"
 #include "output/output.h"
 #include "report/compare.h"
 #include "report/report.h"
@@ -70,6 +71,9 @@ static const char cli_usage[] =
 "      --stream prometheus=URL[,interval=DUR][,label=NAME=VALUE][,histograms=classic|native]\n"
 "                           [,bearer_token_file=PATH]\n"
 "                           Prometheus remote write (docs/outputs.md)\n"
+"      --io auto|uring|epoll  socket I/O: io_uring (batched, one system call per loop turn)\n"
+"                           or libuv's epoll; auto (default, or LUAMECH_IO): io_uring where\n"
+"                           the kernel allows it, else epoll with a notice\n"
 "      --dashboard [ADDR:]PORT  live web dashboard (loopback unless --dashboard-public;\n"
 "                           unauthenticated); --dashboard-linger keeps it up after the run\n"
 "\n"
@@ -131,7 +135,7 @@ static int cli_count(const char *field, const char *arg, int64_t *out) {
 }
 
 /* ---- distributed runs: --segment and --start-at (docs/distributed.md) ---- */
-enum { CLI_OPT_SEGMENT = 1000, CLI_OPT_START_AT };
+enum { CLI_OPT_SEGMENT = 1000, CLI_OPT_START_AT, CLI_OPT_IO };
 
 /* --segment auto: the first of LUAMECH_SEGMENT=i/N, JOB_COMPLETION_INDEX
  * (0-based, Kubernetes Indexed Jobs) with LUAMECH_SEGMENTS=N, SLURM_PROCID
@@ -191,6 +195,28 @@ static int cli_dist_resolve(cli_run *c, char *err, size_t err_len) {
     return 0;
 }
 
+/* ---- --io auto|uring|epoll (src/net/uring.h) ----
+ * The plan checked the name (flag, else LUAMECH_IO); here the kernel is
+ * probed once and LUAMECH_IO set to what every worker loop uses: `auto`
+ * falls back to epoll with a one-line notice, `uring` without io_uring is
+ * exit 1 (before any worker starts). */
+static int cli_io_resolve(const scenario_overrides *ov) {
+    net_io_mode m;
+    int uring;
+    char msg[512];
+    if (net_io_parse(ov->io, &m) != 0) m = NET_IO_AUTO;   /* checked by the plan */
+    if (net_io_resolve(m, &uring, msg, sizeof msg) != 0) {
+        fprintf(stderr, "luamech: %s\n", msg);
+        return EXIT_RUNTIME;
+    }
+    if (msg[0]) fprintf(stderr, "luamech: %s\n", msg);
+    if (setenv(NET_IO_ENV, uring ? "uring" : "epoll", 1) != 0) {
+        fprintf(stderr, "luamech: --io: cannot set %s: %s\n", NET_IO_ENV, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
 static int cli_parse_run(int argc, char **argv, cli_run *c) {
     static const struct option opts[] = {
         {"duration", required_argument, 0, 'd'}, {"rampup", required_argument, 0, 'r'},
@@ -201,6 +227,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"cpus", required_argument, 0, 'c'}, {"mm-results", no_argument, 0, 'M'},
         {"segment", required_argument, 0, CLI_OPT_SEGMENT}, {"start-at", required_argument, 0, CLI_OPT_START_AT},
+        {"io", required_argument, 0, CLI_OPT_IO},
         /* live outputs (src/output) */
         {"stream", required_argument, 0, 'S'}, {"dashboard", required_argument, 0, 'D'},
         {"dashboard-linger", no_argument, 0, 'L'}, {"dashboard-public", no_argument, 0, 'P'}, {0, 0, 0, 0}};
@@ -228,6 +255,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         case 'M': c->mm_results = 1; break;
         case CLI_OPT_SEGMENT: c->segment_arg = optarg; break;
         case CLI_OPT_START_AT: c->start_at_arg = optarg; break;
+        case CLI_OPT_IO: c->ov.io = optarg; break;
         case 'S': case 'D': case 'L': case 'P': {     /* live outputs */
             char oerr[1200];
             int orc = ch == 'S' ? output_parse_stream(&c->outputs, optarg, oerr, sizeof oerr)
@@ -248,6 +276,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
     if (bad) return EXIT_USAGE;
     char err[512];
     if (cli_dist_resolve(c, err, sizeof err) != 0) return cli_bad("%s", err);
+    if (c->ov.io == NULL && (c->ov.io = getenv(NET_IO_ENV)) != NULL) c->ov.io_env = 1;
     if (plan_check_flags(&c->ov, err, sizeof err) != PLAN_OK) return cli_bad("%s", err);
     if (output_check(&c->outputs, err, sizeof err) != 0) return cli_bad("%s", err);
     if (c->out_dir && report_check_out(c->out_dir, err, sizeof err) != 0)
@@ -255,7 +284,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
     if (optind >= argc) return cli_bad("run: missing the SCENARIO file%s", "");
     c->scenario_path = argv[optind++];
     if (optind < argc) return cli_bad("run: unexpected argument '%s'", argv[optind]);
-    return EXIT_OK;
+    return cli_io_resolve(&c->ov);
 }
 
 /* scenario_load / suite_load's -1 (bad scenario) or -2 (bad flag). */

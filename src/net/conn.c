@@ -6,13 +6,19 @@
  * the socket did not take), close, and the failure cause.  The transport seam:
  * bytes from the socket go through conn_rx, bytes to it come from conn_tx;
  * both are plaintext unless cfg->tls is set, then net/tls.c encrypts and
- * decrypts in memory BIOs.  It knows no protocol, parses nothing, and does not
+ * decrypts in memory BIOs.  The I/O backend seam: connect and close always go
+ * through libuv; once connected, the bytes move either through libuv's stream
+ * (epoll: uv_read_start, uv_try_write/uv_write) or through the loop's
+ * io_uring ring (net/uring.c: one recv and at most one send in flight per
+ * connection, all of a turn's submitted by one system call), chosen per loop
+ * by LUAMECH_IO.  It knows no protocol, parses nothing, and does not
  * reconnect (the owner opens a new connection after a failure). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "net/conn.h"
 #include "net/tls.h"
+#include "net/uring.h"
 #include "common/clock.h"
 
 #include <stdio.h>
@@ -57,7 +63,12 @@ struct net_conn {
     net_buf tout;                /* TLS: ciphertext for the next write */
     const net_conn_cbs *cbs;
     net_tls *tls;                /* NULL: plaintext */
+    net_uio *uio;                /* io_uring backend; NULL: epoll (libuv's stream) */
+    size_t wfly_off;             /* io_uring: bytes of wfly already sent */
+    char *urx;                   /* io_uring + TLS: where recv lands (NET_URX bytes) */
 };
+
+#define NET_URX (16 * 1024)
 
 static void conn_on_connect(uv_connect_t *req, int status);
 static void conn_on_write(uv_write_t *w, int status);
@@ -65,6 +76,10 @@ static void conn_on_flush(uv_prepare_t *h);
 static void conn_flush(net_conn *c);
 static void conn_schedule(net_conn *c);
 static void conn_on_handle_close(uv_handle_t *h);
+static void conn_on_urecv(void *conn, int res);
+static void conn_on_usend(void *conn, int res);
+
+static const net_uio_cbs conn_uio_cbs = {conn_on_urecv, conn_on_usend};
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -107,6 +122,11 @@ static void conn_buf_free(net_buf *b) {
 /* ---- closing ---------------------------------------------------------- */
 
 static void conn_free(net_conn *c) {
+    if (c->uio) {      /* buffers the kernel may still use go with the record */
+        void *bufs[3] = {c->rbuf.p, c->wfly.p, c->urx};
+        net_uio_detach(c->uio, bufs, 3);
+        c->rbuf.p = c->wfly.p = c->urx = NULL;
+    }
     net_tls_free(c->tls);
     conn_buf_free(&c->wbuf);
     conn_buf_free(&c->wfly);
@@ -135,6 +155,7 @@ static void conn_on_handle_close(uv_handle_t *h) {
 void net_conn_close(net_conn *c) {
     if (c == NULL || c->state == NS_CLOSED) return;
     c->state = NS_CLOSED;
+    if (c->uio) net_uio_cancel(c->uio);
     conn_close_handles(c);
 }
 
@@ -186,6 +207,10 @@ int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out) {
     int rc = conn_buf_reserve(&c->rbuf, cfg->rbuf_init ? cfg->rbuf_init : NET_RBUF_DEFAULT, 1);
     if (rc == 0 && cfg->tls) rc = net_tls_new(cfg->tls, &c->tls);
     if (rc == 0) rc = conn_handles_init(c);
+    if (rc == 0) {
+        c->uio = net_uio_open(cfg->loop, c, &conn_uio_cbs, &rc);
+        if (c->uio && c->tls && (c->urx = malloc(NET_URX)) == NULL) rc = UV_ENOMEM;
+    }
     if (rc == 0 && c->tcp)
         rc = uv_tcp_connect(&c->creq, &c->h.tcp, (const struct sockaddr *)cfg->addr, conn_on_connect);
     else if (rc == 0)
@@ -287,10 +312,67 @@ static void conn_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
     conn_deliver(c);
 }
 
+/* ---- reading through the ring (io_uring backend) ---------------------- */
+
+/* One recv in flight: into rbuf's free space, or (TLS) into urx. */
+static void conn_urecv_arm(net_conn *c) {
+    int rc;
+    if (c->tls) {
+        rc = net_uio_recv(c->uio, c->urx, NET_URX);
+    } else {
+        net_buf *rb = &c->rbuf;
+        rc = rb->cap - rb->len < NET_RBUF_MIN_FREE ? conn_buf_reserve(rb, rb->len + NET_RBUF_MIN_FREE, NET_RBUF_DEFAULT) : 0;
+        if (rc == 0) rc = net_uio_recv(c->uio, rb->p + rb->len, rb->cap - rb->len);
+    }
+    if (rc < 0) conn_fail(c, rc, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_READ, NULL);
+}
+
+/* TLS: what recv brought, handed to the TLS layer in pieces of its rx space. */
+static void conn_urecv_tls(net_conn *c, size_t n) {
+    size_t off = 0;
+    while (off < n && c->state != NS_CLOSED) {
+        char *p;
+        size_t room;
+        net_tls_rx_space(c->tls, &p, &room);
+        size_t k = n - off < room ? n - off : room;
+        memcpy(p, c->urx + off, k);
+        off += k;
+        conn_rx_tls(c, k);
+    }
+}
+
+static void conn_on_urecv(void *conn, int res) {
+    net_conn *c = conn;
+    if (c->state == NS_CLOSED) return;
+    if (res <= 0) {
+        conn_fail(c, res == 0 ? UV_EOF : res, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_READ, NULL);
+        return;
+    }
+    if (c->tls) {
+        conn_urecv_tls(c, (size_t)res);
+    } else {
+        c->rbuf.len += (size_t)res;
+        conn_deliver(c);
+    }
+    if (c->state != NS_CLOSED) conn_urecv_arm(c);
+}
+
+/* Connected: start reading (libuv's stream, or the ring on the socket's fd). */
+static int conn_read_start(net_conn *c) {
+    if (c->uio == NULL) return uv_read_start(&c->h.stream, conn_on_alloc, conn_on_read);
+    uv_os_fd_t fd;
+    int rc = uv_fileno(&c->h.handle, &fd);
+    if (rc < 0) return rc;
+    net_uio_set_fd(c->uio, fd);
+    conn_urecv_arm(c);
+    return c->state == NS_CLOSED ? UV_ENOBUFS : 0;
+}
+
 static void conn_on_connect(uv_connect_t *req, int status) {
     net_conn *c = req->data;
     if (c->state == NS_CLOSED) return;
-    if (status == 0) status = uv_read_start(&c->h.stream, conn_on_alloc, conn_on_read);
+    if (status == 0) status = conn_read_start(c);
+    if (c->state == NS_CLOSED) return;
     if (status < 0) {
         conn_fail(c, status, NET_PH_CONNECT, NULL);
         return;
@@ -354,9 +436,47 @@ static int conn_tx(net_conn *c, net_buf **out, size_t *payload, const char **msg
     return 0;
 }
 
+/* io_uring: swap the bytes into wfly (untouched until sent) and queue one
+ * send; conn_on_usend sends the rest of a short send, then flushes again. */
+static void conn_uflush(net_conn *c, net_buf *out, size_t payload) {
+    net_buf tmp = c->wfly;
+    c->wfly = *out;
+    *out = tmp;
+    out->len = 0;
+    c->wfly_off = 0;
+    int rc = net_uio_send(c->uio, c->wfly.p, c->wfly.len);
+    if (rc < 0) {
+        conn_fail(c, rc, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_WRITE, NULL);
+        return;
+    }
+    c->writing = 1;
+    c->wfly_payload = payload;
+}
+
+static void conn_on_usend(void *conn, int res) {
+    net_conn *c = conn;
+    if (c->state == NS_CLOSED) return;
+    net_phase ph = c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_WRITE;
+    if (res <= 0) {
+        conn_fail(c, res == 0 ? UV_EPIPE : res, ph, NULL);
+        return;
+    }
+    c->wfly_off += (size_t)res;
+    if (c->wfly_off < c->wfly.len) {
+        int rc = net_uio_send(c->uio, c->wfly.p + c->wfly_off, c->wfly.len - c->wfly_off);
+        if (rc < 0) conn_fail(c, rc, ph, NULL);
+        return;
+    }
+    c->writing = 0;
+    c->wfly.len = 0;
+    c->sent += c->wfly_payload;
+    c->wfly_payload = 0;
+    conn_flush(c);
+}
+
 /* Put what is queued on the wire: uv_try_write when nothing is in flight,
  * then uv_write the rest from the swapped-in wfly buffer, untouched until
- * conn_on_write. */
+ * conn_on_write (io_uring: conn_uflush). */
 static void conn_flush(net_conn *c) {
     if (c->writing || (c->state != NS_OPEN && c->state != NS_HANDSHAKE)) return;
     net_buf *out;
@@ -365,6 +485,10 @@ static void conn_flush(net_conn *c) {
     int rc = conn_tx(c, &out, &payload, &msg);
     if (rc < 0 || out->len == 0) {
         if (rc < 0) conn_fail(c, rc, NET_PH_WRITE, msg);
+        return;
+    }
+    if (c->uio) {
+        conn_uflush(c, out, payload);
         return;
     }
     uv_buf_t b = uv_buf_init(out->p, (unsigned)out->len);
@@ -419,5 +543,6 @@ int net_conn_is_open(const net_conn *c) { return c && c->state == NS_OPEN; }
 size_t net_conn_wqueued(const net_conn *c) { return c->wbuf.len; }
 int net_conn_wbusy(const net_conn *c) { return c->writing || c->wbuf.len > 0; }
 uint64_t net_conn_sent(const net_conn *c) { return c->sent; }
+int net_conn_uring(const net_conn *c) { return c->uio != NULL; }
 uint64_t net_conn_tls_ns(const net_conn *c) { return c->tls ? net_tls_handshake_ns(c->tls) : 0; }
 int net_conn_tls_resumed(const net_conn *c) { return c->tls ? net_tls_resumed(c->tls) : 0; }

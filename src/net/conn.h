@@ -8,7 +8,12 @@
  * The owner (a client) keeps the protocol: request FIFO, parsing, request
  * deadlines, reconnect policy (net_backoff below).  A connection is one
  * attempt: after a failure or a close it is gone and the owner opens a new
- * one.  Callbacks fire from the loop, never from inside net_conn_open/_write. */
+ * one.  Callbacks fire from the loop, never from inside net_conn_open/_write.
+ *
+ * The I/O backend (net/uring.h): per loop, libuv's epoll stream or an
+ * io_uring ring, by LUAMECH_IO (`luamech run --io`); the same calls and
+ * callbacks on both.  net_conn_open fails with the ring's status when
+ * LUAMECH_IO=uring and the ring cannot be set up. */
 #ifndef LUAMECH_NET_CONN_H
 #define LUAMECH_NET_CONN_H
 
@@ -78,6 +83,7 @@ int net_conn_is_open(const net_conn *c);       /* on_open fired, not failed or c
 size_t net_conn_wqueued(const net_conn *c);    /* bytes not yet handed to the socket */
 int net_conn_wbusy(const net_conn *c);         /* bytes queued or a write in flight */
 uint64_t net_conn_sent(const net_conn *c);     /* payload bytes handed to the socket */
+int net_conn_uring(const net_conn *c);         /* 1: its bytes move through the loop's io_uring ring */
 /* TLS: handshake duration (0 when plaintext or not done) and whether the
  * session was resumed. */
 uint64_t net_conn_tls_ns(const net_conn *c);

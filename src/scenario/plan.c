@@ -389,6 +389,10 @@ int plan_check_flags(const scenario_overrides *o, char *err, size_t len) {
             return PLAN_BAD_FLAG;
         }
     }
+    if (o->io && strcmp(o->io, "auto") != 0 && strcmp(o->io, "uring") != 0 && strcmp(o->io, "epoll") != 0) {
+        snprintf(err, len, "%s: expected auto, uring or epoll; got '%s'", o->io_env ? "LUAMECH_IO" : "--io", o->io);
+        return PLAN_BAD_FLAG;
+    }
     return PLAN_OK;
 }
 

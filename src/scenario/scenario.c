@@ -25,6 +25,8 @@ void scenario_overrides_init(scenario_overrides *o) {
     o->cpus = o->name = o->origin = NULL;
     o->seg_index = o->seg_count = 0;
     o->start_at_ns = 0;
+    o->io = NULL;
+    o->io_env = 0;
 }
 
 int scenario_parse_cpus(const char *s, int *cpus, int max) {

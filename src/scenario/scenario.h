@@ -74,6 +74,8 @@ typedef struct scenario_overrides {
                            * values the command line did not; NULL = all flags */
     int seg_index, seg_count;   /* --segment i/N; 0/0 = not given */
     int64_t start_at_ns;        /* --start-at (CLOCK_REALTIME ns); 0 = not given */
+    const char *io;             /* --io (or LUAMECH_IO when io_env): auto|uring|epoll; NULL = auto */
+    int io_env;
 } scenario_overrides;
 
 /* "0,2-3" -> {0, 2, 3}; returns the count, or -1 on bad syntax. */

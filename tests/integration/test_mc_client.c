@@ -27,6 +27,7 @@
 #include <uv.h>
 
 #include "client/mc_client.h"
+#include "net/uring.h"
 #include "proto/mc_proto.h"
 #include "servers.h"
 
@@ -548,7 +549,8 @@ static long long proc_syscw(void) {
 
 /* Requests queued in one loop turn on one connection leave in one write
  * (net/conn flushes once per turn): 200 gets cost the process 1 write system
- * call, not 200; the server counts all 200. */
+ * call, not 200 (io_uring backend: none, the one send goes through the
+ * ring); the server counts all 200. */
 static void test_coalesced_writes(void **state) {
     fx *f = *state;
     int port = f->srv[0].port;
@@ -566,7 +568,10 @@ static void test_coalesced_writes(void **state) {
     run_until_count(f, base + 200, 20000);
     long long writes = proc_syscw() - w0;
     assert_int_equal(f->ndone, base + 200);
-    assert_true(writes >= 1 && writes <= 2);
+    const char *io = getenv(NET_IO_ENV);
+    char why[160];
+    int uring = !(io && strcmp(io, "epoll") == 0) && net_io_probe(why, sizeof why) == 0;
+    assert_true(writes >= (uring ? 0 : 1) && writes <= 2);
     assert_int_equal(test_memcached_stat(port, "cmd_get") - g0, 200);
 }
 

@@ -496,7 +496,29 @@ static void engine_collect(engine *e) {
     if (e->shared.rawlog_dir && !e->nabandoned) rawlog_merge(e->shared.rawlog_dir, e->nworkers);
 }
 
+/* agg's give_back: a merged message goes back to the worker that made it
+ * (taken at its next tick), so that its buffers are reused and freed by
+ * that worker's thread.  A final one is freed here: its worker is done. */
+static void engine_give_back(void *ctx, tick_msg *m) {
+    engine *e = ctx;
+    if (m->final || m->worker < 0 || m->worker >= e->nworkers) {
+        tick_msg_free(m);
+        return;
+    }
+    uv_mutex_lock(&e->shared.mu);
+    m->next = e->shared.back[m->worker];
+    e->shared.back[m->worker] = m;
+    uv_mutex_unlock(&e->shared.mu);
+}
+
 static void engine_free(engine *e) {
+    for (int w = 0; e->shared.back && w < e->nworkers; w++)
+        while (e->shared.back[w]) {
+            tick_msg *m = e->shared.back[w];
+            e->shared.back[w] = m->next;
+            tick_msg_free(m);
+        }
+    free(e->shared.back);
     uv_walk(&e->loop, engine_close_cb, NULL);
     uv_run(&e->loop, UV_RUN_DEFAULT);
     uv_loop_close(&e->loop);
@@ -552,10 +574,16 @@ int engine_run(const scenario *sc, const params *p, int nworkers, uint64_t seed,
     }
     e->workers = calloc((size_t)nworkers, sizeof *e->workers);
     e->watch = calloc((size_t)nworkers, sizeof *e->watch);
-    if (!e->workers || !e->watch) engine_setup_failed(e, "out of memory for the workers");
-    else engine_start_workers(e);
+    e->shared.back = calloc((size_t)nworkers, sizeof *e->shared.back);
+    if (!e->workers || !e->watch || !e->shared.back) engine_setup_failed(e, "out of memory for the workers");
+    else {
+        r->agg.give_back = engine_give_back;
+        r->agg.give_back_ctx = e;
+        engine_start_workers(e);
+    }
     if (e->nstarted > 0) uv_run(&e->loop, UV_RUN_DEFAULT);
     engine_collect(e);
+    r->agg.give_back = NULL;             /* the agg outlives the engine */
     int rc = r->status == RUN_ABORTED ? -1 : 0;
     if (!e->nabandoned) engine_free(e);   /* else abandoned threads may still use it: the process ends soon */
     return rc;

@@ -8,6 +8,9 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <time.h>
 #include <stdio.h>
@@ -186,6 +189,19 @@ static void engine_on_preflight_timeout(uv_timer_t *t) {
     engine_abort(t->data, "preflight: the scripts' initialisation did not finish within 60 s");
 }
 
+/* At an interval's close: give the free pages inside malloc's arenas back
+ * to the system.  A long run's churn (VUs parked and resumed, connections
+ * opened and closed by the workers) leaves free holes between live blocks,
+ * mostly in the workers' arenas; glibc returns only the top of a heap, so
+ * without this RSS creeps towards the most malloc ever held (a 1-hour soak:
+ * +30 %, with bytes in use flat).  Once per interval, in the main thread; a
+ * worker that allocates meanwhile waits for its arena's lock. */
+static void engine_release_memory(void) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 static void engine_drain(engine *e) {
     uv_mutex_lock(&e->shared.mu);
     tick_msg *m = e->shared.q_head;
@@ -210,6 +226,7 @@ static void engine_drain(engine *e) {
                 engine_stop(e, 0);
             }
         }
+        if (closed) engine_release_memory();   /* after the hook's writing too */
         m = next;
     }
 }

@@ -325,6 +325,12 @@ void stats_local_free(stats_local *s) {
         free(s->timers[i].name);
         stats_hist_free(s->timers[i].h);
         stats_hist_free(s->timers[i].nok);
+        stats_spares_free(&s->timers[i]);
+    }
+    while (s->spare_msgs) {
+        tick_msg *m = s->spare_msgs;
+        s->spare_msgs = m->next;
+        tick_msg_free(m);
     }
     free(s->timers);
     names_free(&s->index);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/embedded.h"
@@ -122,12 +123,15 @@ static int suite_run_checker(lua_State *L, const char *path, char *err, size_t e
 }
 
 /* A run's scenario file read whole into memory (suite_load_state's runs);
- * NULL after a message. */
+ * NULL when it is not a readable regular file (the file loader then says
+ * why, as it would). */
 static char *suite_read(const char *path, size_t *len, char *err, size_t err_len) {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     long n = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && fseek(f, 0, SEEK_END) == 0 &&
+        (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
         (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
         *len = (size_t)n;
         fclose(f);
@@ -143,13 +147,9 @@ static char *suite_read(const char *path, size_t *len, char *err, size_t err_len
  * loaded in L. */
 static int suite_load_one(scenario *ph, lua_State *L, const char *path, params *rp, const scenario_overrides *ov,
                           char *err, size_t err_len) {
-    if (!L) return scenario_load(ph, path, rp, ov, err, err_len);
     size_t len;
-    char *src = suite_read(path, &len, err, err_len);
-    if (!src) {
-        memset(ph, 0, sizeof *ph);
-        return -1;
-    }
+    char *src = L ? suite_read(path, &len, err, err_len) : NULL;
+    if (!src) return scenario_load(ph, path, rp, ov, err, err_len);   /* its message */
     int rc = scenario_load_state(ph, L, path, src, len, rp, ov, err, err_len);
     free(src);
     return rc;

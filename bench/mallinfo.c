@@ -5,6 +5,10 @@
  * bytes free inside the arenas.  It tells a leak (in use grows) from
  * fragmentation (in use flat, RSS rising towards what malloc holds).  Not
  * part of luamech; LuaJIT's own GC heap is not in these figures.
+ * Diagnostics: MALLINFO_XML=FILE appends glibc's malloc_info() (per arena:
+ * free chunks by size, what each arena holds) every minute; MALLINFO_TRIM=1
+ * calls malloc_trim(0) after each sample (what RSS would be if the free
+ * pages inside the arenas went back to the system).
  *   cc -O2 -shared -fPIC -o mallinfo.so bench/mallinfo.c -lpthread */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -21,12 +25,25 @@ static void *mallinfo_loop(void *arg) {
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fprintf(f, "t_s,held_kb,in_use_kb,free_kb\n");
+    const char *xml = getenv("MALLINFO_XML");
+    int trim = getenv("MALLINFO_TRIM") && atoi(getenv("MALLINFO_TRIM")) > 0;
+    long last_xml = -60;
     for (;;) {
         struct mallinfo2 m = mallinfo2();
         clock_gettime(CLOCK_MONOTONIC, &t);
         fprintf(f, "%ld,%zu,%zu,%zu\n", (long)(t.tv_sec - t0.tv_sec), (m.arena + m.hblkhd) / 1024,
                 (m.uordblks + m.hblkhd) / 1024, m.fordblks / 1024);
         fflush(f);
+        if (xml && t.tv_sec - t0.tv_sec - last_xml >= 60) {
+            FILE *x = fopen(xml, "a");
+            last_xml = (long)(t.tv_sec - t0.tv_sec);
+            if (x) {
+                fprintf(x, "<!-- t_s %ld -->\n", last_xml);
+                malloc_info(0, x);
+                fclose(x);
+            }
+        }
+        if (trim) malloc_trim(0);
         sleep(s);
     }
     return NULL;

@@ -35,25 +35,30 @@ return function(file, rules, parse_duration, parse_count)
   end
 
 
+  -- The first unknown key in sorted order (so the message does not depend
+  -- on the table's iteration order), with the nearest known name as a hint.
   local function check_known(t, known, where)
+    local unknown
     for k in pairs(t) do
       if type(k) ~= "string" or not known[k] then
         if type(k) == "number" and where == "scenario" then
           fail("scenario", "unexpected array item; the scenario is a table of named fields")
         end
-        local best, bestd = nil, 3
-        for name in pairs(known) do
-          local d = distance(tostring(k), name)
-          if d < bestd then best, bestd = name, d end
-        end
-        local hint = best and string.format(" (did you mean '%s'?)", best) or ""
-        local names = {}
-        for name in pairs(known) do names[#names + 1] = name end
-        table.sort(names)
-        fail(where, string.format("unknown field '%s'%s; known fields: %s",
-          tostring(k), hint, table.concat(names, ", ")))
+        if unknown == nil or tostring(k) < tostring(unknown) then unknown = k end
       end
     end
+    if unknown == nil then return end
+    local names = {}
+    for name in pairs(known) do names[#names + 1] = name end
+    table.sort(names)
+    local best, bestd = nil, 3
+    for _, name in ipairs(names) do
+      local d = distance(tostring(unknown), name)
+      if d < bestd then best, bestd = name, d end
+    end
+    local hint = best and string.format(" (did you mean '%s'?)", best) or ""
+    fail(where, string.format("unknown field '%s'%s; known fields: %s",
+      tostring(unknown), hint, table.concat(names, ", ")))
   end
 
 

@@ -29,14 +29,19 @@ double worker_run_time_s(const worker *w) {
     return (double)(int64_t)(worker_now_ns() - t0) / 1e9;
 }
 
+/* Queue a tick for the main thread and, under the same lock, take the
+ * messages it has merged and handed back (reused by the next ticks). */
 static void worker_send(worker *w, tick_msg *m) {
     run_shared *s = w->shared;
     uv_mutex_lock(&s->mu);
     if (s->q_tail) s->q_tail->next = m;
     else s->q_head = m;
     s->q_tail = m;
+    tick_msg *back = s->back ? s->back[w->id] : NULL;
+    if (s->back) s->back[w->id] = NULL;
     uv_mutex_unlock(&s->mu);
     uv_async_send(s->notify);
+    stats_local_take_back(&w->stats, back);
 }
 
 /* This thread's CPU time (user + system), microseconds. */
@@ -65,6 +70,13 @@ static void worker_flush(worker *w, int final) {
     if (runq > w->runq_last_us) stats_count(&w->stats, w->cid_runq, (int64_t)(runq - w->runq_last_us));
     w->runq_last_us = runq;
     tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick);
+    if (!m) {            /* out of memory: the tick's data stays for the next one */
+        if (!final) return;
+        m = calloc(1, sizeof *m);   /* the final mark must arrive */
+        if (!m) return;
+        m->worker = w->id;
+        m->tick = w->tick;
+    }
     m->final = final;
     m->active_vus = w->active;
     m->started_vus = w->started;

@@ -46,7 +46,7 @@ typedef struct wgroup {
 enum { WCMD_GO = 1, WCMD_STOP = 2, WCMD_HARD = 4 };
 
 /* State shared by the main thread and all workers.  Configuration fields are
- * read-only once workers start; the queue is guarded by mu. */
+ * read-only once workers start; the queues are guarded by mu. */
 typedef struct run_shared {
     const scenario *sc;
     const params *params;
@@ -57,6 +57,8 @@ typedef struct run_shared {
     uv_mutex_t mu;
     uv_async_t *notify;            /* wakes the main loop */
     tick_msg *q_head, *q_tail;     /* worker -> main statistics */
+    tick_msg **back;               /* main -> worker: merged messages handed back for
+                                    * reuse, a list per worker (stats_local_take_back) */
     int ready, failed;             /* preflight results (under mu) */
     const char *rawlog_dir;        /* --mm-results: per-transaction log into this dir */
     void (*open_lua)(lua_State *L, struct worker *w);   /* the bindings (run_hooks.open_lua) */

@@ -1,4 +1,5 @@
-/* scenario.c - loads a scenario file in a private Lua state, has
+/* scenario.c - loads a scenario file in a private Lua state (or scenario
+ * text from memory in a state the caller reuses: scenario_load_state), has
  * lua/scenario.lua check and normalise it, copies the result into a C struct,
  * applies the overrides (a suite entry's, the command line's) and has
  * plan_check() check the final plan.  Runs before any worker starts; it does
@@ -239,13 +240,29 @@ static void scenario_note_file(void *ctx, const char *path) {
     s->read_files[s->nread_files++] = real;
 }
 
-static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err_len) {
+/* Pushes the embedded lua/`name`.lua compiled: once per state (kept in
+ * the registry; each call runs it afresh).  -1 after a message in err. */
+int scenario_push_checker(lua_State *L, const char *name, char *err, size_t err_len) {
+    char key[64], chunk[64];
+    snprintf(key, sizeof key, "luamech.checker.%s", name);
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
+    if (lua_isfunction(L, -1)) return 0;
+    lua_pop(L, 1);
     size_t len;
-    const char *src = embedded_lua_find("scenario", &len);
-    if (!src || luaL_loadbuffer(L, src, len, "=scenario.lua") != 0) {
-        snprintf(err, err_len, "internal error: %s", src ? lua_tostring(L, -1) : "no scenario.lua");
+    const char *src = embedded_lua_find(name, &len);
+    snprintf(chunk, sizeof chunk, "=%s.lua", name);
+    if (!src || luaL_loadbuffer(L, src, len, chunk) != 0) {
+        snprintf(err, err_len, "internal error: %s", src ? lua_tostring(L, -1) : "no checker");
+        if (src) lua_pop(L, 1);
         return -1;
     }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
+    return 0;
+}
+
+static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err_len) {
+    if (scenario_push_checker(L, "scenario", err, err_len) != 0) return -1;
     lua_pushvalue(L, -2);                      /* the user's table */
     lua_pushstring(L, s->path);
     lua_pushstring(L, s->dir);
@@ -261,13 +278,36 @@ static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err
     return 0;
 }
 
-int scenario_load(scenario *s, const char *path, const params *p,
-                  const scenario_overrides *o, char *err, size_t err_len) {
+/* path and its folder into s; -1 after a message when out of memory. */
+static int scenario_set_path(scenario *s, const char *path, char *err, size_t err_len) {
     memset(s, 0, sizeof *s);
     s->path = strdup(path);
     char *tmp = strdup(path);
-    s->dir = strdup(dirname(tmp));
+    s->dir = tmp ? strdup(dirname(tmp)) : NULL;
     free(tmp);
+    if (s->path && s->dir) return 0;
+    snprintf(err, err_len, "%s: out of memory", path);
+    return -1;
+}
+
+/* After the checker: the overrides, the final plan's check and the hash
+ * (over src when the scenario came from memory, else over the file). */
+static int scenario_finish(scenario *s, const scenario_overrides *o, const char *src, size_t len, char *err,
+                           size_t err_len) {
+    scenario_apply(s, o);
+    if (o->name) {                             /* a suite run's name */
+        free(s->name);
+        s->name = strdup(o->name);
+    }
+    int rc = plan_check(s, o, err, err_len);
+    if (rc == PLAN_OK) plan_segment_apply(s);
+    if (rc == PLAN_OK) scenario_hash_text(s, src, len);
+    return rc == PLAN_OK ? 0 : rc == PLAN_BAD_FLAG ? -2 : -1;
+}
+
+int scenario_load(scenario *s, const char *path, const params *p,
+                  const scenario_overrides *o, char *err, size_t err_len) {
+    if (scenario_set_path(s, path, err, err_len) != 0) return -1;
     lua_State *L = script_state_open(path, p, "scenario", err, err_len);
     if (!L) return -1;
     int rc = -1;
@@ -288,15 +328,25 @@ int scenario_load(scenario *s, const char *path, const params *p,
         rc = scenario_run_checker(L, s, err, err_len);
     lua_close(L);
     if (rc != 0) return -1;
-    scenario_apply(s, o);
-    if (o->name) {                             /* a suite run's name */
-        free(s->name);
-        s->name = strdup(o->name);
+    return scenario_finish(s, o, NULL, 0, err, err_len);
+}
+
+int scenario_load_state(scenario *s, lua_State *L, const char *path, const char *src, size_t len,
+                        const params *p, const scenario_overrides *o, char *err, size_t err_len) {
+    if (scenario_set_path(s, path, err, err_len) != 0) return -1;
+    int top = lua_gettop(L), rc = -1;
+    lua_pushfstring(L, "@%s", path);           /* messages read "path:line: ..." as from a file */
+    if (luaL_loadbuffer(L, src, len, lua_tostring(L, -1)) != 0) {
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+    } else {
+        script_push_env(L, p);                 /* its globals die with it */
+        lua_setfenv(L, -2);
+        if (lua_pcall(L, 0, 1, 0) != 0) snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        else rc = scenario_run_checker(L, s, err, err_len);
     }
-    rc = plan_check(s, o, err, err_len);
-    if (rc == PLAN_OK) plan_segment_apply(s);
-    if (rc == PLAN_OK) scenario_hash(s);
-    return rc == PLAN_OK ? 0 : rc == PLAN_BAD_FLAG ? -2 : -1;
+    lua_settop(L, top);
+    if (rc != 0) return -1;
+    return scenario_finish(s, o, src, len, err, err_len);
 }
 
 static uint64_t scenario_fnv(uint64_t h, const void *p, size_t n) {
@@ -326,11 +376,13 @@ static uint64_t scenario_fnv_plan(uint64_t h, const scenario *s) {
     return h;
 }
 
-void scenario_hash(scenario *s) {
-    uint64_t h = scenario_fnv_file(0xcbf29ce484222325ULL, s->path);
+void scenario_hash_text(scenario *s, const char *src, size_t len) {
+    uint64_t h = src ? scenario_fnv(0xcbf29ce484222325ULL, src, len) : scenario_fnv_file(0xcbf29ce484222325ULL, s->path);
     snprintf(s->hash, sizeof s->hash, "%016llx", (unsigned long long)scenario_fnv_plan(h, s));
     for (int i = 0; i < s->nphases; i++) memcpy(s->phases[i].hash, s->hash, sizeof s->hash);  /* a phase is part of it */
 }
+
+void scenario_hash(scenario *s) { scenario_hash_text(s, NULL, 0); }
 int scenario_lifecycle(scenario *out, const scenario *sc, int what, const char *script) {
     memset(out, 0, sizeof *out);
     out->path = sc->path;                       /* borrowed: not freed here */

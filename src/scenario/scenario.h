@@ -89,6 +89,21 @@ void scenario_overrides_init(scenario_overrides *o);
  * bad command-line value. */
 int scenario_load(scenario *s, const char *path, const params *p,
                   const scenario_overrides *o, char *err, size_t err_len);
+/* The same for scenario text in memory (src, len), named path (messages,
+ * and the folder its scripts are looked for in), in L: a state from
+ * script_state_open that the caller reuses for many loads (tests, fuzzing:
+ * no state to create, no file to write).  The text runs in a fresh global
+ * environment (script_push_env: luamech.param reads p) and the checker is
+ * compiled once per state, so one load leaves nothing behind for the next,
+ * as long as the text does not change the tables it reaches through the
+ * shared globals (string, table, ...).  Unlike scenario_load, require, io
+ * and dofile are not redirected to the scenario's folder and files read
+ * are not recorded.  L's stack is as it was on return. */
+int scenario_load_state(scenario *s, lua_State *L, const char *path, const char *src, size_t len,
+                        const params *p, const scenario_overrides *o, char *err, size_t err_len);
+/* Pushes the embedded checker lua/NAME.lua ("scenario", "suite") compiled,
+ * once per state; -1 after a message in err. */
+int scenario_push_checker(lua_State *L, const char *name, char *err, size_t err_len);
 void scenario_free(scenario *s);
 /* Lua helpers for the checkers in lua/: parse_duration(s) -> ns or nil,
  * parse_count(s) -> n or nil. */
@@ -99,6 +114,8 @@ int scenario_total_vus(const scenario *s);
  * and the final plan's run time, budget, VUs and models, as 16 hex digits
  * in s->hash: segments of one run carry the same (luamech merge checks). */
 void scenario_hash(scenario *s);
+/* The same over src (scenario text from memory) instead of the file. */
+void scenario_hash_text(scenario *s, const char *src, size_t len);
 /* The run of sc's setup (what = 1) or teardown (2): one worker, one VU of
  * a group "setup" / "teardown" running script (which calls the scenario
  * file's function in its init), one transaction.  Free with

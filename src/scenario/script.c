@@ -32,6 +32,16 @@ static int script_os_exit(lua_State *L) {
                          "without its results); return from init, or raise an error to fail a transaction");
 }
 
+/* Pushes a `luamech` table: param (reading p) and version. */
+static void script_push_luamech(lua_State *L, const params *p) {
+    lua_newtable(L);
+    lua_pushlightuserdata(L, (void *)p);
+    lua_pushcclosure(L, script_param, 1);
+    lua_setfield(L, -2, "param");
+    lua_pushstring(L, LUAMECH_VERSION);
+    lua_setfield(L, -2, "version");
+}
+
 void script_register_static(lua_State *L, const params *p) {
     lua_getglobal(L, "os");
     if (lua_istable(L, -1)) {
@@ -39,13 +49,18 @@ void script_register_static(lua_State *L, const params *p) {
         lua_setfield(L, -2, "exit");
     }
     lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushlightuserdata(L, (void *)p);
-    lua_pushcclosure(L, script_param, 1);
-    lua_setfield(L, -2, "param");
-    lua_pushstring(L, LUAMECH_VERSION);
-    lua_setfield(L, -2, "version");
+    script_push_luamech(L, p);
     lua_setglobal(L, "luamech");
+}
+
+void script_push_env(lua_State *L, const params *p) {
+    lua_newtable(L);
+    lua_newtable(L);                            /* its metatable: reads fall through */
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    script_push_luamech(L, p);
+    lua_setfield(L, -2, "luamech");
 }
 
 /* package.preload's loader of "luamech.checks": the embedded checks.lua. */

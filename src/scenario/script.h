@@ -10,6 +10,10 @@
 /* The global `luamech` with luamech.param (reading p, which must outlive
  * L) and luamech.version; replaces os.exit by an error. */
 void script_register_static(lua_State *L, const params *p);
+/* Pushes a fresh global environment for a chunk (lua_setfenv): its own
+ * globals, reads fall through to L's, and its own `luamech` (param reading
+ * p, version), so what the chunk sets dies with it. */
+void script_push_env(lua_State *L, const params *p);
 /* A fresh state for a scenario or suite file (`what`: "scenario" or
  * "suite", for the messages): standard libraries, script_register_static,
  * the embedded lua/checks.lua as require("luamech.checks"), and the file

@@ -4,7 +4,9 @@
  * suite entry (a run's own fields or sweep value, else the suite's top-level
  * fields), then the scenario file.  A flag that sets the swept setting is
  * refused (every run would be the same).  Each run's final plan is checked
- * by plan_check (in scenario_load).  It runs nothing itself. */
+ * by plan_check (in scenario_load).  suite_load_state does the same for
+ * suite text in memory, in a Lua state the caller reuses.  It runs nothing
+ * itself. */
 #include "scenario/suite.h"
 
 #include <lauxlib.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/embedded.h"
@@ -96,11 +99,12 @@ static params *suite_params(lua_State *L, const params *cli) {
 }
 
 static int suite_run_checker(lua_State *L, const char *path, char *err, size_t err_len) {
-    size_t len;
-    const char *src = embedded_lua_find("suite", &len);
     char *tmp = strdup(path);
-    if (!src || luaL_loadbuffer(L, src, len, "=suite.lua") != 0) {
-        snprintf(err, err_len, "internal error: cannot load suite.lua");
+    if (!tmp) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
+    if (scenario_push_checker(L, "suite", err, err_len) != 0) {
         free(tmp);
         return -1;
     }
@@ -118,7 +122,40 @@ static int suite_run_checker(lua_State *L, const char *path, char *err, size_t e
     return 0;
 }
 
-static int suite_load_runs(scenario *s, lua_State *L, const params *p, const scenario_overrides *o,
+/* A run's scenario file read whole into memory (suite_load_state's runs);
+ * NULL when it is not a readable regular file (the file loader then says
+ * why, as it would). */
+static char *suite_read(const char *path, size_t *len, char *err, size_t err_len) {
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n = -1;
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && fseek(f, 0, SEEK_END) == 0 &&
+        (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+        *len = (size_t)n;
+        fclose(f);
+        return buf;
+    }
+    snprintf(err, err_len, "%s: cannot read the scenario file: %m", path);
+    free(buf);
+    if (f) fclose(f);
+    return NULL;
+}
+
+/* One run's scenario: from its file, or (L given) read into memory and
+ * loaded in L. */
+static int suite_load_one(scenario *ph, lua_State *L, const char *path, params *rp, const scenario_overrides *ov,
+                          char *err, size_t err_len) {
+    size_t len;
+    char *src = L ? suite_read(path, &len, err, err_len) : NULL;
+    if (!src) return scenario_load(ph, path, rp, ov, err, err_len);   /* its message */
+    int rc = scenario_load_state(ph, L, path, src, len, rp, ov, err, err_len);
+    free(src);
+    return rc;
+}
+
+static int suite_load_runs(scenario *s, lua_State *L, int reuse, const params *p, const scenario_overrides *o,
                            char *err, size_t err_len) {
     lua_getfield(L, -1, "runs");
     s->nphases = (int)lua_objlen(L, -1);
@@ -138,7 +175,7 @@ static int suite_load_runs(scenario *s, lua_State *L, const params *p, const sce
         ov.name = name;
         ov.origin = origin;
         scenario *ph = &s->phases[i];
-        int rc = scenario_load(ph, path, rp, &ov, err, err_len);
+        int rc = suite_load_one(ph, reuse ? L : NULL, path, rp, &ov, err, err_len);
         ph->params = rp;
         if (rc == 0 && ph->nphases > 0) {
             snprintf(err, err_len, "%s: runs[%d]: %s has phases; a suite runs plain scenarios", s->path, i + 1, path);
@@ -153,27 +190,56 @@ static int suite_load_runs(scenario *s, lua_State *L, const params *p, const sce
     return 0;
 }
 
-int suite_load(scenario *s, const char *path, const params *p, const scenario_overrides *o,
-               char *err, size_t err_len) {
+/* After the suite's chunk (its value on top of L): the checker, then every
+ * run (reuse: in L, from memory). */
+static int suite_load_checked(scenario *s, lua_State *L, int reuse, const char *path, const params *p,
+                              const scenario_overrides *o, char *err, size_t err_len) {
+    if (suite_run_checker(L, path, err, err_len) != 0) return -1;
+    char why[256];
+    lua_getfield(L, -1, "name");
+    s->name = strdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    if (plan_name_check(s->name, why, sizeof why) != 0) {
+        snprintf(err, err_len, "%s: name: %s", path, why);
+        return -1;
+    }
+    int rc = suite_check_sweep(L, o, err, err_len);
+    return rc == 0 ? suite_load_runs(s, L, reuse, p, o, err, err_len) : rc;
+}
+
+static void suite_start(scenario *s, const char *path) {
     memset(s, 0, sizeof *s);
     s->path = strdup(path);
     char *tmp = strdup(path);
-    s->dir = strdup(dirname(tmp));
+    s->dir = tmp ? strdup(dirname(tmp)) : NULL;
     free(tmp);
-    lua_State *L = script_state_load(path, p, "suite", err, err_len);
-    int rc = -1;
-    if (L && suite_run_checker(L, path, err, err_len) == 0) {
-        char why[256];
-        lua_getfield(L, -1, "name");
-        s->name = strdup(lua_tostring(L, -1));
-        lua_pop(L, 1);
-        if (plan_name_check(s->name, why, sizeof why) != 0) snprintf(err, err_len, "%s: name: %s", path, why);
-        else if ((rc = suite_check_sweep(L, o, err, err_len)) == 0)
-            rc = suite_load_runs(s, L, p, o, err, err_len);
-    }
-    if (L) lua_close(L);
     s->interval_ns = PLAN_DEFAULT_INTERVAL_NS;
     s->is_suite = 1;
+}
+
+int suite_load(scenario *s, const char *path, const params *p, const scenario_overrides *o,
+               char *err, size_t err_len) {
+    suite_start(s, path);
+    lua_State *L = script_state_load(path, p, "suite", err, err_len);
+    int rc = L ? suite_load_checked(s, L, 0, path, p, o, err, err_len) : -1;
+    if (L) lua_close(L);
+    return rc;
+}
+
+int suite_load_state(scenario *s, lua_State *L, const char *path, const char *src, size_t len,
+                     const params *p, const scenario_overrides *o, char *err, size_t err_len) {
+    suite_start(s, path);
+    int top = lua_gettop(L), rc = -1;
+    lua_pushfstring(L, "@%s", path);
+    if (luaL_loadbuffer(L, src, len, lua_tostring(L, -1)) != 0) {
+        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+    } else {
+        script_push_env(L, p);
+        lua_setfenv(L, -2);
+        if (lua_pcall(L, 0, 1, 0) != 0) snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        else rc = suite_load_checked(s, L, 1, path, p, o, err, err_len);
+    }
+    lua_settop(L, top);
     return rc;
 }
 

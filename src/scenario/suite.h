@@ -12,6 +12,11 @@
  * setting). */
 int suite_load(scenario *suite, const char *path, const params *p,
                const scenario_overrides *o, char *err, size_t err_len);
+/* The same for suite text in memory, in a reused state L, as
+ * scenario_load_state (scenario.h) does for a scenario: each run's scenario
+ * file is read and loaded in L too. */
+int suite_load_state(scenario *suite, lua_State *L, const char *path, const char *src, size_t len,
+                     const params *p, const scenario_overrides *o, char *err, size_t err_len);
 /* Safe on a zeroed or partly loaded suite. */
 void suite_free(scenario *suite);
 

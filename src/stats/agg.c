@@ -51,7 +51,8 @@ static agg_timer *agg_timer_new(agg *a, const char *name, timer_kind kind, timer
     t->role = role;
     t->group = -1;
     t->nrows = a->nintervals;               /* earlier intervals were empty */
-    t->rows = calloc((size_t)(t->nrows + 1), sizeof *t->rows);
+    t->cap_rows = t->nrows + 16;
+    t->rows = calloc((size_t)t->cap_rows, sizeof *t->rows);
     a->timers[a->n] = t;
     if (!t->name || !t->rows || names_add(&a->index, a, a->n) != 0) {
         free(t->name);
@@ -117,19 +118,44 @@ agg_counter *agg_find_counter(const agg *a, const char *name) {
     return NULL;
 }
 
+/* NULL when out of memory (the counter's counts are lost). */
 static agg_counter *agg_counter_get(agg *a, const char *name) {
     agg_counter *c = agg_find_counter(a, name);
     if (c) return c;
+    if (a->ncounters == a->cap_counters) {
+        int cap = a->cap_counters ? a->cap_counters * 2 : 16;
+        agg_counter **cs = realloc(a->counters, (size_t)cap * sizeof *cs);
+        if (!cs) return NULL;
+        a->counters = cs;
+        a->cap_counters = cap;
+    }
     c = calloc(1, sizeof *c);
+    if (!c) return NULL;
     c->name = strdup(name);
     c->nrows = a->nintervals;               /* zero in earlier intervals */
-    c->rows = calloc((size_t)(c->nrows + 1), sizeof *c->rows);
-    if (a->ncounters == a->cap_counters) {
-        a->cap_counters = a->cap_counters ? a->cap_counters * 2 : 16;
-        a->counters = realloc(a->counters, (size_t)a->cap_counters * sizeof *a->counters);
+    c->cap_rows = c->nrows + 16;
+    c->rows = calloc((size_t)c->cap_rows, sizeof *c->rows);
+    if (!c->name || !c->rows) {
+        free(c->name);
+        free(c->rows);
+        free(c);
+        return NULL;
     }
     a->counters[a->ncounters++] = c;
     return c;
+}
+
+/* Room for one more row in an array of *cap rows of size `size` (doubling,
+ * so a long run reallocates log2(intervals) times, not once per interval);
+ * 0 when out of memory. */
+static int agg_rows_room(void **rows, int n, int *cap, size_t size) {
+    if (n < *cap) return 1;
+    int ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*rows, (size_t)ncap * size);
+    if (!p) return 0;
+    *rows = p;
+    *cap = ncap;
+    return 1;
 }
 
 void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s) {
@@ -166,11 +192,14 @@ static void agg_close_interval(agg *a, double period_s) {
         if (a->on_hist)                     /* "(all)" twins too: the caller chooses */
             a->on_hist(a->on_hist_ctx, t, a->nintervals, (double)a->nintervals * (double)a->interval_ns / 1e9,
                        period_s, &t->interval);
-        t->rows = realloc(t->rows, (size_t)(t->nrows + 1) * sizeof *t->rows);
-        agg_row *r = &t->rows[t->nrows++];
-        agg_row_fill(r, &t->interval, t->interval_errors, period_s);
-        r->cancelled = t->interval_cancelled;
-        r->skipped = t->interval_skipped;
+        if (agg_rows_room((void **)&t->rows, t->nrows, &t->cap_rows, sizeof *t->rows)) {
+            agg_row *r = &t->rows[t->nrows++];
+            agg_row_fill(r, &t->interval, t->interval_errors, period_s);
+            r->cancelled = t->interval_cancelled;
+            r->skipped = t->interval_skipped;
+        } else {
+            a->rows_lost++;
+        }
         /* a timer idle for a whole interval (a stage that has ended, a
          * name used once) gives its interval chunks back; a busy one keeps
          * them for the next interval */
@@ -180,15 +209,17 @@ static void agg_close_interval(agg *a, double period_s) {
     }
     for (int i = 0; i < a->ncounters; i++) {
         agg_counter *c = a->counters[i];
-        c->rows = realloc(c->rows, (size_t)(c->nrows + 1) * sizeof *c->rows);
-        c->rows[c->nrows++] = c->interval;
+        if (agg_rows_room((void **)&c->rows, c->nrows, &c->cap_rows, sizeof *c->rows))
+            c->rows[c->nrows++] = c->interval;
+        else
+            a->rows_lost++;
         c->interval = 0;
     }
-    int64_t *vus = realloc(a->vus_rows, (size_t)(a->nrows_vus + 1) * sizeof *vus);
-    if (vus) {                          /* active VUs at the interval's end (outputs, report) */
-        a->vus_rows = vus;
+    /* active VUs at the interval's end (outputs, report) */
+    if (agg_rows_room((void **)&a->vus_rows, a->nrows_vus, &a->cap_vus, sizeof *a->vus_rows))
         a->vus_rows[a->nrows_vus++] = a->active_vus;
-    }
+    else
+        a->rows_lost++;
     a->nintervals++;
 }
 
@@ -248,11 +279,19 @@ static void agg_merge_msg(agg *a, const tick_msg *m) {
     }
     for (int i = 0; i < m->ncounters; i++) {
         agg_counter *c = agg_counter_get(a, m->counters[i].name);
+        if (!c) continue;                   /* out of memory */
         c->total += m->counters[i].value;
         c->interval += m->counters[i].value;
     }
     tally_merge(&a->errors, &m->errors);
     tally_merge(&a->req_errors, &m->req_errors);
+}
+
+/* A merged message: handed back to its maker, or freed. */
+static void agg_release(agg *a, tick_msg *m) {
+    m->next = NULL;
+    if (a->give_back) a->give_back(a->give_back_ctx, m);
+    else tick_msg_free(m);
 }
 
 /* 1 when every worker has tick `tick` queued or has finished. */
@@ -292,7 +331,7 @@ static int agg_merge_ready(agg *a) {
                 if (m->final) a->finished[w] = 1;
                 a->head[w] = m->next;
                 if (!a->head[w]) a->tail[w] = NULL;
-                tick_msg_free(m);
+                agg_release(a, m);
             }
         }
         a->next_tick++;
@@ -333,7 +372,7 @@ int64_t agg_finish_span(agg *a, int64_t run_ns, int64_t span_ns) {
             tick_msg *m = a->head[w];
             a->head[w] = m->next;
             agg_merge_msg(a, m);
-            tick_msg_free(m);
+            agg_release(a, m);
         }
     int64_t closed_ns = (int64_t)a->nintervals * a->interval_ns;
     int has_data = agg_open_has_data(a);

@@ -49,14 +49,14 @@ typedef struct agg_timer {
     int64_t total_errors, interval_errors, recent_errors;
     int64_t total_cancelled, interval_cancelled;
     int64_t total_skipped, interval_skipped;
-    int nrows;
+    int nrows, cap_rows;
     agg_row *rows;        /* one per closed interval; zeros when empty */
 } agg_timer;
 
 typedef struct agg_counter {
     char *name;
     int64_t total, interval;
-    int nrows;
+    int nrows, cap_rows;
     int64_t *rows;        /* one per closed interval */
 } agg_counter;
 
@@ -84,13 +84,18 @@ typedef struct agg {
     int64_t next_tick;          /* next tick to merge */
     int nintervals;             /* closed intervals */
     int64_t active_vus, started_vus;
-    int nrows_vus;
+    int nrows_vus, cap_vus;
     int64_t *vus_rows;          /* active VUs at the end of each closed interval */
     /* lockstep queues, one per worker */
     struct tick_msg **head, **tail;
     int *finished;
     agg_hist_fn on_hist;        /* optional */
     void *on_hist_ctx;
+    /* optional: takes each merged message (else it is freed here): the
+     * engine hands it back to the worker that made it, for reuse */
+    void (*give_back)(void *ctx, struct tick_msg *m);
+    void *give_back_ctx;
+    int64_t rows_lost;          /* interval rows not kept for lack of memory */
 } agg;
 
 /* tick_ns divides interval_ns.  The cap on timer names is STATS_MAX_TIMERS;

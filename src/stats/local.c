@@ -1,7 +1,10 @@
 /* local.c - worker-local per-tick statistics; see local.h.  The record path
  * touches only the worker's own memory: no locks; it allocates only for a
- * timer's first sample of a tick (one histogram, handed over in the tick's
- * message) and when that histogram meets a new sub-range.  Timer names are
+ * timer's first sample of a tick when no histogram handed back is spare
+ * (one histogram, handed over in the tick's message) and when that
+ * histogram meets a new sub-range.  Messages, histograms, error tables and
+ * names come back from the main thread and are reused; what is not reused
+ * is freed here, by the thread that allocated it.  Timer names are
  * found through a hash index, and distinct custom and primitive names are
  * capped (past the cap: an "(other ...)" bucket).  No I/O. */
 #include "stats/local.h"
@@ -121,23 +124,50 @@ int stats_counter_id(stats_local *s, const char *name) {
     return s->ncounters++;
 }
 
-static hist *stats_hist_new(void) {
+/* A histogram for timer t's tick: a spare one, else a new one. */
+static hist *stats_hist_new(stats_local *s, stat_timer *t) {
+    if (t->nspare) return t->spare[--t->nspare];
     hist *h = malloc(sizeof *h);
-    if (h) hist_init(h);
+    if (!h) return NULL;
+    hist_init(h);
+    s->allocs++;
     return h;
+}
+
+static void stats_hist_free(hist *h) {
+    if (!h) return;
+    hist_free(h);
+    free(h);
+}
+
+/* A histogram handed back for timer id: emptied and kept, or freed. */
+static void stats_hist_keep(stats_local *s, int id, hist *h) {
+    if (!h) return;
+    if (id < 0 || id >= s->n || s->timers[id].nspare == STATS_SPARE_HISTS) {
+        stats_hist_free(h);
+        return;
+    }
+    hist_reset(h);
+    s->timers[id].spare[s->timers[id].nspare++] = h;
+}
+
+/* A timer idle for a whole tick gives its spares back (a stage that has
+ * ended, a name used once). */
+static void stats_spares_free(stat_timer *t) {
+    while (t->nspare) stats_hist_free(t->spare[--t->nspare]);
 }
 
 void stats_record(stats_local *s, int id, int64_t dur_ns, int ok) {
     stat_timer *t = &s->timers[id];
     int64_t us = (dur_ns + 500) / 1000;
     if (ok == SAMPLE_OK) {
-        if (!t->h && !(t->h = stats_hist_new())) return;
+        if (!t->h && !(t->h = stats_hist_new(s, t))) return;
         hist_record_us(t->h, us);
         return;
     }
     if (ok == SAMPLE_CANCELLED) t->cancelled++;
     else t->errors++;
-    if (!t->nok && !(t->nok = stats_hist_new())) return;
+    if (!t->nok && !(t->nok = stats_hist_new(s, t))) return;
     hist_record_us(t->nok, us);
     t->nok->not_ok += ok != SAMPLE_CANCELLED;
 }
@@ -145,7 +175,7 @@ void stats_record(stats_local *s, int id, int64_t dur_ns, int ok) {
 void stats_skipped(stats_local *s, int id, int64_t wait_ns, int64_t n) {
     stat_timer *t = &s->timers[id];
     t->skipped += n;
-    if (!t->nok && !(t->nok = stats_hist_new())) return;
+    if (!t->nok && !(t->nok = stats_hist_new(s, t))) return;
     hist_record_n_us(t->nok, (wait_ns + 500) / 1000, n);
 }
 
@@ -161,54 +191,133 @@ static int stats_has_data(const stat_timer *t) {
     return t->h || t->nok || t->errors || t->cancelled || t->skipped;
 }
 
-tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick) {
-    tick_msg *m = calloc(1, sizeof *m);
-    if (!m) return NULL;
-    m->worker = worker;
-    m->tick = tick;
-    m->timers = calloc((size_t)(s->n ? s->n : 1), sizeof *m->timers);
-    for (int i = 0; m->timers && i < s->n; i++) {
+/* Grow a name cache to n entries (new ones NULL); -1 when out of memory. */
+static int stats_names_grow(char ***names, int *len, int n) {
+    if (n <= *len) return 0;
+    char **p = realloc(*names, (size_t)n * sizeof *p);
+    if (!p) return -1;
+    memset(p + *len, 0, (size_t)(n - *len) * sizeof *p);
+    *names = p;
+    *len = n;
+    return 0;
+}
+
+/* Name `name` of id `id` from a message's cache (copied on first use). */
+static char *stats_name(char **names, int id, const char *name) {
+    if (!names[id]) names[id] = strdup(name);
+    return names[id];
+}
+
+/* A message with room for this tick: one handed back, else a new one. */
+static tick_msg *stats_msg_get(stats_local *s) {
+    tick_msg *m = s->spare_msgs;
+    if (m) {
+        s->spare_msgs = m->next;
+        s->nspare_msgs--;
+        m->next = NULL;
+    } else {
+        if (!(m = calloc(1, sizeof *m))) return NULL;
+        s->allocs++;
+        tally_init(&m->errors, 256);
+        tally_init(&m->req_errors, 256);
+    }
+    int nt = s->n ? s->n : 1, nc = s->ncounters ? s->ncounters : 1;
+    if (m->cap_timers < nt) {
+        tick_timer *t = realloc(m->timers, (size_t)nt * sizeof *t);
+        if (t) m->timers = t, m->cap_timers = nt;
+    }
+    if (m->cap_counters < nc) {
+        stat_counter *c = realloc(m->counters, (size_t)nc * sizeof *c);
+        if (c) m->counters = c, m->cap_counters = nc;
+    }
+    if (m->cap_timers < nt || m->cap_counters < nc || stats_names_grow(&m->tnames, &m->ntnames, s->n) != 0 ||
+        stats_names_grow(&m->cnames, &m->ncnames, s->ncounters) != 0) {
+        tick_msg_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void stats_flush_timers(stats_local *s, tick_msg *m) {
+    for (int i = 0; i < s->n; i++) {
         stat_timer *t = &s->timers[i];
         t->msg_idx = -1;
-        if (!stats_has_data(t)) continue;
-        char *name = strdup(t->name);
+        if (!stats_has_data(t)) {
+            stats_spares_free(t);
+            continue;
+        }
+        char *name = stats_name(m->tnames, i, t->name);
         if (!name) continue;                 /* out of memory: stays for the next tick */
         /* a twin's timer has a smaller id: already placed, when it has data */
         assert(t->twin_of < i);
         int of = t->twin_of >= 0 ? s->timers[t->twin_of].msg_idx : -1;
         t->msg_idx = m->n;
-        tick_timer *o = &m->timers[m->n++];
-        *o = (tick_timer){.name = name, .kind = t->kind, .role = t->role, .twin_of = of,
-                          .group = t->group, .stage = t->stage, .h = t->h, .nok = t->nok,
-                          .errors = t->errors, .cancelled = t->cancelled, .skipped = t->skipped};
+        m->timers[m->n++] = (tick_timer){.name = name, .id = i, .kind = t->kind, .role = t->role, .twin_of = of,
+                                         .group = t->group, .stage = t->stage, .h = t->h, .nok = t->nok,
+                                         .errors = t->errors, .cancelled = t->cancelled, .skipped = t->skipped};
         t->h = t->nok = NULL;
         t->errors = t->cancelled = t->skipped = 0;
     }
-    m->counters = calloc((size_t)(s->ncounters ? s->ncounters : 1), sizeof *m->counters);
-    for (int i = 0; m->counters && i < s->ncounters; i++) {
+}
+
+static void stats_flush_counters(stats_local *s, tick_msg *m) {
+    for (int i = 0; i < s->ncounters; i++) {
         if (!s->counters[i].value && !s->counters[i].announce) continue;
+        char *name = stats_name(m->cnames, i, s->counters[i].name);
+        if (!name) continue;                 /* out of memory: stays for the next tick */
         s->counters[i].announce = 0;
-        m->counters[m->ncounters].name = strdup(s->counters[i].name);
+        m->counters[m->ncounters].name = name;
         m->counters[m->ncounters++].value = s->counters[i].value;
         s->counters[i].value = 0;
     }
+}
+
+tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick) {
+    tick_msg *m = stats_msg_get(s);
+    if (!m) return NULL;
+    m->worker = worker;
+    m->tick = tick;
+    stats_flush_timers(s, m);
+    stats_flush_counters(s, m);
     if (s->overflow_name && !s->overflow_sent) {
         m->overflow_name = s->overflow_name;
         m->overflow_kind = s->overflow_kind;
         s->overflow_name = NULL;
         s->overflow_sent = 1;
     }
-    m->errors = s->errors;              /* hand over the tables, start new ones */
-    tally_init(&s->errors, 256);
+    tally swap = m->errors;             /* hand over the tables, keep emptied ones */
+    m->errors = s->errors;
+    s->errors = swap;
+    swap = m->req_errors;
     m->req_errors = s->req_errors;
-    tally_init(&s->req_errors, 256);
+    s->req_errors = swap;
     return m;
 }
 
-static void stats_hist_free(hist *h) {
-    if (!h) return;
-    hist_free(h);
-    free(h);
+void stats_local_take_back(stats_local *s, tick_msg *list) {
+    while (list) {
+        tick_msg *m = list;
+        list = m->next;
+        for (int i = 0; i < m->n; i++) {
+            stats_hist_keep(s, m->timers[i].id, m->timers[i].h);
+            stats_hist_keep(s, m->timers[i].id, m->timers[i].nok);
+        }
+        if (s->nspare_msgs == STATS_SPARE_MSGS) {
+            m->n = 0;                       /* its histograms are kept or freed above */
+            tick_msg_free(m);
+            continue;
+        }
+        m->n = m->ncounters = 0;
+        m->final = 0;
+        m->active_vus = m->started_vus = 0;
+        free(m->overflow_name);
+        m->overflow_name = NULL;
+        tally_reset(&m->errors);
+        tally_reset(&m->req_errors);
+        m->next = s->spare_msgs;
+        s->spare_msgs = m;
+        s->nspare_msgs++;
+    }
 }
 
 void stats_local_free(stats_local *s) {
@@ -216,6 +325,12 @@ void stats_local_free(stats_local *s) {
         free(s->timers[i].name);
         stats_hist_free(s->timers[i].h);
         stats_hist_free(s->timers[i].nok);
+        stats_spares_free(&s->timers[i]);
+    }
+    while (s->spare_msgs) {
+        tick_msg *m = s->spare_msgs;
+        s->spare_msgs = m->next;
+        tick_msg_free(m);
     }
     free(s->timers);
     names_free(&s->index);
@@ -229,13 +344,18 @@ void stats_local_free(stats_local *s) {
 
 void tick_msg_free(tick_msg *m) {
     for (int i = 0; i < m->n; i++) {
-        free(m->timers[i].name);
+        if (!m->tnames) free(m->timers[i].name);   /* else the cache's */
         stats_hist_free(m->timers[i].h);
         stats_hist_free(m->timers[i].nok);
     }
     free(m->timers);
-    for (int i = 0; i < m->ncounters; i++) free(m->counters[i].name);
+    for (int i = 0; i < m->ntnames; i++) free(m->tnames[i]);
+    free(m->tnames);
+    for (int i = 0; i < m->ncounters; i++)
+        if (!m->cnames) free(m->counters[i].name);
     free(m->counters);
+    for (int i = 0; i < m->ncnames; i++) free(m->cnames[i]);
+    free(m->cnames);
     free(m->overflow_name);
     tally_free(&m->errors);
     tally_free(&m->req_errors);

@@ -4,6 +4,11 @@
  * lock-free; it allocates only when a timer's histogram meets a new
  * sub-range (hist.h).  At each tick boundary the worker hands the whole tick
  * to the main thread as a tick_msg (stats_local_flush) and starts afresh.
+ * The main thread hands merged messages back (stats_local_take_back): their
+ * histograms, tables and names are reused by the ticks that follow, so in a
+ * steady run a worker allocates no per-tick buffers, and nothing a worker
+ * allocated is freed by another thread (glibc keeps memory freed across
+ * threads in the allocating thread's arena, where it fragments).
  *
  * Distinct custom and primitive timer names are capped (max_timers, default
  * STATS_MAX_TIMERS): past the cap a new name is counted under
@@ -29,6 +34,8 @@ typedef enum timer_kind {
 const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primitive", "engine", "stage" */
 
 #define STATS_MAX_TIMERS 1000            /* default cap on distinct custom + primitive names */
+#define STATS_SPARE_HISTS 4             /* histograms a timer keeps for reuse */
+#define STATS_SPARE_MSGS 8              /* messages a worker keeps for reuse */
 #define STATS_OTHER_CUSTOM "(other custom timers)"
 #define STATS_OTHER_PRIMITIVE "(other primitive timers)"
 
@@ -51,6 +58,8 @@ typedef struct stat_timer {
     int group;         /* group and stage timers (and their twins): the group's index; else -1 */
     int stage;         /* stage timers (and their twins): the stage, from 1; else 0 */
     int msg_idx;       /* during stats_local_flush: its index in the message, or -1 */
+    int nspare;
+    struct hist *spare[STATS_SPARE_HISTS];   /* handed back, emptied, for the next ticks */
     hist *h;           /* successful samples of this tick (NULL until first use) */
     hist *nok;         /* failed, cancelled and skipped samples of this tick (NULL
                         * until first use); nok->not_ok counts the failed ones */
@@ -60,7 +69,8 @@ typedef struct stat_timer {
 } stat_timer;
 
 typedef struct tick_timer {
-    char *name;        /* owned by the message */
+    char *name;        /* owned by the message (a worker's: by its name cache) */
+    int id;            /* a worker's message: the worker's timer id */
     timer_kind kind;
     timer_role role;
     int twin_of;       /* an "(uncorrected)" twin: its timer's index in this message
@@ -94,6 +104,11 @@ typedef struct tick_msg {
     tally req_errors;         /* failed requests of primitives, by message */
     char *overflow_name;      /* the first name past max_timers (once), or NULL */
     timer_kind overflow_kind;
+    /* A worker's message (stats_local_flush), kept across reuse: */
+    int cap_timers, cap_counters;   /* slots allocated in timers and counters */
+    int ntnames, ncnames;
+    char **tnames;            /* timer names by timer id; timers[].name point here */
+    char **cnames;            /* counter names by counter id; counters[].name point here */
 } tick_msg;
 
 typedef struct stats_local {
@@ -110,6 +125,10 @@ typedef struct stats_local {
     stat_counter *counters;
     tally errors;
     tally req_errors;
+    tick_msg *spare_msgs;     /* handed back, emptied, for the next flushes */
+    int nspare_msgs;
+    int64_t allocs;           /* per-tick buffers allocated (messages, histograms):
+                               * flat in a steady run (a test's probe) */
 } stats_local;
 
 /* Cap of STATS_MAX_TIMERS; set max_timers after it to change it.  -1 when
@@ -142,9 +161,14 @@ static inline void stats_count(stats_local *s, int id, int64_t n) { s->counters[
 /* The counter reaches the main thread with the next tick even if it stays
  * at 0 (a custom metric exists, so a threshold on it measures 0). */
 static inline void stats_counter_announce(stats_local *s, int id) { s->counters[id].announce = 1; }
-/* Move this tick's data into a new message (timers with no samples are left
- * out) and reset the tick. */
+/* Move this tick's data into a message (timers with no samples are left
+ * out) and reset the tick.  The message is one handed back, when there is
+ * one; NULL when out of memory (the data stays for the next tick). */
 tick_msg *stats_local_flush(stats_local *s, int worker, int64_t tick);
+/* Messages this worker flushed, merged and handed back by the main thread
+ * (a list linked by next; NULL is fine): kept for reuse.  Called by the
+ * worker's own thread. */
+void stats_local_take_back(stats_local *s, tick_msg *list);
 void stats_local_free(stats_local *s);
 void tick_msg_free(tick_msg *m);
 

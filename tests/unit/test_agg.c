@@ -377,6 +377,84 @@ static void test_idle_interval_released(void **state) {
     agg_free(&a);
 }
 
+/* agg's give_back: collects merged messages, as the engine hands them to
+ * their worker. */
+static void collect_back(void *ctx, tick_msg *m) {
+    tick_msg **list = ctx;
+    m->next = *list;
+    *list = m;
+}
+
+/* A worker's per-tick buffers (messages, histograms, error tables, names)
+ * come back from the merge and are reused: after a warm-up no tick
+ * allocates one, and what is reused carries nothing over (each interval's
+ * row and the totals are exact). */
+static void test_tick_buffers_reused(void **state) {
+    (void)state;
+    stats_local s;
+    assert_int_equal(stats_local_init(&s), 0);
+    agg a;
+    agg_init(&a, 1, 2000000000LL, 1000000000LL);   /* 2 s intervals, 1 s ticks */
+    tick_msg *back = NULL;
+    a.give_back = collect_back;
+    a.give_back_ctx = &back;
+    int id = stats_timer_id(&s, "T", TK_CUSTOM), cid = stats_counter_id(&s, "bytes");
+    int64_t warm = 0;
+    for (int k = 0; k < 200; k++) {
+        int64_t us = k % 4 < 2 ? 100 : 5000;        /* alternate per interval */
+        for (int i = 0; i < 10; i++) stats_record(&s, id, us * 1000, SAMPLE_OK);
+        stats_record(&s, id, 7 * 1000, SAMPLE_FAILED);
+        stats_error(&s, "boom", 4);
+        stats_count(&s, cid, 3);
+        tick_msg *m = stats_local_flush(&s, 0, k);
+        assert_non_null(m);
+        agg_push(&a, m);
+        stats_local_take_back(&s, back);            /* the worker's next send */
+        back = NULL;
+        if (k == 9) warm = s.allocs;
+    }
+    assert_true(warm > 0);
+    assert_int_equal(s.allocs, warm);               /* fresh buffers per tick: grows */
+    agg_finish(&a, 200000000000LL);
+    agg_timer *t = agg_find(&a, "T");
+    assert_non_null(t);
+    assert_int_equal(t->total.total, 2000);
+    assert_int_equal(t->total_errors, 200);
+    assert_int_equal(t->nrows, 100);
+    for (int i = 0; i < t->nrows; i++) {
+        int64_t us = i % 2 == 0 ? 100 : 5000;
+        assert_int_equal(t->rows[i].count, 22);
+        assert_int_equal(t->rows[i].min_us, us);
+        assert_int_equal(t->rows[i].max_us, us);
+    }
+    assert_int_equal(agg_find_counter(&a, "bytes")->total, 600);
+    assert_int_equal(tally_total(&a.errors), 200);
+    agg_free(&a);
+    stats_local_free(&s);
+}
+
+/* A timer idle for a whole tick frees the histograms it kept for reuse. */
+static void test_idle_timer_spares_freed(void **state) {
+    (void)state;
+    stats_local s;
+    assert_int_equal(stats_local_init(&s), 0);
+    int a = stats_timer_id(&s, "A", TK_CUSTOM), b = stats_timer_id(&s, "B", TK_CUSTOM);
+    stats_record(&s, a, 1000, SAMPLE_OK);
+    stats_record(&s, a, 1000, SAMPLE_FAILED);
+    stats_record(&s, b, 1000, SAMPLE_OK);
+    stats_local_take_back(&s, stats_local_flush(&s, 0, 0));
+    assert_int_equal(s.timers[a].nspare, 2);
+    assert_int_equal(s.timers[b].nspare, 1);
+    stats_record(&s, b, 1000, SAMPLE_OK);           /* A idle this tick */
+    tick_msg *m = stats_local_flush(&s, 0, 1);
+    assert_int_equal(s.timers[a].nspare, 0);
+    assert_int_equal(s.timers[b].nspare, 0);        /* its spare is in use */
+    assert_int_equal(m->n, 1);
+    stats_local_take_back(&s, m);
+    assert_int_equal(s.timers[b].nspare, 1);
+    stats_local_free(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lockstep_and_intervals),
@@ -390,6 +468,8 @@ int main(void) {
         cmocka_unit_test(test_all_samples_twin),
         cmocka_unit_test(test_late_message),
         cmocka_unit_test(test_idle_interval_released),
+        cmocka_unit_test(test_tick_buffers_reused),
+        cmocka_unit_test(test_idle_timer_spares_freed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

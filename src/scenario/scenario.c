@@ -264,8 +264,12 @@ int scenario_load(scenario *s, const char *path, const params *p,
     memset(s, 0, sizeof *s);
     s->path = strdup(path);
     char *tmp = strdup(path);
-    s->dir = strdup(dirname(tmp));
+    s->dir = tmp ? strdup(dirname(tmp)) : NULL;
     free(tmp);
+    if (!s->path || !s->dir) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
     lua_State *L = script_state_open(path, p, "scenario", err, err_len);
     if (!L) return -1;
     int rc = -1;
@@ -289,7 +293,10 @@ int scenario_load(scenario *s, const char *path, const params *p,
     scenario_apply(s, o);
     if (o->name) {                             /* a suite run's name */
         free(s->name);
-        s->name = strdup(o->name);
+        if ((s->name = strdup(o->name)) == NULL) {
+            snprintf(err, err_len, "%s: out of memory", path);
+            return -1;
+        }
     }
     rc = plan_check(s, o, err, err_len);
     if (rc == PLAN_OK) plan_segment_apply(s);

@@ -99,6 +99,10 @@ static int suite_run_checker(lua_State *L, const char *path, char *err, size_t e
     size_t len;
     const char *src = embedded_lua_find("suite", &len);
     char *tmp = strdup(path);
+    if (!tmp) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
     if (!src || luaL_loadbuffer(L, src, len, "=suite.lua") != 0) {
         snprintf(err, err_len, "internal error: cannot load suite.lua");
         free(tmp);
@@ -135,6 +139,13 @@ static int suite_load_runs(scenario *s, lua_State *L, const params *p, const sce
         lua_getfield(L, -3, "origin");
         char *origin = strdup(lua_tostring(L, -1));
         lua_pop(L, 4);
+        if (!path || !name || !origin) {
+            snprintf(err, err_len, "%s: out of memory", s->path);
+            free(path);
+            free(name);
+            free(origin);
+            return -1;
+        }
         ov.name = name;
         ov.origin = origin;
         scenario *ph = &s->phases[i];
@@ -158,8 +169,12 @@ int suite_load(scenario *s, const char *path, const params *p, const scenario_ov
     memset(s, 0, sizeof *s);
     s->path = strdup(path);
     char *tmp = strdup(path);
-    s->dir = strdup(dirname(tmp));
+    s->dir = tmp ? strdup(dirname(tmp)) : NULL;
     free(tmp);
+    if (!s->path || !s->dir) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
     lua_State *L = script_state_load(path, p, "suite", err, err_len);
     int rc = -1;
     if (L && suite_run_checker(L, path, err, err_len) == 0) {
@@ -167,7 +182,8 @@ int suite_load(scenario *s, const char *path, const params *p, const scenario_ov
         lua_getfield(L, -1, "name");
         s->name = strdup(lua_tostring(L, -1));
         lua_pop(L, 1);
-        if (plan_name_check(s->name, why, sizeof why) != 0) snprintf(err, err_len, "%s: name: %s", path, why);
+        if (!s->name) snprintf(err, err_len, "%s: out of memory", path);
+        else if (plan_name_check(s->name, why, sizeof why) != 0) snprintf(err, err_len, "%s: name: %s", path, why);
         else if ((rc = suite_check_sweep(L, o, err, err_len)) == 0)
             rc = suite_load_runs(s, L, p, o, err, err_len);
     }

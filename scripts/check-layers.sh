@@ -2,47 +2,59 @@
 # check-layers.sh - checks from the sources that every #include "dir/x.h"
 # of src/ points down the layer order of docs/architecture.md ("Layers"):
 # a file of layer A may include a header of layer B only if B is A or one of
-# A's allowed layers below.  The same table is CMakeLists.txt's (one library
-# per layer), where an upward include does not compile; this script says
-# which line is wrong.  Also fails on a folder of src/ that is in no layer.
+# A's allowed layers below, and of a layer given by its API header only
+# (src/lua sees engine/vu_api.h alone), only that header.  The table is read
+# from CMakeLists.txt (one library per layer, where such an include does not
+# compile); this script says which line is wrong.  Also fails on a folder of
+# src/ that is in no layer.
 #   scripts/check-layers.sh [SRC_DIR]     (default: src/ of this checkout)
 #   scripts/check-layers.sh --self-test   (a doctored copy must fail)
 # Exit 0 when every include points down, 1 otherwise.
 set -euo pipefail
 
-# layer -> the layers it may include (besides itself).  "top" is src/*.c.
-declare -A ALLOWED=(
-    [common]=""
-    [proto]="common"
-    [net]="common"
-    [client]="net proto common"
-    [stats]="common"
-    [scenario]="stats common"
-    [engine]="scenario stats common"
-    [lua]="engine client net proto scenario stats common"
-    [report]="scenario stats common"
-    [output]="report scenario stats common"
-    [cmd]="report lua engine scenario stats common"
-    [run]="output report lua engine scenario stats common"
-    [top]="run cmd output report lua engine client net proto scenario stats common"
-)
-# The only engine header the bindings may include (the narrow API), when it
-# exists; lua -> engine/<anything else> is refused then.
-LUA_ENGINE_API="engine/vu_api.h"
+# layer -> the layers it may include (besides itself), read from the
+# luamech_layer(NAME DEPS ... [API dir/x.h] [EXTRA ...]) lines of
+# CMakeLists.txt: the build's table is the only one.  "top" (src/*.c) may
+# include every layer.  API dir/x.h: of layer dir, NAME may include x.h only.
+declare -A ALLOWED=()
+declare -A API=()
+layers_read() {
+    local cm=$1 line w name mode
+    [ -f "$cm" ] || { echo "check-layers: no $cm"; exit 1; }
+    ALLOWED=(); API=()
+    while read -r line; do
+        line=${line#luamech_layer(}; line=${line%%)*}
+        name=""; mode=""
+        for w in $line; do
+            if [ -z "$name" ]; then name=$w; ALLOWED[$name]=""; continue; fi
+            case $w in
+                DEPS|API|EXTRA) mode=$w ;;
+                *) case $mode in
+                       DEPS) ALLOWED[$name]+="${ALLOWED[$name]:+ }$w" ;;
+                       API) API[$name]+="${API[$name]:+ }$w" ;;
+                   esac ;;
+            esac
+        done
+    done < <(grep -E '^[[:space:]]*luamech_layer\([a-z]' "$cm")
+    [ ${#ALLOWED[@]} -gt 0 ] || { echo "check-layers: no luamech_layer(...) line in $cm"; exit 1; }
+    ALLOWED[top]="${!ALLOWED[*]}"
+}
 
 layers_check() {
-    local src=$1 bad=0 d table=""
+    local src=$1 cm=${2:-$1/../CMakeLists.txt} bad=0 d table="" apis=""
+    layers_read "$cm"
     for d in "$src"/*/; do
         d=$(basename "$d")
         if [ -z "${ALLOWED[$d]+x}" ]; then
-            echo "src/$d: a folder in no layer (add it to scripts/check-layers.sh and CMakeLists.txt)"
+            echo "src/$d: a folder in no layer (add a luamech_layer line to CMakeLists.txt)"
             bad=1
         fi
     done
     for d in "${!ALLOWED[@]}"; do table+="$d=${ALLOWED[$d]};"; done
+    for d in "${!API[@]}"; do apis+="$d=${API[$d]};"; done
     # one awk over every file: FILENAME's layer, each #include "dir/x.h"
     find "$src" -name '*.[ch]' | sort | xargs awk -v src="$src/" -v table="$table" \
-        -v api="$LUA_ENGINE_API" -v has_api="$([ -f "$src/$LUA_ENGINE_API" ] && echo 1)" '
+        -v apis="$apis" '
         BEGIN {
             n = split(table, rows, ";")
             for (i = 1; i <= n; i++) {
@@ -50,6 +62,16 @@ layers_check() {
                 split(rows[i], kv, "="); known[kv[1]] = 1
                 m = split(kv[2], below, " ")
                 for (j = 1; j <= m; j++) ok[kv[1] SUBSEP below[j]] = 1
+            }
+            n = split(apis, rows, ";")
+            for (i = 1; i <= n; i++) {
+                if (rows[i] == "") continue
+                split(rows[i], kv, "=")
+                m = split(kv[2], hdr, " ")
+                for (j = 1; j <= m; j++) {
+                    d = substr(hdr[j], 1, index(hdr[j], "/") - 1)
+                    narrow[kv[1] SUBSEP d] = 1; api_ok[kv[1] SUBSEP hdr[j]] = 1
+                }
             }
         }
         FNR == 1 {
@@ -63,8 +85,8 @@ layers_check() {
             if (!(tl in known) || tl == layer || !(layer in known)) next
             if (!((layer SUBSEP tl) in ok)) {
                 printf "src/%s:%d: %s includes %s: %s is not below %s\n", rel, FNR, layer, t, tl, layer; bad = 1
-            } else if (layer == "lua" && tl == "engine" && has_api && t != api) {
-                printf "src/%s:%d: bindings include %s: only %s of the engine\n", rel, FNR, t, api; bad = 1
+            } else if (((layer SUBSEP tl) in narrow) && !((layer SUBSEP t) in api_ok)) {
+                printf "src/%s:%d: %s includes %s: only its API header of %s (CMakeLists.txt)\n", rel, FNR, layer, t, tl; bad = 1
             }
         }
         END { exit bad }' || bad=1
@@ -77,7 +99,10 @@ layers_self_test() {
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' RETURN
     cp -r "$here/src" "$tmp/src"
+    cp "$here/CMakeLists.txt" "$tmp/CMakeLists.txt"
     layers_check "$tmp/src" > /dev/null || { echo "self-test: the clean tree fails"; return 1; }
+    # an upward include
+    cp "$tmp/src/stats/hist.c" "$tmp/hist.c"
     printf '#include "engine/engine.h"\n' >> "$tmp/src/stats/hist.c"
     if layers_check "$tmp/src" > "$tmp/out"; then
         echo "self-test: stats including engine/engine.h passed"; return 1
@@ -85,6 +110,21 @@ layers_self_test() {
     grep -q 'src/stats/hist.c:[0-9]*: stats includes engine/engine.h' "$tmp/out" ||
         { echo "self-test: unexpected message:"; cat "$tmp/out"; return 1; }
     echo "self-test: ok (an upward include is found: $(cat "$tmp/out"))"
+    # the table is CMakeLists.txt's: with stats -> engine allowed there, it passes
+    sed -i 's/^luamech_layer(stats *DEPS common)/luamech_layer(stats DEPS engine common)/' "$tmp/CMakeLists.txt"
+    layers_check "$tmp/src" > "$tmp/out" ||
+        { echo "self-test: the table is not read from CMakeLists.txt:"; cat "$tmp/out"; return 1; }
+    echo "self-test: ok (the allowed layers are CMakeLists.txt's DEPS)"
+    cp "$here/CMakeLists.txt" "$tmp/CMakeLists.txt"
+    cp "$tmp/hist.c" "$tmp/src/stats/hist.c"
+    # the bindings see the engine's API header only
+    printf '#include "engine/worker.h"\n' >> "$tmp/src/lua/lm_op.c"
+    if layers_check "$tmp/src" > "$tmp/out"; then
+        echo "self-test: src/lua including engine/worker.h passed"; return 1
+    fi
+    grep -q 'src/lua/lm_op.c:[0-9]*: lua includes engine/worker.h: only its API header' "$tmp/out" ||
+        { echo "self-test: unexpected message:"; cat "$tmp/out"; return 1; }
+    echo "self-test: ok (a binding including engine/worker.h is found: $(cat "$tmp/out"))"
 }
 
 if [ "${1:-}" = --self-test ]; then

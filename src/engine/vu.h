@@ -7,6 +7,7 @@
 #include <lua.h>
 #include <stdint.h>
 #include <uv.h>
+#include "engine/vu_api.h"
 #include "stats/rawlog.h"
 
 struct worker;
@@ -65,33 +66,18 @@ void vu_init(vu *v, struct worker *w, int id, int group, int index, uint64_t see
 void vu_schedule(vu *v, uint64_t at_ns);
 /* Create the coroutine and run it until its first yield. */
 void vu_start(vu *v);
-/* Resume with nargs values already pushed on v->L; ignored once the VU is
- * done.  Never re-entrant: called while another VU runs (a completion fired
- * inside that VU's call), it queues the VU and resumes it from the loop. */
-void vu_resume(vu *v, int nargs);
 struct vu_wheel;
 /* The worker's sleep wheel wakes v (engine/wheel.c). */
 void vu_wheel_wake(struct vu_wheel *wh, vu *v);
 /* Measure every completion's dispatch delay (engine.dispatch_delay) on the
  * worker's loop; before its loop runs.  0 or a libuv error. */
 int vu_dispatch_init(struct worker *w);
-/* 1 when a completion should push results and resume this VU. */
-int vu_wants_resume(const vu *v);
 /* The engine stops: a sleeping VU wakes now; a pending one never starts. */
 void vu_stop(vu *v);
 /* Hard stop: the VU is done whatever it was doing. */
 void vu_kill(vu *v);
 void vu_close(vu *v);      /* release the timer handle (teardown) */
 
-/* Record a sample taken by this VU: with a paced or rate model the timer
- * gets the latency from the intended start and its "(uncorrected)" twin the
- * latency from the actual start.  ok is SAMPLE_OK, SAMPLE_FAILED or
- * SAMPLE_CANCELLED (stats/local.h); a failure of a VU already stopped (a
- * request cancelled by a hard stop) is recorded as cancelled. */
-void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
-/* Record a value the script measured itself (luamech.record): as given, in
- * the timer and in its twin; the transaction's start lateness is not added. */
-void vu_record_given(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
 /* The decision of begin() taken outside the Lua call (a timer, the
  * arrival scheduler): push it and resume. */
 void vu_begin_resume(vu *v, int go);
@@ -101,13 +87,9 @@ int vu_timer_early(vu *v, uv_timer_cb cb);
 /* Mark the start of a transaction that was meant to start at intended_ns. */
 void vu_begin_tx(vu *v, uint64_t now_ns, uint64_t intended_ns);
 
-/* Engine primitives used by lua/vu.lua and lm_core.c */
+/* Engine primitives used by lua/vu.lua (bindings: engine/vu_api.h) */
 int vu_lua_begin(lua_State *L);
 int vu_lua_finish(lua_State *L);
 int vu_lua_init_failed(lua_State *L);
-/* sleep primitive: yields; returns lua_yield's value or 0 when not sleeping. */
-int vu_sleep(vu *v, lua_State *L, double seconds);
-
-uint64_t vu_random_u64(vu *v);
 
 #endif

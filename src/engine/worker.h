@@ -1,7 +1,7 @@
 /* worker.h - one worker thread: a libuv loop, a lua_State, its share of the
  * virtual users, and worker-local statistics.  The engine (engine.c) starts
  * workers and talks to them only through run_shared and worker_command;
- * bindings (src/lua) reach the running VU through worker->current. */
+ * bindings (src/lua) see none of this: they use engine/vu_api.h. */
 #ifndef LUAMECH_WORKER_H
 #define LUAMECH_WORKER_H
 
@@ -12,6 +12,7 @@
 
 #include "common/params.h"
 #include "engine/wheel.h"
+#include "engine/vu_api.h"
 #include "scenario/schedule.h"
 #include "scenario/scenario.h"
 #include "stats/local.h"
@@ -67,8 +68,6 @@ typedef struct run_shared {
     char stop_reason[256];         /* its reason (under mu) */
     char fail_msg[1024];
 } run_shared;
-
-typedef void (*worker_close_fn)(void *data);
 
 typedef struct worker {
     int id;
@@ -138,10 +137,6 @@ void worker_join(worker *w);
  * called asynchronously; compiled traces do not see it).  Returns 0 when
  * the hook was set (the worker is alive). */
 int worker_interrupt(worker *w);
-/* A script ends the run (luamech.stop / luamech.abort, a data set used
- * up): the main thread stops it gracefully (abort = 0) or at once
- * (abort = 1).  The first reason of the strongest request is kept. */
-void worker_script_stop(worker *w, int abort, const char *reason);
 
 /* vu_resume around lua_resume: what the watchdog reads. */
 static inline void worker_enter(worker *w, struct vu *v) {
@@ -153,23 +148,10 @@ static inline void worker_leave(worker *w) {
     atomic_store_explicit(&w->running, NULL, memory_order_relaxed);
 }
 
-/* For bindings. */
-uint64_t worker_now_ns(void);   /* uv_hrtime(): the clock of every timing */
-/* Record a sample of dur_ns for timer `id`, taken at now_ns (which picks the
- * tick); ok == 0 counts a failure. */
-void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok);
-/* A failed request of a primitive (bindings): tallied by message. */
-void worker_error(worker *w, const char *msg, size_t len);
 /* A failed transaction (engine): tallied by message. */
 void worker_tx_error(worker *w, const char *msg, size_t len);
-/* Named counters (bytes sent, checks, ...): id once, then add. */
-int worker_counter_id(worker *w, const char *name);
-void worker_count(worker *w, int id, int64_t n);
 /* n arrivals of timer id that never started; each had waited wait_ns. */
 void worker_skipped(worker *w, int id, int64_t wait_ns, int64_t n);
-void worker_on_close(worker *w, worker_close_fn fn, void *data);
-/* Seconds since the run's start (negative before it starts). */
-double worker_run_time_s(const worker *w);
 
 /* Id of the "(uncorrected)" twin of a timer (created on first use). */
 int worker_twin(worker *w, int tid);

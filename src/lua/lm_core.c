@@ -1,7 +1,7 @@
 /* lm_core.c - binds luamech.sleep, luamech.timer, luamech.record,
  * luamech.random, luamech.vu_id/vu_group/vu_index/iteration, luamech.now,
  * luamech.param, luamech.shared, luamech.stop and luamech.abort.  Each binding checks its arguments and
- * calls into the engine (engine/vu.c, engine/worker.c); none parses bytes or
+ * calls into the engine through engine/vu_api.h; none parses bytes or
  * resumes coroutines itself. */
 #include "lua/lm_core.h"
 
@@ -12,8 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/vu.h"
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "scenario/script.h"
 #include "lua/lm_share.h"
 
@@ -30,15 +29,15 @@ typedef struct lm_timer {
 static worker *lm_worker(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
 
 vu *lm_current_vu(lua_State *L, worker *w, const char *fname) {
-    vu *v = w ? w->current : NULL;
-    if (!v || v->L != L)
+    vu *v = vu_current(w);
+    if (!v || vu_lua(v) != L)
         luaL_error(L, "%s must be called from a virtual user's script (its init or its transaction), "
                       "not from the scenario file or a coroutine of your own", fname);
     return v;
 }
 
 int lm_timer_id(worker *w, const char *name, int kind) {
-    return stats_timer_id(&w->stats, name, (timer_kind)kind);
+    return stats_timer_id(worker_stats(w), name, (timer_kind)kind);
 }
 
 static int lm_sleep(lua_State *L) {
@@ -51,7 +50,7 @@ static int lm_sleep(lua_State *L) {
 /* ---- timers ---- */
 
 static uint64_t lm_timer_elapsed(const lm_timer *t, uint64_t now) {
-    uint64_t slept = t->owner->slept_ns - t->slept_base_ns;
+    uint64_t slept = vu_slept_ns(t->owner) - t->slept_base_ns;
     uint64_t wall = now - t->start_ns;
     return wall > slept ? wall - slept : 0;
 }
@@ -60,7 +59,7 @@ static int lm_timer_start(lua_State *L) {
     lm_timer *t = luaL_checkudata(L, 1, LM_TIMER_MT);
     t->running = 1;
     t->start_ns = worker_now_ns();
-    t->slept_base_ns = t->owner->slept_ns;
+    t->slept_base_ns = vu_slept_ns(t->owner);
     lua_settop(L, 1);
     return 1;
 }
@@ -94,11 +93,12 @@ static int lm_timer_new(lua_State *L) {
     const char *name = luaL_checklstring(L, 1, &len);
     if (len == 0 || len > 200) luaL_argerror(L, 1, "timer name of 1..200 bytes expected");
     vu *v = lm_current_vu(L, w, "luamech.timer");
-    if (v->timers_ref == LUA_NOREF) {
+    int *cache = vu_binding_ref(v);
+    if (*cache == LUA_NOREF) {
         lua_newtable(L);
-        v->timers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        *cache = luaL_ref(L, LUA_REGISTRYINDEX);
     }
-    lua_rawgeti(L, LUA_REGISTRYINDEX, v->timers_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, *cache);
     lua_pushvalue(L, 1);
     lua_rawget(L, -2);
     lm_timer *t = lua_touserdata(L, -1);
@@ -109,7 +109,7 @@ static int lm_timer_new(lua_State *L) {
         lua_setmetatable(L, -2);
         t->owner = v;
         t->id = lm_timer_id(w, name, TK_CUSTOM);
-        if (w->stats.timers[t->id].role != TR_OTHER) {   /* past the cap: not cached */
+        if (worker_stats(w)->timers[t->id].role != TR_OTHER) {   /* past the cap: not cached */
             lua_pushvalue(L, 1);
             lua_pushvalue(L, -2);
             lua_rawset(L, -4);             /* cache[name] = t */
@@ -117,7 +117,7 @@ static int lm_timer_new(lua_State *L) {
     }
     t->running = 1;
     t->start_ns = worker_now_ns();
-    t->slept_base_ns = v->slept_ns;
+    t->slept_base_ns = vu_slept_ns(v);
     return 1;
 }
 
@@ -137,7 +137,7 @@ static int lm_record(lua_State *L) {
     if (lua_isnumber(L, -1)) id = (int)lua_tointeger(L, -1);
     else {
         id = lm_timer_id(w, name, TK_CUSTOM);
-        if (w->stats.timers[id].role != TR_OTHER) {      /* past the cap: not cached */
+        if (worker_stats(w)->timers[id].role != TR_OTHER) {      /* past the cap: not cached */
             lua_pushvalue(L, 1);
             lua_pushinteger(L, id);
             lua_rawset(L, lua_upvalueindex(2));
@@ -200,24 +200,24 @@ static int lm_random(lua_State *L) {
 }
 
 static int lm_vu_id(lua_State *L) {
-    lua_pushinteger(L, lm_current_vu(L, lm_worker(L), "luamech.vu_id")->id);
+    lua_pushinteger(L, vu_id(lm_current_vu(L, lm_worker(L), "luamech.vu_id")));
     return 1;
 }
 
 static int lm_vu_group(lua_State *L) {
     worker *w = lm_worker(L);
     vu *v = lm_current_vu(L, w, "luamech.vu_group");
-    lua_pushstring(L, w->shared->sc->groups[v->group].name);
+    lua_pushstring(L, worker_scenario(w)->groups[vu_group(v)].name);
     return 1;
 }
 
 static int lm_vu_index(lua_State *L) {
-    lua_pushinteger(L, lm_current_vu(L, lm_worker(L), "luamech.vu_index")->index + 1);
+    lua_pushinteger(L, vu_index(lm_current_vu(L, lm_worker(L), "luamech.vu_index")) + 1);
     return 1;
 }
 
 static int lm_iteration(lua_State *L) {
-    lua_pushinteger(L, (lua_Integer)lm_current_vu(L, lm_worker(L), "luamech.iteration")->iterations + 1);
+    lua_pushinteger(L, (lua_Integer)vu_iterations(lm_current_vu(L, lm_worker(L), "luamech.iteration")) + 1);
     return 1;
 }
 
@@ -227,7 +227,7 @@ static int lm_now(lua_State *L) {
 }
 
 static int lm_worker_id(lua_State *L) {
-    lua_pushinteger(L, lm_worker(L)->id + 1);
+    lua_pushinteger(L, worker_id(lm_worker(L)) + 1);
     return 1;
 }
 
@@ -248,8 +248,7 @@ static int lm_abort(lua_State *L) {
     const char *why = luaL_checkstring(L, 1);
     vu *v = lm_current_vu(L, w, "luamech.abort");
     worker_script_stop(w, 1, why);
-    v->state = VU_WAITING;                 /* nothing will wake it: the hard stop ends it */
-    return lua_yield(L, 0);
+    return vu_wait(v, L);                  /* nothing will wake it: the hard stop ends it */
 }
 
 static void lm_timer_metatable(lua_State *L) {
@@ -269,7 +268,7 @@ void lm_open_all(lua_State *L, worker *w) {
         {"iteration", lm_iteration}, {"now", lm_now}, {"worker_id", lm_worker_id},
         {"stop", lm_stop}, {"abort", lm_abort}, {NULL, NULL}};
     lm_timer_metatable(L);
-    script_register_static(L, w->shared->params);
+    script_register_static(L, worker_params(w));
     lua_getglobal(L, "luamech");
     for (const luaL_Reg *f = fns; f->name; f++) {
         lua_pushlightuserdata(L, w);
@@ -295,7 +294,7 @@ void lm_open_all(lua_State *L, worker *w) {
         lua_setfield(L, -2, m->name);
     }
     lua_pop(L, 1);
-    lm_share *share = w->shared->script_ctx;
+    lm_share *share = worker_script_ctx(w);
     char err[256];
     if (share && lm_share_install_paths(L, share, err, sizeof err) != 0) luaL_error(L, "%s", err);
     if (share) lua_pop(L, 1);             /* the undo: workers keep the paths */
@@ -345,11 +344,11 @@ void lm_connect_done(lm_connect *cc, int status, const char *fmt, ...) {
     if (cc->in_call) return;                   /* lm_connect_wait returns the results */
     vu *v = cc->v;
     if (!vu_wants_resume(v)) {
-        luaL_unref(v->w->L, LUA_REGISTRYINDEX, cc->ud_ref);
+        luaL_unref(worker_lua(vu_worker(v)), LUA_REGISTRYINDEX, cc->ud_ref);
         free(cc);
         return;
     }
-    vu_resume(v, lm_connect_results(v->L, cc));
+    vu_resume(v, lm_connect_results(vu_lua(v), cc));
 }
 
 void *lm_connect_client(const lm_connect *cc) { return cc->client; }
@@ -357,8 +356,7 @@ void *lm_connect_client(const lm_connect *cc) { return cc->client; }
 int lm_connect_wait(lua_State *L, lm_connect *cc) {
     cc->in_call = 0;
     if (cc->done) return lm_connect_results(L, cc);
-    cc->v->state = VU_WAITING;
-    return lua_yield(L, 0);
+    return vu_wait(cc->v, L);
 }
 
 void lm_check_options(lua_State *L, int idx, const char *fname, const char *const *known) {

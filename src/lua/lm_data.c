@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/vu.h"
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "lua/lm_core.h"
 #include "lua/lm_json.h"
 #include "lua/lm_share.h"
@@ -338,7 +337,7 @@ static int lm_data_open(lua_State *L, int kind) {
     const char *name = luaL_checkstring(L, 1);
     lm_data_opts o;
     lm_data_options(L, kind, &o);
-    lm_share *s = w->shared->script_ctx;
+    lm_share *s = worker_script_ctx(w);
     if (!s) return luaL_error(L, "%s: not available here", fname);
     char path[4096], key[4200], err[600];
     if (name[0] == '/') snprintf(path, sizeof path, "%s", name);
@@ -452,14 +451,14 @@ static int lm_data_next(lua_State *L) {
     case PICK_CIRCULAR: return lm_data_push_row(L, ds, atomic_fetch_add(&((lm_dataset *)ds)->cursor, 1) % ds->nrows);
     case PICK_UNIQUE: {                      /* VU id i of T takes rows i-1, i-1+T, ... */
         lua_getfenv(L, 1);
-        lua_rawgeti(L, -1, v->id);
+        lua_rawgeti(L, -1, vu_id(v));
         int64_t used = (int64_t)lua_tonumber(L, -1);
         lua_pop(L, 1);
         lua_pushnumber(L, (lua_Number)(used + 1));
-        lua_rawseti(L, -2, v->id);
+        lua_rawseti(L, -2, vu_id(v));
         lua_pop(L, 1);
-        int64_t total = scenario_total_vus(w->shared->sc);
-        k = (int64_t)(v->id - 1) + used * total;
+        int64_t total = scenario_total_vus(worker_scenario(w));
+        k = (int64_t)(vu_id(v) - 1) + used * total;
         break;
     }
     default: k = atomic_fetch_add(&ds->cursor, 1); break;

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/worker.h"
 #include "lua/lm_core.h"
 #include "lua/lm_http_int.h"
 

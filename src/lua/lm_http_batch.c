@@ -8,8 +8,7 @@
 #include <lauxlib.h>
 #include <stdlib.h>
 
-#include "engine/vu.h"
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "lua/lm_core.h"
 #include "lua/lm_http_int.h"
 
@@ -51,7 +50,7 @@ static int lm_http_batch_results(lua_State *L, lua_State *ML, lm_http_batch *b) 
 void lm_http_batch_done(lm_http_op *op, int status, const hp_parser *res) {
     lm_http_mod *mod = op->mod;
     lm_http_batch *b = op->batch;
-    lua_State *ML = mod->w->L;
+    lua_State *ML = worker_lua(mod->w);
     if (!b->aborted && !mod->closing) {
         lua_checkstack(ML, 8);
         lm_http_batch_store(ML, b, op->batch_i, lm_http_push(op, ML, status, res));
@@ -68,7 +67,7 @@ void lm_http_batch_done(lm_http_op *op, int status, const hp_parser *res) {
         lm_http_batch_free(ML, b);
         return;
     }
-    int n = lm_http_batch_results(v->L, ML, b);
+    int n = lm_http_batch_results(vu_lua(v), ML, b);
     vu_resume(v, n);
 }
 
@@ -165,6 +164,5 @@ int lm_http_batch_lua(lua_State *L) {
     }
     if (b->remaining == 0) return lm_http_batch_results(L, L, b);
     b->waiting = 1;
-    v->state = VU_WAITING;
-    return lua_yield(L, 0);
+    return vu_wait(v, L);
 }

@@ -11,8 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/vu.h"
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "lua/lm_core.h"
 #include "lua/lm_http_int.h"
 #include "proto/url.h"
@@ -186,17 +185,17 @@ void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
     }
     vu *v = op->v;
     if (op->in_call) {                         /* the Lua call returns the results */
-        op->nres = lm_http_push(op, v->L, status, res);
+        op->nres = lm_http_push(op, vu_lua(v), status, res);
         return;
     }
-    lm_http_op_anchor(mod->w->L, op, 0, 0);    /* release the client object and body */
+    lm_http_op_anchor(worker_lua(mod->w), op, 0, 0);    /* release the client object and body */
     if (mod->closing || !vu_wants_resume(v)) {
         lm_http_op_put(op);
         return;
     }
     /* Inside another VU's call (it closed a client this VU waits on),
      * vu_resume defers the resume to the loop. */
-    int n = lm_http_push(op, v->L, status, res);
+    int n = lm_http_push(op, vu_lua(v), status, res);
     lm_http_op_put(op);
     vu_resume(v, n);
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "client/http_client.h"
+#include "engine/vu_api.h"
 #include "stats/tally.h"
 #include "lua/lm_tls.h"
 #include "proto/cookie.h"

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/worker.h"
 #include "lua/lm_http_int.h"
 
 /* A private client, or the worker's pooled one for this host, port and
@@ -20,7 +19,7 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
     o.keepalive = cfg->keepalive;
     o.timeout_ns = 0;                          /* every request carries its own */
     o.tls = cfg->tls_on ? &cfg->tls : NULL;
-    if (!cfg->pool) return http_client_new(&mod->w->loop, host, port, authority, &o, out, err, err_len);
+    if (!cfg->pool) return http_client_new(worker_loop(mod->w), host, port, authority, &o, out, err, err_len);
     char key[1800], tkey[1200];
     lm_tls_key(&cfg->tls, cfg->tls_on, tkey, sizeof tkey);
     snprintf(key, sizeof key, "%s|%d|%s%s", host, port, cfg->keepalive ? "ka" : "close", tkey);
@@ -37,7 +36,7 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    if (http_client_new(&mod->w->loop, host, port, authority, &o, out, err, err_len) != 0) {
+    if (http_client_new(worker_loop(mod->w), host, port, authority, &o, out, err, err_len) != 0) {
         free(p);
         free(k);
         return -1;

@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/vu.h"
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "lua/lm_core.h"
 #include "lua/lm_http_int.h"
 #include "lua/lm_json.h"
@@ -308,8 +307,7 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
                                    &body_str_idx);
     if (!op) return nres;
     lm_http_op_anchor(L, op, 1, body_str_idx);
-    op->v->state = VU_WAITING;
-    return lua_yield(L, 0);
+    return vu_wait(op->v, L);
 }
 
 /* c:request(method, path [, opts]) */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "lua/lm_core.h"
 #include "lua/lm_json.h"
 #include "lua/lm_share.h"
@@ -38,10 +38,10 @@ static int lm_setup_done(lua_State *L) {
 }
 
 void lm_lifecycle_open(lua_State *L, worker *w) {
-    lm_share *s = w->shared->script_ctx;
+    lm_share *s = worker_script_ctx(w);
     if (!s) return;
     lm_json_open(L, w);                     /* luamech.json: encode, decode */
-    if (w->shared->sc->lifecycle == 1) {
+    if (worker_scenario(w)->lifecycle == 1) {
         lua_getfield(L, -1, "encode");
         lua_pushlightuserdata(L, s);
         lua_pushcclosure(L, lm_setup_done, 2);

@@ -2,8 +2,8 @@
  * get, gets, get_multi, set, add, replace, append, prepend, cas, delete, incr,
  * decr, touch.  Each method checks its arguments (misuse raises a Lua error),
  * encodes the command with proto/mc_proto, queues it on client/mc_client and
- * yields; the completion pushes Lua values and resumes the VU through
- * vu_resume.  Runtime failures return nil, err.  Every call is timed under
+ * waits; the completion pushes Lua values and resumes the VU (lua/lm_op.c:
+ * the bindings' one operation pattern; pooled clients in its registry).  Runtime failures return nil, err.  Every call is timed under
  * "memcached.<command>".  Numeric arguments are integers in the range the
  * protocol field holds (NaN, infinities and fractions are refused before
  * any C conversion): exptime -2^31..2^31-1, flags 0..2^32-1, cas and delta
@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "client/mc_client.h"
-#include "engine/vu.h"
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "lua/lm_core.h"
+#include "lua/lm_op.h"
 #include "lua/lm_tls.h"
 
 #define LM_MC_MT "luamech.memcached"
@@ -36,7 +36,7 @@ typedef struct lm_mc {
     mc_client *client;          /* NULL once closed */
     worker *w;
     int tid[OP_COUNT];
-    lm_mc_op *free_ops;
+    lm_op_pool ops;             /* lm_mc_op, sized for the client's servers */
     struct lm_mc *next, *prev;  /* all clients of the worker, for teardown */
     struct lm_mc_list *list;
     struct lm_mc **ud;          /* the userdata's pointer, cleared when freed */
@@ -51,13 +51,9 @@ typedef struct lm_mc {
 } lm_mc;
 
 struct lm_mc_op {
-    lm_mc_op *next_free;
+    lm_op core;                 /* the pattern's part (lua/lm_op.h): first */
     lm_mc *mc;
-    vu *v;
     int op;
-    int in_call;                /* completing inside the Lua call: return, don't resume */
-    int base;                   /* stack top before results (sync completion) */
-    int pending;                /* requests not yet done */
     int values;                 /* VALUE items received */
     int status;                 /* first failure: < 0 client status, > 0 mc_kind */
     uint32_t failed_server;
@@ -71,22 +67,17 @@ struct lm_mc_op {
 typedef struct lm_mc_list {
     lm_mc *head;
     lm_tls_rec tls;               /* memcached.tls timer of this worker */
+    lm_registry pool;             /* pooled clients */
 } lm_mc_list;
 
 /* ---- op pool ---- */
 
-static lm_mc_op *lm_mc_op_get(lm_mc *mc) {
-    lm_mc_op *op = mc->free_ops;
-    if (op) mc->free_ops = op->next_free;
-    else op = malloc(sizeof *op + mc_client_nservers(mc->client) * sizeof(mc_req));
-    memset(op, 0, sizeof *op);
+static lm_mc_op *lm_mc_op_get(lua_State *L, lm_mc *mc) {
+    lm_mc_op *op = (lm_mc_op *)lm_op_get(&mc->ops);
+    if (op == NULL) luaL_error(L, "memcached: out of memory");
+    memset((char *)op + sizeof op->core, 0, offsetof(lm_mc_op, reqs) - sizeof op->core);
     op->mc = mc;
     return op;
-}
-
-static void lm_mc_op_put(lm_mc_op *op) {
-    op->next_free = op->mc->free_ops;
-    op->mc->free_ops = op;
 }
 
 /* ---- results ---- */
@@ -118,14 +109,15 @@ static const char *lm_mc_negative(mc_kind k) {
     }
 }
 
-/* Push the op's results on L; returns how many. */
-static int lm_mc_push_results(lm_mc_op *op, lua_State *L) {
+/* Push the op's results on L; returns how many (the pool's push). */
+static int lm_mc_push_results(lm_op *base, lua_State *L) {
+    lm_mc_op *op = (lm_mc_op *)base;
     if (lm_mc_failed(op)) {
-        lua_settop(L, op->base);
+        lua_settop(L, op->core.base);
         lm_mc_push_error(op, L);
         return 2;
     }
-    int n = lua_gettop(L) - op->base;
+    int n = lua_gettop(L) - op->core.base;
     switch (op->op) {
     case OP_GET: case OP_GETS:
         if (op->values > 0) return n;
@@ -146,25 +138,9 @@ static int lm_mc_push_results(lm_mc_op *op, lua_State *L) {
     return 2;
 }
 
-static void lm_mc_complete(lm_mc_op *op) {
-    lm_mc *mc = op->mc;
-    uint64_t now = worker_now_ns();
-    vu_record(op->v, mc->tid[op->op], (int64_t)(now - op->start_ns), now, !lm_mc_failed(op));
-    if (op->in_call) return;                /* the Lua call returns the results */
-    vu *v = op->v;
-    if (!vu_wants_resume(v)) { lm_mc_op_put(op); return; }
-    int n = lm_mc_push_results(op, v->L);
-    lm_mc_op_put(op);
-    vu_resume(v, n);
-}
-
-static lua_State *lm_mc_stack(lm_mc_op *op) {
-    return vu_wants_resume(op->v) ? op->v->L : NULL;
-}
-
 static void lm_mc_on_value(mc_req *req, const mc_reply *item) {
     lm_mc_op *op = req->data;
-    lua_State *L = lm_mc_stack(op);
+    lua_State *L = lm_op_stack(&op->core);
     if (!L) return;
     if (op->op == OP_GET_MULTI) {
         if (op->values++ == 0) lua_newtable(L);
@@ -193,7 +169,9 @@ static void lm_mc_on_done(mc_req *req, int status, const mc_reply *final) {
         op->kind = final->kind;
         op->number = final->number;
     }
-    if (--op->pending == 0) lm_mc_complete(op);
+    if (op->core.pending == 1)              /* the last request: time the op */
+        lm_op_record(&op->core, op->mc->tid[op->op], !lm_mc_failed(op));
+    lm_op_request_done(&op->core);
 }
 
 /* ---- calls ---- */
@@ -218,27 +196,16 @@ static int lm_mc_run(lua_State *L, lm_mc_op *op, uint32_t server, const char *li
     req->on_value = lm_mc_on_value;
     req->on_done = lm_mc_on_done;
     req->data = op;
-    op->pending = 1;
-    op->in_call = 1;
-    op->base = lua_gettop(L);
-    op->start_ns = worker_now_ns();
-    req->start_ns = op->start_ns;           /* the client's deadline: the same clock read */
+    lm_op_start(&op->core, op->core.v, L, 1);
+    req->start_ns = op->core.start_ns;      /* the client's deadline: the same clock read */
     mc_client_send(op->mc->client, server, req, line, line_len, value, value_len);
-    op->in_call = 0;
-    if (op->pending == 0) {                 /* completed at once (server down) */
-        int n = lm_mc_push_results(op, L);
-        lm_mc_op_put(op);
-        return n;
-    }
-    op->base = 0;                           /* results are pushed on the yielded stack */
-    op->v->state = VU_WAITING;
-    return lua_yield(L, 0);
+    return lm_op_finish_call(&op->core, L);
 }
 
 static lm_mc_op *lm_mc_begin(lua_State *L, lm_mc *mc, int opcode) {
     vu *v = lm_current_vu(L, mc->w, "memcached methods");
-    lm_mc_op *op = lm_mc_op_get(mc);
-    op->v = v;
+    lm_mc_op *op = lm_mc_op_get(L, mc);
+    op->core.v = v;
     op->op = opcode;
     return op;
 }
@@ -382,12 +349,11 @@ static int lm_mc_get_multi(lua_State *L) {
     }
     if (lm_mc_scratch(mc, nkeys, total) != 0) return luaL_error(L, "memcached.get_multi: out of memory");
     lm_mc_op *op = lm_mc_begin(L, mc, OP_GET_MULTI);
-    op->in_call = 1;
-    op->base = lua_gettop(L);
-    op->start_ns = worker_now_ns();
+    int pending = 0;
     for (uint32_t s = 0; s < nserv; s++)       /* pending first: a send may fail at once */
         for (size_t i = 0; i < nkeys; i++)
-            if (mc->owner[i] == s) { op->pending++; break; }
+            if (mc->owner[i] == s) { pending++; break; }
+    lm_op_start(&op->core, op->core.v, L, pending);
     int reqs = 0;
     for (uint32_t s = 0; s < nserv; s++) {
         size_t k = 0;
@@ -399,19 +365,11 @@ static int lm_mc_get_multi(lua_State *L) {
         req->on_value = lm_mc_on_value;
         req->on_done = lm_mc_on_done;
         req->data = op;
-        req->start_ns = op->start_ns;
+        req->start_ns = op->core.start_ns;
         mc_client_send(mc->client, s, req, mc->line, n, NULL, 0);
     }
-    op->in_call = 0;
-    if (op->pending == 0) {
-        int n = lm_mc_push_results(op, L);
-        lm_mc_op_put(op);
-        return n;
-    }
     /* Values only arrive from the loop, never inside mc_client_send. */
-    op->base = 0;
-    op->v->state = VU_WAITING;
-    return lua_yield(L, 0);
+    return lm_op_finish_call(&op->core, L);
 }
 
 /* ---- connect / close ---- */
@@ -424,11 +382,7 @@ static void lm_mc_close(lm_mc *mc) {
 }
 
 static void lm_mc_free(lm_mc *mc) {
-    while (mc->free_ops) {
-        lm_mc_op *op = mc->free_ops;
-        mc->free_ops = op->next_free;
-        free(op);
-    }
+    lm_op_pool_free(&mc->ops);
     free(mc->keys);
     free(mc->sub);
     free(mc->lens);
@@ -475,6 +429,7 @@ static int lm_mc_servers(lua_State *L) {
 static void lm_mc_worker_close(void *data) {
     lm_mc_list *list = data;
     for (lm_mc *mc = list->head; mc; mc = mc->next) lm_mc_close(mc);
+    lm_registry_clear(&list->pool, NULL);   /* the clients are list's */
     while (list->head) {
         lm_mc *mc = list->head;
         list->head = mc->next;
@@ -524,7 +479,13 @@ static void lm_mc_opts(lua_State *L, int idx, mc_client_opts *o, int *pool) {
 
 static lm_mc *lm_mc_new(lua_State *L, worker *w, lm_mc_list *list, mc_client *c) {
     lm_mc *mc = calloc(1, sizeof *mc);
+    if (mc == NULL) {
+        mc_client_close(c);
+        luaL_error(L, "memcached.connect: out of memory");
+    }
     mc->client = c;
+    lm_op_pool_init(&mc->ops, sizeof(lm_mc_op) + mc_client_nservers(c) * sizeof(mc_req),
+                    lm_mc_push_results, NULL);
     mc->w = w;
     for (int i = 0; i < OP_COUNT; i++) {
         char name[64];
@@ -560,23 +521,27 @@ static int lm_mc_connect_lua(lua_State *L) {
     int tls_on = lm_tls_opts(L, 2, "memcached.connect", &list->tls, &tls);
     o.tls = tls_on ? &tls : NULL;
     lm_tls_key(&tls, tls_on, tkey, sizeof tkey);
-    if (pool) {
-        lua_pushfstring(L, "%s|%f|%d%s", servers, (double)o.timeout_ns, (int)o.distribution, tkey);
-        lua_pushvalue(L, -1);
-        lua_rawget(L, lua_upvalueindex(3));
-        if (!lua_isnil(L, -1)) return 1;
-        lua_pop(L, 1);
+    lm_pool_key key = {.address = servers, .timeout_ns = o.timeout_ns,
+                       .connect_timeout_ns = o.connect_timeout_ns,
+                       .opt = {(int64_t)o.distribution}, .tls = tkey};
+    const lm_pooled *shared = pool ? lm_registry_find(&list->pool, &key) : NULL;
+    if (shared) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, shared->ref);
+        return 1;
     }
     mc_client *c;
     char err[256];
-    if (mc_client_new(&w->loop, servers, &o, &c, err, sizeof err) != 0)
+    if (mc_client_new(worker_loop(w), servers, &o, &c, err, sizeof err) != 0)
         return luaL_error(L, "memcached.connect: %s", err);
     lm_mc *mc = lm_mc_new(L, w, list, c);
     mc->pooled = pool;
-    if (pool) {                             /* key, ud -> cache[key] = ud */
-        lua_pushvalue(L, -2);
-        lua_pushvalue(L, -2);
-        lua_rawset(L, lua_upvalueindex(3));
+    if (pool) {                             /* the registry keeps the userdata alive */
+        lua_pushvalue(L, -1);
+        int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        if (lm_registry_add(&list->pool, &key, mc, ref) != 0) {
+            luaL_unref(L, LUA_REGISTRYINDEX, ref);
+            return luaL_error(L, "memcached.connect: out of memory");
+        }
     }
     lm_connect *cc = lm_connect_begin(L, v, pool ? NULL : lm_mc_close_client, mc);
     mc_client_connect(c, lm_mc_on_connect, cc);
@@ -606,7 +571,6 @@ void lm_memcached_open(lua_State *L, worker *w) {
     lua_newtable(L);                        /* the module */
     lua_pushlightuserdata(L, w);
     lua_pushlightuserdata(L, list);
-    lua_newtable(L);                        /* pool cache: key -> client */
-    lua_pushcclosure(L, lm_mc_connect_lua, 3);
+    lua_pushcclosure(L, lm_mc_connect_lua, 2);
     lua_setfield(L, -2, "connect");
 }

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "lua/lm_core.h"
 
 enum { MET_COUNTER = 0, MET_GAUGE, MET_RATE };
@@ -93,7 +93,7 @@ static int lm_metric_get(lua_State *L, int kind) {
     lua_rawget(L, lua_upvalueindex(2));
     if (!lua_isnil(L, -1)) return 1;
     lua_pop(L, 1);
-    if (w->stats.ncounters >= LM_METRICS_MAX)
+    if (worker_stats(w)->ncounters >= LM_METRICS_MAX)
         return luaL_error(L, "luamech.metrics: more than %d distinct counter, gauge and rate names; metric "
                              "names are categories, not values (put values in the data, not in the name)",
                           LM_METRICS_MAX);
@@ -112,8 +112,8 @@ static int lm_metric_get(lua_State *L, int kind) {
         snprintf(key, sizeof key, "%s%s", LM_RATE_FALSE, name);
         m->id_false = worker_counter_id(w, key);
     }
-    stats_counter_announce(&w->stats, m->id);
-    if (kind == MET_RATE) stats_counter_announce(&w->stats, m->id_false);
+    stats_counter_announce(worker_stats(w), m->id);
+    if (kind == MET_RATE) stats_counter_announce(worker_stats(w), m->id_false);
     luaL_getmetatable(L, lm_metric_mt[kind]);
     lua_setmetatable(L, -2);
     lua_pushvalue(L, 1);

@@ -13,8 +13,7 @@
 #include <string.h>
 
 #include "common/randdist.h"
-#include "engine/vu.h"
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "lua/lm_core.h"
 
 #define LM_GEN_MT "luamech.random.generator"

@@ -2,9 +2,9 @@
  * pipeline, close and the wrappers get, set, del, incr, hget, hset, lpush,
  * rpop, ping, exists, expire (each is call() with its command name and
  * arguments passed through).  Each method checks its arguments (misuse raises
- * a Lua error), queues the command on client/redis_client and yields; the
- * completion converts the reply, pushes it and resumes the VU through
- * vu_resume.  It never parses bytes or touches sockets.
+ * a Lua error), queues the command on client/redis_client and waits; the
+ * completion converts the reply, pushes it and resumes the VU (lua/lm_op.c:
+ * the bindings' one operation pattern; pooled clients in its registry).  It never parses bytes or touches sockets.
  *
  * luamech.redis.connect(address [, {pool=, timeout=, connect_timeout=,
  *   password=, db=, max_reply=, max_elements=, max_depth=}]) -> client |
@@ -39,9 +39,9 @@
 #include <string.h>
 
 #include "client/redis_client.h"
-#include "engine/vu.h"
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "lua/lm_core.h"
+#include "lua/lm_op.h"
 #include "lua/lm_tls.h"
 
 #define LM_RD_MT "luamech.redis"
@@ -57,6 +57,7 @@ typedef struct lm_rd_list {
     lm_tls_rec tls;                 /* redis.tls timer of this worker */
     int cache_ref;                  /* registry table: command name as given -> timer id */
     int tid_pipeline;
+    lm_registry pool;               /* pooled clients */
 } lm_rd_list;
 
 /* One client as Lua sees it.  The userdata holds a pointer: the C side may
@@ -67,7 +68,7 @@ struct lm_rd {
     lm_rd_list *list;
     int pooled;
     char name[300];
-    lm_rd_op *free_ops;
+    lm_op_pool ops;                 /* lm_rd_op */
     lm_rd *next, **pprev;           /* in the worker's list */
     lm_rd **ud;                     /* the userdata's pointer; NULL once collected */
 };
@@ -81,13 +82,10 @@ typedef struct lm_rd_slot {         /* one command of an op */
 } lm_rd_slot;
 
 struct lm_rd_op {
-    lm_rd_op *next_free;
+    lm_op core;                     /* the pattern's part (lua/lm_op.h): first */
     lm_rd *rd;
-    vu *v;
     int pipeline;
-    int n, pending;
-    int in_call;                    /* completing inside the Lua call: return, don't resume */
-    int base;                       /* stack top before results (sync completion) */
+    int n;
     int status;                     /* < 0 first failure; > 0 error reply (single command) */
     int pushed;                     /* the value (single) or the table (pipeline) is pushed */
     uint64_t start_ns;
@@ -98,34 +96,27 @@ struct lm_rd_op {
 
 /* ---- op pool ---- */
 
+/* An op with room for n commands (its slots are kept across uses). */
 static lm_rd_op *lm_rd_op_get(lua_State *L, lm_rd *rd, int n) {
-    lm_rd_op *op = rd->free_ops;
-    if (op) rd->free_ops = op->next_free;
-    else if ((op = calloc(1, sizeof *op)) == NULL) luaL_error(L, "redis: out of memory");
+    lm_rd_op *op = (lm_rd_op *)lm_op_get(&rd->ops);
+    if (op == NULL) luaL_error(L, "redis: out of memory");
     if (op->cap < n) {
         lm_rd_slot *s = realloc(op->slots, (size_t)n * sizeof *s);
         if (s == NULL) {
-            op->next_free = rd->free_ops;
-            rd->free_ops = op;
+            lm_op_put(&op->core);
             luaL_error(L, "redis: out of memory");
         }
         op->slots = s;
         op->cap = n;
     }
-    lm_rd_slot *slots = op->slots;
-    int cap = op->cap;
-    memset(op, 0, sizeof *op);
-    op->slots = slots;
-    op->cap = cap;
     op->rd = rd;
+    op->pipeline = op->status = op->pushed = 0;
+    op->err[0] = 0;
     op->n = n;
     return op;
 }
 
-static void lm_rd_op_put(lm_rd_op *op) {
-    op->next_free = op->rd->free_ops;
-    op->rd->free_ops = op;
-}
+static void lm_rd_op_fini(lm_op *op) { free(((lm_rd_op *)op)->slots); }
 
 /* ---- replies to Lua values ---- */
 
@@ -161,9 +152,11 @@ static void lm_rd_message(lm_rd_op *op, const char *cmd, const char *why, size_t
     snprintf(op->err, sizeof op->err, "redis.%s %s: %.*s", cmd, op->rd->name, (int)len, why);
 }
 
-static int lm_rd_push_results(lm_rd_op *op, lua_State *L) {
+/* Push the op's results on L; returns how many (the pool's push). */
+static int lm_rd_push_results(lm_op *core, lua_State *L) {
+    lm_rd_op *op = (lm_rd_op *)core;
     if (op->status != 0) {
-        lua_settop(L, op->base);
+        lua_settop(L, op->core.base);
         lua_pushnil(L);
         lua_pushstring(L, op->err);
         return 2;
@@ -178,22 +171,11 @@ static int lm_rd_push_results(lm_rd_op *op, lua_State *L) {
     return 1;
 }
 
-static void lm_rd_complete(lm_rd_op *op) {
+/* The last command of a pipeline is done: time and tally the pipeline. */
+static void lm_rd_pipe_done(lm_rd_op *op) {
     lm_rd *rd = op->rd;
-    if (op->pipeline) {
-        uint64_t now = worker_now_ns();
-        vu_record(op->v, rd->list->tid_pipeline, (int64_t)(now - op->start_ns), now, op->status == 0);
-        if (op->status != 0) worker_error(rd->w, op->err, strlen(op->err));
-    }
-    if (op->in_call) return;                /* the Lua call returns the results */
-    vu *v = op->v;
-    if (!vu_wants_resume(v)) {
-        lm_rd_op_put(op);
-        return;
-    }
-    int n = lm_rd_push_results(op, v->L);
-    lm_rd_op_put(op);
-    vu_resume(v, n);
+    lm_op_record(&op->core, rd->list->tid_pipeline, op->status == 0);
+    if (op->status != 0) worker_error(rd->w, op->err, strlen(op->err));
 }
 
 static void lm_rd_single_result(lm_rd_op *op, lm_rd_slot *s, int status, const redisReply *r,
@@ -234,13 +216,13 @@ static void lm_rd_pipe_result(lm_rd_op *op, lm_rd_slot *s, int status, const red
 static void lm_rd_on_done(redis_req *req, int status, const redisReply *r, const char *errmsg) {
     lm_rd_slot *s = req->data;
     lm_rd_op *op = s->op;
-    uint64_t now = worker_now_ns();
     int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
-    vu_record(op->v, s->tid, (int64_t)(now - op->start_ns), now, ok);
-    lua_State *L = vu_wants_resume(op->v) ? op->v->L : NULL;
+    lm_op_record(&op->core, s->tid, ok);
+    lua_State *L = lm_op_stack(&op->core);
     if (op->pipeline) lm_rd_pipe_result(op, s, status, r, errmsg, L);
     else lm_rd_single_result(op, s, status, r, errmsg, L);
-    if (--op->pending == 0) lm_rd_complete(op);
+    if (op->pipeline && op->core.pending == 1) lm_rd_pipe_done(op);
+    lm_op_request_done(&op->core);
 }
 
 /* ---- arguments ---- */
@@ -335,26 +317,6 @@ static void lm_rd_slot_init(lm_rd_op *op, int i) {
     s->idx = i;
 }
 
-static void lm_rd_start(lua_State *L, lm_rd_op *op, vu *v, int pending) {
-    op->v = v;
-    op->pending = pending;
-    op->in_call = 1;
-    op->base = lua_gettop(L);
-    op->start_ns = worker_now_ns();
-}
-
-/* After the sends: return the results now, or yield until they arrive. */
-static int lm_rd_finish_call(lua_State *L, lm_rd_op *op) {
-    op->in_call = 0;
-    if (op->pending == 0) {                 /* completed at once (server down) */
-        int n = lm_rd_push_results(op, L);
-        lm_rd_op_put(op);
-        return n;
-    }
-    op->base = 0;                           /* results are pushed on the yielded stack */
-    op->v->state = VU_WAITING;
-    return lua_yield(L, 0);
-}
 
 /* Send the command in stack slots first..top. */
 static int lm_rd_command(lua_State *L, lm_rd *rd, int first) {
@@ -371,10 +333,10 @@ static int lm_rd_command(lua_State *L, lm_rd *rd, int first) {
     lm_rd_op *op = lm_rd_op_get(L, rd, 1);
     lm_rd_slot_init(op, 0);
     op->slots[0].tid = lm_rd_tid(L, rd, first, op->slots[0].cmd);
-    lm_rd_start(L, op, v, 1);
-    op->slots[0].req.start_ns = op->start_ns;   /* the client's deadline: the same clock read */
+    lm_op_start(&op->core, v, L, 1);
+    op->slots[0].req.start_ns = op->core.start_ns;   /* the client's deadline: the same clock read */
     redis_client_send(rd->client, &op->slots[0].req, argc, argv, lens);
-    return lm_rd_finish_call(L, op);
+    return lm_op_finish_call(&op->core, L);
 }
 
 /* r:call(cmd, ...) */
@@ -425,7 +387,7 @@ static void lm_rd_pipe_send(lua_State *L, lm_rd_op *op, int i, const char **argv
     lm_rd_fill(L, first, argc, argv, lens);
     lm_rd_slot_init(op, i);
     op->slots[i].tid = lm_rd_tid(L, op->rd, first, op->slots[i].cmd);
-    op->slots[i].req.start_ns = op->start_ns;
+    op->slots[i].req.start_ns = op->core.start_ns;
     redis_client_send(op->rd->client, &op->slots[i].req, argc, argv, lens);
     lua_settop(L, first - 2);
 }
@@ -451,9 +413,9 @@ static int lm_rd_pipeline(lua_State *L) {
     const char **argv = lm_rd_scratch(L, maxargc, small, small_lens, &lens);
     lm_rd_op *op = lm_rd_op_get(L, rd, n);
     op->pipeline = 1;
-    lm_rd_start(L, op, v, n);
+    lm_op_start(&op->core, v, L, n);
     for (int i = 0; i < n; i++) lm_rd_pipe_send(L, op, i, argv, lens);
-    return lm_rd_finish_call(L, op);
+    return lm_op_finish_call(&op->core, L);
 }
 
 /* ---- connect / close ---- */
@@ -468,12 +430,7 @@ static void lm_rd_close(lm_rd *rd) {
 static void lm_rd_free(lm_rd *rd) {
     *rd->pprev = rd->next;
     if (rd->next) rd->next->pprev = rd->pprev;
-    while (rd->free_ops) {
-        lm_rd_op *op = rd->free_ops;
-        rd->free_ops = op->next_free;
-        free(op->slots);
-        free(op);
-    }
+    lm_op_pool_free(&rd->ops);
     free(rd);
 }
 
@@ -502,6 +459,7 @@ static int lm_rd_close_lua(lua_State *L) {
 static void lm_rd_worker_close(void *data) {
     lm_rd_list *list = data;
     for (lm_rd *rd = list->head; rd; rd = rd->next) lm_rd_close(rd);
+    lm_registry_clear(&list->pool, NULL);   /* the clients are list's */
     while (list->head) {
         lm_rd *rd = list->head;
         if (rd->ud) *rd->ud = NULL;         /* its userdata dies in lua_close */
@@ -580,6 +538,7 @@ static lm_rd *lm_rd_new(lua_State *L, worker *w, lm_rd_list *list, redis_client 
     rd->w = w;
     rd->list = list;
     rd->pooled = pooled;
+    lm_op_pool_init(&rd->ops, sizeof(lm_rd_op), lm_rd_push_results, lm_rd_op_fini);
     snprintf(rd->name, sizeof rd->name, "%s", redis_client_name(c));
     rd->next = list->head;
     rd->pprev = &list->head;
@@ -613,25 +572,28 @@ static int lm_rd_connect_lua(lua_State *L) {
     }
     o.tls = tls_on ? &tls : NULL;
     lm_tls_key(&tls, tls_on, tkey, sizeof tkey);
-    if (pool) {
-        lua_pushfstring(L, "%s|%f|%f|%s|%d|%f|%d|%d%s", address, (double)o.timeout_ns,
-                        (double)o.connect_timeout_ns, o.password ? o.password : "", o.db,
-                        (double)o.limits.max_reply_bytes, (int)o.limits.max_elements,
-                        o.limits.max_depth, tkey);
-        lua_pushvalue(L, -1);
-        lua_rawget(L, lua_upvalueindex(3));
-        if (!lua_isnil(L, -1)) return 1;
-        lua_pop(L, 1);
+    lm_pool_key key = {.address = address, .timeout_ns = o.timeout_ns,
+                       .connect_timeout_ns = o.connect_timeout_ns,
+                       .opt = {o.db, (int64_t)o.limits.max_reply_bytes, (int64_t)o.limits.max_elements,
+                               o.limits.max_depth},
+                       .secret = o.password, .tls = tkey};
+    const lm_pooled *shared = pool ? lm_registry_find(&list->pool, &key) : NULL;
+    if (shared) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, shared->ref);
+        return 1;
     }
     redis_client *c;
     char err[256];
-    if (redis_client_new(&w->loop, address, &o, &c, err, sizeof err) != 0)
+    if (redis_client_new(worker_loop(w), address, &o, &c, err, sizeof err) != 0)
         return luaL_error(L, "redis.connect: %s", err);
     lm_rd *rd = lm_rd_new(L, w, list, c, pool);
-    if (pool) {                             /* key, ud -> cache[key] = ud */
-        lua_pushvalue(L, -2);
-        lua_pushvalue(L, -2);
-        lua_rawset(L, lua_upvalueindex(3));
+    if (pool) {                             /* the registry keeps the userdata alive */
+        lua_pushvalue(L, -1);
+        int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        if (lm_registry_add(&list->pool, &key, rd, ref) != 0) {
+            luaL_unref(L, LUA_REGISTRYINDEX, ref);
+            return luaL_error(L, "redis.connect: out of memory");
+        }
     }
     lm_connect *cc = lm_connect_begin(L, v, pool ? NULL : lm_rd_close_client, rd);
     redis_client_connect(c, lm_rd_on_connect, cc);
@@ -676,7 +638,6 @@ void lm_redis_open(lua_State *L, worker *w) {
     lua_newtable(L);                        /* the module */
     lua_pushlightuserdata(L, w);
     lua_pushlightuserdata(L, list);
-    lua_newtable(L);                        /* pool cache: key -> client */
-    lua_pushcclosure(L, lm_rd_connect_lua, 3);
+    lua_pushcclosure(L, lm_rd_connect_lua, 2);
     lua_setfield(L, -2, "connect");
 }

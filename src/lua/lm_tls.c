@@ -5,7 +5,7 @@
  * the client is made, and says which file failed). */
 #include "lua/lm_tls.h"
 #include "lua/lm_core.h"
-#include "engine/worker.h"
+#include "engine/vu_api.h"
 #include "stats/local.h"
 
 #include <lauxlib.h>

@@ -57,6 +57,28 @@ int report_write_counters_csv(const char *dir, const run_result *r);
 int report_write_all(const char *dir, const scenario *sc, const run_result *r,
                      const char *status, int exit_code);
 
+/* The result files of a running run (report/append.c): intervals.csv and
+ * counters.csv get the rows of the intervals closed since the last call
+ * appended (one write(2) of whole lines per file and call, to the file
+ * this writer made: same inode, every earlier state a prefix); a file that
+ * is missing or not as written (the directory was removed) is rewritten
+ * whole, atomically, and appended to again.  errors.csv, junit.xml and
+ * summary.json are replaced as by report_write_all.  final: the run is
+ * over (the last counter row's rate is over its real length). */
+typedef struct report_appender report_appender;
+report_appender *report_appender_new(const char *dir);   /* NULL: out of memory */
+int report_append_all(report_appender *a, const scenario *sc, const run_result *r,
+                      const char *status, int exit_code, int final);
+void report_appender_free(report_appender *a);
+/* Rows and headers of intervals.csv and counters.csv (docs/results.md). */
+#define REPORT_INTERVALS_HEADER "interval,start_s,end_s,timer,kind,count,errors,cancelled,skipped,rate," \
+    "min_ms,avg_ms,p50_ms,p80_ms,p90_ms,p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n"
+#define REPORT_COUNTERS_HEADER "interval,start_s,end_s,counter,value,rate\n"
+void report_interval_row(FILE *f, const agg_timer *t, int k, double interval_s);
+void report_counter_row(FILE *f, const run_result *r, const agg_counter *c, int k, int final);
+/* s in double quotes, a quote doubled, escaped (common/text.h). */
+void report_csv_string(FILE *f, const char *s);
+
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
 /* Seconds the run's samples were taken over: t0 to the end of the graceful

@@ -412,7 +412,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
 
 /* A quoted CSV field; the text escaped (no line breaks, control bytes or
  * invalid UTF-8 can get through). */
-static void results_csv_string(FILE *f, const char *s) {
+void report_csv_string(FILE *f, const char *s) {
     char buf[1024];
     const char *c = text_clean(s, buf, sizeof buf);
     fputc('"', f);
@@ -423,28 +423,29 @@ static void results_csv_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+void report_interval_row(FILE *f, const agg_timer *t, int k, double iv) {
+    const agg_row *x = &t->rows[k];
+    fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + x->period_s);
+    report_csv_string(f, t->name);
+    fprintf(f, ",%s,%lld,%lld,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+            timer_kind_name(t->kind), (long long)x->count, (long long)x->errors,
+            (long long)x->cancelled, (long long)x->skipped, x->rate, report_ms((double)x->min_us),
+            report_ms(x->avg_us), report_ms((double)x->p50_us), report_ms((double)x->p80_us),
+            report_ms((double)x->p90_us), report_ms((double)x->p95_us),
+            report_ms((double)x->p99_us), report_ms((double)x->p999_us),
+            report_ms((double)x->max_us), report_ms(x->stdev_us));
+}
+
 int report_write_intervals_csv(const char *dir, const run_result *r) {
     char tmp[4096];
     FILE *f = results_open(dir, "intervals.csv", tmp, sizeof tmp);
     if (!f) return -1;
-    fprintf(f, "interval,start_s,end_s,timer,kind,count,errors,cancelled,skipped,rate,min_ms,avg_ms,p50_ms,"
-               "p80_ms,p90_ms,p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n");
+    fputs(REPORT_INTERVALS_HEADER, f);
     double iv = (double)r->agg.interval_ns / 1e9;
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
         if (!agg_timer_reported(t)) continue;
-        for (int k = 0; k < t->nrows; k++) {
-            const agg_row *x = &t->rows[k];
-            fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + x->period_s);
-            results_csv_string(f, t->name);
-            fprintf(f, ",%s,%lld,%lld,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
-                    timer_kind_name(t->kind), (long long)x->count, (long long)x->errors,
-                    (long long)x->cancelled, (long long)x->skipped, x->rate, report_ms((double)x->min_us),
-                    report_ms(x->avg_us), report_ms((double)x->p50_us), report_ms((double)x->p80_us),
-                    report_ms((double)x->p90_us), report_ms((double)x->p95_us),
-                    report_ms((double)x->p99_us), report_ms((double)x->p999_us),
-                    report_ms((double)x->max_us), report_ms(x->stdev_us));
-        }
+        for (int k = 0; k < t->nrows; k++) report_interval_row(f, t, k, iv);
     }
     return results_commit(f, dir, "intervals.csv", tmp);
 }
@@ -454,7 +455,7 @@ static void results_tally_csv(FILE *f, const tally *t, const char *source) {
     size_t *order, n = tally_sorted(t, &order);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "%s,%lld,", source, (long long)t->counts[order[i]]);
-        results_csv_string(f, t->msgs[order[i]]);
+        report_csv_string(f, t->msgs[order[i]]);
         fputc('\n', f);
     }
     if (t->other) fprintf(f, "%s,%lld,\"(other)\"\n", source, (long long)t->other);
@@ -475,19 +476,21 @@ int report_write_counters_csv(const char *dir, const run_result *r) {
     char tmp[4096];
     FILE *f = results_open(dir, "counters.csv", tmp, sizeof tmp);
     if (!f) return -1;
-    fprintf(f, "interval,start_s,end_s,counter,value,rate\n");
-    double iv = (double)r->agg.interval_ns / 1e9;
+    fputs(REPORT_COUNTERS_HEADER, f);
     for (int i = 0; i < r->agg.ncounters; i++) {
         const agg_counter *c = r->agg.counters[i];
-        for (int k = 0; k < c->nrows; k++) {
-            double len = (k == c->nrows - 1 && report_span_s(r) > 0) ? report_span_s(r) - k * iv : iv;
-            if (len <= 0) len = iv;
-            fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + len);
-            results_csv_string(f, c->name);
-            fprintf(f, ",%lld,%.3f\n", (long long)c->rows[k], (double)c->rows[k] / len);
-        }
+        for (int k = 0; k < c->nrows; k++) report_counter_row(f, r, c, k, 1);
     }
     return results_commit(f, dir, "counters.csv", tmp);
+}
+
+void report_counter_row(FILE *f, const run_result *r, const agg_counter *c, int k, int final) {
+    double iv = (double)r->agg.interval_ns / 1e9;
+    double len = (final && k == c->nrows - 1 && report_span_s(r) > 0) ? report_span_s(r) - k * iv : iv;
+    if (len <= 0) len = iv;
+    fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + len);
+    report_csv_string(f, c->name);
+    fprintf(f, ",%lld,%.3f\n", (long long)c->rows[k], (double)c->rows[k] / len);
 }
 
 int report_write_all(const char *dir, const scenario *sc, const run_result *r,

@@ -43,6 +43,7 @@ typedef struct runner_live {
     const run_result *r;
     hlog *hlog;              /* DIR/histograms.hlog, or NULL */
     output_set *out;         /* live outputs, or NULL */
+    report_appender *app;    /* the result files, appended at each interval */
 } runner_live;
 
 static void runner_on_progress(void *ctx, const run_result *r, double elapsed, double total) {
@@ -82,7 +83,8 @@ static int runner_on_interval(void *ctx, const run_result *r) {
     runner_live *l = ctx;
     output_interval(l->out, l->sc, r);
     runner_live_dir(l);
-    report_write_all(l->dir, l->sc, r, "running", -1);
+    if (l->app) report_append_all(l->app, l->sc, r, "running", -1, 0);
+    else report_write_all(l->dir, l->sc, r, "running", -1);
     if (!l->sc->abort_on_threshold) return 0;
     th_result *res;
     report_threshold_results(l->sc, r, &res);
@@ -195,7 +197,7 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
     runner_banner(sc, workers, seed, dir);
     char hpath[4200];
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
-    runner_live live = {sc, dir, c->o->quiet, r, hlog_open(hpath, 0), c->out};
+    runner_live live = {sc, dir, c->o->quiet, r, hlog_open(hpath, 0), c->out, NULL};
     output_run_start(c->out, sc, c->phase);
     if (!live.hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
     lm_share *share = lm_share_new(sc->dir);   /* relative paths, read files, data sets */
@@ -214,6 +216,7 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
         memset(r, 0, sizeof *r);
         return EXIT_PREFLIGHT;
     }
+    live.app = report_appender_new(dir);   /* NULL (out of memory): files rewritten whole */
     engine_run(sc, sc->params ? sc->params : c->o->params, workers, seed, &hooks, r);
     runner_live_dir(&live);
     if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
@@ -233,7 +236,10 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
     }
     const char *status = r->script_stop == 2 && r->status != RUN_STUCK ? "script_aborted"
                        : r->script_stop == 1 && r->status == RUN_COMPLETED ? "stopped" : report_status_name(r->status);
-    if (report_write_all(dir, sc, r, status, code) != 0) {
+    int wrc = live.app ? report_append_all(live.app, sc, r, status, code, 1)
+                       : report_write_all(dir, sc, r, status, code);
+    report_appender_free(live.app);
+    if (wrc != 0) {
         fprintf(stderr, "luamech: cannot write the results into %s\n", dir);
         code = EXIT_RUNTIME;
     }

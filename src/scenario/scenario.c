@@ -297,7 +297,10 @@ static int scenario_finish(scenario *s, const scenario_overrides *o, const char 
     scenario_apply(s, o);
     if (o->name) {                             /* a suite run's name */
         free(s->name);
-        s->name = strdup(o->name);
+        if ((s->name = strdup(o->name)) == NULL) {
+            snprintf(err, err_len, "%s: out of memory", s->path);
+            return -1;
+        }
     }
     int rc = plan_check(s, o, err, err_len);
     if (rc == PLAN_OK) plan_segment_apply(s);

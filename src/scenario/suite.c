@@ -199,6 +199,10 @@ static int suite_load_checked(scenario *s, lua_State *L, int reuse, const char *
     lua_getfield(L, -1, "name");
     s->name = strdup(lua_tostring(L, -1));
     lua_pop(L, 1);
+    if (!s->name) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
     if (plan_name_check(s->name, why, sizeof why) != 0) {
         snprintf(err, err_len, "%s: name: %s", path, why);
         return -1;
@@ -207,7 +211,8 @@ static int suite_load_checked(scenario *s, lua_State *L, int reuse, const char *
     return rc == 0 ? suite_load_runs(s, L, reuse, p, o, err, err_len) : rc;
 }
 
-static void suite_start(scenario *s, const char *path) {
+/* 0, or -1 with a message when the path cannot be copied. */
+static int suite_start(scenario *s, const char *path, char *err, size_t err_len) {
     memset(s, 0, sizeof *s);
     s->path = strdup(path);
     char *tmp = strdup(path);
@@ -215,11 +220,14 @@ static void suite_start(scenario *s, const char *path) {
     free(tmp);
     s->interval_ns = PLAN_DEFAULT_INTERVAL_NS;
     s->is_suite = 1;
+    if (s->path && s->dir) return 0;
+    snprintf(err, err_len, "%s: out of memory", path);
+    return -1;
 }
 
 int suite_load(scenario *s, const char *path, const params *p, const scenario_overrides *o,
                char *err, size_t err_len) {
-    suite_start(s, path);
+    if (suite_start(s, path, err, err_len) != 0) return -1;
     lua_State *L = script_state_load(path, p, "suite", err, err_len);
     int rc = L ? suite_load_checked(s, L, 0, path, p, o, err, err_len) : -1;
     if (L) lua_close(L);
@@ -228,7 +236,7 @@ int suite_load(scenario *s, const char *path, const params *p, const scenario_ov
 
 int suite_load_state(scenario *s, lua_State *L, const char *path, const char *src, size_t len,
                      const params *p, const scenario_overrides *o, char *err, size_t err_len) {
-    suite_start(s, path);
+    if (suite_start(s, path, err, err_len) != 0) return -1;
     int top = lua_gettop(L), rc = -1;
     lua_pushfstring(L, "@%s", path);
     if (luaL_loadbuffer(L, src, len, lua_tostring(L, -1)) != 0) {

@@ -43,4 +43,23 @@ check "two-server transaction did not fail" [ "$(timer_errors "$TMP/m/summary.js
 a=$(( $(mc_stat "$PORT" curr_items) - i1 )); b=$(mc_stat "$P2" curr_items)
 echo "server 1 got $a keys, server 2 got $b"
 check "both servers got a fair share of the 200 keys" [ "$a" -ge 40 -a "$b" -ge 40 -a $((a + b)) -eq 200 ]
+
+# Pooled clients: the same servers and options share one client (one
+# connection at the server); another connect_timeout is another client (the
+# old pool key left connect_timeout out: both got the first one's).
+cat > "$TMP/pool_vu.lua" <<'LUA'
+local S = luamech.param("MEMCACHED")
+local a = assert(luamech.memcached.connect(S, { pool = true, timeout = 2 }))
+local b = assert(luamech.memcached.connect(S, { pool = true, timeout = 2 }))
+local c = assert(luamech.memcached.connect(S, { pool = true, timeout = 2, connect_timeout = 1 }))
+assert(rawequal(a, b), "same options: not the same pooled client")
+assert(not rawequal(a, c), "another connect_timeout: the same pooled client")
+return function() assert(a:set("pool", "1")); assert(c:get("pool") == "1") end
+LUA
+printf 'return { requests = 1, groups = { { vus = 1, script = "pool_vu.lua" } } }\n' > "$TMP/pool.lua"
+c0=$(mc_stat "$PORT" total_connections)
+"$LUAMECH" run "$TMP/pool.lua" -q -w 1 -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/pool" > "$TMP/pool.out" 2>&1
+rc=$?
+check "pooled clients: run exits 0 ($(tail -3 "$TMP/pool.out"))" [ $rc -eq 0 ]
+check "pooled clients: two clients, two connections" [ $(( $(mc_stat "$PORT" total_connections) - c0 - 1 )) -eq 2 ]
 finish

@@ -1,0 +1,156 @@
+/* lm_op.c - the bindings' operation pattern and registry of pooled clients
+ * (lm_op.h): op pools, the completed-inside-the-call path, the wake-up of a
+ * waiting VU, and canonical keys for pooled clients.  It knows no protocol
+ * and never touches a client: the bindings send, this only delivers. */
+#include "lua/lm_op.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+void lm_op_pool_init(lm_op_pool *p, size_t size, lm_op_push_fn push, void (*fini)(lm_op *op)) {
+    assert(size >= sizeof(lm_op));
+    memset(p, 0, sizeof *p);
+    p->size = size;
+    p->push = push;
+    p->fini = fini;
+}
+
+lm_op *lm_op_get(lm_op_pool *p) {
+    lm_op *op = p->free;
+    if (op) {
+        p->free = op->next_free;
+        memset(op, 0, sizeof *op);
+    } else if ((op = calloc(1, p->size)) == NULL) {
+        return NULL;
+    }
+    op->pool = p;
+    p->out++;
+    return op;
+}
+
+void lm_op_put(lm_op *op) {
+    lm_op_pool *p = op->pool;
+    assert(p->out > 0);
+    p->out--;
+    op->next_free = p->free;
+    p->free = op;
+}
+
+void lm_op_pool_free(lm_op_pool *p) {
+    while (p->free) {
+        lm_op *op = p->free;
+        p->free = op->next_free;
+        if (p->fini) p->fini(op);
+        free(op);
+    }
+}
+
+void lm_op_start(lm_op *op, vu *v, lua_State *L, int pending) {
+    op->v = v;
+    op->pending = pending;
+    op->in_call = 1;
+    op->base = lua_gettop(L);
+    op->start_ns = worker_now_ns();
+}
+
+int lm_op_finish_call(lm_op *op, lua_State *L) {
+    op->in_call = 0;
+    if (op->pending == 0) {                 /* completed at once (server down, cancelled) */
+        int n = op->pool->push(op, L);
+        lm_op_put(op);
+        return n;
+    }
+    op->base = 0;                           /* results are pushed on the yielded stack */
+    return vu_wait(op->v, L);
+}
+
+lua_State *lm_op_stack(const lm_op *op) {
+    return vu_wants_resume(op->v) ? vu_lua(op->v) : NULL;
+}
+
+int lm_op_request_done(lm_op *op) {
+    assert(op->pending > 0);
+    if (--op->pending > 0) return 0;
+    if (op->in_call) return 1;              /* the Lua call returns the results */
+    vu *v = op->v;
+    if (!vu_wants_resume(v)) {
+        lm_op_put(op);
+        return 1;
+    }
+    int n = op->pool->push(op, vu_lua(v));
+    lm_op_put(op);
+    vu_resume(v, n);
+    return 1;
+}
+
+void lm_op_record(const lm_op *op, int tid, int ok) {
+    uint64_t now = worker_now_ns();
+    vu_record(op->v, tid, (int64_t)(now - op->start_ns), now, ok);
+}
+
+/* ---- registry ---- */
+
+static int lm_str_equal(const char *a, const char *b) {
+    if (!a || !b) return a == b;
+    return strcmp(a, b) == 0;
+}
+
+int lm_pool_key_equal(const lm_pool_key *a, const lm_pool_key *b) {
+    if (a->timeout_ns != b->timeout_ns || a->connect_timeout_ns != b->connect_timeout_ns) return 0;
+    for (size_t i = 0; i < sizeof a->opt / sizeof a->opt[0]; i++)
+        if (a->opt[i] != b->opt[i]) return 0;
+    return lm_str_equal(a->address ? a->address : "", b->address ? b->address : "") &&
+           lm_str_equal(a->secret, b->secret) &&
+           lm_str_equal(a->tls ? a->tls : "", b->tls ? b->tls : "");
+}
+
+lm_pooled *lm_registry_find(const lm_registry *r, const lm_pool_key *k) {
+    for (lm_pooled *e = r->head; e; e = e->next)
+        if (lm_pool_key_equal(&e->key, k)) return e;
+    return NULL;
+}
+
+static void lm_pooled_free(lm_pooled *e) {
+    free((char *)e->key.address);
+    free((char *)e->key.secret);
+    free((char *)e->key.tls);
+    free(e);
+}
+
+/* A copy of s (NULL stays NULL); 0 or -1. */
+static int lm_str_copy(const char *s, const char **out) {
+    *out = NULL;
+    if (s == NULL) return 0;
+    char *c = strdup(s);
+    if (c == NULL) return -1;
+    *out = c;
+    return 0;
+}
+
+int lm_registry_add(lm_registry *r, const lm_pool_key *k, void *client, int ref) {
+    lm_pooled *e = calloc(1, sizeof *e);
+    if (e == NULL) return -1;
+    e->key = *k;
+    e->key.address = e->key.secret = e->key.tls = NULL;
+    if (lm_str_copy(k->address ? k->address : "", &e->key.address) != 0 ||
+        lm_str_copy(k->secret, &e->key.secret) != 0 || lm_str_copy(k->tls ? k->tls : "", &e->key.tls) != 0) {
+        lm_pooled_free(e);
+        return -1;
+    }
+    e->client = client;
+    e->ref = ref;
+    e->next = r->head;
+    r->head = e;
+    return 0;
+}
+
+void lm_registry_clear(lm_registry *r, void (*fn)(void *client)) {
+    while (r->head) {
+        lm_pooled *e = r->head;
+        r->head = e->next;
+        if (fn) fn(e->client);
+        lm_pooled_free(e);
+    }
+}

@@ -1,0 +1,251 @@
+/* test_lm_op.c - the bindings' operation pattern and registry of pooled
+ * clients (src/lua/lm_op.c) on a fake engine: this file defines the
+ * engine/vu_api.h functions lm_op.c uses (a VU is a coroutine and flags; a
+ * "client" is the test calling lm_op_request_done), and the executable is
+ * built from lm_op.c alone (tests/CMakeLists.txt), so the pattern needs
+ * nothing of the engine but the narrow API.  Checked: completion inside
+ * the call (results returned, no wait, no resume), completion from the loop
+ * (one wait, results pushed on the VU's stack, one resume with their
+ * count), a stopped VU (results dropped, no resume), several requests (the
+ * last completes), timing from the start's clock read, op reuse and
+ * teardown; the registry's key equality field by field, reuse, copies of
+ * the key's strings and teardown. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "lua/lm_op.h"
+
+/* ---- the fake engine ---- */
+
+struct vu {
+    lua_State *L;
+    int done;          /* stopped: takes no results */
+    int waits, resumes, resume_nargs, records;
+    int last_tid, last_ok;
+    int64_t last_dur_ns;
+};
+static uint64_t fake_now_ns;     /* the clock; tests set it (test-local, one thread) */
+
+uint64_t worker_now_ns(void) { return fake_now_ns; }
+lua_State *vu_lua(const vu *v) { return v->L; }
+int vu_wants_resume(const vu *v) { return !v->done; }
+int vu_wait(vu *v, lua_State *L) {
+    assert_ptr_equal(L, v->L);
+    v->waits++;
+    return -1;                   /* what the binding returns: a marker here */
+}
+void vu_resume(vu *v, int nargs) {
+    assert_true(lua_gettop(v->L) >= nargs);
+    v->resumes++;
+    v->resume_nargs = nargs;
+}
+void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok) {
+    (void)now_ns;
+    v->records++;
+    v->last_tid = tid;
+    v->last_dur_ns = dur_ns;
+    v->last_ok = ok;
+}
+
+/* ---- a fake binding: its op pushes "done" and the number of requests ---- */
+
+typedef struct fake_op {
+    lm_op core;
+    int nreq;
+    char *buffer;      /* kept across uses, freed by fini */
+} fake_op;
+static int fake_fini_calls;
+
+static int fake_push(lm_op *op, lua_State *L) {
+    lua_pushstring(L, "done");
+    lua_pushinteger(L, ((fake_op *)op)->nreq);
+    return 2;
+}
+static void fake_fini(lm_op *op) {
+    free(((fake_op *)op)->buffer);
+    fake_fini_calls++;
+}
+
+typedef struct fixture { lua_State *L; vu v; lm_op_pool pool; } fixture;
+
+static int setup(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    f->L = luaL_newstate();
+    f->v.L = f->L;
+    lm_op_pool_init(&f->pool, sizeof(fake_op), fake_push, fake_fini);
+    fake_fini_calls = 0;
+    *state = f;
+    return 0;
+}
+static int teardown(void **state) {
+    fixture *f = *state;
+    lm_op_pool_free(&f->pool);
+    lua_close(f->L);
+    free(f);
+    return 0;
+}
+
+static fake_op *start(fixture *f, int nreq) {
+    fake_op *op = (fake_op *)lm_op_get(&f->pool);
+    assert_non_null(op);
+    op->nreq = nreq;
+    lm_op_start(&op->core, &f->v, f->L, nreq);
+    return op;
+}
+
+/* A client that fails at once completes inside the call: the call returns. */
+static void test_completed_inside_call(void **state) {
+    fixture *f = *state;
+    lua_pushstring(f->L, "arg");           /* the call's argument stays below */
+    fake_op *op = start(f, 1);
+    assert_int_equal(op->core.base, 1);
+    assert_int_equal(lm_op_request_done(&op->core), 1);
+    assert_int_equal(f->pool.out, 1);      /* still the call's until finish */
+    assert_int_equal(lm_op_finish_call(&op->core, f->L), 2);
+    assert_string_equal(lua_tostring(f->L, -2), "done");
+    assert_int_equal(f->v.waits, 0);
+    assert_int_equal(f->v.resumes, 0);
+    assert_int_equal(f->pool.out, 0);
+    assert_ptr_equal(f->pool.free, &op->core);
+}
+
+/* The usual path: wait, then the loop completes, pushes and resumes once. */
+static void test_completed_from_loop(void **state) {
+    fixture *f = *state;
+    fake_now_ns = 1000;
+    fake_op *op = start(f, 1);
+    assert_int_equal(lm_op_finish_call(&op->core, f->L), -1);   /* vu_wait's value */
+    assert_int_equal(f->v.waits, 1);
+    lua_settop(f->L, 0);                   /* the yielded coroutine's stack */
+    fake_now_ns = 1750;
+    lm_op_record(&op->core, 7, 1);
+    assert_int_equal(f->v.last_dur_ns, 750);
+    assert_int_equal(f->v.last_tid, 7);
+    assert_ptr_equal(lm_op_stack(&op->core), f->L);
+    assert_int_equal(lm_op_request_done(&op->core), 1);
+    assert_int_equal(f->v.resumes, 1);
+    assert_int_equal(f->v.resume_nargs, 2);
+    assert_string_equal(lua_tostring(f->L, 1), "done");
+    assert_int_equal(f->pool.out, 0);
+}
+
+/* A VU stopped while its op was pending takes no results and is not resumed. */
+static void test_stopped_vu(void **state) {
+    fixture *f = *state;
+    fake_op *op = start(f, 1);
+    lm_op_finish_call(&op->core, f->L);
+    lua_settop(f->L, 0);
+    f->v.done = 1;
+    assert_null(lm_op_stack(&op->core));
+    assert_int_equal(lm_op_request_done(&op->core), 1);
+    assert_int_equal(f->v.resumes, 0);
+    assert_int_equal(lua_gettop(f->L), 0);
+    assert_int_equal(f->pool.out, 0);
+}
+
+/* Several requests: only the last completes the op; ops are reused. */
+static void test_several_requests_and_reuse(void **state) {
+    fixture *f = *state;
+    fake_op *op = start(f, 3);
+    op->buffer = malloc(16);
+    lm_op_finish_call(&op->core, f->L);
+    lua_settop(f->L, 0);
+    assert_int_equal(lm_op_request_done(&op->core), 0);
+    assert_int_equal(lm_op_request_done(&op->core), 0);
+    assert_int_equal(f->v.resumes, 0);
+    assert_int_equal(lm_op_request_done(&op->core), 1);
+    assert_int_equal(f->v.resumes, 1);
+    assert_int_equal(lua_tointeger(f->L, 2), 3);
+    fake_op *again = (fake_op *)lm_op_get(&f->pool);
+    assert_ptr_equal(again, op);           /* from the free list, not malloc */
+    assert_int_equal(again->core.pending, 0);   /* the pattern's part is reset */
+    assert_int_equal(again->core.in_call, 0);
+    assert_non_null(again->buffer);        /* the binding's buffer survives */
+    fake_op *other = (fake_op *)lm_op_get(&f->pool);
+    assert_ptr_not_equal(other, again);
+    assert_null(other->buffer);            /* a new op is zeroed */
+    assert_int_equal(f->pool.out, 2);
+    lm_op_put(&other->core);
+    lm_op_put(&again->core);
+    lm_op_pool_free(&f->pool);
+    assert_int_equal(fake_fini_calls, 2);  /* each pooled op's buffer freed */
+    assert_null(f->pool.free);
+}
+
+/* ---- registry ---- */
+
+static lm_pool_key base_key(void) {
+    lm_pool_key k = {.address = "127.0.0.1:6379", .timeout_ns = 5000000000ULL,
+                     .connect_timeout_ns = 1000000000ULL, .opt = {3, 64, 0, 7},
+                     .secret = "pw", .tls = ""};
+    return k;
+}
+
+static void test_key_equality(void **state) {
+    (void)state;
+    lm_pool_key a = base_key(), b = base_key();
+    char addr[] = "127.0.0.1:6379";
+    b.address = addr;                       /* equal by content, not pointer */
+    assert_true(lm_pool_key_equal(&a, &b));
+    b = base_key(); b.address = "127.0.0.1:6380";     assert_false(lm_pool_key_equal(&a, &b));
+    b = base_key(); b.timeout_ns++;                   assert_false(lm_pool_key_equal(&a, &b));
+    b = base_key(); b.connect_timeout_ns++;           assert_false(lm_pool_key_equal(&a, &b));
+    for (int i = 0; i < 6; i++) {
+        b = base_key(); b.opt[i]++;                   assert_false(lm_pool_key_equal(&a, &b));
+    }
+    b = base_key(); b.secret = NULL;                  assert_false(lm_pool_key_equal(&a, &b));
+    b = base_key(); b.secret = "";                    assert_false(lm_pool_key_equal(&a, &b));
+    b = base_key(); b.tls = "ca=/x";                  assert_false(lm_pool_key_equal(&a, &b));
+    b = base_key(); b.tls = NULL;                     assert_true(lm_pool_key_equal(&a, &b));
+    a.secret = b.secret = NULL;                       assert_true(lm_pool_key_equal(&a, &b));
+}
+
+static int cleared;
+static void count_clear(void *client) { (void)client; cleared++; }
+
+static void test_registry(void **state) {
+    (void)state;
+    lm_registry r = {NULL};
+    int c1, c2;
+    char addr[32] = "127.0.0.1:6379";
+    lm_pool_key k = base_key();
+    k.address = addr;
+    assert_null(lm_registry_find(&r, &k));
+    assert_int_equal(lm_registry_add(&r, &k, &c1, 11), 0);
+    strcpy(addr, "changed");                /* the registry keeps its own copy */
+    lm_pool_key again = base_key();
+    lm_pooled *e = lm_registry_find(&r, &again);
+    assert_non_null(e);
+    assert_ptr_equal(e->client, &c1);
+    assert_int_equal(e->ref, 11);
+    lm_pool_key other = base_key();
+    other.opt[0] = 4;                       /* another db: another client */
+    assert_null(lm_registry_find(&r, &other));
+    assert_int_equal(lm_registry_add(&r, &other, &c2, 12), 0);
+    assert_ptr_equal(lm_registry_find(&r, &other)->client, &c2);
+    assert_ptr_equal(lm_registry_find(&r, &again)->client, &c1);
+    cleared = 0;
+    lm_registry_clear(&r, count_clear);
+    assert_int_equal(cleared, 2);
+    assert_null(r.head);
+    assert_null(lm_registry_find(&r, &again));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_completed_inside_call, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_completed_from_loop, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopped_vu, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_several_requests_and_reuse, setup, teardown),
+        cmocka_unit_test(test_key_equality),
+        cmocka_unit_test(test_registry),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -613,7 +613,7 @@ luamech.http = {}
 ---@field max_body? integer largest response body accepted in bytes, 1..1073741824 (default 64 MiB)
 ---@field discard_body? boolean true: count the body's bytes but keep none (res.body is nil)
 ---@field jar? boolean false: no cookie jar (default: this client keeps the cookies servers set, RFC 6265)
----@field tls? luamech.TlsOptions https:// base URLs only
+---@field tls? luamech.TlsOptions for the https:// base URL and every https:// origin reached (absolute URLs, redirects)
 
 ---@class luamech.HttpRequestOptions
 ---@field headers? table<string, string>

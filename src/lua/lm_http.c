@@ -1,6 +1,7 @@
 /* lm_http.c - the luamech.http module: luamech.http.new(base_url [, opts])
  * makes a client object (no I/O: connections open with the first requests;
- * https:// base URLs take the `tls` options), its methods table, close,
+ * its `tls` options serve its https:// base URL and every https origin it
+ * reaches by absolute URL or redirect), its methods table, close,
  * collection and the worker's teardown.  The rest of the binding is split by
  * concern (the list is in lm_http_int.h): options, the client registry,
  * building requests, completions, responses and batches.  Every call (its
@@ -41,6 +42,7 @@ static void lm_http_free(lm_http *h, lua_State *L) {
     if (h->next) h->next->prev = h->prev;
     if (L && h->headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, h->headers_ref);
     ck_jar_free(&h->jar);
+    lm_http_tls_free(h);
     *h->ud = NULL;
     free(h);
 }
@@ -160,10 +162,10 @@ static int lm_http_new(lua_State *L) {
     lua_settop(L, 2);
     lm_http_cfg cfg;
     lm_http_new_opts(L, 2, &cfg);
-    cfg.tls_on = lm_tls_opts(L, 2, "luamech.http.new", &mod->tls, &cfg.tls);
-    if (cfg.tls_on && !bu.tls)
-        return luaL_error(L, "luamech.http.new: tls options need an https:// base_url");
-    if (bu.tls && !cfg.tls_on) lm_tls_rec_hook(&mod->tls, &cfg.tls);   /* the defaults */
+    /* with an http:// base URL the options serve the https origins it reaches */
+    lm_tls_opts(L, 2, "luamech.http.new", &mod->tls, &cfg.tls);
+    net_tls_opts given = cfg.tls;
+    if (bu.tls) lm_tls_rec_hook(&mod->tls, &cfg.tls);
     if (bu.tls && cfg.tls.alpn == NULL) cfg.tls.alpn = "http/1.1";
     cfg.tls_on = bu.tls;
     lm_http_ids(mod);
@@ -176,10 +178,13 @@ static int lm_http_new(lua_State *L) {
         return 2;
     }
     lm_http_wrap(L, mod, c, &cfg);
-    lm_http **ud = lua_touserdata(L, -1);
-    snprintf((*ud)->authority, sizeof (*ud)->authority, "%s", authority);
-    snprintf((*ud)->host, sizeof (*ud)->host, "%s", host);
-    (*ud)->use_jar = cfg.jar;
+    lm_http *h = *(lm_http **)lua_touserdata(L, -1);
+    snprintf(h->authority, sizeof h->authority, "%s", authority);
+    snprintf(h->host, sizeof h->host, "%s", host);
+    h->tls = bu.tls;
+    h->port = bu.port;
+    h->use_jar = cfg.jar;
+    if (lm_http_tls_copy(h, &given) != 0) return luaL_error(L, "luamech.http.new: out of memory");
     return 1;
 }
 

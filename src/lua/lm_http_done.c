@@ -88,7 +88,7 @@ static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_cl
     size_t ll;
     const char *loc = hp_parser_find(res, "location", &ll);
     char target[8192];
-    if (!loc || url_resolve(target, sizeof target, op->path, op->path_len, loc, ll, "http") == (size_t)-1)
+    if (!loc || url_resolve(target, sizeof target, op->path, op->path_len, loc, ll, op->tls ? "https" : "http") == (size_t)-1)
         return -1;
     size_t tl = strlen(target);
     const char *p = target;
@@ -97,8 +97,8 @@ static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_cl
     if (url_is_abs(target, tl)) {
         url_abs a;
         char err[200];
-        if (url_split_abs(target, tl, &a) != 0 || a.scheme_len != 4) return -1;   /* https: not yet */
-        *c = lm_http_client_host(op->h, a.authority, a.authority_len, err, sizeof err);
+        if (url_split_abs(target, tl, &a) != 0) return -1;
+        *c = lm_http_client_host(op->h, a.scheme_len == 5, a.authority, a.authority_len, err, sizeof err);
         if (!*c) return -1;
         p = a.rest;
         pl = a.rest_len;
@@ -139,7 +139,7 @@ static int lm_http_follow(lm_http_op *op, int status, const hp_parser *res) {
     op->r.path = op->path;
     op->r.path_len = op->path_len;
     op->client = c;
-    op->host = lm_http_host_of(op->h, c);
+    op->host = lm_http_host_of(op->h, c, &op->tls);
     lm_http_cookie_header(op);
     /* req.start_ns stays the call's: one deadline (timeout) for the whole chain */
     http_client_send(c, &op->req, &op->r);

@@ -79,13 +79,21 @@ typedef struct lm_http_mod {
     lm_tls_rec tls;                /* http.tls timer of this worker */
 } lm_http_mod;
 
-/* A client of the object for another host (absolute URLs, redirects). */
+/* A client of the object for another origin (absolute URLs, redirects). */
 typedef struct lm_http_other {
-    char authority[288];
+    char authority[288];           /* as the URL wrote it: the Host header */
     char host[256];                /* for the cookie jar */
+    int tls, port;                 /* the origin: scheme (1: https), host, port */
     http_client *client;           /* private, or the worker's pooled one */
     struct lm_http_other *next;
 } lm_http_other;
+
+/* The object's own copy of its `tls` options (NULL: not given), applied
+ * to every https origin it reaches; server_name only to its base URL's. */
+typedef struct lm_http_tls {
+    char *ca_file, *cert_file, *key_file, *server_name, *alpn;
+    int insecure, min_version;
+} lm_http_tls;
 
 /* One client object as Lua sees it.  The userdata holds a pointer; the
  * object is freed by the collector (no request can be in flight then: each
@@ -97,7 +105,9 @@ struct lm_http {
     char base[288];                /* "host:port", for messages */
     char authority[288];           /* as in the base URL: "host[:port]" */
     char host[256];                /* the base URL's host, for the cookie jar */
-    lm_http_other *others;         /* clients for other hosts, made on first use */
+    int tls, port;                 /* the base URL's scheme (1: https) and port */
+    lm_http_tls tlsc;              /* for https origins */
+    lm_http_other *others;         /* clients for other origins, made on first use */
     int use_jar;                   /* jar = false turns cookies off */
     ck_jar jar;                    /* this object's cookies (one object per VU: a per-VU jar) */
     int headers_ref;               /* default headers (validated copy) or LUA_NOREF */
@@ -124,6 +134,7 @@ struct lm_http_op {
     lm_http_batch *batch;          /* NULL unless part of c:batch */
     int batch_i;                   /* its index there (1-based) */
     const char *host;              /* the current hop's host (h's or one of h->others') */
+    int tls;                       /* the current hop is https (Secure cookies, "//host" Locations) */
     size_t nbase;                  /* headers before the Cookie slot */
     int cookie_slot;               /* 1: the jar's Cookie header goes at hdrs[nbase] */
     char *cbuf;                    /* the Cookie header value */
@@ -188,8 +199,11 @@ void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header *hdrs, 
 /* lm_http_pool.c */
 int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char *authority,
                        const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len);
-http_client *lm_http_client_host(lm_http *h, const char *authority, size_t alen, char *err, size_t err_len);
-const char *lm_http_host_of(lm_http *h, http_client *c);
+http_client *lm_http_client_host(lm_http *h, int tls, const char *authority, size_t alen, char *err,
+                                 size_t err_len);
+const char *lm_http_host_of(lm_http *h, http_client *c, int *tls);
+int lm_http_tls_copy(lm_http *h, const net_tls_opts *t);
+void lm_http_tls_free(lm_http *h);
 
 /* lm_http_op.c */
 lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod);

@@ -99,10 +99,10 @@ void lm_http_cookie_header(lm_http_op *op) {
     op->r.nheaders = op->nbase;
     if (!op->cookie_slot || op->h->jar.n == 0) return;
     int64_t now = (int64_t)time(NULL);
-    size_t n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, 0, now, op->cbuf, op->cbuf_cap);
+    size_t n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, op->tls, now, op->cbuf, op->cbuf_cap);
     if (n > op->cbuf_cap) {
         if (lm_http_reserve(&op->cbuf, &op->cbuf_cap, n) != 0) return;
-        n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, 0, now, op->cbuf, op->cbuf_cap);
+        n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, op->tls, now, op->cbuf, op->cbuf_cap);
     }
     if (n == 0 || n > 8192) return;            /* hp_header_value_valid's limit */
     op->hdrs[op->nbase].name = "Cookie";

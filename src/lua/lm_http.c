@@ -41,6 +41,7 @@ static void lm_http_free(lm_http *h, lua_State *L) {
     else mod->objs = h->next;
     if (h->next) h->next->prev = h->prev;
     if (L && h->headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, h->headers_ref);
+    if (L && h->tags_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, h->tags_ref);
     ck_jar_free(&h->jar);
     lm_http_tls_free(h);
     *h->ud = NULL;
@@ -126,6 +127,7 @@ static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const l
     h->pooled = cfg->pool;
     h->keepalive = cfg->keepalive;
     h->headers_ref = cfg->headers_ref;
+    h->tags_ref = cfg->tags_ref;
     h->timeout_ns = cfg->timeout_ns;
     h->max_body = cfg->max_body;
     h->discard_body = cfg->discard_body;
@@ -173,6 +175,7 @@ static int lm_http_new(lua_State *L) {
     char err[256];
     if (lm_http_client_for(mod, host, bu.port, authority, &cfg, &c, err, sizeof err) != 0) {
         if (cfg.headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, cfg.headers_ref);
+        if (cfg.tags_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, cfg.tags_ref);
         lua_pushnil(L);
         lua_pushfstring(L, "luamech.http.new: %s", err);
         return 2;
@@ -223,6 +226,8 @@ void lm_http_open(lua_State *L, worker *w) {
     mod->tls.no_timer = 1;         /* http.tls is recorded per request from req->tls_ns */
     lua_newtable(L);
     mod->names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L);
+    mod->tagged_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lm_http_res_init(L, mod);
     worker_on_close(w, lm_http_worker_close, mod);
     lua_newtable(L);                           /* the module */

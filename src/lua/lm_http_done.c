@@ -65,6 +65,7 @@ static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
     int ok = status == 0 && lm_http_expected(op, res->status);
     vu_record(op->v, mod->tid[op->call_method], dur, now, ok);
     if (op->name_tid >= 0) vu_record(op->v, op->name_tid, dur, now, ok);
+    if (op->tag_tid >= 0) vu_record(op->v, op->tag_tid, dur, now, ok);
     char msg[TALLY_MSG_MAX];
     int n;
     if (status == 0) {

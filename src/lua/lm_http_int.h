@@ -36,6 +36,8 @@ struct worker;
 #define LM_HTTP_MAX_REDIRECTS 100
 #define LM_HTTP_DEFAULT_REDIRECTS 10
 #define LM_HTTP_MAX_BATCH 256
+#define LM_HTTP_MAX_TAGS 16                  /* per request, the client's included */
+#define LM_HTTP_TAG_LEN 64                   /* bytes of a tag's name or value */
 
 typedef struct lm_http lm_http;
 typedef struct lm_http_op lm_http_op;
@@ -66,6 +68,7 @@ typedef struct lm_http_mod {
     lm_http_pool *pools;
     lm_http_op *free_ops;
     int names_ref;                 /* "http <name>" -> timer id cache */
+    int tagged_ref;                /* "<timer>{k=v,...}" -> tagged timer id cache */
     int ids_ready;
     int tid[HP_NMETHODS];
     int t_connect, t_tls, t_wait, t_receive;   /* the timing breakdown (docs/http.md#timing-breakdown) */
@@ -111,6 +114,7 @@ struct lm_http {
     int use_jar;                   /* jar = false turns cookies off */
     ck_jar jar;                    /* this object's cookies (one object per VU: a per-VU jar) */
     int headers_ref;               /* default headers (validated copy) or LUA_NOREF */
+    int tags_ref;                  /* default tags (validated copy) or LUA_NOREF */
     uint64_t timeout_ns;           /* 0 = none */
     size_t max_body;               /* bytes */
     int discard_body;
@@ -126,6 +130,7 @@ struct lm_http_op {
     struct vu *v;
     int method, call_method;       /* the current hop's; the call's (its timer) */
     int name_tid;                  /* -1 when the call has no name */
+    int tag_tid;                   /* the call's tagged timer; -1 when it has no tags */
     int anchor_ref;                /* this op's registry slot: a table {object, body string} */
     int in_call, nres;
     int redirects_left, hops;
@@ -156,7 +161,7 @@ struct lm_http_op {
 
 /* The options of luamech.http.new. */
 typedef struct lm_http_cfg {
-    int pool, keepalive, headers_ref, discard_body, jar;
+    int pool, keepalive, headers_ref, tags_ref, discard_body, jar;
     int tls_on;                   /* https:// */
     net_tls_opts tls;             /* strings anchored by the options table */
     uint64_t timeout_ns;
@@ -168,7 +173,7 @@ typedef struct lm_http_cfg {
 typedef struct lm_http_call {
     uint64_t timeout_ns;
     size_t max_body;
-    int discard_body, name_idx, hdr_idx, json_idx, form_idx, query_idx, body_str_idx;
+    int discard_body, name_idx, hdr_idx, json_idx, form_idx, query_idx, body_str_idx, tags_idx;
     int redirects, has_expect;
     unsigned char expect[64];
     const char *body;
@@ -195,6 +200,10 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg);
 void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx, int opts_idx,
                        lm_http_call *c);
 void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header *hdrs, size_t *nh, int defaults);
+void lm_http_check_tags(lua_State *L, int idx, const char *fname, int client);
+
+/* lm_http_tags.c */
+int lm_http_tag_tid(lua_State *L, lm_http *h, const lm_http_call *c, int method);
 
 /* lm_http_pool.c */
 int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char *authority,

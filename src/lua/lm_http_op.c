@@ -34,7 +34,7 @@ lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod) {
     op->redirects_left = op->hops = op->has_expect = op->decoded = 0;
     op->batch = NULL;
     op->batch_i = 0;
-    op->name_tid = -1;
+    op->name_tid = op->tag_tid = -1;
     op->start_ns = 0;
     op->where[0] = op->err[0] = 0;
     return op;

@@ -289,6 +289,7 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
     op->host = lm_http_host_of(h, client, &op->tls);
     lm_http_cookie_header(op);
     if (c.name_idx) op->name_tid = lm_http_name_tid(L, h->mod, c.name_idx);
+    op->tag_tid = lm_http_tag_tid(L, h, &c, method);
     lm_http_op_where(op);
     op->client = client;
     lm_http_op_request(op, method, body, body_len);

@@ -100,6 +100,7 @@ static void lm_http_ids(lm_http_mod *mod) {
     mod->t_tls = lm_timer_id(w, "http.tls", TK_PRIMITIVE);
     mod->t_wait = lm_timer_id(w, "http.wait", TK_PRIMITIVE);
     mod->t_receive = lm_timer_id(w, "http.receive", TK_PRIMITIVE);
+    mod->t_dns = lm_timer_id(w, "http.dns", TK_PRIMITIVE);
     mod->c_sent = worker_counter_id(w, "http.bytes_sent");
     mod->c_recv = worker_counter_id(w, "http.bytes_received");
     mod->c_connects = worker_counter_id(w, "http.connects");

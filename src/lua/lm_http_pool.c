@@ -14,6 +14,16 @@
 
 /* A private client, or the worker's pooled one for this host, port and
  * keep-alive setting (made on first use).  0, or -1 with err filled. */
+/* A new client (see http_client_new), its name resolution recorded as an
+ * http.dns sample when a name was looked up. */
+static int lm_http_client_make(lm_http_mod *mod, const char *host, int port, const char *authority,
+                               const http_client_opts *o, http_client **out, char *err, size_t err_len) {
+    if (http_client_new(&mod->w->loop, host, port, authority, o, out, err, err_len) != 0) return -1;
+    uint64_t ns = http_client_dns_ns(*out);
+    if (ns) worker_record(mod->w, mod->t_dns, (int64_t)ns, worker_now_ns(), 1);
+    return 0;
+}
+
 int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char *authority,
                               const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len) {
     http_client_opts o;
@@ -21,7 +31,7 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
     o.keepalive = cfg->keepalive;
     o.timeout_ns = 0;                          /* every request carries its own */
     o.tls = cfg->tls_on ? &cfg->tls : NULL;
-    if (!cfg->pool) return http_client_new(&mod->w->loop, host, port, authority, &o, out, err, err_len);
+    if (!cfg->pool) return lm_http_client_make(mod, host, port, authority, &o, out, err, err_len);
     char key[1800], tkey[1200];
     lm_tls_key(&cfg->tls, cfg->tls_on, tkey, sizeof tkey);
     snprintf(key, sizeof key, "%s|%d|%s%s", host, port, cfg->keepalive ? "ka" : "close", tkey);
@@ -38,7 +48,7 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    if (http_client_new(&mod->w->loop, host, port, authority, &o, out, err, err_len) != 0) {
+    if (lm_http_client_make(mod, host, port, authority, &o, out, err, err_len) != 0) {
         free(p);
         free(k);
         return -1;

@@ -28,6 +28,7 @@ static void lm_http_breakdown(lm_http_op *op, int status) {
     uint64_t now = worker_now_ns();
     if (req->connects) vu_record(op->v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
     if (req->tls_ns) vu_record(op->v, mod->t_tls, (int64_t)req->tls_ns, now, 1);
+    op->setup_ns += req->connect_ns + req->tls_ns;
     if (status != 0 || !req->first_byte_ns) return;
     if (req->sent_ns && req->first_byte_ns >= req->sent_ns)
         vu_record(op->v, mod->t_wait, (int64_t)(req->first_byte_ns - req->sent_ns), now, 1);
@@ -56,12 +57,15 @@ static int lm_http_expected(const lm_http_op *op, int st) {
     return (op->expect[(st - 100) >> 3] >> ((st - 100) & 7)) & 1;
 }
 
-/* Statistics of one finished call (its last hop); fills op->err on failure. */
+/* Statistics of one finished call (its last hop); fills op->err on failure.
+ * Its timers measure the call less the connect and TLS handshake time of
+ * connections it opened (their own timers, http.connect and http.tls), as
+ * k6's http_req_duration does. */
 static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
     lm_http_mod *mod = op->mod;
     worker *w = mod->w;
-    uint64_t now = worker_now_ns();
-    int64_t dur = (int64_t)(now - op->start_ns);
+    uint64_t now = worker_now_ns(), took = now - op->start_ns;
+    int64_t dur = (int64_t)(took > op->setup_ns ? took - op->setup_ns : 0);
     int ok = status == 0 && lm_http_expected(op, res->status);
     vu_record(op->v, mod->tid[op->call_method], dur, now, ok);
     if (op->name_tid >= 0) vu_record(op->v, op->name_tid, dur, now, ok);

@@ -147,6 +147,7 @@ struct lm_http_op {
     size_t cbuf_cap;
     unsigned char expect[64];      /* bit s-100 for statuses 100..599 */
     uint64_t start_ns;
+    uint64_t setup_ns;             /* connect + TLS handshake time of the call's hops (kept out of its timers) */
     char where[160];               /* the path without its query, for the tally */
     http_client *client;           /* alive while it may call back: names failures */
     hp_request r;                  /* the request as sent (pointers into the buffers below) */

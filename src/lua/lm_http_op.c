@@ -35,7 +35,7 @@ lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod) {
     op->batch = NULL;
     op->batch_i = 0;
     op->name_tid = op->tag_tid = -1;
-    op->start_ns = 0;
+    op->start_ns = op->setup_ns = 0;
     op->where[0] = op->err[0] = 0;
     return op;
 }

@@ -113,6 +113,7 @@ int stats_twin_id(stats_local *s, int tid) {
     s->timers[twin].twin_of = tid;
     s->timers[twin].group = s->timers[tid].group;
     s->timers[twin].stage = s->timers[tid].stage;
+    if (s->timers[tid].tags && !s->timers[twin].tags) s->timers[twin].tags = strdup(s->timers[tid].tags);
     return twin;
 }
 

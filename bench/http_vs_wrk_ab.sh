@@ -202,6 +202,12 @@ run_one() {
   quiet=$(wait_quiet "$QUIET_WAIT" "$QUIET_PCT")
   [ "$quiet" -lt "$QUIET_PCT" ] || note "round $round $tool: machine still busy (${quiet}% of a CPU) after ${QUIET_WAIT}s; running anyway"
   port=$(free_port)
+  if [ "$TLS" = 1 ]; then                  # the plaintext status listener is port + 1: free too
+    for i in $(seq 1 50); do
+      (exec 9<>"/dev/tcp/127.0.0.1/$((port + 1))") 2>/dev/null || break
+      port=$(free_port)
+    done
+  fi
   POLLS=0
   ng_start "$d" "$port"
   case $tool in

@@ -1,7 +1,11 @@
 -- http_api_vu.lua: one transaction = one user session.  The client keeps
 -- the session cookie (a jar per client, one client per VU) and follows the
 -- logout redirect; bodies come back gzip-compressed and are decoded.
-local api = assert(luamech.http.new(luamech.param("API_BASE", "http://127.0.0.1:8080")))
+-- Over https the API's certificate is verified against API_CA (checked by
+-- http_api.lua; "system": the system's store).
+local ca = luamech.param("API_CA", "system")
+local api = assert(luamech.http.new(luamech.param("API_BASE", "https://127.0.0.1:8443"),
+                                    { tls = ca ~= "system" and { ca_file = ca } or nil }))
 
 return function()
   local res, err = api:post("/api/login", nil, { json = { user = "ada", password = "secret" }, name = "login" })

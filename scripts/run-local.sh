@@ -3,11 +3,13 @@
 # scripts/run-local.sh --suite SUITE [luamech suite options...]
 # Starts private servers on free loopback ports — memcached, redis-server and
 # webdis (an HTTP front end to that redis, the /SET/X/1 and /GET/X API of
-# seed 002) and nginx serving a tiny JSON API (scripts/api-nginx.sh, for
-# scenarios/http_api.lua) — runs luamech against them with the matching
-# parameters (-e MEMCACHED=, -e REDIS=, -e HTTP_BASE=, -e API_BASE=), and
-# stops the servers afterwards.  API_ACCESS_LOG=FILE keeps the API's access
-# log (tests reconcile it with luamech's counts).
+# seed 002) and nginx serving a tiny JSON API over http and https with a CA
+# it makes at start (scripts/api-nginx.sh, for scenarios/http_api.lua) —
+# runs luamech against them with the matching parameters (-e MEMCACHED=,
+# -e REDIS=, -e HTTP_BASE=, -e API_BASE=https://..., -e API_CA=<its CA file>,
+# -e API_HTTP_BASE=http://...), and stops the servers afterwards.
+# API_ACCESS_LOG=FILE keeps the API's access log (tests reconcile it with
+# luamech's counts).
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
 set -euo pipefail
 # Paths (SCENARIO, --out) are taken from the current directory, as luamech
@@ -40,15 +42,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_server NAME LAUNCHER: LAUNCHER PORT starts the server in the
-# background on PORT; a free port can be taken between the check and the
+# start_server NAME LAUNCHER: LAUNCHER PORT PORT2 starts the server in the
+# background on PORT (and PORT2 if it needs a second one, binding both
+# before it accepts); a free port can be taken between the check and the
 # bind (tests run in parallel), so a server that died or never answered is
-# tried again on another port.  Sets $port.
+# tried again on other ports.  Sets $port and $port2.
 start_server() {
     local name=$1 launcher=$2 try pid
     for try in 1 2 3 4 5; do
         port=$(free_port)
-        $launcher "$port" &
+        port2=$(free_port)
+        [ "$port2" != "$port" ] || continue
+        $launcher "$port" "$port2" &
         pid=$!
         for _ in $(seq 200); do
             kill -0 "$pid" 2>/dev/null || break          # it died: the port was taken
@@ -77,15 +82,16 @@ JSON
 start_server webdis launch_webdis; http_port=$port
 launch_api() {
     mkdir -p "$tmp/api"
-    bash "$here/api-nginx.sh" "$1" "$tmp/api" "${API_ACCESS_LOG:-$tmp/api/access.log}" > "$tmp/api/nginx.conf"
+    bash "$here/api-nginx.sh" "$1" "$tmp/api" "${API_ACCESS_LOG:-$tmp/api/access.log}" "$2" > "$tmp/api/nginx.conf"
     exec nginx -p "$tmp/api" -c "$tmp/api/nginx.conf" -g 'daemon off;' 2> "$tmp/api/stderr"
 }
-start_server nginx launch_api; api_port=$port
+start_server nginx launch_api; api_port=$port; api_tls_port=$port2
 
-echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API http://127.0.0.1:$api_port" >&2
+echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API https://127.0.0.1:$api_tls_port (CA $tmp/api/tls/ca.pem) and http://127.0.0.1:$api_port" >&2
 set +e
 cmd=run
 if [ "$1" = "--suite" ]; then cmd=suite; shift; fi
 "$LUAMECH" $cmd "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
-    -e HTTP_BASE=http://127.0.0.1:$http_port -e API_BASE=http://127.0.0.1:$api_port
+    -e HTTP_BASE=http://127.0.0.1:$http_port -e API_BASE=https://127.0.0.1:$api_tls_port \
+    -e API_CA="$tmp/api/tls/ca.pem" -e API_HTTP_BASE=http://127.0.0.1:$api_port
 exit $?

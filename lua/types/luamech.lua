@@ -613,7 +613,8 @@ luamech.http = {}
 ---@field max_body? integer largest response body accepted in bytes, 1..1073741824 (default 64 MiB)
 ---@field discard_body? boolean true: count the body's bytes but keep none (res.body is nil)
 ---@field jar? boolean false: no cookie jar (default: this client keeps the cookies servers set, RFC 6265)
----@field tls? luamech.TlsOptions https:// base URLs only
+---@field tls? luamech.TlsOptions for the https:// base URL and every https:// origin reached (absolute URLs, redirects)
+---@field tags? table<string, string|number|boolean> default tags of every request (docs/http.md#tags)
 
 ---@class luamech.HttpRequestOptions
 ---@field headers? table<string, string>
@@ -627,6 +628,7 @@ luamech.http = {}
 ---@field discard_body? boolean overrides the client's for this request
 ---@field expect? integer|(integer|string)[] statuses that count as success, e.g. {200, "400-404"} (default 200-399)
 ---@field redirects? integer redirects to follow, 0 = off (default 10)
+---@field tags? table<string, string|number|boolean> also time the call under a tagged timer "<timer>{k=v,...}" (tags.name: as name)
 
 ---@class luamech.HttpResponse
 ---@field status integer

@@ -56,6 +56,7 @@ struct http_client {
     http_conn *all;
     size_t nconns, nopen, nbusy;
     uint64_t connects, retries, requests;
+    uint64_t dns_ns;             /* how long resolving the host took (0: a numeric address) */
     unsigned nhandles;           /* open libuv handles; freed at 0 when closing */
     int closing;
 };
@@ -180,7 +181,11 @@ int http_client_new(uv_loop_t *loop, const char *host, int port, const char *aut
     if (opts) c->opts = *opts;
     else http_client_opts_default(&c->opts);
     snprintf(c->name, sizeof c->name, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+    struct sockaddr_in6 numeric;
+    uint64_t t0 = uv_hrtime();
     int rc = net_resolve(loop, host, port, &c->addr);
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)&numeric) != 0 && uv_ip6_addr(host, port, &numeric) != 0)
+        c->dns_ns = uv_hrtime() - t0 + 1;     /* a name was looked up: at least 1 ns */
     if (rc < 0) {
         snprintf(err, err_len, "cannot resolve %s: %s", host, uv_strerror(rc));
         free(c);
@@ -529,5 +534,7 @@ void http_client_get_stats(const http_client *c, http_client_stats *s) {
     s->tls_handshakes = ts.handshakes;
     s->tls_resumed = ts.resumed;
 }
+
+uint64_t http_client_dns_ns(const http_client *c) { return c->dns_ns; }
 
 const char *http_client_name(const http_client *c) { return c->name; }

@@ -118,6 +118,9 @@ void http_client_close(http_client *c);
 size_t http_client_pending(const http_client *c);
 void http_client_get_stats(const http_client *c, http_client_stats *s);
 const char *http_client_name(const http_client *c);            /* "host:port" */
+/* How long http_client_new took to resolve the host name (the loop's
+ * clock; 0 when the host was a numeric address and nothing was looked up). */
+uint64_t http_client_dns_ns(const http_client *c);
 
 /* "connect: connection refused", "timeout", "read: connection closed by
  * server", "protocol error: ...", "response body larger than max_body

@@ -40,6 +40,10 @@ int lm_timer_id(worker *w, const char *name, int kind) {
     return stats_timer_id(worker_stats(w), name, (timer_kind)kind);
 }
 
+int lm_tagged_timer_id(worker *w, const char *name, const char *tags) {
+    return stats_tagged_timer_id(worker_stats(w), name, TK_PRIMITIVE, tags);
+}
+
 static int lm_sleep(lua_State *L) {
     worker *w = lm_worker(L);
     double s = luaL_checknumber(L, 1);

@@ -56,5 +56,8 @@ void lm_check_options(lua_State *L, int idx, const char *fname, const char *cons
 
 /* Id of the timer `name` on this worker (created on first use). */
 int lm_timer_id(struct worker *w, const char *name, int kind);
+/* A primitive timer with data fields of its own (fields: a JSON object's
+ * text, e.g. {"tagged_of":"http.get","tags":{"env":"x"}}; NULL: none). */
+int lm_tagged_timer_id(struct worker *w, const char *name, const char *tags);
 
 #endif

@@ -1,6 +1,7 @@
 /* lm_http.c - the luamech.http module: luamech.http.new(base_url [, opts])
  * makes a client object (no I/O: connections open with the first requests;
- * https:// base URLs take the `tls` options), its methods table, close,
+ * its `tls` options serve its https:// base URL and every https origin it
+ * reaches by absolute URL or redirect), its methods table, close,
  * collection and the worker's teardown.  The rest of the binding is split by
  * concern (the list is in lm_http_int.h): options, the client registry,
  * building requests, completions, responses and batches.  Every call (its
@@ -39,7 +40,9 @@ static void lm_http_free(lm_http *h, lua_State *L) {
     else mod->objs = h->next;
     if (h->next) h->next->prev = h->prev;
     if (L && h->headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, h->headers_ref);
+    if (L && h->tags_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, h->tags_ref);
     ck_jar_free(&h->jar);
+    lm_http_tls_free(h);
     *h->ud = NULL;
     free(h);
 }
@@ -96,6 +99,7 @@ static void lm_http_ids(lm_http_mod *mod) {
     mod->t_tls = lm_timer_id(w, "http.tls", TK_PRIMITIVE);
     mod->t_wait = lm_timer_id(w, "http.wait", TK_PRIMITIVE);
     mod->t_receive = lm_timer_id(w, "http.receive", TK_PRIMITIVE);
+    mod->t_dns = lm_timer_id(w, "http.dns", TK_PRIMITIVE);
     mod->c_sent = worker_counter_id(w, "http.bytes_sent");
     mod->c_recv = worker_counter_id(w, "http.bytes_received");
     mod->c_connects = worker_counter_id(w, "http.connects");
@@ -123,6 +127,7 @@ static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const l
     h->pooled = cfg->pool;
     h->keepalive = cfg->keepalive;
     h->headers_ref = cfg->headers_ref;
+    h->tags_ref = cfg->tags_ref;
     h->timeout_ns = cfg->timeout_ns;
     h->max_body = cfg->max_body;
     h->discard_body = cfg->discard_body;
@@ -159,10 +164,10 @@ static int lm_http_new(lua_State *L) {
     lua_settop(L, 2);
     lm_http_cfg cfg;
     lm_http_new_opts(L, 2, &cfg);
-    cfg.tls_on = lm_tls_opts(L, 2, "luamech.http.new", &mod->tls, &cfg.tls);
-    if (cfg.tls_on && !bu.tls)
-        return luaL_error(L, "luamech.http.new: tls options need an https:// base_url");
-    if (bu.tls && !cfg.tls_on) lm_tls_rec_hook(&mod->tls, &cfg.tls);   /* the defaults */
+    /* with an http:// base URL the options serve the https origins it reaches */
+    lm_tls_opts(L, 2, "luamech.http.new", &mod->tls, &cfg.tls);
+    net_tls_opts given = cfg.tls;
+    if (bu.tls) lm_tls_rec_hook(&mod->tls, &cfg.tls);
     if (bu.tls && cfg.tls.alpn == NULL) cfg.tls.alpn = "http/1.1";
     cfg.tls_on = bu.tls;
     lm_http_ids(mod);
@@ -170,15 +175,19 @@ static int lm_http_new(lua_State *L) {
     char err[256];
     if (lm_http_client_for(mod, host, bu.port, authority, &cfg, &c, err, sizeof err) != 0) {
         if (cfg.headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, cfg.headers_ref);
+        if (cfg.tags_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, cfg.tags_ref);
         lua_pushnil(L);
         lua_pushfstring(L, "luamech.http.new: %s", err);
         return 2;
     }
     lm_http_wrap(L, mod, c, &cfg);
-    lm_http **ud = lua_touserdata(L, -1);
-    snprintf((*ud)->authority, sizeof (*ud)->authority, "%s", authority);
-    snprintf((*ud)->host, sizeof (*ud)->host, "%s", host);
-    (*ud)->use_jar = cfg.jar;
+    lm_http *h = *(lm_http **)lua_touserdata(L, -1);
+    snprintf(h->authority, sizeof h->authority, "%s", authority);
+    snprintf(h->host, sizeof h->host, "%s", host);
+    h->tls = bu.tls;
+    h->port = bu.port;
+    h->use_jar = cfg.jar;
+    if (lm_http_tls_copy(h, &given) != 0) return luaL_error(L, "luamech.http.new: out of memory");
     return 1;
 }
 
@@ -217,6 +226,8 @@ void lm_http_open(lua_State *L, worker *w) {
     mod->tls.no_timer = 1;         /* http.tls is recorded per request from req->tls_ns */
     lua_newtable(L);
     mod->names_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L);
+    mod->tagged_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lm_http_res_init(L, mod);
     worker_on_close(w, lm_http_worker_close, mod);
     lua_newtable(L);                           /* the module */

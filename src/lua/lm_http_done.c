@@ -27,6 +27,7 @@ static void lm_http_breakdown(lm_http_op *op, int status) {
     uint64_t now = worker_now_ns();
     if (req->connects) vu_record(op->v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
     if (req->tls_ns) vu_record(op->v, mod->t_tls, (int64_t)req->tls_ns, now, 1);
+    op->setup_ns += req->connect_ns + req->tls_ns;
     if (status != 0 || !req->first_byte_ns) return;
     if (req->sent_ns && req->first_byte_ns >= req->sent_ns)
         vu_record(op->v, mod->t_wait, (int64_t)(req->first_byte_ns - req->sent_ns), now, 1);
@@ -55,15 +56,19 @@ static int lm_http_expected(const lm_http_op *op, int st) {
     return (op->expect[(st - 100) >> 3] >> ((st - 100) & 7)) & 1;
 }
 
-/* Statistics of one finished call (its last hop); fills op->err on failure. */
+/* Statistics of one finished call (its last hop); fills op->err on failure.
+ * Its timers measure the call less the connect and TLS handshake time of
+ * connections it opened (their own timers, http.connect and http.tls), as
+ * k6's http_req_duration does. */
 static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
     lm_http_mod *mod = op->mod;
     worker *w = mod->w;
-    uint64_t now = worker_now_ns();
-    int64_t dur = (int64_t)(now - op->start_ns);
+    uint64_t now = worker_now_ns(), took = now - op->start_ns;
+    int64_t dur = (int64_t)(took > op->setup_ns ? took - op->setup_ns : 0);
     int ok = status == 0 && lm_http_expected(op, res->status);
     vu_record(op->v, mod->tid[op->call_method], dur, now, ok);
     if (op->name_tid >= 0) vu_record(op->v, op->name_tid, dur, now, ok);
+    if (op->tag_tid >= 0) vu_record(op->v, op->tag_tid, dur, now, ok);
     char msg[TALLY_MSG_MAX];
     int n;
     if (status == 0) {
@@ -87,7 +92,7 @@ static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_cl
     size_t ll;
     const char *loc = hp_parser_find(res, "location", &ll);
     char target[8192];
-    if (!loc || url_resolve(target, sizeof target, op->path, op->path_len, loc, ll, "http") == (size_t)-1)
+    if (!loc || url_resolve(target, sizeof target, op->path, op->path_len, loc, ll, op->tls ? "https" : "http") == (size_t)-1)
         return -1;
     size_t tl = strlen(target);
     const char *p = target;
@@ -96,8 +101,8 @@ static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_cl
     if (url_is_abs(target, tl)) {
         url_abs a;
         char err[200];
-        if (url_split_abs(target, tl, &a) != 0 || a.scheme_len != 4) return -1;   /* https: not yet */
-        *c = lm_http_client_host(op->h, a.authority, a.authority_len, err, sizeof err);
+        if (url_split_abs(target, tl, &a) != 0) return -1;
+        *c = lm_http_client_host(op->h, a.scheme_len == 5, a.authority, a.authority_len, err, sizeof err);
         if (!*c) return -1;
         p = a.rest;
         pl = a.rest_len;
@@ -138,7 +143,7 @@ static int lm_http_follow(lm_http_op *op, int status, const hp_parser *res) {
     op->r.path = op->path;
     op->r.path_len = op->path_len;
     op->client = c;
-    op->host = lm_http_host_of(op->h, c);
+    op->host = lm_http_host_of(op->h, c, &op->tls);
     lm_http_cookie_header(op);
     /* req.start_ns stays the call's: one deadline (timeout) for the whole chain */
     http_client_send(c, &op->req, &op->r);

@@ -37,6 +37,8 @@ struct worker;
 #define LM_HTTP_MAX_REDIRECTS 100
 #define LM_HTTP_DEFAULT_REDIRECTS 10
 #define LM_HTTP_MAX_BATCH 256
+#define LM_HTTP_MAX_TAGS 16                  /* per request, the client's included */
+#define LM_HTTP_TAG_LEN 64                   /* bytes of a tag's name or value */
 
 typedef struct lm_http lm_http;
 typedef struct lm_http_op lm_http_op;
@@ -67,9 +69,11 @@ typedef struct lm_http_mod {
     lm_http_pool *pools;
     lm_http_op *free_ops;
     int names_ref;                 /* "http <name>" -> timer id cache */
+    int tagged_ref;                /* "<timer>{k=v,...}" -> tagged timer id cache */
     int ids_ready;
     int tid[HP_NMETHODS];
     int t_connect, t_tls, t_wait, t_receive;   /* the timing breakdown (docs/http.md#timing-breakdown) */
+    int t_dns;                     /* http.dns: one sample per host name resolved (a client made) */
     int c_sent, c_recv, c_connects, c_retries, c_status[6], c_redirects, c_body_raw, c_body_decoded;
     hz_decoder hz;                 /* gzip/deflate bodies, decoded on completion */
     int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes, json, header_all) */
@@ -80,13 +84,21 @@ typedef struct lm_http_mod {
     lm_tls_rec tls;                /* http.tls timer of this worker */
 } lm_http_mod;
 
-/* A client of the object for another host (absolute URLs, redirects). */
+/* A client of the object for another origin (absolute URLs, redirects). */
 typedef struct lm_http_other {
-    char authority[288];
+    char authority[288];           /* as the URL wrote it: the Host header */
     char host[256];                /* for the cookie jar */
+    int tls, port;                 /* the origin: scheme (1: https), host, port */
     http_client *client;           /* private, or the worker's pooled one */
     struct lm_http_other *next;
 } lm_http_other;
+
+/* The object's own copy of its `tls` options (NULL: not given), applied
+ * to every https origin it reaches; server_name only to its base URL's. */
+typedef struct lm_http_tls {
+    char *ca_file, *cert_file, *key_file, *server_name, *alpn;
+    int insecure, min_version;
+} lm_http_tls;
 
 /* One client object as Lua sees it.  The userdata holds a pointer; the
  * object is freed by the collector (no request can be in flight then: each
@@ -98,10 +110,13 @@ struct lm_http {
     char base[288];                /* "host:port", for messages */
     char authority[288];           /* as in the base URL: "host[:port]" */
     char host[256];                /* the base URL's host, for the cookie jar */
-    lm_http_other *others;         /* clients for other hosts, made on first use */
+    int tls, port;                 /* the base URL's scheme (1: https) and port */
+    lm_http_tls tlsc;              /* for https origins */
+    lm_http_other *others;         /* clients for other origins, made on first use */
     int use_jar;                   /* jar = false turns cookies off */
     ck_jar jar;                    /* this object's cookies (one object per VU: a per-VU jar) */
     int headers_ref;               /* default headers (validated copy) or LUA_NOREF */
+    int tags_ref;                  /* default tags (validated copy) or LUA_NOREF */
     uint64_t timeout_ns;           /* 0 = none */
     size_t max_body;               /* bytes */
     int discard_body;
@@ -117,6 +132,7 @@ struct lm_http_op {
     struct vu *v;
     int method, call_method;       /* the current hop's; the call's (its timer) */
     int name_tid;                  /* -1 when the call has no name */
+    int tag_tid;                   /* the call's tagged timer; -1 when it has no tags */
     int anchor_ref;                /* this op's registry slot: a table {object, body string} */
     int in_call, nres;
     int redirects_left, hops;
@@ -125,12 +141,14 @@ struct lm_http_op {
     lm_http_batch *batch;          /* NULL unless part of c:batch */
     int batch_i;                   /* its index there (1-based) */
     const char *host;              /* the current hop's host (h's or one of h->others') */
+    int tls;                       /* the current hop is https (Secure cookies, "//host" Locations) */
     size_t nbase;                  /* headers before the Cookie slot */
     int cookie_slot;               /* 1: the jar's Cookie header goes at hdrs[nbase] */
     char *cbuf;                    /* the Cookie header value */
     size_t cbuf_cap;
     unsigned char expect[64];      /* bit s-100 for statuses 100..599 */
     uint64_t start_ns;
+    uint64_t setup_ns;             /* connect + TLS handshake time of the call's hops (kept out of its timers) */
     char where[160];               /* the path without its query, for the tally */
     http_client *client;           /* alive while it may call back: names failures */
     hp_request r;                  /* the request as sent (pointers into the buffers below) */
@@ -146,7 +164,7 @@ struct lm_http_op {
 
 /* The options of luamech.http.new. */
 typedef struct lm_http_cfg {
-    int pool, keepalive, headers_ref, discard_body, jar;
+    int pool, keepalive, headers_ref, tags_ref, discard_body, jar;
     int tls_on;                   /* https:// */
     net_tls_opts tls;             /* strings anchored by the options table */
     uint64_t timeout_ns;
@@ -158,7 +176,7 @@ typedef struct lm_http_cfg {
 typedef struct lm_http_call {
     uint64_t timeout_ns;
     size_t max_body;
-    int discard_body, name_idx, hdr_idx, json_idx, form_idx, query_idx, body_str_idx;
+    int discard_body, name_idx, hdr_idx, json_idx, form_idx, query_idx, body_str_idx, tags_idx;
     int redirects, has_expect;
     unsigned char expect[64];
     const char *body;
@@ -185,12 +203,19 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg);
 void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx, int opts_idx,
                        lm_http_call *c);
 void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header *hdrs, size_t *nh, int defaults);
+void lm_http_check_tags(lua_State *L, int idx, const char *fname, int client);
+
+/* lm_http_tags.c */
+int lm_http_tag_tid(lua_State *L, lm_http *h, const lm_http_call *c, int method);
 
 /* lm_http_pool.c */
 int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char *authority,
                        const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len);
-http_client *lm_http_client_host(lm_http *h, const char *authority, size_t alen, char *err, size_t err_len);
-const char *lm_http_host_of(lm_http *h, http_client *c);
+http_client *lm_http_client_host(lm_http *h, int tls, const char *authority, size_t alen, char *err,
+                                 size_t err_len);
+const char *lm_http_host_of(lm_http *h, http_client *c, int *tls);
+int lm_http_tls_copy(lm_http *h, const net_tls_opts *t);
+void lm_http_tls_free(lm_http *h);
 
 /* lm_http_op.c */
 lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod);

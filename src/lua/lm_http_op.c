@@ -34,8 +34,8 @@ lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod) {
     op->redirects_left = op->hops = op->has_expect = op->decoded = 0;
     op->batch = NULL;
     op->batch_i = 0;
-    op->name_tid = -1;
-    op->start_ns = 0;
+    op->name_tid = op->tag_tid = -1;
+    op->start_ns = op->setup_ns = 0;
     op->where[0] = op->err[0] = 0;
     return op;
 }
@@ -99,10 +99,10 @@ void lm_http_cookie_header(lm_http_op *op) {
     op->r.nheaders = op->nbase;
     if (!op->cookie_slot || op->h->jar.n == 0) return;
     int64_t now = (int64_t)time(NULL);
-    size_t n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, 0, now, op->cbuf, op->cbuf_cap);
+    size_t n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, op->tls, now, op->cbuf, op->cbuf_cap);
     if (n > op->cbuf_cap) {
         if (lm_http_reserve(&op->cbuf, &op->cbuf_cap, n) != 0) return;
-        n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, 0, now, op->cbuf, op->cbuf_cap);
+        n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, op->tls, now, op->cbuf, op->cbuf_cap);
     }
     if (n == 0 || n > 8192) return;            /* hp_header_value_valid's limit */
     op->hdrs[op->nbase].name = "Cookie";

@@ -57,6 +57,45 @@ void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header *hdrs, 
     }
 }
 
+/* 1 when the tag name or value s[0..n) uses only the allowed bytes: a name
+ * 1..64 of A-Z a-z 0-9 _ . : -, a value 0..64 printable ASCII bytes other
+ * than " \\ , = { } (so that a tag set has one unambiguous name). */
+static int lm_http_tag_ok(const char *s, size_t n, int is_name) {
+    if (n > LM_HTTP_TAG_LEN || (is_name && n == 0)) return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (is_name && !((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                         ch == '_' || ch == '.' || ch == ':' || ch == '-'))
+            return 0;
+        if (ch < 0x20 || ch > 0x7e || strchr("\"\\,={}", ch)) return 0;
+    }
+    return 1;
+}
+
+/* The tags table at idx: at most LM_HTTP_MAX_TAGS names (see lm_http_tag_ok)
+ * to strings, numbers or booleans; `name` is the call's timer name (not in
+ * a client's default tags).  Misuse raises. */
+void lm_http_check_tags(lua_State *L, int idx, const char *fname, int client) {
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        size_t kl, vl = 0;
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &kl) : NULL;
+        if (!k || !lm_http_tag_ok(k, kl, 1))
+            luaL_error(L, "%s: tags: names are 1..%d characters of A-Z a-z 0-9 _ . : -", fname, LM_HTTP_TAG_LEN);
+        if (client && kl == 4 && memcmp(k, "name", 4) == 0)
+            luaL_error(L, "%s: tags: name is per request (the timer's name), not a client default", fname);
+        int t = lua_type(L, -1);
+        if (t == LUA_TSTRING) lua_tolstring(L, -1, &vl);
+        if ((t != LUA_TSTRING && t != LUA_TNUMBER && t != LUA_TBOOLEAN) ||
+            (t == LUA_TSTRING && !lm_http_tag_ok(lua_tostring(L, -1), vl, 0)))
+            luaL_error(L, "%s: tags: '%s' must be a string of at most %d printable ASCII characters other than "
+                          "\" \\ , = { } (or a number or a boolean)", fname, k, LM_HTTP_TAG_LEN);
+        if (++n > LM_HTTP_MAX_TAGS) luaL_error(L, "%s: tags: at most %d", fname, LM_HTTP_MAX_TAGS);
+        lua_pop(L, 1);
+    }
+}
+
 /* max_body and discard_body of the options table at idx (client or request
  * options), over *max_body and *discard; misuse raises.  Leaves the stack as
  * it was. */
@@ -152,6 +191,20 @@ static int lm_http_field(lua_State *L, int opts_idx, const char *key, int type, 
     return lua_gettop(L);
 }
 
+/* A request's tags option (a table, checked), and tags.name as its name
+ * (left on the stack) unless it has a name option too (a Lua error). */
+static void lm_http_call_tags(lua_State *L, const char *fname, int opts_idx, lm_http_call *c) {
+    c->tags_idx = lm_http_field(L, opts_idx, "tags", LUA_TTABLE, fname, "a table");
+    if (!c->tags_idx) return;
+    lm_http_check_tags(L, c->tags_idx, fname, 0);
+    lua_getfield(L, c->tags_idx, "name");
+    if (lua_isnil(L, -1)) return;
+    if (c->name_idx) luaL_error(L, "%s: give name or tags.name, not both", fname);
+    if (lua_type(L, -1) != LUA_TSTRING || lua_objlen(L, -1) == 0)
+        luaL_error(L, "%s: tags.name must be a non-empty string", fname);
+    c->name_idx = lua_gettop(L);
+}
+
 /* The redirects and expect options of a request. */
 static void lm_http_call_follow(lua_State *L, const char *fname, int opts_idx, lm_http_call *c) {
     lua_getfield(L, opts_idx, "redirects");
@@ -174,7 +227,7 @@ static void lm_http_call_follow(lua_State *L, const char *fname, int opts_idx, l
 void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx, int opts_idx,
                        lm_http_call *c) {
     static const char *const known[] = {"headers", "body", "json", "form", "query", "name", "timeout",
-                                        "max_body", "discard_body", "expect", "redirects", NULL};
+                                        "max_body", "discard_body", "expect", "redirects", "tags", NULL};
     memset(c, 0, sizeof *c);
     c->timeout_ns = h->timeout_ns;
     c->max_body = h->max_body;
@@ -196,6 +249,7 @@ void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx
         luaL_error(L, "%s: name must be a string of 1..200 bytes", fname);
     c->hdr_idx = lm_http_field(L, opts_idx, "headers", LUA_TTABLE, fname, "a table");
     lm_http_call_follow(L, fname, opts_idx, c);
+    lm_http_call_tags(L, fname, opts_idx, c);
 }
 
 /* A validated copy of the default headers at hidx (values as strings), as a
@@ -216,13 +270,35 @@ static int lm_http_default_headers(lua_State *L, int hidx) {
     return ref;
 }
 
+/* The client's default tags (option tags of new's table at idx, checked
+ * already): a copy with every value a string, as a registry reference. */
+static void lm_http_new_tags(lua_State *L, int idx, lm_http_cfg *cfg) {
+    lua_getfield(L, idx, "tags");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    int t = lua_gettop(L);                    /* checked by lm_http_new_opts */
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pushvalue(L, -2);
+        if (lua_isboolean(L, -2)) lua_pushstring(L, lua_toboolean(L, -2) ? "true" : "false");
+        else lua_pushstring(L, lua_tostring(L, -2));
+        lua_rawset(L, -5);
+        lua_pop(L, 1);
+    }
+    cfg->tags_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pop(L, 1);
+}
+
 /* The options table at idx (or nil) into cfg; misuse raises. */
 void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     static const char *const known[] = {"pool", "keepalive", "timeout", "headers", "max_body",
-                                        "discard_body", "jar", "tls", NULL};
+                                        "discard_body", "jar", "tls", "tags", NULL};
     cfg->pool = 0;
     cfg->keepalive = 1;
-    cfg->headers_ref = LUA_NOREF;
+    cfg->headers_ref = cfg->tags_ref = LUA_NOREF;
     cfg->timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
     cfg->max_body = HTTP_MAX_BODY_DEFAULT;
     cfg->discard_body = 0;
@@ -230,6 +306,10 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     if (lua_isnil(L, idx)) return;
     luaL_checktype(L, idx, LUA_TTABLE);
     lm_check_options(L, idx, "luamech.http.new", known);
+    lua_getfield(L, idx, "tags");             /* checked before any reference is made */
+    if (!lua_isnil(L, -1) && !lua_istable(L, -1)) luaL_error(L, "luamech.http.new: tags must be a table");
+    if (lua_istable(L, -1)) lm_http_check_tags(L, lua_gettop(L), "luamech.http.new", 1);
+    lua_pop(L, 1);
     lm_http_body_opts(L, idx, "luamech.http.new", &cfg->max_body, &cfg->discard_body);
     lua_getfield(L, idx, "jar");
     if (!lua_isnil(L, -1)) {
@@ -251,4 +331,5 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
         cfg->headers_ref = lm_http_default_headers(L, lua_gettop(L));   /* raises before the ref */
     }
     lua_pop(L, 4);
+    lm_http_new_tags(L, idx, cfg);
 }

@@ -1,9 +1,10 @@
-/* lm_http_pool.c - which http_client serves an origin for luamech.http: a
- * private client per object, or with pool = true the worker's shared one for
- * the same host, port, keep-alive and TLS settings; and the clients an
- * object makes on first use for other hosts (absolute URLs, redirects).  It
- * makes clients (client/http_client resolves and connects) but sends
- * nothing. */
+/* lm_http_pool.c - which http_client serves an origin (scheme, host, port)
+ * for luamech.http: a private client per object, or with pool = true the
+ * worker's shared one for the same host, port, keep-alive and TLS settings;
+ * the clients an object makes on first use for other origins (absolute
+ * URLs, redirects to another host or scheme), https ones with the object's
+ * TLS settings (copied here from its options).  It makes clients
+ * (client/http_client resolves and connects) but sends nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,16 @@
 
 /* A private client, or the worker's pooled one for this host, port and
  * keep-alive setting (made on first use).  0, or -1 with err filled. */
+/* A new client (see http_client_new), its name resolution recorded as an
+ * http.dns sample when a name was looked up. */
+static int lm_http_client_make(lm_http_mod *mod, const char *host, int port, const char *authority,
+                               const http_client_opts *o, http_client **out, char *err, size_t err_len) {
+    if (http_client_new(worker_loop(mod->w), host, port, authority, o, out, err, err_len) != 0) return -1;
+    uint64_t ns = http_client_dns_ns(*out);
+    if (ns) worker_record(mod->w, mod->t_dns, (int64_t)ns, worker_now_ns(), 1);
+    return 0;
+}
+
 int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char *authority,
                               const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len) {
     http_client_opts o;
@@ -19,7 +30,7 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
     o.keepalive = cfg->keepalive;
     o.timeout_ns = 0;                          /* every request carries its own */
     o.tls = cfg->tls_on ? &cfg->tls : NULL;
-    if (!cfg->pool) return http_client_new(worker_loop(mod->w), host, port, authority, &o, out, err, err_len);
+    if (!cfg->pool) return lm_http_client_make(mod, host, port, authority, &o, out, err, err_len);
     char key[1800], tkey[1200];
     lm_tls_key(&cfg->tls, cfg->tls_on, tkey, sizeof tkey);
     snprintf(key, sizeof key, "%s|%d|%s%s", host, port, cfg->keepalive ? "ka" : "close", tkey);
@@ -36,7 +47,7 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    if (http_client_new(worker_loop(mod->w), host, port, authority, &o, out, err, err_len) != 0) {
+    if (lm_http_client_make(mod, host, port, authority, &o, out, err, err_len) != 0) {
         free(p);
         free(k);
         return -1;
@@ -48,51 +59,116 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
     return 0;
 }
 
-/* The client of object h for another host's "host[:port]" (absolute URLs,
- * redirects): h's own for its authority, else one made on first use (from
- * the worker's pool when h is pooled), with h's keep-alive.  NULL with err. */
-http_client *lm_http_client_host(lm_http *h, const char *authority, size_t alen, char *err,
-                                        size_t err_len) {
-    if (lm_http_ieq(authority, alen, h->authority, strlen(h->authority))) return h->client;
-    for (lm_http_other *o = h->others; o; o = o->next)
-        if (lm_http_ieq(authority, alen, o->authority, strlen(o->authority))) return o->client;
-    char url[300], host[256];
-    if (alen >= sizeof host) {
+/* The TLS settings of object h for an https origin (base: its own base
+ * URL's, where server_name applies; other hosts are verified against their
+ * own name), recorded to the module's http.tls_resumed counter. */
+static void lm_http_tls_for(lm_http *h, int base, net_tls_opts *o) {
+    const lm_http_tls *t = &h->tlsc;
+    memset(o, 0, sizeof *o);
+    o->ca_file = t->ca_file;
+    o->cert_file = t->cert_file;
+    o->key_file = t->key_file;
+    o->server_name = base ? t->server_name : NULL;
+    o->alpn = t->alpn ? t->alpn : "http/1.1";
+    o->insecure = t->insecure;
+    o->min_version = t->min_version ? t->min_version : 12;
+    lm_tls_rec_hook(&h->mod->tls, o);
+}
+
+/* 1 when the origin (tls, host, port) is that of client c of object h
+ * (its base origin when o is NULL, else other o). */
+static int lm_http_same_origin(const lm_http *h, const lm_http_other *o, int tls, const char *host,
+                               size_t host_len, int port) {
+    const char *oh = o ? o->host : h->host;
+    if ((o ? o->tls : h->tls) != tls || (o ? o->port : h->port) != port) return 0;
+    return lm_http_ieq(host, host_len, oh, strlen(oh));
+}
+
+/* A new client of object h for origin bu (authority as the URL wrote it),
+ * kept in h->others.  NULL with err. */
+static lm_http_other *lm_http_other_new(lm_http *h, const hp_base_url *bu, const char *authority, size_t alen,
+                                        char *err, size_t err_len) {
+    lm_http_other *o = calloc(1, sizeof *o);
+    if (!o) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    memcpy(o->host, bu->host, bu->host_len);
+    o->host[bu->host_len] = 0;
+    snprintf(o->authority, sizeof o->authority, "%.*s", (int)alen, authority);
+    o->tls = bu->tls;
+    o->port = bu->port;
+    lm_http_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.pool = h->pooled;
+    cfg.keepalive = h->keepalive;
+    cfg.tls_on = bu->tls;
+    if (bu->tls) lm_http_tls_for(h, 0, &cfg.tls);
+    if (lm_http_client_for(h->mod, o->host, bu->port, o->authority, &cfg, &o->client, err, err_len) != 0) {
+        free(o);
+        return NULL;
+    }
+    o->next = h->others;
+    h->others = o;
+    return o;
+}
+
+/* The client of object h for origin scheme (tls 1: https) + "host[:port]"
+ * (absolute URLs, redirects): h's own for its base origin, else one made
+ * on first use (from the worker's pool when h is pooled) with h's
+ * keep-alive and TLS settings.  The origin's key is scheme, host (any case)
+ * and port.  NULL with err. */
+http_client *lm_http_client_host(lm_http *h, int tls, const char *authority, size_t alen, char *err,
+                                 size_t err_len) {
+    char url[300];
+    if (alen >= 256) {
         snprintf(err, err_len, "host name too long");
         return NULL;
     }
-    int ul = snprintf(url, sizeof url, "http://%.*s", (int)alen, authority);
+    int ul = snprintf(url, sizeof url, "%s://%.*s", tls ? "https" : "http", (int)alen, authority);
     hp_base_url bu;
     const char *why;
     if (hp_parse_base_url(url, (size_t)ul, &bu, &why) != 0) {
         snprintf(err, err_len, "bad URL \"%.150s\": %s", url, why);
         return NULL;
     }
-    memcpy(host, bu.host, bu.host_len);
-    host[bu.host_len] = 0;
-    lm_http_other *o = calloc(1, sizeof *o);
-    if (!o) {
-        snprintf(err, err_len, "out of memory");
-        return NULL;
-    }
-    memcpy(o->host, host, bu.host_len + 1);
-    snprintf(o->authority, sizeof o->authority, "%.*s", (int)alen, authority);
-    lm_http_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.pool = h->pooled;
-    cfg.keepalive = h->keepalive;
-    if (lm_http_client_for(h->mod, host, bu.port, o->authority, &cfg, &o->client, err, err_len) != 0) {
-        free(o);
-        return NULL;
-    }
-    o->next = h->others;
-    h->others = o;
-    return o->client;
+    if (lm_http_same_origin(h, NULL, tls, bu.host, bu.host_len, bu.port)) return h->client;
+    for (lm_http_other *o = h->others; o; o = o->next)
+        if (lm_http_same_origin(h, o, tls, bu.host, bu.host_len, bu.port)) return o->client;
+    lm_http_other *o = lm_http_other_new(h, &bu, authority, alen, err, err_len);
+    return o ? o->client : NULL;
 }
 
-/* The host name (for cookies) of client c of object h. */
-const char *lm_http_host_of(lm_http *h, http_client *c) {
+/* The host name (for cookies) of client c of object h, and in *tls whether
+ * it speaks https. */
+const char *lm_http_host_of(lm_http *h, http_client *c, int *tls) {
     for (lm_http_other *o = h->others; o; o = o->next)
-        if (o->client == c) return o->host;
+        if (o->client == c) {
+            *tls = o->tls;
+            return o->host;
+        }
+    *tls = h->tls;
     return h->host;
+}
+
+/* Object h's own copy of its TLS settings t (the Lua strings die with the
+ * options table).  0, or -1 (out of memory). */
+int lm_http_tls_copy(lm_http *h, const net_tls_opts *t) {
+    lm_http_tls *c = &h->tlsc;
+    c->insecure = t->insecure;
+    c->min_version = t->min_version;
+    const char *src[5] = {t->ca_file, t->cert_file, t->key_file, t->server_name, t->alpn};
+    char **dst[5] = {&c->ca_file, &c->cert_file, &c->key_file, &c->server_name, &c->alpn};
+    for (int i = 0; i < 5; i++)
+        if (src[i] && (*dst[i] = strdup(src[i])) == NULL) return -1;
+    return 0;
+}
+
+void lm_http_tls_free(lm_http *h) {
+    lm_http_tls *c = &h->tlsc;
+    free(c->ca_file);
+    free(c->cert_file);
+    free(c->key_file);
+    free(c->server_name);
+    free(c->alpn);
 }

@@ -80,7 +80,7 @@ static int lm_http_copy_headers(lm_http_op *op, const hp_header *hdrs, size_t nh
 }
 
 /* The path (and query) of the call into op->path; the client for an
- * absolute URL's host into *client.  0, or -1 with op->err filled (a bad
+ * absolute URL's origin (http:// or https://) into *client.  0, or -1 with op->err filled (a bad
  * query value raises instead: it is the script's fault). */
 static int lm_http_target(lua_State *L, lm_http_op *op, lm_http *h, const char *fname, const char *path,
                           size_t path_len, int query_idx, http_client **client) {
@@ -91,12 +91,8 @@ static int lm_http_target(lua_State *L, lm_http_op *op, lm_http *h, const char *
             snprintf(op->err, sizeof op->err, "%s: bad URL \"%.200s\"", fname, path);
             return -1;
         }
-        if (a.scheme_len != 4) {
-            snprintf(op->err, sizeof op->err, "%s: %.200s: only http:// is supported", fname, path);
-            return -1;
-        }
         char err[200];
-        *client = lm_http_client_host(h, a.authority, a.authority_len, err, sizeof err);
+        *client = lm_http_client_host(h, a.scheme_len == 5, a.authority, a.authority_len, err, sizeof err);
         if (!*client) {
             snprintf(op->err, sizeof op->err, "%s: %s", fname, err);
             return -1;
@@ -265,7 +261,7 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
     size_t path_len;
     const char *path = luaL_checklstring(L, path_idx, &path_len);
     if (!url_is_abs(path, path_len) && !hp_path_valid(path, path_len))
-        luaL_argerror(L, path_idx, "a path starting with / (or an http:// URL) without spaces or control "
+        luaL_argerror(L, path_idx, "a path starting with / (or an http:// or https:// URL) without spaces or control "
                                    "characters expected");
     lm_http_call c;
     lm_http_call_opts(L, h, fname, body_idx, opts_idx, &c);
@@ -289,9 +285,10 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
         luaL_error(L, "%s: out of memory", fname);
     }
     op->cookie_slot = h->use_jar && !lm_http_has_header(hdrs, nh, "cookie");
-    op->host = lm_http_host_of(h, client);
+    op->host = lm_http_host_of(h, client, &op->tls);
     lm_http_cookie_header(op);
     if (c.name_idx) op->name_tid = lm_http_name_tid(L, h->mod, c.name_idx);
+    op->tag_tid = lm_http_tag_tid(L, h, &c, method);
     lm_http_op_where(op);
     op->client = client;
     lm_http_op_request(op, method, body, body_len);

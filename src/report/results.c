@@ -179,6 +179,9 @@ static void results_timer_tags(json_t *o, const scenario *sc, const agg_timer *t
     if (t->stage > 0) json_object_set_new(o, "stage", json_integer(t->stage));
     if (t->twin_of) json_object_set_new(o, "uncorrected_of", results_str(t->twin_of->name));
     if (t->of) json_object_set_new(o, "all_of", results_str(t->of->name));
+    json_t *fields = t->tags ? json_loads(t->tags, 0, NULL) : NULL;   /* tagged_of, tags */
+    if (json_is_object(fields)) json_object_update(o, fields);
+    json_decref(fields);
 }
 
 /* Each timer: its summary over its span (a stage timer's stage, otherwise

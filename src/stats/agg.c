@@ -247,6 +247,10 @@ static void agg_timer_tag(agg *a, agg_timer *t, const tick_msg *m, const tick_ti
         t->stage = tt->stage;
         if (t->all) t->all->group = tt->group, t->all->stage = tt->stage;
     }
+    if (tt->tags && !t->tags) {
+        t->tags = strdup(tt->tags);           /* NULL (out of memory): untagged */
+        if (t->all && t->tags) t->all->tags = strdup(t->tags);
+    }
     if (t->twin_of || tt->twin_of < 0) return;
     const tick_timer *bt = &m->timers[tt->twin_of];
     agg_timer *base = agg_timer_get(a, bt->name, bt->kind, bt->role);
@@ -399,6 +403,7 @@ void agg_free(agg *a) {
         }
     for (int i = 0; i < a->n; i++) {
         free(a->timers[i]->name);
+        free(a->timers[i]->tags);
         free(a->timers[i]->rows);
         hist_free(&a->timers[i]->total);
         hist_free(&a->timers[i]->interval);

@@ -42,6 +42,8 @@ typedef struct agg_timer {
     int group;            /* group and stage timers (and their twins): the
                            * scenario's group index; else -1 */
     int stage;            /* stage timers (and their twins): from 1; else 0 */
+    char *tags;           /* a tagged timer (and its "(all)" twin): its data
+                           * fields, a JSON object's text; else NULL */
     hist total;
     hist interval;        /* the open interval */
     hist recent;          /* the last merged tick, for live progress (All

@@ -90,6 +90,14 @@ int stats_group_timer_id(stats_local *s, const char *name, timer_kind kind, int 
     return id;
 }
 
+int stats_tagged_timer_id(stats_local *s, const char *name, timer_kind kind, const char *tags) {
+    int id = stats_timer_id(s, name, kind);
+    stat_timer *t = &s->timers[id];
+    if (tags && t->role == TR_NAMED && !t->tags && strcmp(t->name, name) == 0)
+        t->tags = strdup(tags);   /* NULL (out of memory): untagged */
+    return id;
+}
+
 int stats_twin_id(stats_local *s, int tid) {
     if (s->timers[tid].twin >= 0) return s->timers[tid].twin;
     size_t len = strlen(s->timers[tid].name) + sizeof " (uncorrected)";
@@ -105,6 +113,7 @@ int stats_twin_id(stats_local *s, int tid) {
     s->timers[twin].twin_of = tid;
     s->timers[twin].group = s->timers[tid].group;
     s->timers[twin].stage = s->timers[tid].stage;
+    if (s->timers[tid].tags && !s->timers[twin].tags) s->timers[twin].tags = strdup(s->timers[tid].tags);
     return twin;
 }
 
@@ -246,14 +255,19 @@ static void stats_flush_timers(stats_local *s, tick_msg *m) {
             stats_spares_free(t);
             continue;
         }
+        char *tags = t->tags ? strdup(t->tags) : NULL;   /* owned by the message */
+        if (t->tags && !tags) continue;      /* out of memory: stays for the next tick */
         char *name = stats_name(m->tnames, i, t->name);
-        if (!name) continue;                 /* out of memory: stays for the next tick */
+        if (!name) {                         /* out of memory: stays for the next tick */
+            free(tags);
+            continue;
+        }
         /* a twin's timer has a smaller id: already placed, when it has data */
         assert(t->twin_of < i);
         int of = t->twin_of >= 0 ? s->timers[t->twin_of].msg_idx : -1;
         t->msg_idx = m->n;
         m->timers[m->n++] = (tick_timer){.name = name, .id = i, .kind = t->kind, .role = t->role, .twin_of = of,
-                                         .group = t->group, .stage = t->stage, .h = t->h, .nok = t->nok,
+                                         .group = t->group, .stage = t->stage, .tags = tags, .h = t->h, .nok = t->nok,
                                          .errors = t->errors, .cancelled = t->cancelled, .skipped = t->skipped};
         t->h = t->nok = NULL;
         t->errors = t->cancelled = t->skipped = 0;
@@ -301,6 +315,8 @@ void stats_local_take_back(stats_local *s, tick_msg *list) {
         for (int i = 0; i < m->n; i++) {
             stats_hist_keep(s, m->timers[i].id, m->timers[i].h);
             stats_hist_keep(s, m->timers[i].id, m->timers[i].nok);
+            free(m->timers[i].tags);        /* a tagged timer's fields: the message's copy */
+            m->timers[i].tags = NULL;
         }
         if (s->nspare_msgs == STATS_SPARE_MSGS) {
             m->n = 0;                       /* its histograms are kept or freed above */
@@ -323,6 +339,7 @@ void stats_local_take_back(stats_local *s, tick_msg *list) {
 void stats_local_free(stats_local *s) {
     for (int i = 0; i < s->n; i++) {
         free(s->timers[i].name);
+        free(s->timers[i].tags);
         stats_hist_free(s->timers[i].h);
         stats_hist_free(s->timers[i].nok);
         stats_spares_free(&s->timers[i]);
@@ -345,6 +362,7 @@ void stats_local_free(stats_local *s) {
 void tick_msg_free(tick_msg *m) {
     for (int i = 0; i < m->n; i++) {
         if (!m->tnames) free(m->timers[i].name);   /* else the cache's */
+        free(m->timers[i].tags);
         stats_hist_free(m->timers[i].h);
         stats_hist_free(m->timers[i].nok);
     }

@@ -57,6 +57,8 @@ typedef struct stat_timer {
     int twin_of;       /* for an "(uncorrected)" twin: its timer's id; else -1 */
     int group;         /* group and stage timers (and their twins): the group's index; else -1 */
     int stage;         /* stage timers (and their twins): the stage, from 1; else 0 */
+    char *tags;        /* a tagged timer's data fields (tagged_of, tags: docs/results.md), a JSON
+                        * object's text; else NULL */
     int msg_idx;       /* during stats_local_flush: its index in the message, or -1 */
     int nspare;
     struct hist *spare[STATS_SPARE_HISTS];   /* handed back, emptied, for the next ticks */
@@ -76,6 +78,7 @@ typedef struct tick_timer {
     int twin_of;       /* an "(uncorrected)" twin: its timer's index in this message
                         * (always before it), or -1 */
     int group, stage;  /* as stat_timer's */
+    char *tags;        /* as stat_timer's; owned by the message */
     hist *h;           /* owned by the message; NULL when there were no successes */
     hist *nok;         /* owned by the message; NULL when every sample succeeded */
     int64_t errors, cancelled, skipped;
@@ -142,6 +145,11 @@ int stats_timer_id(stats_local *s, const char *name, timer_kind kind);
  * (TK_STAGE, stage from 1): the group and stage are carried as data, so
  * nothing downstream reads them back from the name. */
 int stats_group_timer_id(stats_local *s, const char *name, timer_kind kind, int group, int stage);
+/* The same for a tagged timer: its data fields (the text of a JSON object,
+ * e.g. {"tagged_of":"http.get","tags":{"env":"staging"}}) are carried next
+ * to its name into the results.  A name that gets no timer of its own
+ * (max_timers) gets none; tags NULL: none. */
+int stats_tagged_timer_id(stats_local *s, const char *name, timer_kind kind, const char *tags);
 /* Id of the "(uncorrected)" twin of timer tid, created on first use (not
  * counted against the cap). */
 int stats_twin_id(stats_local *s, int tid);

@@ -1,8 +1,10 @@
 # scenarios/http_api.lua through scripts/run-local.sh (the README's way)
-# against its API server (scripts/api-nginx.sh): the run passes its checks
-# and thresholds, and every count reconciles with nginx's access log:
-# logins, authorized GETs (bearer token and session cookie), PATCHes with a
-# JSON body, logouts, the redirect hops and the expected 401s.
+# against its API server (scripts/api-nginx.sh) over HTTPS, verified with
+# the CA the server made at start: the run passes its checks and
+# thresholds, and every count reconciles with nginx's access log: logins,
+# authorized GETs (bearer token and session cookie), PATCHes with a JSON
+# body, logouts, the redirect hops and the expected 401s, all over https.
+# Without API_CA the scenario stops with one clear message (exit 3).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 cd "$SRC"
@@ -21,19 +23,26 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(wc -l < "$TMP/access.log")" -ge $((6 * N)
 L=$TMP/access.log
 count() { grep -cxF "$1" "$L" || true; }
 check "nginx: $N logins with a JSON body" \
-    [ "$(count "POST /api/login 200 auth=- cookie=- type=application/json")" -eq $N ]
+    [ "$(count "POST /api/login 200 auth=- cookie=- type=application/json scheme=https")" -eq $N ]
 check "nginx: $N authorized GETs with the token and the session cookie" \
-    [ "$(count "GET /api/me 200 auth=Bearer tok-123 cookie=s1 type=-")" -eq $N ]
+    [ "$(count "GET /api/me 200 auth=Bearer tok-123 cookie=s1 type=- scheme=https")" -eq $N ]
 check "nginx: $N PATCHes with a JSON body" \
-    [ "$(count "PATCH /api/me 200 auth=Bearer tok-123 cookie=s1 type=application/json")" -eq $N ]
+    [ "$(count "PATCH /api/me 200 auth=Bearer tok-123 cookie=s1 type=application/json scheme=https")" -eq $N ]
 check "nginx: $N logouts (302) and $N redirect hops to /api/bye" \
-    [ "$(count "POST /api/logout 302 auth=- cookie=s1 type=-")" -eq $N -a "$(count "GET /api/bye 200 auth=- cookie=- type=-")" -eq $N ]
+    [ "$(count "POST /api/logout 302 auth=- cookie=s1 type=- scheme=https")" -eq $N -a "$(count "GET /api/bye 200 auth=- cookie=- type=- scheme=https")" -eq $N ]
 check "nginx: $N GETs after logout without the cookie (401)" \
-    [ "$(count "GET /api/me 401 auth=Bearer tok-123 cookie=- type=-")" -eq $N ]
+    [ "$(count "GET /api/me 401 auth=Bearer tok-123 cookie=- type=- scheme=https")" -eq $N ]
 check "nginx logged exactly $((6 * N)) requests" [ "$(wc -l < "$L")" -eq $((6 * N)) ]
 check "luamech: the named timers match (login $N, me $N)" \
     [ "$(timer_count "$s" "http login")" -eq $N -a "$(timer_count "$s" "http me")" -eq $N ]
 check "luamech: http.redirects $N" [ "$(counter "$s" http.redirects)" -eq $N ]
 check "luamech: http.post $((2 * N)), http.get $((2 * N)), http.patch $N" \
     [ "$(timer_count "$s" http.post)" -eq $((2 * N)) -a "$(timer_count "$s" http.get)" -eq $((2 * N)) -a "$(timer_count "$s" http.patch)" -eq $N ]
+check "luamech: one TLS handshake per VU (http.tls $(timer_count "$s" http.tls))" [ "$(timer_count "$s" http.tls)" -eq 5 ]
+check "nginx saw nothing over plain http" [ "$(grep -vc ' scheme=https$' "$L")" -eq 0 ]
+
+"$LUAMECH" run scenarios/http_api.lua -n 1 -q -e API_BASE=https://127.0.0.1:9 -o "$TMP/noca" > "$TMP/noca.out" 2>&1
+rc=$?
+check "https without API_CA: exit 3 and one clear message (exit $rc)" \
+    [ $rc -eq 3 -a "$(grep -c "API_BASE is https://127.0.0.1:9 but API_CA is not set" "$TMP/noca.out")" -eq 1 ]
 finish

@@ -1,0 +1,124 @@
+# Requests that leave a client's base origin (issue 12): an absolute
+# https:// URL and redirects that cross host or scheme (http -> https,
+# https -> http, a scheme-relative Location from an https hop) use pooled
+# connections per origin (scheme + host + port) with the client's tls
+# options; Secure cookies go back over https only.  nginx with TLS on two
+# ports (B, C) and plaintext on A, a CA made by the openssl CLI; what
+# luamech timed must equal what each port's access log saw, connection by
+# connection; http.dns has one sample per host name resolved.  A wrong CA makes the http -> https redirect fail: counted as
+# request errors with the verification message, nothing reaches port B.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_http.sh"
+F=$SRC/tests/scenarios/fixtures
+PKI=$TMP/pki
+mkdir -p "$PKI"
+bash "$F/tls_mkpki.sh" "$PKI" || { echo "cannot make the test PKI"; exit 1; }
+free_port() {
+    local p
+    for _ in $(seq 20); do
+        p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }
+    done
+    echo "no free port" >&2; exit 1
+}
+A=$(free_port); B=$(free_port); C=$(free_port)
+NG=$TMP/nginx; mkdir -p "$NG/tmp"
+user=""; [ "$(id -u)" -eq 0 ] && user="user root;"
+cat > "$NG/nginx.conf" <<EOF
+$user
+worker_processes 1;
+error_log $NG/error.log warn;
+pid $NG/nginx.pid;
+events { worker_connections 1024; }
+http {
+    log_format lm '\$server_port \$connection \$scheme \$request \$status';
+    access_log $NG/access.log lm;
+    client_body_temp_path $NG/tmp/body;
+    proxy_temp_path $NG/tmp/proxy;
+    fastcgi_temp_path $NG/tmp/fastcgi;
+    uwsgi_temp_path $NG/tmp/uwsgi;
+    scgi_temp_path $NG/tmp/scgi;
+    keepalive_requests 1000000;
+    absolute_redirect off;
+    server {
+        listen 127.0.0.1:$A;
+        location = /to_https { return 302 https://localhost:$B/landed; }
+        location = /plain { return 200 "plain"; }
+        location = /showcookie { return 200 "cookie:\$http_cookie"; }
+    }
+    server {
+        listen 127.0.0.1:$B ssl;
+        ssl_certificate $PKI/server.pem;
+        ssl_certificate_key $PKI/server.key;
+        location = /landed { return 200 "landed \$scheme"; }
+        location = /setsecure { add_header Set-Cookie "s=1; Secure; Path=/"; return 200 "set"; }
+        location = /showcookie { return 200 "cookie:\$http_cookie"; }
+        location = /schemerel { return 302 //localhost:$C/c; }
+        location = /to_http { return 302 http://127.0.0.1:$A/plain; }
+    }
+    server {
+        listen 127.0.0.1:$C ssl;
+        ssl_certificate $PKI/server.pem;
+        ssl_certificate_key $PKI/server.key;
+        location = /c { return 200 "c"; }
+    }
+}
+EOF
+: > "$NG/access.log"
+nginx -p "$NG" -c "$NG/nginx.conf" -g 'daemon off;' 2>> "$NG/stderr" &
+PIDS+=($!)
+for _ in $(seq 60); do port_open "$A" && port_open "$B" && port_open "$C" && break; sleep 0.05; done
+port_open "$C" || { echo "cannot start nginx"; cat "$NG/stderr" "$NG/error.log"; exit 1; }
+L=$NG/access.log
+run() { # run NAME args...: results in $TMP/NAME, rc in RC
+    local name=$1; shift
+    "$LUAMECH" run "$F/http_origins.lua" -q -o "$TMP/$name" -e A="$A" -e B="$B" -e C="$C" "$@" \
+        > "$TMP/$name.out" 2>&1
+    RC=$?
+    nginx_settle "$L"
+}
+logged() { awk -v p="$1" -v r="$2" '$1 == p && $5 == r' "$L" | wc -l; }          # PORT PATH
+conns() { awk -v p="$1" '$1 == p { print $2 }' "$L" | sort -u | wc -l; }        # PORT
+CA="{ ca_file = '$PKI/ca.pem' }"
+
+run all -e "TLS=$CA"
+s=$TMP/all/summary.json
+n=$(timer_count "$s" "http to_https")
+echo "chains: to_https=$n abs_https=$(timer_count "$s" "http abs_https") | nginx: A /to_https=$(logged "$A" /to_https) B /landed=$(logged "$B" /landed) C /c=$(logged "$C" /c)"
+echo "connections: A=$(conns "$A") B=$(conns "$B") C=$(conns "$C") | http.tls=$(timer_count "$s" http.tls) http.redirects=$(counter "$s" http.redirects)"
+check "exit 0 (got $RC)" [ "$RC" -eq 0 ]
+check "no errors" [ "$(timer_errors "$s" "All Transactions")" -eq 0 ]
+check "some load" [ "$n" -gt 20 ]
+check "http -> https redirect: every chain reached B over TLS (A /to_https == B /landed == chains)" \
+    [ "$(logged "$A" /to_https)" -eq "$n" -a "$(logged "$B" /landed)" -eq "$n" ]
+check "B saw only https" [ "$(awk -v p="$B" '$1 == p && $3 != "https"' "$L" | wc -l)" -eq 0 ]
+check "absolute https:// URL and the scheme-relative Location both reached C" \
+    [ "$(logged "$C" /c)" -eq $(( $(timer_count "$s" "http abs_https") + $(timer_count "$s" "http schemerel") )) ]
+check "https -> http redirect reached A's /plain" [ "$(logged "$A" /plain)" -eq "$(timer_count "$s" "http to_http")" ]
+check "one kept-alive connection per VU to B (origin localhost:$B)" [ "$(conns "$B")" -eq 2 ]
+check "one handshake per TLS connection nginx saw (B and C)" \
+    [ "$(timer_count "$s" http.tls)" -eq $(( $(conns "$B") + $(conns "$C") )) ]
+check "http.redirects counts every hop (to_https + schemerel + to_http)" \
+    [ "$(counter "$s" http.redirects)" -eq $(( n + $(timer_count "$s" "http schemerel") + $(timer_count "$s" "http to_http") )) ]
+check "http.dns: one sample per host name resolved: 2 VUs x localhost:$B, localhost:$A, localhost:$C (127.0.0.1 is not looked up) ($(timer_count "$s" http.dns))" \
+    [ "$(timer_count "$s" http.dns)" -eq 6 ]
+check "the Secure cookie went back over https (checked in the VU) and never over http" \
+    [ "$(timer_count "$s" "http show_http")" -gt 0 -a "$(timer_errors "$s" "http show_https")" -eq 0 ]
+
+: > "$L"
+run pool -e "TLS=$CA" -e POOL=1 -d 1s
+s=$TMP/pool/summary.json
+n=$(timer_count "$s" "http to_https")
+check "pool = true: exit 0, no errors (got $RC)" [ "$RC" -eq 0 -a "$(timer_errors "$s" "All Transactions")" -eq 0 ]
+check "pool = true: chains == B /landed ($n)" [ "$n" -gt 5 -a "$(logged "$B" /landed)" -eq "$n" ]
+
+: > "$L"
+run badca -e "TLS={ ca_file = '$PKI/ca2.pem' }" -e MODE=badca -d 1s
+s=$TMP/badca/summary.json
+n=$(timer_count "$s" "http to_https")
+e=$(grep -E "^request,[0-9]+,\"http.get localhost:$B: tls: certificate verification failed" "$TMP/badca/errors.csv" | cut -d, -f2)
+echo "wrong CA: chains=$n errors=$(timer_errors "$s" "http to_https") errors.csv=${e:-none} | A /to_https=$(logged "$A" /to_https) B lines=$(awk -v p="$B" '$1 == p' "$L" | wc -l)"
+check "wrong CA: every chain failed, as a request error naming B and the verification" \
+    [ "$n" -gt 0 -a "$(timer_errors "$s" "http to_https")" -eq "$n" -a "${e:-0}" -eq "$n" ]
+check "wrong CA: A saw each first hop, B no request" \
+    [ "$(logged "$A" /to_https)" -eq "$n" -a "$(awk -v p="$B" '$1 == p' "$L" | wc -l)" -eq 0 ]
+finish

@@ -1,0 +1,42 @@
+# The `tags` option of luamech.http (per request, over the client's
+# defaults): each tag set is timed under a tagged timer whose tags are data
+# in summary.json (its `tags` object), found here by those fields, never by
+# parsing names; its counts, errors and interval rows equal what nginx
+# logged for the requests of that tag set; tags.name names the call (k6's
+# URL grouping); bad tags are Lua errors (checked in the VU).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_http.sh"
+F=$SRC/tests/scenarios/fixtures
+start_nginx PORT "$TMP/ng"
+L=$TMP/ng/access.log
+"$LUAMECH" run "$F/http_tags.lua" -q -e PORT=$PORT -o "$TMP/r" > "$TMP/r.out" 2>&1
+rc=$?
+nginx_settle "$L"
+s=$TMP/r/summary.json
+check "exit 0 (got $rc: $(tail -3 "$TMP/r.out"))" [ $rc -eq 0 ]
+check "no failed transaction (the bad tags raised as expected)" [ "$(timer_errors "$s" "All Transactions")" -eq 0 ]
+# by_tags JSON-OBJECT FIELD [TIMER]: FIELD of TIMER's (default http.get)
+# tagged timer whose tags equal the object, selected by its data fields
+by_tags() { jq -r --argjson t "$1" --arg f "$2" --arg of "${3:-http.get}" \
+    '[.timers[] | select(.tagged_of == $of and .tags == $t and (.all_of | not)) | .summary[$f]] | add // 0' "$s"; }
+logged() { grep -c "GET $1 HTTP" "$L" || true; }
+a=$(by_tags '{"env":"staging","kind":"a"}' count)
+echo "tag sets: a=$a b=$(by_tags '{"env":"prod","flag":"true","kind":"b","n":"3"}' count) | nginx: a=$(logged '/hello?set=a') fail=$(logged '/missing?set=fail')"
+check "some load" [ "$a" -gt 10 ]
+check "env=staging,kind=a: the client's env and the request's kind; its GETs of /hello and /missing (nginx)" \
+    [ "$a" -eq $(( $(logged '/hello?set=a') + $(logged '/missing?set=fail') )) ]
+check "its errors: the 404s" [ "$(by_tags '{"env":"staging","kind":"a"}' errors)" -eq "$(logged '/missing?set=fail')" ]
+check "a request's tag wins over the client's (env=prod), numbers and booleans as strings" \
+    [ "$(by_tags '{"env":"prod","flag":"true","kind":"b","n":"3"}' count)" -eq "$(logged '/hello?set=b')" ]
+check "tags.name names the call: 'http hello' and its tagged timer" \
+    [ "$(timer_count "$s" "http hello")" -eq "$(logged '/hello?set=named')" -a \
+      "$(by_tags '{"env":"staging","kind":"a"}' count "http hello")" -eq "$(logged '/hello?set=named')" ]
+check "the interval rows of a tagged timer add up to its count" \
+    [ "$(jq -r '[.timers[] | select(.tagged_of == "http.get" and .tags == {"env":"staging","kind":"a"} and (.all_of | not)) | .intervals[].count] | add' "$s")" -eq "$a" ]
+check "its (all) twin carries the same tags" \
+    [ "$(jq -r '[.timers[] | select(.all_of and .tagged_of == "http.get" and .tags == {"env":"staging","kind":"a"}) | .summary.count] | .[0]' "$s")" -eq "$a" ]
+check "untagged timers have no tags fields (http.get)" [ "$(jq -r '[.timers[] | select(.name == "http.get") | has("tags") or has("tagged_of")] | .[0]' "$s")" = false ]
+check "http.get still counts every GET" [ "$(timer_count "$s" http.get)" -eq "$(grep -c 'GET ' "$L")" ]
+check "a threshold names a tagged timer: passed, measured its count" \
+    [ "$(jq -r '.thresholds[0] | "\(.passed) \(.measured)"' "$s")" = "true $a" ]
+finish

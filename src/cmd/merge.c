@@ -240,6 +240,18 @@ static hist *merge_nok(const hist *all, const hist *ok, int64_t failed) {
     return n;
 }
 
+/* A tagged timer's data fields ({"tagged_of": ..., "tags": {...}}, as
+ * stats_tagged_timer_id takes them) from its summary.json entry; NULL when
+ * untagged (or out of memory: merged untagged, as a local run would). */
+static char *merge_tag_fields(json_t *t) {
+    json_t *of = merge_get(t, "tagged_of"), *tags = merge_get(t, "tags");
+    if (!json_is_string(of) || !json_is_object(tags)) return NULL;
+    json_t *o = json_pack("{sOsO}", "tagged_of", of, "tags", tags);
+    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(o);
+    return text;
+}
+
 /* What the segment's summary.json says timer t is (docs/results.md): its
  * group (an index into the segment's groups, the same in every segment),
  * stage, and the timer in m it is the "(uncorrected)" twin of. */
@@ -250,6 +262,7 @@ static void merge_timer_tags(tick_timer *o, const tick_msg *m, const merge_seg *
     o->group = -1;
     o->stage = 0;
     o->twin_of = -1;
+    o->tags = merge_tag_fields(t);
     json_array_foreach(merge_get(s->root, "groups"), i, g) {
         const char *gn = merge_str(g, "name");
         if (group && gn && strcmp(gn, group) == 0) {

@@ -39,4 +39,26 @@ check "untagged timers have no tags fields (http.get)" [ "$(jq -r '[.timers[] | 
 check "http.get still counts every GET" [ "$(timer_count "$s" http.get)" -eq "$(grep -c 'GET ' "$L")" ]
 check "a threshold names a tagged timer: passed, measured its count" \
     [ "$(jq -r '.thresholds[0] | "\(.passed) \(.measured)"' "$s")" = "true $a" ]
+# luamech merge keeps a tagged timer's data fields: two segments (one VU
+# each, started together) merged into one result; the merged tag set's
+# count is the segments' sum and equals what nginx logged for it.
+: > "$L"
+at=$(date -u -d "+2 sec" +%Y-%m-%dT%H:%M:%S.%3NZ)
+segs=()
+for i in 1 2; do
+    timeout 60 "$LUAMECH" run "$F/http_tags.lua" -q -e PORT=$PORT --segment $i/2 --start-at "$at" -o "$TMP/seg$i" > "$TMP/seg$i.out" 2>&1 &
+    segs+=($!)
+done
+wait "${segs[@]}"
+nginx_settle "$L"
+"$LUAMECH" merge "$TMP/seg1" "$TMP/seg2" --out "$TMP/m" > "$TMP/m.out" 2>&1
+rc=$?
+check "merge of two tagged segments: exit 0 ($rc: $(tail -3 "$TMP/m.out"))" [ $rc -eq 0 ]
+s=$TMP/m/summary.json
+ma=$(by_tags '{"env":"staging","kind":"a"}' count)
+sa=0
+for i in 1 2; do s=$TMP/seg$i/summary.json; sa=$((sa + $(by_tags '{"env":"staging","kind":"a"}' count))); done
+s=$TMP/m/summary.json
+check "merged tagged timer keeps tagged_of and tags: count $ma = segments' $sa = nginx's" \
+    [ "$ma" -gt 0 -a "$ma" -eq "$sa" -a "$ma" -eq $(( $(logged '/hello?set=a') + $(logged '/missing?set=fail') )) ]
 finish

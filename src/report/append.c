@@ -133,7 +133,7 @@ static int append_file_update(report_appender *a, append_file *f, const run_resu
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", a->dir, f->name);
     int whole = !append_intact(f, path);
-    if (whole) memset(f->written, 0, (size_t)f->cap * sizeof *f->written);
+    if (whole && f->cap > 0) memset(f->written, 0, (size_t)f->cap * sizeof *f->written);
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);

@@ -15,7 +15,10 @@ return function(file, rules, parse_duration, parse_count)
 
   local function show(v)
     if type(v) == "string" then return string.format("%q", v) end
-    return type(v) .. " " .. tostring(v)
+    local t = type(v)
+    -- a table, function, userdata or thread prints as its type: its address says nothing to the user
+    if t == "table" or t == "function" or t == "userdata" or t == "thread" then return "a " .. t end
+    return t .. " " .. tostring(v)
   end
 
 

@@ -26,6 +26,9 @@ bad() { # bad CASE PATTERN: bad_values.lua with -e CASE=..., exit 3
 bad vus_wrap 'groups\[1\]\.vus: expected an integer from 0 to 10000000 .*got number 4294967297'
 bad vus_huge 'groups\[1\]\.vus: expected an integer from 0 to 10000000 .*3000000000'
 bad vus_nan 'groups\[1\]\.vus: expected an integer from 0 to 10000000.*nan'
+# a function or table is named by its type, never by its address ("got function function: 0x...")
+bad vus_function 'groups\[1\]\.vus: expected an integer from 0 to 10000000 .*got a function$'
+bad run_time_table 'run_time: expected a duration .*got a table$'
 bad interval_huge 'interval: expected a duration from 100ms to 24h.*1e\+20'
 bad seed_huge 'seed: expected an integer from 0 to 9007199254740991'
 bad run_time_inf 'run_time: expected a duration from 0s to 168h.*inf'

@@ -185,10 +185,12 @@ static void engine_abort(engine *e, const char *why) {
     engine_stop(e, 1);
 }
 
-/* The preflight's limit: 60 s, and 10 s more per million VUs (their
- * coroutines are created before the clock starts: pace_prepare). */
+/* The preflight's limit: 60 s, and 60 s more per million VUs (their
+ * coroutines are made before the clock starts, pace_prepare: about 4 s of
+ * CPU per worker per million on a quiet 2-CPU VM, 36 s of wall time for a
+ * million on two workers at a load average of 16). */
 static uint64_t engine_preflight_ms(const scenario *sc) {
-    return 60000 + (uint64_t)plan_segment_vus(sc) / 100;
+    return 60000 + (uint64_t)plan_segment_vus(sc) * 60 / 1000;
 }
 
 static void engine_on_preflight_timeout(uv_timer_t *t) {

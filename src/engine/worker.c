@@ -287,6 +287,8 @@ static void worker_go(worker *w) {
     const scenario *sc = w->shared->sc;
     w->going = 1;
     w->tick = 0;
+    w->cpu_last_us = worker_cpu_us();    /* interval 1 counts from t0, not the set-up */
+    w->runq_last_us = worker_runq_us();
     w->next_tick_ns = t0 + (uint64_t)w->shared->tick_ns;
     w->cap_tick = sc->run_time_ns > 0
         ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;

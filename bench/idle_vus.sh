@@ -72,8 +72,8 @@ run_idle() {
       echo "$(date +%s.%N) $line" >>"$d/rss.tsv"
       read -r _ hwm_now <<<"$line"
       [ "${hwm_now:-0}" -gt "$hwm" ] && hwm=$hwm_now
-      # each thread: tid name utime stime (clock ticks); the last sample counts
-      threads_sample "$gpid" >"$d/threads.tsv.new" && [ -s "$d/threads.tsv.new" ] && mv "$d/threads.tsv.new" "$d/threads.tsv"
+      # each thread: tid name utime stime (clock ticks); its last sample counts
+      threads_sample "$gpid" | sed "s/^/$(date +%s.%N) /" >>"$d/threads.tsv"
     fi
     sleep 0.2
   done
@@ -105,8 +105,13 @@ details() {
   launched=$(cat "$d/launched")
   awk -v t0="$t0" -v l="$launched" 'BEGIN{printf "set-up (launch to t0: scripts, VUs and their coroutines): %.2f s\n", t0/1e9 - l}'
   if [ -s "$d/threads.tsv" ]; then
-    echo "CPU per thread (last sample, 0.2 s before the exit at most; clock ticks of $(getconf CLK_TCK)/s):"
-    awk -v hz="$(getconf CLK_TCK)" '{printf "  %-8s %-16s user %7.2f s  sys %7.2f s\n", $1, $2, $3/hz, $4/hz}' "$d/threads.tsv"
+    echo "CPU per thread, user+sys seconds (sampled every 0.2 s: each thread's last sample, up to 0.2 s before"
+    echo "it ended; \"before t0\": its last sample before the clock started):"
+    awk -v hz="$(getconf CLK_TCK)" -v t0="$t0" '!($2 in n) {o[++k] = $2}
+      {n[$2] = $3; u[$2] = $4; s[$2] = $5; if ($1 * 1e9 <= t0) {bu[$2] = $4; bs[$2] = $5}}
+      END {for (i = 1; i <= k; i++) { t = o[i];
+        printf "  %-8s %-16s user %7.2f  sys %7.2f  (before t0: user %6.2f  sys %6.2f)\n", t, n[t], u[t]/hz, s[t]/hz, bu[t]/hz, bs[t]/hz } }' \
+      "$d/threads.tsv"
   fi
   echo "per interval (1 s; due: VUs started before the interval's start, each one transaction per second;"
   echo "the last one also ends every sleeping VU's transaction at the stop):"

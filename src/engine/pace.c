@@ -1,6 +1,8 @@
 /* pace.c - load models: closed, paced and arrival-rate starts; see pace.h.
  * Schedules are the pure functions of engine/schedule.c; this file turns
- * them into timers and decisions for the worker's VUs.  No protocol here. */
+ * them into timers and decisions for the worker's VUs: the ramp-up's start
+ * cursor, the coroutines made before t0, paced slots, arrivals.  No
+ * protocol here, and no resume other than through vu.c. */
 #include "engine/pace.h"
 
 #include <lua.h>

@@ -1,5 +1,5 @@
 /* pace.c - load models: closed, paced and arrival-rate starts; see pace.h.
- * Schedules are the pure functions of engine/schedule.c; this file turns
+ * Schedules are the pure functions of scenario/schedule.c; this file turns
  * them into timers and decisions for the worker's VUs: the ramp-up's start
  * cursor, the coroutines made before t0, paced slots, arrivals.  No
  * protocol here, and no resume other than through vu.c. */

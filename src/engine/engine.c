@@ -185,8 +185,20 @@ static void engine_abort(engine *e, const char *why) {
     engine_stop(e, 1);
 }
 
+/* The preflight's limit: 60 s, and 60 s more per million VUs (their
+ * coroutines are made before the clock starts, pace_prepare: about 4 s of
+ * CPU per worker per million on a quiet 2-CPU VM, 36 s of wall time for a
+ * million on two workers at a load average of 16). */
+static uint64_t engine_preflight_ms(const scenario *sc) {
+    return 60000 + (uint64_t)plan_segment_vus(sc) * 60 / 1000;
+}
+
 static void engine_on_preflight_timeout(uv_timer_t *t) {
-    engine_abort(t->data, "preflight: the scripts' initialisation did not finish within 60 s");
+    engine *e = t->data;
+    char why[128];
+    snprintf(why, sizeof why, "preflight: the scripts' initialisation did not finish within %.0f s",
+             (double)engine_preflight_ms(e->sc) / 1000);
+    engine_abort(e, why);
 }
 
 /* At an interval's close: give the free pages inside malloc's arenas back
@@ -401,7 +413,7 @@ static int engine_init_loop(engine *e, char *err, size_t err_len) {
         snprintf(err, err_len, "cannot handle signals: %s", uv_strerror(rc));
         return -1;
     }
-    uv_timer_start(&e->preflight_timeout, engine_on_preflight_timeout, 60000, 0);
+    uv_timer_start(&e->preflight_timeout, engine_on_preflight_timeout, engine_preflight_ms(e->sc), 0);
     uv_timer_start(&e->watchdog, engine_on_watchdog, ENGINE_WATCHDOG_MS, ENGINE_WATCHDOG_MS);
     return 0;
 }

@@ -1,8 +1,11 @@
 /* pace.c - load models: closed, paced and arrival-rate starts; see pace.h.
- * Schedules are the pure functions of engine/schedule.c; this file turns
- * them into timers and decisions for the worker's VUs.  No protocol here. */
+ * Schedules are the pure functions of scenario/schedule.c; this file turns
+ * them into timers and decisions for the worker's VUs: the ramp-up's start
+ * cursor, the coroutines made before t0, paced slots, arrivals.  No
+ * protocol here, and no resume other than through vu.c. */
 #include "engine/pace.h"
 
+#include <lua.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -11,6 +14,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "scenario/plan.h"
 #include "scenario/scenario.h"
 
@@ -216,6 +220,96 @@ static void pace_disarm(wgroup *wg) {
     if (wg->tfd >= 0) timerfd_settime(wg->tfd, 0, &its, NULL);
 }
 
+/* ---- the ramp-up of closed and paced groups ----
+ * VUs start in index order (see wgroup.next_start) from one timer per
+ * group.  A loop turn starts due VUs for at most PACE_START_BUDGET_NS, so
+ * that a ramp-up running behind does not hold back the wake-ups and
+ * completions of the VUs already running; the next turn goes on. */
+
+#define PACE_START_BUDGET_NS 2000000
+
+static void pace_on_start_timer(uv_timer_t *t);
+static void pace_on_start_idle(uv_idle_t *h);
+
+/* When group VU v starts (ns after t0), or SCHED_NEVER. */
+static int64_t pace_start_at(const wgroup *wg, const vu *v) {
+    return sched_first_above(&wg->cfg->sched, v->index, 0);
+}
+
+/* The next pending VU at or after the cursor, or NULL. */
+static vu *pace_next_pending(wgroup *wg) {
+    while (wg->next_start < wg->nvus) {
+        vu *v = wg->vus[wg->next_start];
+        if (v->state == VU_PENDING && !v->preflight) return v;
+        wg->next_start++;
+    }
+    return NULL;
+}
+
+static void pace_start_due(wgroup *wg) {
+    worker *w = wg->w;
+    uint64_t t0 = pace_t0(w), begin = worker_now_ns(), now = begin;
+    vu *v;
+    uv_idle_stop(&wg->start_idle);
+    while (!w->stopping && (v = pace_next_pending(wg)) != NULL) {
+        int64_t at = pace_start_at(wg, v);
+        if (at == SCHED_NEVER) return;     /* pace_go stopped those already */
+        if (t0 + (uint64_t)at > now) {
+            uv_update_time(&w->loop);
+            uv_timer_start(&wg->start_timer, pace_on_start_timer, clock_ms_until(t0 + (uint64_t)at, now), 0);
+            return;
+        }
+        if (now - begin >= PACE_START_BUDGET_NS) {
+            uv_idle_start(&wg->start_idle, pace_on_start_idle);
+            return;
+        }
+        wg->next_start++;
+        vu_start(v);
+        now = worker_now_ns();
+    }
+}
+
+static void pace_on_start_timer(uv_timer_t *t) { pace_start_due(t->data); }
+
+static void pace_on_start_idle(uv_idle_t *h) { pace_start_due(h->data); }
+
+/* At t0: the VUs that never start are done (a suffix of the group, by the
+ * order above), the preflight VU goes on at its own time, and the cursor
+ * starts the others. */
+static void pace_go_closed(wgroup *wg, uint64_t t0) {
+    int n = wg->nvus;
+    while (n > 0 && pace_start_at(wg, wg->vus[n - 1]) == SCHED_NEVER) {
+        vu *v = wg->vus[--n];
+        if (v->state != VU_DONE) vu_stop(v);
+    }
+    for (int i = 0; i < n; i++) {
+        vu *v = wg->vus[i];
+        if (v->preflight && v->state != VU_DONE) vu_schedule(v, t0 + (uint64_t)pace_start_at(wg, v));
+    }
+    wg->next_start = 0;
+    pace_start_due(wg);
+}
+
+/* Before t0: the coroutines of the VUs that will start, so that a start is
+ * a resume (no allocation, page faults or garbage collection during the
+ * ramp-up); then a full collection, so that no collector cycle is under way
+ * at t0.  Rate groups grow their pools on demand: not theirs. */
+void pace_prepare(worker *w) {
+    int any = 0;
+    for (int g = 0; g < w->shared->sc->ngroups; g++) {
+        wgroup *wg = &w->groups[g];
+        if (wg->cfg->model == MODEL_RATE) continue;
+        for (int i = 0; i < wg->nvus; i++) {
+            vu *v = wg->vus[i];
+            if (v->preflight || v->state != VU_PENDING) continue;
+            if (pace_start_at(wg, v) == SCHED_NEVER) break;   /* nor any after it */
+            vu_prepare(v);
+            any = 1;
+        }
+    }
+    if (any) lua_gc(w->L, LUA_GCCOLLECT, 0);
+}
+
 /* ---- entry points ---- */
 
 begin_result pace_try_begin(vu *v) {
@@ -244,18 +338,39 @@ static void pace_timerfd(worker *w, wgroup *wg) {
     uv_poll_start(&wg->poll, UV_READABLE, wg->cfg->model == MODEL_RATE ? pace_on_arrival : pace_on_slot);
 }
 
-void pace_init(worker *w) {
+/* The per-group arrays: 0, or -1 with nothing left allocated. */
+static int pace_alloc(worker *w) {
+    const scenario *sc = w->shared->sc;
+    int ok = (w->groups = calloc((size_t)sc->ngroups, sizeof *w->groups)) != NULL;
+    for (int g = 0; ok && g < sc->ngroups; g++) {
+        wgroup *wg = &w->groups[g];
+        wg->vus = calloc((size_t)sc->groups[g].vus + 1, sizeof *wg->vus);
+        wg->wait = calloc((size_t)sc->groups[g].vus + 1, sizeof *wg->wait);
+        ok = wg->vus && wg->wait;
+    }
+    if (ok) return 0;
+    for (int g = 0; w->groups && g < sc->ngroups; g++) {
+        free(w->groups[g].vus);
+        free(w->groups[g].wait);
+    }
+    free(w->groups);
+    w->groups = NULL;
+    return -1;
+}
+
+int pace_init(worker *w) {
     const scenario *sc = w->shared->sc;
     int nw = w->shared->nworkers;
-    w->groups = calloc((size_t)sc->ngroups, sizeof *w->groups);
+    if (pace_alloc(w) != 0) return -1;
     for (int g = 0; g < sc->ngroups; g++) {
         wgroup *wg = &w->groups[g];
         wg->cfg = &sc->groups[g];
         wg->w = w;
-        wg->vus = calloc((size_t)sc->groups[g].vus + 1, sizeof *wg->vus);
-        wg->wait = calloc((size_t)sc->groups[g].vus + 1, sizeof *wg->wait);
         for (int k = 0; k <= SCHED_MAX_STAGES; k++) wg->tid_stage[k] = -1;
         wg->tfd = -1;
+        uv_timer_init(&w->loop, &wg->start_timer);   /* these only link the handle: they cannot fail */
+        uv_idle_init(&w->loop, &wg->start_idle);
+        wg->start_timer.data = wg->start_idle.data = wg;
         const group_cfg *gc = &sc->groups[g];
         if (gc->model == MODEL_RATE || gc->model == MODEL_PACED || gc->staged) pace_timerfd(w, wg);
         plan_worker_arrivals(sc, g, nw, w->id, &wg->k_first, &wg->k_step);
@@ -270,23 +385,22 @@ void pace_init(worker *w) {
         wg->vus[wg->nvus++] = &w->vus[i];
         w->vus[i].scheduled = wg->cfg->model != MODEL_CLOSED;
     }
+    return 0;
 }
 
 void pace_go(worker *w, uint64_t t0) {
     for (int g = 0; g < w->shared->sc->ngroups; g++) {
         wgroup *wg = &w->groups[g];
+        if (wg->cfg->model != MODEL_RATE) {
+            pace_go_closed(wg, t0);
+            continue;
+        }
         for (int i = 0; i < wg->nvus; i++) {
             vu *v = wg->vus[i];
             if (v->state == VU_DONE) continue;
-            if (wg->cfg->model == MODEL_RATE) {
-                if (v->index < wg->cfg->prealloc || v->preflight) vu_schedule(v, t0), wg->nstarted++;
-                continue;
-            }
-            int64_t at = sched_first_above(&wg->cfg->sched, v->index, 0);
-            if (at == SCHED_NEVER) vu_stop(v);
-            else vu_schedule(v, t0 + (uint64_t)at);
+            if (v->index < wg->cfg->prealloc || v->preflight) vu_schedule(v, t0), wg->nstarted++;
         }
-        if (wg->cfg->model == MODEL_RATE && wg->nvus > 0) {
+        if (wg->nvus > 0) {
             wg->k_due = wg->k_assign = wg->k_first;
             pace_arm(wg);
         }
@@ -356,6 +470,8 @@ void pace_stop(worker *w) {
     for (int g = 0; g < w->shared->sc->ngroups; g++) {
         wgroup *wg = &w->groups[g];
         pace_disarm(wg);
+        uv_timer_stop(&wg->start_timer);           /* no more starts */
+        uv_idle_stop(&wg->start_idle);
         while (wg->idle) {                         /* waiting for an arrival: stop */
             vu *v = wg->idle;
             wg->idle = v->next_idle;
@@ -384,6 +500,8 @@ int pace_stage_tid(vu *v) {
 void pace_close(worker *w) {
     for (int g = 0; w->groups && g < w->shared->sc->ngroups; g++) {
         if (w->groups[g].tfd >= 0) uv_close((uv_handle_t *)&w->groups[g].poll, NULL);
+        uv_close((uv_handle_t *)&w->groups[g].start_timer, NULL);
+        uv_close((uv_handle_t *)&w->groups[g].start_idle, NULL);
     }
 }
 

@@ -13,8 +13,12 @@
 
 typedef enum { BEGIN_NOW, BEGIN_STOP, BEGIN_WAIT } begin_result;
 
-/* Set up the worker's per-group state (after its VUs are placed). */
-void pace_init(worker *w);
+/* Set up the worker's per-group state (after its VUs are placed): 0, or
+ * -1 when out of memory (w->groups stays NULL). */
+int pace_init(worker *w);
+/* Before t0 (after the VUs are placed): create the coroutines of the VUs
+ * of closed and paced groups that will start, then collect garbage. */
+void pace_prepare(worker *w);
 /* At t0: schedule the first start of every VU and the arrival timers. */
 void pace_go(worker *w, uint64_t t0_ns);
 /* Decide for v (running, or called from a timer); on BEGIN_WAIT something

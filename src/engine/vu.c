@@ -63,15 +63,15 @@ int vu_timer_early(vu *v, uv_timer_cb cb) {
     return 1;
 }
 
+static void vu_release(vu *v);
+
 static void vu_finished(vu *v) {
     worker *w = v->w;
     v->state = VU_DONE;
     uv_timer_stop(&v->timer);
     wheel_remove(&w->wheel, v);
     pace_unwait(v);
-    if (v->thread_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->thread_ref);
-    if (v->timers_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->timers_ref);
-    v->thread_ref = v->timers_ref = LUA_NOREF;
+    vu_release(v);
     worker_vu_done(w, v);
 }
 
@@ -140,9 +140,12 @@ static void vu_resume_run(vu *v, int nargs) {
     vu_finished(v);
 }
 
-void vu_start(vu *v) {
+/* The coroutine, ready to run: the body and a fresh closure of the script
+ * with its own globals, none of the script's code run yet. */
+void vu_prepare(vu *v) {
     worker *w = v->w;
     lua_State *L = w->L;
+    if (v->L) return;
     v->L = lua_newthread(L);
     v->thread_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_rawgeti(L, LUA_REGISTRYINDEX, w->body_ref);
@@ -153,6 +156,20 @@ void vu_start(vu *v) {
     lua_setmetatable(L, -2);
     lua_setfenv(L, -2);
     lua_xmove(L, v->L, 2);                 /* body, script */
+}
+
+/* Let go of the coroutine (a VU done, or stopped before it started). */
+static void vu_release(vu *v) {
+    worker *w = v->w;
+    if (v->thread_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->thread_ref);
+    if (v->timers_ref != LUA_NOREF) luaL_unref(w->L, LUA_REGISTRYINDEX, v->timers_ref);
+    v->thread_ref = v->timers_ref = LUA_NOREF;
+}
+
+void vu_start(vu *v) {
+    worker *w = v->w;
+    vu_prepare(v);
+    v->started = 1;
     w->started++;
     w->active++;
     vu_resume_run(v, 1);
@@ -185,9 +202,9 @@ void vu_begin_resume(vu *v, int go) {
 static void vu_record_late(vu *v, int tid, int64_t dur_ns, int64_t late_ns, uint64_t now, int ok) {
     worker *w = v->w;
     if (!ok && v->state == VU_DONE) ok = SAMPLE_CANCELLED;   /* its VU was stopped under it */
-    if (w->raw.f && v->ntx_timers < RAWLOG_MAX_TIMERS && w->stats.timers[tid].kind == TK_CUSTOM) {
-        v->tx_timer_id[v->ntx_timers] = tid;
-        v->tx_timer_s[v->ntx_timers++] = (double)(dur_ns + late_ns) / 1e9;
+    if (v->rawtx && v->ntx_timers < RAWLOG_MAX_TIMERS && w->stats.timers[tid].kind == TK_CUSTOM) {
+        v->rawtx->timer_id[v->ntx_timers] = tid;
+        v->rawtx->seconds[v->ntx_timers++] = (double)(dur_ns + late_ns) / 1e9;
     }
     worker_record(w, tid, dur_ns + late_ns, now, ok);
     if (v->scheduled || w->any_scheduled) worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
@@ -241,9 +258,9 @@ void vu_schedule(vu *v, uint64_t at_ns) {
 static void vu_rawlog(vu *v, int64_t dur_ns, const char *error) {
     worker *w = v->w;
     rawlog_timer t[RAWLOG_MAX_TIMERS];
-    for (int i = 0; i < v->ntx_timers; i++) {
-        t[i].name = w->stats.timers[v->tx_timer_id[i]].name;
-        t[i].seconds = v->tx_timer_s[i];
+    for (int i = 0; v->rawtx && i < v->ntx_timers; i++) {
+        t[i].name = w->stats.timers[v->rawtx->timer_id[i]].name;
+        t[i].seconds = v->rawtx->seconds[i];
     }
     double start_s = (double)(int64_t)(v->tx_start_ns - atomic_load(&w->shared->t0_ns)) / 1e9;
     rawlog_tx(&w->raw, start_s, (int64_t)time(NULL), w->shared->sc->groups[v->group].name,
@@ -374,6 +391,7 @@ void vu_stop(vu *v) {
     if (v->state == VU_PENDING) {
         v->state = VU_DONE;
         uv_timer_stop(&v->timer);
+        vu_release(v);                     /* a prepared coroutine that never ran */
         worker_vu_done(v->w, v);
     } else if (v->sleeping) {
         uv_timer_stop(&v->timer);

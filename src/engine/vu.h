@@ -30,6 +30,7 @@ typedef struct vu {
     int index;                 /* 0-based index in its group */
     vu_state state;
     int preflight;             /* initialised before t0 to check the script */
+    int started;               /* vu_start ran (counted active until done) */
     int sleeping;
     uv_timer_t timer;          /* start delay, a sleep beyond the wheel's horizon */
     struct vu *wnext, *wprev;  /* in a slot of the worker's sleep wheel (engine/wheel.c) */
@@ -57,14 +58,24 @@ typedef struct vu {
     int64_t lateness_ns;       /* actual start - intended start (>= 0) */
     struct vu *next_idle;      /* rate: the pool's idle list */
     int ntx_timers;            /* --mm-results: custom timers of this transaction */
-    int tx_timer_id[RAWLOG_MAX_TIMERS];
-    double tx_timer_s[RAWLOG_MAX_TIMERS];
+    struct vu_rawtx *rawtx;    /* --mm-results: their values (the worker's array); else NULL */
 } vu;
+
+/* --mm-results: a VU's custom timers of its current transaction (kept out
+ * of struct vu: a million VUs without --mm-results do not carry them). */
+typedef struct vu_rawtx {
+    int timer_id[RAWLOG_MAX_TIMERS];
+    double seconds[RAWLOG_MAX_TIMERS];
+} vu_rawtx;
 
 void vu_init(vu *v, struct worker *w, int id, int group, int index, uint64_t seed);
 /* Start the VU (or, for a preflight VU, its first transaction) at at_ns. */
 void vu_schedule(vu *v, uint64_t at_ns);
-/* Create the coroutine and run it until its first yield. */
+/* Create the coroutine (body and script closure; no script code runs):
+ * before t0, so that a ramp-up start is only a resume.  Nothing when it
+ * exists. */
+void vu_prepare(vu *v);
+/* Create the coroutine (unless prepared) and run it until its first yield. */
 void vu_start(vu *v);
 struct vu_wheel;
 /* The worker's sleep wheel wakes v (engine/wheel.c). */

@@ -196,7 +196,7 @@ static void worker_on_idle(uv_idle_t *h) {
 static void worker_finish(worker *w);
 
 void worker_vu_done(worker *w, vu *v) {
-    if (v->L) w->active--;
+    if (v->started) w->active--;
     w->done++;
     if (w->done == w->nvus && w->going) worker_finish(w);
 }
@@ -287,6 +287,8 @@ static void worker_go(worker *w) {
     const scenario *sc = w->shared->sc;
     w->going = 1;
     w->tick = 0;
+    w->cpu_last_us = worker_cpu_us();    /* interval 1 counts from t0, not the set-up */
+    w->runq_last_us = worker_runq_us();
     w->next_tick_ns = t0 + (uint64_t)w->shared->tick_ns;
     w->cap_tick = sc->run_time_ns > 0
         ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;
@@ -386,6 +388,12 @@ static int worker_place_vus(worker *w, char *err, size_t err_len) {
         w->nvus = 0;
         return -1;
     }
+    if (w->raw.f && !(w->rawtx = calloc((size_t)(w->nvus ? w->nvus : 1), sizeof *w->rawtx))) {
+        snprintf(err, err_len, "worker %d: out of memory for the --mm-results timers of its %d VUs",
+                 w->id + 1, w->nvus);
+        w->nvus = 0;                   /* none initialised: none to close */
+        return -1;
+    }
     int k = 0;
     p = id = 0;
     for (int g = 0; g < sc->ngroups; g++) {
@@ -398,6 +406,7 @@ static int worker_place_vus(worker *w, char *err, size_t err_len) {
             vu *v = &w->vus[k++];
             vu_init(v, w, (int)id + 1, g, i, w->shared->seed);
             v->preflight = preflight;
+            if (w->rawtx) v->rawtx = &w->rawtx[k - 1];
         }
     }
     return 0;
@@ -431,15 +440,22 @@ static void worker_pin(worker *w) {
 
 static void worker_main(void *arg) {
     worker *w = arg;
-    char err[1024];
+    char err[1024], name[16];
+    snprintf(name, sizeof name, "lm-worker-%u", (unsigned)(w->id + 1) % 100000u);
+    pthread_setname_np(pthread_self(), name);    /* top -H, perf: best effort */
     worker_pin(w);
     if (w->shared->rawlog_dir) rawlog_open(&w->raw, w->shared->rawlog_dir, w->id);
-    if (worker_load_body(w, err, sizeof err) != 0 || worker_load_scripts(w, err, sizeof err) != 0 ||
-        worker_place_vus(w, err, sizeof err) != 0) {
+    int placed = worker_load_body(w, err, sizeof err) == 0 && worker_load_scripts(w, err, sizeof err) == 0 &&
+                 worker_place_vus(w, err, sizeof err) == 0;
+    if (placed && pace_init(w) != 0) {
+        snprintf(err, sizeof err, "worker %d: out of memory for its groups", w->id + 1);
+        placed = 0;
+    }
+    if (!placed) {
         worker_preflight_result(w, err);
         w->going = 0;
     } else {
-        pace_init(w);
+        pace_prepare(w);
         if (vu_dispatch_init(w) != 0) w->tid_dispatch = -1;   /* not measured; the run goes on */
         worker_preflight(w);
     }
@@ -450,6 +466,8 @@ static void worker_main(void *arg) {
     worker_teardown(w);
     pace_free(w);
     rawlog_close(&w->raw);
+    free(w->rawtx);
+    w->rawtx = NULL;
     free(w->chunk_ref);
     free(w->tid_group);
 }

@@ -40,6 +40,12 @@ typedef struct wgroup {
     struct vu **wait;              /* paced and staged: VUs waiting for their start, a min-heap by due_ns */
     int nwait;
     uv_poll_t poll;                /* (libuv timers count whole milliseconds) */
+    /* closed and paced: the ramp-up.  VU i starts when the target first
+     * exceeds i, which never comes earlier for a larger i, so the VUs start
+     * in index order: a cursor and one timer, not a timer per VU. */
+    int next_start;                /* index in vus of the next VU to start */
+    uv_timer_t start_timer;        /* armed for its start */
+    uv_idle_t start_idle;          /* more starts are due: go on next loop turn */
     struct worker *w;
 } wgroup;
 
@@ -85,6 +91,7 @@ typedef struct worker {
     int env_mt_ref;                /* metatable of VU environments */
 
     struct vu *vus;
+    struct vu_rawtx *rawtx;        /* --mm-results: the VUs' custom timers (vu.h); else NULL */
     int nvus, started, active, done;
     int preflight_pending;
     struct vu *current;            /* the VU whose coroutine is running */

@@ -51,6 +51,33 @@ static void test_first_above(void **state) {
     assert_int_equal(sched_first_above(&s, 7, S(12)), S(12));        /* running */
 }
 
+/* The engine starts a closed group's VUs in index order from one cursor
+ * (engine/pace.c): a VU's first start never comes before a lower index's,
+ * whatever the stages (up, down, up again, odd lengths, a non-zero start),
+ * and the VUs that never start are the highest indices. */
+static void test_first_above_ordered(void **state) {
+    (void)state;
+    schedule s;
+    double d1[] = {3.7}, t1[] = {1000};
+    double d2[] = {2, 1, 0.3, 3, 5}, t2[] = {5, 2, 2, 9, 9};
+    double d3[] = {0.001, 7.3, 1}, t3[] = {3, 777, 0};
+    struct { double start; int n; const double *d, *t; int top; } shapes[] = {
+        {0, 1, d1, t1, 1000}, {1, 5, d2, t2, 9}, {0, 3, d3, t3, 777}, {4, 5, d2, t2, 9},
+    };
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        stages(&s, shapes[k].start, shapes[k].n, shapes[k].d, shapes[k].t);
+        int64_t prev = 0;
+        for (int i = 0; i < shapes[k].top + 3; i++) {
+            int64_t at = sched_first_above(&s, i, 0);
+            if (at < prev) fail_msg("shape %zu: VU %d starts at %lld ns, before VU %d (%lld)", k, i,
+                                    (long long)at, i - 1, (long long)prev);
+            if (i < shapes[k].top) assert_true(at != SCHED_NEVER);
+            else assert_int_equal(at, SCHED_NEVER);
+            prev = at;
+        }
+    }
+}
+
 static void test_constant_rate(void **state) {
     (void)state;
     schedule s;
@@ -87,6 +114,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_target),
         cmocka_unit_test(test_first_above),
+        cmocka_unit_test(test_first_above_ordered),
         cmocka_unit_test(test_constant_rate),
         cmocka_unit_test(test_ramping_rate),
     };

@@ -11,33 +11,11 @@
 . "$(dirname "$0")/lib_http.sh"
 F=$SRC/tests/scenarios/fixtures
 PKI=$TMP/pki
-mkdir -p "$PKI"
-bash "$F/tls_mkpki.sh" "$PKI" || { echo "cannot make the test PKI"; exit 1; }
-free_port() {
-    local p
-    for _ in $(seq 20); do
-        p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }
-    done
-    echo "no free port" >&2; exit 1
-}
+test_pki "$PKI"
 A=$(free_port); B=$(free_port); C=$(free_port)
-NG=$TMP/nginx; mkdir -p "$NG/tmp"
-user=""; [ "$(id -u)" -eq 0 ] && user="user root;"
-cat > "$NG/nginx.conf" <<EOF
-$user
-worker_processes 1;
-error_log $NG/error.log warn;
-pid $NG/nginx.pid;
-events { worker_connections 1024; }
-http {
-    log_format lm '\$server_port \$connection \$scheme \$request \$status';
-    access_log $NG/access.log lm;
-    client_body_temp_path $NG/tmp/body;
-    proxy_temp_path $NG/tmp/proxy;
-    fastcgi_temp_path $NG/tmp/fastcgi;
-    uwsgi_temp_path $NG/tmp/uwsgi;
-    scgi_temp_path $NG/tmp/scgi;
-    keepalive_requests 1000000;
+NG=$TMP/nginx
+nginx_conf_head "$NG" '$server_port $connection $scheme $request $status'
+cat >> "$NG/nginx.conf" <<EOF
     absolute_redirect off;
     server {
         listen 127.0.0.1:$A;
@@ -45,29 +23,17 @@ http {
         location = /plain { return 200 "plain"; }
         location = /showcookie { return 200 "cookie:\$http_cookie"; }
     }
-    server {
-        listen 127.0.0.1:$B ssl;
-        ssl_certificate $PKI/server.pem;
-        ssl_certificate_key $PKI/server.key;
-        location = /landed { return 200 "landed \$scheme"; }
-        location = /setsecure { add_header Set-Cookie "s=1; Secure; Path=/"; return 200 "set"; }
-        location = /showcookie { return 200 "cookie:\$http_cookie"; }
-        location = /schemerel { return 302 //localhost:$C/c; }
-        location = /to_http { return 302 http://127.0.0.1:$A/plain; }
-    }
-    server {
-        listen 127.0.0.1:$C ssl;
-        ssl_certificate $PKI/server.pem;
-        ssl_certificate_key $PKI/server.key;
-        location = /c { return 200 "c"; }
-    }
-}
 EOF
-: > "$NG/access.log"
-nginx -p "$NG" -c "$NG/nginx.conf" -g 'daemon off;' 2>> "$NG/stderr" &
-PIDS+=($!)
-for _ in $(seq 60); do port_open "$A" && port_open "$B" && port_open "$C" && break; sleep 0.05; done
-port_open "$C" || { echo "cannot start nginx"; cat "$NG/stderr" "$NG/error.log"; exit 1; }
+nginx_tls_server "$NG" "$B" "$PKI" \
+    'location = /landed { return 200 "landed $scheme"; }' \
+    'location = /setsecure { add_header Set-Cookie "s=1; Secure; Path=/"; return 200 "set"; }' \
+    'location = /showcookie { return 200 "cookie:$http_cookie"; }' \
+    'location = /schemerel { return 302 //localhost:'"$C"'/c; }' \
+    'location = /to_http { return 302 http://127.0.0.1:'"$A"'/plain; }'
+nginx_tls_server "$NG" "$C" "$PKI" \
+    'location = /c { return 200 "c"; }'
+nginx_conf_end "$NG"
+nginx_launch "$NG" "$A" "$B" "$C"
 L=$NG/access.log
 run() { # run NAME args...: results in $TMP/NAME, rc in RC
     local name=$1; shift
@@ -121,4 +87,5 @@ check "wrong CA: every chain failed, as a request error naming B and the verific
     [ "$n" -gt 0 -a "$(timer_errors "$s" "http to_https")" -eq "$n" -a "${e:-0}" -eq "$n" ]
 check "wrong CA: A saw each first hop, B no request" \
     [ "$(logged "$A" /to_https)" -eq "$n" -a "$(awk -v p="$B" '$1 == p' "$L" | wc -l)" -eq 0 ]
+
 finish

@@ -7,6 +7,7 @@
 # luamech timed must equal what each port's access log saw, connection by
 # connection; http.dns has one sample per host name resolved.  A wrong CA makes the http -> https redirect fail: counted as
 # request errors with the verification message, nothing reaches port B.
+# Pooled clients follow one key rule (origin, keep-alive, TLS options).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 F=$SRC/tests/scenarios/fixtures
@@ -88,4 +89,39 @@ check "wrong CA: every chain failed, as a request error naming B and the verific
 check "wrong CA: A saw each first hop, B no request" \
     [ "$(logged "$A" /to_https)" -eq "$n" -a "$(awk -v p="$B" '$1 == p' "$L" | wc -l)" -eq 0 ]
 
+# The one key rule of pooled clients (lm_http_pool_key): objects made with
+# pool = true share a client (and so its kept-alive connection) exactly when
+# everything that changes a connection is equal: origin (host as written,
+# port, scheme), keep-alive and the TLS options.  One VU, requests one after
+# another: each distinct key is one connection at nginx.  A key that left
+# out keep-alive, the host or a TLS option would share a connection (fewer).
+cat > "$TMP/pk_vu.lua" <<'LUA'
+local A, B, ca = luamech.param("A"), luamech.param("B"), luamech.param("CA")
+local function new(url, o) o.pool = true; return assert(luamech.http.new(url, o)) end
+local a = new("http://127.0.0.1:" .. A, {})
+local b = new("http://127.0.0.1:" .. A, {})                        -- a's key: a's client
+local c = new("http://127.0.0.1:" .. A, { keepalive = false })     -- another keep-alive
+local d = new("http://localhost:" .. A, {})                        -- another host
+local e = new("https://127.0.0.1:" .. B, { tls = { ca_file = ca } })
+local f = new("https://127.0.0.1:" .. B, { tls = { ca_file = ca } })   -- e's key
+local g = new("https://127.0.0.1:" .. B, { tls = { ca_file = ca, server_name = "localhost" } })
+return function()
+  for _, x in ipairs({ { a, "/plain?pk=a" }, { b, "/plain?pk=b" }, { c, "/plain?pk=c" }, { d, "/plain?pk=d" },
+                       { a, "/plain?pk=a2" }, { e, "/landed?pk=e" }, { f, "/landed?pk=f" }, { g, "/landed?pk=g" } }) do
+    local r, err = x[1]:get(x[2])
+    assert(r and r.status == 200, err or x[2])
+  end
+end
+LUA
+printf 'return { groups = { { vus = 1, script = "pk_vu.lua" } } }\n' > "$TMP/pk.lua"
+: > "$L"
+"$LUAMECH" run "$TMP/pk.lua" -q -n 1 -w 1 -o "$TMP/pk" -e A="$A" -e B="$B" -e CA="$PKI/ca.pem" > "$TMP/pk.out" 2>&1
+rc=$?
+nginx_settle "$L"
+pk_conns() { awk -v p="$1" '$1 == p && $5 ~ /pk=/ { print $2 }' "$L" | sort -u | wc -l; }   # PORT
+echo "pool keys: A connections $(pk_conns "$A"), B connections $(pk_conns "$B"), requests $(grep -c 'pk=' "$L")"
+check "pool keys: the run exits 0 (got $rc: $(tail -2 "$TMP/pk.out"))" [ "$rc" -eq 0 ]
+check "pool keys: 8 requests reached nginx" [ "$(grep -c 'pk=' "$L")" -eq 8 ]
+check "pool keys: A saw 3 connections (a = b; keepalive = false; localhost)" [ "$(pk_conns "$A")" -eq 3 ]
+check "pool keys: B saw 2 connections (e = f; server_name)" [ "$(pk_conns "$B")" -eq 2 ]
 finish

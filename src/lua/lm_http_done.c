@@ -107,7 +107,7 @@ static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_cl
         p = a.rest;
         pl = a.rest_len;
     }
-    if (!hp_path_valid(p, pl) || lm_http_reserve(&op->path, &op->path_cap, pl + 1) != 0) return -1;
+    if (!hp_path_valid(p, pl) || lm_buf_reserve(&op->path, &op->path_cap, pl + 1) != 0) return -1;
     memmove(op->path, p, pl);
     op->path_len = pl;
     return 0;

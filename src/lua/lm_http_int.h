@@ -215,7 +215,6 @@ void lm_http_tls_free(lm_http *h);
 lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod);
 int lm_http_op_results(lm_op *core, lua_State *L);
 void lm_http_op_fini(lm_op *core);
-int lm_http_reserve(char **buf, size_t *cap, size_t need);
 void lm_http_cookie_header(lm_http_op *op);
 void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res);
 

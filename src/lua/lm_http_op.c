@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lua/lm_core.h"
 #include "lua/lm_http_int.h"
 
 /* An op of the module's pool (lua/lm_op.h), its binding part reset; the
@@ -46,18 +47,6 @@ void lm_http_op_fini(lm_op *core) {
     free(op->bbuf);
 }
 
-/* Grow *buf to hold need bytes; 0, or -1 (out of memory). */
-int lm_http_reserve(char **buf, size_t *cap, size_t need) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    char *b = realloc(*buf, c);
-    if (!b) return -1;
-    *buf = b;
-    *cap = c;
-    return 0;
-}
-
 /* The Set-Cookie headers of a hop's response into the object's jar. */
 void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res) {
     if (status != 0 || !op->h->use_jar) return;
@@ -80,7 +69,7 @@ void lm_http_cookie_header(lm_http_op *op) {
     int64_t now = (int64_t)time(NULL);
     size_t n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, op->tls, now, op->cbuf, op->cbuf_cap);
     if (n > op->cbuf_cap) {
-        if (lm_http_reserve(&op->cbuf, &op->cbuf_cap, n) != 0) return;
+        if (lm_buf_reserve(&op->cbuf, &op->cbuf_cap, n) != 0) return;
         n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, op->tls, now, op->cbuf, op->cbuf_cap);
     }
     if (n == 0 || n > 8192) return;            /* hp_header_value_valid's limit */

@@ -63,7 +63,7 @@ static int lm_http_has_header(const hp_header *hdrs, size_t n, const char *name)
 static int lm_http_copy_headers(lm_http_op *op, const hp_header *hdrs, size_t nh) {
     size_t total = 0, off = 0;
     for (size_t i = 0; i < nh; i++) total += hdrs[i].name_len + hdrs[i].value_len;
-    if (lm_http_reserve(&op->hbuf, &op->hbuf_cap, total + 1) != 0) return -1;
+    if (lm_buf_reserve(&op->hbuf, &op->hbuf_cap, total + 1) != 0) return -1;
     for (size_t i = 0; i < nh; i++) {
         memcpy(op->hbuf + off, hdrs[i].name, hdrs[i].name_len);
         op->hdrs[i].name = op->hbuf + off;
@@ -100,14 +100,14 @@ static int lm_http_target(lua_State *L, lm_http_op *op, lm_http *h, const char *
         path = a.rest;
         path_len = a.rest_len;
     }
-    if (lm_http_reserve(&op->path, &op->path_cap, path_len + 1) != 0) goto oom;
+    if (lm_buf_reserve(&op->path, &op->path_cap, path_len + 1) != 0) goto oom;
     memcpy(op->path, path, path_len);
     op->path_len = path_len;
     if (query_idx) {
         char err[200];
         int had = memchr(path, '?', path_len) != NULL;
         size_t before = op->path_len;
-        if (lm_http_reserve(&op->path, &op->path_cap, op->path_len + 2) != 0) goto oom;
+        if (lm_buf_reserve(&op->path, &op->path_cap, op->path_len + 2) != 0) goto oom;
         op->path[op->path_len++] = had ? '&' : '?';
         size_t qstart = op->path_len;
         if (lm_url_query(L, query_idx, 0, &op->path, &op->path_cap, &op->path_len, err, sizeof err) != 0) {

@@ -45,18 +45,25 @@ PAIRS=$((REQUESTS * INNER))
 TSV=$OUT/runs.tsv
 printf 'round\ttimed\tcpu_s\twall_s\trun_time_s\ttimer_count\trc\n' >"$TSV"
 
-run_tc() {
-  local timed=$1 round=$2 d=$OUT/$2-timed$1 rc
+# tc_run DIR N TIMED INNER: one run of timer_cost.lua (N transactions),
+# pinned, timed and bounded, its command, time, stdout, stderr and results
+# in DIR; sets rc, wall, user and sys (the caller's locals).
+tc_run() {
+  local d=$1
   mkdir -p "$d"
-  local cmd=("$LUAMECH" run "$BENCH_DIR/timer_cost.lua" -n "$REQUESTS" -d 0 -w 1 -q
-             -o "$d/results" -e "TIMED=$timed" -e "INNER=$INNER")
+  local cmd=("$LUAMECH" run "$BENCH_DIR/timer_cost.lua" -n "$2" -d 0 -w 1 -q
+             -o "$d/results" -e "TIMED=$3" -e "INNER=$4")
   echo "${cmd[*]}" >"$d/command"
   # bounded: luamech runs at most the scenario's 60 s cap plus its graceful stop
   timeout 120 /usr/bin/time -o "$d/time" -f '%e %U %S' taskset -c "$GEN_CPU" "${cmd[@]}" \
     >"$d/stdout" 2>"$d/stderr"
   rc=$?
-  local wall user sys rt=0 cnt=0
   read -r wall user sys < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+$' "$d/time" | tail -1)
+}
+
+run_tc() {
+  local timed=$1 round=$2 d=$OUT/$2-timed$1 rc wall user sys rt=0 cnt=0
+  tc_run "$d" "$REQUESTS" "$timed" "$INNER"
   if [ -s "$d/results/summary.json" ]; then
     rt=$(jq '.run_time_s' "$d/results/summary.json")
     cnt=$(jq '[.timers[] | select(.name=="X") | .summary.count] | add // 0' "$d/results/summary.json")
@@ -89,14 +96,7 @@ TXT=$OUT/tx.tsv
 printf 'round\ttx\tcpu_s\twall_s\tcount\trc\n' >"$TXT"
 run_tx() {   # N ROUND
   local n=$1 round=$2 d=$OUT/tx-$2-$1 rc wall user sys cnt=0
-  mkdir -p "$d"
-  local cmd=("$LUAMECH" run "$BENCH_DIR/timer_cost.lua" -n "$n" -d 0 -w 1 -q
-             -o "$d/results" -e "TIMED=0" -e "INNER=0")
-  echo "${cmd[*]}" >"$d/command"
-  timeout 120 /usr/bin/time -o "$d/time" -f '%e %U %S' taskset -c "$GEN_CPU" "${cmd[@]}" \
-    >"$d/stdout" 2>"$d/stderr"
-  rc=$?
-  read -r wall user sys < <(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+$' "$d/time" | tail -1)
+  tc_run "$d" "$n" 0 0
   [ -s "$d/results/summary.json" ] && \
     cnt=$(jq '[.timers[] | select(.kind=="all") | .summary.count] | add // 0' "$d/results/summary.json")
   [ "$rc" = 0 ] || note "round $round tx=$n: exit code $rc (see $d/stderr)"

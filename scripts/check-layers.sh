@@ -93,6 +93,21 @@ layers_check() {
     return $bad
 }
 
+# layers_doctored TMP WHAT FILE LINE EXPECT: with LINE appended to
+# TMP/src/FILE the check must fail with a message matching EXPECT (grep);
+# FILE is restored after.
+layers_doctored() {
+    local tmp=$1 what=$2 file=$3 line=$4 expect=$5
+    cp "$tmp/src/$file" "$tmp/saved"
+    printf '%s\n' "$line" >> "$tmp/src/$file"
+    if layers_check "$tmp/src" > "$tmp/out"; then
+        echo "self-test: $what passed"; return 1
+    fi
+    grep -q "$expect" "$tmp/out" || { echo "self-test: unexpected message:"; cat "$tmp/out"; return 1; }
+    echo "self-test: ok ($what is found: $(cat "$tmp/out"))"
+    cp "$tmp/saved" "$tmp/src/$file"
+}
+
 layers_self_test() {
     local here tmp
     here=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,30 +116,16 @@ layers_self_test() {
     cp -r "$here/src" "$tmp/src"
     cp "$here/CMakeLists.txt" "$tmp/CMakeLists.txt"
     layers_check "$tmp/src" > /dev/null || { echo "self-test: the clean tree fails"; return 1; }
-    # an upward include
-    cp "$tmp/src/stats/hist.c" "$tmp/hist.c"
-    printf '#include "engine/engine.h"\n' >> "$tmp/src/stats/hist.c"
-    if layers_check "$tmp/src" > "$tmp/out"; then
-        echo "self-test: stats including engine/engine.h passed"; return 1
-    fi
-    grep -q 'src/stats/hist.c:[0-9]*: stats includes engine/engine.h' "$tmp/out" ||
-        { echo "self-test: unexpected message:"; cat "$tmp/out"; return 1; }
-    echo "self-test: ok (an upward include is found: $(cat "$tmp/out"))"
+    layers_doctored "$tmp" "an upward include (stats including engine/engine.h)" stats/hist.c \
+        '#include "engine/engine.h"' 'src/stats/hist.c:[0-9]*: stats includes engine/engine.h' || return 1
+    layers_doctored "$tmp" "a binding including engine/worker.h" lua/lm_op.c '#include "engine/worker.h"' \
+        'src/lua/lm_op.c:[0-9]*: lua includes engine/worker.h: only its API header' || return 1
     # the table is CMakeLists.txt's: with stats -> engine allowed there, it passes
+    printf '#include "engine/engine.h"\n' >> "$tmp/src/stats/hist.c"
     sed -i 's/^luamech_layer(stats *DEPS common)/luamech_layer(stats DEPS engine common)/' "$tmp/CMakeLists.txt"
     layers_check "$tmp/src" > "$tmp/out" ||
         { echo "self-test: the table is not read from CMakeLists.txt:"; cat "$tmp/out"; return 1; }
     echo "self-test: ok (the allowed layers are CMakeLists.txt's DEPS)"
-    cp "$here/CMakeLists.txt" "$tmp/CMakeLists.txt"
-    cp "$tmp/hist.c" "$tmp/src/stats/hist.c"
-    # the bindings see the engine's API header only
-    printf '#include "engine/worker.h"\n' >> "$tmp/src/lua/lm_op.c"
-    if layers_check "$tmp/src" > "$tmp/out"; then
-        echo "self-test: src/lua including engine/worker.h passed"; return 1
-    fi
-    grep -q 'src/lua/lm_op.c:[0-9]*: lua includes engine/worker.h: only its API header' "$tmp/out" ||
-        { echo "self-test: unexpected message:"; cat "$tmp/out"; return 1; }
-    echo "self-test: ok (a binding including engine/worker.h is found: $(cat "$tmp/out"))"
 }
 
 if [ "${1:-}" = --self-test ]; then

@@ -11,12 +11,12 @@
 #endif
 #include "common/clock.h"
 #include "common/net.h"
+#include "common/text.h"
 #include "client/mc_client.h"
 #include "client/mc_ring.h"
 #include "net/conn.h"
 #include "net/tls.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,16 +77,6 @@ void mc_client_opts_default(mc_client_opts *o) {
     o->distribution = MC_DIST_KETAMA;
 }
 
-static int mc_err(char *err, size_t err_len, const char *fmt, ...) {
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 const char *mc_client_strerror(int status) {
     switch (status) {
     case 0: return "ok";
@@ -114,13 +104,13 @@ static int mc_conn_init(mc_client *c, uint32_t i, char *err, size_t err_len) {
     snprintf(conn->name, sizeof conn->name, "%s:%d", host, port);
     int rc = net_resolve(c->loop, host, port, &conn->addr);
     if (rc < 0)
-        return mc_err(err, err_len, "cannot resolve %s: %s", conn->name, uv_strerror(rc));
+        return text_errf(err, err_len, "cannot resolve %s: %s", conn->name, uv_strerror(rc));
     if (c->opts.tls) {
         net_tls_opts to = *c->opts.tls;
         char terr[300];
         if (to.server_name == NULL) to.server_name = host;
         if (net_tls_client_new(&to, &conn->tls, terr, sizeof terr) != 0)
-            return mc_err(err, err_len, "tls: %s", terr);
+            return text_errf(err, err_len, "tls: %s", terr);
     }
     conn->cfg.loop = c->loop;
     conn->cfg.addr = &conn->addr;
@@ -137,7 +127,7 @@ static int mc_client_setup(mc_client *c, const char *servers, char *err, size_t 
         return -1;
     uint32_t n = (uint32_t)mc_ring_count(c->ring);
     c->conns = calloc(n, sizeof *c->conns);
-    if (c->conns == NULL) return mc_err(err, err_len, "out of memory");
+    if (c->conns == NULL) return text_errf(err, err_len, "out of memory");
     c->n = n;
     for (uint32_t i = 0; i < n; i++)
         if (mc_conn_init(c, i, err, err_len) != 0) return -1;
@@ -157,7 +147,7 @@ int mc_client_new(uv_loop_t *loop, const char *servers, const mc_client_opts *op
                   mc_client **out, char *err, size_t err_len) {
     mc_client *c = calloc(1, sizeof *c);
     *out = NULL;
-    if (c == NULL) return mc_err(err, err_len, "out of memory");
+    if (c == NULL) return text_errf(err, err_len, "out of memory");
     c->loop = loop;
     if (opts) c->opts = *opts;
     else mc_client_opts_default(&c->opts);

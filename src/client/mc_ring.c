@@ -8,8 +8,8 @@
  * KETAMA behaviour turns weighting off), eject servers or support Unix
  * sockets, IPv6 literals or libmemcached's other hashes and distributions. */
 #include "client/mc_ring.h"
+#include "common/text.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +26,6 @@ struct mc_ring {
     size_t npoints;
     mc_ring_point *points;            /* sorted; NULL for modula */
 };
-
-static int mc_ring_err(char *err, size_t err_len, const char *fmt, ...) {
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 uint32_t mc_ring_hash(const char *key, size_t len) {
     uint32_t value = 0;
@@ -96,10 +86,10 @@ static int mc_ring_parse(mc_ring *r, const char *servers, size_t max_servers, ch
                          size_t err_len) {
     size_t n = mc_ring_count_entries(servers);
     if (n > max_servers)
-        return mc_ring_err(err, err_len, "server list '%s': %zu servers (1..%zu allowed)",
+        return text_errf(err, err_len, "server list '%s': %zu servers (1..%zu allowed)",
                            servers, n, max_servers);
     r->servers = calloc(n, sizeof *r->servers);
-    if (r->servers == NULL) return mc_ring_err(err, err_len, "out of memory");
+    if (r->servers == NULL) return text_errf(err, err_len, "out of memory");
     const char *p = servers;
     for (size_t i = 0; i < n; i++) {
         const char *comma = strchr(p, ',');
@@ -109,7 +99,7 @@ static int mc_ring_parse(mc_ring *r, const char *servers, size_t max_servers, ch
         while (elen && *e == ' ') e++, elen--;
         while (elen && e[elen - 1] == ' ') elen--;
         if (!mc_ring_entry(e, elen, &r->servers[i]))
-            return mc_ring_err(err, err_len, "bad server '%.*s' in '%s' (want host[:port],...)",
+            return text_errf(err, err_len, "bad server '%.*s' in '%s' (want host[:port],...)",
                                (int)len, p, servers);
         p = comma ? comma + 1 : p + len;
     }
@@ -128,7 +118,7 @@ static int mc_ring_point_cmp(const void *a, const void *b) {
 static int mc_ring_build(mc_ring *r, char *err, size_t err_len) {
     r->npoints = r->n * MC_RING_POINTS_PER_SERVER;
     r->points = calloc(r->npoints, sizeof *r->points);
-    if (r->points == NULL) return mc_ring_err(err, err_len, "out of memory");
+    if (r->points == NULL) return text_errf(err, err_len, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < r->n; i++) {
         const mc_ring_server *s = &r->servers[i];
@@ -150,9 +140,9 @@ static int mc_ring_build(mc_ring *r, char *err, size_t err_len) {
 int mc_ring_new(const char *servers, mc_dist dist, size_t max_servers, mc_ring **out,
                 char *err, size_t err_len) {
     *out = NULL;
-    if (servers == NULL || *servers == 0) return mc_ring_err(err, err_len, "empty server list");
+    if (servers == NULL || *servers == 0) return text_errf(err, err_len, "empty server list");
     mc_ring *r = calloc(1, sizeof *r);
-    if (r == NULL) return mc_ring_err(err, err_len, "out of memory");
+    if (r == NULL) return text_errf(err, err_len, "out of memory");
     r->dist = dist;
     if (mc_ring_parse(r, servers, max_servers, err, err_len) != 0 ||
         (dist == MC_DIST_KETAMA && mc_ring_build(r, err, err_len) != 0)) {

@@ -329,14 +329,23 @@ static void merge_tally(tally *t, json_t *arr) {
     }
 }
 
-static void merge_counter(tick_msg *m, const char *prefix, const char *name, int64_t v) {
+static void merge_counter(tick_msg *m, counter_kind kind, const char *name, int64_t v) {
     if (!v) return;
+    const char *prefix = counter_kind_prefix(kind);
     size_t len = strlen(prefix) + strlen(name) + 1;
     char *n = malloc(len);
     if (!n) return;
     snprintf(n, len, "%s%s", prefix, name);
     m->counters[m->ncounters].name = n;
+    m->counters[m->ncounters].kind = kind;
     m->counters[m->ncounters++].value = v;
+}
+
+/* The kind of a counter of summary.json's "counters" (the file does not
+ * carry it: the engine's have the documented names engine.*, docs/results.md;
+ * checks, gauges and rates are in arrays of their own). */
+static counter_kind merge_counter_kind(const char *name) {
+    return name && strncmp(name, "engine.", 7) == 0 ? CK_ENGINE : CK_PLAIN;
 }
 
 /* Counters per interval; at the last interval the run's checks and tallies
@@ -345,12 +354,12 @@ static void merge_counters_into(tick_msg *m, const merge_seg *s, int64_t k) {
     json_t *c, *ck;
     size_t i;
     json_array_foreach(merge_get(s->root, "counters"), i, c)
-        merge_counter(m, "", merge_str(c, "name"),
+        merge_counter(m, merge_counter_kind(merge_str(c, "name")), merge_str(c, "name"),
                       (int64_t)json_number_value(json_array_get(merge_get(c, "intervals"), (size_t)k)));
     if (!m->final) return;
     json_array_foreach(merge_get(s->root, "checks"), i, ck) {
-        merge_counter(m, "check.pass ", merge_str(ck, "name"), (int64_t)merge_num(ck, "passes"));
-        merge_counter(m, "check.fail ", merge_str(ck, "name"), (int64_t)merge_num(ck, "fails"));
+        merge_counter(m, CK_CHECK_PASS, merge_str(ck, "name"), (int64_t)merge_num(ck, "passes"));
+        merge_counter(m, CK_CHECK_FAIL, merge_str(ck, "name"), (int64_t)merge_num(ck, "fails"));
     }
 }
 

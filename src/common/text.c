@@ -2,10 +2,13 @@
  * character by character what is kept, using libunistring's UTF-8 decoder
  * (u8_mbtoucr rejects overlong forms, surrogates, code points past U+10FFFF
  * and cut sequences), and writes \xHH, \t, \n, \r for the rest.  It does not
- * quote for any format: CSV, JSON, XML and HTML writers still do their own. */
+ * quote for any format: CSV, JSON, XML and HTML writers still do their own.
+ * Also text_errf, the error-message formatter every layer shares. */
 #include "common/text.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistr.h>
@@ -89,4 +92,14 @@ char *text_escape_dup(const char *s) {
     char *out = malloc(cap);
     if (out) text_escape(s, len, out, cap);
     return out;
+}
+
+int text_errf(char *err, size_t err_len, const char *fmt, ...) {
+    if (err && err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
 }

@@ -10,7 +10,10 @@
  * characters \xHH (lowercase hex); tab, line feed and carriage return become
  * \t, \n and \r.  Everything else (printable ASCII, valid UTF-8) is kept,
  * backslashes included, so clean text comes out unchanged and escaping twice
- * changes nothing.  Pure functions; UTF-8 is decoded by libunistring. */
+ * changes nothing.  Pure functions; UTF-8 is decoded by libunistring.
+ *
+ * Also the one helper that formats an error message into a caller's
+ * buffer (text_errf), for every layer's `char *err, size_t err_len`. */
 #ifndef LUAMECH_TEXT_H
 #define LUAMECH_TEXT_H
 
@@ -38,5 +41,9 @@ const char *text_clean(const char *s, char *buf, size_t cap);
 
 /* A malloc'd escaped copy of the string s, or NULL when out of memory. */
 char *text_escape_dup(const char *s);
+
+/* printf into err[0..err_len), truncated to fit (nothing when err is NULL
+ * or err_len 0); returns -1, for `return text_errf(err, err_len, ...);`. */
+int text_errf(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -562,10 +562,10 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err
     w->tid_loop_lag = stats_timer_id(&w->stats, "engine.loop_lag", TK_ENGINE);
     w->tid_sched_lag = stats_timer_id(&w->stats, "engine.schedule_lag", TK_ENGINE);
     w->tid_dispatch = -1;
-    w->cid_late = stats_counter_id(&w->stats, "engine.late_starts");
-    w->cid_skipped = stats_counter_id(&w->stats, "engine.skipped_starts");
-    w->cid_cpu = stats_counter_id(&w->stats, "engine.cpu_us");
-    w->cid_runq = stats_counter_id(&w->stats, "engine.cpu_wait_us");
+    w->cid_late = stats_counter_kind_id(&w->stats, "engine.late_starts", CK_ENGINE);
+    w->cid_skipped = stats_counter_kind_id(&w->stats, "engine.skipped_starts", CK_ENGINE);
+    w->cid_cpu = stats_counter_kind_id(&w->stats, "engine.cpu_us", CK_ENGINE);
+    w->cid_runq = stats_counter_kind_id(&w->stats, "engine.cpu_wait_us", CK_ENGINE);
     w->cpu_last_us = 0;
     w->L = luaL_newstate();
     if (!w->L) return worker_start_fail(w, 1, 0, "its Lua state", err, err_len);

@@ -151,14 +151,15 @@ static int lm_record(lua_State *L) {
     return 0;
 }
 
-/* Counter id for `name` with `prefix`, cached in the table at upvalue `up`. */
-static int lm_check_counter(lua_State *L, worker *w, int up, const char *prefix, const char *name) {
+/* Counter id of check `name`'s passes or failures (kind), cached in the
+ * table at upvalue `up`. */
+static int lm_check_counter(lua_State *L, worker *w, int up, counter_kind kind, const char *name) {
     lua_pushvalue(L, 2);
     lua_rawget(L, lua_upvalueindex(up));
     if (lua_isnumber(L, -1)) return (int)lua_tointeger(L, -1);
     char key[240];
-    snprintf(key, sizeof key, "%s%s", prefix, name);
-    int id = worker_counter_id(w, key);
+    snprintf(key, sizeof key, "%s%s", counter_kind_prefix(kind), name);
+    int id = stats_counter_kind_id(worker_stats(w), key, kind);
     lua_pushvalue(L, 2);
     lua_pushinteger(L, id);
     lua_rawset(L, lua_upvalueindex(up));
@@ -174,8 +175,8 @@ static int lm_check(lua_State *L) {
     const char *name = luaL_checklstring(L, 2, &len);
     if (len == 0 || len > 200) luaL_argerror(L, 2, "check name of 1..200 bytes expected");
     lm_current_vu(L, w, "luamech.check");
-    int id = ok ? lm_check_counter(L, w, 2, LM_CHECK_PASS, name)
-                : lm_check_counter(L, w, 3, LM_CHECK_FAIL, name);
+    int id = ok ? lm_check_counter(L, w, 2, CK_CHECK_PASS, name)
+                : lm_check_counter(L, w, 3, CK_CHECK_FAIL, name);
     worker_count(w, id, 1);
     lua_pushboolean(L, ok);
     return 1;
@@ -377,4 +378,15 @@ void lm_check_options(lua_State *L, int idx, const char *fname, const char *cons
             luaL_error(L, "%s: unknown option '%s'", fname, shown);
         }
     }
+}
+
+int lm_buf_reserve(char **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    char *b = realloc(*buf, c);
+    if (!b) return -1;
+    *buf = b;
+    *cap = c;
+    return 0;
 }

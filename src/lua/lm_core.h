@@ -54,6 +54,11 @@ void *lm_connect_client(const lm_connect *cc);
  * not in `known` (a NULL-terminated list): a typo never passes silently. */
 void lm_check_options(lua_State *L, int idx, const char *fname, const char *const *known);
 
+/* Grow *buf (capacity *cap, doubling from 256) to hold need bytes; 0, or
+ * -1 when out of memory (*buf and *cap as they were).  The bindings'
+ * growable buffers: an op's, a query string's. */
+int lm_buf_reserve(char **buf, size_t *cap, size_t need);
+
 /* Id of the timer `name` on this worker (created on first use). */
 int lm_timer_id(struct worker *w, const char *name, int kind);
 /* A primitive timer with data fields of its own (fields: a JSON object's

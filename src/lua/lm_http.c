@@ -62,23 +62,16 @@ static int lm_http_gc(lua_State *L) {
     return 0;
 }
 
+static void lm_http_close_pooled(void *client) { http_client_close(client); }
+
 static void lm_http_worker_close(void *data) {
     lm_http_mod *mod = data;
     mod->closing = 1;                          /* completions from now on resume nobody */
     for (lm_http *h = mod->objs; h; h = h->next) lm_http_close(h);
-    while (mod->pools) {
-        lm_http_pool *p = mod->pools;
-        mod->pools = p->next;
-        http_client_close(p->client);
-        free(p->key);
-        free(p);
-    }
+    lm_registry_clear(&mod->pool, lm_http_close_pooled);
     while (mod->objs) lm_http_free(mod->objs, NULL);   /* their userdata die in lua_close */
-    while (mod->free_ops) {
-        lm_http_op *op = mod->free_ops;
-        mod->free_ops = op->next;
-        lm_http_op_free(op);
-    }
+    lm_op_pool_free(&mod->ops);               /* every op is back: closing cancelled the rest */
+    lm_op_pool_free(&mod->batches);
     free(mod->hblk);
     hz_free(&mod->hz);
     free(mod);
@@ -221,6 +214,8 @@ void lm_http_open(lua_State *L, worker *w) {
     lm_http_mod *mod = calloc(1, sizeof *mod);
     if (mod == NULL) luaL_error(L, "luamech.http: out of memory");
     mod->w = w;
+    lm_op_pool_init(&mod->ops, sizeof(lm_http_op), lm_http_op_results, lm_http_op_fini);
+    lm_op_pool_init(&mod->batches, sizeof(lm_http_batch), lm_http_batch_push, NULL);
     hz_init(&mod->hz);
     lm_tls_rec_init(&mod->tls, w, "http");
     mod->tls.no_timer = 1;         /* http.tls is recorded per request from req->tls_ns */

@@ -2,21 +2,23 @@
  * together (each over its own connection of the client's pool), each timed
  * as a call of its own; the VU resumes when the last completes, with a list
  * of responses (false where one failed) and a list of messages.  A raise
- * while sending (a bad entry) marks the batch aborted: completions of the
- * requests already sent then only release their ops.  It does not build
- * requests (lm_http_req.c does, through lm_http_start). */
+ * while sending (a bad entry) drops the batch (lm_op_drop): completions of
+ * the requests already sent then only release their ops.  The batch is an op
+ * of the bindings' pattern (lua/lm_op.h) whose requests are ops of their
+ * own.  It does not build requests (lm_http_req.c does, through
+ * lm_http_start). */
 #include <lauxlib.h>
-#include <stdlib.h>
 
 #include "engine/vu_api.h"
 #include "lua/lm_core.h"
 #include "lua/lm_http_int.h"
 
-static void lm_http_batch_free(lua_State *L, lm_http_batch *b) {
+/* Let the batch's tables, object and list go (again: nothing more). */
+static void lm_http_batch_release(lua_State *L, lm_http_batch *b) {
     luaL_unref(L, LUA_REGISTRYINDEX, b->res_ref);
     luaL_unref(L, LUA_REGISTRYINDEX, b->err_ref);
-    luaL_unref(L, LUA_REGISTRYINDEX, b->anchor_ref);
-    free(b);
+    b->res_ref = b->err_ref = LUA_NOREF;
+    lm_op_anchor(&b->core, L, 0, 0);
 }
 
 /* results[i] = the response, or false with errors[i] = the message. */
@@ -38,37 +40,31 @@ void lm_http_batch_store(lua_State *L, lm_http_batch *b, int i, int nres) {
     lua_pop(L, 1);
 }
 
-/* Pushes the batch's two tables on L and frees it. */
-static int lm_http_batch_results(lua_State *L, lua_State *ML, lm_http_batch *b) {
+/* The pool's push (lua/lm_op.h): the batch's two tables, then let go. */
+int lm_http_batch_push(lm_op *core, lua_State *L) {
+    lm_http_batch *b = (lm_http_batch *)core;
     lua_rawgeti(L, LUA_REGISTRYINDEX, b->res_ref);
     lua_rawgeti(L, LUA_REGISTRYINDEX, b->err_ref);
-    lm_http_batch_free(ML, b);
+    lm_http_batch_release(L, b);
     return 2;
 }
 
-/* One request of a batch is over (its statistics are recorded). */
+/* One request of a batch is over (its statistics are recorded): its result
+ * stored unless nobody takes the batch's (a raise while sending, a VU
+ * stopped, the worker closing), its op given back, the batch told. */
 void lm_http_batch_done(lm_http_op *op, int status, const hp_parser *res) {
     lm_http_mod *mod = op->mod;
     lm_http_batch *b = op->batch;
     lua_State *ML = worker_lua(mod->w);
-    if (!b->aborted && !mod->closing) {
+    if (mod->closing) lm_op_drop(&b->core, 0);
+    int wanted = lm_op_stack(&b->core) != NULL;
+    if (wanted) {
         lua_checkstack(ML, 8);
         lm_http_batch_store(ML, b, op->batch_i, lm_http_push(op, ML, status, res));
     }
-    lm_http_op_put(op);
-    if (--b->remaining > 0) return;
-    if (b->aborted || mod->closing) {
-        lm_http_batch_free(ML, b);
-        return;
-    }
-    if (!b->waiting) return;                   /* all done inside the call: it returns them */
-    vu *v = b->v;
-    if (!vu_wants_resume(v)) {
-        lm_http_batch_free(ML, b);
-        return;
-    }
-    int n = lm_http_batch_results(vu_lua(v), ML, b);
-    vu_resume(v, n);
+    lm_op_put(&op->core);
+    if (!wanted && b->core.pending == 1) lm_http_batch_release(ML, b);   /* the last: dropped */
+    lm_op_request_done(&b->core);
 }
 
 typedef struct lm_http_batch_call {
@@ -104,11 +100,11 @@ static int lm_http_batch_entry(lua_State *L, int idx, int i) {
 }
 
 /* Sends every request of the batch (run protected: a raise after some
- * were sent marks the batch aborted instead of leaving them dangling). */
+ * were sent drops the batch instead of leaving them dangling). */
 static int lm_http_batch_send(lua_State *L) {
     lm_http_batch_call *bc = lua_touserdata(L, 1);
     lm_http_batch *b = bc->b;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, b->anchor_ref);   /* this frame's own copy of the list */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, b->core.anchor);  /* this frame's own copy of the list */
     lua_rawgeti(L, -1, 2);
     int list = lua_gettop(L);
     for (int i = 1; i <= b->n; i++) {
@@ -139,30 +135,23 @@ int lm_http_batch_lua(lua_State *L) {
         lua_settop(L, 2);
     }
     vu *v = lm_current_vu(L, h->mod->w, "luamech.http client methods");
-    lm_http_batch *b = calloc(1, sizeof *b);
+    lm_http_batch *b = (lm_http_batch *)lm_op_get(&h->mod->batches);
     if (!b) return luaL_error(L, "http.batch: out of memory");
-    b->v = v;
-    b->n = b->remaining = n;
+    b->n = n;
+    b->issued = 0;
     lua_createtable(L, n, 0);
     b->res_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_createtable(L, n, 0);
     b->err_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_createtable(L, 2, 0);
-    lua_pushvalue(L, 1);
-    lua_rawseti(L, -2, 1);
-    lua_pushvalue(L, 2);
-    lua_rawseti(L, -2, 2);
-    b->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lm_op_anchor(&b->core, L, 1, 2);           /* the client object and the request list */
+    lm_op_start(&b->core, v, L, n);
     lm_http_batch_call bc = {h, b};
     /* a request not sent because of a raise is not counted by a completion */
     int rc = lua_cpcall(L, lm_http_batch_send, &bc);
     if (rc != 0) {                             /* the message is on top */
-        b->aborted = 1;
-        b->remaining -= b->n - b->issued;      /* never sent: no completion will count them */
-        if (b->remaining == 0) lm_http_batch_free(L, b);
+        lm_http_batch_release(L, b);
+        lm_op_drop(&b->core, b->n - b->issued);   /* never sent: no completion will count them */
         return lua_error(L);
     }
-    if (b->remaining == 0) return lm_http_batch_results(L, L, b);
-    b->waiting = 1;
-    return vu_wait(v, L);
+    return lm_op_finish_call(&b->core, L);
 }

@@ -4,9 +4,11 @@
  * call finished: hop counters and the timing breakdown (connect, tls, wait,
  * receive) recorded, a gzip/deflate body decoded (bounded by max_body), the
  * call timed under http.<method> (and "http <name>") with a status outside
- * `expect` counted as an error, and the VU resumed through vu_resume with
- * the response (or the batch told).  It does not build the first request
- * (lm_http_req.c) nor the response table (lm_http_res.c). */
+ * `expect` counted as an error, and the response handed over by the
+ * bindings' operation pattern (lua/lm_op.h: returned by the call when it
+ * completed inside it, else the VU resumed), or the batch told.  It does
+ * not build the first request (lm_http_req.c) nor the response table
+ * (lm_http_res.c). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -25,13 +27,14 @@ static void lm_http_breakdown(lm_http_op *op, int status) {
     lm_http_mod *mod = op->mod;
     http_req *req = &op->req;
     uint64_t now = worker_now_ns();
-    if (req->connects) vu_record(op->v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
-    if (req->tls_ns) vu_record(op->v, mod->t_tls, (int64_t)req->tls_ns, now, 1);
+    vu *v = op->core.v;
+    if (req->connects) vu_record(v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
+    if (req->tls_ns) vu_record(v, mod->t_tls, (int64_t)req->tls_ns, now, 1);
     op->setup_ns += req->connect_ns + req->tls_ns;
     if (status != 0 || !req->first_byte_ns) return;
     if (req->sent_ns && req->first_byte_ns >= req->sent_ns)
-        vu_record(op->v, mod->t_wait, (int64_t)(req->first_byte_ns - req->sent_ns), now, 1);
-    if (now >= req->first_byte_ns) vu_record(op->v, mod->t_receive, (int64_t)(now - req->first_byte_ns), now, 1);
+        vu_record(v, mod->t_wait, (int64_t)(req->first_byte_ns - req->sent_ns), now, 1);
+    if (now >= req->first_byte_ns) vu_record(v, mod->t_receive, (int64_t)(now - req->first_byte_ns), now, 1);
 }
 
 /* Counters of one hop (a response or a failure). */
@@ -63,12 +66,9 @@ static int lm_http_expected(const lm_http_op *op, int st) {
 static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
     lm_http_mod *mod = op->mod;
     worker *w = mod->w;
-    uint64_t now = worker_now_ns(), took = now - op->start_ns;
-    int64_t dur = (int64_t)(took > op->setup_ns ? took - op->setup_ns : 0);
     int ok = status == 0 && lm_http_expected(op, res->status);
-    vu_record(op->v, mod->tid[op->call_method], dur, now, ok);
-    if (op->name_tid >= 0) vu_record(op->v, op->name_tid, dur, now, ok);
-    if (op->tag_tid >= 0) vu_record(op->v, op->tag_tid, dur, now, ok);
+    const int tids[3] = {mod->tid[op->call_method], op->name_tid, op->tag_tid};
+    lm_op_record_less(&op->core, tids, 3, op->setup_ns, ok);
     char msg[TALLY_MSG_MAX];
     int n;
     if (status == 0) {
@@ -107,7 +107,7 @@ static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_cl
         p = a.rest;
         pl = a.rest_len;
     }
-    if (!hp_path_valid(p, pl) || lm_http_reserve(&op->path, &op->path_cap, pl + 1) != 0) return -1;
+    if (!hp_path_valid(p, pl) || lm_buf_reserve(&op->path, &op->path_cap, pl + 1) != 0) return -1;
     memmove(op->path, p, pl);
     op->path_len = pl;
     return 0;
@@ -188,19 +188,12 @@ void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
         lm_http_batch_done(op, status, res);
         return;
     }
-    vu *v = op->v;
-    if (op->in_call) {                         /* the Lua call returns the results */
-        op->nres = lm_http_push(op, vu_lua(v), status, res);
-        return;
-    }
-    lm_http_op_anchor(worker_lua(mod->w), op, 0, 0);    /* release the client object and body */
-    if (mod->closing || !vu_wants_resume(v)) {
-        lm_http_op_put(op);
-        return;
-    }
-    /* Inside another VU's call (it closed a client this VU waits on),
-     * vu_resume defers the resume to the loop. */
-    int n = lm_http_push(op, vu_lua(v), status, res);
-    lm_http_op_put(op);
-    vu_resume(v, n);
+    if (!op->core.in_call) lm_op_anchor(&op->core, worker_lua(mod->w), 0, 0);   /* let the object and body go */
+    if (mod->closing) lm_op_drop(&op->core, 0);    /* completions from now on resume nobody */
+    lua_State *L = lm_op_stack(&op->core);
+    if (L) op->nres = lm_http_push(op, L, status, res);
+    /* Inside the call the call returns the results; else the VU resumes
+     * (deferred to the loop when this fired inside another VU's call: it
+     * closed a client this VU waits on). */
+    lm_op_request_done(&op->core);
 }

@@ -7,8 +7,9 @@
  *                    collection and worker teardown
  *   lm_http_opts.c   checking options (new's and every request's)
  *   lm_http_pool.c   which http_client serves an origin (pooled, others)
+ *                    and the pool key of a shared one
  *   lm_http_req.c    building and sending one request (the methods)
- *   lm_http_op.c     the pooled per-request op, its buffers, its cookies
+ *   lm_http_op.c     the per-request op (on lua/lm_op), its buffers, its cookies
  *   lm_http_done.c   a hop's completion: statistics, redirects, decoding
  *   lm_http_res.c    the response table and its lazy fields
  *   lm_http_batch.c  c:batch */
@@ -22,6 +23,7 @@
 #include "client/http_client.h"
 #include "engine/vu_api.h"
 #include "stats/tally.h"
+#include "lua/lm_op.h"
 #include "lua/lm_tls.h"
 #include "proto/cookie.h"
 #include "proto/http_gzip.h"
@@ -43,31 +45,24 @@ struct worker;
 typedef struct lm_http lm_http;
 typedef struct lm_http_op lm_http_op;
 
-/* One c:batch call: its requests run in parallel; the VU resumes when the
- * last completes (or the call returns at once when all completed in it). */
+/* One c:batch call, an lm_op whose requests are its own ops: the VU
+ * resumes when the last completes (or the call returns at once when all
+ * completed in it).  Its anchor holds {client object, request list}. */
 typedef struct lm_http_batch {
-    struct vu *v;
-    int n, remaining;              /* requests; those not completed yet */
+    lm_op core;                    /* first (lua/lm_op.h); pending: requests not done */
+    int n;                         /* requests */
     int issued;                    /* requests sent (or failed at once) */
-    int waiting;                   /* the VU yielded for it */
-    int aborted;                   /* the call raised: completions only release their ops */
-    int res_ref, err_ref;          /* registry: results[i] (response or false), errors[i] */
-    int anchor_ref;                /* registry: {client object, request list} */
+    int res_ref, err_ref;          /* registry: results[i] (response or false), errors[i];
+                                    * LUA_NOREF once handed over or let go */
 } lm_http_batch;
-
-/* A client shared by the objects made with pool = true (per worker and key). */
-typedef struct lm_http_pool {
-    char *key;
-    http_client *client;
-    struct lm_http_pool *next;
-} lm_http_pool;
 
 /* The module's per-worker state. */
 typedef struct lm_http_mod {
     struct worker *w;
     lm_http *objs;                 /* every live object, for teardown */
-    lm_http_pool *pools;
-    lm_http_op *free_ops;
+    lm_registry pool;              /* the clients of pool = true objects (lm_http_pool_key) */
+    lm_op_pool ops;                /* lm_http_op */
+    lm_op_pool batches;            /* lm_http_batch */
     int names_ref;                 /* "http <name>" -> timer id cache */
     int tagged_ref;                /* "<timer>{k=v,...}" -> tagged timer id cache */
     int ids_ready;
@@ -125,16 +120,14 @@ struct lm_http {
 };
 
 struct lm_http_op {
+    lm_op core;                    /* first (lua/lm_op.h): VU, start, anchor {object, body} */
     http_req req;
-    lm_http_op *next;
     lm_http_mod *mod;
     lm_http *h;
-    struct vu *v;
     int method, call_method;       /* the current hop's; the call's (its timer) */
     int name_tid;                  /* -1 when the call has no name */
     int tag_tid;                   /* the call's tagged timer; -1 when it has no tags */
-    int anchor_ref;                /* this op's registry slot: a table {object, body string} */
-    int in_call, nres;
+    int nres;                      /* results pushed by the completion */
     int redirects_left, hops;
     int has_expect;                /* 0: 200-399 */
     int decoded;                   /* the body pushed is mod->hz.out */
@@ -147,7 +140,6 @@ struct lm_http_op {
     char *cbuf;                    /* the Cookie header value */
     size_t cbuf_cap;
     unsigned char expect[64];      /* bit s-100 for statuses 100..599 */
-    uint64_t start_ns;
     uint64_t setup_ns;             /* connect + TLS handshake time of the call's hops (kept out of its timers) */
     char where[160];               /* the path without its query, for the tally */
     http_client *client;           /* alive while it may call back: names failures */
@@ -209,6 +201,8 @@ void lm_http_check_tags(lua_State *L, int idx, const char *fname, int client);
 int lm_http_tag_tid(lua_State *L, lm_http *h, const lm_http_call *c, int method);
 
 /* lm_http_pool.c */
+void lm_http_pool_key(const char *authority, int port, const lm_http_cfg *cfg, char *tkey, size_t tkey_len,
+                      lm_pool_key *key);
 int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char *authority,
                        const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len);
 http_client *lm_http_client_host(lm_http *h, int tls, const char *authority, size_t alen, char *err,
@@ -219,10 +213,8 @@ void lm_http_tls_free(lm_http *h);
 
 /* lm_http_op.c */
 lm_http_op *lm_http_op_get(lua_State *L, lm_http_mod *mod);
-void lm_http_op_put(lm_http_op *op);
-void lm_http_op_free(lm_http_op *op);
-void lm_http_op_anchor(lua_State *L, lm_http_op *op, int obj_idx, int body_idx);
-int lm_http_reserve(char **buf, size_t *cap, size_t need);
+int lm_http_op_results(lm_op *core, lua_State *L);
+void lm_http_op_fini(lm_op *core);
 void lm_http_cookie_header(lm_http_op *op);
 void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res);
 
@@ -251,6 +243,7 @@ void lm_http_res_init(lua_State *L, lm_http_mod *mod);
 /* lm_http_batch.c */
 void lm_http_batch_store(lua_State *L, lm_http_batch *b, int i, int nres);
 void lm_http_batch_done(lm_http_op *op, int status, const hp_parser *res);
+int lm_http_batch_push(lm_op *core, lua_State *L);
 int lm_http_batch_lua(lua_State *L);
 
 #endif

@@ -1,18 +1,18 @@
 /* lm_http_pool.c - which http_client serves an origin (scheme, host, port)
  * for luamech.http: a private client per object, or with pool = true the
- * worker's shared one for the same host, port, keep-alive and TLS settings;
+ * worker's shared one from the bindings' registry (lua/lm_op.h) under one
+ * key rule (lm_http_pool_key: origin, keep-alive, TLS settings);
  * the clients an object makes on first use for other origins (absolute
  * URLs, redirects to another host or scheme), https ones with the object's
  * TLS settings (copied here from its options).  It makes clients
  * (client/http_client resolves and connects) but sends nothing. */
+#include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lua/lm_http_int.h"
 
-/* A private client, or the worker's pooled one for this host, port and
- * keep-alive setting (made on first use).  0, or -1 with err filled. */
 /* A new client (see http_client_new), its name resolution recorded as an
  * http.dns sample when a name was looked up. */
 static int lm_http_client_make(lm_http_mod *mod, const char *host, int port, const char *authority,
@@ -23,39 +23,50 @@ static int lm_http_client_make(lm_http_mod *mod, const char *host, int port, con
     return 0;
 }
 
+/* The one key rule of pooled clients (lua/lm_op.h) for http: everything
+ * that changes what a connection does.  The origin is the authority as the
+ * URL wrote it (host, and the port when written: the Host header sent) and
+ * the port; the scheme and every TLS option are tkey (lm_tls_key: "" for
+ * http://); keep-alive is opt[0], the pool flag opt[1] (only pooled clients
+ * are registered: always 1 there).  Request timeouts are per request
+ * (http_req.timeout_ns), not the client's: its timeout_ns is 0.  tkey is
+ * the caller's buffer the key points into. */
+void lm_http_pool_key(const char *authority, int port, const lm_http_cfg *cfg, char *tkey, size_t tkey_len,
+                      lm_pool_key *key) {
+    lm_tls_key(&cfg->tls, cfg->tls_on, tkey, tkey_len);
+    memset(key, 0, sizeof *key);
+    key->address = authority;
+    key->opt[0] = cfg->keepalive;
+    key->opt[1] = cfg->pool;
+    key->opt[2] = port;
+    key->tls = tkey;
+}
+
+/* A private client, or the worker's pooled one for this key (made on
+ * first use).  0, or -1 with err filled. */
 int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char *authority,
-                              const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len) {
+                       const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len) {
     http_client_opts o;
     http_client_opts_default(&o);
     o.keepalive = cfg->keepalive;
     o.timeout_ns = 0;                          /* every request carries its own */
     o.tls = cfg->tls_on ? &cfg->tls : NULL;
     if (!cfg->pool) return lm_http_client_make(mod, host, port, authority, &o, out, err, err_len);
-    char key[1800], tkey[1200];
-    lm_tls_key(&cfg->tls, cfg->tls_on, tkey, sizeof tkey);
-    snprintf(key, sizeof key, "%s|%d|%s%s", host, port, cfg->keepalive ? "ka" : "close", tkey);
-    for (lm_http_pool *p = mod->pools; p; p = p->next)
-        if (strcmp(p->key, key) == 0) {
-            *out = p->client;
-            return 0;
-        }
-    lm_http_pool *p = calloc(1, sizeof *p);
-    char *k = strdup(key);
-    if (!p || !k) {
-        free(p);
-        free(k);
+    char tkey[1200];
+    lm_pool_key key;
+    lm_http_pool_key(authority, port, cfg, tkey, sizeof tkey, &key);
+    const lm_pooled *shared = lm_registry_find(&mod->pool, &key);
+    if (shared) {
+        *out = shared->client;
+        return 0;
+    }
+    if (lm_http_client_make(mod, host, port, authority, &o, out, err, err_len) != 0) return -1;
+    if (lm_registry_add(&mod->pool, &key, *out, LUA_NOREF) != 0) {
+        http_client_close(*out);
+        *out = NULL;
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    if (lm_http_client_make(mod, host, port, authority, &o, out, err, err_len) != 0) {
-        free(p);
-        free(k);
-        return -1;
-    }
-    p->key = k;
-    p->client = *out;
-    p->next = mod->pools;
-    mod->pools = p;
     return 0;
 }
 

@@ -3,9 +3,9 @@
  * (misuse raises a Lua error naming the call), builds the request into a
  * pooled op (path and query, absolute URLs on the client for that origin,
  * json or form bodies, headers with the client's defaults, Accept-Encoding,
- * the jar's Cookie), sends it with client/http_client and yields the VU;
- * lm_http_done.c resumes it.  A failure before sending (a bad URL) returns
- * nil, err at once.  It never parses bytes nor touches sockets; once the
+ * the jar's Cookie), sends it with client/http_client and waits on the
+ * bindings' operation pattern (lua/lm_op.h); lm_http_done.c completes it.
+ * A failure before sending (a bad URL) returns nil, err at once.  It never parses bytes nor touches sockets; once the
  * op's buffers have grown, building a request allocates nothing. */
 #include <lauxlib.h>
 #include <stdio.h>
@@ -63,7 +63,7 @@ static int lm_http_has_header(const hp_header *hdrs, size_t n, const char *name)
 static int lm_http_copy_headers(lm_http_op *op, const hp_header *hdrs, size_t nh) {
     size_t total = 0, off = 0;
     for (size_t i = 0; i < nh; i++) total += hdrs[i].name_len + hdrs[i].value_len;
-    if (lm_http_reserve(&op->hbuf, &op->hbuf_cap, total + 1) != 0) return -1;
+    if (lm_buf_reserve(&op->hbuf, &op->hbuf_cap, total + 1) != 0) return -1;
     for (size_t i = 0; i < nh; i++) {
         memcpy(op->hbuf + off, hdrs[i].name, hdrs[i].name_len);
         op->hdrs[i].name = op->hbuf + off;
@@ -100,18 +100,18 @@ static int lm_http_target(lua_State *L, lm_http_op *op, lm_http *h, const char *
         path = a.rest;
         path_len = a.rest_len;
     }
-    if (lm_http_reserve(&op->path, &op->path_cap, path_len + 1) != 0) goto oom;
+    if (lm_buf_reserve(&op->path, &op->path_cap, path_len + 1) != 0) goto oom;
     memcpy(op->path, path, path_len);
     op->path_len = path_len;
     if (query_idx) {
         char err[200];
         int had = memchr(path, '?', path_len) != NULL;
         size_t before = op->path_len;
-        if (lm_http_reserve(&op->path, &op->path_cap, op->path_len + 2) != 0) goto oom;
+        if (lm_buf_reserve(&op->path, &op->path_cap, op->path_len + 2) != 0) goto oom;
         op->path[op->path_len++] = had ? '&' : '?';
         size_t qstart = op->path_len;
         if (lm_url_query(L, query_idx, 0, &op->path, &op->path_cap, &op->path_len, err, sizeof err) != 0) {
-            lm_http_op_put(op);
+            lm_op_put(&op->core);
             luaL_error(L, "%s: query: %s", fname, err);
         }
         if (op->path_len == qstart) op->path_len = before;     /* empty table: no '?' */
@@ -132,7 +132,7 @@ static const char *lm_http_encode_body(lua_State *L, lm_http_op *op, const char 
     *body_len = c->body_len;
     if (c->json_idx) {
         if (lm_json_encode(L, c->json_idx, &op->bbuf, &op->bbuf_cap, &len, err, sizeof err) != 0) {
-            lm_http_op_put(op);
+            lm_op_put(&op->core);
             luaL_error(L, "%s: json: %s", fname, err);
         }
         *body = op->bbuf;
@@ -141,7 +141,7 @@ static const char *lm_http_encode_body(lua_State *L, lm_http_op *op, const char 
     }
     if (c->form_idx) {
         if (lm_url_query(L, c->form_idx, 1, &op->bbuf, &op->bbuf_cap, &len, err, sizeof err) != 0) {
-            lm_http_op_put(op);
+            lm_op_put(&op->core);
             luaL_error(L, "%s: form: %s", fname, err);
         }
         *body = len ? op->bbuf : "";
@@ -178,22 +178,21 @@ static void lm_http_add_header(hp_header *hdrs, size_t *nh, const char *name, co
 }
 
 /* A request that failed before it was sent (op->err says why): its nil,
- * err pushed (*nres = 2) or, in a batch, stored there (*nres = 0). */
+ * err pushed (*nres = 2) or, in a batch, stored there and done (*nres = 0). */
 static void lm_http_start_failed(lua_State *L, lm_http_op *op, lm_http_batch *b, int bi, int *nres) {
     lua_pushnil(L);
     lua_pushstring(L, op->err);
-    lm_http_op_put(op);
+    lm_op_put(&op->core);
     *nres = 2;
     if (!b) return;
     lm_http_batch_store(L, b, bi, 2);
-    b->remaining--;
+    lm_op_request_done(&b->core);          /* inside the batch's call: the call returns them */
     *nres = 0;
 }
 
 /* The op's fields from the call's options (before its target is known). */
-static void lm_http_op_setup(lm_http_op *op, lm_http *h, vu *v, int method, const lm_http_call *c,
+static void lm_http_op_setup(lm_http_op *op, lm_http *h, int method, const lm_http_call *c,
                              lm_http_batch *b, int bi) {
-    op->v = v;
     op->h = h;
     op->batch = b;
     op->batch_i = bi;
@@ -230,31 +229,25 @@ static void lm_http_op_request(lm_http_op *op, int method, const char *body, siz
     if (!body && (method == HP_POST || method == HP_PUT || method == HP_PATCH)) r->body = "";
 }
 
-/* Sends the op's first hop.  Returns the op in flight, or NULL when it
- * completed at once (its results pushed, the count in *nres) or belongs to
- * a batch (which may have released it already). */
-static lm_http_op *lm_http_send(lm_http_op *op, http_client *client, int *nres) {
-    op->in_call = 1;
-    op->start_ns = worker_now_ns();
-    op->req.start_ns = op->start_ns;          /* the same clock: one read for both */
+/* Sends the op's first hop: the op (lua/lm_op.h) starts now with one
+ * request, whose deadline counts from the same clock read.  Returns the op
+ * of a single call (completed or not: the caller finishes the call), NULL
+ * for a batch's (which may have released it already). */
+static lm_http_op *lm_http_send(lua_State *L, lm_http_op *op, vu *v, http_client *client, int *nres) {
+    lm_op_start(&op->core, v, L, 1);
+    op->req.start_ns = op->core.start_ns;
     *nres = 0;
     int was_batch = op->batch != NULL;
     http_client_send(client, &op->req, &op->r);   /* copies every byte; a batch op may be gone after */
-    if (was_batch) return NULL;
-    op->in_call = 0;
-    if (op->nres) {                                /* completed at once (pushed on L) */
-        *nres = op->nres;
-        lm_http_op_put(op);
-        return NULL;
-    }
-    return op;
+    return was_batch ? NULL : op;
 }
 
 /* Check, build and send one request: stack [self, ..., path at path_idx,
  * body at body_idx (0: none; from opts.body), opts at opts_idx].  Returns
- * the op in flight (the caller anchors and yields), or NULL when it
- * completed at once: its results are pushed (the count in *nres) or, for a
- * batch, stored there. */
+ * the op of a single call once sent (the caller anchors it while in flight
+ * and finishes the call: lm_op_finish_call), or NULL when it failed before
+ * it was sent (nil, err pushed: the count in *nres) or belongs to a batch
+ * (its results are stored there). */
 lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fname, int path_idx,
                           int body_idx, int opts_idx, lm_http_batch *b, int bi, int *nres,
                           int *body_str_idx) {
@@ -269,7 +262,7 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
     hp_header hdrs[LM_HTTP_MAX_HEADERS + LM_HTTP_EXTRA_HEADERS];
     size_t nh = lm_http_req_headers(L, h, fname, &c, hdrs);
     lm_http_op *op = lm_http_op_get(L, h->mod);
-    lm_http_op_setup(op, h, v, method, &c, b, bi);
+    lm_http_op_setup(op, h, method, &c, b, bi);
     http_client *client;
     if (lm_http_target(L, op, h, fname, path, path_len, c.query_idx, &client) != 0) {
         lm_http_start_failed(L, op, b, bi, nres);
@@ -281,7 +274,7 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
     if (!c.discard_body) lm_http_add_header(hdrs, &nh, "Accept-Encoding", "gzip, deflate");
     lm_http_add_header(hdrs, &nh, "Content-Type", ctype);
     if (lm_http_copy_headers(op, hdrs, nh) != 0) {
-        lm_http_op_put(op);
+        lm_op_put(&op->core);
         luaL_error(L, "%s: out of memory", fname);
     }
     op->cookie_slot = h->use_jar && !lm_http_has_header(hdrs, nh, "cookie");
@@ -293,7 +286,7 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
     op->client = client;
     lm_http_op_request(op, method, body, body_len);
     *body_str_idx = c.body_str_idx;
-    return lm_http_send(op, client, nres);
+    return lm_http_send(L, op, v, client, nres);
 }
 
 static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx, int body_idx,
@@ -303,8 +296,8 @@ static int lm_http_do(lua_State *L, int method, const char *fname, int path_idx,
     lm_http_op *op = lm_http_start(L, h, method, fname, path_idx, body_idx, opts_idx, NULL, 0, &nres,
                                    &body_str_idx);
     if (!op) return nres;
-    lm_http_op_anchor(L, op, 1, body_str_idx);
-    return vu_wait(op->v, L);
+    if (op->core.pending) lm_op_anchor(&op->core, L, 1, body_str_idx);   /* in flight */
+    return lm_op_finish_call(&op->core, L);
 }
 
 /* c:request(method, path [, opts]) */

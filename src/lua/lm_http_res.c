@@ -82,54 +82,56 @@ static int lm_http_res_json(lua_State *L) {
     return 1;
 }
 
-/* res.cookies: {name = value} of the Set-Cookie headers of this response,
- * cached in the response. */
-static int lm_http_res_cookies(lua_State *L) {
-    size_t len = 0, pos = 0, nl, vl;
-    const char *blk = lm_http_res_block(L, 1, &len), *n, *v;
-    lua_newtable(L);
+/* One header of a response into the table on top of L (a lazy field's). */
+typedef void (*lm_http_res_add_fn)(lua_State *L, const char *n, size_t nl, const char *v, size_t vl);
+
+/* res.cookies: {name = value} of the Set-Cookie headers of this response. */
+static void lm_http_res_add_cookie(lua_State *L, const char *n, size_t nl, const char *v, size_t vl) {
     ck_set cs;
-    while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) {
-        if (!lm_http_is_set_cookie(n, nl) || ck_parse(v, vl, &cs) != 0) continue;
-        lua_pushlstring(L, cs.name, cs.name_len);
-        lua_pushlstring(L, cs.value, cs.value_len);
-        lua_rawset(L, -3);
-    }
-    lua_pushliteral(L, "cookies");
-    lua_pushvalue(L, -2);
-    lua_rawset(L, 1);
-    return 1;
+    if (!lm_http_is_set_cookie(n, nl) || ck_parse(v, vl, &cs) != 0) return;
+    lua_pushlstring(L, cs.name, cs.name_len);
+    lua_pushlstring(L, cs.value, cs.value_len);
+    lua_rawset(L, -3);
 }
 
-/* res.headers, built on first access from the packed block that
- * lm_http_push left in the response: a table of lowercase names, repeated
- * headers joined with ", " except Set-Cookie (the first is kept: its values
- * may hold commas; res:header_all gives every one).  The header bytes are
- * walked by proto/http_proto.  Cached in the response. */
-static int lm_http_res_headers(lua_State *L) {
+/* res.headers: a table of lowercase names, repeated headers joined with
+ * ", " except Set-Cookie (the first is kept: its values may hold commas;
+ * res:header_all gives every one). */
+static void lm_http_res_add_header(lua_State *L, const char *n, size_t nl, const char *v, size_t vl) {
+    lua_pushlstring(L, n, nl);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, -3);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushlstring(L, v, vl);
+    } else if (lm_http_is_set_cookie(n, nl)) {   /* never joined: keep the first */
+        lua_pop(L, 2);
+        return;
+    } else {                                   /* repeated header: join with ", " */
+        lua_pushliteral(L, ", ");
+        lua_pushlstring(L, v, vl);
+        lua_concat(L, 3);
+    }
+    lua_rawset(L, -3);
+}
+
+/* The fields of a response built on first access from the packed block
+ * that lm_http_push left in it (the header bytes are walked by
+ * proto/http_proto), then cached in the response: later reads find them
+ * directly. */
+static const struct {
+    const char *name;
+    lm_http_res_add_fn add;
+} lm_http_res_lazy[] = {{"headers", lm_http_res_add_header}, {"cookies", lm_http_res_add_cookie}};
+
+static int lm_http_res_build(lua_State *L, const char *name, lm_http_res_add_fn add) {
     size_t len = 0, pos = 0, nl, vl;
     const char *blk = lm_http_res_block(L, 1, &len), *n, *v;
     lua_newtable(L);
-    while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) {
-        lua_pushlstring(L, n, nl);
-        lua_pushvalue(L, -1);
-        lua_rawget(L, -3);
-        if (lua_isnil(L, -1)) {
-            lua_pop(L, 1);
-            lua_pushlstring(L, v, vl);
-        } else if (lm_http_is_set_cookie(n, nl)) {   /* never joined: keep the first */
-            lua_pop(L, 2);
-            continue;
-        } else {                               /* repeated header: join with ", " */
-            lua_pushliteral(L, ", ");
-            lua_pushlstring(L, v, vl);
-            lua_concat(L, 3);
-        }
-        lua_rawset(L, -3);
-    }
-    lua_pushliteral(L, "headers");
+    while (blk && hp_headers_next(blk, len, &pos, &n, &nl, &v, &vl)) add(L, n, nl, v, vl);
+    lua_pushstring(L, name);
     lua_pushvalue(L, -2);
-    lua_rawset(L, 1);                          /* later reads find it directly */
+    lua_rawset(L, 1);
     return 1;
 }
 
@@ -156,8 +158,9 @@ static int lm_http_res_index(lua_State *L) {
         lua_pushinteger(L, (lua_Integer)lua_objlen(L, -1));
         return 1;
     }
-    if (kl == 7 && memcmp(k, "cookies", 7) == 0) return lm_http_res_cookies(L);
-    if (kl == 7 && memcmp(k, "headers", 7) == 0) return lm_http_res_headers(L);
+    for (size_t i = 0; i < sizeof lm_http_res_lazy / sizeof lm_http_res_lazy[0]; i++)
+        if (strlen(lm_http_res_lazy[i].name) == kl && memcmp(k, lm_http_res_lazy[i].name, kl) == 0)
+            return lm_http_res_build(L, lm_http_res_lazy[i].name, lm_http_res_lazy[i].add);
     return 0;
 }
 

@@ -102,15 +102,16 @@ static int lm_metric_get(lua_State *L, int kind) {
     memset(m, 0, sizeof *m);
     m->w = w;
     m->kind = kind;
+    stats_local *st = worker_stats(w);
     if (kind == MET_COUNTER) m->id = worker_counter_id(w, name);
     else if (kind == MET_GAUGE) {
         snprintf(key, sizeof key, "%s%s", LM_GAUGE, name);
-        m->id = worker_counter_id(w, key);
+        m->id = stats_counter_kind_id(st, key, CK_GAUGE);
     } else {
         snprintf(key, sizeof key, "%s%s", LM_RATE_TRUE, name);
-        m->id = worker_counter_id(w, key);
+        m->id = stats_counter_kind_id(st, key, CK_RATE_TRUE);
         snprintf(key, sizeof key, "%s%s", LM_RATE_FALSE, name);
-        m->id_false = worker_counter_id(w, key);
+        m->id_false = stats_counter_kind_id(st, key, CK_RATE_FALSE);
     }
     stats_counter_announce(worker_stats(w), m->id);
     if (kind == MET_RATE) stats_counter_announce(worker_stats(w), m->id_false);

@@ -5,6 +5,7 @@
 #include "lua/lm_op.h"
 
 #include <assert.h>
+#include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,7 @@ lm_op *lm_op_get(lm_op_pool *p) {
     lm_op *op = p->free;
     if (op) {
         p->free = op->next_free;
-        memset(op, 0, sizeof *op);
+        memset(op, 0, offsetof(lm_op, anchor));
     } else if ((op = calloc(1, p->size)) == NULL) {
         return NULL;
     }
@@ -67,7 +68,7 @@ int lm_op_finish_call(lm_op *op, lua_State *L) {
 }
 
 lua_State *lm_op_stack(const lm_op *op) {
-    return vu_wants_resume(op->v) ? vu_lua(op->v) : NULL;
+    return op->v && vu_wants_resume(op->v) ? vu_lua(op->v) : NULL;
 }
 
 int lm_op_request_done(lm_op *op) {
@@ -75,7 +76,7 @@ int lm_op_request_done(lm_op *op) {
     if (--op->pending > 0) return 0;
     if (op->in_call) return 1;              /* the Lua call returns the results */
     vu *v = op->v;
-    if (!vu_wants_resume(v)) {
+    if (!v || !vu_wants_resume(v)) {
         lm_op_put(op);
         return 1;
     }
@@ -88,6 +89,39 @@ int lm_op_request_done(lm_op *op) {
 void lm_op_record(const lm_op *op, int tid, int ok) {
     uint64_t now = worker_now_ns();
     vu_record(op->v, tid, (int64_t)(now - op->start_ns), now, ok);
+}
+
+void lm_op_record_less(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok) {
+    uint64_t now = worker_now_ns(), took = now - op->start_ns;
+    int64_t dur = (int64_t)(took > less_ns ? took - less_ns : 0);
+    for (int i = 0; i < n; i++)
+        if (tids[i] >= 0) vu_record(op->v, tids[i], dur, now, ok);
+}
+
+void lm_op_anchor(lm_op *op, lua_State *L, int obj_idx, int val_idx) {
+    int idx[2] = {obj_idx, val_idx}, top = lua_gettop(L);
+    for (int i = 0; i < 2; i++)             /* relative indexes: absolute before any push */
+        if (idx[i] < 0 && idx[i] > LUA_REGISTRYINDEX) idx[i] += top + 1;
+    if (!op->anchor) {
+        if (!obj_idx && !val_idx) return;   /* nothing held */
+        lua_createtable(L, 2, 0);
+        op->anchor = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, op->anchor);
+    for (int i = 0; i < 2; i++) {           /* false, never nil: no holes */
+        if (idx[i]) lua_pushvalue(L, idx[i]);
+        else lua_pushboolean(L, 0);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pop(L, 1);
+}
+
+void lm_op_drop(lm_op *op, int unsent) {
+    assert(unsent >= 0 && unsent <= op->pending);
+    op->v = NULL;
+    op->in_call = 0;
+    op->pending -= unsent;
+    if (op->pending == 0) lm_op_put(op);
 }
 
 /* ---- registry ---- */

@@ -31,6 +31,9 @@ struct lm_op {
     int base;               /* stack top before the results (inside the call) */
     int pending;            /* requests not yet done */
     uint64_t start_ns;      /* the clock read the requests' deadlines start from */
+    int anchor;             /* registry slot of lm_op_anchor (0: none yet); kept across
+                             * reuse, it dies with the Lua state.  Last: lm_op_get
+                             * zeroes the fields above it only */
 };
 
 struct lm_op_pool {
@@ -57,7 +60,8 @@ void lm_op_start(lm_op *op, vu *v, lua_State *L, int pending);
  * the results now; else the VU waits (vu_wait) for lm_op_request_done. */
 int lm_op_finish_call(lm_op *op, lua_State *L);
 /* Where partial results go (values of a multi-get, a pipeline's table):
- * the VU's stack, or NULL when the VU takes no results (stopped). */
+ * the VU's stack, or NULL when the VU takes no results (stopped, or the op
+ * dropped). */
 lua_State *lm_op_stack(const lm_op *op);
 /* One request of op is done.  The last one completes op: inside the call
  * nothing more (lm_op_finish_call returns the results); else the results
@@ -67,6 +71,20 @@ lua_State *lm_op_stack(const lm_op *op);
 int lm_op_request_done(lm_op *op);
 /* Record the time since the op's start under timer tid. */
 void lm_op_record(const lm_op *op, int tid, int ok);
+/* The same under each timer of tids[0..n) (negative: none), one clock read
+ * for all, less less_ns (time a binding times on timers of its own, as
+ * http's connection set-up). */
+void lm_op_record_less(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok);
+/* Keep the values at stack indexes obj_idx and val_idx of L (0: none)
+ * alive while op is in flight (the VU may stop and its coroutine be
+ * collected first); lm_op_anchor(op, L, 0, 0) lets them go.  The op's
+ * registry slot is made on first use and kept across reuse. */
+void lm_op_anchor(lm_op *op, lua_State *L, int obj_idx, int val_idx);
+/* Nobody takes op's results any more (its Lua call raised after sending, or
+ * the worker is closing): unsent of its requests will never complete, the
+ * others only bring it back to its pool.  With none left it goes back now
+ * (do not touch it then). */
+void lm_op_drop(lm_op *op, int unsent);
 
 /* ---- the registry of pooled clients ---- */
 

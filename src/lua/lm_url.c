@@ -6,24 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua/lm_core.h"
 #include "lua/lm_url.h"
 #include "proto/url.h"
-
-static int lm_url_reserve(char **buf, size_t *cap, size_t need) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    char *b = realloc(*buf, c);
-    if (!b) return -1;
-    *buf = b;
-    *cap = c;
-    return 0;
-}
 
 static int lm_url_append(char **buf, size_t *cap, size_t *len, const char *s, size_t sl, int enc,
                          int form) {
     size_t need = enc ? sl * 3 : sl;
-    if (lm_url_reserve(buf, cap, *len + need + 1) != 0) return -1;
+    if (lm_buf_reserve(buf, cap, *len + need + 1) != 0) return -1;
     *len += enc ? url_encode(*buf + *len, *cap - *len, s, sl, form) : (memcpy(*buf + *len, s, sl), sl);
     return 0;
 }

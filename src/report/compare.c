@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,14 +77,6 @@ cmp_unit cmp_fig_unit(cmp_fig f) {
 
 int cmp_is_worse(cmp_fig f, double a, double b) { return cmp_fig_higher_is_worse(f) ? b > a : b < a; }
 
-void cmp_errf(char *err, size_t len, const char *fmt, ...) {
-    if (!err || !len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- loading the runs ---- */
 
 json_t *cmp_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
@@ -102,21 +93,21 @@ static int cmp_load_file(cmp_run *r, const char *path, char *err, size_t err_len
     json_error_t je;
     struct stat st;
     if (stat(path, &st) != 0) {
-        cmp_errf(err, err_len, "%s: %s", path, strerror(errno));
+        text_errf(err, err_len, "%s: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        cmp_errf(err, err_len, "%s: not a regular file", path);
+        text_errf(err, err_len, "%s: not a regular file", path);
         return -1;
     }
     r->root = json_load_file(path, 0, &je);
     if (!r->root) {
-        cmp_errf(err, err_len, "%s: invalid JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
+        text_errf(err, err_len, "%s: invalid JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
         return -1;
     }
     if (!json_is_object(r->root) ||
         (!json_is_array(cmp_get(r->root, "timers")) && !json_is_array(cmp_get(r->root, "phases")))) {
-        cmp_errf(err, err_len, "%s: not a luamech summary (no \"timers\" or \"phases\" array)", path);
+        text_errf(err, err_len, "%s: not a luamech summary (no \"timers\" or \"phases\" array)", path);
         json_decref(r->root);
         r->root = NULL;
         return -1;
@@ -128,7 +119,7 @@ static int cmp_load_file(cmp_run *r, const char *path, char *err, size_t err_len
 int cmp_load(cmp_run *r, const char *arg, char *err, size_t err_len) {
     struct stat st;
     if (stat(arg, &st) != 0) {
-        cmp_errf(err, err_len, "%s: %s", arg, strerror(errno));
+        text_errf(err, err_len, "%s: %s", arg, strerror(errno));
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) return cmp_load_file(r, arg, err, err_len);
@@ -155,7 +146,7 @@ static int cmp_load_phase(cmp_run *ph, const cmp_run *top, json_t *p, size_t idx
     snprintf(path, sizeof path, "%s/%s/summary.json", top->dir, sub);
     if (cmp_load_file(ph, path, err, err_len) != 0) return -1;
     if (!json_is_array(cmp_get(ph->root, "timers"))) {
-        cmp_errf(err, err_len, "%s: not a phase's summary (no \"timers\" array)", path);
+        text_errf(err, err_len, "%s: not a phase's summary (no \"timers\" array)", path);
         json_decref(ph->root);
         ph->root = NULL;
         return -1;
@@ -195,11 +186,11 @@ static json_t *cmp_find_timer(json_t *timers, const char *name, char *used) {
 int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *err, size_t err_len) {
     json_t *s = cmp_get(t, "summary"), *x = cmp_get(s, cmp_fig_field(f));
     if (!json_is_object(s)) {
-        cmp_errf(err, err_len, "%s: timer \"%s\" has no \"summary\" object", r->path, cmp_str(t, "name"));
+        text_errf(err, err_len, "%s: timer \"%s\" has no \"summary\" object", r->path, cmp_str(t, "name"));
         return -1;
     }
     if (!json_is_number(x)) {
-        cmp_errf(err, err_len, "%s: timer \"%s\": summary.%s is missing or not a number", r->path,
+        text_errf(err, err_len, "%s: timer \"%s\": summary.%s is missing or not a number", r->path,
                  cmp_str(t, "name"), cmp_fig_field(f));
         return -1;
     }
@@ -417,7 +408,7 @@ static json_t *cmp_build(cmp_opts *o, const cmp_run *a, const cmp_run *b, char *
     int rc;
     if (json_is_array(pa) != json_is_array(pb)) {
         const cmp_run *ph = json_is_array(pa) ? a : b, *single = json_is_array(pa) ? b : a;
-        cmp_errf(err, err_len, "%s is a phased run's top summary but %s is a single run's: compare a phase "
+        text_errf(err, err_len, "%s is a phased run's top summary but %s is a single run's: compare a phase "
                  "directory of the phased run (e.g. DIR/1-NAME) with the single run", ph->path, single->path);
         rc = -1;
     } else if (!json_is_array(pa)) {

@@ -30,8 +30,8 @@ static int cmp_limit_figure(const char *s, const char **pp, cmp_limit *l, char *
     size_t nlen = (size_t)(p - name);
     int f = cmp_fig_parse(name, nlen);
     if (f < 0) {
-        if (nlen == 0) cmp_errf(err, err_len, "'%s': expected a figure, e.g. 'p95>10%%' or 'rate<-5%%'", s);
-        else cmp_errf(err, err_len, "'%s': unknown figure '%.*s' (rate, count, errors, min, avg, p50, p80, p90, "
+        if (nlen == 0) text_errf(err, err_len, "'%s': expected a figure, e.g. 'p95>10%%' or 'rate<-5%%'", s);
+        else text_errf(err, err_len, "'%s': unknown figure '%.*s' (rate, count, errors, min, avg, p50, p80, p90, "
                       "p95, p99, p99.9, max, stdev)", s, (int)nlen, name);
         return -1;
     }
@@ -44,7 +44,7 @@ static int cmp_limit_figure(const char *s, const char **pp, cmp_limit *l, char *
 static int cmp_limit_op(const char *s, const char **pp, cmp_limit *l, char *err, size_t err_len) {
     const char *p = cmp_skip_space(*pp);
     if (*p != '>' && *p != '<') {
-        cmp_errf(err, err_len, "'%s': expected > or < after '%s'", s, cmp_fig_name(l->fig));
+        text_errf(err, err_len, "'%s': expected > or < after '%s'", s, cmp_fig_name(l->fig));
         return -1;
     }
     l->op = *p++;
@@ -102,18 +102,18 @@ int cmp_amount_parse(const char *s, cmp_unit *unit, double *v, char *err, size_t
     char sign;
     double factor;
     if (!cmp_number_at(&p, v, &sign) || sign) {
-        cmp_errf(err, err_len, "'%s': expected an unsigned amount with its unit: 1ms, 250us, 0.5s, 50/s, "
+        text_errf(err, err_len, "'%s': expected an unsigned amount with its unit: 1ms, 250us, 0.5s, 50/s, "
                  "or a bare number of samples", s);
         return -1;
     }
     p = cmp_skip_space(p);
     if (cmp_unit_at(&p, unit, &factor) != 0 || *cmp_skip_space(p)) {
-        cmp_errf(err, err_len, "'%s': unknown unit (ms, us, s, /s, or none for samples)", s);
+        text_errf(err, err_len, "'%s': unknown unit (ms, us, s, /s, or none for samples)", s);
         return -1;
     }
     *v *= factor;
     if (!isfinite(*v) || *v <= 0) {
-        cmp_errf(err, err_len, "'%s': the amount must be above 0", s);
+        text_errf(err, err_len, "'%s': the amount must be above 0", s);
         return -1;
     }
     return 0;
@@ -133,13 +133,13 @@ static int cmp_limit_unit(const char *s, const char **pp, cmp_limit *l, double v
         return 0;
     }
     if (cmp_unit_at(&p, &u, &factor) != 0 || u != want) {
-        cmp_errf(err, err_len, "'%s': the limit is a change of B against A: in percent (put %% after the number, "
+        text_errf(err, err_len, "'%s': the limit is a change of B against A: in percent (put %% after the number, "
                  "e.g. '%s%c%s%g%%') or an amount in %s's unit with its sign (e.g. '%s%c%s%c%s')", s, name, l->op,
                  eq, v, name, name, l->op, eq, l->op == '>' ? '+' : '-', cmp_unit_example(want));
         return -1;
     }
     if (!sign) {
-        cmp_errf(err, err_len, "'%s': an absolute limit is a change and takes its sign: '%s%c%s%c%g%s' (B's %s "
+        text_errf(err, err_len, "'%s': an absolute limit is a change and takes its sign: '%s%c%s%c%g%s' (B's %s "
                  "more than %g%s %s A's)", s, name, l->op, eq, l->op == '>' ? '+' : '-', v, cmp_unit_suffix(u), name,
                  v, cmp_unit_suffix(u), l->op == '>' ? "above" : "below");
         return -1;
@@ -157,7 +157,7 @@ static int cmp_limit_value(const char *s, const char *p, cmp_limit *l, char *err
     double v = 0;
     char sign;
     if (!cmp_number_at(&p, &v, &sign)) {
-        cmp_errf(err, err_len, "'%s': expected a number of percent or an amount after '%c%s'", s, l->op,
+        text_errf(err, err_len, "'%s': expected a number of percent or an amount after '%c%s'", s, l->op,
                  l->or_equal ? "=" : "");
         return -1;
     }
@@ -167,11 +167,11 @@ static int cmp_limit_value(const char *s, const char *p, cmp_limit *l, char *err
         cmp_unit u;
         char ferr[256];
         if (cmp_amount_parse(p + 7, &u, &l->floor, ferr, sizeof ferr) != 0) {
-            cmp_errf(err, err_len, "'%s': floor %s", s, ferr);
+            text_errf(err, err_len, "'%s': floor %s", s, ferr);
             return -1;
         }
         if (u != cmp_fig_unit(l->fig)) {
-            cmp_errf(err, err_len, "'%s': the floor of %s is in its unit (e.g. floor=%s)", s, cmp_fig_name(l->fig),
+            text_errf(err, err_len, "'%s': the floor of %s is in its unit (e.g. floor=%s)", s, cmp_fig_name(l->fig),
                      cmp_unit_example(cmp_fig_unit(l->fig)));
             return -1;
         }
@@ -179,7 +179,7 @@ static int cmp_limit_value(const char *s, const char *p, cmp_limit *l, char *err
         p += strlen(p);
     }
     if (*p) {
-        cmp_errf(err, err_len, "'%s': unexpected '%s' after the limit", s, p);
+        text_errf(err, err_len, "'%s': unexpected '%s' after the limit", s, p);
         return -1;
     }
     return 0;
@@ -188,16 +188,16 @@ static int cmp_limit_value(const char *s, const char *p, cmp_limit *l, char *err
 /* A finite number, and the operator pointing the way the figure gets worse. */
 static int cmp_limit_check(const char *s, const cmp_limit *l, char *err, size_t err_len) {
     if (!isfinite(l->pct) || !isfinite(l->amount)) {
-        cmp_errf(err, err_len, "'%s': bad number", s);
+        text_errf(err, err_len, "'%s': bad number", s);
         return -1;
     }
     if (cmp_fig_higher_is_worse(l->fig) && l->op != '>') {
-        cmp_errf(err, err_len, "'%s': a higher %s is worse, so its limit is '%s>PCT%%' (B's %s more than PCT%% "
+        text_errf(err, err_len, "'%s': a higher %s is worse, so its limit is '%s>PCT%%' (B's %s more than PCT%% "
                  "above A's)", s, cmp_fig_name(l->fig), cmp_fig_name(l->fig), cmp_fig_name(l->fig));
         return -1;
     }
     if (!cmp_fig_higher_is_worse(l->fig) && l->op != '<') {
-        cmp_errf(err, err_len, "'%s': a lower %s is worse, so its limit is '%s<-PCT%%' (B's %s more than PCT%% "
+        text_errf(err, err_len, "'%s': a lower %s is worse, so its limit is '%s<-PCT%%' (B's %s more than PCT%% "
                  "below A's)", s, cmp_fig_name(l->fig), cmp_fig_name(l->fig), cmp_fig_name(l->fig));
         return -1;
     }

@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "common/text.h"
 #include "report/compare.h"
 
 /* A loaded summary.json. */
@@ -83,8 +84,5 @@ int cmp_check_timers_seen(const cmp_opts *o, const char *a, const char *b);
 /* `compare A1 A2 ... -- B1 B2 ...` (o->sets): loads, compares, prints.
  * The exit code. */
 int cmp_sets_main(cmp_opts *o);
-
-/* snprintf into err (nothing when err is NULL or err_len 0). */
-void cmp_errf(char *err, size_t len, const char *fmt, ...);
 
 #endif

@@ -42,7 +42,7 @@ static int cmp_sets_load_side(cmp_sets *s, cmp_run *runs, const char **args, int
     for (int i = 0; i < n; i++) {
         if (cmp_load(&runs[i], args[i], s->err, sizeof s->err) != 0) return -1;
         if (!json_is_array(cmp_get(runs[i].root, "timers"))) {
-            cmp_errf(s->err, sizeof s->err, "%s is a phased run's top summary: sets compare single runs; give a "
+            text_errf(s->err, sizeof s->err, "%s is a phased run's top summary: sets compare single runs; give a "
                      "phase directory of each run (e.g. DIR/1-NAME)", runs[i].path);
             return -1;
         }
@@ -57,7 +57,7 @@ static int cmp_sets_load(cmp_sets *s) {
     s->va = calloc((size_t)o->na, sizeof *s->va);
     s->vb = calloc((size_t)o->nb, sizeof *s->vb);
     if (!s->a || !s->b || !s->va || !s->vb) {
-        cmp_errf(s->err, sizeof s->err, "out of memory");
+        text_errf(s->err, sizeof s->err, "out of memory");
         return -1;
     }
     if (cmp_sets_load_side(s, s->a, o->runs_a, o->na) != 0) return -1;

@@ -12,7 +12,6 @@
 
 #include "common/text.h"
 #include "common/units.h"
-#include "common/check_names.h"
 
 double report_ms(double us) { return us / 1000.0; }
 
@@ -130,20 +129,14 @@ static void report_summary(FILE *out, const scenario *sc, const run_result *r, c
     if (sc->notes) fprintf(out, "\nNotes:\n\n%s\n", sc->notes);
 }
 
-int report_is_check(const char *name) {
-    return strncmp(name, LM_CHECK_PASS, strlen(LM_CHECK_PASS)) == 0 ||
-           strncmp(name, LM_CHECK_FAIL, strlen(LM_CHECK_FAIL)) == 0;
-}
-
 int report_checks(const agg *a, report_check **out) {
     int n = 0;
     *out = calloc((size_t)a->ncounters + 1, sizeof **out);
-    size_t lp = strlen(LM_CHECK_PASS), lf = strlen(LM_CHECK_FAIL);
     for (int i = 0; i < a->ncounters; i++) {
         const agg_counter *c = a->counters[i];
-        int pass = strncmp(c->name, LM_CHECK_PASS, lp) == 0;
-        if (!pass && strncmp(c->name, LM_CHECK_FAIL, lf) != 0) continue;
-        const char *name = c->name + (pass ? lp : lf);
+        int pass = c->kind == CK_CHECK_PASS;
+        if (!pass && c->kind != CK_CHECK_FAIL) continue;
+        const char *name = c->base;
         int k = 0;
         while (k < n && strcmp((*out)[k].name, name) != 0) k++;
         if (k == n) (*out)[n++].name = name;
@@ -171,7 +164,7 @@ static void report_counters_table(FILE *out, const run_result *r) {
     int shown = 0;
     for (int i = 0; i < r->agg.ncounters; i++) {
         const agg_counter *c = r->agg.counters[i];
-        if (report_is_check(c->name) || report_is_metric(c->name) || strncmp(c->name, "engine.", 7) == 0) continue;
+        if (c->kind != CK_PLAIN) continue;      /* checks, metrics and the engine's have tables of their own */
         if (!shown++) fprintf(out, "\nCounters\n\n%-40s %16s %14s\n", "name", "total", "per second");
         char buf[1024];
         fprintf(out, "%-40s %16lld %14.2f\n", text_clean(c->name, buf, sizeof buf), (long long)c->total,

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,23 +190,13 @@ char *hlog_encode_base64(const hist *h) {
 
 /* ---- decoding ---- */
 
-static int seterr(char *err, size_t err_len, const char *fmt, ...) {
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* Adds the counts of an uncompressed payload to *into. */
 static int decode_payload(const uint8_t *p, size_t n, int64_t max_us, hist *into, char *err,
                           size_t err_len) {
-    if (n < HLOG_PAYLOAD_HEADER_LEN) return seterr(err, err_len, "histogram payload too short");
+    if (n < HLOG_PAYLOAD_HEADER_LEN) return text_errf(err, err_len, "histogram payload too short");
     uint32_t cookie = (uint32_t)get_be(p, 4);
     if ((cookie & ~0xf0u) != (HLOG_ENCODING_COOKIE & ~0xf0u))
-        return seterr(err, err_len, "not a V2 histogram encoding (cookie 0x%08x)", cookie);
+        return text_errf(err, err_len, "not a V2 histogram encoding (cookie 0x%08x)", cookie);
     uint32_t counts_len = (uint32_t)get_be(p + 4, 4);
     /* The normalizing index offset (p + 8) and the integer-to-double ratio
      * (p + 32) only matter for shifted double histograms: ignored, as
@@ -215,12 +204,12 @@ static int decode_payload(const uint8_t *p, size_t n, int64_t max_us, hist *into
     uint32_t digits = (uint32_t)get_be(p + 12, 4);
     uint64_t lowest = get_be(p + 16, 8);
     if (digits != HIST_SIG_DIGITS || lowest != 1)
-        return seterr(err, err_len,
+        return text_errf(err, err_len,
                       "unsupported histogram layout (%u significant digits, lowest value %llu; "
                       "luamech reads 3 and 1)",
                       digits, (unsigned long long)lowest);
     if (counts_len > n - HLOG_PAYLOAD_HEADER_LEN)
-        return seterr(err, err_len, "histogram counts truncated");
+        return text_errf(err, err_len, "histogram counts truncated");
     const uint8_t *c = p + HLOG_PAYLOAD_HEADER_LEN, *end = c + counts_len;
     int64_t idx = 0, total = 0;
     int32_t lo = -1, hi = -1;
@@ -230,29 +219,29 @@ static int decode_payload(const uint8_t *p, size_t n, int64_t max_us, hist *into
         for (const uint8_t *q = c; q < end;) {
             int64_t v;
             size_t k = get_zigzag(q, (size_t)(end - q), &v);
-            if (k == 0) return seterr(err, err_len, "histogram counts truncated mid-word");
+            if (k == 0) return text_errf(err, err_len, "histogram counts truncated mid-word");
             q += k;
             if (v < 0) {
-                if (v < -(int64_t)HIST_COUNTS_LEN) return seterr(err, err_len, "histogram counts out of range");
+                if (v < -(int64_t)HIST_COUNTS_LEN) return text_errf(err, err_len, "histogram counts out of range");
                 idx -= v;
                 continue;
             }
             if (v > 0) {
                 if (idx >= HIST_COUNTS_LEN)
-                    return seterr(err, err_len, "histogram values beyond luamech's range (1 h)");
+                    return text_errf(err, err_len, "histogram values beyond luamech's range (1 h)");
                 if (pass == 0) {
-                    if (v > INT64_MAX - total) return seterr(err, err_len, "histogram count overflows");
+                    if (v > INT64_MAX - total) return text_errf(err, err_len, "histogram count overflows");
                     total += v;
                     if (lo < 0) lo = (int32_t)idx;
                     hi = (int32_t)idx;
                 } else if (hist_add_at_index(into, (int32_t)idx, v) != 0) {
-                    return seterr(err, err_len, "out of memory");
+                    return text_errf(err, err_len, "out of memory");
                 }
             }
             idx++;
         }
         if (pass == 0 && total > INT64_MAX - into->total)
-            return seterr(err, err_len, "histogram count overflows");
+            return text_errf(err, err_len, "histogram count overflows");
     }
     if (total == 0) return 0;
     into->total += total;
@@ -268,16 +257,16 @@ static int decode_payload(const uint8_t *p, size_t n, int64_t max_us, hist *into
 
 int hlog_decode_compressed(const uint8_t *buf, size_t len, int64_t max_us, hist *into,
                            char *err, size_t err_len) {
-    if (len < 8) return seterr(err, err_len, "compressed histogram too short");
+    if (len < 8) return text_errf(err, err_len, "compressed histogram too short");
     uint32_t cookie = (uint32_t)get_be(buf, 4);
     if ((cookie & ~0xf0u) != (HLOG_COMPRESSED_COOKIE & ~0xf0u))
-        return seterr(err, err_len, "not a V2 compressed histogram (cookie 0x%08x)", cookie);
+        return text_errf(err, err_len, "not a V2 compressed histogram (cookie 0x%08x)", cookie);
     uint32_t zlen = (uint32_t)get_be(buf + 4, 4);
-    if (zlen > len - 8) return seterr(err, err_len, "compressed histogram truncated");
+    if (zlen > len - 8) return text_errf(err, err_len, "compressed histogram truncated");
     /* The payload is at most the header and 9 bytes per count. */
     size_t cap = HLOG_PAYLOAD_HEADER_LEN + (size_t)HIST_COUNTS_LEN * LEB_MAX;
     uint8_t *raw = malloc(cap);
-    if (!raw) return seterr(err, err_len, "out of memory");
+    if (!raw) return text_errf(err, err_len, "out of memory");
     z_stream z;
     memset(&z, 0, sizeof z);
     int rc = inflateInit(&z);
@@ -291,7 +280,7 @@ int hlog_decode_compressed(const uint8_t *buf, size_t len, int64_t max_us, hist 
     }
     if (rc != Z_STREAM_END) {
         free(raw);
-        return seterr(err, err_len, "cannot inflate the histogram (zlib: %s)",
+        return text_errf(err, err_len, "cannot inflate the histogram (zlib: %s)",
                       rc == Z_BUF_ERROR ? "too large or truncated" : zError(rc));
     }
     rc = decode_payload(raw, cap - z.avail_out, max_us, into, err, err_len);
@@ -311,7 +300,7 @@ static int b64_value(unsigned char c) {
 int hlog_decode_base64(const char *b64, size_t len, int64_t max_us, hist *into, char *err,
                        size_t err_len) {
     uint8_t *bin = malloc(len / 4 * 3 + 3);
-    if (!bin) return seterr(err, err_len, "out of memory");
+    if (!bin) return text_errf(err, err_len, "out of memory");
     size_t n = 0;
     uint32_t acc = 0;
     int bits = 0, pad = 0;
@@ -325,7 +314,7 @@ int hlog_decode_base64(const char *b64, size_t len, int64_t max_us, hist *into, 
         int v = b64_value(ch);
         if (v < 0 || pad) {
             free(bin);
-            return seterr(err, err_len, "invalid base64");
+            return text_errf(err, err_len, "invalid base64");
         }
         acc = (acc << 6) | (uint32_t)v;
         bits += 6;
@@ -466,7 +455,7 @@ int hlog_close(hlog *l) {
 
 int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t err_len) {
     FILE *f = fopen(path, "r");
-    if (!f) return seterr(err, err_len, "%s: %s", path, strerror(errno));
+    if (!f) return text_errf(err, err_len, "%s: %s", path, strerror(errno));
     hist *h = malloc(sizeof *h);
     char *line = NULL;
     size_t cap = 0;
@@ -475,7 +464,7 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
     int rc = 0;
     if (!h) {
         fclose(f);
-        return seterr(err, err_len, "out of memory");
+        return text_errf(err, err_len, "out of memory");
     }
     hist_init(h);
     while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
@@ -487,7 +476,7 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
             tag = p + 4;
             char *comma = strchr(tag, ',');
             if (!comma) {
-                rc = seterr(err, err_len, "%s:%ld: a tag without an interval", path, lineno);
+                rc = text_errf(err, err_len, "%s:%ld: a tag without an interval", path, lineno);
                 break;
             }
             *comma = 0;
@@ -502,7 +491,7 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
         double len = nf == 4 ? strtod(fields[1], &e1) : 0;
         double max = nf == 4 ? strtod(fields[2], &e2) : 0;
         if (nf != 4 || *e0 || *e1 || *e2 || e0 == fields[0] || e1 == fields[1] || e2 == fields[2]) {
-            rc = seterr(err, err_len, "%s:%ld: not an interval line (expected "
+            rc = text_errf(err, err_len, "%s:%ld: not an interval line (expected "
                         "[Tag=...,]start,length,max,histogram)", path, lineno);
             break;
         }
@@ -512,12 +501,12 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
          * a whole number in the histogram's top bucket (decode checks). */
         int64_t max_us = max >= 0 && max < 9e15 && max == floor(max) ? (int64_t)max : -1;
         if (hlog_decode_base64(fields[3], strlen(fields[3]), max_us, h, derr, sizeof derr) != 0) {
-            rc = seterr(err, err_len, "%s:%ld: %s", path, lineno, derr);
+            rc = text_errf(err, err_len, "%s:%ld: %s", path, lineno, derr);
             break;
         }
         rc = fn(ctx, tag, start, len, max, h);
     }
-    if (rc == 0 && ferror(f)) rc = seterr(err, err_len, "%s: read error", path);
+    if (rc == 0 && ferror(f)) rc = text_errf(err, err_len, "%s: read error", path);
     free(line);
     hist_free(h);
     free(h);

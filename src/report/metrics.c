@@ -1,6 +1,6 @@
 /* metrics.c - custom metrics in the reports: gauges and rates are counters
- * with name prefixes (lua/lm_core.h: "gauge NAME", "rate.true NAME",
- * "rate.false NAME"); here they are gathered back into one row per metric
+ * of their own kinds (stats/local.h: CK_GAUGE, CK_RATE_TRUE, CK_RATE_FALSE,
+ * the metric's own name in agg_counter.base); here they are gathered back into one row per metric
  * for the console (report_metrics) and summary.json ("gauges", "rates").
  * A gauge's value at the end of each interval is the running sum of its
  * changes.  Plain counters stay with the other counters.  No I/O besides
@@ -12,29 +12,15 @@
 #include <string.h>
 
 #include "common/text.h"
-#include "common/check_names.h"
-
-static int metrics_prefixed(const char *name, const char *prefix, const char **base) {
-    size_t n = strlen(prefix);
-    if (strncmp(name, prefix, n) != 0) return 0;
-    *base = name + n;
-    return 1;
-}
-
-int report_is_metric(const char *name) {
-    const char *b;
-    return metrics_prefixed(name, LM_GAUGE, &b) || metrics_prefixed(name, LM_RATE_TRUE, &b) ||
-           metrics_prefixed(name, LM_RATE_FALSE, &b);
-}
 
 int report_rates(const agg *a, report_rate **out) {
     int n = 0;
     *out = calloc((size_t)a->ncounters + 1, sizeof **out);
     for (int i = 0; *out && i < a->ncounters; i++) {
         const agg_counter *c = a->counters[i];
-        const char *base;
-        int t = metrics_prefixed(c->name, LM_RATE_TRUE, &base);
-        if (!t && !metrics_prefixed(c->name, LM_RATE_FALSE, &base)) continue;
+        const char *base = c->base;
+        int t = c->kind == CK_RATE_TRUE;
+        if (!t && c->kind != CK_RATE_FALSE) continue;
         int k = 0;
         while (k < n && strcmp((*out)[k].name, base) != 0) k++;
         if (k == n) (*out)[n++].name = base;
@@ -78,8 +64,8 @@ json_t *report_gauges_json(const agg *a) {
     json_t *arr = json_array();
     for (int i = 0; i < a->ncounters; i++) {
         const agg_counter *c = a->counters[i];
-        const char *base;
-        if (!metrics_prefixed(c->name, LM_GAUGE, &base)) continue;
+        const char *base = c->base;
+        if (c->kind != CK_GAUGE) continue;
         json_t *rows = json_array();
         int64_t level = 0;
         for (int k = 0; k < c->nrows; k++) json_array_append_new(rows, json_integer(level += c->rows[k]));
@@ -106,8 +92,8 @@ void report_metrics(FILE *out, const run_result *r) {
     int shown = 0;
     for (int i = 0; i < r->agg.ncounters; i++) {
         const agg_counter *c = r->agg.counters[i];
-        const char *base;
-        if (!metrics_prefixed(c->name, LM_GAUGE, &base)) continue;
+        const char *base = c->base;
+        if (c->kind != CK_GAUGE) continue;
         int64_t level = 0, lo = 0, hi = 0;
         for (int k = 0; k < c->nrows; k++) {
             level += c->rows[k];

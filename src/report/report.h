@@ -156,24 +156,23 @@ struct json_t *report_run_thresholds_json(const scenario *sc, const run_result *
 void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n);
 int report_write_phases(const char *dir, const scenario *sc, const run_result *rs, int n, int exit_code);
 
-/* Checks, from the check counters (lua/lm_core.h): one entry per name. */
+/* Checks, from the check counters (kinds CK_CHECK_PASS and CK_CHECK_FAIL,
+ * stats/local.h): one entry per name. */
 typedef struct report_check {
     const char *name;         /* points into the agg's counter names */
     int64_t passes, fails;
 } report_check;
 /* Returns the number of checks; caller frees *out. */
 int report_checks(const agg *a, report_check **out);
-/* 1 when a counter is one of the check counters. */
-int report_is_check(const char *counter_name);
 
-/* Custom metrics (metrics.c): rates and gauges are counters with name
- * prefixes (lua/lm_core.h); plain counters are custom counters. */
+/* Custom metrics (metrics.c): rates and gauges are counters of their own
+ * kinds (CK_RATE_TRUE, CK_RATE_FALSE, CK_GAUGE); plain counters (CK_PLAIN)
+ * are the bindings' and custom counters. */
 typedef struct report_rate {
     const char *name;         /* points into the agg's counter names */
     int64_t trues, falses;
     const agg_counter *t, *f; /* their counters (per-interval rows), or NULL */
 } report_rate;
-int report_is_metric(const char *counter_name);
 int report_rates(const agg *a, report_rate **out);   /* caller frees *out */
 struct json_t;
 struct json_t *report_rates_json(const agg *a);      /* summary.json "rates" */

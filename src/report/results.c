@@ -224,7 +224,7 @@ static json_t *results_counters_json(const run_result *r) {
     json_t *arr = json_array();
     for (int i = 0; i < r->agg.ncounters; i++) {
         const agg_counter *c = r->agg.counters[i];
-        if (report_is_check(c->name) || report_is_metric(c->name)) continue;
+        if (c->kind != CK_PLAIN && c->kind != CK_ENGINE) continue;   /* "checks", "rates", "gauges" */
         json_t *rows = json_array();
         for (int k = 0; k < c->nrows; k++) json_array_append_new(rows, json_integer(c->rows[k]));
         json_array_append_new(arr, json_pack("{s:o,s:I,s:f,s:o}", "name", results_str(c->name),

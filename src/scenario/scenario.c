@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/embedded.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "scenario/script.h"
 #include "scenario/plan.h"
@@ -89,17 +90,22 @@ static int64_t scenario_field_num(lua_State *L, const char *field, int64_t dflt)
     return v;
 }
 
-static char *scenario_field_str(lua_State *L, const char *field) {
+/* A copy of the string field of the table on top into *out (NULL when it
+ * is not a string); 0, or -1 when out of memory. */
+static int scenario_field_str(lua_State *L, const char *field, char **out) {
     lua_getfield(L, -1, field);
-    char *v = lua_isstring(L, -1) ? strdup(lua_tostring(L, -1)) : NULL;
+    *out = lua_isstring(L, -1) ? strdup(lua_tostring(L, -1)) : NULL;
+    int rc = lua_isstring(L, -1) && *out == NULL ? -1 : 0;
     lua_pop(L, 1);
-    return v;
+    return rc;
 }
 
 static void scenario_apply(scenario *s, const scenario_overrides *o);
 
-static void scenario_copy_model(group_cfg *g, lua_State *L) {
-    char *m = scenario_field_str(L, "model");
+/* 0, or -1 when out of memory. */
+static int scenario_copy_model(group_cfg *g, lua_State *L) {
+    char *m;
+    if (scenario_field_str(L, "model", &m) != 0) return -1;
     g->model = !m || strcmp(m, "closed") == 0 ? MODEL_CLOSED : strcmp(m, "paced") == 0 ? MODEL_PACED : MODEL_RATE;
     free(m);
     g->pacing_ns = scenario_field_num(L, "pacing_ns", 0);
@@ -123,6 +129,7 @@ static void scenario_copy_model(group_cfg *g, lua_State *L) {
     }
     lua_pop(L, 1);
     g->staged = g->sched.n > 0;
+    return 0;
 }
 
 /* Closed and paced groups without stages: all VUs from t0, or a linear
@@ -139,10 +146,11 @@ static void scenario_build_ramp(scenario *s) {
     }
 }
 
-/* Copies the normalised table at the top of L into s. */
-static void scenario_copy(scenario *s, lua_State *L) {
-    s->name = scenario_field_str(L, "name");
-    s->notes = scenario_field_str(L, "notes");
+/* Copies the normalised table at the top of L into s (L's stack as it
+ * was).  0, or -1 when out of memory: s is then partly filled (what is
+ * there scenario_free frees). */
+static int scenario_copy(scenario *s, lua_State *L) {
+    int bad = scenario_field_str(L, "name", &s->name) | scenario_field_str(L, "notes", &s->notes);
     s->run_time_ns = scenario_field_num(L, "run_time_ns", 0);
     s->rampup_ns = scenario_field_num(L, "rampup_ns", 0);
     s->interval_ns = scenario_field_num(L, "interval_ns", 0);
@@ -154,14 +162,14 @@ static void scenario_copy(scenario *s, lua_State *L) {
     s->seed_set = scenario_field_num(L, "seed", -1) >= 0;
     lua_getfield(L, -1, "groups");
     s->ngroups = (int)lua_objlen(L, -1);
-    s->groups = calloc((size_t)s->ngroups, sizeof *s->groups);
+    s->groups = calloc((size_t)s->ngroups + 1, sizeof *s->groups);
+    if (s->groups == NULL) s->ngroups = 0, bad = -1;
     for (int i = 0; i < s->ngroups; i++) {
+        group_cfg *g = &s->groups[i];
         lua_rawgeti(L, -1, i + 1);
-        s->groups[i].name = scenario_field_str(L, "name");
-        s->groups[i].vus = (int)scenario_field_num(L, "vus", 0);
-        s->groups[i].script_path = scenario_field_str(L, "script");
-        s->groups[i].script_name = scenario_field_str(L, "script_name");
-        scenario_copy_model(&s->groups[i], L);
+        bad |= scenario_field_str(L, "name", &g->name) | scenario_field_str(L, "script", &g->script_path) |
+               scenario_field_str(L, "script_name", &g->script_name) | scenario_copy_model(g, L);
+        g->vus = (int)scenario_field_num(L, "vus", 0);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -176,6 +184,7 @@ static void scenario_copy(scenario *s, lua_State *L) {
     lua_getfield(L, -1, "thresholds");
     s->nthresholds = lua_istable(L, -1) ? (int)lua_objlen(L, -1) : 0;
     s->thresholds = calloc((size_t)s->nthresholds + 1, sizeof *s->thresholds);
+    if (s->thresholds == NULL) s->nthresholds = 0, bad = -1;
     for (int i = 0; i < s->nthresholds; i++) {
         char err[512];
         lua_rawgeti(L, -1, i + 1);
@@ -186,14 +195,17 @@ static void scenario_copy(scenario *s, lua_State *L) {
     lua_getfield(L, -1, "phases");
     s->nphases = lua_istable(L, -1) ? (int)lua_objlen(L, -1) : 0;
     s->phases = s->nphases ? calloc((size_t)s->nphases, sizeof *s->phases) : NULL;
+    if (s->nphases && s->phases == NULL) s->nphases = 0, bad = -1;
     for (int i = 0; i < s->nphases; i++) {
         lua_rawgeti(L, -1, i + 1);
         s->phases[i].path = strdup(s->path);
         s->phases[i].dir = strdup(s->dir);
-        scenario_copy(&s->phases[i], L);
+        if (!s->phases[i].path || !s->phases[i].dir) bad = -1;
+        bad |= scenario_copy(&s->phases[i], L);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+    return bad ? -1 : 0;
 }
 
 static void scenario_apply(scenario *s, const scenario_overrides *o) {
@@ -274,7 +286,7 @@ static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err
         snprintf(err, err_len, "%s", lua_tostring(L, -1));
         return -1;
     }
-    scenario_copy(s, L);
+    if (scenario_copy(s, L) != 0) return text_errf(err, err_len, "%s: out of memory", s->path);
     return 0;
 }
 

@@ -119,7 +119,7 @@ agg_counter *agg_find_counter(const agg *a, const char *name) {
 }
 
 /* NULL when out of memory (the counter's counts are lost). */
-static agg_counter *agg_counter_get(agg *a, const char *name) {
+static agg_counter *agg_counter_get(agg *a, const char *name, counter_kind kind) {
     agg_counter *c = agg_find_counter(a, name);
     if (c) return c;
     if (a->ncounters == a->cap_counters) {
@@ -132,6 +132,9 @@ static agg_counter *agg_counter_get(agg *a, const char *name) {
     c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->name = strdup(name);
+    c->kind = kind;
+    const char *pre = counter_kind_prefix(kind);   /* the maker put it there (never absent) */
+    if (c->name) c->base = strncmp(c->name, pre, strlen(pre)) == 0 ? c->name + strlen(pre) : c->name;
     c->nrows = a->nintervals;               /* zero in earlier intervals */
     c->cap_rows = c->nrows + 16;
     c->rows = calloc((size_t)c->cap_rows, sizeof *c->rows);
@@ -282,7 +285,7 @@ static void agg_merge_msg(agg *a, const tick_msg *m) {
         t->all->interval_skipped += tt->skipped;
     }
     for (int i = 0; i < m->ncounters; i++) {
-        agg_counter *c = agg_counter_get(a, m->counters[i].name);
+        agg_counter *c = agg_counter_get(a, m->counters[i].name, m->counters[i].kind);
         if (!c) continue;                   /* out of memory */
         c->total += m->counters[i].value;
         c->interval += m->counters[i].value;

@@ -57,6 +57,9 @@ typedef struct agg_timer {
 
 typedef struct agg_counter {
     char *name;
+    counter_kind kind;    /* of the first tick that had it (stats/local.h) */
+    const char *base;     /* name without its kind's prefix: a check's, gauge's or
+                           * rate's own name (points into name) */
     int64_t total, interval;
     int nrows, cap_rows;
     int64_t *rows;        /* one per closed interval */

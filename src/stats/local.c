@@ -9,6 +9,8 @@
  * capped (past the cap: an "(other ...)" bucket).  No I/O. */
 #include "stats/local.h"
 
+#include "common/check_names.h"
+
 #include <stdio.h>
 #include <assert.h>
 #include <stdlib.h>
@@ -117,7 +119,20 @@ int stats_twin_id(stats_local *s, int tid) {
     return twin;
 }
 
-int stats_counter_id(stats_local *s, const char *name) {
+const char *counter_kind_prefix(counter_kind k) {
+    switch (k) {
+    case CK_CHECK_PASS: return LM_CHECK_PASS;
+    case CK_CHECK_FAIL: return LM_CHECK_FAIL;
+    case CK_GAUGE: return LM_GAUGE;
+    case CK_RATE_TRUE: return LM_RATE_TRUE;
+    case CK_RATE_FALSE: return LM_RATE_FALSE;
+    default: return "";
+    }
+}
+
+int stats_counter_id(stats_local *s, const char *name) { return stats_counter_kind_id(s, name, CK_PLAIN); }
+
+int stats_counter_kind_id(stats_local *s, const char *name, counter_kind kind) {
     for (int i = 0; i < s->ncounters; i++)
         if (strcmp(s->counters[i].name, name) == 0) return i;
     if (s->ncounters == s->cap_counters) {
@@ -128,6 +143,7 @@ int stats_counter_id(stats_local *s, const char *name) {
         s->cap_counters = cap;
     }
     s->counters[s->ncounters].name = strdup(name);
+    s->counters[s->ncounters].kind = kind;
     s->counters[s->ncounters].value = 0;
     s->counters[s->ncounters].announce = 0;
     return s->ncounters++;
@@ -281,6 +297,7 @@ static void stats_flush_counters(stats_local *s, tick_msg *m) {
         if (!name) continue;                 /* out of memory: stays for the next tick */
         s->counters[i].announce = 0;
         m->counters[m->ncounters].name = name;
+        m->counters[m->ncounters].kind = s->counters[i].kind;
         m->counters[m->ncounters++].value = s->counters[i].value;
         s->counters[i].value = 0;
     }

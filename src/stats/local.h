@@ -84,9 +84,26 @@ typedef struct tick_timer {
     int64_t errors, cancelled, skipped;
 } tick_timer;
 
+/* What a counter is, carried as data from where it is made to the reports
+ * (which read this field and never parse the name). */
+typedef enum counter_kind {
+    CK_PLAIN = 0,      /* a binding's or a script's count: the reports' Counters */
+    CK_ENGINE,         /* generator health: "engine.late_starts", "engine.cpu_us", ... */
+    CK_CHECK_PASS,     /* luamech.check's passes of one check */
+    CK_CHECK_FAIL,     /* ... and its failures */
+    CK_GAUGE,          /* a custom gauge's changes */
+    CK_RATE_TRUE,      /* a custom rate's trues */
+    CK_RATE_FALSE      /* ... and its falses */
+} counter_kind;
+/* The name prefix of kind k's counters (common/check_names.h: "check.pass ",
+ * "gauge ", ...; "" for plain and engine ones): a check's, gauge's or rate's
+ * counter is that prefix and its own name. */
+const char *counter_kind_prefix(counter_kind k);
+
 /* A named count (bytes sent, check passes, ...), summed over a tick. */
 typedef struct stat_counter {
     char *name;
+    counter_kind kind;
     int64_t value;
     int announce;      /* send it with the next tick even at 0 (a custom metric just made) */
 } stat_counter;
@@ -165,6 +182,9 @@ void stats_error(stats_local *s, const char *msg, size_t len);
 void stats_req_error(stats_local *s, const char *msg, size_t len);
 /* Id of the counter called name, created on first use. */
 int stats_counter_id(stats_local *s, const char *name);
+/* The same for a counter of another kind than CK_PLAIN, name with its
+ * kind's prefix (the kind of its first use stays). */
+int stats_counter_kind_id(stats_local *s, const char *name, counter_kind kind);
 static inline void stats_count(stats_local *s, int id, int64_t n) { s->counters[id].value += n; }
 /* The counter reaches the main thread with the next tick even if it stays
  * at 0 (a custom metric exists, so a threshold on it measures 0). */

@@ -116,11 +116,10 @@ int threshold_parse(const char *text, threshold *t, char *err, size_t err_len) {
 int threshold_is_latency(const threshold *t) { return th_is_time(t->stat); }
 
 void threshold_checks_add(const agg *a, int64_t *pass, int64_t *all) {
-    size_t lp = strlen(LM_CHECK_PASS), lf = strlen(LM_CHECK_FAIL);
     for (int i = 0; i < a->ncounters; i++) {
         const agg_counter *c = a->counters[i];
-        if (strncmp(c->name, LM_CHECK_PASS, lp) == 0) *pass += c->total, *all += c->total;
-        else if (strncmp(c->name, LM_CHECK_FAIL, lf) == 0) *all += c->total;
+        if (c->kind == CK_CHECK_PASS) *pass += c->total, *all += c->total;
+        else if (c->kind == CK_CHECK_FAIL) *all += c->total;
     }
 }
 

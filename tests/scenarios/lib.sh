@@ -27,6 +27,14 @@ finish() {
 }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# free_port: a loopback port nothing listens on (printed)
+free_port() {
+    local p
+    for _ in $(seq 20); do
+        p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }
+    done
+    echo "no free port" >&2; exit 1
+}
 
 # start_memcached VAR [extra args]: sets VAR to the port, MC_PID_<port> to the pid
 start_memcached() {

@@ -1,8 +1,77 @@
 # lib_http.sh - HTTP helpers for the command-line tests, sourced after lib.sh:
-# start a private nginx on a free loopback port with a generated config, count
+# start a private nginx on a free loopback port with a generated config (or
+# build one: the shared preamble, TLS server blocks, the test PKI), count
 # its requests and connections from its access log, read counters from
 # summary.json.
 NGINX_ECHO_MODULE=${NGINX_ECHO_MODULE:-/usr/lib/nginx/modules/ngx_http_echo_module.so}
+
+# test_pki DIR: the TLS tests' PKI in DIR (fixtures/tls_mkpki.sh: ca.pem,
+# server.pem/.key for localhost and 127.0.0.1, other, client, expired,
+# ca2.pem); the test ends when it cannot be made.
+test_pki() {
+    mkdir -p "$1"
+    bash "$SRC/tests/scenarios/fixtures/tls_mkpki.sh" "$1" || { echo "cannot make the test PKI"; exit 1; }
+}
+
+# nginx_conf_head DIR LOG_FORMAT: the part of DIR/nginx.conf every test's
+# nginx shares (the echo module when installed, root's user when root, 1
+# worker, its files under DIR, DIR/access.log in LOG_FORMAT, keep-alive for
+# the whole run), left open inside http { : the caller appends its own
+# lines and server blocks, then nginx_conf_end.
+nginx_conf_head() {
+    local dir=$1 fmt=$2 load="" user=""
+    mkdir -p "$dir/tmp"
+    [ -f "$NGINX_ECHO_MODULE" ] && load="load_module $NGINX_ECHO_MODULE;"
+    [ "$(id -u)" -eq 0 ] && user="user root;"
+    cat > "$dir/nginx.conf" <<EOF
+$load
+$user
+worker_processes 1;
+error_log $dir/error.log warn;
+pid $dir/nginx.pid;
+events { worker_connections 1024; }
+http {
+    log_format lm '$fmt';
+    access_log $dir/access.log lm;
+    client_body_temp_path $dir/tmp/body;
+    proxy_temp_path $dir/tmp/proxy;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    keepalive_requests 1000000;
+EOF
+}
+nginx_conf_end() { echo "}" >> "$1/nginx.conf"; }
+
+# nginx_tls_server DIR PORT PKI LOCATION...: a server block on 127.0.0.1:PORT
+# with TLS and PKI's server certificate (localhost, 127.0.0.1) appended to
+# DIR/nginx.conf, one LOCATION line per argument.
+nginx_tls_server() {
+    local conf=$1/nginx.conf port=$2 pki=$3 loc
+    shift 3
+    printf '    server {\n        listen 127.0.0.1:%s ssl;\n' "$port" >> "$conf"
+    printf '        ssl_certificate %s/server.pem;\n        ssl_certificate_key %s/server.key;\n' \
+        "$pki" "$pki" >> "$conf"
+    for loc in "$@"; do printf '        %s\n' "$loc" >> "$conf"; done
+    printf '    }\n' >> "$conf"
+}
+
+# nginx_launch DIR PORT...: nginx on DIR/nginx.conf (its pid in PIDS), once
+# every PORT answers; the test ends when one does not.
+nginx_launch() {
+    local dir=$1 p up
+    shift
+    : > "$dir/access.log"
+    nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' 2>> "$dir/stderr" &
+    PIDS+=($!)
+    for _ in $(seq 60); do
+        up=1
+        for p in "$@"; do port_open "$p" || up=0; done
+        [ "$up" = 1 ] && return 0
+        sleep 0.05
+    done
+    echo "cannot start nginx:"; cat "$dir/stderr" "$dir/error.log" 2>/dev/null; exit 1
+}
 
 # start_nginx VAR DIR: nginx (1 worker) on a free port, everything in DIR:
 # DIR/access.log ("$connection $connection_requests $request $status", one
@@ -22,33 +91,17 @@ NGINX_ECHO_MODULE=${NGINX_ECHO_MODULE:-/usr/lib/nginx/modules/ngx_http_echo_modu
 # under /gz/ compressed by nginx's gzip filter, files named *.gzbody and
 # *.zbody served as they are with Content-Encoding gzip and deflate.
 start_nginx() {
-    local var=$1 dir=$2 port pid i load="" user=""
+    local var=$1 dir=$2 port pid i
     mkdir -p "$dir/www" "$dir/tmp"
     chmod 755 "$dir" "$dir/www"
     printf 'hello static\n' > "$dir/www/small.txt"
     printf 'index\n' > "$dir/www/index.html"
     head -c 1048576 /dev/urandom > "$dir/www/large.bin"
-    [ -f "$NGINX_ECHO_MODULE" ] && load="load_module $NGINX_ECHO_MODULE;"
-    [ "$(id -u)" -eq 0 ] && user="user root;"
     for i in 1 2 3 4 5 6 7 8 9 10; do
         port=$((10000 + RANDOM % 22000))
         port_open "$port" && continue
-        cat > "$dir/nginx.conf" <<EOF
-$load
-$user
-worker_processes 1;
-error_log $dir/error.log warn;
-pid $dir/nginx.pid;
-events { worker_connections 1024; }
-http {
-    log_format lm '\$connection \$connection_requests \$request \$status';
-    access_log $dir/access.log lm;
-    client_body_temp_path $dir/tmp/body;
-    proxy_temp_path $dir/tmp/proxy;
-    fastcgi_temp_path $dir/tmp/fastcgi;
-    uwsgi_temp_path $dir/tmp/uwsgi;
-    scgi_temp_path $dir/tmp/scgi;
-    keepalive_requests 1000000;
+        nginx_conf_head "$dir" '$connection $connection_requests $request $status'
+        cat >> "$dir/nginx.conf" <<EOF
     keepalive_timeout 75s;
     default_type application/octet-stream;
     server {

@@ -1,6 +1,9 @@
 # Custom metrics (luamech.metrics.counter/gauge/rate): what the script
 # recorded equals what memcached counted, in summary.json, the console and
-# counters.csv; thresholds on them pass and fail as the figures say.
+# counters.csv; thresholds on them pass and fail as the figures say.  A
+# counter is what it was made as, whatever its name: a script's counters
+# named like the engine's, a gauge's or a check's stay plain counters (the
+# reports read the counter's kind, not its name).
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 start_memcached PORT
@@ -45,6 +48,25 @@ printf 'get m:50\r\n' >&3; IFS= read -r -t 2 _ <&3; exec 3<&- 3>&-
 "$LUAMECH" run "$F/metrics.lua" -q -n 20 -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r4" > "$TMP/out4" 2>&1
 check "a warm cache run: no sets, the counter threshold measured 0 and passed" \
     [ "$(jq -c '.thresholds[1] | [.measured, .passed]' "$TMP/r4/summary.json")" = "[0,true]" ]
+
+# counters named like other kinds' are the script's counters all the same
+cat > "$TMP/look_vu.lua" <<'LUA'
+local names = { "engine.mine", "gauge lookalike", "check.pass lookalike", "rate.true lookalike" }
+local cs = {}
+for i, n in ipairs(names) do cs[i] = luamech.metrics.counter(n) end
+return function() for _, c in ipairs(cs) do c:add(3) end end
+LUA
+printf 'return { groups = { { vus = 1, script = "look_vu.lua" } } }\n' > "$TMP/look.lua"
+"$LUAMECH" run "$TMP/look.lua" -q -n 1 -w 1 -o "$TMP/r5" > "$TMP/out5" 2>&1
+rc=$?
+check "lookalike counters: the run exits 0 (got $rc)" [ $rc -eq 0 ]
+for n in "engine.mine" "gauge lookalike" "check.pass lookalike" "rate.true lookalike"; do
+    check "'$n' is a counter of summary.json (total 3)" \
+        [ "$(jq --arg n "$n" '[.counters[] | select(.name==$n) | .total] | add' "$TMP/r5/summary.json")" = 3 ]
+    check "'$n' is in the console's Counters table" grep -qE "^$n +3 " "$TMP/out5"
+done
+check "...and no gauge, check or rate" \
+    [ "$(jq '[.gauges[]?, .checks[]?, .rates[]?] | length' "$TMP/r5/summary.json")" -eq 0 ]
 
 # bad use: one clear message
 cat > "$TMP/bad_vu.lua" <<'LUA'

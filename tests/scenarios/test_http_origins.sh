@@ -7,37 +7,16 @@
 # luamech timed must equal what each port's access log saw, connection by
 # connection; http.dns has one sample per host name resolved.  A wrong CA makes the http -> https redirect fail: counted as
 # request errors with the verification message, nothing reaches port B.
+# Pooled clients follow one key rule (origin, keep-alive, TLS options).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 F=$SRC/tests/scenarios/fixtures
 PKI=$TMP/pki
-mkdir -p "$PKI"
-bash "$F/tls_mkpki.sh" "$PKI" || { echo "cannot make the test PKI"; exit 1; }
-free_port() {
-    local p
-    for _ in $(seq 20); do
-        p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }
-    done
-    echo "no free port" >&2; exit 1
-}
+test_pki "$PKI"
 A=$(free_port); B=$(free_port); C=$(free_port)
-NG=$TMP/nginx; mkdir -p "$NG/tmp"
-user=""; [ "$(id -u)" -eq 0 ] && user="user root;"
-cat > "$NG/nginx.conf" <<EOF
-$user
-worker_processes 1;
-error_log $NG/error.log warn;
-pid $NG/nginx.pid;
-events { worker_connections 1024; }
-http {
-    log_format lm '\$server_port \$connection \$scheme \$request \$status';
-    access_log $NG/access.log lm;
-    client_body_temp_path $NG/tmp/body;
-    proxy_temp_path $NG/tmp/proxy;
-    fastcgi_temp_path $NG/tmp/fastcgi;
-    uwsgi_temp_path $NG/tmp/uwsgi;
-    scgi_temp_path $NG/tmp/scgi;
-    keepalive_requests 1000000;
+NG=$TMP/nginx
+nginx_conf_head "$NG" '$server_port $connection $scheme $request $status'
+cat >> "$NG/nginx.conf" <<EOF
     absolute_redirect off;
     server {
         listen 127.0.0.1:$A;
@@ -45,29 +24,17 @@ http {
         location = /plain { return 200 "plain"; }
         location = /showcookie { return 200 "cookie:\$http_cookie"; }
     }
-    server {
-        listen 127.0.0.1:$B ssl;
-        ssl_certificate $PKI/server.pem;
-        ssl_certificate_key $PKI/server.key;
-        location = /landed { return 200 "landed \$scheme"; }
-        location = /setsecure { add_header Set-Cookie "s=1; Secure; Path=/"; return 200 "set"; }
-        location = /showcookie { return 200 "cookie:\$http_cookie"; }
-        location = /schemerel { return 302 //localhost:$C/c; }
-        location = /to_http { return 302 http://127.0.0.1:$A/plain; }
-    }
-    server {
-        listen 127.0.0.1:$C ssl;
-        ssl_certificate $PKI/server.pem;
-        ssl_certificate_key $PKI/server.key;
-        location = /c { return 200 "c"; }
-    }
-}
 EOF
-: > "$NG/access.log"
-nginx -p "$NG" -c "$NG/nginx.conf" -g 'daemon off;' 2>> "$NG/stderr" &
-PIDS+=($!)
-for _ in $(seq 60); do port_open "$A" && port_open "$B" && port_open "$C" && break; sleep 0.05; done
-port_open "$C" || { echo "cannot start nginx"; cat "$NG/stderr" "$NG/error.log"; exit 1; }
+nginx_tls_server "$NG" "$B" "$PKI" \
+    'location = /landed { return 200 "landed $scheme"; }' \
+    'location = /setsecure { add_header Set-Cookie "s=1; Secure; Path=/"; return 200 "set"; }' \
+    'location = /showcookie { return 200 "cookie:$http_cookie"; }' \
+    'location = /schemerel { return 302 //localhost:'"$C"'/c; }' \
+    'location = /to_http { return 302 http://127.0.0.1:'"$A"'/plain; }'
+nginx_tls_server "$NG" "$C" "$PKI" \
+    'location = /c { return 200 "c"; }'
+nginx_conf_end "$NG"
+nginx_launch "$NG" "$A" "$B" "$C"
 L=$NG/access.log
 run() { # run NAME args...: results in $TMP/NAME, rc in RC
     local name=$1; shift
@@ -121,4 +88,40 @@ check "wrong CA: every chain failed, as a request error naming B and the verific
     [ "$n" -gt 0 -a "$(timer_errors "$s" "http to_https")" -eq "$n" -a "${e:-0}" -eq "$n" ]
 check "wrong CA: A saw each first hop, B no request" \
     [ "$(logged "$A" /to_https)" -eq "$n" -a "$(awk -v p="$B" '$1 == p' "$L" | wc -l)" -eq 0 ]
+
+# The one key rule of pooled clients (lm_http_pool_key): objects made with
+# pool = true share a client (and so its kept-alive connection) exactly when
+# everything that changes a connection is equal: origin (host as written,
+# port, scheme), keep-alive and the TLS options.  One VU, requests one after
+# another: each distinct key is one connection at nginx.  A key that left
+# out keep-alive, the host or a TLS option would share a connection (fewer).
+cat > "$TMP/pk_vu.lua" <<'LUA'
+local A, B, ca = luamech.param("A"), luamech.param("B"), luamech.param("CA")
+local function new(url, o) o.pool = true; return assert(luamech.http.new(url, o)) end
+local a = new("http://127.0.0.1:" .. A, {})
+local b = new("http://127.0.0.1:" .. A, {})                        -- a's key: a's client
+local c = new("http://127.0.0.1:" .. A, { keepalive = false })     -- another keep-alive
+local d = new("http://localhost:" .. A, {})                        -- another host
+local e = new("https://127.0.0.1:" .. B, { tls = { ca_file = ca } })
+local f = new("https://127.0.0.1:" .. B, { tls = { ca_file = ca } })   -- e's key
+local g = new("https://127.0.0.1:" .. B, { tls = { ca_file = ca, server_name = "localhost" } })
+return function()
+  for _, x in ipairs({ { a, "/plain?pk=a" }, { b, "/plain?pk=b" }, { c, "/plain?pk=c" }, { d, "/plain?pk=d" },
+                       { a, "/plain?pk=a2" }, { e, "/landed?pk=e" }, { f, "/landed?pk=f" }, { g, "/landed?pk=g" } }) do
+    local r, err = x[1]:get(x[2])
+    assert(r and r.status == 200, err or x[2])
+  end
+end
+LUA
+printf 'return { groups = { { vus = 1, script = "pk_vu.lua" } } }\n' > "$TMP/pk.lua"
+: > "$L"
+"$LUAMECH" run "$TMP/pk.lua" -q -n 1 -w 1 -o "$TMP/pk" -e A="$A" -e B="$B" -e CA="$PKI/ca.pem" > "$TMP/pk.out" 2>&1
+rc=$?
+nginx_settle "$L"
+pk_conns() { awk -v p="$1" '$1 == p && $5 ~ /pk=/ { print $2 }' "$L" | sort -u | wc -l; }   # PORT
+echo "pool keys: A connections $(pk_conns "$A"), B connections $(pk_conns "$B"), requests $(grep -c 'pk=' "$L")"
+check "pool keys: the run exits 0 (got $rc: $(tail -2 "$TMP/pk.out"))" [ "$rc" -eq 0 ]
+check "pool keys: 8 requests reached nginx" [ "$(grep -c 'pk=' "$L")" -eq 8 ]
+check "pool keys: A saw 3 connections (a = b; keepalive = false; localhost)" [ "$(pk_conns "$A")" -eq 3 ]
+check "pool keys: B saw 2 connections (e = f; server_name)" [ "$(pk_conns "$B")" -eq 2 ]
 finish

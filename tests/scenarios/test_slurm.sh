@@ -30,7 +30,6 @@ chmod 600 "$S/munge/munge.key"
 munged -F --force --socket="$S/munge/munge.sock" --key-file="$S/munge/munge.key" --log-file="$S/munge/munged.log" \
     --pid-file="$S/munge/munged.pid" --seed-file="$S/munge/munged.seed" > /dev/null 2>&1 &
 PIDS+=($!)
-free_port() { local p; for _ in $(seq 20); do p=$((10000 + RANDOM % 22000)); port_open $p || { echo $p; return; }; done; }
 CTLD_PORT=$(free_port)
 SLURMD_PORT=$(free_port)
 NODE=$(hostname -s)

@@ -19,7 +19,6 @@ SLACK_MS=$(( SANITIZED * 10000 ))
 rate_held() { [ "$SANITIZED" = 1 ] || [ $(( $1 * 100 )) -ge $(( $2 * 95 )) ]; }
 command -v prometheus > /dev/null || { echo "prometheus is not installed (.ci/setup installs it)"; exit 1; }
 
-free_port() { local p; for _ in $(seq 50); do p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }; done; }
 PP=$(free_port)
 prometheus --web.enable-remote-write-receiver --enable-feature=native-histograms --web.listen-address=127.0.0.1:$PP \
     --storage.tsdb.path="$TMP/prom" --config.file=/dev/null > "$TMP/prom.log" 2>&1 &

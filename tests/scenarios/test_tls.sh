@@ -8,18 +8,10 @@
 # handshake with garbage cannot crash luamech.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_redis.sh"
+. "$(dirname "$0")/lib_http.sh"
 F=$SRC/tests/scenarios/fixtures
 PKI=$TMP/pki
-mkdir -p "$PKI"
-bash "$F/tls_mkpki.sh" "$PKI" || { echo "cannot make the test PKI"; exit 1; }
-
-free_port() {
-    local p
-    for _ in $(seq 20); do
-        p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }
-    done
-    echo "no free port" >&2; exit 1
-}
+test_pki "$PKI"
 # mc_tls VAR STATSVAR CERT [extra -o settings]: memcached with TLS on VAR's
 # port and a plaintext listener on STATSVAR's (for the counters)
 mc_tls() {
@@ -178,37 +170,13 @@ run rds2 tls_rd.lua -e "RD=rediss://127.0.0.1:$RP" -e "TLS={ insecure = true }"
 check "rediss:// with insecure: exit 0 (got $RC)" [ "$RC" -eq 0 ]
 
 # ---- HTTPS: nginx with ssl, resumption in its log -------------------------
-NG=$TMP/nginx; mkdir -p "$NG/tmp"
+NG=$TMP/nginx
 NP=$(free_port)
-user=""; [ "$(id -u)" -eq 0 ] && user="user root;"
-cat > "$NG/nginx.conf" <<EOF
-$user
-worker_processes 1;
-error_log $NG/error.log warn;
-pid $NG/nginx.pid;
-events { worker_connections 1024; }
-http {
-    log_format lm '\$connection \$connection_requests \$ssl_session_reused \$ssl_protocol \$request \$status';
-    access_log $NG/access.log lm;
-    client_body_temp_path $NG/tmp/body;
-    proxy_temp_path $NG/tmp/proxy;
-    fastcgi_temp_path $NG/tmp/fastcgi;
-    uwsgi_temp_path $NG/tmp/uwsgi;
-    scgi_temp_path $NG/tmp/scgi;
-    keepalive_requests 1000000;
-    ssl_session_cache shared:lm:1m;
-    server {
-        listen 127.0.0.1:$NP ssl;
-        ssl_certificate $PKI/server.pem;
-        ssl_certificate_key $PKI/server.key;
-        location = /hello { return 200 "hello"; }
-    }
-}
-EOF
-: > "$NG/access.log"
-nginx -p "$NG" -c "$NG/nginx.conf" -g 'daemon off;' 2>> "$NG/stderr" &
-PIDS+=($!)
-for _ in $(seq 60); do port_open "$NP" && break; sleep 0.05; done
+nginx_conf_head "$NG" '$connection $connection_requests $ssl_session_reused $ssl_protocol $request $status'
+echo "    ssl_session_cache shared:lm:1m;" >> "$NG/nginx.conf"
+nginx_tls_server "$NG" "$NP" "$PKI" 'location = /hello { return 200 "hello"; }'
+nginx_conf_end "$NG"
+nginx_launch "$NG" "$NP"
 run https tls_http.lua -e "URL=https://127.0.0.1:$NP" -e "TLS=$CA"
 sleep 0.3
 n=$(timer_count "$TMP/https/summary.json" http.get)

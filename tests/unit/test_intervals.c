@@ -86,45 +86,47 @@ static void fake_free(fake *f) {
     free(f);
 }
 
-/* Ticks of 100 ms, intervals of 200 ms: 0 and 199.999999 ms are interval 1,
- * 200 ms exactly is interval 2. */
-static void test_tick_boundary(void **state) {
-    (void)state;
-    fake *f = fake_new(100 * MS, 200 * MS);
-    fake_sample(f, 0);
-    fake_sample(f, 200 * MS - 1);
-    assert_int_equal(f->w.tick, 1);
-    fake_sample(f, 200 * MS);
-    assert_int_equal(f->w.tick, 2);
-    const agg_timer *t = fake_finish(f, 300 * MS);
-    assert_non_null(t);
-    assert_int_equal(t->nrows, 2);
-    assert_int_equal(t->rows[0].count, 2);
-    assert_int_equal(t->rows[1].count, 1);
-    assert_int_equal(t->total.total, 3);
-    fake_free(f);
-}
+/* One cut: samples at at_ns[i] (the stop, cap_tick = the current tick,
+ * before sample stop_at; -1: none), the worker's tick after each (-1: not
+ * checked), then the intervals' rows. */
+typedef struct cut_case {
+    const char *what;
+    int64_t tick_ns, interval_ns, run_ns;
+    int nsamples, stop_at;
+    int64_t at_ns[4], tick_after[4];
+    int nrows;
+    int64_t rows[4];
+} cut_case;
 
-/* A gap of five ticks: the empty interval between is kept (zero row); after
- * the stop (cap_tick = the current tick) a sample 10 s later stays in the
- * last tick, so no interval opens past the run. */
-static void test_gap_and_late_samples(void **state) {
+static const cut_case cut_cases[] = {
+    /* 0 and 199.999999 ms are interval 1, 200 ms exactly is interval 2 */
+    {"tick boundary", 100 * MS, 200 * MS, 300 * MS, 3, -1,
+     {0, 200 * MS - 1, 200 * MS}, {-1, 1, 2}, 2, {2, 1}},
+    /* a gap of five ticks: the empty interval between is kept (zero row);
+     * after the stop a sample 10 s later stays in the last tick, so no
+     * interval opens past the run */
+    {"gap and late samples", 100 * MS, 200 * MS, 600 * MS, 3, 2,
+     {50 * MS, 550 * MS, 10000 * MS}, {-1, 5, 5}, 3, {1, 0, 2}},
+};
+
+static void test_cuts(void **state) {
     (void)state;
-    fake *f = fake_new(100 * MS, 200 * MS);
-    fake_sample(f, 50 * MS);
-    fake_sample(f, 550 * MS);             /* ticks 0..4 rotate out; tick 5 is interval 3 */
-    assert_int_equal(f->w.tick, 5);
-    f->w.cap_tick = f->w.tick;            /* the stop */
-    fake_sample(f, 10000 * MS);
-    assert_int_equal(f->w.tick, 5);
-    const agg_timer *t = fake_finish(f, 600 * MS);
-    assert_non_null(t);
-    assert_int_equal(t->nrows, 3);
-    assert_int_equal(t->rows[0].count, 1);
-    assert_int_equal(t->rows[1].count, 0);
-    assert_int_equal(t->rows[2].count, 2);
-    assert_int_equal(f->a.nintervals, 3);
-    fake_free(f);
+    for (size_t c = 0; c < sizeof cut_cases / sizeof cut_cases[0]; c++) {
+        const cut_case *k = &cut_cases[c];
+        fake *f = fake_new(k->tick_ns, k->interval_ns);
+        for (int i = 0; i < k->nsamples; i++) {
+            if (i == k->stop_at) f->w.cap_tick = f->w.tick;
+            fake_sample(f, k->at_ns[i]);
+            if (k->tick_after[i] >= 0) assert_int_equal(f->w.tick, k->tick_after[i]);
+        }
+        const agg_timer *t = fake_finish(f, k->run_ns);
+        assert_non_null(t);
+        assert_int_equal(t->nrows, k->nrows);
+        assert_int_equal(f->a.nintervals, k->nrows);
+        for (int r = 0; r < k->nrows; r++) assert_int_equal(t->rows[r].count, k->rows[r]);
+        assert_int_equal(t->total.total, k->nsamples);
+        fake_free(f);
+    }
 }
 
 /* A stopped worker (going == 0) rotates nothing: its samples stay put. */
@@ -144,8 +146,7 @@ static void test_no_rotation_when_stopped(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tick_boundary),
-        cmocka_unit_test(test_gap_and_late_samples),
+        cmocka_unit_test(test_cuts),
         cmocka_unit_test(test_no_rotation_when_stopped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

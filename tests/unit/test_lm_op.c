@@ -7,9 +7,12 @@
  * the call (results returned, no wait, no resume), completion from the loop
  * (one wait, results pushed on the VU's stack, one resume with their
  * count), a stopped VU (results dropped, no resume), several requests (the
- * last completes), timing from the start's clock read, op reuse and
- * teardown; the registry's key equality field by field, reuse, copies of
- * the key's strings and teardown. */
+ * last completes), timing from the start's clock read (less a binding's
+ * own set-up time, under several timers at once), op reuse and teardown, a
+ * dropped op (its call raised after sending: completions only give it
+ * back), the anchor that keeps values alive while an op is in flight; the
+ * registry's key equality field by field, reuse, copies of the key's
+ * strings and teardown. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -179,6 +182,93 @@ static void test_several_requests_and_reuse(void **state) {
     assert_null(f->pool.free);
 }
 
+/* The call raised after sending 1 of 3 requests: the 2 unsent never
+ * complete, the sent one's completion resumes nobody and gives the op back;
+ * with nothing in flight a dropped op is back at once. */
+static void test_dropped(void **state) {
+    fixture *f = *state;
+    fake_op *op = start(f, 3);
+    lm_op_drop(&op->core, 2);
+    assert_null(lm_op_stack(&op->core));
+    assert_int_equal(f->pool.out, 1);
+    lua_settop(f->L, 0);
+    assert_int_equal(lm_op_request_done(&op->core), 1);
+    assert_int_equal(f->v.resumes, 0);
+    assert_int_equal(lua_gettop(f->L), 0);
+    assert_int_equal(f->pool.out, 0);
+    op = start(f, 2);
+    assert_int_equal(lm_op_request_done(&op->core), 0);   /* completed inside the call */
+    lm_op_drop(&op->core, 1);
+    assert_int_equal(f->pool.out, 0);
+    assert_int_equal(f->v.waits, 0);
+}
+
+/* Several timers, one clock read, less the binding's own time (never below
+ * 0); negative ids are none. */
+static void test_record_less(void **state) {
+    fixture *f = *state;
+    fake_now_ns = 1000;
+    fake_op *op = start(f, 1);
+    fake_now_ns = 5000;
+    const int tids[3] = {4, -1, 9};
+    lm_op_record_less(&op->core, tids, 3, 1500, 1);
+    assert_int_equal(f->v.records, 2);
+    assert_int_equal(f->v.last_tid, 9);
+    assert_int_equal(f->v.last_dur_ns, 2500);
+    lm_op_record_less(&op->core, tids, 1, 99999, 0);
+    assert_int_equal(f->v.last_tid, 4);
+    assert_int_equal(f->v.last_dur_ns, 0);
+    assert_int_equal(f->v.last_ok, 0);
+    lm_op_request_done(&op->core);
+    lm_op_finish_call(&op->core, f->L);
+}
+
+/* 1 when the table in the weak registry slot `probe` was collected. */
+static int collected(lua_State *L, int probe) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, probe);
+    lua_pushinteger(L, 1);
+    lua_rawget(L, -2);
+    int gone = lua_isnil(L, -1);
+    lua_pop(L, 2);
+    return gone;
+}
+
+/* The anchor keeps a value alive while the op is in flight (its stack may
+ * be gone), lets it go when released, and keeps its registry slot across
+ * reuse (no reference made per request). */
+static void test_anchor(void **state) {
+    fixture *f = *state;
+    lua_State *L = f->L;
+    lua_newtable(L);                        /* the probe: a table of weak values */
+    lua_newtable(L);
+    lua_pushliteral(L, "v");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    int probe = luaL_ref(L, LUA_REGISTRYINDEX);
+    fake_op *op = start(f, 1);
+    lua_newtable(L);                        /* the object in flight */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, probe);
+    lua_pushinteger(L, 1);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lm_op_anchor(&op->core, L, -1, 0);     /* relative index: the object on top */
+    int slot = op->core.anchor;
+    assert_true(slot > 0);
+    lua_settop(L, 0);                       /* the coroutine's stack is gone */
+    assert_false(collected(L, probe));
+    lm_op_anchor(&op->core, L, 0, 0);
+    assert_true(collected(L, probe));
+    lm_op_request_done(&op->core);
+    lm_op_finish_call(&op->core, L);
+    fake_op *again = (fake_op *)lm_op_get(&f->pool);
+    assert_ptr_equal(again, op);
+    assert_int_equal(again->core.anchor, slot);
+    lm_op_put(&again->core);
+}
+
 /* ---- registry ---- */
 
 static lm_pool_key base_key(void) {
@@ -244,6 +334,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_completed_from_loop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopped_vu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_several_requests_and_reuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dropped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record_less, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_anchor, setup, teardown),
         cmocka_unit_test(test_key_equality),
         cmocka_unit_test(test_registry),
     };

@@ -1,5 +1,6 @@
 /* test_text.c - unit tests for the escaping of untrusted text
- * (src/common/text.c) and for the error tally that applies it to every
+ * (src/common/text.c), for text_errf (the one error-message formatter of
+ * every layer) and for the error tally that applies the escaping to every
  * message it counts (src/stats/tally.c). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +136,24 @@ static void test_tally_escapes(void **state) {
     tally_free(&t);
 }
 
+/* text_errf: formats into the buffer, truncates to fit (NUL-terminated),
+ * writes nothing without a buffer, and always returns -1. */
+static void test_errf(void **state) {
+    (void)state;
+    char err[16];
+    memset(err, 'x', sizeof err);
+    assert_int_equal(text_errf(err, sizeof err, "bad %s at %d", "key", 7), -1);
+    assert_string_equal(err, "bad key at 7");
+    assert_int_equal(text_errf(err, sizeof err, "%s", "a message longer than sixteen"), -1);
+    assert_string_equal(err, "a message longe");
+    char one[1] = {'x'};
+    assert_int_equal(text_errf(one, 0, "nothing %d", 1), -1);
+    assert_int_equal(one[0], 'x');              /* err_len 0: untouched */
+    assert_int_equal(text_errf(NULL, 10, "nothing %d", 2), -1);
+    assert_int_equal(text_errf(one, sizeof one, "%s", "cut"), -1);
+    assert_int_equal(one[0], 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kept),
@@ -143,6 +162,7 @@ int main(void) {
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_clean_and_dup),
         cmocka_unit_test(test_tally_escapes),
+        cmocka_unit_test(test_errf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,11 +138,13 @@ int stats_counter_kind_id(stats_local *s, const char *name, counter_kind kind) {
     if (s->ncounters == s->cap_counters) {
         int cap = s->cap_counters ? s->cap_counters * 2 : 16;
         stat_counter *c = realloc(s->counters, (size_t)cap * sizeof *c);
-        if (!c) return 0;
+        if (!c) return -1;
         s->counters = c;
         s->cap_counters = cap;
     }
-    s->counters[s->ncounters].name = strdup(name);
+    char *copy = strdup(name);
+    if (!copy) return -1;                    /* out of memory: not counted (stats_count ignores -1) */
+    s->counters[s->ncounters].name = copy;
     s->counters[s->ncounters].kind = kind;
     s->counters[s->ncounters].value = 0;
     s->counters[s->ncounters].announce = 0;

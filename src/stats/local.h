@@ -180,15 +180,20 @@ void stats_skipped(stats_local *s, int id, int64_t wait_ns, int64_t n);
 /* A failed transaction's message / a failed request's message. */
 void stats_error(stats_local *s, const char *msg, size_t len);
 void stats_req_error(stats_local *s, const char *msg, size_t len);
-/* Id of the counter called name, created on first use. */
+/* Id of the counter called name, created on first use; -1 when out of
+ * memory (stats_count and stats_counter_announce then do nothing). */
 int stats_counter_id(stats_local *s, const char *name);
 /* The same for a counter of another kind than CK_PLAIN, name with its
  * kind's prefix (the kind of its first use stays). */
 int stats_counter_kind_id(stats_local *s, const char *name, counter_kind kind);
-static inline void stats_count(stats_local *s, int id, int64_t n) { s->counters[id].value += n; }
+static inline void stats_count(stats_local *s, int id, int64_t n) {
+    if (id >= 0) s->counters[id].value += n;
+}
 /* The counter reaches the main thread with the next tick even if it stays
  * at 0 (a custom metric exists, so a threshold on it measures 0). */
-static inline void stats_counter_announce(stats_local *s, int id) { s->counters[id].announce = 1; }
+static inline void stats_counter_announce(stats_local *s, int id) {
+    if (id >= 0) s->counters[id].announce = 1;
+}
 /* Move this tick's data into a message (timers with no samples are left
  * out) and reset the tick.  The message is one handed back, when there is
  * one; NULL when out of memory (the data stays for the next tick). */

@@ -615,6 +615,10 @@ luamech.http = {}
 ---@field jar? boolean false: no cookie jar (default: this client keeps the cookies servers set, RFC 6265)
 ---@field tls? luamech.TlsOptions for the https:// base URL and every https:// origin reached (absolute URLs, redirects)
 ---@field tags? table<string, string|number|boolean> default tags of every request (docs/http.md#tags)
+---@field dns? luamech.HttpDnsOptions host name lookups (default { ttl = 300 })
+
+---@class luamech.HttpDnsOptions
+---@field ttl? number seconds a looked-up address serves new connections (default 300; 0 = look up for every new connection; math.huge = once)
 
 ---@class luamech.HttpRequestOptions
 ---@field headers? table<string, string>

@@ -3,7 +3,11 @@
  * retry when a reused idle connection turns out to be closed by the server,
  * a per-request deadline covering connect + whole response.  Bytes are encoded
  * and parsed by proto/http_proto; every byte of I/O goes through net/conn
- * (plaintext or TLS).  See http_client.h. */
+ * (plaintext or TLS).  A host name is looked up asynchronously
+ * (uv_getaddrinfo on libuv's thread pool, never blocking the loop) when a
+ * connection is to be opened and the address is older than the client's
+ * dns_ttl_ns; the connections waiting for it open once it is known.  See
+ * http_client.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -20,7 +24,7 @@
 #define HC_RBUF_SIZE (64 * 1024)
 #define HC_WBUF_INIT 1024
 
-typedef enum hc_state { HC_CLOSED, HC_CONNECTING, HC_OPEN } hc_state;
+typedef enum hc_state { HC_CLOSED, HC_RESOLVING, HC_CONNECTING, HC_OPEN } hc_state;
 
 struct http_conn {
     http_client *client;
@@ -38,7 +42,7 @@ struct http_conn {
     uint64_t sent_mark;          /* net_conn_sent when the request was queued */
     uint64_t attempt_rx;         /* response bytes read on this socket for req */
     hp_parser parser;
-    char errmsg[200];            /* a TLS failure's message (req->detail points here) */
+    char errmsg[300];            /* a TLS or lookup failure's message (req->detail points here) */
 };
 
 struct http_client {
@@ -56,7 +60,12 @@ struct http_client {
     http_conn *all;
     size_t nconns, nopen, nbusy;
     uint64_t connects, retries, requests;
-    uint64_t dns_ns;             /* how long resolving the host took (0: a numeric address) */
+    char *host;                  /* a name to look up; NULL: a numeric address */
+    int port;
+    uint64_t addr_ns;            /* uv_hrtime() when addr was looked up; 0: not yet */
+    uv_getaddrinfo_t gai;        /* the lookup in flight (resolving) */
+    int resolving;
+    uint64_t lookups;
     unsigned nhandles;           /* open libuv handles; freed at 0 when closing */
     int closing;
 };
@@ -67,6 +76,7 @@ static void hc_on_timer(uv_timer_t *t);
 void http_client_opts_default(http_client_opts *o) {
     memset(o, 0, sizeof *o);
     o->timeout_ns = 10000000000ull;
+    o->dns_ttl_ns = HTTP_DNS_TTL_DEFAULT_NS;
     o->keepalive = 1;
     o->max_body = HTTP_MAX_BODY_DEFAULT;
 }
@@ -125,6 +135,10 @@ const char *http_client_strerror(int status) {
 void http_client_describe(const http_req *req, int status, char *buf, size_t len) {
     switch (status) {
     case HTTP_ECONNECT: case HTTP_EWRITE: case HTTP_EREAD:
+        if (req->detail) {                 /* a failed lookup */
+            snprintf(buf, len, "%s: %s", http_client_strerror(status), req->detail);
+            break;
+        }
         snprintf(buf, len, "%s: %s", http_client_strerror(status), hc_uv_msg(req->sys_err));
         break;
     case HTTP_EPROTO:
@@ -181,25 +195,24 @@ int http_client_new(uv_loop_t *loop, const char *host, int port, const char *aut
     if (opts) c->opts = *opts;
     else http_client_opts_default(&c->opts);
     snprintf(c->name, sizeof c->name, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
-    struct sockaddr_in6 numeric;
-    uint64_t t0 = uv_hrtime();
-    int rc = net_resolve(loop, host, port, &c->addr);
-    if (uv_ip4_addr(host, port, (struct sockaddr_in *)&numeric) != 0 && uv_ip6_addr(host, port, &numeric) != 0)
-        c->dns_ns = uv_hrtime() - t0 + 1;     /* a name was looked up: at least 1 ns */
-    if (rc < 0) {
-        snprintf(err, err_len, "cannot resolve %s: %s", host, uv_strerror(rc));
+    c->port = port;
+    if (net_numeric(host, port, &c->addr) != 0 && (c->host = strdup(host)) == NULL) {
+        snprintf(err, err_len, "out of memory");
         free(c);
         return -1;
     }
+    c->gai.data = c;
     c->authority = strdup(authority && *authority ? authority : c->name);
     if (c->authority == NULL) {
         snprintf(err, err_len, "out of memory");
+        free(c->host);
         free(c);
         return -1;
     }
     c->authority_len = strlen(c->authority);
     if (hc_client_tls(c, host, err, err_len) != 0) {
         free(c->authority);
+        free(c->host);
         free(c);
         return -1;
     }
@@ -217,6 +230,7 @@ static void hc_client_free(http_client *c) {
     }
     net_tls_client_free(c->tls);
     free(c->authority);
+    free(c->host);
     free(c);
 }
 
@@ -289,9 +303,9 @@ static int hc_queue(http_conn *conn) {
     return net_conn_write(conn->nc, conn->wbuf, conn->wlen);
 }
 
-static int hc_connect(http_conn *conn) {
+/* Open the connection to the known address and queue the request. */
+static int hc_open(http_conn *conn) {
     http_client *c = conn->client;
-    if (conn->req) conn->req->connect_start_ns = uv_hrtime();   /* timing breakdown */
     int rc = net_conn_open(&c->cfg, conn, &conn->nc);
     if (rc < 0) return rc;
     c->nhandles++;
@@ -300,6 +314,34 @@ static int hc_connect(http_conn *conn) {
     rc = hc_queue(conn);
     if (rc < 0) hc_detach(conn);
     return rc;
+}
+
+static void hc_on_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *res);
+
+/* Wait for the address: start a lookup unless one is in flight. */
+static int hc_resolve(http_conn *conn, uint64_t now) {
+    http_client *c = conn->client;
+    if (!c->resolving) {
+        struct addrinfo hints;
+        memset(&hints, 0, sizeof hints);
+        hints.ai_socktype = SOCK_STREAM;
+        int rc = uv_getaddrinfo(c->loop, &c->gai, hc_on_resolved, c->host, NULL, &hints);
+        if (rc < 0) return rc;
+        c->resolving = 1;
+        c->nhandles++;                       /* the client stays until the callback */
+        c->lookups++;
+    }
+    conn->state = HC_RESOLVING;
+    if (conn->req) conn->req->dns_start_ns = now;
+    return 0;
+}
+
+static int hc_connect(http_conn *conn) {
+    http_client *c = conn->client;
+    uint64_t now = uv_hrtime();
+    if (conn->req) conn->req->connect_start_ns = now;   /* timing breakdown */
+    if (c->host && (c->addr_ns == 0 || now - c->addr_ns >= c->opts.dns_ttl_ns)) return hc_resolve(conn, now);
+    return hc_open(conn);
 }
 
 /* ---- completion ---- */
@@ -351,6 +393,31 @@ static void hc_on_timer(uv_timer_t *t) {
         return;
     }
     hc_finish(conn, HTTP_ETIMEOUT, UV_ETIMEDOUT, NULL);
+}
+
+/* The lookup is over: the connections waiting for it open with the fresh
+ * address, or their requests fail (HTTP_ECONNECT, "cannot resolve ...").
+ * on_done may send or close the client: it stays allocated until the
+ * reference the lookup holds is dropped, last. */
+static void hc_on_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *res) {
+    http_client *c = gai->data;
+    uint64_t now = uv_hrtime();
+    int rc = status == 0 ? net_addr_pick(res, c->port, &c->addr) : status;
+    uv_freeaddrinfo(res);
+    c->resolving = 0;
+    if (rc == 0) c->addr_ns = now;
+    for (http_conn *conn = c->all; conn && !c->closing; conn = conn->next_all) {
+        if (conn->state != HC_RESOLVING) continue;
+        conn->state = HC_CLOSED;
+        if (!conn->req) continue;
+        conn->req->dns_ns += now - conn->req->dns_start_ns;
+        conn->req->connect_start_ns = now;   /* connect time starts with the address known */
+        int orc = rc == 0 ? hc_open(conn) : rc;
+        if (orc < 0 && rc < 0)
+            snprintf(conn->errmsg, sizeof conn->errmsg, "cannot resolve %s: %s", c->host, uv_strerror(rc));
+        if (orc < 0) hc_finish(conn, HTTP_ECONNECT, orc, rc < 0 ? conn->errmsg : NULL);
+    }
+    hc_client_unref(c);
 }
 
 /* ---- the connection's callbacks ---- */
@@ -449,7 +516,7 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     req->detail = NULL;
     req->bytes_sent = req->bytes_received = 0;
     req->connects = req->retried = 0;
-    req->tls_ns = req->connect_ns = req->sent_ns = req->first_byte_ns = 0;
+    req->tls_ns = req->connect_ns = req->sent_ns = req->first_byte_ns = req->dns_ns = 0;
     req->conn = NULL;
     req->deadline_ns = 0;
     req->head = r->method == HP_HEAD;
@@ -518,6 +585,7 @@ void http_client_close(http_client *c) {
         hc_disarm(conn);
         uv_close((uv_handle_t *)&conn->timer, hc_on_timer_close);
     }
+    if (c->resolving) uv_cancel((uv_req_t *)&c->gai);   /* its callback still comes (UV_EAI_CANCELED) */
     if (c->nhandles == 0) hc_client_free(c);
 }
 
@@ -535,6 +603,6 @@ void http_client_get_stats(const http_client *c, http_client_stats *s) {
     s->tls_resumed = ts.resumed;
 }
 
-uint64_t http_client_dns_ns(const http_client *c) { return c->dns_ns; }
+uint64_t http_client_lookups(const http_client *c) { return c->lookups; }
 
 const char *http_client_name(const http_client *c) { return c->name; }

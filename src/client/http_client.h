@@ -16,8 +16,9 @@
  * closed (end of stream, reset or broken pipe before any response byte) is
  * retried once on a fresh connection.
  *
- * The client never touches Lua and never blocks; it allocates connections
- * (kept until the client is closed) and grows buffers, nothing per request. */
+ * The client never touches Lua and never blocks (name lookups run on
+ * libuv's thread pool); it allocates connections (kept until the client is
+ * closed) and grows buffers, nothing per request. */
 #ifndef LUAMECH_HTTP_CLIENT_H
 #define LUAMECH_HTTP_CLIENT_H
 
@@ -46,11 +47,15 @@ typedef struct http_client_opts {
     int discard_body;        /* 1: count body bytes, keep none (res->body_len 0) */
     const net_tls_opts *tls; /* https: TLS settings (server_name NULL: the host); NULL:
                                 plaintext (read by http_client_new only) */
+    uint64_t dns_ttl_ns;     /* a host name's address is looked up again for a new
+                                connection once it is this old; 0: for every new
+                                connection; UINT64_MAX: once */
 } http_client_opts;
 
 #define HTTP_MAX_BODY_DEFAULT ((size_t)64 << 20)
+#define HTTP_DNS_TTL_DEFAULT_NS (300ull * 1000000000ull)   /* 5 minutes, as k6 */
 
-/* 10 s, keep-alive, max_body 64 MiB, bodies kept. */
+/* 10 s, keep-alive, max_body 64 MiB, bodies kept, DNS TTL 5 min. */
 void http_client_opts_default(http_client_opts *o);
 
 typedef struct http_client http_client;
@@ -80,7 +85,9 @@ struct http_req {
     uint64_t connect_ns;          /* time spent connecting (TCP; the handshake is tls_ns) */
     uint64_t sent_ns;             /* uv_hrtime() when the request went to an open connection */
     uint64_t first_byte_ns;       /* uv_hrtime() of the first response byte; 0: none */
+    uint64_t dns_ns;              /* time it waited for a host name lookup (0: none) */
     /* private */
+    uint64_t dns_start_ns;
     uint64_t connect_start_ns;
     http_conn *conn;
     uint64_t deadline_ns;
@@ -98,9 +105,12 @@ typedef struct http_client_stats {
     uint64_t tls_resumed;         /* of which resumed a session */
 } http_client_stats;
 
-/* A client for host:port (a numeric address or a name, resolved now,
- * IPv4 preferred) sending `authority` as the Host header.  Nothing is
- * connected yet.  Returns 0, or -1 with a message in err. */
+/* A client for host:port sending `authority` as the Host header.  A
+ * numeric address is used as it is; a name is looked up (asynchronously,
+ * IPv4 preferred) when a connection is to be opened and the last lookup is
+ * older than opts->dns_ttl_ns; a failed lookup fails the requests waiting
+ * for it with HTTP_ECONNECT ("connect: cannot resolve NAME: ...").  Nothing
+ * is looked up or connected yet.  Returns 0, or -1 with a message in err. */
 int http_client_new(uv_loop_t *loop, const char *host, int port, const char *authority,
                     const http_client_opts *opts, http_client **out, char *err, size_t err_len);
 
@@ -118,9 +128,8 @@ void http_client_close(http_client *c);
 size_t http_client_pending(const http_client *c);
 void http_client_get_stats(const http_client *c, http_client_stats *s);
 const char *http_client_name(const http_client *c);            /* "host:port" */
-/* How long http_client_new took to resolve the host name (the loop's
- * clock; 0 when the host was a numeric address and nothing was looked up). */
-uint64_t http_client_dns_ns(const http_client *c);
+/* Host name lookups started so far (0 for a numeric address). */
+uint64_t http_client_lookups(const http_client *c);
 
 /* "connect: connection refused", "timeout", "read: connection closed by
  * server", "protocol error: ...", "response body larger than max_body

@@ -68,7 +68,7 @@ typedef struct lm_http_mod {
     int ids_ready;
     int tid[HP_NMETHODS];
     int t_connect, t_tls, t_wait, t_receive;   /* the timing breakdown (docs/http.md#timing-breakdown) */
-    int t_dns;                     /* http.dns: one sample per host name resolved (a client made) */
+    int t_dns;                     /* http.dns: one sample per request that waited for a host name lookup */
     int c_sent, c_recv, c_connects, c_retries, c_status[6], c_redirects, c_body_raw, c_body_decoded;
     hz_decoder hz;                 /* gzip/deflate bodies, decoded on completion */
     int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes, json, header_all) */
@@ -160,6 +160,7 @@ typedef struct lm_http_cfg {
     int tls_on;                   /* https:// */
     net_tls_opts tls;             /* strings anchored by the options table */
     uint64_t timeout_ns;
+    uint64_t dns_ttl_ns;          /* dns = { ttl = s }: UINT64_MAX once, 0 every new connection */
     size_t max_body;
 } lm_http_cfg;
 

@@ -1,6 +1,6 @@
 /* lm_http_opts.c - checks the options of luamech.http: those of
  * luamech.http.new (pool, keepalive, timeout, headers, max_body,
- * discard_body, jar; tls is lm_tls.c's) and those of every request (headers,
+ * discard_body, jar, dns; tls is lm_tls.c's) and those of every request (headers,
  * body/json/form, query, name, timeout, max_body, discard_body, expect,
  * redirects).  Misuse raises one message naming the call.  It only reads and
  * validates: encoding bodies and queries, and building the request, are
@@ -154,6 +154,24 @@ static void lm_http_timeout_opt(lua_State *L, int idx, const char *fname, uint64
     *ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
 }
 
+/* The dns option of new's table at idx ({ ttl = seconds }, math.huge:
+ * never again) into cfg; misuse raises.  Leaves the stack as it was. */
+static void lm_http_dns_opt(lua_State *L, int idx, lm_http_cfg *cfg) {
+    static const char *const known[] = {"ttl", NULL};
+    lua_getfield(L, idx, "dns");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1)) luaL_error(L, "luamech.http.new: dns must be a table (e.g. { ttl = 60 })");
+        lm_check_options(L, lua_gettop(L), "luamech.http.new: dns", known);
+        lua_getfield(L, -1, "ttl");
+        double t = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+        if (!lua_isnil(L, -1) && !(t >= 0))
+            luaL_error(L, "luamech.http.new: dns.ttl must be a number of seconds >= 0 (math.huge: look up once)");
+        if (!lua_isnil(L, -1)) cfg->dns_ttl_ns = t >= 1e9 ? UINT64_MAX : (uint64_t)(t * 1e9);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
 /* The body of a request: the body argument (body_idx, 0: the method takes
  * none) or one of the options body, json, form.  Leaves their values on the
  * stack (they stay anchored there while the request is built). */
@@ -295,12 +313,13 @@ static void lm_http_new_tags(lua_State *L, int idx, lm_http_cfg *cfg) {
 /* The options table at idx (or nil) into cfg; misuse raises. */
 void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     static const char *const known[] = {"pool", "keepalive", "timeout", "headers", "max_body",
-                                        "discard_body", "jar", "tls", "tags", NULL};
+                                        "discard_body", "jar", "tls", "tags", "dns", NULL};
     cfg->pool = 0;
     cfg->keepalive = 1;
     cfg->headers_ref = cfg->tags_ref = LUA_NOREF;
     cfg->timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
     cfg->max_body = HTTP_MAX_BODY_DEFAULT;
+    cfg->dns_ttl_ns = HTTP_DNS_TTL_DEFAULT_NS;
     cfg->discard_body = 0;
     cfg->jar = 1;
     if (lua_isnil(L, idx)) return;
@@ -311,6 +330,7 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     if (lua_istable(L, -1)) lm_http_check_tags(L, lua_gettop(L), "luamech.http.new", 1);
     lua_pop(L, 1);
     lm_http_body_opts(L, idx, "luamech.http.new", &cfg->max_body, &cfg->discard_body);
+    lm_http_dns_opt(L, idx, cfg);
     lua_getfield(L, idx, "jar");
     if (!lua_isnil(L, -1)) {
         if (!lua_isboolean(L, -1)) luaL_error(L, "luamech.http.new: jar must be a boolean");

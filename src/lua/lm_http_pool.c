@@ -13,14 +13,10 @@
 
 #include "lua/lm_http_int.h"
 
-/* A new client (see http_client_new), its name resolution recorded as an
- * http.dns sample when a name was looked up. */
+/* A new client (see http_client_new: names are looked up when it connects). */
 static int lm_http_client_make(lm_http_mod *mod, const char *host, int port, const char *authority,
                                const http_client_opts *o, http_client **out, char *err, size_t err_len) {
-    if (http_client_new(worker_loop(mod->w), host, port, authority, o, out, err, err_len) != 0) return -1;
-    uint64_t ns = http_client_dns_ns(*out);
-    if (ns) worker_record(mod->w, mod->t_dns, (int64_t)ns, worker_now_ns(), 1);
-    return 0;
+    return http_client_new(worker_loop(mod->w), host, port, authority, o, out, err, err_len);
 }
 
 /* The one key rule of pooled clients (lua/lm_op.h) for http: everything
@@ -28,7 +24,7 @@ static int lm_http_client_make(lm_http_mod *mod, const char *host, int port, con
  * URL wrote it (host, and the port when written: the Host header sent) and
  * the port; the scheme and every TLS option are tkey (lm_tls_key: "" for
  * http://); keep-alive is opt[0], the pool flag opt[1] (only pooled clients
- * are registered: always 1 there).  Request timeouts are per request
+ * are registered: always 1 there), the port opt[2], dns.ttl opt[3].  Request timeouts are per request
  * (http_req.timeout_ns), not the client's: its timeout_ns is 0.  tkey is
  * the caller's buffer the key points into. */
 void lm_http_pool_key(const char *authority, int port, const lm_http_cfg *cfg, char *tkey, size_t tkey_len,
@@ -39,6 +35,7 @@ void lm_http_pool_key(const char *authority, int port, const lm_http_cfg *cfg, c
     key->opt[0] = cfg->keepalive;
     key->opt[1] = cfg->pool;
     key->opt[2] = port;
+    key->opt[3] = (int64_t)(cfg->dns_ttl_ns > INT64_MAX ? INT64_MAX : cfg->dns_ttl_ns);   /* dns.ttl */
     key->tls = tkey;
 }
 
@@ -51,6 +48,7 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
     o.keepalive = cfg->keepalive;
     o.timeout_ns = 0;                          /* every request carries its own */
     o.tls = cfg->tls_on ? &cfg->tls : NULL;
+    o.dns_ttl_ns = cfg->dns_ttl_ns;
     if (!cfg->pool) return lm_http_client_make(mod, host, port, authority, &o, out, err, err_len);
     char tkey[1200];
     lm_pool_key key;

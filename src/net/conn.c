@@ -5,14 +5,15 @@
  * in a turn leaves in one write, uv_try_write first and one uv_write for what
  * the socket did not take), close, and the failure cause.  The transport seam:
  * bytes from the socket go through conn_rx, bytes to it come from conn_tx;
- * both are plaintext unless cfg->tls is set, then net/tls.c encrypts and
- * decrypts in memory BIOs.  The I/O backend seam: connect and close always go
- * through libuv; once connected, the bytes move either through libuv's stream
- * (epoll: uv_read_start, uv_try_write/uv_write) or through the loop's
- * io_uring ring (net/uring.c: one recv and at most one send in flight per
- * connection, all of a turn's submitted by one system call), chosen per loop
- * by LUAMECH_IO.  It knows no protocol, parses nothing, and does not
- * reconnect (the owner opens a new connection after a failure). */
+ * both are plaintext unless cfg->tls is set, then net/tls.c decrypts from
+ * the space the socket read into and encrypts straight into tout.  The I/O
+ * backend seam: connect and close always go through libuv; once connected,
+ * the bytes move either through libuv's stream (epoll: uv_read_start,
+ * uv_try_write/uv_write) or through the loop's io_uring ring (net/uring.c:
+ * one recv and at most one send in flight per connection, all of a turn's
+ * submitted by one system call), chosen per loop by LUAMECH_IO.  It knows no
+ * protocol, parses nothing, and does not reconnect (the owner opens a new
+ * connection after a failure). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -28,12 +29,6 @@
 #define NET_RBUF_MIN_FREE 4096
 #define NET_WBUF_INIT (16 * 1024)
 #define NET_RBUF_DEFAULT (16 * 1024)
-
-typedef struct net_buf {
-    char *p;
-    size_t len;
-    size_t cap;
-} net_buf;
 
 typedef enum net_state { NS_CONNECTING, NS_HANDSHAKE, NS_OPEN, NS_CLOSED } net_state;
 
@@ -60,7 +55,7 @@ struct net_conn {
     net_buf wbuf;                /* payload queued for the next flush */
     net_buf wfly;                /* bytes of the uv_write in flight */
     net_buf rbuf;                /* payload not consumed by the owner */
-    net_buf tout;                /* TLS: ciphertext for the next write */
+    net_buf tout;                /* TLS: ciphertext for the next write (net/tls.c appends) */
     const net_conn_cbs *cbs;
     net_tls *tls;                /* NULL: plaintext */
     net_uio *uio;                /* io_uring backend; NULL: epoll (libuv's stream) */
@@ -205,7 +200,7 @@ int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out) {
     c->tcp = cfg->path == NULL;
     c->h.handle.data = c->creq.data = c->wreq.data = c->flush.data = c->timer.data = c;
     int rc = conn_buf_reserve(&c->rbuf, cfg->rbuf_init ? cfg->rbuf_init : NET_RBUF_DEFAULT, 1);
-    if (rc == 0 && cfg->tls) rc = net_tls_new(cfg->tls, &c->tls);
+    if (rc == 0 && cfg->tls) rc = net_tls_new(cfg->tls, &c->tout, &c->tls);
     if (rc == 0) rc = conn_handles_init(c);
     if (rc == 0) {
         c->uio = net_uio_open(cfg->loop, c, &conn_uio_cbs, &rc);
@@ -291,9 +286,10 @@ static void conn_rx_tls(net_conn *c, size_t n) {
         if (rc < 0 || got == 0) break;
         c->rbuf.len += got;
         conn_deliver(c);
+        if (!net_tls_more(c->tls)) break;    /* spares the SSL_read that would say "none yet" */
     }
     if (rc < 0) conn_fail(c, rc, was_open ? NET_PH_READ : NET_PH_TLS, msg);
-    else if (c->state == NS_OPEN && net_tls_out_pending(c->tls)) conn_schedule(c);
+    else if (c->state == NS_OPEN && c->tout.len) conn_schedule(c);
 }
 
 static void conn_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
@@ -334,6 +330,10 @@ static void conn_urecv_tls(net_conn *c, size_t n) {
         char *p;
         size_t room;
         net_tls_rx_space(c->tls, &p, &room);
+        if (room == 0) {                 /* cannot happen: OpenSSL drains rx each time */
+            conn_fail(c, UV_ENOBUFS, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_READ, NULL);
+            return;
+        }
         size_t k = n - off < room ? n - off : room;
         memcpy(p, c->urx + off, k);
         off += k;
@@ -416,8 +416,8 @@ int net_conn_write(net_conn *c, const void *p, size_t n) {
 }
 
 /* The bytes to put on the wire now, in *out (payload counted in *payload);
- * 0 or a failure status.  Plaintext: wbuf itself.  TLS: wbuf encrypted (once
- * open) and any handshake bytes, in tout. */
+ * 0 or a failure status.  Plaintext: wbuf itself.  TLS: tout, where net/tls.c
+ * appended the handshake's bytes and appends wbuf encrypted (once open). */
 static int conn_tx(net_conn *c, net_buf **out, size_t *payload, const char **msg) {
     *out = &c->wbuf;
     *payload = c->wbuf.len;
@@ -428,9 +428,6 @@ static int conn_tx(net_conn *c, net_buf **out, size_t *payload, const char **msg
         if (rc < 0) return rc;
         c->wbuf.len = 0;      /* net_tls_write takes everything or fails */
     }
-    size_t pend = net_tls_out_pending(c->tls);
-    if (pend && conn_buf_reserve(&c->tout, c->tout.len + pend, NET_WBUF_INIT) < 0) return UV_ENOMEM;
-    c->tout.len += net_tls_out_take(c->tls, c->tout.p + c->tout.len, pend);
     *out = &c->tout;
     *payload = took;
     return 0;

@@ -1,6 +1,8 @@
-/* tls.c - TLS client transport on OpenSSL memory BIOs (see tls.h): the
- * socket's bytes are written into the SSL's read BIO, ciphertext is taken
- * from its write BIO, so OpenSSL never touches a socket and never blocks.
+/* tls.c - TLS client transport on an in-memory BIO of our own (see tls.h):
+ * OpenSSL reads ciphertext straight from the connection's receive space
+ * (where the socket read it) and appends what it writes straight to the
+ * connection's output buffer, so it never touches a socket, never blocks,
+ * and no byte is copied through an intermediate memory BIO.
  * Verification is on unless insecure: the peer chain against the system
  * store (or ca_file) and the host name (or IP address) given as server_name,
  * which is also sent as SNI when it is a name.  The last session a server
@@ -27,6 +29,7 @@
 
 struct net_tls_client {
     SSL_CTX *ctx;
+    BIO_METHOD *bio_meth;     /* tls_bio_*: per client (no global state) */
     char *server_name;
     int name_is_ip;
     int insecure;
@@ -39,7 +42,10 @@ struct net_tls_client {
 struct net_tls {
     net_tls_client *tc;
     SSL *ssl;
-    BIO *rbio, *wbio;         /* owned by ssl */
+    BIO *bio;                 /* tls_bio_*, owned by ssl (its read and write side) */
+    net_buf *out;             /* ciphertext to send: the connection's buffer */
+    size_t rx_off, rx_len;    /* rx[rx_off, rx_len): received, not yet read by OpenSSL */
+    int oom;                  /* the output buffer could not grow */
     int established;
     int failed;               /* a TLS error: the session must not be reused */
     int resumed;
@@ -109,6 +115,75 @@ static int tls_ctx_certs(net_tls_client *t, const net_tls_opts *o, char *err, si
     return 0;
 }
 
+/* ---- the BIO: OpenSSL's view of the connection's buffers ---------------- */
+
+/* Ciphertext from OpenSSL: appended to the connection's output buffer. */
+static int tls_bio_write(BIO *b, const char *data, size_t n, size_t *written) {
+    net_tls *t = BIO_get_data(b);
+    net_buf *o = t->out;
+    if (n > o->cap - o->len) {
+        size_t cap = o->cap ? o->cap : 16 * 1024;
+        while (cap - o->len < n) cap = cap > SIZE_MAX / 2 ? o->len + n : cap * 2;
+        char *p = realloc(o->p, cap);
+        if (p == NULL) {
+            t->oom = 1;
+            return 0;
+        }
+        o->p = p;
+        o->cap = cap;
+    }
+    memcpy(o->p + o->len, data, n);
+    o->len += n;
+    *written = n;
+    return 1;
+}
+
+/* Ciphertext for OpenSSL: from what the socket put in rx; none: retry. */
+static int tls_bio_read(BIO *b, char *data, size_t n, size_t *got) {
+    net_tls *t = BIO_get_data(b);
+    size_t have = t->rx_len - t->rx_off;
+    BIO_clear_retry_flags(b);
+    if (have == 0) {
+        BIO_set_retry_read(b);
+        *got = 0;
+        return 0;
+    }
+    if (n > have) n = have;
+    memcpy(data, t->rx + t->rx_off, n);
+    t->rx_off += n;
+    *got = n;
+    return 1;
+}
+
+static long tls_bio_ctrl(BIO *b, int cmd, long num, void *ptr) {
+    net_tls *t = BIO_get_data(b);
+    (void)num;
+    (void)ptr;
+    switch (cmd) {
+    case BIO_CTRL_FLUSH: return 1;
+    case BIO_CTRL_PENDING: return t ? (long)(t->rx_len - t->rx_off) : 0;
+    case BIO_CTRL_WPENDING: return 0;      /* written through at once */
+    default: return 0;
+    }
+}
+
+static int tls_bio_create(BIO *b) {
+    BIO_set_init(b, 1);
+    return 1;
+}
+
+/* The method (one per client: no global state).  Its type is a plain
+ * source/sink, not a BIO_get_new_index() one: that index space is global and
+ * small (about 127), and a run makes a client per VU. */
+static int tls_bio_meth(net_tls_client *t) {
+    t->bio_meth = BIO_meth_new(BIO_TYPE_SOURCE_SINK, "luamech conn");
+    if (t->bio_meth == NULL || BIO_meth_set_write_ex(t->bio_meth, tls_bio_write) != 1 ||
+        BIO_meth_set_read_ex(t->bio_meth, tls_bio_read) != 1 ||
+        BIO_meth_set_ctrl(t->bio_meth, tls_bio_ctrl) != 1 || BIO_meth_set_create(t->bio_meth, tls_bio_create) != 1)
+        return -1;
+    return 0;
+}
+
 static int tls_ctx_setup(net_tls_client *t, const net_tls_opts *o, char *err, size_t len) {
     t->ctx = SSL_CTX_new(TLS_client_method());
     if (t->ctx == NULL) return tls_err(err, len, "cannot create a TLS context", NULL);
@@ -125,6 +200,7 @@ static int tls_ctx_setup(net_tls_client *t, const net_tls_opts *o, char *err, si
     SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
     SSL_CTX_sess_set_new_cb(t->ctx, tls_on_new_session);
     if (tls_ctx_certs(t, o, err, len) != 0) return -1;
+    if (tls_bio_meth(t) != 0) return tls_err(err, len, "cannot create a TLS I/O method", NULL);
     if (o->alpn) {
         unsigned char wire[512];
         size_t n;
@@ -169,6 +245,7 @@ void net_tls_client_free(net_tls_client *t) {
     if (t == NULL) return;
     if (t->session) SSL_SESSION_free(t->session);
     SSL_CTX_free(t->ctx);
+    BIO_meth_free(t->bio_meth);          /* after every SSL (and BIO) of it is freed */
     free(t->server_name);
     free(t);
 }
@@ -188,24 +265,23 @@ static int tls_ssl_peer(net_tls *t) {
     return X509_VERIFY_PARAM_set1_ip_asc(vp, tc->server_name) == 1 ? 0 : -1;
 }
 
-int net_tls_new(net_tls_client *tc, net_tls **out) {
+int net_tls_new(net_tls_client *tc, net_buf *out_buf, net_tls **out) {
     *out = NULL;
     net_tls *t = calloc(1, sizeof *t);
     if (t == NULL) return UV_ENOMEM;
     t->tc = tc;
+    t->out = out_buf;
     t->ssl = SSL_new(tc->ctx);
-    t->rbio = BIO_new(BIO_s_mem());
-    t->wbio = BIO_new(BIO_s_mem());
-    if (t->ssl == NULL || t->rbio == NULL || t->wbio == NULL) {
-        BIO_free(t->rbio);
-        BIO_free(t->wbio);
+    t->bio = BIO_new(tc->bio_meth);
+    if (t->ssl == NULL || t->bio == NULL) {
+        BIO_free(t->bio);
         SSL_free(t->ssl);
         free(t);
         ERR_clear_error();
         return UV_ENOMEM;
     }
-    BIO_set_mem_eof_return(t->rbio, -1);   /* empty: "retry", not end of file */
-    SSL_set_bio(t->ssl, t->rbio, t->wbio);  /* the SSL owns both BIOs from here */
+    BIO_set_data(t->bio, t);
+    SSL_set_bio(t->ssl, t->bio, t->bio);   /* one BIO both ways: the SSL owns it from here */
     SSL_set_connect_state(t->ssl);
     if (SSL_set_app_data(t->ssl, t) != 1 || tls_ssl_peer(t) != 0 ||
         (tc->session && SSL_set_session(t->ssl, tc->session) != 1)) {
@@ -232,6 +308,11 @@ void net_tls_free(net_tls *t) {
 static int tls_fail(net_tls *t, int ret, const char **msg) {
     int e = SSL_get_error(t->ssl, ret);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return 0;
+    if (t->oom) {
+        ERR_clear_error();
+        t->failed = 1;
+        return UV_ENOMEM;
+    }
     if (e == SSL_ERROR_ZERO_RETURN) return UV_EOF;
     long vr = SSL_get_verify_result(t->ssl);
     unsigned long q = ERR_peek_error();
@@ -271,23 +352,36 @@ int net_tls_start(net_tls *t, const char **msg) {
 }
 
 void net_tls_rx_space(net_tls *t, char **p, size_t *n) {
-    *p = t->rx;
-    *n = sizeof t->rx;
+    if (t->rx_off == t->rx_len) {
+        t->rx_off = t->rx_len = 0;
+    } else if (t->rx_off > 0) {           /* a record's start OpenSSL has not asked for yet */
+        memmove(t->rx, t->rx + t->rx_off, t->rx_len - t->rx_off);
+        t->rx_len -= t->rx_off;
+        t->rx_off = 0;
+    }
+    *p = t->rx + t->rx_len;
+    *n = sizeof t->rx - t->rx_len;
 }
 
 int net_tls_rx(net_tls *t, size_t n, const char **msg) {
-    if (n > 0 && BIO_write(t->rbio, t->rx, (int)n) != (int)n) {
-        ERR_clear_error();
-        return UV_ENOMEM;
-    }
+    t->rx_len += n;
     return t->established ? 0 : tls_handshake(t, msg);
 }
 
 int net_tls_established(const net_tls *t) { return t->established; }
 
+int net_tls_more(const net_tls *t) { return t->rx_off < t->rx_len || SSL_has_pending(t->ssl); }
+
+/* SSL_get_error wants the thread's error queue empty before each I/O call:
+ * emptied only when something is queued (a peek is cheaper than a clear,
+ * which walks all its slots, and this runs for every read and write). */
+static void tls_err_reset(void) {
+    if (ERR_peek_error() != 0) ERR_clear_error();
+}
+
 int net_tls_read(net_tls *t, char *dst, size_t cap, size_t *got, const char **msg) {
     *got = 0;
-    ERR_clear_error();
+    tls_err_reset();
     int ret = SSL_read(t->ssl, dst, cap > INT_MAX ? INT_MAX : (int)cap);
     if (ret > 0) {
         *got = (size_t)ret;
@@ -300,19 +394,12 @@ int net_tls_write(net_tls *t, const char *p, size_t n, size_t *took, const char 
     *took = 0;
     while (*took < n) {
         size_t left = n - *took;
-        ERR_clear_error();
+        tls_err_reset();
         int ret = SSL_write(t->ssl, p + *took, left > INT_MAX ? INT_MAX : (int)left);
         if (ret <= 0) return tls_fail(t, ret, msg);
         *took += (size_t)ret;
     }
     return 0;
-}
-
-size_t net_tls_out_pending(const net_tls *t) { return BIO_ctrl_pending(t->wbio); }
-
-size_t net_tls_out_take(net_tls *t, char *dst, size_t cap) {
-    int n = BIO_read(t->wbio, dst, cap > INT_MAX ? INT_MAX : (int)cap);
-    return n > 0 ? (size_t)n : 0;
 }
 
 uint64_t net_tls_handshake_ns(const net_tls *t) { return t->handshake_ns; }

@@ -3,7 +3,10 @@
  * client's settings (an SSL_CTX: verification against the system store or
  * ca_file, or none with insecure; client certificate; minimum version; ALPN)
  * and the last session, offered again on the next connection (resumption).
- * A net_tls is one connection's state (an SSL with its two BIOs). */
+ * A net_tls is one connection's state: an SSL on a BIO of ours that reads
+ * ciphertext from the space net_tls_rx_space handed to the socket and
+ * appends what OpenSSL writes to the connection's output buffer (no copy
+ * through a memory BIO). */
 #ifndef LUAMECH_NET_TLS_H
 #define LUAMECH_NET_TLS_H
 
@@ -12,6 +15,13 @@
 
 typedef struct net_tls_client net_tls_client;
 typedef struct net_tls net_tls;
+
+/* A growable byte buffer (net/conn.c's; realloc'd, freed by its owner). */
+typedef struct net_buf {
+    char *p;
+    size_t len;
+    size_t cap;
+} net_buf;
 
 typedef struct net_tls_opts {
     const char *server_name;  /* SNI and the name verified; NULL: none */
@@ -38,19 +48,22 @@ void net_tls_client_free(net_tls_client *t);
 void net_tls_client_stats(const net_tls_client *t, net_tls_stats *s);
 
 /* ---- one connection (for net/conn.c) ---- */
-int net_tls_new(net_tls_client *tc, net_tls **out);          /* 0 or UV_ENOMEM */
+/* out: where ciphertext to send is appended (it must outlive the net_tls);
+ * 0 or UV_ENOMEM. */
+int net_tls_new(net_tls_client *tc, net_buf *out, net_tls **t);
 void net_tls_free(net_tls *t);                                /* NULL ok */
 /* Statuses: 0, NET_ETLS (msg says why), UV_EOF (close_notify), UV_ENOMEM. */
 int net_tls_start(net_tls *t, const char **msg);              /* first handshake flight */
 void net_tls_rx_space(net_tls *t, char **p, size_t *n);       /* where the socket reads into */
 int net_tls_rx(net_tls *t, size_t n, const char **msg);       /* n bytes arrived there */
 int net_tls_established(const net_tls *t);
+/* 0 when everything received so far has been read (a net_tls_read now
+ * would only say "none yet"). */
+int net_tls_more(const net_tls *t);
 /* Decrypted payload into dst (*got 0: none yet). */
 int net_tls_read(net_tls *t, char *dst, size_t cap, size_t *got, const char **msg);
-/* Encrypt payload (*took: bytes taken). */
+/* Encrypt payload (*took: bytes taken), appended to the output buffer. */
 int net_tls_write(net_tls *t, const char *p, size_t n, size_t *took, const char **msg);
-size_t net_tls_out_pending(const net_tls *t);                 /* ciphertext to send */
-size_t net_tls_out_take(net_tls *t, char *dst, size_t cap);
 uint64_t net_tls_handshake_ns(const net_tls *t);
 int net_tls_resumed(const net_tls *t);
 

@@ -3,7 +3,11 @@
  * run's own criteria are evaluated on its totals (rates over each subject's
  * span: the run, or a stage); the top-level criteria of a phased scenario on
  * all its phases' data merged.  A latency criterion over a subject without a
- * successful sample fails ("no successful samples").  Parsing and the
+ * successful sample fails ("no successful samples").  A tag selector
+ * ("http.*{kind=api}") merges the histograms, errors and counts of every
+ * tagged timer it selects (by the timers' data fields tagged_of and tags,
+ * never their names); none selected, it falls back to a timer of that
+ * exact name.  Parsing and the
  * arithmetic of a criterion are in stats/threshold.c; this file gathers the
  * data and writes, it never touches the engine. */
 #include "report/report.h"
@@ -21,11 +25,24 @@ typedef struct th_acc {
     th_input in;
 } th_acc;
 
-static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, const run_result *r) {
-    threshold_checks_add(&r->agg, &acc->in.checks_pass, &acc->in.checks_all);
-    threshold_metrics_add(t, &r->agg, &acc->in);
-    const agg_timer *tm = threshold_timer(t, &r->agg);
-    if (!tm) return 0;
+static const char *thresholds_tag(void *ctx, const char *name) {
+    return json_string_value(json_object_get(ctx, name));
+}
+
+/* 1 when timer tm is a tagged timer (not a twin) selected by t's tags. */
+static int thresholds_selects(const threshold *t, const agg_timer *tm) {
+    if (!tm->tags || tm->role != TR_NAMED || tm->of || tm->twin_of) return 0;
+    json_t *o = json_loads(tm->tags, 0, NULL);
+    json_t *tags = json_object_get(o, "tags");
+    int hit = json_is_object(tags) &&
+              threshold_tags_match(t, json_string_value(json_object_get(o, "tagged_of")), thresholds_tag, tags);
+    json_decref(o);
+    return hit;
+}
+
+/* Timer tm's histogram, errors and (once per run: first) span into acc. */
+static int thresholds_timer_add(th_acc *acc, const scenario *sc, const run_result *r, const agg_timer *tm,
+                                int first) {
     if (!acc->h) {
         acc->h = malloc(sizeof *acc->h);
         if (!acc->h) return -1;
@@ -35,8 +52,21 @@ static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, c
     acc->in.h = acc->h;
     acc->in.errors += tm->total_errors;
     double s, e;
-    acc->in.span_s += report_timer_span(sc, r, tm, &s, &e);
+    if (first) acc->in.span_s += report_timer_span(sc, r, tm, &s, &e);
     return 0;
+}
+
+static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, const run_result *r) {
+    threshold_checks_add(&r->agg, &acc->in.checks_pass, &acc->in.checks_all);
+    threshold_metrics_add(t, &r->agg, &acc->in);
+    int hits = 0;
+    for (int i = 0; t->ntags && i < r->agg.n; i++)
+        if (thresholds_selects(t, r->agg.timers[i]) &&
+            thresholds_timer_add(acc, sc, r, r->agg.timers[i], hits++ == 0) != 0)
+            return -1;
+    if (hits) return 0;
+    const agg_timer *tm = threshold_timer(t, &r->agg);
+    return tm ? thresholds_timer_add(acc, sc, r, tm, 1) : 0;
 }
 
 static void thresholds_set(th_result *x, const threshold *t, th_acc *acc) {

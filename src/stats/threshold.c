@@ -3,10 +3,14 @@
  * "transactions" (All Transactions), "checks", a custom metric, or empty;
  * STAT is min, avg, p50, p80, p90, p95, p99, p99.9, max, stdev, count,
  * rate, errors, "errors rate" or value; "rate" with a percentage is a
- * custom rate metric's share of true.  No I/O. */
+ * custom rate metric's share of true.  A subject "BASE{k=v,...}" (or k6's
+ * "BASE{k:v}") is a tag selector: every tagged timer of BASE (a glob) whose
+ * tags include those (threshold_tags_match; report/thresholds.c merges
+ * them).  No I/O. */
 #include "stats/threshold.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +84,66 @@ static int th_stat_parse(char **tok, int *n, threshold *t) {
     return -1;
 }
 
+/* 1 when s[0..n) is a tag name (lm_http_opts.c's rule: 1..64 of A-Z a-z
+ * 0-9 _ . : -) or, name 0, a tag value (0..64 printable ASCII bytes; the
+ * selector's split already excluded , = { }). */
+static int th_tag_ok(const char *s, size_t n, int name) {
+    if (n > TH_TAG_LEN || (name && n == 0)) return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (name && !(alnum || c == '_' || c == '.' || c == ':' || c == '-')) return 0;
+        if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return 0;
+    }
+    return 1;
+}
+
+/* One "k=v" (or "k:v": the name ends at the first colon) of a selector. */
+static int th_tag_pair(const char *p, size_t n, threshold *t) {
+    const char *eq = memchr(p, '=', n);
+    if (!eq) eq = memchr(p, ':', n);
+    if (!eq || t->ntags >= TH_MAX_TAGS) return -1;
+    size_t kl = (size_t)(eq - p), vl = n - kl - 1;
+    if (!th_tag_ok(p, kl, 1) || !th_tag_ok(eq + 1, vl, 0) || memchr(eq + 1, '=', vl)) return -1;
+    memcpy(t->tag_k[t->ntags], p, kl);
+    t->tag_k[t->ntags][kl] = 0;
+    memcpy(t->tag_v[t->ntags], eq + 1, vl);
+    t->tag_v[t->ntags][vl] = 0;
+    t->ntags++;
+    return 0;
+}
+
+/* A subject ending in "{k=v,...}" is a tag selector; anything else (e.g.
+ * "http /users/{id}", no pairs) is a plain timer name. */
+static void th_selector(threshold *t) {
+    size_t l = strlen(t->timer);
+    char *brace = strrchr(t->timer, '{');
+    if (l < 3 || t->timer[l - 1] != '}' || !brace || (size_t)(brace - t->timer) >= sizeof t->base) return;
+    for (const char *p = brace + 1; p < t->timer + l - 1;) {
+        const char *end = memchr(p, ',', (size_t)(t->timer + l - 1 - p));
+        if (!end) end = t->timer + l - 1;
+        if (th_tag_pair(p, (size_t)(end - p), t) != 0) {
+            t->ntags = 0;
+            return;
+        }
+        p = end + 1;
+    }
+    memcpy(t->base, t->timer, (size_t)(brace - t->timer));
+    t->base[brace - t->timer] = 0;
+}
+
+int threshold_tags_match(const threshold *t, const char *tagged_of,
+                         const char *(*tag)(void *ctx, const char *name), void *ctx) {
+    if (t->ntags == 0 || !tagged_of) return 0;
+    if (t->base[0] && (strpbrk(t->base, "*?") ? fnmatch(t->base, tagged_of, 0) != 0 : strcmp(t->base, tagged_of) != 0))
+        return 0;
+    for (int i = 0; i < t->ntags; i++) {
+        const char *v = tag(ctx, t->tag_k[i]);
+        if (!v || strcmp(v, t->tag_v[i]) != 0) return 0;
+    }
+    return 1;
+}
+
 static void th_subject(char **tok, int n, threshold *t) {
     t->timer[0] = 0;
     for (int i = 0; i < n; i++) {
@@ -89,6 +153,7 @@ static void th_subject(char **tok, int n, threshold *t) {
     if (t->timer[0] == 0 || strcmp(t->timer, "transactions") == 0)
         snprintf(t->timer, sizeof t->timer, "All Transactions");
     if (strcmp(t->timer, "checks") == 0 && t->stat == TH_RATE) t->stat = TH_CHECKS_RATE;
+    th_selector(t);
 }
 
 int threshold_parse(const char *text, threshold *t, char *err, size_t err_len) {

@@ -21,12 +21,22 @@ typedef enum th_stat {
 
 typedef enum th_op { TH_LT, TH_LE, TH_GT, TH_GE, TH_EQ } th_op;
 
+#define TH_MAX_TAGS 16
+#define TH_TAG_LEN 64
+
 typedef struct threshold {
     char text[256];          /* as written */
     char timer[200];         /* subject timer; "All Transactions" by default */
     th_stat stat;
     th_op op;
     double limit;            /* in the stat's unit: ms, count, per second, percent */
+    /* A tag selector "BASE{k=v,...}" (or k6's "BASE{k:v}"): ntags > 0, and
+     * the criterion is evaluated on every tagged timer whose tagged_of
+     * matches BASE (a glob: * and ? wildcards; empty: any) and whose tags
+     * include every k=v, their histograms merged. */
+    int ntags;
+    char base[200];
+    char tag_k[TH_MAX_TAGS][TH_TAG_LEN + 1], tag_v[TH_MAX_TAGS][TH_TAG_LEN + 1];
 } threshold;
 
 /* What a criterion is evaluated on: its subject timer's figures over one
@@ -55,6 +65,10 @@ int threshold_parse(const char *text, threshold *t, char *err, size_t err_len);
 int threshold_is_latency(const threshold *t);
 /* The subject timer of t in a (the first of that name), or NULL. */
 const agg_timer *threshold_timer(const threshold *t, const agg *a);
+/* A tag selector: 1 when a tagged timer of tagged_of whose tag values are
+ * given by tag(ctx, name) (NULL: no such tag) is selected by t. */
+int threshold_tags_match(const threshold *t, const char *tagged_of,
+                         const char *(*tag)(void *ctx, const char *name), void *ctx);
 /* Adds a's check counters to *pass and *all. */
 void threshold_checks_add(const agg *a, int64_t *pass, int64_t *all);
 /* Adds a's custom metrics named as t's subject (a counter, a gauge, a

@@ -48,7 +48,7 @@ check "every function is annotated and every annotation exists" compare "$TMP/li
 # which lm_check_options enforces) against the @field names of the Options
 # classes annotated for that binding
 OPTS_MAP="lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
-lm_http_opts.c:luamech.HttpOptions,luamech.HttpRequestOptions lm_random.c:luamech.KeysOptions
+lm_http_opts.c:luamech.HttpOptions,luamech.HttpRequestOptions,luamech.HttpDnsOptions lm_random.c:luamech.KeysOptions
 lm_data.c:luamech.DataOptions lm_tls.c:luamech.TlsOptions"
 c_options() { # FILE: option names of every known[] list in it
     tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"' | sort -u

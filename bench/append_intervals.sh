@@ -7,7 +7,9 @@
 # (user + sys from /proc/PID/stat) and the final sizes of the result files.
 # Before report/append.c every closed interval rewrote every row of
 # intervals.csv and counters.csv (quadratic in N); after it they grow by
-# appends (summary.json is still replaced at each interval).
+# appends.  summary.json was still replaced at each interval with every
+# row so far (quadratic: 870 of 878 MB at N = 500); now it is replaced on
+# report_summary_due's schedule (about 9 times its final size in all).
 #   bash bench/append_intervals.sh build/luamech 2000
 set -u
 bin=$1; n=${2:-2000}

@@ -927,24 +927,29 @@ static int merge_once(merge_opts *o) {
     return merge_is_phased(o->segs[0].dir) ? merge_phased(o) : merge_one(o, NULL, NULL);
 }
 
-/* The newest of the phase directories' summary.json (DIR/<phase>/), 0 if
- * none: a phased run writes its top summary.json only at its end. */
+/* The newest of the phase directories' summary.json and intervals.csv
+ * (DIR/<phase>/), 0 if none: a phased run writes its top summary.json only
+ * at its end. */
 static time_t merge_phases_mtime(const char *dir) {
+    static const char *const names[] = {"summary.json", "intervals.csv"};
     char pattern[4200];
-    glob_t g;
     time_t newest = 0;
-    snprintf(pattern, sizeof pattern, "%s/*/summary.json", dir);
-    if (glob(pattern, 0, NULL, &g) != 0) return 0;
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        struct stat st;
-        if (stat(g.gl_pathv[i], &st) == 0 && st.st_mtime > newest) newest = st.st_mtime;
+    for (int n = 0; n < 2; n++) {
+        glob_t g;
+        snprintf(pattern, sizeof pattern, "%s/*/%s", dir, names[n]);
+        if (glob(pattern, 0, NULL, &g) != 0) continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            struct stat st;
+            if (stat(g.gl_pathv[i], &st) == 0 && st.st_mtime > newest) newest = st.st_mtime;
+        }
+        globfree(&g);
     }
-    globfree(&g);
     return newest;
 }
 
-/* --follow: the segments rewrite their files at every interval (through a
- * rename); merge what is there every second, with a progress line, until
+/* --follow: the segments append to intervals.csv at every interval and
+ * replace summary.json (through a rename) on report_summary_due's
+ * schedule; merge what there is every second, with a progress line, until
  * every segment given has ended (its status is no longer "running"), then
  * once more as a final merge.  Segments without a summary.json yet are
  * waited for.  Ctrl-C ends it (the files written are complete). */
@@ -966,6 +971,9 @@ static int merge_follow(merge_opts *o) {
             snprintf(path, sizeof path, "%s/summary.json", g.dir);
             int there = stat(path, &st) == 0;
             if (there && st.st_mtime > newest) newest = st.st_mtime;
+            snprintf(path, sizeof path, "%s/intervals.csv", g.dir);   /* appended at every interval; */
+            if (stat(path, &st) == 0 && st.st_mtime > newest)          /* summary.json less often */
+                newest = st.st_mtime;
             time_t ph = there ? 0 : merge_phases_mtime(g.dir);  /* a phased run under way: its phases' files */
             if (ph > newest) newest = ph;
             if (there && merge_is_phased(g.dir)) {              /* a phased run that ended: merged at the end */

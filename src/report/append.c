@@ -5,8 +5,13 @@
  * at every interval: quadratic in the run's length).  A file that is
  * missing, or whose inode or size is not what this writer left (the
  * directory was removed and made again), is rewritten whole through a
- * temporary file and a rename, then appended to again.  errors.csv,
- * junit.xml and summary.json, whole-run figures, are replaced as before.
+ * temporary file and a rename, then appended to again.  errors.csv and
+ * junit.xml, whole-run figures of a size that does not grow with the run,
+ * are replaced at every call.  summary.json, which holds every interval's
+ * rows, is replaced on a schedule whose total cost is linear in the run
+ * (report_summary_due: when the intervals closed have grown by an eighth
+ * since the last snapshot), and always at the final call: a killed run's
+ * summary.json is valid but may be older than intervals.csv.
  * It computes nothing: rows come from report/results.c. */
 #include "report/report.h"
 
@@ -30,6 +35,7 @@ typedef struct append_file {
 struct report_appender {
     char *dir;
     append_file intervals, counters;
+    int summary_at;      /* intervals closed at the last summary.json; -1: none yet */
 };
 
 report_appender *report_appender_new(const char *dir) {
@@ -41,6 +47,7 @@ report_appender *report_appender_new(const char *dir) {
     a->intervals.name = "intervals.csv";
     a->counters.name = "counters.csv";
     a->intervals.size = a->counters.size = -1;
+    a->summary_at = -1;
     return a;
 }
 
@@ -147,12 +154,30 @@ static int append_file_update(report_appender *a, append_file *f, const run_resu
     return rc;
 }
 
+int report_summary_due(int closed, int last) {
+    if (last < 0) return 1;
+    int gap = last / REPORT_SUMMARY_GROWTH;
+    return closed - last >= (gap > 1 ? gap : 1);
+}
+
+/* Is a snapshot of summary.json due (or is the file missing)? */
+static int append_summary_due(const report_appender *a, const run_result *r) {
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/summary.json", a->dir);
+    return report_summary_due(r->agg.nintervals, a->summary_at) || stat(path, &st) != 0;
+}
+
 int report_append_all(report_appender *a, const scenario *sc, const run_result *r,
                       const char *status, int exit_code, int final) {
     int rc = append_file_update(a, &a->intervals, r, 1, final);
     rc |= report_write_errors_csv(a->dir, r);
     rc |= append_file_update(a, &a->counters, r, 0, final);
     if (r->status != RUN_ABORTED) rc |= report_write_junit(a->dir, sc, r);
-    rc |= report_write_json(a->dir, sc, r, status, exit_code);
+    if (final || append_summary_due(a, r)) {
+        int jrc = report_write_json(a->dir, sc, r, status, exit_code);
+        if (jrc == 0) a->summary_at = r->agg.nintervals;
+        rc |= jrc;
+    }
     return rc;
 }

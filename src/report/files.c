@@ -4,6 +4,8 @@
  * to the scenario's folder, so that `luamech run DIR/scenario/NAME.lua`
  * runs the same test.  Files outside the folder, and files past the size
  * limits, are listed in summary.json's "scenario_files" but not copied.
+ * The list is added to summary.json by streaming the file through, never
+ * by loading it (it holds every interval's rows).
  * It does not know how the files were read (lua/lm_share.c records them). */
 #include "report/report.h"
 
@@ -104,6 +106,53 @@ static json_t *files_copy_one(const char *sub, const char *root, const char *pat
     return j;
 }
 
+/* list as jansson writes it at depth 1 of an object with JSON_INDENT(2):
+ * every line break followed by two spaces. */
+static int files_put_depth1(FILE *out, const json_t *list) {
+    char *text = json_dumps(list, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    if (!text) return -1;
+    int rc = 0;
+    for (const char *p = text; *p && rc == 0; p++)
+        if (fputc(*p, out) == EOF || (*p == '\n' && fputs("  ", out) == EOF)) rc = -1;
+    free(text);
+    return rc;
+}
+
+/* summary.json as report_write_json left it (ending "\n}\n") copied to tmp
+ * with "scenario_files" added as its last member, streamed: the same bytes
+ * as loading it, adding the member and dumping it again (jansson's output
+ * is canonical), without holding the file's tree (every interval's rows) in
+ * memory.  1 when the file does not end that way (the caller then does the
+ * load and dump), 0 done, -1 error. */
+static int files_append_member(const char *sum, const char *tmp, const json_t *list) {
+    FILE *in = fopen(sum, "rb");
+    if (!in) return -1;
+    char tail[3], buf[65536];
+    long size = fseek(in, 0, SEEK_END) == 0 ? ftell(in) : -1;
+    if (size < 3 || fseek(in, size - 3, SEEK_SET) != 0 || fread(tail, 1, 3, in) != 3 ||
+        memcmp(tail, "\n}\n", 3) != 0 || fseek(in, 0, SEEK_SET) != 0) {
+        fclose(in);
+        return 1;
+    }
+    FILE *out = fopen(tmp, "wb");
+    int rc = out ? 0 : -1;
+    for (long left = size - 3; rc == 0 && left > 0; ) {     /* all but "\n}\n" */
+        size_t want = left < (long)sizeof buf ? (size_t)left : sizeof buf;
+        size_t got = fread(buf, 1, want, in);
+        if (got == 0 || fwrite(buf, 1, got, out) != got) rc = -1;
+        left -= (long)got;
+    }
+    fclose(in);
+    if (rc == 0 && out) {
+        if (fputs(",\n  \"scenario_files\": ", out) == EOF) rc = -1;
+        if (rc == 0) rc = files_put_depth1(out, list);
+        if (rc == 0 && fputs("\n}", out) == EOF) rc = -1;
+    }
+    if (out && fclose(out) != 0) rc = -1;
+    if (rc != 0) remove(tmp);
+    return rc;
+}
+
 int report_copy_read(const char *dir, const char *root, const char *const *paths, int n) {
     char sub[4096], sum[4200], tmp[4200];
     snprintf(sub, sizeof sub, "%s/scenario", dir);
@@ -115,6 +164,11 @@ int report_copy_read(const char *dir, const char *root, const char *const *paths
     }
     snprintf(sum, sizeof sum, "%s/summary.json", dir);
     snprintf(tmp, sizeof tmp, "%s/.summary.json.files.tmp", dir);
+    int streamed = list ? files_append_member(sum, tmp, list) : -1;
+    if (streamed != 1) {
+        json_decref(list);
+        return streamed == 0 ? rename(tmp, sum) : -1;
+    }
     json_t *root_j = json_load_file(sum, 0, NULL);
     if (!root_j || !list) {
         json_decref(root_j);

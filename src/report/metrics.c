@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "report/lazy_json.h"
 
 int report_rates(const agg *a, report_rate **out) {
     int n = 0;
@@ -30,45 +31,53 @@ int report_rates(const agg *a, report_rate **out) {
     return *out ? n : 0;
 }
 
-/* The rows of a rate: [[true, false], ...] per interval. */
-static json_t *metrics_rate_rows(const report_rate *x) {
-    json_t *rows = json_array();
-    int n = x->t ? x->t->nrows : 0;
-    if (x->f && x->f->nrows > n) n = x->f->nrows;
-    for (int k = 0; k < n; k++) {
-        json_int_t t = x->t && k < x->t->nrows ? x->t->rows[k] : 0;
-        json_int_t f = x->f && k < x->f->nrows ? x->f->rows[k] : 0;
-        json_array_append_new(rows, json_pack("[I,I]", t, f));
-    }
-    return rows;
+/* Row k of a rate: [true, false]. */
+static json_t *metrics_rate_elem(const void *data, int k, int64_t *carry) {
+    (void)carry;
+    const report_rate *x = data;
+    json_int_t t = x->t && k < x->t->nrows ? x->t->rows[k] : 0;
+    json_int_t f = x->f && k < x->f->nrows ? x->f->rows[k] : 0;
+    return json_pack("[I,I]", t, f);
 }
 
-json_t *report_rates_json(const agg *a) {
+/* The rows of a rate: [[true, false], ...] per interval. */
+static json_t *metrics_rate_rows(const report_rate *x, lazy_json *lz) {
+    int n = x->t ? x->t->nrows : 0;
+    if (x->f && x->f->nrows > n) n = x->f->nrows;
+    return lazy_json_array(lz, metrics_rate_elem, x, n);
+}
+
+json_t *report_rates_json(const agg *a, lazy_json *lz) {
     json_t *arr = json_array();
     report_rate *rt;
     int n = report_rates(a, &rt);
+    if (lz && rt && lazy_json_own(lz, rt) != 0) lz = NULL;   /* the rows point into rt */
     for (int i = 0; i < n; i++) {
         int64_t all = rt[i].trues + rt[i].falses;
         char *name = text_escape_dup(rt[i].name);
         json_array_append_new(arr, json_pack("{s:s,s:I,s:I,s:f,s:o}", "name", name ? name : "?",
             "true", (json_int_t)rt[i].trues, "false", (json_int_t)rt[i].falses,
             "rate_percent", all ? 100.0 * (double)rt[i].trues / (double)all : 0.0,
-            "intervals", metrics_rate_rows(&rt[i])));
+            "intervals", metrics_rate_rows(&rt[i], lz)));
         free(name);
     }
-    free(rt);
+    if (!lz) free(rt);
     return arr;
 }
 
-json_t *report_gauges_json(const agg *a) {
+/* A gauge's level at the end of interval k: the running sum of its changes. */
+static json_t *metrics_gauge_elem(const void *data, int k, int64_t *level) {
+    const agg_counter *c = data;
+    return json_integer(*level += c->rows[k]);
+}
+
+json_t *report_gauges_json(const agg *a, lazy_json *lz) {
     json_t *arr = json_array();
     for (int i = 0; i < a->ncounters; i++) {
         const agg_counter *c = a->counters[i];
         const char *base = c->base;
         if (c->kind != CK_GAUGE) continue;
-        json_t *rows = json_array();
-        int64_t level = 0;
-        for (int k = 0; k < c->nrows; k++) json_array_append_new(rows, json_integer(level += c->rows[k]));
+        json_t *rows = lazy_json_array(lz, metrics_gauge_elem, c, c->nrows);
         char *name = text_escape_dup(base);
         json_array_append_new(arr, json_pack("{s:s,s:I,s:o}", "name", name ? name : "?",
                                              "value", (json_int_t)c->total, "intervals", rows));

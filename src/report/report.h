@@ -62,14 +62,26 @@ int report_write_all(const char *dir, const scenario *sc, const run_result *r,
  * appended (one write(2) of whole lines per file and call, to the file
  * this writer made: same inode, every earlier state a prefix); a file that
  * is missing or not as written (the directory was removed) is rewritten
- * whole, atomically, and appended to again.  errors.csv, junit.xml and
- * summary.json are replaced as by report_write_all.  final: the run is
- * over (the last counter row's rate is over its real length). */
+ * whole, atomically, and appended to again.  errors.csv and junit.xml
+ * are replaced as by report_write_all; summary.json too, but only when
+ * report_summary_due (or it is missing), and always when final.  final:
+ * the run is over (the last counter row's rate is over its real length). */
 typedef struct report_appender report_appender;
 report_appender *report_appender_new(const char *dir);   /* NULL: out of memory */
 int report_append_all(report_appender *a, const scenario *sc, const run_result *r,
                       const char *status, int exit_code, int final);
 void report_appender_free(report_appender *a);
+/* The running run's summary.json holds every interval's rows, so it is not
+ * rewritten at every interval (that is quadratic in the run's length): a
+ * snapshot is due when `closed` intervals exceed those of the last snapshot
+ * (`last`, -1 for none) by at least last / REPORT_SUMMARY_GROWTH (at least
+ * one).  The snapshots' sizes then grow geometrically, so all of them
+ * together write about REPORT_SUMMARY_GROWTH + 1 times the final file's
+ * rows (8.4-8.9 times from 300 to 86,400 intervals), O(log n) snapshots,
+ * and a snapshot lags the run by less than 1 / REPORT_SUMMARY_GROWTH of
+ * the intervals closed. */
+#define REPORT_SUMMARY_GROWTH 8
+int report_summary_due(int closed, int last);
 /* Rows and headers of intervals.csv and counters.csv (docs/results.md). */
 #define REPORT_INTERVALS_HEADER "interval,start_s,end_s,timer,kind,count,errors,cancelled,skipped,rate," \
     "min_ms,avg_ms,p50_ms,p80_ms,p90_ms,p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n"
@@ -175,8 +187,11 @@ typedef struct report_rate {
 } report_rate;
 int report_rates(const agg *a, report_rate **out);   /* caller frees *out */
 struct json_t;
-struct json_t *report_rates_json(const agg *a);      /* summary.json "rates" */
-struct json_t *report_gauges_json(const agg *a);     /* summary.json "gauges" */
+/* summary.json "rates" and "gauges"; lz (report/lazy_json.h, or NULL: the
+ * rows built whole) writes their per-interval rows one at a time */
+struct lazy_json;
+struct json_t *report_rates_json(const agg *a, struct lazy_json *lz);
+struct json_t *report_gauges_json(const agg *a, struct lazy_json *lz);
 /* The console's Rates and Gauges tables. */
 void report_metrics(FILE *out, const run_result *r);
 

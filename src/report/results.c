@@ -17,6 +17,7 @@
 
 #include "common/text.h"
 #include "common/when.h"
+#include "report/lazy_json.h"
 
 static int results_mkdirs(const char *dir) {
     char tmp[4096];
@@ -184,9 +185,16 @@ static void results_timer_tags(json_t *o, const scenario *sc, const agg_timer *t
     json_decref(fields);
 }
 
+/* Interval row k of a timer (lazy_json: written one at a time). */
+static json_t *results_row_elem(const void *data, int k, int64_t *carry) {
+    (void)carry;
+    const agg_timer *t = data;
+    return results_row_json(&t->rows[k]);
+}
+
 /* Each timer: its summary over its span (a stage timer's stage, otherwise
  * the run), with the span's bounds, and its interval rows. */
-static json_t *results_timers_json(const scenario *sc, const run_result *r) {
+static json_t *results_timers_json(const scenario *sc, const run_result *r, lazy_json *lz) {
     json_t *arr = json_array();
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
@@ -194,8 +202,7 @@ static json_t *results_timers_json(const scenario *sc, const run_result *r) {
         agg_row total;
         double s0, s1, span = report_timer_span(sc, r, t->of ? t->of : t, &s0, &s1);
         agg_timer_total_row(&total, t, span);
-        json_t *rows = json_array();
-        for (int k = 0; k < t->nrows; k++) json_array_append_new(rows, results_row_json(&t->rows[k]));
+        json_t *rows = lazy_json_array(lz, results_row_elem, t, t->nrows);
         json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:s,s:o,s:o}", "name", results_str(t->name),
             "kind", timer_kind_name(t->kind), "latency_from", results_has_twin(t) ? "intended start" : "actual start",
             "latency_over", t->of ? "all samples" : "successes",
@@ -220,13 +227,19 @@ static json_t *results_tally_json(const tally *t) {
     return arr;
 }
 
-static json_t *results_counters_json(const run_result *r) {
+/* Interval row k of a counter. */
+static json_t *results_counter_elem(const void *data, int k, int64_t *carry) {
+    (void)carry;
+    const agg_counter *c = data;
+    return json_integer(c->rows[k]);
+}
+
+static json_t *results_counters_json(const run_result *r, lazy_json *lz) {
     json_t *arr = json_array();
     for (int i = 0; i < r->agg.ncounters; i++) {
         const agg_counter *c = r->agg.counters[i];
         if (c->kind != CK_PLAIN && c->kind != CK_ENGINE) continue;   /* "checks", "rates", "gauges" */
-        json_t *rows = json_array();
-        for (int k = 0; k < c->nrows; k++) json_array_append_new(rows, json_integer(c->rows[k]));
+        json_t *rows = lazy_json_array(lz, results_counter_elem, c, c->nrows);
         json_array_append_new(arr, json_pack("{s:o,s:I,s:f,s:o}", "name", results_str(c->name),
             "total", (json_int_t)c->total,
             "rate", report_span_s(r) > 0 ? (double)c->total / report_span_s(r) : 0.0, "intervals", rows));
@@ -253,21 +266,27 @@ static json_t *results_thresholds_json(const scenario *sc, const run_result *r) 
     return arr;
 }
 
-static json_t *results_health_json(const run_result *r) {
+/* The generator's health in interval k. */
+static json_t *results_health_elem(const void *data, int k, int64_t *carry) {
+    (void)carry;
+    const health_row *h = data;
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f}",
+        "cpu_percent", h[k].cpu_pct, "cpu_wait_percent", h[k].cpu_wait_pct, "loop_lag_p99_ms", h[k].lag_p99_ms, "loop_lag_max_ms", h[k].lag_max_ms,
+        "schedule_lag_p99_ms", h[k].sched_p99_ms, "late_starts", (json_int_t)h[k].late,
+        "skipped_starts", (json_int_t)h[k].skipped, "dispatch_count", (json_int_t)h[k].dispatch_count,
+        "dispatch_delay_p50_ms", h[k].dispatch_p50_ms, "dispatch_delay_p99_ms", h[k].dispatch_p99_ms,
+        "dispatch_delay_max_ms", h[k].dispatch_max_ms, "inflation_ms", h[k].inflation_ms,
+        "inflation_percent", h[k].inflation_pct);
+}
+
+static json_t *results_health_json(const run_result *r, lazy_json *lz) {
     health_row *h;
     int suspect;
     char why[1024];
     int n = report_health(r, &h, &suspect, why, sizeof why);
-    json_t *rows = json_array();
-    for (int k = 0; k < n; k++)
-        json_array_append_new(rows, json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f}",
-            "cpu_percent", h[k].cpu_pct, "cpu_wait_percent", h[k].cpu_wait_pct, "loop_lag_p99_ms", h[k].lag_p99_ms, "loop_lag_max_ms", h[k].lag_max_ms,
-            "schedule_lag_p99_ms", h[k].sched_p99_ms, "late_starts", (json_int_t)h[k].late,
-            "skipped_starts", (json_int_t)h[k].skipped, "dispatch_count", (json_int_t)h[k].dispatch_count,
-            "dispatch_delay_p50_ms", h[k].dispatch_p50_ms, "dispatch_delay_p99_ms", h[k].dispatch_p99_ms,
-            "dispatch_delay_max_ms", h[k].dispatch_max_ms, "inflation_ms", h[k].inflation_ms,
-            "inflation_percent", h[k].inflation_pct));
-    free(h);
+    if (lz && h && lazy_json_own(lz, h) != 0) lz = NULL;   /* out of memory: built whole */
+    json_t *rows = lazy_json_array(lz, results_health_elem, h, h ? n : 0);
+    if (!lz) free(h);
     double ms, pct;
     report_health_inflation(r, &ms, &pct);
     return json_pack("{s:b,s:s,s:f,s:f,s:o}", "suspect", suspect, "reasons", why, "inflation_ms", ms,
@@ -277,16 +296,39 @@ static json_t *results_health_json(const run_result *r) {
 /* The load the run applied: active VUs at each interval's end, and each
  * group's target then (VUs; transactions/s for a rate group): the report's
  * load charts, and the live outputs'. */
-static json_t *results_load_json(const scenario *sc, const run_result *r) {
-    json_t *vus = json_array(), *groups = json_array();
-    for (int k = 0; k < r->agg.nrows_vus; k++) json_array_append_new(vus, json_integer(r->agg.vus_rows[k]));
+static json_t *results_vus_elem(const void *data, int k, int64_t *carry) {
+    (void)carry;
+    const agg *a = data;
+    return json_integer(a->vus_rows[k]);
+}
+
+/* A group's target at the end of interval k. */
+typedef struct results_target { const group_cfg *g; int64_t interval_ns, run_ns; } results_target;
+
+static json_t *results_target_elem(const void *data, int k, int64_t *carry) {
+    (void)carry;
+    const results_target *x = data;
+    int64_t t_ns = (int64_t)(k + 1) * x->interval_ns;
+    if (x->run_ns > 0 && t_ns > x->run_ns) t_ns = x->run_ns;
+    return json_real(sched_target(&x->g->sched, t_ns));
+}
+
+/* The targets of group g, element by element when lz can keep their
+ * bounds; else whole. */
+static json_t *results_targets_json(const scenario *sc, const run_result *r, int g, lazy_json *lz) {
+    results_target *x = malloc(sizeof *x);
+    if (!x) return NULL;
+    *x = (results_target){&sc->groups[g], r->agg.interval_ns, r->run_ns};
+    if (lz && lazy_json_own(lz, x) != 0) lz = NULL;
+    json_t *tg = lazy_json_array(lz, results_target_elem, x, r->agg.nintervals);
+    if (!lz) free(x);
+    return tg;
+}
+
+static json_t *results_load_json(const scenario *sc, const run_result *r, lazy_json *lz) {
+    json_t *vus = lazy_json_array(lz, results_vus_elem, &r->agg, r->agg.nrows_vus), *groups = json_array();
     for (int g = 0; g < sc->ngroups; g++) {
-        json_t *tg = json_array();
-        for (int k = 0; k < r->agg.nintervals; k++) {
-            int64_t t_ns = (int64_t)(k + 1) * r->agg.interval_ns;
-            if (r->run_ns > 0 && t_ns > r->run_ns) t_ns = r->run_ns;
-            json_array_append_new(tg, json_real(sched_target(&sc->groups[g].sched, t_ns)));
-        }
+        json_t *tg = results_targets_json(sc, r, g, lz);
         json_array_append_new(groups, json_pack("{s:o,s:s,s:o}", "name", results_str(sc->groups[g].name),
             "target", sc->groups[g].model == MODEL_RATE ? "rate" : "vus", "targets", tg));
     }
@@ -372,6 +414,7 @@ static void results_dist_json(json_t *root, const scenario *sc, const run_result
 int report_write_json(const char *dir, const scenario *sc, const run_result *r,
                       const char *status, int exit_code) {
     char t0[32], t1[32], tmp[4096];
+    lazy_json *lz = lazy_json_new();       /* NULL (out of memory): the arrays built whole */
     results_time(t0, sizeof t0, &r->start_wall);
     results_time(t1, sizeof t1, &r->end_wall);
     json_t *settings = json_pack("{s:f,s:f,s:f,s:f,s:I,s:i}",
@@ -383,21 +426,24 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "schema_version", RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION,
         "scenario", results_str(sc->name), "scenario_file", results_str(sc->path), "exit_code", exit_code, "status", status,
         "start", t0, "run_time_s", (double)r->run_ns / 1e9, "seed", (json_int_t)r->seed,
-        "settings", settings, "groups", results_groups_json(sc), "timers", results_timers_json(sc, r),
+        "settings", settings, "groups", results_groups_json(sc), "timers", results_timers_json(sc, r, lz),
         "errors", results_tally_json(&r->agg.errors));
-    if (!root) return -1;
+    if (!root) {
+        lazy_json_free(lz);
+        return -1;
+    }
     json_object_set_new(root, "finish", json_string(t1));
     json_object_set_new(root, "span_s", json_real(report_span_s(r)));
     json_object_set_new(root, "thresholds", results_thresholds_json(sc, r));
-    json_object_set_new(root, "generator", results_health_json(r));
-    json_object_set_new(root, "load", results_load_json(sc, r));
+    json_object_set_new(root, "generator", results_health_json(r, lz));
+    json_object_set_new(root, "load", results_load_json(sc, r, lz));
     json_object_set_new(root, "stages", results_stages_json(sc, r));
     json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));
-    json_object_set_new(root, "counters", results_counters_json(r));
+    json_object_set_new(root, "counters", results_counters_json(r, lz));
     json_object_set_new(root, "checks", results_checks_json(r));
     results_dist_json(root, sc, r);
-    json_object_set_new(root, "rates", report_rates_json(&r->agg));
-    json_object_set_new(root, "gauges", report_gauges_json(&r->agg));
+    json_object_set_new(root, "rates", report_rates_json(&r->agg, lz));
+    json_object_set_new(root, "gauges", report_gauges_json(&r->agg, lz));
     json_object_set_new(root, "timer_overflow", results_overflow_json(r));
     if (sc->notes) {                 /* the scenario's own text: line breaks kept when valid */
         json_t *notes = json_string(sc->notes);
@@ -406,8 +452,9 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     if (r->status == RUN_ABORTED || r->status == RUN_STUCK) json_object_set_new(root, "error", results_str(r->error));
     if (r->script_stop) json_object_set_new(root, "stop_reason", results_str(r->stop_reason));
     FILE *f = results_open(dir, "summary.json", tmp, sizeof tmp);
-    int rc = f ? json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
+    int rc = f ? lazy_json_dumpf(lz, root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
     json_decref(root);
+    lazy_json_free(lz);
     if (!f) return -1;
     fputc('\n', f);
     return results_commit(f, dir, "summary.json", tmp) | rc;

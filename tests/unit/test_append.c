@@ -5,7 +5,13 @@
  * the run (the old writer rewrote every row at every interval: its total
  * was quadratic), and the final files hold exactly the rows of the one-shot
  * writer (report_write_intervals_csv / _counters_csv).  A file removed
- * during the run is written again whole, then appended to. */
+ * during the run is written again whole, then appended to.  summary.json
+ * (every interval's rows) is replaced on report_summary_due's schedule:
+ * over the 300 intervals its snapshots together write at most 12 times the
+ * final file (rewritten at every interval, as before, they wrote about 150
+ * times it), each snapshot valid and at most an eighth of the intervals
+ * behind, a removed one written again at the next interval, and the final
+ * one always written, with every row. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "report/report.h"
 #include "stats/agg.h"
@@ -161,7 +168,93 @@ static void test_appends(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* The rows of timer A in dir/summary.json, and its status; -1 if invalid. */
+static int summary_rows(const char *dir, char *status, size_t len) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *j = json_load_file(path, 0, NULL);
+    int n = -1;
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(j, "timers"), i, t)
+        if (strcmp(json_string_value(json_object_get(t, "name")), "A") == 0)
+            n = (int)json_array_size(json_object_get(t, "intervals"));
+    snprintf(status, len, "%s", j ? json_string_value(json_object_get(j, "status")) : "?");
+    json_decref(j);
+    return n;
+}
+
+static void test_summary_linear(void **state) {
+    (void)state;
+    char dir[64] = "/tmp/luamech-append-XXXXXX", path[128], status[32];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    scenario sc = {0};
+    group_cfg g = {0};
+    sc.name = "a"; sc.path = "a.lua"; sc.interval_ns = 1000000000; sc.run_time_ns = (int64_t)NIV * 1000000000;
+    g.name = "g"; g.vus = 1; g.script_name = "g.lua";
+    sc.groups = &g; sc.ngroups = 1;
+    run_result r = {0};
+    r.nworkers = 1;
+    agg_init(&r.agg, 1, 1000000000, 1000000000);
+    report_appender *app = report_appender_new(dir);
+    assert_non_null(app);
+    ino_t ino = 0;
+    int64_t written = 0;
+    int snapshots = 0;
+    for (int k = 0; k < NIV; k++) {
+        if (agg_push(&r.agg, tick(k, k == NIV - 1)) == 0) continue;
+        if (k == 200) assert_int_equal(unlink(path), 0);
+        assert_int_equal(report_append_all(app, &sc, &r, "running", -1, 0), 0);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        if (st.st_ino != ino) snapshots++, written += st.st_size;
+        ino = st.st_ino;
+        int closed = r.agg.nintervals, rows = summary_rows(dir, status, sizeof status);
+        assert_string_equal(status, "running");
+        assert_true(rows >= 0 && rows <= closed);
+        assert_true(closed - rows <= (closed / 8 > 1 ? closed / 8 : 0));
+        if (k == 200) assert_int_equal(rows, closed);     /* removed: written again */
+    }
+    agg_finish(&r.agg, (int64_t)NIV * 1000000000);
+    r.run_ns = (int64_t)NIV * 1000000000;
+    assert_int_equal(report_append_all(app, &sc, &r, "completed", 0, 1), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(summary_rows(dir, status, sizeof status), NIV);
+    assert_string_equal(status, "completed");
+    print_message("summary.json: %d snapshots over %d intervals, %lld bytes written, final file %lld bytes\n",
+                  snapshots, NIV, (long long)written, (long long)st.st_size);
+    assert_true(snapshots < NIV / 4);
+    assert_true(written <= (int64_t)(REPORT_SUMMARY_GROWTH + 4) * st.st_size);
+    report_appender_free(app);
+    agg_free(&r.agg);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The schedule itself: every interval while the count is small, then gaps
+ * of an eighth of the count. */
+static void test_summary_due(void **state) {
+    (void)state;
+    assert_true(report_summary_due(0, -1));
+    assert_true(report_summary_due(1, -1));
+    assert_false(report_summary_due(5, 5));
+    assert_true(report_summary_due(6, 5));
+    assert_true(report_summary_due(16, 15));
+    assert_false(report_summary_due(17, 16));      /* 16 / 8 = 2 */
+    assert_true(report_summary_due(18, 16));
+    assert_false(report_summary_due(899, 800));
+    assert_true(report_summary_due(900, 800));
+    int n = 0;
+    for (int c = 1, last = -1; c <= 86400; c++)    /* a day at 1 s intervals */
+        if (report_summary_due(c, last)) last = c, n++;
+    assert_true(n < 120);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_appends)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_appends), cmocka_unit_test(test_summary_linear),
+                                       cmocka_unit_test(test_summary_due)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

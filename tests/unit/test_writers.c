@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include <jansson.h>
 
@@ -166,8 +167,45 @@ static void test_summary_json(void **state) {
     json_decref(j);
 }
 
+/* summary.json, written row by row (report/lazy_json.c), is jansson's
+ * canonical dump of its own tree, so the file is what dumping the whole
+ * tree gave; the scenario_files list added at the end by streaming the file
+ * through (report_copy_read) gives the bytes that loading it, adding the
+ * member and dumping it again gave. */
+static void test_summary_canonical(void **state) {
+    fixture *f = *state;
+    assert_int_equal(report_write_json(f->dir, &f->sc, &f->r, "completed", 6), 0);
+    char path[128], root[128], data[160];
+    snprintf(path, sizeof path, "%s/summary.json", f->dir);
+    json_t *j = json_load_file(path, 0, NULL);
+    assert_non_null(j);
+    char *dump = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    size_t len = strlen(dump);
+    const char *text = slurp(path);
+    assert_int_equal(strlen(text), len + 1);
+    assert_memory_equal(text, dump, len);
+    assert_int_equal(text[len], '\n');
+    free(dump);
+    snprintf(root, sizeof root, "%s/src", f->dir);
+    assert_int_equal(mkdir(root, 0755), 0);
+    snprintf(data, sizeof data, "%s/data.txt", root);
+    FILE *d = fopen(data, "w");
+    assert_non_null(d);
+    fputs("x", d);
+    fclose(d);
+    json_object_set_new(j, "scenario_files", json_pack("[{s:s,s:I,s:b}]", "path", "data.txt", "bytes", (json_int_t)1,
+                                                       "copied", 1));
+    char *want = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    const char *paths[] = {data};
+    assert_int_equal(report_copy_read(f->dir, root, paths, 1), 0);
+    assert_string_equal(slurp(path), want);
+    free(want);
+    json_decref(j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_summary_canonical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_intervals_csv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors_and_counters_csv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_junit, setup, teardown),

@@ -291,8 +291,9 @@ static void mc_on_fail(net_conn *nc, void *owner, int status, net_phase ph, cons
     mc_conn_fail(conn, status, msg);
 }
 
-/* Hand one parsed unit to the head request.  0 when the connection was failed. */
-static int mc_conn_deliver(mc_conn *conn, const mc_reply *r) {
+/* Hand one parsed unit to the head request.  0 when the connection was failed.
+ * *now: the read's clock, read at its first complete reply (0 until then). */
+static int mc_conn_deliver(mc_conn *conn, const mc_reply *r, uint64_t *now) {
     mc_req *req = conn->head;
     if (req == NULL) {
         mc_conn_fail(conn, MC_EPROTO, NULL);
@@ -306,6 +307,8 @@ static int mc_conn_deliver(mc_conn *conn, const mc_reply *r) {
     if (conn->head == NULL) conn->tail = NULL;   /* the timer stays armed: it re-checks lazily */
     conn->npending--;
     req->next = NULL;
+    if (*now == 0) *now = uv_hrtime();
+    req->done_ns = *now;
     req->on_done(req, 0, r);
     return 1;
 }
@@ -315,6 +318,7 @@ static size_t mc_on_data(net_conn *nc, void *owner, const char *p, size_t len) {
     mc_conn *conn = owner;
     mc_client *c = conn->client;
     size_t off = 0, need = 0;
+    uint64_t now = 0;                   /* every reply of this read completed at once */
     mc_reply r;
     while (off < len) {
         size_t n = mc_parse(p + off, len - off, &r);
@@ -327,7 +331,7 @@ static size_t mc_on_data(net_conn *nc, void *owner, const char *p, size_t len) {
             break;
         }
         off += n;
-        if (!mc_conn_deliver(conn, &r) || c->closing || conn->nc != nc) return 0;
+        if (!mc_conn_deliver(conn, &r, &now) || c->closing || conn->nc != nc) return 0;
     }
     if (need > MC_RBUF_MAX) mc_conn_fail(conn, MC_EPROTO, NULL);
     else if (need && net_conn_rreserve(nc, need) < 0) mc_conn_fail(conn, UV_ENOMEM, NULL);
@@ -417,7 +421,7 @@ void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line
                     size_t line_len, const char *value, size_t value_len) {
     req->next = NULL;
     req->server = server;
-    req->deadline_ns = 0;
+    req->deadline_ns = req->done_ns = 0;
     if (c->closing || server >= c->n) {
         req->on_done(req, c->closing ? UV_ECANCELED : UV_EINVAL, NULL);
         return;

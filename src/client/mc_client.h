@@ -56,6 +56,10 @@ struct mc_req {
     mc_done_cb on_done;           /* required */
     void *data;                   /* caller's */
     uint64_t start_ns;            /* uv_hrtime() at the call, if the caller has it; 0 = read it */
+    /* set by the client before on_done: uv_hrtime() when the reply's bytes
+     * were read (one clock read per read, shared by every reply in it); 0
+     * when it failed without a reply (the caller reads the clock) */
+    uint64_t done_ns;
     /* private to the client */
     mc_req *next;
     uint64_t deadline_ns;

@@ -392,8 +392,9 @@ static void redis_on_setup_reply(redis_client *c, const redisReply *r) {
     if (--c->handshake_left == 0) redis_became_ready(c);
 }
 
-/* One complete reply: to AUTH/SELECT, or to the oldest request sent. */
-static void redis_deliver(redis_client *c, const redisReply *r) {
+/* One complete reply: to AUTH/SELECT, or to the oldest request sent.
+ * *now: the read's clock, read at its first reply (0 until then). */
+static void redis_deliver(redis_client *c, const redisReply *r, uint64_t *now) {
     if (c->state == RS_HANDSHAKE) {
         redis_on_setup_reply(c, r);
         return;
@@ -408,12 +409,14 @@ static void redis_deliver(redis_client *c, const redisReply *r) {
     if (c->head == NULL) c->tail = NULL;     /* the timer stays armed: it re-checks lazily */
     c->npending--;
     req->next = NULL;
+    if (*now == 0) *now = uv_hrtime();
+    req->done_ns = *now;
     req->on_done(req, 0, r, NULL);
 }
 
 /* Bytes for hiredis's reader (an array, a big or unusual reply, or the
  * rest of a read once it holds an unfinished one): its replies, in order. */
-static void redis_read_slow(redis_client *c, const char *p, size_t n) {
+static void redis_read_slow(redis_client *c, const char *p, size_t n, uint64_t *now) {
     unsigned gen = c->gen;
     if (redis_proto_feed(&c->proto, p, n) != 0) {
         redis_drop(c, UV_ENOMEM, c->proto.err);
@@ -429,7 +432,7 @@ static void redis_read_slow(redis_client *c, const char *p, size_t n) {
             redis_drop(c, REDIS_CLIENT_EPROTO, msg);
             return;
         }
-        redis_deliver(c, r);
+        redis_deliver(c, r, now);
         freeReplyObject(r);
         if (c->closing || c->gen != gen) return;
     }
@@ -441,6 +444,7 @@ static void redis_read_slow(redis_client *c, const char *p, size_t n) {
 static size_t redis_read_replies(redis_client *c, const char *p, size_t n) {
     unsigned gen = c->gen;
     size_t off = 0;
+    uint64_t now = 0;                    /* every reply of this read completed at once */
     while (off < n) {
         if (!redis_proto_idle(&c->proto)) break;
         redisReply r;
@@ -455,10 +459,10 @@ static size_t redis_read_replies(redis_client *c, const char *p, size_t n) {
             return n;
         }
         off += used;
-        redis_deliver(c, &r);
+        redis_deliver(c, &r, &now);
         if (c->closing || c->gen != gen) return n;
     }
-    if (off < n) redis_read_slow(c, p + off, n - off);
+    if (off < n) redis_read_slow(c, p + off, n - off, &now);
     return n;
 }
 
@@ -567,10 +571,12 @@ void redis_client_connect(redis_client *c, redis_connect_cb cb, void *data) {
 /* ---- requests --------------------------------------------------------- */
 
 int redis_client_command_ok(const char *name, size_t len) {
-    static const char *const multi[] = {"subscribe", "psubscribe", "ssubscribe", "unsubscribe",
-                                        "punsubscribe", "sunsubscribe", "monitor"};
+    static const struct { const char *s; size_t n; } multi[] = {
+        {"subscribe", 9}, {"psubscribe", 10}, {"ssubscribe", 10}, {"unsubscribe", 11},
+        {"punsubscribe", 12}, {"sunsubscribe", 12}, {"monitor", 7}};
+    if (len < 7 || len > 12) return 1;      /* every command but these, without a compare */
     for (size_t i = 0; i < sizeof multi / sizeof multi[0]; i++)
-        if (strlen(multi[i]) == len && strncasecmp(name, multi[i], len) == 0) return 0;
+        if (multi[i].n == len && strncasecmp(name, multi[i].s, len) == 0) return 0;
     return 1;
 }
 
@@ -591,7 +597,7 @@ static void redis_enqueue(redis_client *c, redis_req *req) {
 void redis_client_send(redis_client *c, redis_req *req, int argc, const char **argv,
                        const size_t *argvlen) {
     req->next = NULL;
-    req->deadline_ns = 0;
+    req->deadline_ns = req->done_ns = 0;
     if (c->closing || argc < 1) {
         redis_req_fail(req, c->closing ? UV_ECANCELED : UV_EINVAL, NULL);
         return;

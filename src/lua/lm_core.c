@@ -36,6 +36,23 @@ vu *lm_current_vu(lua_State *L, worker *w, const char *fname) {
     return v;
 }
 
+void lm_methods_register(lua_State *L, int mt_idx, const luaL_Reg *methods) {
+    for (const luaL_Reg *m = methods; m->name; m++) {
+        lua_pushvalue(L, mt_idx);
+        lua_pushcclosure(L, m->func, 1);
+        lua_setfield(L, -2, m->name);
+    }
+}
+
+void *lm_check_self(lua_State *L, const char *tname) {
+    void *p = lua_type(L, 1) == LUA_TUSERDATA ? lua_touserdata(L, 1) : NULL;
+    if (p == NULL || !lua_getmetatable(L, 1)) luaL_typerror(L, 1, tname);
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (!same) luaL_typerror(L, 1, tname);
+    return p;
+}
+
 int lm_timer_id(worker *w, const char *name, int kind) {
     return stats_timer_id(worker_stats(w), name, (timer_kind)kind);
 }

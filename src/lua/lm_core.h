@@ -3,6 +3,7 @@
 #ifndef LUAMECH_LM_CORE_H
 #define LUAMECH_LM_CORE_H
 
+#include <lauxlib.h>
 #include <lua.h>
 #include <stddef.h>
 #include "common/params.h"
@@ -49,6 +50,15 @@ lm_connect *lm_connect_begin(lua_State *L, struct vu *v, void (*on_fail)(void *c
 void lm_connect_done(lm_connect *cc, int status, const char *fmt, ...);
 int lm_connect_wait(lua_State *L, lm_connect *cc);
 void *lm_connect_client(const lm_connect *cc);
+
+/* Methods of a userdata type whose self is checked by one pointer compare:
+ * lm_methods_register sets each of methods (NULL-terminated) in the table on
+ * top of L as a closure whose upvalue 1 is the type's metatable (at mt_idx,
+ * an absolute index); lm_check_self is
+ * luaL_checkudata for such a method (the same message), without its lookup
+ * of the type's name in the registry on every call. */
+void lm_methods_register(lua_State *L, int mt_idx, const luaL_Reg *methods);
+void *lm_check_self(lua_State *L, const char *tname);
 
 /* Raise "<fname>: unknown option 'x'" for a key of the table at idx that is
  * not in `known` (a NULL-terminated list): a typo never passes silently. */

@@ -59,7 +59,6 @@ struct lm_mc_op {
     uint32_t failed_server;
     mc_kind kind;               /* terminal reply kind (single-server ops) */
     uint64_t number;
-    uint64_t start_ns;
     char server_msg[96];        /* text of CLIENT_ERROR / SERVER_ERROR */
     mc_req reqs[];              /* one per server */
 };
@@ -75,8 +74,13 @@ typedef struct lm_mc_list {
 static lm_mc_op *lm_mc_op_get(lua_State *L, lm_mc *mc) {
     lm_mc_op *op = (lm_mc_op *)lm_op_get(&mc->ops);
     if (op == NULL) luaL_error(L, "memcached: out of memory");
-    memset((char *)op + sizeof op->core, 0, offsetof(lm_mc_op, reqs) - sizeof op->core);
+    /* only what a use reads before it writes (no clearing of the message) */
     op->mc = mc;
+    op->op = op->values = op->status = 0;
+    op->failed_server = 0;
+    op->kind = (mc_kind)0;
+    op->number = 0;
+    op->server_msg[0] = 0;
     return op;
 }
 
@@ -170,14 +174,14 @@ static void lm_mc_on_done(mc_req *req, int status, const mc_reply *final) {
         op->number = final->number;
     }
     if (op->core.pending == 1)              /* the last request: time the op */
-        lm_op_record(&op->core, op->mc->tid[op->op], !lm_mc_failed(op));
+        lm_op_record_at(&op->core, op->mc->tid[op->op], !lm_mc_failed(op), req->done_ns);
     lm_op_request_done(&op->core);
 }
 
 /* ---- calls ---- */
 
 static lm_mc *lm_mc_check(lua_State *L) {
-    lm_mc **ud = luaL_checkudata(L, 1, LM_MC_MT);
+    lm_mc **ud = lm_check_self(L, LM_MC_MT);
     if (!*ud || !(*ud)->client) luaL_error(L, "memcached: the client is closed");
     return *ud;
 }
@@ -558,7 +562,7 @@ void lm_memcached_open(lua_State *L, worker *w) {
         {NULL, NULL}};
     luaL_newmetatable(L, LM_MC_MT);
     lua_newtable(L);
-    luaL_register(L, NULL, methods);
+    lm_methods_register(L, lua_gettop(L) - 1, methods);   /* self checked by lm_check_self */
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, lm_mc_gc);
     lua_setfield(L, -2, "__gc");

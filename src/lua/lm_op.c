@@ -86,9 +86,9 @@ int lm_op_request_done(lm_op *op) {
     return 1;
 }
 
-void lm_op_record(const lm_op *op, int tid, int ok) {
-    uint64_t now = worker_now_ns();
-    vu_record(op->v, tid, (int64_t)(now - op->start_ns), now, ok);
+void lm_op_record_at(const lm_op *op, int tid, int ok, uint64_t now_ns) {
+    uint64_t now = now_ns ? now_ns : worker_now_ns();
+    vu_record(op->v, tid, now > op->start_ns ? (int64_t)(now - op->start_ns) : 0, now, ok);
 }
 
 void lm_op_record_less(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok) {
@@ -123,6 +123,7 @@ void lm_op_drop(lm_op *op, int unsent) {
     op->pending -= unsent;
     if (op->pending == 0) lm_op_put(op);
 }
+void lm_op_record(const lm_op *op, int tid, int ok) { lm_op_record_at(op, tid, ok, 0); }
 
 /* ---- registry ---- */
 

@@ -85,6 +85,10 @@ void lm_op_anchor(lm_op *op, lua_State *L, int obj_idx, int val_idx);
  * others only bring it back to its pool.  With none left it goes back now
  * (do not touch it then). */
 void lm_op_drop(lm_op *op, int unsent);
+/* lm_op_record, ending at now_ns: a completion time the client read already
+ * (the read that brought the reply; shared by every reply in it); 0 = read
+ * the clock now. */
+void lm_op_record_at(const lm_op *op, int tid, int ok, uint64_t now_ns);
 
 /* ---- the registry of pooled clients ---- */
 

@@ -88,7 +88,6 @@ struct lm_rd_op {
     int n;
     int status;                     /* < 0 first failure; > 0 error reply (single command) */
     int pushed;                     /* the value (single) or the table (pipeline) is pushed */
-    uint64_t start_ns;
     int cap;
     lm_rd_slot *slots;
     char err[LM_RD_MSG_MAX];
@@ -171,10 +170,11 @@ static int lm_rd_push_results(lm_op *core, lua_State *L) {
     return 1;
 }
 
-/* The last command of a pipeline is done: time and tally the pipeline. */
-static void lm_rd_pipe_done(lm_rd_op *op) {
+/* The last command of a pipeline is done (at now_ns; 0 = read the clock):
+ * time and tally the pipeline. */
+static void lm_rd_pipe_done(lm_rd_op *op, uint64_t now_ns) {
     lm_rd *rd = op->rd;
-    lm_op_record(&op->core, rd->list->tid_pipeline, op->status == 0);
+    lm_op_record_at(&op->core, rd->list->tid_pipeline, op->status == 0, now_ns);
     if (op->status != 0) worker_error(rd->w, op->err, strlen(op->err));
 }
 
@@ -217,18 +217,18 @@ static void lm_rd_on_done(redis_req *req, int status, const redisReply *r, const
     lm_rd_slot *s = req->data;
     lm_rd_op *op = s->op;
     int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
-    lm_op_record(&op->core, s->tid, ok);
+    lm_op_record_at(&op->core, s->tid, ok, req->done_ns);
     lua_State *L = lm_op_stack(&op->core);
     if (op->pipeline) lm_rd_pipe_result(op, s, status, r, errmsg, L);
     else lm_rd_single_result(op, s, status, r, errmsg, L);
-    if (op->pipeline && op->core.pending == 1) lm_rd_pipe_done(op);
+    if (op->pipeline && op->core.pending == 1) lm_rd_pipe_done(op, req->done_ns);
     lm_op_request_done(&op->core);
 }
 
 /* ---- arguments ---- */
 
 static lm_rd *lm_rd_check(lua_State *L) {
-    lm_rd **ud = luaL_checkudata(L, 1, LM_RD_MT);
+    lm_rd **ud = lm_check_self(L, LM_RD_MT);
     if (!*ud || !(*ud)->client) luaL_error(L, "redis: the client is closed");
     return *ud;
 }
@@ -280,14 +280,19 @@ static const char **lm_rd_scratch(lua_State *L, int argc, const char **small, si
     return p;
 }
 
-/* Timer id of the command at idx ("redis.<cmd lowercased>"), cached per
- * worker by the name as given; cmd gets the lowercased name. */
-static int lm_rd_tid(lua_State *L, lm_rd *rd, int idx, char *cmd) {
+/* cmd = the command name at idx, lowercased (kept for messages). */
+static void lm_rd_lower(lua_State *L, int idx, char *cmd) {
     size_t len, i;
     const char *s = lua_tolstring(L, idx, &len);
     for (i = 0; i < len && i < LM_RD_CMD_MAX - 1; i++)
         cmd[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
     cmd[i] = 0;
+}
+
+/* Timer id of the command at idx ("redis.<cmd lowercased>"), cached per
+ * worker by the name as given; cmd gets the lowercased name. */
+static int lm_rd_tid(lua_State *L, lm_rd *rd, int idx, char *cmd) {
+    lm_rd_lower(L, idx, cmd);
     lua_rawgeti(L, LUA_REGISTRYINDEX, rd->list->cache_ref);
     lua_pushvalue(L, idx);
     lua_rawget(L, -2);
@@ -318,10 +323,12 @@ static void lm_rd_slot_init(lm_rd_op *op, int i) {
 }
 
 
-/* Send the command in stack slots first..top. */
-static int lm_rd_command(lua_State *L, lm_rd *rd, int first) {
+/* Send the command in stack slots first..top.  wrapper: called by a
+ * wrapper (its command name is known good, and its timer id is kept in its
+ * upvalue 4 after the first call). */
+static int lm_rd_command(lua_State *L, lm_rd *rd, int first, int wrapper) {
     int top = lua_gettop(L), argc = top - first + 1;
-    if (argc < 1 || !lm_rd_cmd_ok(L, first))
+    if (!wrapper && (argc < 1 || !lm_rd_cmd_ok(L, first)))
         luaL_argerror(L, first, "command name (a non-empty string, not pub/sub or MONITOR) expected");
     for (int i = first + 1; i <= top; i++)
         if (!lm_rd_arg_ok(L, i)) luaL_argerror(L, i, "string or finite number expected");
@@ -332,7 +339,17 @@ static int lm_rd_command(lua_State *L, lm_rd *rd, int first) {
     lm_rd_fill(L, first, argc, argv, lens);
     lm_rd_op *op = lm_rd_op_get(L, rd, 1);
     lm_rd_slot_init(op, 0);
-    op->slots[0].tid = lm_rd_tid(L, rd, first, op->slots[0].cmd);
+    int tid = wrapper && lua_isnumber(L, lua_upvalueindex(4)) ? (int)lua_tointeger(L, lua_upvalueindex(4)) : -1;
+    if (tid >= 0) {
+        lm_rd_lower(L, first, op->slots[0].cmd);
+    } else {
+        tid = lm_rd_tid(L, rd, first, op->slots[0].cmd);
+        if (wrapper) {
+            lua_pushinteger(L, tid);
+            lua_replace(L, lua_upvalueindex(4));
+        }
+    }
+    op->slots[0].tid = tid;
     lm_op_start(&op->core, v, L, 1);
     op->slots[0].req.start_ns = op->core.start_ns;   /* the client's deadline: the same clock read */
     redis_client_send(rd->client, &op->slots[0].req, argc, argv, lens);
@@ -341,21 +358,22 @@ static int lm_rd_command(lua_State *L, lm_rd *rd, int first) {
 
 /* r:call(cmd, ...) */
 static int lm_rd_call(lua_State *L) {
-    return lm_rd_command(L, lm_rd_check(L), 2);
+    return lm_rd_command(L, lm_rd_check(L), 2, 0);
 }
 
-/* r:get(key) and the other wrappers: upvalues are the command and the
- * minimum number of arguments. */
+/* r:get(key) and the other wrappers: upvalues are the metatable
+ * (lm_check_self), the command, the minimum number of arguments and the
+ * command's timer id on this worker (nil until the first call). */
 static int lm_rd_wrapper(lua_State *L) {
     lm_rd *rd = lm_rd_check(L);
-    int min = (int)lua_tointeger(L, lua_upvalueindex(2));
+    int min = (int)lua_tointeger(L, lua_upvalueindex(3));
     int nargs = lua_gettop(L) - 1;
     if (nargs < min)
         return luaL_error(L, "redis %s: at least %d argument(s) expected, got %d",
-                          lua_tostring(L, lua_upvalueindex(1)), min, nargs);
-    lua_pushvalue(L, lua_upvalueindex(1));
+                          lua_tostring(L, lua_upvalueindex(2)), min, nargs);
+    lua_pushvalue(L, lua_upvalueindex(2));
     lua_insert(L, 2);
-    return lm_rd_command(L, rd, 2);
+    return lm_rd_command(L, rd, 2, 1);
 }
 
 /* Check every pipeline entry before sending any; returns the largest argc. */
@@ -610,12 +628,15 @@ static void lm_rd_methods(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"close", lm_rd_close_lua},
         {NULL, NULL}};
+    int mt = lua_gettop(L);                 /* the metatable: upvalue 1 of every method */
     lua_newtable(L);
-    luaL_register(L, NULL, methods);
+    lm_methods_register(L, mt, methods);
     for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
+        lua_pushvalue(L, mt);
         lua_pushstring(L, wrappers[i].cmd);
         lua_pushinteger(L, wrappers[i].min);
-        lua_pushcclosure(L, lm_rd_wrapper, 2);
+        lua_pushnil(L);                     /* the timer id, set by the first call */
+        lua_pushcclosure(L, lm_rd_wrapper, 4);
         lua_setfield(L, -2, wrappers[i].method);
     }
 }

@@ -3,7 +3,9 @@
  * first connection, torn down after the last), per-connection I/O records
  * whose recv and send are queued during the loop turn and submitted together
  * by one io_uring_submit in a uv_prepare handle, and the completions reaped
- * from a uv_poll handle on the ring fd.  A record outlives its connection
+ * from a uv_poll handle on the ring fd; completions run as task work when
+ * the thread enters the kernel anyway (COOP_TASKRUN), not by interrupting
+ * it.  A record outlives its connection
  * until its operations have completed (their buffers with it), so a close
  * never waits for the kernel.  It parses nothing and knows no TLS: conn.c
  * decides what to send and where to receive. */
@@ -23,6 +25,13 @@
 #define NET_RING_ENTRIES 4096
 #define NET_RING_BATCH 128          /* completions copied out per reap step */
 #define NET_RING_DRAIN_ROUNDS 50    /* x 100 ms: waiting for cancelled operations at teardown */
+/* Completions run as task work when the loop thread enters the kernel
+ * anyway (its next io_uring_enter or epoll_wait), instead of an
+ * inter-processor interrupt that stops the running thread for every
+ * completion (COOP_TASKRUN); without it both luamech's and the server's CPU
+ * per operation doubled (docs/benchmarks.md, session 6).  Kernels before
+ * 5.19 refuse the flag: the ring is then set up without. */
+#define NET_RING_FLAGS IORING_SETUP_COOP_TASKRUN
 
 enum { UD_RECV = 1, UD_SEND = 2, UD_MASK = 3 };
 
@@ -34,6 +43,7 @@ typedef struct net_ring {
     int nattached;                  /* records whose connection is alive */
     int nclosing;                   /* handles whose close callback is pending */
     size_t inflight;                /* recv/send operations in flight, all records */
+    uint64_t polls, reaped;         /* poll wake-ups, completions reaped (LUAMECH_IO_STATS) */
 } net_ring;
 
 struct net_uio {
@@ -138,9 +148,11 @@ static int ring_reap(net_ring *r) {
 }
 
 static void ring_on_poll(uv_poll_t *h, int status, int events) {
+    net_ring *r = h->data;
     (void)status;
     (void)events;
-    ring_reap(h->data);
+    r->polls++;
+    r->reaped += (uint64_t)ring_reap(r);
 }
 
 static void ring_on_prepare(uv_prepare_t *h) {
@@ -172,6 +184,10 @@ static int ring_handle_live(uv_loop_t *loop, uv_handle_t *h) {
  * kernel may use it; then release the ring. */
 static void ring_destroy(net_ring *r) {
     if (r->loop->data == r) r->loop->data = NULL;
+    if (getenv(NET_IO_STATS_ENV))   /* a diagnostic for benchmarks and tests */
+        fprintf(stderr, "luamech: io_uring ring: %llu completions reaped after %llu poll wake-ups; "
+                "coop_taskrun %s\n", (unsigned long long)r->reaped, (unsigned long long)r->polls,
+                (r->ring.flags & IORING_SETUP_COOP_TASKRUN) ? "on" : "off");
     for (int i = 0; r->inflight > 0 && i < NET_RING_DRAIN_ROUNDS; i++) {
         struct __kernel_timespec ts = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
         struct io_uring_cqe *cqe;
@@ -196,7 +212,8 @@ static void ring_destroy(net_ring *r) {
 static int ring_new(uv_loop_t *loop, net_ring **out) {
     net_ring *r = calloc(1, sizeof *r);
     if (r == NULL) return UV_ENOMEM;
-    int rc = io_uring_queue_init(NET_RING_ENTRIES, &r->ring, 0);
+    int rc = io_uring_queue_init(NET_RING_ENTRIES, &r->ring, NET_RING_FLAGS);
+    if (rc == -EINVAL) rc = io_uring_queue_init(NET_RING_ENTRIES, &r->ring, 0);
     if (rc < 0) {
         free(r);
         return rc;

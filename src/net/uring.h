@@ -18,6 +18,10 @@
 #include <uv.h>
 
 #define NET_IO_ENV "LUAMECH_IO"
+/* Set (to anything): each ring prints, when torn down, its completions and
+ * poll wake-ups and whether it runs completions cooperatively
+ * (COOP_TASKRUN); a diagnostic for benchmarks and tests. */
+#define NET_IO_STATS_ENV "LUAMECH_IO_STATS"
 
 typedef enum net_io_mode { NET_IO_AUTO = 0, NET_IO_URING, NET_IO_EPOLL } net_io_mode;
 

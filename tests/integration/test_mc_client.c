@@ -749,6 +749,38 @@ static void test_proto_split_reply(void **state) {
     expect_fail(f, b, UV_EOF);
 }
 
+/* The first callback holds the loop for 2 ms of the clock. */
+static void then_hold_2ms(rec *r) {
+    (void)r;
+    uint64_t until = uv_hrtime() + 2 * MS;
+    while (uv_hrtime() < until) {
+    }
+}
+
+static void test_replies_of_one_read(void **state) {
+    fx *f = *state;
+    /* three sets leave in one write, the fake answers them in one write: the
+     * three replies come in one read and complete at the same instant, the
+     * read's, however long the callbacks before them take; a failure
+     * without a reply carries no completion time */
+    fake_start(f, NULL, "STORED\r\nSTORED\r\nSTORED\r\n");
+    new_client(f, f->fk.port, NULL);
+    rec *r[3];
+    for (int i = 0; i < 3; i++) r[i] = s_set(f, "one:read", "v");
+    r[0]->then = then_hold_2ms;
+    for (int i = 0; i < 3; i++) expect_ok(f, r[i], MC_R_STORED);
+    assert_true(r[0]->req.done_ns > 0);
+    assert_true(r[0]->req.done_ns <= r[0]->t_done);
+    assert_true(r[1]->req.done_ns == r[0]->req.done_ns);
+    assert_true(r[2]->req.done_ns == r[0]->req.done_ns);
+    assert_true(r[2]->t_done >= r[2]->req.done_ns + 2 * MS);   /* not the callback's clock */
+    rec *late = s_get(f, 0, "one:read");
+    fake_stop(f);
+    wait_rec(f, late);
+    assert_true(late->status < 0);          /* EOF or a failed write: no reply */
+    assert_true(late->req.done_ns == 0);
+}
+
 /* ---- failures --------------------------------------------------------- */
 
 static void opts_fast(mc_client_opts *o) {
@@ -992,6 +1024,7 @@ int main(void) {
     const struct CMUnitTest none[] = {
         T(test_proto_garbage),     T(test_proto_unsolicited),
         T(test_proto_huge_value),  T(test_proto_split_reply),
+        T(test_replies_of_one_read),
         T(test_refused_then_backoff), T(test_connect_refused_cb),
         T(test_connect_timeout),   T(test_server_killed),
         T(test_timeout_sigstop),

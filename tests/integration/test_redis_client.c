@@ -563,6 +563,37 @@ static void test_sigstop_timeout(void **state) {
 
 static void close_in_callback(rec *r) { close_client(r->f, r->c); }
 
+/* The first callback holds the loop for 2 ms of the clock. */
+static void then_hold_2ms(rec *r) {
+    (void)r;
+    uint64_t until = uv_hrtime() + 2 * MS;
+    while (uv_hrtime() < until) {
+    }
+}
+
+static void test_replies_of_one_read(void **state) {
+    fx *f = *state;
+    /* three commands leave in one write and redis answers them in one: the
+     * replies come in one read and complete at the same instant, the
+     * read's, however long the callbacks before them take (one clock read
+     * per read, not per reply); a request failed without a reply has none */
+    redis_client *c = client_port(f, shared.port, NULL);
+    assert_int_equal(connect_wait(f, c), 0);
+    rec *r[3];
+    for (int i = 0; i < 3; i++) r[i] = sendv(f, c, "PING", NULL);
+    r[0]->then = then_hold_2ms;
+    for (int i = 0; i < 3; i++) expect_shape(f, r[i], "+PONG");
+    assert_true(r[0]->req.done_ns > 0);
+    assert_true(r[0]->req.done_ns <= r[0]->t_done);
+    assert_true(r[1]->req.done_ns == r[0]->req.done_ns);
+    assert_true(r[2]->req.done_ns == r[0]->req.done_ns);
+    assert_true(r[2]->t_done >= r[2]->req.done_ns + 2 * MS);   /* not the callback's clock */
+    rec *cancelled = sendv(f, c, "PING", NULL);
+    close_client(f, c);
+    assert_int_equal(cancelled->status, UV_ECANCELED);
+    assert_true(cancelled->req.done_ns == 0);
+}
+
 static void test_close_pending(void **state) {
     fx *f = *state;
     /* requests queued while connecting (formatted, not sent yet) */
@@ -661,6 +692,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_server_killed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigstop_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_pending, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replies_of_one_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_from_connect_callback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unix_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_address, setup, teardown),

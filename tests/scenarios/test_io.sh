@@ -58,6 +58,37 @@ for io in $IOS; do
     n_expected=$((n_expected + 1))
 done
 
+# ---- pooled (64 VUs of 2 workers pipelined over one connection each):
+# memcached counts every operation on both backends.  On uring the ring's
+# diagnostic (LUAMECH_IO_STATS) shows each worker's ring set up with
+# COOP_TASKRUN (kernels from 5.19: completions run when the thread enters
+# the kernel anyway, not by an interrupt per completion) and its completions.
+IOS="uring epoll"
+[ $HAVE_URING = 1 ] || IOS="epoll"
+for io in $IOS; do
+    d=$TMP/pool-$io
+    before=$(( $(mc_stat "$PORT" cmd_get) + $(mc_stat "$PORT" cmd_set) ))
+    LUAMECH_IO_STATS=1 "$LUAMECH" run "$F/mc.lua" --io "$io" -u 64 -q -o "$d" -e "MEMCACHED=127.0.0.1:$PORT" \
+        -e N=20000 -e POOL=1 > "$d.out" 2>&1
+    rc=$?
+    after=$(( $(mc_stat "$PORT" cmd_get) + $(mc_stat "$PORT" cmd_set) ))
+    ops=$(( $(timer_count "$d/summary.json" memcached.get) + $(timer_count "$d/summary.json" memcached.set) ))
+    check "pooled --io $io: exit 0 ($rc), 40000 operations ($ops)" [ $rc -eq 0 -a "$ops" -eq 40000 ]
+    check "pooled --io $io: memcached counted every one ($((after - before)) = $ops)" [ $((after - before)) -eq "$ops" ]
+    stats=$(grep '^luamech: io_uring ring: ' "$d.out")
+    if [ "$io" = epoll ]; then
+        check "pooled --io epoll: no io_uring ring diagnostic" [ -z "$stats" ]
+        continue
+    fi
+    echo "info: $stats"
+    check "pooled --io uring: one ring diagnostic per worker ($(echo "$stats" | grep -c .))" [ "$(echo "$stats" | grep -c .)" -eq 2 ]
+    kmaj=$(uname -r | cut -d. -f1) kmin=$(uname -r | cut -d. -f2)
+    if [ "$kmaj" -gt 5 ] || { [ "$kmaj" -eq 5 ] && [ "$kmin" -ge 19 ]; }; then
+        check "pooled --io uring: the rings run completions cooperatively (COOP_TASKRUN)" \
+            [ "$(echo "$stats" | grep -c 'coop_taskrun on')" -eq 2 ]
+    fi
+done
+
 # ---- a fixed rate on the delay server: the same latency on both backends.
 # 200 transactions/s, every response held 20 ms; runs alternate uring, epoll
 # (3 pairs); the median of each backend's p50s is not below the hold and,

@@ -26,7 +26,7 @@ if [ "${BUILD:-1}" != 0 ]; then
     cmake --build "$B" -j"$(nproc)" > "$B/build.log" 2>&1 || { tail -30 "$B/build.log"; exit 1; }
 fi
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(mc_proto http_proto redis_proto hlog scenario suite report compare)
+[ ${#names[@]} -gt 0 ] || names=(mc_proto http_proto redis_proto redis_scan hlog scenario suite report compare)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
 for n in "${names[@]}"; do

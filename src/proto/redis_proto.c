@@ -113,13 +113,30 @@ int redis_proto_feed(redis_proto *p, const char *buf, size_t len) {
     return 0;
 }
 
+/* s[0..n) beginning with 1..20 digits and a '\r' (a bulk header's line,
+ * whose '\n' may not be in yet): their value (capped at 4e18), else -1. */
+static long long redis_proto_digits_cr(const char *s, size_t n) {
+    size_t i = 0;
+    long long v = 0;
+    for (; i < n && i < 20 && s[i] >= '0' && s[i] <= '9'; i++)
+        v = v > (long long)1e17 ? (long long)4e18 : v * 10 + (s[i] - '0');
+    return i > 0 && i < n && s[i] == '\r' ? v : -1;
+}
+
+/* A bulk header over the limit: the message, -1. */
+static int redis_proto_bulk_refused(redis_proto *p, long long len) {
+    snprintf(p->err, sizeof p->err, "reply refused: bulk string of %lld bytes (max_reply %llu)", len,
+             (unsigned long long)p->lim.max_reply_bytes);
+    redis_proto_refused(p);
+    return -1;
+}
+
 /* The length of a bulk string whose header is complete but whose body is
  * not, or -1.  hiredis consumes the type byte when it starts an item, so
  * the current task says "string" and the bytes begin with the digits. */
 static long long redis_proto_bulk_header(const redisReader *r) {
     const char *s = r->buf + r->pos;
     size_t n = r->len - r->pos, i = 0;
-    long long v = 0;
     int type = r->ridx < 0 ? -1 : r->rstack[r->ridx].type;
     if (type != REDIS_REPLY_STRING) {
         /* a line reply (status, error, integer) or an aggregate header in
@@ -127,10 +144,7 @@ static long long redis_proto_bulk_header(const redisReader *r) {
         if (type >= 0 || n == 0 || s[0] != '$') return -1;
         i = 1;                               /* not started yet */
     }
-    size_t first = i;
-    for (; i < n && i < first + 20 && s[i] >= '0' && s[i] <= '9'; i++)
-        v = v > (long long)1e17 ? (long long)4e18 : v * 10 + (s[i] - '0');
-    return i > first && i < n && s[i] == '\r' ? v : -1;
+    return redis_proto_digits_cr(s + i, n - i);
 }
 
 /* An unfinished reply: over the limits yet? */
@@ -138,12 +152,7 @@ static int redis_proto_check_partial(redis_proto *p) {
     const redisReader *r = p->rd;
     long long bulk = redis_proto_bulk_header(r);
     unsigned long long lim = (unsigned long long)p->lim.max_reply_bytes;
-    if (bulk >= 0 && (unsigned long long)bulk > lim) {
-        snprintf(p->err, sizeof p->err, "reply refused: bulk string of %lld bytes (max_reply %llu)",
-                 bulk, lim);
-        redis_proto_refused(p);
-        return -1;
-    }
+    if (bulk >= 0 && (unsigned long long)bulk > lim) return redis_proto_bulk_refused(p, bulk);
     if (p->fed - p->reply_start > lim) {
         snprintf(p->err, sizeof p->err, "reply refused: more than %llu bytes (max_reply %llu)",
                  lim, lim);
@@ -230,22 +239,25 @@ static int redis_proto_scan_ll(const char *s, size_t len, long long *v) {
     return 1;
 }
 
+/* hiredis reads integers and bulk lengths with string2ll, which refuses a
+ * leading zero ("03", "-0", "00"): such a line is hiredis's to refuse. */
+static int redis_proto_scan_canonical(const char *s, size_t len) {
+    size_t i = len > 0 && s[0] == '-';
+    return len > i && (s[i] != '0' || len == 1);
+}
+
 /* "$<len>\r\n<bytes>\r\n" or "$-1\r\n"; hdr is the header line's length. */
 static int redis_proto_scan_bulk(redis_proto *p, const char *buf, size_t n, size_t hdr,
                                  redisReply *out, size_t *used) {
     long long len;
-    if (!redis_proto_scan_ll(buf + 1, hdr, &len) || len < -1) return 2;
+    if (!redis_proto_scan_canonical(buf + 1, hdr) || !redis_proto_scan_ll(buf + 1, hdr, &len) || len < -1)
+        return 2;
     if (len == -1) {
         out->type = REDIS_REPLY_NIL;
         *used = hdr + 3;
         return 1;
     }
-    if ((unsigned long long)len > p->lim.max_reply_bytes) {
-        snprintf(p->err, sizeof p->err, "reply refused: bulk string of %lld bytes (max_reply %llu)",
-                 len, (unsigned long long)p->lim.max_reply_bytes);
-        redis_proto_refused(p);
-        return -1;
-    }
+    if ((unsigned long long)len > p->lim.max_reply_bytes) return redis_proto_bulk_refused(p, len);
     if (len > REDIS_PROTO_SCAN_MAX_BULK) return 2;
     size_t total = hdr + 3 + (size_t)len + 2;
     if (n < total) return redis_proto_scan_partial(p, n);
@@ -266,12 +278,19 @@ int redis_proto_scan(redis_proto *p, const char *buf, size_t n, redisReply *out,
     if (t != '+' && t != '-' && t != ':' && t != '$') return 2;
     long line = redis_proto_scan_line(buf + 1, n - 1);
     if (line == -2) return 2;
-    if (line < 0) return redis_proto_scan_partial(p, n);
+    if (line < 0) {
+        /* as the reader does: a bulk header over the limit is refused once
+         * its '\r' is in, before its '\n' */
+        long long len = t == '$' ? redis_proto_digits_cr(buf + 1, n - 1) : -1;
+        if (len >= 0 && (unsigned long long)len > p->lim.max_reply_bytes) return redis_proto_bulk_refused(p, len);
+        return redis_proto_scan_partial(p, n);
+    }
     size_t hdr = (size_t)line;
     if (t == '$') return redis_proto_scan_bulk(p, buf, n, hdr, out, used);
     if (redis_proto_scan_size(p, hdr + 3) < 0) return -1;
     if (t == ':') {
-        if (!redis_proto_scan_ll(buf + 1, hdr, &out->integer)) return 2;
+        if (!redis_proto_scan_canonical(buf + 1, hdr) || !redis_proto_scan_ll(buf + 1, hdr, &out->integer))
+            return 2;
         out->type = REDIS_REPLY_INTEGER;
     } else {
         out->type = t == '+' ? REDIS_REPLY_STATUS : REDIS_REPLY_ERROR;

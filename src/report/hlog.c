@@ -255,6 +255,32 @@ static int decode_payload(const uint8_t *p, size_t n, int64_t max_us, hist *into
     return 0;
 }
 
+/* Inflates into out[0..*n) (*n: its room; then the bytes written); with
+ * drain, goes on into a scratch buffer once out is full.  *total counts
+ * every byte inflated, up to cap.  zlib's code: Z_STREAM_END when the
+ * payload ended, else Z_BUF_ERROR when out is full (without drain), the
+ * payload longer than cap or truncated, or zlib's error. */
+static int hlog_inflate(z_stream *z, uint8_t *out, size_t *n, size_t cap, size_t *total, int drain) {
+    uint8_t scratch[4096];
+    z->next_out = out;
+    z->avail_out = (uInt)*n;
+    int rc = inflate(z, Z_FINISH);
+    *n -= z->avail_out;
+    *total += *n;
+    while (drain && rc == Z_BUF_ERROR && z->avail_out == 0 && *total < cap) {
+        size_t room = cap - *total < sizeof scratch ? cap - *total : sizeof scratch;
+        z->next_out = scratch;
+        z->avail_out = (uInt)room;
+        rc = inflate(z, Z_FINISH);
+        *total += room - z->avail_out;
+    }
+    return rc;
+}
+
+/* The payload is inflated into a buffer of the size its header announces
+ * (header and counts), not of the largest possible payload: the bytes past
+ * the counts are inflated (checked) but not kept, as decode_payload would
+ * not read them. */
 int hlog_decode_compressed(const uint8_t *buf, size_t len, int64_t max_us, hist *into,
                            char *err, size_t err_len) {
     if (len < 8) return text_errf(err, err_len, "compressed histogram too short");
@@ -265,17 +291,27 @@ int hlog_decode_compressed(const uint8_t *buf, size_t len, int64_t max_us, hist 
     if (zlen > len - 8) return text_errf(err, err_len, "compressed histogram truncated");
     /* The payload is at most the header and 9 bytes per count. */
     size_t cap = HLOG_PAYLOAD_HEADER_LEN + (size_t)HIST_COUNTS_LEN * LEB_MAX;
-    uint8_t *raw = malloc(cap);
-    if (!raw) return text_errf(err, err_len, "out of memory");
+    uint8_t head[HLOG_PAYLOAD_HEADER_LEN], *raw = NULL;
+    size_t nhead = sizeof head, nrest = 0, total = 0;
     z_stream z;
     memset(&z, 0, sizeof z);
     int rc = inflateInit(&z);
     if (rc == Z_OK) {
         z.next_in = (Bytef *)(uintptr_t)(buf + 8);
         z.avail_in = zlen;
-        z.next_out = raw;
-        z.avail_out = (uInt)cap;
-        rc = inflate(&z, Z_FINISH);
+        rc = hlog_inflate(&z, head, &nhead, cap, &total, 0);
+        if (rc == Z_BUF_ERROR && nhead == sizeof head) {
+            /* the header is in, maybe more: room for the counts it announces */
+            size_t want = sizeof head + (size_t)get_be(head + 4, 4);
+            nrest = (want < cap ? want : cap) - sizeof head;
+            raw = malloc(sizeof head + nrest);
+            if (!raw) {
+                rc = Z_MEM_ERROR;
+            } else {
+                memcpy(raw, head, sizeof head);
+                rc = hlog_inflate(&z, raw + sizeof head, &nrest, cap, &total, 1);
+            }
+        }
         inflateEnd(&z);
     }
     if (rc != Z_STREAM_END) {
@@ -283,7 +319,7 @@ int hlog_decode_compressed(const uint8_t *buf, size_t len, int64_t max_us, hist 
         return text_errf(err, err_len, "cannot inflate the histogram (zlib: %s)",
                       rc == Z_BUF_ERROR ? "too large or truncated" : zError(rc));
     }
-    rc = decode_payload(raw, cap - z.avail_out, max_us, into, err, err_len);
+    rc = decode_payload(raw ? raw : head, raw ? sizeof head + nrest : nhead, max_us, into, err, err_len);
     free(raw);
     return rc;
 }
@@ -456,16 +492,19 @@ int hlog_close(hlog *l) {
 int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t err_len) {
     FILE *f = fopen(path, "r");
     if (!f) return text_errf(err, err_len, "%s: %s", path, strerror(errno));
+    int rc = hlog_read_stream(f, path, fn, ctx, err, err_len);
+    fclose(f);
+    return rc;
+}
+
+int hlog_read_stream(FILE *f, const char *path, hlog_line_fn fn, void *ctx, char *err, size_t err_len) {
     hist *h = malloc(sizeof *h);
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
     long lineno = 0;
     int rc = 0;
-    if (!h) {
-        fclose(f);
-        return text_errf(err, err_len, "out of memory");
-    }
+    if (!h) return text_errf(err, err_len, "out of memory");
     hist_init(h);
     while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
         lineno++;
@@ -510,6 +549,5 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
     free(line);
     hist_free(h);
     free(h);
-    fclose(f);
     return rc;
 }

@@ -38,6 +38,7 @@
 #ifndef LUAMECH_HLOG_H
 #define LUAMECH_HLOG_H
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -99,5 +100,8 @@ int hlog_decode_base64(const char *b64, size_t len, int64_t max_us, hist *into,
 typedef int (*hlog_line_fn)(void *ctx, const char *tag, double start_s, double len_s,
                             double max_us, const hist *h);
 int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t err_len);
+/* The same from an open stream (e.g. fmemopen: the hlog fuzz harness reads
+ * its input from memory); path only names it in messages; f stays open. */
+int hlog_read_stream(FILE *f, const char *path, hlog_line_fn fn, void *ctx, char *err, size_t err_len);
 
 #endif

@@ -241,6 +241,28 @@ static void test_scan_matches_hiredis(void **state) {
     assert_true(min_scanned >= 5);     /* the leading scalar replies never reach hiredis */
 }
 
+/* Integers and bulk lengths hiredis refuses (string2ll: no leading zero, no
+ * "-0") are refused at every split, never taken in place (found by
+ * fuzz_redis_scan: "$-0\r\n" waited for a body and ":0012" was taken as 12
+ * where hiredis alone refused them). */
+static void test_scan_refuses_what_hiredis_refuses(void **state) {
+    (void)state;
+    static const char *const streams[] = {"$03\r\nabc\r\n", "+OK\r\n$-0\r\n\r\n", ":1\r\n$00\r\n\r\n",
+                                           ":0012\r\n", "+OK\r\n:-0\r\n", ":00\r\n"};
+    for (size_t k = 0; k < sizeof streams / sizeof streams[0]; k++) {
+        size_t len = strlen(streams[k]);
+        for (size_t split = 0; split <= len; split++) {
+            redis_proto p;
+            char got[256];
+            int scanned;
+            init(&p, 0, 0, 0);
+            int rc = client_like(&p, streams[k], len, split, got, sizeof got, &scanned);
+            if (rc != -1) fail_msg("%s split %zu: %d, not refused (got %s)", streams[k], split, rc, got);
+            redis_proto_free(&p);
+        }
+    }
+}
+
 /* A pipelined batch of scalar replies is scanned whole, without hiredis:
  * its reader never holds a byte. */
 static void test_scan_in_place(void **state) {
@@ -293,6 +315,13 @@ static void test_scan_limits(void **state) {
     assert_int_equal(redis_proto_scan(&p, "$6\r\nabcdef\r\n", 12, &r, &used), -1);
     assert_non_null(strstr(p.err, "12 bytes (max_reply 10)"));
     redis_proto_free(&p);
+    /* a bulk header over the limit is refused once its '\r' is in, as the
+     * reader refuses it (found by fuzz_redis_scan: the scanner waited for
+     * the '\n' where hiredis's path refused) */
+    init(&p, 80, 0, 0);
+    assert_int_equal(redis_proto_scan(&p, "$553611\r", 8, &r, &used), -1);
+    assert_non_null(strstr(p.err, "bulk string of 553611 bytes (max_reply 80)"));
+    redis_proto_free(&p);
 }
 
 /* ---- the encoder ---- */
@@ -343,6 +372,7 @@ int main(void) {
         cmocka_unit_test(test_hostile_headers),
         cmocka_unit_test(test_reset),
         cmocka_unit_test(test_scan_matches_hiredis),
+        cmocka_unit_test(test_scan_refuses_what_hiredis_refuses),
         cmocka_unit_test(test_scan_in_place),
         cmocka_unit_test(test_scan_limits),
         cmocka_unit_test(test_encode_matches_hiredis),

@@ -109,20 +109,28 @@ static void check_grew(const char *dir, state_file *s) {
     s->prev_len = len;
 }
 
+/* A one-group scenario of NIV 1 s intervals and its empty run result. */
+static void append_fixture(scenario *sc, group_cfg *g, run_result *r) {
+    memset(sc, 0, sizeof *sc);
+    memset(g, 0, sizeof *g);
+    memset(r, 0, sizeof *r);
+    sc->name = "a"; sc->path = "a.lua"; sc->interval_ns = 1000000000; sc->run_time_ns = (int64_t)NIV * 1000000000;
+    g->name = "g"; g->vus = 1; g->script_name = "g.lua";
+    sc->groups = g; sc->ngroups = 1;
+    r->nworkers = 1;
+    agg_init(&r->agg, 1, 1000000000, 1000000000);
+}
+
 static void test_appends(void **state) {
     (void)state;
     char dir[64] = "/tmp/luamech-append-XXXXXX", whole[80];
     assert_non_null(mkdtemp(dir));
     snprintf(whole, sizeof whole, "%s/whole", dir);
     assert_int_equal(mkdir(whole, 0755), 0);
-    scenario sc = {0};
-    group_cfg g = {0};
-    sc.name = "a"; sc.path = "a.lua"; sc.interval_ns = 1000000000; sc.run_time_ns = (int64_t)NIV * 1000000000;
-    g.name = "g"; g.vus = 1; g.script_name = "g.lua";
-    sc.groups = &g; sc.ngroups = 1;
-    run_result r = {0};
-    r.nworkers = 1;
-    agg_init(&r.agg, 1, 1000000000, 1000000000);
+    scenario sc;
+    group_cfg g;
+    run_result r;
+    append_fixture(&sc, &g, &r);
     report_appender *app = report_appender_new(dir);
     assert_non_null(app);
     state_file iv = {"intervals.csv", 0, NULL, 0, 0}, ct = {"counters.csv", 0, NULL, 0, 0};
@@ -189,14 +197,10 @@ static void test_summary_linear(void **state) {
     char dir[64] = "/tmp/luamech-append-XXXXXX", path[128], status[32];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    scenario sc = {0};
-    group_cfg g = {0};
-    sc.name = "a"; sc.path = "a.lua"; sc.interval_ns = 1000000000; sc.run_time_ns = (int64_t)NIV * 1000000000;
-    g.name = "g"; g.vus = 1; g.script_name = "g.lua";
-    sc.groups = &g; sc.ngroups = 1;
-    run_result r = {0};
-    r.nworkers = 1;
-    agg_init(&r.agg, 1, 1000000000, 1000000000);
+    scenario sc;
+    group_cfg g;
+    run_result r;
+    append_fixture(&sc, &g, &r);
     report_appender *app = report_appender_new(dir);
     assert_non_null(app);
     ino_t ino = 0;

@@ -82,13 +82,7 @@ need wrk wrk
 CA=""
 if [ "$TLS" = 1 ]; then
   need openssl openssl
-  mkdir -p "$OUT/pki" || die "cannot create $OUT/pki"
-  ( cd "$OUT/pki" &&
-    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=bench-ca &&
-    openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 &&
-    printf 'subjectAltName=IP:127.0.0.1\n' > san.ext &&
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
-      -extfile san.ext -out server.pem ) >/dev/null 2>&1 || die "cannot make the TLS certificates"
+  bench_pki "$OUT/pki"
   CA=$OUT/pki/ca.pem
 fi
 AB_K=(-k); WRK_CLOSE=()
@@ -103,38 +97,9 @@ CLK_TCK=$(getconf CLK_TCK)
 # --- nginx -------------------------------------------------------------------
 NG_PID=      # master
 NG_WPID=     # worker
-ng_conf() {  # DIR PORT
-  local dir=$1 port=$2
-  mkdir -p "$dir/tmp"
-  cat >"$dir/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $dir/tmp/body;
-  proxy_temp_path $dir/tmp/proxy;
-  fastcgi_temp_path $dir/tmp/fastcgi;
-  uwsgi_temp_path $dir/tmp/uwsgi;
-  scgi_temp_path $dir/tmp/scgi;
-  keepalive_requests 100000000;
-  keepalive_timeout 75s;
-  default_type text/plain;
-  server {
-    listen 127.0.0.1:$port $( [ "$TLS" = 1 ] && echo ssl );
-    $( [ "$TLS" = 1 ] && echo "ssl_certificate $OUT/pki/server.pem; ssl_certificate_key $OUT/pki/server.key; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:b:10m;" )
-    location = / { return 200 "hello\n"; }
-    location = /nginx_status { stub_status; }
-  }
-  $( [ "$TLS" = 1 ] && echo "server { listen 127.0.0.1:$((port + 1)); location = /nginx_status { stub_status; } }" )
-}
-EOF
-}
 ng_start() {  # DIR PORT
   local dir=$1 port=$2 i
-  ng_conf "$dir" "$port"
+  bench_nginx_conf "$dir" "$port" "$TLS" "$OUT/pki"
   taskset -c "$SERVER_CPU" nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >/dev/null 2>&1 &
   NG_PID=$!
   for i in $(seq 1 100); do              # up to 5 s

@@ -50,40 +50,11 @@ need openssl openssl
 need jq jq
 need /usr/bin/time time
 need taskset util-linux
-mkdir -p "$OUT/pki" "$OUT/ng/tmp" || die "cannot create $OUT"
-( cd "$OUT/pki" &&
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=bench-ca &&
-  openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 &&
-  printf 'subjectAltName=IP:127.0.0.1\n' > san.ext &&
-  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
-    -extfile san.ext -out server.pem ) >/dev/null 2>&1 || die "cannot make the TLS certificates"
+bench_pki "$OUT/pki"
 
 PORT=$(free_port)
 NG=$OUT/ng
-cat >"$NG/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $NG/nginx.pid;
-error_log $NG/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $NG/tmp/body;
-  proxy_temp_path $NG/tmp/proxy;
-  fastcgi_temp_path $NG/tmp/fastcgi;
-  uwsgi_temp_path $NG/tmp/uwsgi;
-  scgi_temp_path $NG/tmp/scgi;
-  keepalive_requests 100000000;
-  keepalive_timeout 75s;
-  default_type text/plain;
-  server {
-    listen 127.0.0.1:$PORT ssl;
-    ssl_certificate $OUT/pki/server.pem; ssl_certificate_key $OUT/pki/server.key;
-    ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:b:10m;
-    location = / { return 200 "hello\n"; }
-  }
-}
-EOF
+bench_nginx_conf "$NG" "$PORT" 1 "$OUT/pki"
 taskset -c "$SERVER_CPU" nginx -p "$NG" -c "$NG/nginx.conf" -e "$NG/error.log" >/dev/null 2>&1 &
 NG_PID=$!
 trap 'kill -QUIT $NG_PID 2>/dev/null; wait $NG_PID 2>/dev/null' EXIT

@@ -161,3 +161,56 @@ if [ -n "$IO" ]; then
   LM_IO_ARGS=(--io "$IO")
   LM_NAME="luamech($IO)"
 fi
+
+# bench_pki DIR: a CA and a server certificate for 127.0.0.1 (openssl CLI) in
+# DIR (ca.pem, server.pem, server.key), as the HTTPS benchmarks use them.
+bench_pki() {
+  local dir=$1
+  mkdir -p "$dir" || die "cannot create $dir"
+  ( cd "$dir" &&
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=bench-ca &&
+    openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 &&
+    printf 'subjectAltName=IP:127.0.0.1\n' > san.ext &&
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+      -extfile san.ext -out server.pem ) >/dev/null 2>&1 || die "cannot make the TLS certificates"
+}
+
+# bench_nginx_conf DIR PORT TLS PKI: DIR/nginx.conf for the HTTP benchmarks:
+# one worker, no access log, `location = /` returning "hello\n", keep-alive
+# for 100,000,000 requests, stub_status at /nginx_status; TLS=1 serves PORT
+# over TLS with PKI's certificate and the status also in plain on PORT+1.
+bench_nginx_conf() {
+  local dir=$1 port=$2 tls=$3 pki=$4 ssl="" ssl_cfg="" status_srv=""
+  if [ "$tls" = 1 ]; then
+    ssl=ssl
+    ssl_cfg="ssl_certificate $pki/server.pem; ssl_certificate_key $pki/server.key; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:b:10m;"
+    status_srv="server { listen 127.0.0.1:$((port + 1)); location = /nginx_status { stub_status; } }"
+  fi
+  mkdir -p "$dir/tmp" || die "cannot create $dir"
+  cat >"$dir/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $dir/tmp/body;
+  proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi;
+  uwsgi_temp_path $dir/tmp/uwsgi;
+  scgi_temp_path $dir/tmp/scgi;
+  keepalive_requests 100000000;
+  keepalive_timeout 75s;
+  default_type text/plain;
+  server {
+    listen 127.0.0.1:$port $ssl;
+    $ssl_cfg
+    location = / { return 200 "hello\n"; }
+    location = /nginx_status { stub_status; }
+  }
+  $status_srv
+}
+EOF
+}
+

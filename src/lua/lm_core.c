@@ -334,6 +334,7 @@ struct lm_connect {
 
 lm_connect *lm_connect_begin(lua_State *L, vu *v, void (*on_fail)(void *client), void *client) {
     lm_connect *cc = calloc(1, sizeof *cc);
+    if (cc == NULL) return NULL;            /* the userdata stays on L */
     cc->v = v;
     cc->on_fail = on_fail;
     cc->client = client;

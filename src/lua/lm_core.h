@@ -44,7 +44,8 @@ struct vu *lm_current_vu(lua_State *L, struct worker *w, const char *fname);
  * top of L (it is anchored); the client's connect callback calls
  * lm_connect_done; lm_connect_wait returns the client, or nil and the
  * message (then on_fail(client) runs, unless it is NULL), yielding until the
- * callback when it has not come yet.  Never resumes re-entrantly. */
+ * callback when it has not come yet.  Never resumes re-entrantly.
+ * lm_connect_begin returns NULL when out of memory (the userdata stays). */
 typedef struct lm_connect lm_connect;
 lm_connect *lm_connect_begin(lua_State *L, struct vu *v, void (*on_fail)(void *client), void *client);
 void lm_connect_done(lm_connect *cc, int status, const char *fmt, ...);

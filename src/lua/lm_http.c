@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua/lm_client.h"
 #include "lua/lm_core.h"
 #include "lua/lm_http_int.h"
 
@@ -128,11 +129,7 @@ static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const l
     h->next = mod->objs;
     if (mod->objs) mod->objs->prev = h;
     mod->objs = h;
-    lm_http **ud = lua_newuserdata(L, sizeof *ud);
-    *ud = h;
-    h->ud = ud;
-    luaL_getmetatable(L, LM_HTTP_MT);
-    lua_setmetatable(L, -2);
+    h->ud = (lm_http **)lm_ud_push(L, h, LM_HTTP_MT);
 }
 
 /* luamech.http.new(base_url [, {pool=, keepalive=, timeout=, headers=,

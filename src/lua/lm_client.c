@@ -39,6 +39,30 @@ int lm_connect_opts(lua_State *L, int idx, const char *fname, const char *const 
     return 1;
 }
 
+void lm_client_type(lua_State *L, const char *mt, const luaL_Reg *methods, const luaL_Reg *meta,
+                    void (*more)(lua_State *L, int mt_idx)) {
+    luaL_newmetatable(L, mt);
+    int mt_idx = lua_gettop(L);
+    lua_newtable(L);
+    lm_methods_register(L, mt_idx, methods);   /* self checked by one compare */
+    if (more) more(L, mt_idx);
+    lua_setfield(L, mt_idx, "__index");
+    luaL_register(L, NULL, meta);
+    lua_pop(L, 1);
+}
+
+void lm_client_module(lua_State *L, struct worker *w, lm_client_list *list, const char *proto,
+                      void (*close)(void *list), lua_CFunction connect_fn) {
+    if (list == NULL) luaL_error(L, "luamech.%s: out of memory", proto);
+    lm_tls_rec_init(&list->tls, w, proto);
+    worker_on_close(w, close, list);
+    lua_newtable(L);
+    lua_pushlightuserdata(L, w);
+    lua_pushlightuserdata(L, list);
+    lua_pushcclosure(L, connect_fn, 2);
+    lua_setfield(L, -2, "connect");
+}
+
 void lm_client_unlink(lm_client_obj *o) {
     *o->pprev = o->next;
     if (o->next) o->next->pprev = o->pprev;
@@ -63,7 +87,7 @@ void lm_connect_args_read(lua_State *L, const lm_client_kind *k, struct worker *
     size_t n;
     a->w = w;
     a->address = luaL_checkstring(L, 1);
-    k->opts(L, 2, o, &a->pool);
+    const net_tls_opts **tls = k->opts(L, 2, o, &a->pool);
     a->v = lm_current_vu(L, w, k->vu_fname);
     a->tls_on = lm_tls_opts(L, 2, k->fname, rec, &a->tls);
     if (k->tls_scheme && strncmp(a->address, k->tls_scheme, n = strlen(k->tls_scheme)) == 0) {
@@ -74,6 +98,7 @@ void lm_connect_args_read(lua_State *L, const lm_client_kind *k, struct worker *
         a->address += n;
     }
     lm_tls_key(&a->tls, a->tls_on, a->tkey, sizeof a->tkey);
+    *tls = a->tls_on ? &a->tls : NULL;      /* a outlives the client's creation */
 }
 
 /* When pool is set and k's client exists, push its Lua object: 1; else 0. */

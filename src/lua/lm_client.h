@@ -9,6 +9,7 @@
 #ifndef LUAMECH_LM_CLIENT_H
 #define LUAMECH_LM_CLIENT_H
 
+#include <lauxlib.h>
 #include <lua.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,18 @@ typedef struct lm_client_list {
     lm_tls_rec tls;             /* its <proto>.tls timer */
 } lm_client_list;
 
+/* The metatable mt of a client type: __index a table of methods (each a
+ * closure over the metatable, lm_methods_register; more(L, mt_idx) may add
+ * others to that table, NULL: none), plus the metamethods in meta
+ * (NULL-terminated: __gc, __tostring).  Leaves L's stack as it was. */
+void lm_client_type(lua_State *L, const char *mt, const luaL_Reg *methods, const luaL_Reg *meta,
+                    void (*more)(lua_State *L, int mt_idx));
+/* The module table (pushed): connect = connect_fn over (w, list); list's
+ * TLS timer is "<proto>.tls" and close(list) runs at the worker's teardown.
+ * list was allocated by the binding (NULL raises out of memory). */
+void lm_client_module(lua_State *L, struct worker *w, lm_client_list *list, const char *proto,
+                      void (*close)(void *list), lua_CFunction connect_fn);
+
 /* Take o out of its list. */
 void lm_client_unlink(lm_client_obj *o);
 /* The worker's teardown: close(o) for every client (pending requests are
@@ -75,12 +88,12 @@ typedef struct lm_client_kind {
     const char *vu_fname;       /* "luamech.memcached.connect": called outside a VU */
     const char *tls_scheme;     /* an address prefix that turns TLS on ("rediss://"), or NULL */
     const char *plain_scheme;   /* a prefix removed without TLS ("redis://"), or NULL */
-    /* The protocol's options from the table at idx into o; sets *pool. */
-    void (*opts)(lua_State *L, int idx, void *o, int *pool);
+    /* The protocol's options from the table at idx into o; sets *pool.
+     * Returns where o keeps its TLS options' pointer (set from the args). */
+    const net_tls_opts **(*opts)(lua_State *L, int idx, void *o, int *pool);
     const char *mt;             /* the metatable of its Lua objects */
     size_t size;                /* bytes of its object (zeroed before create) */
-    /* Create the client for a (options o; their tls field is set from a)
-     * into obj (lm_client_obj first; linked afterwards); 0, or -1 with a
+    /* Create the client for a (options o, TLS included) into obj (lm_client_obj first; linked afterwards); 0, or -1 with a
      * message in err (obj is then freed). */
     int (*create)(void *obj, const lm_connect_args *a, void *o, char *err, size_t err_len);
     /* Start the connect: its callback calls lm_connect_done(cc, ...). */

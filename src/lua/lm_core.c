@@ -312,7 +312,12 @@ void lm_open_all(lua_State *L, worker *w) {
     lua_newtable(L);
     lua_setfield(L, -2, "shared");         /* explicitly shared by this worker's VUs */
     for (const lm_module *m = lm_modules; m->name; m++) {
-        m->open(L, w);
+        if (m->open) {
+            m->open(L, w);
+        } else {
+            lua_newtable(L);
+            luaL_register(L, NULL, m->fns);
+        }
         lua_setfield(L, -2, m->name);
     }
     lua_pop(L, 1);

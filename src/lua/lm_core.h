@@ -29,8 +29,10 @@ void lm_data_open_lua(lua_State *L, struct worker *w);
 
 /* A protocol module: pushes its table (e.g. luamech.memcached). */
 typedef void (*lm_module_open)(lua_State *L, struct worker *w);
-typedef struct lm_module { const char *name; lm_module_open open; } lm_module;
-extern const lm_module lm_modules[];   /* terminated by {NULL, NULL}; read-only */
+/* open pushes the module's table; a module of functions only gives fns
+ * (open NULL) and gets a table of them. */
+typedef struct lm_module { const char *name; lm_module_open open; const luaL_Reg *fns; } lm_module;
+extern const lm_module lm_modules[];   /* terminated by {NULL, NULL, NULL}; read-only */
 
 /* Counter name prefixes of luamech.check: common/check_names.h. */
 #include "common/check_names.h"

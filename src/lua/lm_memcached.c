@@ -440,14 +440,14 @@ static void lm_mc_connect(void *mc, lm_connect *cc) {
 }
 
 
-static void lm_mc_opts(lua_State *L, int idx, void *opts, int *pool) {
+static const net_tls_opts **lm_mc_opts(lua_State *L, int idx, void *opts, int *pool) {
     mc_client_opts *o = opts;
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "distribution",
                                         "tls", NULL};
     mc_client_opts_default(o);
     if (!lm_connect_opts(L, idx, "memcached.connect", known, pool, &o->timeout_ns,
                          &o->connect_timeout_ns))
-        return;
+        return &o->tls;
     lua_getfield(L, idx, "distribution");
     if (!lua_isnil(L, -1)) {
         const char *d = luaL_checkstring(L, -1);
@@ -456,14 +456,13 @@ static void lm_mc_opts(lua_State *L, int idx, void *opts, int *pool) {
         else luaL_error(L, "memcached.connect: distribution must be \"ketama\" or \"modula\", got \"%s\"", d);
     }
     lua_pop(L, 1);
+    return &o->tls;
 }
 
 /* connect's lm_client_kind.create: the client of a into mc. */
 static int lm_mc_new(void *obj, const lm_connect_args *a, void *opts, char *err, size_t err_len) {
     lm_mc *mc = obj;
-    mc_client_opts *o = opts;
-    o->tls = a->tls_on ? &a->tls : NULL;
-    if (mc_client_new(worker_loop(a->w), a->address, o, &mc->client, err, err_len) != 0) return -1;
+    if (mc_client_new(worker_loop(a->w), a->address, opts, &mc->client, err, err_len) != 0) return -1;
     mc->pooled = a->pool;
     lm_op_pool_init(&mc->ops, sizeof(lm_mc_op) + mc_client_nservers(mc->client) * sizeof(mc_req),
                     lm_mc_push_results, NULL);
@@ -504,21 +503,8 @@ void lm_memcached_open(lua_State *L, worker *w) {
         {"delete", lm_mc_delete}, {"incr", lm_mc_incr}, {"decr", lm_mc_decr},
         {"touch", lm_mc_touch}, {"close", lm_mc_close_lua}, {"servers", lm_mc_servers},
         {NULL, NULL}};
-    luaL_newmetatable(L, LM_MC_MT);
-    lua_newtable(L);
-    lm_methods_register(L, lua_gettop(L) - 1, methods);   /* self checked by lm_check_self */
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, lm_mc_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
-
-    lm_client_list *list = calloc(1, sizeof *list);
-    if (list == NULL) luaL_error(L, "luamech.memcached: out of memory");
-    lm_tls_rec_init(&list->tls, w, "memcached");
-    worker_on_close(w, lm_mc_worker_close, list);
-    lua_newtable(L);                        /* the module */
-    lua_pushlightuserdata(L, w);
-    lua_pushlightuserdata(L, list);
-    lua_pushcclosure(L, lm_mc_connect_lua, 2);
-    lua_setfield(L, -2, "connect");
+    static const luaL_Reg meta[] = {{"__gc", lm_mc_gc}, {NULL, NULL}};
+    lm_client_type(L, LM_MC_MT, methods, meta, NULL);
+    lm_client_module(L, w, calloc(1, sizeof(lm_client_list)), "memcached", lm_mc_worker_close,
+                     lm_mc_connect_lua);
 }

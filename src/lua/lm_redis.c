@@ -513,28 +513,27 @@ static void lm_rd_limits(lua_State *L, int idx, redis_limits *l) {
 }
 
 /* Reads the options table at idx; the password stays anchored by it. */
-static void lm_rd_opts(lua_State *L, int idx, void *opts, int *pool) {
+static const net_tls_opts **lm_rd_opts(lua_State *L, int idx, void *opts, int *pool) {
     redis_client_opts *o = opts;
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "password", "db",
                                         "max_reply", "max_elements", "max_depth", "tls", NULL};
     redis_client_opts_default(o);
     if (!lm_connect_opts(L, idx, "redis.connect", known, pool, &o->timeout_ns,
                          &o->connect_timeout_ns))
-        return;
+        return &o->tls;
     lua_getfield(L, idx, "password");
     if (!lua_isnil(L, -1)) o->password = luaL_checkstring(L, -1);
     lua_getfield(L, idx, "db");
     if (!lua_isnil(L, -1)) o->db = (int)lm_rd_int_opt(L, "db", 0, 1e6);
     lua_pop(L, 2);
     lm_rd_limits(L, idx, &o->limits);
+    return &o->tls;
 }
 
 /* connect's lm_client_kind.create: the client of a into rd. */
 static int lm_rd_new(void *obj, const lm_connect_args *a, void *opts, char *err, size_t err_len) {
     lm_rd *rd = obj;
-    redis_client_opts *o = opts;
-    o->tls = a->tls_on ? &a->tls : NULL;
-    if (redis_client_new(worker_loop(a->w), a->address, o, &rd->client, err, err_len) != 0) return -1;
+    if (redis_client_new(worker_loop(a->w), a->address, opts, &rd->client, err, err_len) != 0) return -1;
     rd->w = a->w;
     rd->list = (lm_rd_list *)rd->obj.list;
     rd->pooled = a->pool;
@@ -563,19 +562,14 @@ static int lm_rd_connect_lua(lua_State *L) {
 
 /* ---- module ---- */
 
-static void lm_rd_methods(lua_State *L) {
+/* The command wrappers (get, set, ...) beside the methods of __index. */
+static void lm_rd_wrappers(lua_State *L, int mt) {
     static const struct { const char *method, *cmd; int min; } wrappers[] = {
         {"get", "GET", 1}, {"set", "SET", 2}, {"del", "DEL", 1}, {"incr", "INCR", 1},
         {"hget", "HGET", 2}, {"hset", "HSET", 3}, {"lpush", "LPUSH", 2}, {"rpop", "RPOP", 1},
         {"ping", "PING", 0}, {"exists", "EXISTS", 1}, {"expire", "EXPIRE", 2}};
-    static const luaL_Reg methods[] = {
-        {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"close", lm_rd_close_lua},
-        {NULL, NULL}};
-    int mt = lua_gettop(L);                 /* the metatable: upvalue 1 of every method */
-    lua_newtable(L);
-    lm_methods_register(L, mt, methods);
     for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
-        lua_pushvalue(L, mt);
+        lua_pushvalue(L, mt);               /* the metatable: upvalue 1 of every method */
         lua_pushstring(L, wrappers[i].cmd);
         lua_pushinteger(L, wrappers[i].min);
         lua_pushnil(L);                     /* the timer id, set by the first call */
@@ -585,23 +579,16 @@ static void lm_rd_methods(lua_State *L) {
 }
 
 void lm_redis_open(lua_State *L, worker *w) {
-    luaL_newmetatable(L, LM_RD_MT);
-    lm_rd_methods(L);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, lm_rd_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
-
+    static const luaL_Reg methods[] = {
+        {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"close", lm_rd_close_lua},
+        {NULL, NULL}};
+    static const luaL_Reg meta[] = {{"__gc", lm_rd_gc}, {NULL, NULL}};
+    lm_client_type(L, LM_RD_MT, methods, meta, lm_rd_wrappers);
     lm_rd_list *list = calloc(1, sizeof *list);
-    if (list == NULL) luaL_error(L, "redis: out of memory");
-    lm_tls_rec_init(&list->base.tls, w, "redis");
-    lua_newtable(L);
-    list->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    list->tid_pipeline = -1;
-    worker_on_close(w, lm_rd_worker_close, list);
-    lua_newtable(L);                        /* the module */
-    lua_pushlightuserdata(L, w);
-    lua_pushlightuserdata(L, list);
-    lua_pushcclosure(L, lm_rd_connect_lua, 2);
-    lua_setfield(L, -2, "connect");
+    if (list) {
+        lua_newtable(L);
+        list->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        list->tid_pipeline = -1;
+    }
+    lm_client_module(L, w, list ? &list->base : NULL, "redis", lm_rd_worker_close, lm_rd_connect_lua);
 }

@@ -109,10 +109,7 @@ typedef struct cli_run {
 } cli_run;
 
 static int cli_bad(const char *fmt, const char *arg) {
-    fprintf(stderr, "luamech: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'luamech --help'.\n");
-    return EXIT_USAGE;
+    return text_usage_error("luamech", fmt, arg, "Try 'luamech --help'.");
 }
 
 /* Syntax only: the ranges are plan_check_flags' (the plan's one table).

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "common/exit_codes.h"
+#include "common/text.h"
 #include "report/hlog.h"
 #include "report/report.h"
 #include "stats/threshold.h"
@@ -69,10 +70,8 @@ typedef struct merge_opts {
 } merge_opts;
 
 static int merge_usage(const char *fmt, const char *arg) {
-    fprintf(stderr, "luamech merge: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nusage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow]\n");
-    return EXIT_USAGE;
+    return text_usage_error("luamech merge", fmt, arg,
+                            "usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow]");
 }
 
 static json_t *merge_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }

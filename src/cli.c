@@ -109,29 +109,28 @@ typedef struct cli_run {
 } cli_run;
 
 static int cli_bad(const char *fmt, const char *arg) {
-    fprintf(stderr, "luamech: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'luamech --help'.\n");
-    return EXIT_USAGE;
+    return text_usage_error("luamech", fmt, arg, "Try 'luamech --help'.");
 }
 
-/* Syntax only: the ranges are plan_check_flags' (the plan's one table). */
-static int cli_duration(const char *field, const char *arg, int64_t *out) {
+/* Syntax only: the ranges are plan_check_flags' (the plan's one table).
+ * parse is units_parse_duration_ns or units_parse_count; example says what
+ * such a value looks like.  0, or -1 after a message. */
+static int cli_number(const char *field, const char *arg, int64_t *out,
+                      int (*parse)(const char *, int64_t *), const char *example) {
     char range[128];
     const plan_limit *l = plan_limit_of(field);
-    if (units_parse_duration_ns(arg, out) == 0) return 0;
-    fprintf(stderr, "luamech: %s: expected %s such as 30s, 5m, 250ms; got '%s'\n", l->flag,
-            plan_range_text(l, range, sizeof range), arg);
+    if (parse(arg, out) == 0) return 0;
+    fprintf(stderr, "luamech: %s: expected %s %s; got '%s'\n", l->flag,
+            plan_range_text(l, range, sizeof range), example, arg);
     return -1;
+}
+
+static int cli_duration(const char *field, const char *arg, int64_t *out) {
+    return cli_number(field, arg, out, units_parse_duration_ns, "such as 30s, 5m, 250ms");
 }
 
 static int cli_count(const char *field, const char *arg, int64_t *out) {
-    char range[128];
-    const plan_limit *l = plan_limit_of(field);
-    if (units_parse_count(arg, out) == 0) return 0;
-    fprintf(stderr, "luamech: %s: expected %s (10k, 1M accepted); got '%s'\n", l->flag,
-            plan_range_text(l, range, sizeof range), arg);
-    return -1;
+    return cli_number(field, arg, out, units_parse_count, "(10k, 1M accepted)");
 }
 
 /* ---- distributed runs: --segment and --start-at (docs/distributed.md) ---- */

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "common/exit_codes.h"
+#include "common/text.h"
 #include "report/hlog.h"
 #include "report/report.h"
 #include "stats/threshold.h"
@@ -69,10 +70,8 @@ typedef struct merge_opts {
 } merge_opts;
 
 static int merge_usage(const char *fmt, const char *arg) {
-    fprintf(stderr, "luamech merge: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nusage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow]\n");
-    return EXIT_USAGE;
+    return text_usage_error("luamech merge", fmt, arg,
+                            "usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow]");
 }
 
 static json_t *merge_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
@@ -341,21 +340,41 @@ static void merge_counter(tick_msg *m, counter_kind kind, const char *name, int6
     m->counters[m->ncounters++].value = v;
 }
 
-/* The kind of a counter of summary.json's "counters" (the file does not
- * carry it: the engine's have the documented names engine.*, docs/results.md;
- * checks, gauges and rates are in arrays of their own). */
-static counter_kind merge_counter_kind(const char *name) {
-    return name && strncmp(name, "engine.", 7) == 0 ? CK_ENGINE : CK_PLAIN;
+/* The kind of a counter of summary.json's "counters": its "kind" field
+ * (plain or engine there; checks, gauges and rates have arrays of their
+ * own).  A segment written before the field has plain counters only. */
+static counter_kind merge_counter_kind(json_t *c) {
+    int k = counter_kind_parse(merge_str(c, "kind"));
+    return k == CK_ENGINE ? CK_ENGINE : CK_PLAIN;
 }
 
-/* Counters per interval; at the last interval the run's checks and tallies
- * (summary.json keeps those as totals). */
+static int64_t merge_row(json_t *o, int64_t k) {
+    return (int64_t)json_number_value(json_array_get(merge_get(o, "intervals"), (size_t)k));
+}
+
+/* Interval k of the segment's gauges (a gauge's rows are its levels: the
+ * change since the interval before is what is summed, as the workers' are
+ * in one run) and rates (rows [true, false]). */
+static void merge_metrics_into(tick_msg *m, const merge_seg *s, int64_t k) {
+    json_t *g, *r;
+    size_t i;
+    json_array_foreach(merge_get(s->root, "gauges"), i, g)
+        merge_counter(m, CK_GAUGE, merge_str(g, "name"), merge_row(g, k) - (k > 0 ? merge_row(g, k - 1) : 0));
+    json_array_foreach(merge_get(s->root, "rates"), i, r) {
+        json_t *row = json_array_get(merge_get(r, "intervals"), (size_t)k);
+        merge_counter(m, CK_RATE_TRUE, merge_str(r, "name"), (int64_t)json_number_value(json_array_get(row, 0)));
+        merge_counter(m, CK_RATE_FALSE, merge_str(r, "name"), (int64_t)json_number_value(json_array_get(row, 1)));
+    }
+}
+
+/* Counters, gauges and rates per interval; at the last interval the run's
+ * checks and tallies (summary.json keeps those as totals). */
 static void merge_counters_into(tick_msg *m, const merge_seg *s, int64_t k) {
     json_t *c, *ck;
     size_t i;
     json_array_foreach(merge_get(s->root, "counters"), i, c)
-        merge_counter(m, merge_counter_kind(merge_str(c, "name")), merge_str(c, "name"),
-                      (int64_t)json_number_value(json_array_get(merge_get(c, "intervals"), (size_t)k)));
+        merge_counter(m, merge_counter_kind(c), merge_str(c, "name"), merge_row(c, k));
+    merge_metrics_into(m, s, k);
     if (!m->final) return;
     json_array_foreach(merge_get(s->root, "checks"), i, ck) {
         merge_counter(m, CK_CHECK_PASS, merge_str(ck, "name"), (int64_t)merge_num(ck, "passes"));
@@ -366,7 +385,8 @@ static void merge_counters_into(tick_msg *m, const merge_seg *s, int64_t k) {
 static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
     tick_msg *m = calloc(1, sizeof *m);
     json_t *timers = merge_get(s->root, "timers");
-    size_t nc = json_array_size(merge_get(s->root, "counters")) + 2 * json_array_size(merge_get(s->root, "checks"));
+    size_t nc = json_array_size(merge_get(s->root, "counters")) + 2 * json_array_size(merge_get(s->root, "checks")) +
+                json_array_size(merge_get(s->root, "gauges")) + 2 * json_array_size(merge_get(s->root, "rates"));
     if (!m) return NULL;
     m->worker = worker;
     m->tick = k + s->shift;

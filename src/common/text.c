@@ -3,8 +3,11 @@
  * (u8_mbtoucr rejects overlong forms, surrogates, code points past U+10FFFF
  * and cut sequences), and writes \xHH, \t, \n, \r for the rest.  It does not
  * quote for any format: CSV, JSON, XML and HTML writers still do their own.
- * Also text_errf, the error-message formatter every layer shares. */
+ * Also text_errf, the error-message formatter every layer shares, and
+ * text_usage_error, the commands' usage-error message. */
 #include "common/text.h"
+
+#include "common/exit_codes.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -102,4 +105,11 @@ int text_errf(char *err, size_t err_len, const char *fmt, ...) {
         va_end(ap);
     }
     return -1;
+}
+
+int text_usage_error(const char *prefix, const char *fmt, const char *arg, const char *hint) {
+    fprintf(stderr, "%s: ", prefix);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s\n", hint);
+    return EXIT_USAGE;
 }

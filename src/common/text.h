@@ -46,4 +46,9 @@ char *text_escape_dup(const char *s);
  * or err_len 0); returns -1, for `return text_errf(err, err_len, ...);`. */
 int text_errf(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A usage error on stderr: "PREFIX: " then fmt with arg, then hint on a
+ * line of its own; returns EXIT_USAGE (common/exit_codes.h).  The commands'
+ * one way to refuse their arguments. */
+int text_usage_error(const char *prefix, const char *fmt, const char *arg, const char *hint);
+
 #endif

@@ -312,7 +312,12 @@ void lm_open_all(lua_State *L, worker *w) {
     lua_newtable(L);
     lua_setfield(L, -2, "shared");         /* explicitly shared by this worker's VUs */
     for (const lm_module *m = lm_modules; m->name; m++) {
-        m->open(L, w);
+        if (m->open) {
+            m->open(L, w);
+        } else {
+            lua_newtable(L);
+            luaL_register(L, NULL, m->fns);
+        }
         lua_setfield(L, -2, m->name);
     }
     lua_pop(L, 1);
@@ -334,6 +339,7 @@ struct lm_connect {
 
 lm_connect *lm_connect_begin(lua_State *L, vu *v, void (*on_fail)(void *client), void *client) {
     lm_connect *cc = calloc(1, sizeof *cc);
+    if (cc == NULL) return NULL;            /* the userdata stays on L */
     cc->v = v;
     cc->on_fail = on_fail;
     cc->client = client;

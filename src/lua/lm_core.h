@@ -29,8 +29,10 @@ void lm_data_open_lua(lua_State *L, struct worker *w);
 
 /* A protocol module: pushes its table (e.g. luamech.memcached). */
 typedef void (*lm_module_open)(lua_State *L, struct worker *w);
-typedef struct lm_module { const char *name; lm_module_open open; } lm_module;
-extern const lm_module lm_modules[];   /* terminated by {NULL, NULL}; read-only */
+/* open pushes the module's table; a module of functions only gives fns
+ * (open NULL) and gets a table of them. */
+typedef struct lm_module { const char *name; lm_module_open open; const luaL_Reg *fns; } lm_module;
+extern const lm_module lm_modules[];   /* terminated by {NULL, NULL, NULL}; read-only */
 
 /* Counter name prefixes of luamech.check: common/check_names.h. */
 #include "common/check_names.h"
@@ -44,7 +46,8 @@ struct vu *lm_current_vu(lua_State *L, struct worker *w, const char *fname);
  * top of L (it is anchored); the client's connect callback calls
  * lm_connect_done; lm_connect_wait returns the client, or nil and the
  * message (then on_fail(client) runs, unless it is NULL), yielding until the
- * callback when it has not come yet.  Never resumes re-entrantly. */
+ * callback when it has not come yet.  Never resumes re-entrantly.
+ * lm_connect_begin returns NULL when out of memory (the userdata stays). */
 typedef struct lm_connect lm_connect;
 lm_connect *lm_connect_begin(lua_State *L, struct vu *v, void (*on_fail)(void *client), void *client);
 void lm_connect_done(lm_connect *cc, int status, const char *fmt, ...);

@@ -496,6 +496,7 @@ static int lm_data_columns(lua_State *L) {
 static void lm_data_metatable(lua_State *L, worker *w) {
     static const luaL_Reg methods[] = {{"get", lm_data_get}, {"next", lm_data_next}, {"random", lm_data_random},
                                        {"len", lm_data_len}, {"columns", lm_data_columns}, {NULL, NULL}};
+    static const luaL_Reg meta[] = {{"__len", lm_data_len}, {"__tostring", lm_data_tostring}, {NULL, NULL}};
     luaL_newmetatable(L, LM_DATA_MT);
     lua_newtable(L);
     for (const luaL_Reg *m = methods; m->name; m++) {
@@ -505,10 +506,7 @@ static void lm_data_metatable(lua_State *L, worker *w) {
         lua_setfield(L, -2, m->name);
     }
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, lm_data_len);
-    lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, lm_data_tostring);
-    lua_setfield(L, -2, "__tostring");
+    luaL_register(L, NULL, meta);
     lua_pop(L, 1);
 }
 

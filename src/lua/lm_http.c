@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua/lm_client.h"
 #include "lua/lm_core.h"
 #include "lua/lm_http_int.h"
 
@@ -128,11 +129,7 @@ static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const l
     h->next = mod->objs;
     if (mod->objs) mod->objs->prev = h;
     mod->objs = h;
-    lm_http **ud = lua_newuserdata(L, sizeof *ud);
-    *ud = h;
-    h->ud = ud;
-    luaL_getmetatable(L, LM_HTTP_MT);
-    lua_setmetatable(L, -2);
+    h->ud = (lm_http **)lm_ud_push(L, h, LM_HTTP_MT);
 }
 
 /* luamech.http.new(base_url [, {pool=, keepalive=, timeout=, headers=,
@@ -197,19 +194,8 @@ void lm_http_open(lua_State *L, worker *w) {
         {"put", lm_http_put}, {"delete", lm_http_delete}, {"head", lm_http_head},
         {"patch", lm_http_patch}, {"options", lm_http_options}, {"batch", lm_http_batch_lua},
         {"close", lm_http_close_lua}, {NULL, NULL}};
-    luaL_newmetatable(L, LM_HTTP_MT);
-    lua_newtable(L);
-    for (const luaL_Reg *m = methods; m->name; m++) {
-        lua_pushvalue(L, -2);                  /* the metatable, for lm_http_check */
-        lua_pushcclosure(L, m->func, 1);
-        lua_setfield(L, -2, m->name);
-    }
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, lm_http_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, lm_http_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
+    static const luaL_Reg meta[] = {{"__gc", lm_http_gc}, {"__tostring", lm_http_tostring}, {NULL, NULL}};
+    lm_client_type(L, LM_HTTP_MT, methods, meta, NULL);
 
     lm_http_mod *mod = calloc(1, sizeof *mod);
     if (mod == NULL) luaL_error(L, "luamech.http: out of memory");

@@ -224,6 +224,10 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
                           int body_idx, int opts_idx, lm_http_batch *b, int bi, int *nres,
                           int *body_str_idx);
 lm_http *lm_http_check(lua_State *L);
+/* Timer ids cached in the registry table ref under the string at key_idx
+ * (an absolute index): the id, or -1 when not cached yet; and caching one. */
+int lm_http_tid_cached(lua_State *L, int ref, int key_idx);
+void lm_http_tid_cache(lua_State *L, int ref, int key_idx, int id);
 int lm_http_request(lua_State *L);
 int lm_http_get(lua_State *L);
 int lm_http_head(lua_State *L);

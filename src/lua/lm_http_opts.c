@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lua/lm_client.h"
 #include "lua/lm_core.h"
 #include "lua/lm_http_int.h"
 
@@ -148,10 +149,7 @@ static void lm_http_expect_opt(lua_State *L, int idx, const char *fname, unsigne
  * absent); misuse raises.  Leaves the value on the stack. */
 static void lm_http_timeout_opt(lua_State *L, int idx, const char *fname, uint64_t *ns) {
     lua_getfield(L, idx, "timeout");
-    if (lua_isnil(L, -1)) return;
-    if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || lua_tonumber(L, -1) > 86400)
-        luaL_error(L, "%s: timeout must be a number of seconds between 0 and 86400", fname);
-    *ns = (uint64_t)(lua_tonumber(L, -1) * 1e9);
+    if (!lua_isnil(L, -1)) *ns = lm_seconds_opt(L, fname, "timeout");
 }
 
 /* The dns option of new's table at idx ({ ttl = seconds }, math.huge:

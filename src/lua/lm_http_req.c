@@ -30,23 +30,33 @@ lm_http *lm_http_check(lua_State *L) {
     return *ud;
 }
 
-/* The timer id of "http <name>" for the name at idx (cached per worker). */
-static int lm_http_name_tid(lua_State *L, lm_http_mod *mod, int idx) {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->names_ref);
-    lua_pushvalue(L, idx);
+int lm_http_tid_cached(lua_State *L, int ref, int key_idx) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_pushvalue(L, key_idx);
     lua_rawget(L, -2);
-    int id;
-    if (lua_isnumber(L, -1)) {
-        id = (int)lua_tointeger(L, -1);
-    } else {
+    int id = lua_isnumber(L, -1) ? (int)lua_tointeger(L, -1) : -1;
+    lua_pop(L, 2);
+    return id;
+}
+
+void lm_http_tid_cache(lua_State *L, int ref, int key_idx, int id) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    lua_pushvalue(L, key_idx);
+    lua_pushinteger(L, id);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/* The timer id of "http <name>" for the name at idx (an absolute index;
+ * cached per worker). */
+static int lm_http_name_tid(lua_State *L, lm_http_mod *mod, int idx) {
+    int id = lm_http_tid_cached(L, mod->names_ref, idx);
+    if (id < 0) {
         char name[256];
         snprintf(name, sizeof name, "http %s", lua_tostring(L, idx));
         id = lm_timer_id(mod->w, name, TK_PRIMITIVE);
-        lua_pushvalue(L, idx);
-        lua_pushinteger(L, id);
-        lua_rawset(L, -4);
+        lm_http_tid_cache(L, mod->names_ref, idx, id);
     }
-    lua_pop(L, 2);
     return id;
 }
 

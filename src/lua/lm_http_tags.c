@@ -102,17 +102,11 @@ int lm_http_tag_tid(lua_State *L, lm_http *h, const lm_http_call *c, int method)
     if (c->name_idx) snprintf(base, sizeof base, "http %s", lua_tostring(L, c->name_idx));
     else snprintf(base, sizeof base, "http.%s", lm_http_lower[method]);
     lm_http_tags_name(&ts, base, name, sizeof name);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, h->mod->tagged_ref);
     lua_pushstring(L, name);
-    lua_rawget(L, -2);
-    int id;
-    if (lua_isnumber(L, -1)) {
-        id = (int)lua_tointeger(L, -1);
-    } else {
+    int id = lm_http_tid_cached(L, h->mod->tagged_ref, top + 1);
+    if (id < 0) {
         id = lm_http_tags_new(h->mod->w, &ts, base, name);
-        lua_pushstring(L, name);
-        lua_pushinteger(L, id);
-        lua_rawset(L, -4);
+        lm_http_tid_cache(L, h->mod->tagged_ref, top + 1, id);
     }
     lua_settop(L, top);
     return id;

@@ -334,14 +334,11 @@ static int lm_json_array_lua(lua_State *L) {
 }
 
 void lm_json_open(lua_State *L, struct worker *w) {
+    static const luaL_Reg fns[] = {{"encode", lm_json_encode_lua}, {"decode", lm_json_decode_lua},
+                                   {"array", lm_json_array_lua}, {NULL, NULL}};
     (void)w;
     lua_createtable(L, 0, 4);
-    lua_pushcfunction(L, lm_json_encode_lua);
-    lua_setfield(L, -2, "encode");
-    lua_pushcfunction(L, lm_json_decode_lua);
-    lua_setfield(L, -2, "decode");
-    lua_pushcfunction(L, lm_json_array_lua);
-    lua_setfield(L, -2, "array");
+    luaL_register(L, NULL, fns);
     lua_pushlightuserdata(L, NULL);
     lua_setfield(L, -2, "null");
 }

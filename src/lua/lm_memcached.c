@@ -16,6 +16,7 @@
 
 #include "client/mc_client.h"
 #include "engine/vu_api.h"
+#include "lua/lm_client.h"
 #include "lua/lm_core.h"
 #include "lua/lm_op.h"
 #include "lua/lm_tls.h"
@@ -33,13 +34,11 @@ typedef struct lm_mc_op lm_mc_op;
 /* One client as Lua sees it.  The userdata holds a pointer: the C side may
  * outlive a collected userdata until libuv closes its handles. */
 typedef struct lm_mc {
+    lm_client_obj obj;          /* first: the worker's list, the userdata's slot */
     mc_client *client;          /* NULL once closed */
     worker *w;
     int tid[OP_COUNT];
     lm_op_pool ops;             /* lm_mc_op, sized for the client's servers */
-    struct lm_mc *next, *prev;  /* all clients of the worker, for teardown */
-    struct lm_mc_list *list;
-    struct lm_mc **ud;          /* the userdata's pointer, cleared when freed */
     int pooled;
     /* get_multi's scratch, grown to the largest call (no allocation per call) */
     const char **keys, **sub;
@@ -63,11 +62,6 @@ struct lm_mc_op {
     mc_req reqs[];              /* one per server */
 };
 
-typedef struct lm_mc_list {
-    lm_mc *head;
-    lm_tls_rec tls;               /* memcached.tls timer of this worker */
-    lm_registry pool;             /* pooled clients */
-} lm_mc_list;
 
 /* ---- op pool ---- */
 
@@ -385,7 +379,12 @@ static void lm_mc_close(lm_mc *mc) {
     mc->client = NULL;
 }
 
-static void lm_mc_free(lm_mc *mc) {
+/* a failed connect closes a VU's own client (a pooled one keeps retrying);
+ * the worker's teardown closes them all */
+static void lm_mc_close_client(void *mc) { lm_mc_close(mc); }
+
+static void lm_mc_free(void *obj) {
+    lm_mc *mc = obj;
     lm_op_pool_free(&mc->ops);
     free(mc->keys);
     free(mc->sub);
@@ -403,9 +402,7 @@ static int lm_mc_gc(lua_State *L) {
     lm_mc *mc = *ud;
     if (!mc) return 0;
     lm_mc_close(mc);
-    if (mc->prev) mc->prev->next = mc->next;
-    else mc->list->head = mc->next;
-    if (mc->next) mc->next->prev = mc->prev;
+    lm_client_unlink(&mc->obj);
     *ud = NULL;
     lm_mc_free(mc);
     return 0;
@@ -430,47 +427,27 @@ static int lm_mc_servers(lua_State *L) {
     return 1;
 }
 
-static void lm_mc_worker_close(void *data) {
-    lm_mc_list *list = data;
-    for (lm_mc *mc = list->head; mc; mc = mc->next) lm_mc_close(mc);
-    lm_registry_clear(&list->pool, NULL);   /* the clients are list's */
-    while (list->head) {
-        lm_mc *mc = list->head;
-        list->head = mc->next;
-        *mc->ud = NULL;                     /* its userdata dies in lua_close */
-        lm_mc_free(mc);
-    }
-    free(list);
+static void lm_mc_worker_close(void *list) {
+    lm_client_list_close(list, lm_mc_close_client, lm_mc_free);
 }
 
 static void lm_mc_on_connect(void *data, int status, const char *errmsg) {
     lm_connect_done(data, status, "memcached.connect: %s", errmsg ? errmsg : "failed");
 }
 
-/* a failed connect closes a VU's own client; a pooled one keeps retrying */
-static void lm_mc_close_client(void *mc) { lm_mc_close(mc); }
-
-static uint64_t lm_mc_seconds(lua_State *L, const char *field) {
-    double s = lua_tonumber(L, -1);
-    if (!lua_isnumber(L, -1) || !(s >= 0) || s > 86400)
-        luaL_error(L, "memcached.connect: %s must be a number of seconds in [0, 86400] (0: none)", field);
-    return (uint64_t)(s * 1e9);
+static void lm_mc_connect(void *mc, lm_connect *cc) {
+    mc_client_connect(((lm_mc *)mc)->client, lm_mc_on_connect, cc);
 }
 
-static void lm_mc_opts(lua_State *L, int idx, mc_client_opts *o, int *pool) {
-    mc_client_opts_default(o);
-    *pool = 0;
-    if (lua_isnoneornil(L, idx)) return;
+
+static const net_tls_opts **lm_mc_opts(lua_State *L, int idx, void *opts, int *pool) {
+    mc_client_opts *o = opts;
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "distribution",
                                         "tls", NULL};
-    luaL_checktype(L, idx, LUA_TTABLE);
-    lm_check_options(L, idx, "memcached.connect", known);
-    lua_getfield(L, idx, "pool");
-    *pool = lua_toboolean(L, -1);
-    lua_getfield(L, idx, "timeout");
-    if (!lua_isnil(L, -1)) o->timeout_ns = lm_mc_seconds(L, "timeout");
-    lua_getfield(L, idx, "connect_timeout");
-    if (!lua_isnil(L, -1)) o->connect_timeout_ns = lm_mc_seconds(L, "connect_timeout");
+    mc_client_opts_default(o);
+    if (!lm_connect_opts(L, idx, "memcached.connect", known, pool, &o->timeout_ns,
+                         &o->connect_timeout_ns))
+        return &o->tls;
     lua_getfield(L, idx, "distribution");
     if (!lua_isnil(L, -1)) {
         const char *d = luaL_checkstring(L, -1);
@@ -478,78 +455,44 @@ static void lm_mc_opts(lua_State *L, int idx, mc_client_opts *o, int *pool) {
         else if (strcmp(d, "modula") == 0) o->distribution = MC_DIST_MODULA;
         else luaL_error(L, "memcached.connect: distribution must be \"ketama\" or \"modula\", got \"%s\"", d);
     }
-    lua_pop(L, 4);
+    lua_pop(L, 1);
+    return &o->tls;
 }
 
-static lm_mc *lm_mc_new(lua_State *L, worker *w, lm_mc_list *list, mc_client *c) {
-    lm_mc *mc = calloc(1, sizeof *mc);
-    if (mc == NULL) {
-        mc_client_close(c);
-        luaL_error(L, "memcached.connect: out of memory");
-    }
-    mc->client = c;
-    lm_op_pool_init(&mc->ops, sizeof(lm_mc_op) + mc_client_nservers(c) * sizeof(mc_req),
+/* connect's lm_client_kind.create: the client of a into mc. */
+static int lm_mc_new(void *obj, const lm_connect_args *a, void *opts, char *err, size_t err_len) {
+    lm_mc *mc = obj;
+    if (mc_client_new(worker_loop(a->w), a->address, opts, &mc->client, err, err_len) != 0) return -1;
+    mc->pooled = a->pool;
+    lm_op_pool_init(&mc->ops, sizeof(lm_mc_op) + mc_client_nservers(mc->client) * sizeof(mc_req),
                     lm_mc_push_results, NULL);
-    mc->w = w;
+    mc->w = a->w;
     for (int i = 0; i < OP_COUNT; i++) {
         char name[64];
         snprintf(name, sizeof name, "memcached.%s", lm_mc_op_names[i]);
-        mc->tid[i] = lm_timer_id(w, name, TK_PRIMITIVE);
+        mc->tid[i] = lm_timer_id(a->w, name, TK_PRIMITIVE);
     }
-    mc->list = list;
-    mc->next = list->head;
-    if (list->head) list->head->prev = mc;
-    list->head = mc;
-    lm_mc **ud = lua_newuserdata(L, sizeof *ud);
-    *ud = mc;
-    mc->ud = ud;
-    luaL_getmetatable(L, LM_MC_MT);
-    lua_setmetatable(L, -2);
-    return mc;
+    return 0;
 }
+
+static const lm_client_kind lm_mc_kind = {
+    .fname = "memcached.connect", .vu_fname = "luamech.memcached.connect", .mt = LM_MC_MT,
+    .size = sizeof(lm_mc), .opts = lm_mc_opts, .create = lm_mc_new, .connect = lm_mc_connect,
+    .close = lm_mc_close_client};
 
 /* luamech.memcached.connect(servers [, {pool=, timeout=, connect_timeout=,
  * distribution=, tls=}]) -> client | nil, err.  Yields until every server is
  * connected (and TLS established, when tls is set).  With pool = true, VUs of a worker share one client per server
  * list and their requests are pipelined on its connections. */
 static int lm_mc_connect_lua(lua_State *L) {
-    worker *w = lua_touserdata(L, lua_upvalueindex(1));
-    lm_mc_list *list = lua_touserdata(L, lua_upvalueindex(2));
-    const char *servers = luaL_checkstring(L, 1);
+    lm_client_list *list = lua_touserdata(L, lua_upvalueindex(2));
     mc_client_opts o;
-    net_tls_opts tls;
-    char tkey[1200];
-    int pool;
-    lm_mc_opts(L, 2, &o, &pool);
-    vu *v = lm_current_vu(L, w, "luamech.memcached.connect");
-    int tls_on = lm_tls_opts(L, 2, "memcached.connect", &list->tls, &tls);
-    o.tls = tls_on ? &tls : NULL;
-    lm_tls_key(&tls, tls_on, tkey, sizeof tkey);
-    lm_pool_key key = {.address = servers, .timeout_ns = o.timeout_ns,
+    lm_connect_args a;
+    lm_connect_args_read(L, &lm_mc_kind, lua_touserdata(L, lua_upvalueindex(1)), &list->tls, &a, &o);
+    lm_pool_key key = {.address = a.address, .timeout_ns = o.timeout_ns,
                        .connect_timeout_ns = o.connect_timeout_ns,
-                       .opt = {(int64_t)o.distribution}, .tls = tkey};
-    const lm_pooled *shared = pool ? lm_registry_find(&list->pool, &key) : NULL;
-    if (shared) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, shared->ref);
-        return 1;
-    }
-    mc_client *c;
-    char err[256];
-    if (mc_client_new(worker_loop(w), servers, &o, &c, err, sizeof err) != 0)
-        return luaL_error(L, "memcached.connect: %s", err);
-    lm_mc *mc = lm_mc_new(L, w, list, c);
-    mc->pooled = pool;
-    if (pool) {                             /* the registry keeps the userdata alive */
-        lua_pushvalue(L, -1);
-        int ref = luaL_ref(L, LUA_REGISTRYINDEX);
-        if (lm_registry_add(&list->pool, &key, mc, ref) != 0) {
-            luaL_unref(L, LUA_REGISTRYINDEX, ref);
-            return luaL_error(L, "memcached.connect: out of memory");
-        }
-    }
-    lm_connect *cc = lm_connect_begin(L, v, pool ? NULL : lm_mc_close_client, mc);
-    mc_client_connect(c, lm_mc_on_connect, cc);
-    return lm_connect_wait(L, cc);
+                       .opt = {(int64_t)o.distribution}, .tls = a.tkey};
+    return lm_client_connect(L, &lm_mc_kind, list, &key, &a, &o);
 }
 
 void lm_memcached_open(lua_State *L, worker *w) {
@@ -560,21 +503,8 @@ void lm_memcached_open(lua_State *L, worker *w) {
         {"delete", lm_mc_delete}, {"incr", lm_mc_incr}, {"decr", lm_mc_decr},
         {"touch", lm_mc_touch}, {"close", lm_mc_close_lua}, {"servers", lm_mc_servers},
         {NULL, NULL}};
-    luaL_newmetatable(L, LM_MC_MT);
-    lua_newtable(L);
-    lm_methods_register(L, lua_gettop(L) - 1, methods);   /* self checked by lm_check_self */
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, lm_mc_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
-
-    lm_mc_list *list = calloc(1, sizeof *list);
-    if (list == NULL) luaL_error(L, "luamech.memcached: out of memory");
-    lm_tls_rec_init(&list->tls, w, "memcached");
-    worker_on_close(w, lm_mc_worker_close, list);
-    lua_newtable(L);                        /* the module */
-    lua_pushlightuserdata(L, w);
-    lua_pushlightuserdata(L, list);
-    lua_pushcclosure(L, lm_mc_connect_lua, 2);
-    lua_setfield(L, -2, "connect");
+    static const luaL_Reg meta[] = {{"__gc", lm_mc_gc}, {NULL, NULL}};
+    lm_client_type(L, LM_MC_MT, methods, meta, NULL);
+    lm_client_module(L, w, calloc(1, sizeof(lm_client_list)), "memcached", lm_mc_worker_close,
+                     lm_mc_connect_lua);
 }

@@ -294,13 +294,10 @@ void lm_random_open(lua_State *L, worker *w) {
     static const luaL_Reg fns[] = {
         {"zipf", lm_rand_zipf}, {"gaussian", lm_rand_gaussian}, {"exponential", lm_rand_exponential},
         {"pareto", lm_rand_pareto}, {"weighted", lm_rand_weighted}, {NULL, NULL}};
+    static const luaL_Reg meta[] = {{"__call", lm_gen_call}, {"__gc", lm_gen_gc},
+                                    {"__tostring", lm_gen_tostring}, {NULL, NULL}};
     luaL_newmetatable(L, LM_GEN_MT);
-    lua_pushcfunction(L, lm_gen_call);
-    lua_setfield(L, -2, "__call");
-    lua_pushcfunction(L, lm_gen_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, lm_gen_tostring);
-    lua_setfield(L, -2, "__tostring");
+    luaL_register(L, NULL, meta);
     lua_pop(L, 1);
     lua_newtable(L);                          /* luamech.random */
     for (const luaL_Reg *f = fns; f->name; f++) {

@@ -40,6 +40,7 @@
 
 #include "client/redis_client.h"
 #include "engine/vu_api.h"
+#include "lua/lm_client.h"
 #include "lua/lm_core.h"
 #include "lua/lm_op.h"
 #include "lua/lm_tls.h"
@@ -53,24 +54,21 @@ typedef struct lm_rd lm_rd;
 typedef struct lm_rd_op lm_rd_op;
 
 typedef struct lm_rd_list {
-    lm_rd *head;                    /* all clients of the worker, for teardown */
-    lm_tls_rec tls;                 /* redis.tls timer of this worker */
+    lm_client_list base;            /* first: the clients, the pooled ones, redis.tls */
     int cache_ref;                  /* registry table: command name as given -> timer id */
     int tid_pipeline;
-    lm_registry pool;               /* pooled clients */
 } lm_rd_list;
 
 /* One client as Lua sees it.  The userdata holds a pointer: the C side may
  * outlive a collected userdata until libuv closes its handles. */
 struct lm_rd {
+    lm_client_obj obj;              /* first: the worker's list, the userdata's slot */
     redis_client *client;           /* NULL once closed */
     worker *w;
     lm_rd_list *list;
     int pooled;
     char name[300];
     lm_op_pool ops;                 /* lm_rd_op */
-    lm_rd *next, **pprev;           /* in the worker's list */
-    lm_rd **ud;                     /* the userdata's pointer; NULL once collected */
 };
 
 typedef struct lm_rd_slot {         /* one command of an op */
@@ -445,9 +443,9 @@ static void lm_rd_close(lm_rd *rd) {
     redis_client_close(c);                  /* pending ops complete with ECANCELED */
 }
 
-static void lm_rd_free(lm_rd *rd) {
-    *rd->pprev = rd->next;
-    if (rd->next) rd->next->pprev = rd->pprev;
+static void lm_rd_free(void *obj) {
+    lm_rd *rd = obj;
+    lm_client_unlink(&rd->obj);
     lm_op_pool_free(&rd->ops);
     free(rd);
 }
@@ -460,7 +458,7 @@ static int lm_rd_gc(lua_State *L) {
     lm_rd *rd = *ud;
     if (rd == NULL) return 0;
     *ud = NULL;
-    rd->ud = NULL;
+    rd->obj.ud = NULL;
     if (rd->client && redis_client_pending(rd->client) > 0) return 0;
     lm_rd_close(rd);
     lm_rd_free(rd);
@@ -474,30 +472,21 @@ static int lm_rd_close_lua(lua_State *L) {
     return 0;
 }
 
-static void lm_rd_worker_close(void *data) {
-    lm_rd_list *list = data;
-    for (lm_rd *rd = list->head; rd; rd = rd->next) lm_rd_close(rd);
-    lm_registry_clear(&list->pool, NULL);   /* the clients are list's */
-    while (list->head) {
-        lm_rd *rd = list->head;
-        if (rd->ud) *rd->ud = NULL;         /* its userdata dies in lua_close */
-        lm_rd_free(rd);
-    }
-    free(list);
-}
-
 static void lm_rd_on_connect(void *data, int status, const char *errmsg) {
     const lm_rd *rd = lm_connect_client(data);
     lm_connect_done(data, status, "redis.connect %s: %s", rd->name, errmsg ? errmsg : "failed");
 }
 
-/* a failed connect closes a VU's own client; a pooled one keeps retrying */
+static void lm_rd_connect(void *rd, lm_connect *cc) {
+    redis_client_connect(((lm_rd *)rd)->client, lm_rd_on_connect, cc);
+}
+
+/* a failed connect closes a VU's own client (a pooled one keeps retrying);
+ * the worker's teardown closes them all */
 static void lm_rd_close_client(void *rd) { lm_rd_close(rd); }
 
-static uint64_t lm_rd_seconds(lua_State *L, const char *what) {
-    double s = luaL_checknumber(L, -1);
-    if (!(s >= 0) || s > 86400) luaL_error(L, "redis.connect: %s must be 0..86400 seconds", what);
-    return (uint64_t)(s * 1e9);
+static void lm_rd_worker_close(void *list) {
+    lm_client_list_close(list, lm_rd_close_client, lm_rd_free);
 }
 
 /* An integer option in [lo, hi] (NaN and fractions refused). */
@@ -524,115 +513,63 @@ static void lm_rd_limits(lua_State *L, int idx, redis_limits *l) {
 }
 
 /* Reads the options table at idx; the password stays anchored by it. */
-static void lm_rd_opts(lua_State *L, int idx, redis_client_opts *o, int *pool) {
-    redis_client_opts_default(o);
-    *pool = 0;
-    if (lua_isnoneornil(L, idx)) return;
+static const net_tls_opts **lm_rd_opts(lua_State *L, int idx, void *opts, int *pool) {
+    redis_client_opts *o = opts;
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "password", "db",
                                         "max_reply", "max_elements", "max_depth", "tls", NULL};
-    luaL_checktype(L, idx, LUA_TTABLE);
-    lm_check_options(L, idx, "redis.connect", known);
-    lua_getfield(L, idx, "pool");
-    *pool = lua_toboolean(L, -1);
-    lua_getfield(L, idx, "timeout");
-    if (!lua_isnil(L, -1)) o->timeout_ns = lm_rd_seconds(L, "timeout");
-    lua_getfield(L, idx, "connect_timeout");
-    if (!lua_isnil(L, -1)) o->connect_timeout_ns = lm_rd_seconds(L, "connect_timeout");
+    redis_client_opts_default(o);
+    if (!lm_connect_opts(L, idx, "redis.connect", known, pool, &o->timeout_ns,
+                         &o->connect_timeout_ns))
+        return &o->tls;
     lua_getfield(L, idx, "password");
     if (!lua_isnil(L, -1)) o->password = luaL_checkstring(L, -1);
     lua_getfield(L, idx, "db");
     if (!lua_isnil(L, -1)) o->db = (int)lm_rd_int_opt(L, "db", 0, 1e6);
-    lua_pop(L, 5);
+    lua_pop(L, 2);
     lm_rd_limits(L, idx, &o->limits);
+    return &o->tls;
 }
 
-static lm_rd *lm_rd_new(lua_State *L, worker *w, lm_rd_list *list, redis_client *c, int pooled) {
-    lm_rd *rd = calloc(1, sizeof *rd);
-    if (rd == NULL) {
-        redis_client_close(c);
-        luaL_error(L, "redis.connect: out of memory");
-    }
-    rd->client = c;
-    rd->w = w;
-    rd->list = list;
-    rd->pooled = pooled;
+/* connect's lm_client_kind.create: the client of a into rd. */
+static int lm_rd_new(void *obj, const lm_connect_args *a, void *opts, char *err, size_t err_len) {
+    lm_rd *rd = obj;
+    if (redis_client_new(worker_loop(a->w), a->address, opts, &rd->client, err, err_len) != 0) return -1;
+    rd->w = a->w;
+    rd->list = (lm_rd_list *)rd->obj.list;
+    rd->pooled = a->pool;
     lm_op_pool_init(&rd->ops, sizeof(lm_rd_op), lm_rd_push_results, lm_rd_op_fini);
-    snprintf(rd->name, sizeof rd->name, "%s", redis_client_name(c));
-    rd->next = list->head;
-    rd->pprev = &list->head;
-    if (list->head) list->head->pprev = &rd->next;
-    list->head = rd;
-    lm_rd **ud = lua_newuserdata(L, sizeof *ud);
-    *ud = rd;
-    rd->ud = ud;
-    luaL_getmetatable(L, LM_RD_MT);
-    lua_setmetatable(L, -2);
-    return rd;
+    snprintf(rd->name, sizeof rd->name, "%s", redis_client_name(rd->client));
+    return 0;
 }
+
+static const lm_client_kind lm_rd_kind = {
+    .fname = "redis.connect", .vu_fname = "luamech.redis.connect", .mt = LM_RD_MT,
+    .size = sizeof(lm_rd), .tls_scheme = "rediss://", .plain_scheme = "redis://",
+    .opts = lm_rd_opts, .create = lm_rd_new, .connect = lm_rd_connect, .close = lm_rd_close_client};
 
 static int lm_rd_connect_lua(lua_State *L) {
-    worker *w = lua_touserdata(L, lua_upvalueindex(1));
     lm_rd_list *list = lua_touserdata(L, lua_upvalueindex(2));
-    const char *address = luaL_checkstring(L, 1);
     redis_client_opts o;
-    net_tls_opts tls;
-    char tkey[1200];
-    int pool;
-    lm_rd_opts(L, 2, &o, &pool);
-    vu *v = lm_current_vu(L, w, "luamech.redis.connect");
-    int tls_on = lm_tls_opts(L, 2, "redis.connect", &list->tls, &tls);
-    if (strncmp(address, "rediss://", 9) == 0) {           /* TLS with the defaults */
-        address += 9;
-        tls_on = 1;                                        /* lm_tls_opts zeroed tls */
-        if (tls.on_handshake == NULL) lm_tls_rec_hook(&list->tls, &tls);
-    } else if (strncmp(address, "redis://", 8) == 0) {
-        address += 8;
-    }
-    o.tls = tls_on ? &tls : NULL;
-    lm_tls_key(&tls, tls_on, tkey, sizeof tkey);
-    lm_pool_key key = {.address = address, .timeout_ns = o.timeout_ns,
+    lm_connect_args a;
+    lm_connect_args_read(L, &lm_rd_kind, lua_touserdata(L, lua_upvalueindex(1)), &list->base.tls, &a, &o);
+    lm_pool_key key = {.address = a.address, .timeout_ns = o.timeout_ns,
                        .connect_timeout_ns = o.connect_timeout_ns,
                        .opt = {o.db, (int64_t)o.limits.max_reply_bytes, (int64_t)o.limits.max_elements,
                                o.limits.max_depth},
-                       .secret = o.password, .tls = tkey};
-    const lm_pooled *shared = pool ? lm_registry_find(&list->pool, &key) : NULL;
-    if (shared) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, shared->ref);
-        return 1;
-    }
-    redis_client *c;
-    char err[256];
-    if (redis_client_new(worker_loop(w), address, &o, &c, err, sizeof err) != 0)
-        return luaL_error(L, "redis.connect: %s", err);
-    lm_rd *rd = lm_rd_new(L, w, list, c, pool);
-    if (pool) {                             /* the registry keeps the userdata alive */
-        lua_pushvalue(L, -1);
-        int ref = luaL_ref(L, LUA_REGISTRYINDEX);
-        if (lm_registry_add(&list->pool, &key, rd, ref) != 0) {
-            luaL_unref(L, LUA_REGISTRYINDEX, ref);
-            return luaL_error(L, "redis.connect: out of memory");
-        }
-    }
-    lm_connect *cc = lm_connect_begin(L, v, pool ? NULL : lm_rd_close_client, rd);
-    redis_client_connect(c, lm_rd_on_connect, cc);
-    return lm_connect_wait(L, cc);
+                       .secret = o.password, .tls = a.tkey};
+    return lm_client_connect(L, &lm_rd_kind, &list->base, &key, &a, &o);
 }
 
 /* ---- module ---- */
 
-static void lm_rd_methods(lua_State *L) {
+/* The command wrappers (get, set, ...) beside the methods of __index. */
+static void lm_rd_wrappers(lua_State *L, int mt) {
     static const struct { const char *method, *cmd; int min; } wrappers[] = {
         {"get", "GET", 1}, {"set", "SET", 2}, {"del", "DEL", 1}, {"incr", "INCR", 1},
         {"hget", "HGET", 2}, {"hset", "HSET", 3}, {"lpush", "LPUSH", 2}, {"rpop", "RPOP", 1},
         {"ping", "PING", 0}, {"exists", "EXISTS", 1}, {"expire", "EXPIRE", 2}};
-    static const luaL_Reg methods[] = {
-        {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"close", lm_rd_close_lua},
-        {NULL, NULL}};
-    int mt = lua_gettop(L);                 /* the metatable: upvalue 1 of every method */
-    lua_newtable(L);
-    lm_methods_register(L, mt, methods);
     for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
-        lua_pushvalue(L, mt);
+        lua_pushvalue(L, mt);               /* the metatable: upvalue 1 of every method */
         lua_pushstring(L, wrappers[i].cmd);
         lua_pushinteger(L, wrappers[i].min);
         lua_pushnil(L);                     /* the timer id, set by the first call */
@@ -642,23 +579,16 @@ static void lm_rd_methods(lua_State *L) {
 }
 
 void lm_redis_open(lua_State *L, worker *w) {
-    luaL_newmetatable(L, LM_RD_MT);
-    lm_rd_methods(L);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, lm_rd_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
-
+    static const luaL_Reg methods[] = {
+        {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"close", lm_rd_close_lua},
+        {NULL, NULL}};
+    static const luaL_Reg meta[] = {{"__gc", lm_rd_gc}, {NULL, NULL}};
+    lm_client_type(L, LM_RD_MT, methods, meta, lm_rd_wrappers);
     lm_rd_list *list = calloc(1, sizeof *list);
-    if (list == NULL) luaL_error(L, "redis: out of memory");
-    lm_tls_rec_init(&list->tls, w, "redis");
-    lua_newtable(L);
-    list->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    list->tid_pipeline = -1;
-    worker_on_close(w, lm_rd_worker_close, list);
-    lua_newtable(L);                        /* the module */
-    lua_pushlightuserdata(L, w);
-    lua_pushlightuserdata(L, list);
-    lua_pushcclosure(L, lm_rd_connect_lua, 2);
-    lua_setfield(L, -2, "connect");
+    if (list) {
+        lua_newtable(L);
+        list->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        list->tid_pipeline = -1;
+    }
+    lm_client_module(L, w, list ? &list->base : NULL, "redis", lm_rd_worker_close, lm_rd_connect_lua);
 }

@@ -154,13 +154,5 @@ static int lm_url_build_lua(lua_State *L) {
     return 1;
 }
 
-void lm_url_open(lua_State *L, struct worker *w) {
-    (void)w;
-    lua_createtable(L, 0, 3);
-    lua_pushcfunction(L, lm_url_encode_lua);
-    lua_setfield(L, -2, "encode");
-    lua_pushcfunction(L, lm_url_decode_lua);
-    lua_setfield(L, -2, "decode");
-    lua_pushcfunction(L, lm_url_build_lua);
-    lua_setfield(L, -2, "build");
-}
+const luaL_Reg lm_url_fns[] = {{"encode", lm_url_encode_lua}, {"decode", lm_url_decode_lua},
+                               {"build", lm_url_build_lua}, {NULL, NULL}};

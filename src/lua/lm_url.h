@@ -13,7 +13,8 @@
 int lm_url_query(lua_State *L, int idx, int form, char **buf, size_t *cap, size_t *len, char *err,
                  size_t err_len);
 
-struct worker;
-void lm_url_open(lua_State *L, struct worker *w);
+/* luamech.url's functions (a module of functions only: modules.c). */
+#include <lauxlib.h>
+extern const luaL_Reg lm_url_fns[];
 
 #endif

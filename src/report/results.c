@@ -240,9 +240,10 @@ static json_t *results_counters_json(const run_result *r, lazy_json *lz) {
         const agg_counter *c = r->agg.counters[i];
         if (c->kind != CK_PLAIN && c->kind != CK_ENGINE) continue;   /* "checks", "rates", "gauges" */
         json_t *rows = lazy_json_array(lz, results_counter_elem, c, c->nrows);
-        json_array_append_new(arr, json_pack("{s:o,s:I,s:f,s:o}", "name", results_str(c->name),
+        json_array_append_new(arr, json_pack("{s:o,s:I,s:f,s:o,s:s}", "name", results_str(c->name),
             "total", (json_int_t)c->total,
-            "rate", report_span_s(r) > 0 ? (double)c->total / report_span_s(r) : 0.0, "intervals", rows));
+            "rate", report_span_s(r) > 0 ? (double)c->total / report_span_s(r) : 0.0, "intervals", rows,
+            "kind", counter_kind_name(c->kind)));
     }
     return arr;
 }

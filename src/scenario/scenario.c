@@ -290,8 +290,7 @@ static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err
     return 0;
 }
 
-/* path and its folder into s; -1 after a message when out of memory. */
-static int scenario_set_path(scenario *s, const char *path, char *err, size_t err_len) {
+int scenario_set_path(scenario *s, const char *path, char *err, size_t err_len) {
     memset(s, 0, sizeof *s);
     s->path = strdup(path);
     char *tmp = strdup(path);

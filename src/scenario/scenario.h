@@ -105,6 +105,9 @@ int scenario_load_state(scenario *s, lua_State *L, const char *path, const char 
  * once per state; -1 after a message in err. */
 int scenario_push_checker(lua_State *L, const char *name, char *err, size_t err_len);
 void scenario_free(scenario *s);
+/* Zero s and set its path and folder (scenario files and suites alike); 0,
+ * or -1 with a message in err when out of memory. */
+int scenario_set_path(scenario *s, const char *path, char *err, size_t err_len);
 /* Lua helpers for the checkers in lua/: parse_duration(s) -> ns or nil,
  * parse_count(s) -> n or nil. */
 int scenario_lua_duration(lua_State *L);

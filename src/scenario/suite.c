@@ -213,16 +213,10 @@ static int suite_load_checked(scenario *s, lua_State *L, int reuse, const char *
 
 /* 0, or -1 with a message when the path cannot be copied. */
 static int suite_start(scenario *s, const char *path, char *err, size_t err_len) {
-    memset(s, 0, sizeof *s);
-    s->path = strdup(path);
-    char *tmp = strdup(path);
-    s->dir = tmp ? strdup(dirname(tmp)) : NULL;
-    free(tmp);
+    if (scenario_set_path(s, path, err, err_len) != 0) return -1;
     s->interval_ns = PLAN_DEFAULT_INTERVAL_NS;
     s->is_suite = 1;
-    if (s->path && s->dir) return 0;
-    snprintf(err, err_len, "%s: out of memory", path);
-    return -1;
+    return 0;
 }
 
 int suite_load(scenario *s, const char *path, const params *p, const scenario_overrides *o,

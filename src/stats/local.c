@@ -130,6 +130,19 @@ const char *counter_kind_prefix(counter_kind k) {
     }
 }
 
+static const char *const counter_kind_names[] = {"plain", "engine", "check_pass", "check_fail",
+                                                 "gauge", "rate_true", "rate_false"};
+
+const char *counter_kind_name(counter_kind k) {
+    return (unsigned)k < sizeof counter_kind_names / sizeof counter_kind_names[0] ? counter_kind_names[k] : "plain";
+}
+
+int counter_kind_parse(const char *name) {
+    for (size_t i = 0; name && i < sizeof counter_kind_names / sizeof counter_kind_names[0]; i++)
+        if (strcmp(name, counter_kind_names[i]) == 0) return (int)i;
+    return -1;
+}
+
 int stats_counter_id(stats_local *s, const char *name) { return stats_counter_kind_id(s, name, CK_PLAIN); }
 
 int stats_counter_kind_id(stats_local *s, const char *name, counter_kind kind) {

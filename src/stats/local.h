@@ -99,6 +99,10 @@ typedef enum counter_kind {
  * "gauge ", ...; "" for plain and engine ones): a check's, gauge's or rate's
  * counter is that prefix and its own name. */
 const char *counter_kind_prefix(counter_kind k);
+/* The kind's name in summary.json ("plain", "engine", "check_pass",
+ * "check_fail", "gauge", "rate_true", "rate_false"), and back (-1: none). */
+const char *counter_kind_name(counter_kind k);
+int counter_kind_parse(const char *name);
 
 /* A named count (bytes sent, check passes, ...), summed over a tick. */
 typedef struct stat_counter {

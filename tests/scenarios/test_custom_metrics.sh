@@ -3,7 +3,8 @@
 # counters.csv; thresholds on them pass and fail as the figures say.  A
 # counter is what it was made as, whatever its name: a script's counters
 # named like the engine's, a gauge's or a check's stay plain counters (the
-# reports read the counter's kind, not its name).
+# reports read the counter's kind, not its name: summary.json's "kind",
+# read by report.html and merge, which also carries gauges and rates).
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 start_memcached PORT
@@ -67,6 +68,38 @@ for n in "engine.mine" "gauge lookalike" "check.pass lookalike" "rate.true looka
 done
 check "...and no gauge, check or rate" \
     [ "$(jq '[.gauges[]?, .checks[]?, .rates[]?] | length' "$TMP/r5/summary.json")" -eq 0 ]
+check "summary.json says each counter's kind: 'engine.mine' is plain" \
+    [ "$(jq -r '.counters[] | select(.name=="engine.mine") | .kind' "$TMP/r5/summary.json")" = plain ]
+check "report.html lists 'check.pass lookalike' as a counter (it reads the kind)" \
+    grep -q '<td class="l">check.pass lookalike</td><td>3</td>' "$TMP/r5/report.html"
+
+# merge keeps every kind: counters by their kind field, gauges and rates
+# summed over the segments (docs/distributed.md)
+cat > "$TMP/seg_vu.lua" <<'LUA'
+local mine, level = luamech.metrics.counter("engine.mine"), luamech.metrics.gauge("level")
+local hit = luamech.metrics.rate("hit")
+level:add(1)
+-- a sleep: the run lasts long enough for the engine's CPU counters to move
+return function() mine:add(3); hit:add(true); hit:add(false); hit:add(false); luamech.sleep(0.3) end
+LUA
+printf 'return { groups = { { vus = 2, script = "seg_vu.lua" } } }\n' > "$TMP/seg.lua"
+for i in 1 2; do
+    "$LUAMECH" run "$TMP/seg.lua" -q -n 4 -w 1 --segment $i/2 -o "$TMP/seg-$i" > "$TMP/seg$i.out" 2>&1
+    check "segment $i/2 exits 0 ($?)" [ $? -eq 0 ]
+done
+"$LUAMECH" merge "$TMP"/seg-? --out "$TMP/merged" > "$TMP/merge.out" 2>&1
+check "merge exits 0 ($?)" [ $? -eq 0 ]
+M=$TMP/merged/summary.json
+check "merged 'engine.mine' is still a plain counter of 4 x 3" \
+    [ "$(jq -c '.counters[] | select(.name=="engine.mine") | [.kind, .total]' "$M")" = '["plain",12]' ]
+check "the segments' engine.cpu_us is of kind engine" \
+    [ "$(jq -r '.counters[] | select(.name=="engine.cpu_us") | .kind' "$TMP/seg-1/summary.json")" = engine ]
+check "...and stays so merged" [ "$(jq -r '.counters[] | select(.name=="engine.cpu_us") | .kind' "$M")" = engine ]
+check "merged gauge = the segments' levels summed (2 VUs added 1 each)" \
+    [ "$(jq '.gauges[] | select(.name=="level") | .value' "$M")" = 2 ]
+check "merged rate = the segments' trues and falses summed (4 and 8)" \
+    [ "$(jq -c '.rates[] | select(.name=="hit") | [.true, .false]' "$M")" = '[4,8]' ]
+check "merged rate's intervals add up to its totals" [ "$(jq '[.rates[] | select(.name=="hit") | .intervals[][]] | add' "$M")" = 12 ]
 
 # bad use: one clear message
 cat > "$TMP/bad_vu.lua" <<'LUA'

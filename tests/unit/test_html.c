@@ -375,7 +375,8 @@ static void write_paced_run(const char *dir) {
         "{s:i,s:s,s:s,s:i,s:s,s:f,s:{s:f,s:f,s:i},s:[{s:s,s:i,s:s}],s:o,s:[],"
         "s:[{s:s,s:s,s:b,s:f,s:s},{s:s,s:s,s:b,s:f,s:s},{s:s,s:s,s:b,s:n,s:s},{s:s,s:s,s:b,s:i,s:s}],"
         "s:{s:b,s:s,s:[o,o,o]},s:[],"
-        "s:[{s:s,s:I,s:f},{s:s,s:I,s:f},{s:s,s:I,s:f},{s:s,s:I,s:f}],s:[{s:s,s:I,s:I}]}",
+        "s:[{s:s,s:I,s:f,s:s},{s:s,s:I,s:f,s:s},{s:s,s:I,s:f,s:s},{s:s,s:I,s:f,s:s},{s:s,s:I,s:f,s:s}],"
+        "s:[{s:s,s:I,s:I}]}",
         "schema_version", 1, "scenario", "paced", "status", "completed", "exit_code", 6, "start",
         "2026-11-29T20:31:36Z", "run_time_s", 4.5, "settings", "run_time_s", 4.5, "interval_s", 2.0, "workers", 2,
         "groups", "name", "g1", "vus", 10, "script", "vu.lua",
@@ -388,10 +389,12 @@ static void write_paced_run(const char *dir) {
         "generator", "suspect", 1, "reasons", REASONS, "intervals", gen_row(12.5, 0.75, 0),
         gen_row(95.5, 3.0, 4), gen_row(40.0, 25.125, 0),
         "request_errors",
-        "counters", "name", "engine.cpu_us", "total", (json_int_t)1000, "rate", 222.2,
-        "name", "check.pass value ok", "total", (json_int_t)99, "rate", 22.0,
-        "name", "check.fail value ok", "total", (json_int_t)1, "rate", 0.2,
-        "name", "http.bytes_sent", "total", (json_int_t)3000, "rate", 666.6666667,
+        "counters", "name", "engine.cpu_us", "total", (json_int_t)1000, "rate", 222.2, "kind", "engine",
+        "name", "check.pass value ok", "total", (json_int_t)99, "rate", 22.0, "kind", "check_pass",
+        "name", "check.fail value ok", "total", (json_int_t)1, "rate", 0.2, "kind", "check_fail",
+        "name", "http.bytes_sent", "total", (json_int_t)3000, "rate", 666.6666667, "kind", "plain",
+        /* a script's counter named like a check's: a counter all the same (its kind, not its name) */
+        "name", "check.pass lookalike", "total", (json_int_t)7, "rate", 1.5, "kind", "plain",
         "checks", "name", "value ok", "passes", (json_int_t)99, "fails", (json_int_t)1);
     assert_non_null(root);
     char path[512];
@@ -507,10 +510,11 @@ static void test_health_thresholds_twins(void **state) {
     assert_null(strstr(toc, "stage "));
     assert_non_null(strstr(toc, "<a href=\"#t0\">All Transactions</a><a href=\"#t9\">All Transactions (uncorrected)"));
 
-    /* checks are not counters */
+    /* checks are not counters: the kind says so, not the name */
     char *ctr = between(page, "<section id=\"counters\">", "</section>");
-    assert_null(strstr(ctr, "check.pass"));
+    assert_null(strstr(ctr, "check.pass value ok"));
     assert_null(strstr(ctr, "check.fail"));
+    assert_non_null(strstr(ctr, "check.pass lookalike</td><td>7</td>"));
     assert_non_null(strstr(ctr, "http.bytes_sent</td><td>3000</td>"));
     assert_non_null(strstr(ctr, "engine.cpu_us</td><td>1000</td>"));
     assert_non_null(strstr(page, "value ok</td><td>99</td><td class=\"err\">1</td>"));
@@ -523,7 +527,7 @@ static void test_health_thresholds_twins(void **state) {
     free(page);
     free(html);
 
-    /* without "checks", check counters are plain counters; a healthy generator has no banner */
+    /* a file without the kind field: every counter is listed; a healthy generator has no banner */
     write_file(dir, "summary.json",
                "{\"schema_version\":1,\"scenario\":\"x\",\"timers\":[],\"thresholds\":[],"
                "\"generator\":{\"suspect\":false,\"reasons\":\"\",\"intervals\":[]},"

@@ -4,8 +4,9 @@
 #   net      kernel network stack (tcp_, ip_, sock_, skb_, loopback, softirq rx)
 #   loop     io_uring and libuv: liburing, libuv, the kernel's io_uring and
 #            epoll code
-#   kother   kernel, the rest: system call entry and exit, scheduler, timers,
-#            interrupts, memory management
+#   kother   kernel, the rest: system call entry and exit (libc's read/write
+#            wrappers' own samples included), scheduler, timers, interrupts,
+#            memory management
 #   luajit   the LuaJIT VM, interpreter and compiled trace code ([JIT])
 #   engine   luamech's engine: VUs, timers, statistics, the bindings' common
 #            op code (lm_op, lm_core), clock reads (vdso)
@@ -45,6 +46,8 @@ function classify(sym, dso,    base) {
         if (sym ~ /^(malloc|free|calloc|realloc|cfree|_int_malloc|_int_free|_int_realloc|malloc_consolidate|__libc_malloc|__libc_free|__libc_calloc|__libc_realloc|tcache_|__GI___libc_malloc|__GI___libc_free|unlink_chunk|alloc_perturb|sysmalloc)/) return "alloc"
         if (sym ~ /^(epoll_wait|epoll_pwait|__GI_epoll|io_uring)/) return "loop"
         if (sym ~ /^(clock_gettime|__clock_gettime)/) return "engine"
+        # system call wrappers: their self samples are the system call's entry and exit
+        if (sym ~ /^(read|write|readv|writev|send|recv|sendmsg|recvmsg|sendto|recvfrom|__GI___libc_(read|write|readv|writev|sendmsg|recvmsg)|__libc_(read|write|send|recv|sendmsg|recvmsg|sendto|recvfrom)|__(read|write)_nocancel)$/) return "kother"
         if (generic(sym)) return ""
         return "libc"
     }

@@ -162,8 +162,9 @@ static void ring_on_poll(uv_poll_t *h, int status, int events) {
  * at once, then a second one that waits for the replies).  A send's
  * callback only queues more bytes (a short send's rest, or what was queued
  * meanwhile): no request completes and no VU resumes here, so nothing
- * waits for a poll that could block.  The first receive or failure stops
- * the pass; it and everything after it go to the poll, as before. */
+ * waits for a poll that could block (only a failure to queue those bytes
+ * fails the connection here, as it would anywhere).  The first receive or
+ * failed send stops the pass; it and everything after it go to the poll. */
 static int ring_reap_sends(net_ring *r) {
     struct io_uring_cqe *cqe;
     int n = 0;

@@ -175,5 +175,5 @@ for c in $CASES; do
 done
 echo
 echo "# shares in % of luamech's samples (cpu_us_op: whole process under perf)"
-column -t -s $'\t' "$TABLE"
+column -t -s $'\t' "$TABLE" 2>/dev/null || cat "$TABLE"
 echo "# $(( $(date +%s) - START )) s; files: $OUT"

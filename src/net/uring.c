@@ -24,6 +24,7 @@
 
 #define NET_RING_ENTRIES 4096
 #define NET_RING_BATCH 128          /* completions copied out per reap step */
+#define NET_RING_REAP_PASSES 4      /* submit-and-reap-sends passes per prepare */
 #define NET_RING_DRAIN_ROUNDS 50    /* x 100 ms: waiting for cancelled operations at teardown */
 /* Completions run as task work when the loop thread enters the kernel
  * anyway (its next io_uring_enter or epoll_wait), instead of an
@@ -181,9 +182,12 @@ static int ring_reap_sends(net_ring *r) {
 
 static void ring_on_prepare(uv_prepare_t *h) {
     net_ring *r = h->data;
-    /* bounded: a send's callback may queue another send, submitted in the next pass */
-    for (int pass = 0; pass < 4 && io_uring_sq_ready(&r->ring) > 0; pass++) {
+    /* A send's callback may queue another send (a short send's rest): the
+     * next pass submits it.  Bounded: the last pass submits without reaping,
+     * so no SQE is ever left unsubmitted while the poll may block. */
+    for (int pass = 0; io_uring_sq_ready(&r->ring) > 0; pass++) {
         if (io_uring_submit(&r->ring) < 0) return;   /* -EAGAIN/-EBUSY/-EINTR: the next turn submits it */
+        if (pass == NET_RING_REAP_PASSES) break;     /* its completions: the poll */
         r->reaped_early += (uint64_t)ring_reap_sends(r);
     }
     /* Receives may already be posted too: the uv_poll sees them,

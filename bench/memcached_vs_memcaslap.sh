@@ -40,10 +40,20 @@
 # (pool = true, one worker: up to CONNS requests pipelined on it, written
 # together once per loop turn).  memcaslap has no deep pipelining; it keeps
 # -c CONNS connections, so the pooled rows compare CPU per op at equal
-# concurrency, not equal connection counts.  memtier_benchmark --pipeline is
-# not in Debian: skipped.
+# concurrency, not equal connection counts.
+# memtier_benchmark (not in Debian; build it from its public source outside
+# this repo) is a third tool of every round when MEMTIER=/path/to/memtier_benchmark
+# is set or memtier_benchmark is on PATH; otherwise the script says it is
+# skipped.  One thread, -P memcache_text, --ratio=1:1 (SET:GET as the other
+# two), -d 32, keys "mcbench:" + 8 digits (16 bytes, as luamech's) uniform
+# over KEYS keys (--key-pattern=R:R: unlike the other two its GETs can miss a
+# key not SET yet; hit% shows how many), -c CONNS --pipeline=1, or pooled
+# -c 1 --pipeline=CONNS (CONNS requests in flight on one connection, the
+# same depth as luamech's pooled VUs).  -n COUNT (per connection: COUNT/CONNS)
+# or --test-time=DURATION; tool_ops/s is its "Totals" Ops/sec.
 # IO=uring|epoll|auto: luamech's --io (bench/lib.sh); the ratios are then headed luamech(IO).
-# Settings (environment): ROUNDS=5  POOL=0  DURATION=10 (s)  COUNT= (ops; replaces
+# Settings (environment): ROUNDS=5  POOL=0  MEMTIER= (path; default: memtier_benchmark
+# on PATH, if any)  DURATION=10 (s)  COUNT= (ops; replaces
 # DURATION)  CONNS=50  WARMUP=2  WINDOW=DURATION-4 (5 with COUNT)  KEYS=100000
 # (luamech key space)  OUT=DIR (default /tmp/luamech-bench/mc-<time>)
 # CLEAN_PCT=10 (second set of medians over runs with oth% below it)
@@ -78,6 +88,12 @@ fi
 need_luamech
 need memcached memcached
 need memcaslap libmemcached-tools
+MEMTIER=${MEMTIER:-$(command -v memtier_benchmark 2>/dev/null)}
+if [ -n "$MEMTIER" ] && [ ! -x "$MEMTIER" ]; then die "MEMTIER=$MEMTIER is not an executable"; fi
+[ -n "$MEMTIER" ] || note "memtier_benchmark: skipped (set MEMTIER=/path/to/memtier_benchmark or put it on PATH)"
+PEERS=(memcaslap)
+[ -z "$MEMTIER" ] || PEERS+=(memtier)
+[ "$KEYS" -ge 1 ] && [ "$KEYS" -le 90000000 ] || die "KEYS must be 1..90000000 (memtier's keys are 8 digits)"
 need /usr/bin/time time
 need jq jq
 need taskset util-linux
@@ -100,12 +116,15 @@ cmd
 EOF
 
 if [ -n "$COUNT" ]; then
-  LM_BOUND=(-n "$((COUNT / 2))" -d 0)     # a transaction is 2 operations
+  LM_BOUND=(-d 0 -n "$((COUNT / 2))")     # a transaction is 2 operations
   MS_BOUND=(-x "$COUNT")
+  if [ "$POOL" = 1 ]; then MT_BOUND=(-n "$COUNT"); else MT_BOUND=(-n "$(( (COUNT + CONNS - 1) / CONNS ))"); fi
 else
   LM_BOUND=(-d "${DURATION}s")
   MS_BOUND=(-t "${DURATION}s")
+  MT_BOUND=(--test-time="$DURATION")
 fi
+if [ "$POOL" = 1 ]; then MT_PIPE=(-c 1 --pipeline="$CONNS"); else MT_PIPE=(-c "$CONNS" --pipeline=1); fi
 
 TSV=$OUT/runs.tsv
 printf 'round\ttool\twin_ops_s\twin_cpu_us_op\twin_gen_util_pct\twin_srv_cpu_us_op\twin_other_pct\ttool_ops_s\tproc_cpu_us_op\tget_set\thit_pct\tsrv_in_B_op\twall_s\tuser_s\tsys_s\tmaxrss_kb\tsrv_ops\ttool_ops\trc\n' >"$TSV"
@@ -127,6 +146,10 @@ run_one() {
     cmd=("$LUAMECH" run "$BENCH_DIR/mc_getset.lua" "${LM_IO_ARGS[@]}" -u "$CONNS" -w 1 -i 1s -q
          "${LM_BOUND[@]}" -o "$d/results" -e "MEMCACHED=127.0.0.1:$port" -e "KEYS=$KEYS"
          -e "POOL=$POOL")
+  elif [ "$tool" = memtier ]; then
+    cmd=("$MEMTIER" -s 127.0.0.1 -p "$port" -P memcache_text -t 1 "${MT_PIPE[@]}" --ratio=1:1 -d 32
+         --key-prefix=mcbench: --key-minimum=10000000 --key-maximum=$((10000000 + KEYS - 1))
+         --key-pattern=R:R --hide-histogram "${MT_BOUND[@]}")
   else
     cmd=(memcaslap -s "127.0.0.1:$port" -T 1 -c "$CONNS" -F "$CFG" "${MS_BOUND[@]}")
   fi
@@ -199,6 +222,12 @@ run_one() {
       tool_ops=$(jq '[.timers[] | select(.name=="memcached.get" or .name=="memcached.set") | .summary.count] | add // 0' "$sj")
       tool_rate=$(jq -r --argjson n "$tool_ops" 'if .run_time_s > 0 then ($n / .run_time_s | floor) else "n/a" end' "$sj")
     fi
+  elif [ "$tool" = memtier ]; then
+    # its last progress line counts the operations ("... 1234 ops, ..."); Totals has the rate
+    tool_ops=$(cat "$d/stdout" "$d/stderr" | tr '\r' '\n' | sed -n 's/.* \([0-9][0-9]*\) ops, .*/\1/p' | tail -1)
+    : "${tool_ops:=0}"
+    tool_rate=$(awk '$1 == "Totals" { printf "%.0f", $2 }' "$d/stdout" | tail -1)
+    : "${tool_rate:=n/a}"
   else
     tool_ops=$(sed -n 's/.*Ops: \([0-9]*\).*/\1/p' "$d/stdout" | tail -1)
     local rt
@@ -225,8 +254,9 @@ run_one() {
     "$round" "$tool" "$w_ops" "$w_cpu" "$w_util" "$w_srv" "$w_oth" "$tool_rate" "$proc_cpu" "$getset" "$hitp" "$binop" "$wall" "$srv_ops" "$tool_ops" "$rc"
 }
 
-echo "# $LM_NAME vs memcaslap: $(machine_line)"
+echo "# $LM_NAME vs ${PEERS[*]}: $(machine_line)"
 echo "# luamech $("$LUAMECH" --version 2>&1 | head -1); $(memcaslap -V 2>&1 | head -1); memcached $(memcached -V 2>&1 | awk '{print $2}')"
+[ -z "$MEMTIER" ] || echo "# memtier: $("$MEMTIER" --version 2>&1 | head -1) ($MEMTIER; ${MT_PIPE[*]})"
 if [ -n "$COUNT" ]; then bound="$COUNT ops per run"; else bound="${DURATION}s per run"; fi
 echo "# $ROUNDS rounds, $CONNS connections (POOL=$POOL: 1 = luamech's VUs on one connection), $bound, window ${WINDOW}s after ${WARMUP}s; server CPU ${SERVER_CPU:-0}, generator CPU $GEN_CPU; results in $OUT"
 echo "#"
@@ -240,6 +270,7 @@ printf '%-5s %-9s %10s %10s %5s %10s %5s %10s %10s %7s %6s %7s %6s %10s %10s %3s
 for r in $(seq 1 "$ROUNDS"); do
   run_one luamech "$r"
   run_one memcaslap "$r"
+  [ -z "$MEMTIER" ] || run_one memtier "$r"
 done
 
 # med TOOL COL [MAX_OTHER]: median of column COL over TOOL's runs (only those
@@ -251,20 +282,27 @@ med() {
 nruns() { awk -F'\t' -v t="$1" -v m="$2" 'NR > 1 && $2 == t && $7 != "n/a" && $7 + 0 < m + 0' "$TSV" | wc -l; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b; else print "n/a" }'; }
 summary() {
-  local f name col a b
-  printf '%-22s %12s %12s %18s\n' figure "$LM_NAME" memcaslap "$LM_NAME/memcaslap"
+  local f name col a b p hdr
+  hdr=$(printf '%-22s %12s' figure "$LM_NAME")
+  for p in "${PEERS[@]}"; do hdr+=$(printf ' %12s %18s' "$p" "$LM_NAME/$p"); done
+  echo "$hdr"
   for f in "win_ops/s:3" "win_cpu_us/op:4" "win_gen_util_pct:5" "win_srv_cpu_us/op:6" "win_other_pct:7" \
            "tool_ops/s:8" "proc_cpu_us/op:9"; do
     name=${f%%:*} col=${f##*:}
-    a=$(med luamech "$col" "${1:-}") b=$(med memcaslap "$col" "${1:-}")
-    printf '%-22s %12s %12s %18s\n' "$name" "$a" "$b" "$(ratio "$a" "$b")"
+    a=$(med luamech "$col" "${1:-}")
+    hdr=$(printf '%-22s %12s' "$name" "$a")
+    for p in "${PEERS[@]}"; do
+      b=$(med "$p" "$col" "${1:-}")
+      hdr+=$(printf ' %12s %18s' "$b" "$(ratio "$a" "$b")")
+    done
+    echo "$hdr"
   done
 }
-# paired: the median over rounds of each round's luamech/memcaslap ratio (the
-# two runs of a round are back to back, so slow drifts of the machine cancel)
+# paired COL PEER: the median over rounds of each round's luamech/PEER ratio
+# (the runs of a round are back to back, so slow drifts of the machine cancel)
 paired() {
-  awk -F'\t' -v c="$1" 'NR > 1 { v[$1 "," $2] = $c; r[$1] = 1 }
-    END { for (k in r) { a = v[k ",luamech"]; b = v[k ",memcaslap"]
+  awk -F'\t' -v c="$1" -v p="$2" 'NR > 1 { v[$1 "," $2] = $c; r[$1] = 1 }
+    END { for (k in r) { a = v[k ",luamech"]; b = v[k "," p]
           if (a != "n/a" && b != "n/a" && a + 0 > 0 && b + 0 > 0) print a / b } }' "$TSV" | median
 }
 CLEAN_PCT=${CLEAN_PCT:-10}
@@ -272,12 +310,19 @@ echo
 echo "# medians over all $ROUNDS rounds"
 summary
 echo
-echo "# medians over the quiet runs only (oth% < $CLEAN_PCT: $(nruns luamech "$CLEAN_PCT") luamech, $(nruns memcaslap "$CLEAN_PCT") memcaslap)"
+nq="$(nruns luamech "$CLEAN_PCT") luamech"
+for p in "${PEERS[@]}"; do nq+=", $(nruns "$p" "$CLEAN_PCT") $p"; done
+echo "# medians over the quiet runs only (oth% < $CLEAN_PCT: $nq)"
 summary "$CLEAN_PCT"
 echo
-echo "# paired: median over rounds of the round's luamech/memcaslap ratio"
-printf '%-22s %18s\n' figure "$LM_NAME/memcaslap"
+echo "# paired: median over rounds of the round's luamech/peer ratio"
+hdr=$(printf '%-22s' figure)
+for p in "${PEERS[@]}"; do hdr+=$(printf ' %18s' "$LM_NAME/$p"); done
+echo "$hdr"
 for f in "win_ops/s:3" "win_cpu_us/op:4" "tool_ops/s:8" "proc_cpu_us/op:9"; do
-  printf '%-22s %18s\n' "${f%%:*}" "$(paired "${f##*:}")"
+  hdr=$(printf '%-22s' "${f%%:*}")
+  for p in "${PEERS[@]}"; do hdr+=$(printf ' %18s' "$(paired "${f##*:}" "$p")"); done
+  echo "$hdr"
 done
+[ -n "$MEMTIER" ] || echo "# memtier_benchmark: skipped (MEMTIER unset and not on PATH)"
 echo "# targets: ops/s ratio >= 1, CPU us/op ratio <= 1.  Per-run files: $OUT"

@@ -10,9 +10,13 @@
  *             ring fd
  * Prints one line: variant, ops, seconds, ops/s, CPU us/op (user+sys of this
  * process, getrusage, every thread included), user and sys us/op.
+ * Workload (5th argument): "get" (default) a get of a key never set (every
+ * reply is "END\r\n"), or "getset": each connection alternates a set and a
+ * get of its own 16-byte key with a 32-byte value (memcaslap's and the
+ * memcached bench's mix, 1:1, every get a hit; replies are of known length).
  * Built and run by bench/uring_floor.sh; not part of the product.  It checks
- * every result and exits 1 on any failure; it does not parse values (the key
- * is never set: every reply is "END\r\n"). */
+ * every result and exits 1 on any failure; it does not parse values, only
+ * counts each reply's bytes. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,14 +36,17 @@
 #define FLOOR_MAXCONN 1024
 #define FLOOR_BUFS 1024          /* provided buffers (power of two) */
 #define FLOOR_BUFSZ 2048
-#define FLOOR_REPLY 5            /* "END\r\n" */
-
-static const char floor_req[] = "get floor_missing_key\r\n";
+#define FLOOR_REQ_MAX 96
 
 typedef struct floor_run {
     int n;
+    int mix;                     /* 1: getset (phase alternates), 0: get only */
     int fds[FLOOR_MAXCONN];
     int got[FLOOR_MAXCONN];      /* reply bytes so far */
+    int phase[FLOOR_MAXCONN];    /* which of req[] is in flight */
+    char req[2][FLOOR_MAXCONN][FLOOR_REQ_MAX];
+    int reqlen[2][FLOOR_MAXCONN];
+    int want[2];                 /* reply length of each phase */
     char rbuf[FLOOR_MAXCONN][256];
     uint64_t ops;
     uint64_t end_ns;
@@ -83,14 +90,39 @@ static void floor_connect(floor_run *r, int port) {
     }
 }
 
-/* Bytes of one connection arrived; 1 when a whole reply is complete. */
+/* The requests of each connection and the reply lengths they get. */
+static void floor_requests(floor_run *r) {
+    static const char value[] = "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv";   /* 32 bytes */
+    for (int i = 0; i < r->n; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "mcbench:%08d", i);                /* 16 bytes */
+        if (r->mix) {
+            r->reqlen[0][i] = snprintf(r->req[0][i], FLOOR_REQ_MAX, "set %s 0 0 32\r\n%s\r\n", key, value);
+            r->reqlen[1][i] = snprintf(r->req[1][i], FLOOR_REQ_MAX, "get %s\r\n", key);
+        } else {
+            r->reqlen[0][i] = snprintf(r->req[0][i], FLOOR_REQ_MAX, "get floor_missing_key\r\n");
+        }
+    }
+    r->want[0] = r->mix ? 8 : 5;           /* "STORED\r\n" : "END\r\n" */
+    r->want[1] = 29 + 32 + 2 + 5;          /* "VALUE <key> 0 32\r\n" <value> "\r\nEND\r\n" */
+}
+
+/* Bytes of one connection arrived; 1 when a whole reply is complete (the
+ * connection's next request is then the other phase's, in getset). */
 static int floor_got(floor_run *r, int i, int n) {
+    int want = r->want[r->phase[i]];
     r->got[i] += n;
-    if (r->got[i] < FLOOR_REPLY) return 0;
-    if (r->got[i] > FLOOR_REPLY) { fprintf(stderr, "uring_floor: unexpected reply\n"); exit(1); }
+    if (r->got[i] < want) return 0;
+    if (r->got[i] > want) { fprintf(stderr, "uring_floor: unexpected reply\n"); exit(1); }
     r->got[i] = 0;
+    r->phase[i] ^= r->mix;
     r->ops++;
     return 1;
+}
+
+static int floor_write(floor_run *r, int i) {
+    int len = r->reqlen[r->phase[i]][i];
+    return write(r->fds[i], r->req[r->phase[i]][i], (size_t)len) == (ssize_t)len;
 }
 
 /* ---- (a) epoll -------------------------------------------------------- */
@@ -101,8 +133,7 @@ static void floor_epoll(floor_run *r) {
     for (int i = 0; i < r->n; i++) {
         struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
         if (epoll_ctl(ep, EPOLL_CTL_ADD, r->fds[i], &ev) < 0) floor_die("epoll_ctl", errno);
-        if (write(r->fds[i], floor_req, sizeof floor_req - 1) != (ssize_t)(sizeof floor_req - 1))
-            floor_die("write", errno);
+        if (!floor_write(r, i)) floor_die("write", errno);
     }
     struct epoll_event evs[FLOOR_MAXCONN];
     while (floor_now_ns() < r->end_ns) {
@@ -112,9 +143,7 @@ static void floor_epoll(floor_run *r) {
             int i = (int)evs[e].data.u32;
             ssize_t n = read(r->fds[i], r->rbuf[i], sizeof r->rbuf[i]);
             if (n <= 0) floor_die("read", n == 0 ? ECONNRESET : errno);
-            if (floor_got(r, i, (int)n) &&
-                write(r->fds[i], floor_req, sizeof floor_req - 1) != (ssize_t)(sizeof floor_req - 1))
-                floor_die("write", errno);
+            if (floor_got(r, i, (int)n) && !floor_write(r, i)) floor_die("write", errno);
         }
     }
     close(ep);
@@ -146,7 +175,7 @@ static struct io_uring_sqe *floor_sqe(floor_ring *fr) {
 
 static void floor_prep_send(floor_ring *fr, floor_run *r, int i) {
     struct io_uring_sqe *sqe = floor_sqe(fr);
-    io_uring_prep_send(sqe, fr->fixed ? i : r->fds[i], floor_req, sizeof floor_req - 1, 0);
+    io_uring_prep_send(sqe, fr->fixed ? i : r->fds[i], r->req[r->phase[i]][i], (size_t)r->reqlen[r->phase[i]][i], 0);
     if (fr->fixed) sqe->flags |= IOSQE_FIXED_FILE;
     sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
     io_uring_sqe_set_data64(sqe, FLOOR_UD(UD_SEND, i));
@@ -230,14 +259,19 @@ static void floor_uring(floor_run *r, int multishot, int fixed, unsigned flags) 
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: uring_floor epoll|uring|uring-defer|multishot|regfiles PORT CONNS SECONDS\n");
+        fprintf(stderr, "usage: uring_floor epoll|uring|uring-defer|multishot|regfiles PORT CONNS SECONDS [get|getset]\n");
         return 2;
     }
     static floor_run r;
     const char *v = argv[1];
     r.n = atoi(argv[3]);
     double secs = atof(argv[4]);
-    if (r.n < 1 || r.n > FLOOR_MAXCONN || secs <= 0) { fprintf(stderr, "uring_floor: bad arguments\n"); return 2; }
+    r.mix = argc > 5 && !strcmp(argv[5], "getset");
+    if (r.n < 1 || r.n > FLOOR_MAXCONN || secs <= 0 || (argc > 5 && !r.mix && strcmp(argv[5], "get"))) {
+        fprintf(stderr, "uring_floor: bad arguments\n");
+        return 2;
+    }
+    floor_requests(&r);
     floor_connect(&r, atoi(argv[2]));
     unsigned coop = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
     unsigned defer = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;

@@ -24,6 +24,7 @@
 
 #define NET_RING_ENTRIES 4096
 #define NET_RING_BATCH 128          /* completions copied out per reap step */
+#define NET_RING_REAP_PASSES 4      /* submit-and-reap-sends passes per prepare */
 #define NET_RING_DRAIN_ROUNDS 50    /* x 100 ms: waiting for cancelled operations at teardown */
 /* Completions run as task work when the loop thread enters the kernel
  * anyway (its next io_uring_enter or epoll_wait), instead of an
@@ -44,6 +45,7 @@ typedef struct net_ring {
     int nclosing;                   /* handles whose close callback is pending */
     size_t inflight;                /* recv/send operations in flight, all records */
     uint64_t polls, reaped;         /* poll wake-ups, completions reaped (LUAMECH_IO_STATS) */
+    uint64_t reaped_early;          /* sends reaped right after their submission */
 } net_ring;
 
 struct net_uio {
@@ -155,12 +157,41 @@ static void ring_on_poll(uv_poll_t *h, int status, int events) {
     r->reaped += (uint64_t)ring_reap(r);
 }
 
+/* Successful sends at the head of the completion queue, dispatched now:
+ * the kernel completes most sends inline, while submitting them, and each
+ * left for the poll cost a loop turn of its own (an epoll_wait that returns
+ * at once, then a second one that waits for the replies).  A send's
+ * callback only queues more bytes (a short send's rest, or what was queued
+ * meanwhile): no request completes and no VU resumes here, so nothing
+ * waits for a poll that could block (only a failure to queue those bytes
+ * fails the connection here, as it would anywhere).  The first receive or
+ * failed send stops the pass; it and everything after it go to the poll. */
+static int ring_reap_sends(net_ring *r) {
+    struct io_uring_cqe *cqe;
+    int n = 0;
+    while (io_uring_peek_cqe(&r->ring, &cqe) == 0) {
+        uint64_t ud = io_uring_cqe_get_data64(cqe);
+        int res = cqe->res;
+        if (ud != 0 && ((ud & UD_MASK) != UD_SEND || res <= 0)) break;
+        io_uring_cqe_seen(&r->ring, cqe);
+        ring_dispatch(r, ud, res);
+        n++;
+    }
+    return n;
+}
+
 static void ring_on_prepare(uv_prepare_t *h) {
     net_ring *r = h->data;
-    if (io_uring_sq_ready(&r->ring) == 0) return;
-    (void)io_uring_submit(&r->ring);   /* -EAGAIN/-EBUSY/-EINTR: the next turn submits what is left */
-    /* Completions may already be posted (the kernel completes some inline):
-     * the uv_poll sees them, level-triggered, in this turn's poll. */
+    /* A send's callback may queue another send (a short send's rest): the
+     * next pass submits it.  Bounded: the last pass submits without reaping,
+     * so no SQE is ever left unsubmitted while the poll may block. */
+    for (int pass = 0; io_uring_sq_ready(&r->ring) > 0; pass++) {
+        if (io_uring_submit(&r->ring) < 0) return;   /* -EAGAIN/-EBUSY/-EINTR: the next turn submits it */
+        if (pass == NET_RING_REAP_PASSES) break;     /* its completions: the poll */
+        r->reaped_early += (uint64_t)ring_reap_sends(r);
+    }
+    /* Receives may already be posted too: the uv_poll sees them,
+     * level-triggered, in this turn's poll. */
 }
 
 static void ring_free_on_close(uv_handle_t *h) {
@@ -185,8 +216,9 @@ static int ring_handle_live(uv_loop_t *loop, uv_handle_t *h) {
 static void ring_destroy(net_ring *r) {
     if (r->loop->data == r) r->loop->data = NULL;
     if (getenv(NET_IO_STATS_ENV))   /* a diagnostic for benchmarks and tests */
-        fprintf(stderr, "luamech: io_uring ring: %llu completions reaped after %llu poll wake-ups; "
-                "coop_taskrun %s\n", (unsigned long long)r->reaped, (unsigned long long)r->polls,
+        fprintf(stderr, "luamech: io_uring ring: %llu completions reaped after %llu poll wake-ups, "
+                "%llu sends at their submission; coop_taskrun %s\n", (unsigned long long)r->reaped,
+                (unsigned long long)r->polls, (unsigned long long)r->reaped_early,
                 (r->ring.flags & IORING_SETUP_COOP_TASKRUN) ? "on" : "off");
     for (int i = 0; r->inflight > 0 && i < NET_RING_DRAIN_ROUNDS; i++) {
         struct __kernel_timespec ts = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};

@@ -509,6 +509,7 @@ static int html_render(const char *dir, int depth, char *err, size_t err_len) {
     json_t *root = html_load_summary(path, &je, &merged);
     if (!root) {
         if (access(path, F_OK) != 0) html_errf(err, err_len, "%s: %s", path, strerror(errno));
+        else if (je.line <= 0) html_errf(err, err_len, "%s: %s", path, je.text);   /* html_load_summary's own */
         else html_errf(err, err_len, "%s: invalid JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
         return -1;
     }

@@ -331,7 +331,7 @@ json_t *html_load_summary(const char *path, json_error_t *je, size_t *merged) {
     char *text = html_shrink(&s, path, &len);
     if (!text) {
         snprintf(je->text, sizeof je->text, "%.*s", (int)sizeof je->text - 1, s.err);
-        je->line = je->column = 0;
+        je->line = je->column = -1;
         return NULL;
     }
     json_t *root = json_loadb(text, len, 0, je);

@@ -292,10 +292,14 @@ static void mc_on_fail(net_conn *nc, void *owner, int status, net_phase ph, cons
 }
 
 /* Hand one parsed unit to the head request.  0 when the connection was failed.
- * *now: the read's clock, read at its first complete reply (0 until then). */
-static int mc_conn_deliver(mc_conn *conn, const mc_reply *r, uint64_t *now) {
+ * *now: the read's clock, read at its first complete reply (0 until then).
+ * *owed: the replies this read may still complete: the requests pending when
+ * it began.  A request queued while its bytes are handled (a VU resumed by an
+ * earlier reply sends its next one at once) cannot be answered by bytes the
+ * server sent before it: more replies than owed are unsolicited. */
+static int mc_conn_deliver(mc_conn *conn, const mc_reply *r, uint64_t *now, size_t *owed) {
     mc_req *req = conn->head;
-    if (req == NULL) {
+    if (req == NULL || *owed == 0) {
         mc_conn_fail(conn, MC_EPROTO, NULL);
         return 0;
     }
@@ -306,6 +310,7 @@ static int mc_conn_deliver(mc_conn *conn, const mc_reply *r, uint64_t *now) {
     conn->head = req->next;
     if (conn->head == NULL) conn->tail = NULL;   /* the timer stays armed: it re-checks lazily */
     conn->npending--;
+    (*owed)--;
     req->next = NULL;
     if (*now == 0) *now = uv_hrtime();
     req->done_ns = *now;
@@ -317,7 +322,7 @@ static int mc_conn_deliver(mc_conn *conn, const mc_reply *r, uint64_t *now) {
 static size_t mc_on_data(net_conn *nc, void *owner, const char *p, size_t len) {
     mc_conn *conn = owner;
     mc_client *c = conn->client;
-    size_t off = 0, need = 0;
+    size_t off = 0, need = 0, owed = conn->npending;
     uint64_t now = 0;                   /* every reply of this read completed at once */
     mc_reply r;
     while (off < len) {
@@ -331,7 +336,7 @@ static size_t mc_on_data(net_conn *nc, void *owner, const char *p, size_t len) {
             break;
         }
         off += n;
-        if (!mc_conn_deliver(conn, &r, &now) || c->closing || conn->nc != nc) return 0;
+        if (!mc_conn_deliver(conn, &r, &now, &owed) || c->closing || conn->nc != nc) return 0;
     }
     if (need > MC_RBUF_MAX) mc_conn_fail(conn, MC_EPROTO, NULL);
     else if (need && net_conn_rreserve(nc, need) < 0) mc_conn_fail(conn, UV_ENOMEM, NULL);

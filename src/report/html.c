@@ -165,7 +165,7 @@ static void html_head(FILE *f, const char *title) {
     fputs("</style>\n</head>\n<body>\n<main>\n", f);
 }
 
-static void html_tail(FILE *f, json_t *root) {
+static void html_tail(FILE *f, json_t *root, size_t merged) {
     fprintf(f, "<footer>Rendered by luamech %s from summary.json (schema %lld): ", LUAMECH_VERSION,
             html_int(root, "schema_version"));
     fputs("<a href=\"summary.json\">summary.json</a>", f);
@@ -175,7 +175,7 @@ static void html_tail(FILE *f, json_t *root) {
     else
         fputs(", <a href=\"phases.csv\">phases.csv</a>", f);
     fputs(". Times in milliseconds; rates per second.</footer>\n</main>\n", f);
-    html_charts_script(f, root);
+    html_charts_script(f, root, merged);
     fputs("</body>\n</html>\n", f);
 }
 
@@ -363,12 +363,23 @@ static void html_all_timers(FILE *f, json_t *root) {
 }
 
 /* depth > 0: a phase's page, which links back to the phases index. */
-static void html_run(FILE *f, json_t *root, int depth) {
+/* When html_load_summary merged the per-interval rows: says so. */
+static void html_merged_note(FILE *f, size_t merged) {
+    if (merged <= 1) return;
+    fprintf(f, "<p class=\"warn\" id=\"merged-note\">A long run: the per-interval tables and charts show every %zu "
+               "consecutive intervals merged into one row (at most %d rows): counts, errors and periods summed, "
+               "the rate recomputed, min the lowest, avg weighted by count, every other figure (percentiles, max, "
+               "lags, CPU) the highest of the %zu. <a href=\"intervals.csv\">intervals.csv</a> has every "
+               "interval.</p>\n", merged, HTML_MAX_POINTS, merged);
+}
+
+static void html_run(FILE *f, json_t *root, int depth, size_t merged) {
     const char *scen = html_str(root, "scenario");
     char title[512];
     snprintf(title, sizeof title, "luamech report: %s", scen ? scen : "(unnamed)");
     html_page_top(f, title, root);
     html_run_status(f, root);
+    html_merged_note(f, merged);
     if (depth > 0) fputs("<p><a href=\"../report.html\">&larr; all phases</a></p>\n", f);
     html_toc(f, root);
     html_thresholds(f, root);
@@ -383,7 +394,7 @@ static void html_run(FILE *f, json_t *root, int depth) {
     html_tally(f, html_get(root, "errors"), "errors", "Top errors (failed transactions)", "errors");
     html_tally(f, html_get(root, "request_errors"), "request-errors",
                "Request errors (failed requests, whether or not the script raised them)", "request errors");
-    html_tail(f, root);
+    html_tail(f, root, merged);
 }
 
 /* ---- a phased run's index page ---- */
@@ -479,7 +490,7 @@ static void html_phases(FILE *f, const char *dir, json_t *root, int depth, int *
     html_phases_total(f, tx, errors, secs);
     if (json_array_size(phases) > 0) html_phase_charts(f);
     fputs("</section>\n", f);
-    html_tail(f, root);
+    html_tail(f, root, 1);
 }
 
 /* ---- entry points ---- */
@@ -494,9 +505,11 @@ static int html_render(const char *dir, int depth, char *err, size_t err_len) {
     }
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    size_t merged = 1;
+    json_t *root = html_load_summary(path, &je, &merged);
     if (!root) {
         if (access(path, F_OK) != 0) html_errf(err, err_len, "%s: %s", path, strerror(errno));
+        else if (je.line <= 0) html_errf(err, err_len, "%s: %s", path, je.text);   /* html_load_summary's own */
         else html_errf(err, err_len, "%s: invalid JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
         return -1;
     }
@@ -516,7 +529,7 @@ static int html_render(const char *dir, int depth, char *err, size_t err_len) {
     }
     int rc = 0;
     if (phased) html_phases(f, dir, root, depth, &rc, err, err_len);
-    else html_run(f, root, depth);
+    else html_run(f, root, depth, merged);
     json_decref(root);
     int bad = ferror(f);
     if (fclose(f) != 0) bad = 1;

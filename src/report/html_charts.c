@@ -7,6 +7,7 @@
 #include "report/html_priv.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Draws every <div class="chart" data-kind=...> from the embedded JSON.
  * Each drawn series is a <path class="series" data-kind data-series
@@ -321,11 +322,25 @@ static void html_json(FILE *f, json_t *root) {
     free(s);
 }
 
-void html_charts_script(FILE *f, json_t *root) {
+/* The script; with merged rows a chart point names the intervals it holds. */
+static void html_js_write(FILE *f, size_t merged) {
+    static const char ivname[] = "function ivname(i) { return 'interval ' + (i + 1); }\n";
+    const char *at = merged > 1 ? strstr(html_js, ivname) : NULL;
+    if (!at) {
+        fputs(html_js, f);
+        return;
+    }
+    fwrite(html_js, 1, (size_t)(at - html_js), f);
+    fprintf(f, "function ivname(i) { return 'intervals ' + (i * %zu + 1) + '-' + (i + 1) * %zu + ' (merged)'; }\n",
+            merged, merged);
+    fputs(at + sizeof ivname - 1, f);
+}
+
+void html_charts_script(FILE *f, json_t *root, size_t merged) {
     fputs("<noscript><p class=\"warn\">The charts need JavaScript; the tables have every number.</p></noscript>\n", f);
     fputs("<script type=\"application/json\" id=\"summary-data\">", f);
     html_json(f, root);
     fputs("</script>\n<script>\n", f);
-    fputs(html_js, f);
+    html_js_write(f, merged);
     fputs("</script>\n", f);
 }

@@ -18,6 +18,20 @@ const char *html_str(json_t *o, const char *k);
 /* Text and attribute values, HTML-escaped (NULL writes nothing). */
 void html_esc(FILE *f, const char *s);
 
+/* ---- reading summary.json (html_load.c) ---- */
+
+/* The most points a per-interval array keeps on the page. */
+#define HTML_MAX_POINTS 1000
+/* summary.json at path, parsed; when a per-interval array is longer than
+ * HTML_MAX_POINTS, every K consecutive elements of each are merged into one
+ * (rows get "first_interval" and "intervals_merged"), read as a stream so
+ * memory does not grow with the run.  *merged: K (1: the file as it is).
+ * NULL on error, with je. */
+json_t *html_load_summary(const char *path, json_error_t *je, size_t *merged);
+/* Interval row k's first and last interval numbers (1-based; rows merged
+ * by html_load_summary cover several). */
+void html_row_span(json_t *row, size_t k, size_t *first, size_t *last);
+
 /* ---- timers and sections (html_tables.c) ---- */
 
 /* The part of the page a timer goes to, by its "kind" (HK_PRIMITIVE also
@@ -69,6 +83,6 @@ void html_load_charts(FILE *f, int has_rate);
 void html_load(FILE *f, json_t *root);
 void html_phase_charts(FILE *f);
 /* The <noscript> note, the embedded copy of root and the drawing script. */
-void html_charts_script(FILE *f, json_t *root);
+void html_charts_script(FILE *f, json_t *root, size_t merged);
 
 #endif

@@ -172,12 +172,37 @@ static void html_timer_summary(FILE *f, json_t *t) {
     fputs("</tr></tbody></table></div>\n", f);
 }
 
+void html_row_span(json_t *row, size_t k, size_t *first, size_t *last) {
+    long long a = html_int(row, "first_interval"), n = html_int(row, "intervals_merged");
+    *first = a > 0 ? (size_t)a : k + 1;
+    *last = n > 1 ? *first + (size_t)n - 1 : *first;
+}
+
+/* The first cell of interval row k: its number, or the merged row's range. */
+static void html_row_number(FILE *f, json_t *row, size_t k) {
+    size_t a, b;
+    html_row_span(row, k, &a, &b);
+    if (a == b) fprintf(f, "<td>%zu</td>", a);
+    else fprintf(f, "<td>%zu&ndash;%zu</td>", a, b);
+}
+
+/* The details' title: "N intervals", or "N intervals in M rows" when merged. */
+static void html_intervals_title(FILE *f, json_t *iv, int open_intervals) {
+    size_t niv = json_is_array(iv) ? json_array_size(iv) : 0, a = 0, b = 0;
+    if (niv) html_row_span(json_array_get(iv, niv - 1), niv - 1, &a, &b);
+    if (b == niv)
+        fprintf(f, "<details%s><summary>Interval details (%zu interval%s, ms)</summary>\n",
+                open_intervals ? " open" : "", niv, niv == 1 ? "" : "s");
+    else
+        fprintf(f, "<details%s><summary>Interval details (%zu intervals in %zu merged rows, ms)</summary>\n",
+                open_intervals ? " open" : "", b, niv);
+}
+
 /* One row per interval, in a <details> open when open_intervals. */
 static void html_timer_intervals(FILE *f, json_t *t, int open_intervals) {
     json_t *iv = html_get(t, "intervals");
     size_t niv = json_is_array(iv) ? json_array_size(iv) : 0;
-    fprintf(f, "<details%s><summary>Interval details (%zu interval%s, ms)</summary>\n", open_intervals ? " open" : "",
-            niv, niv == 1 ? "" : "s");
+    html_intervals_title(f, iv, open_intervals);
     fputs("<div class=\"scroll\"><table class=\"intervals\"><thead><tr><th>interval</th><th>start (s)</th>"
           "<th>end (s)</th>", f);
     html_row_head(f);
@@ -186,7 +211,9 @@ static void html_timer_intervals(FILE *f, json_t *t, int open_intervals) {
     for (size_t k = 0; k < niv; k++) {
         json_t *row = json_array_get(iv, k);
         double end = start + html_num(row, "period_s");
-        fprintf(f, "<tr class=\"ivrow\"><td>%zu</td><td>%.3f</td><td>%.3f</td>", k + 1, start, end);
+        fputs("<tr class=\"ivrow\">", f);
+        html_row_number(f, row, k);
+        fprintf(f, "<td>%.3f</td><td>%.3f</td>", start, end);
         html_row_cells(f, row);
         fputs("</tr>\n", f);
         start = end;
@@ -301,9 +328,11 @@ static void html_stage_intervals(FILE *f, json_t *iv) {
     size_t first = 0, last = 0, j;
     json_t *r;
     json_array_foreach(iv, j, r) {
+        size_t a, b;
         if (html_int(r, "count") <= 0) continue;
-        if (!first) first = j + 1;
-        last = j + 1;
+        html_row_span(r, j, &a, &b);
+        if (!first) first = a;
+        last = b;
     }
     if (!first) fputs("<td></td></tr>\n", f);
     else if (first == last) fprintf(f, "<td>%zu</td></tr>\n", first);
@@ -549,8 +578,10 @@ static void html_health_table(FILE *f, json_t *iv) {
         double infl = html_num(r, "inflation_ms"), pct = html_num(r, "inflation_percent");
         int infl_bad = pct >= HTML_INFLATION_SUSPECT_PCT && infl >= HTML_INFLATION_FLOOR_MS;
         double wait = html_num(r, "cpu_wait_percent");
-        fprintf(f, "<tr class=\"hrow\"><td>%zu</td><td%s>%.1f</td><td%s>%.1f</td><td%s>%.3f</td><td>%.3f</td><td>%.3f</td>"
-                   "<td%s>%.3f (%.0f%%)</td><td>%.3f</td><td>%lld</td><td%s>%lld</td></tr>\n", k + 1,
+        fputs("<tr class=\"hrow\">", f);
+        html_row_number(f, r, k);
+        fprintf(f, "<td%s>%.1f</td><td%s>%.1f</td><td%s>%.3f</td><td>%.3f</td><td>%.3f</td>"
+                   "<td%s>%.3f (%.0f%%)</td><td>%.3f</td><td>%lld</td><td%s>%lld</td></tr>\n",
                 cpu > HTML_CPU_SUSPECT ? " class=\"err\"" : "", cpu, wait >= HTML_CPU_WAIT_SUSPECT ? " class=\"err\"" : "",
                 wait,
                 lag > HTML_LAG_SUSPECT_MS ? " class=\"err\"" : "", lag, html_num(r, "loop_lag_max_ms"),

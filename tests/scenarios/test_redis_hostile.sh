@@ -4,10 +4,13 @@
 # a reply that is not RESP are protocol errors of the connection; a streamed
 # 512 MiB bulk and a 2^31-1 element array are refused at their headers.  The
 # reply limits against a real redis-server, with its own counts.  A memcached
-# server that talks unasked: the "server down" errors name the first cause.
+# server that talks unasked: the "server down" errors name the first cause;
+# an unsolicited reply right behind a solicited one (same write) is a
+# protocol error, never the reply of the GET the VU sends next.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_redis.sh"
 F=$SRC/tests/scenarios/fixtures
+not_grep() { ! grep "$@"; }
 
 # hostile MODE: start the fake server; sets HPORT, HSTATS
 hostile() {
@@ -92,4 +95,10 @@ hostile mcextra
 check "mcextra: exit 0" [ $? -eq 0 ]
 check "mcextra: 'server down' errors name the first cause" \
     grep -q "server down (reconnect backoff not elapsed) after: protocol error" "$TMP/mc/errors.csv"
+hostile mctrail
+"$LUAMECH" run "$F/mc_hostile.lua" -q -e MC="127.0.0.1:$HPORT" -e BACK_TO_BACK=1 -o "$TMP/mct" > "$TMP/mct.out" 2>&1
+check "mctrail: exit 0" [ $? -eq 0 ]
+check "mctrail: the trailing reply is a protocol error" \
+    grep -q "protocol error (unparseable or unsolicited reply)" "$TMP/mct/errors.csv"
+check "mctrail: no GET took it for its reply" not_grep -q "took the unsolicited value" "$TMP/mct/errors.csv"
 finish

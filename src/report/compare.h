@@ -73,14 +73,20 @@ typedef struct cmp_limit {
     char text[96];      /* normalized: "p95>10%", "p95>+2ms", "p50>10%,floor=1ms" */
 } cmp_limit;
 
+/* The largest amount (absolute limit or floor) in its unit's base (ms, /s,
+ * samples): 1e12, so that the normalised text has at most 15 digits, as the
+ * parser requires (25000000000000s is 2.5e16 ms: refused). */
+#define CMP_AMOUNT_MAX 1e12
+
 /* Parses s into *l.  Returns 0, or -1 with a message in err: unknown figure,
  * missing or bad operator or number, missing unit ('%', ms, /s), an absolute
- * amount without its sign, a bad floor, or an operator that points the wrong
- * way for the figure ('p95<10%', 'rate>-5%'). */
+ * amount without its sign or above CMP_AMOUNT_MAX, a bad floor, or an
+ * operator that points the wrong way for the figure ('p95<10%', 'rate>-5%').
+ * l->text, the normalised limit, parses again to the same limit. */
 int cmp_limit_parse(const char *s, cmp_limit *l, char *err, size_t err_len);
 /* An unsigned amount with a unit: "1ms", "250us", "0.5s" (into ms), "50/s",
- * or a bare number (samples), e.g. --floor's value.  0 with *unit and *v,
- * or -1 with a message. */
+ * or a bare number (samples), e.g. --floor's value.  0 with *unit and *v
+ * (above 0, at most CMP_AMOUNT_MAX), or -1 with a message. */
 int cmp_amount_parse(const char *s, cmp_unit *unit, double *v, char *err, size_t err_len);
 /* Sets l's floor (ms, /s or samples) unless it has its own, and its text. */
 void cmp_limit_default_floor(cmp_limit *l, double floor);

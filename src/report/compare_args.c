@@ -116,6 +116,10 @@ int cmp_amount_parse(const char *s, cmp_unit *unit, double *v, char *err, size_t
         text_errf(err, err_len, "'%s': the amount must be above 0", s);
         return -1;
     }
+    if (*v > CMP_AMOUNT_MAX) {
+        text_errf(err, err_len, "'%s': too large (at most 1000000000000%s)", s, cmp_unit_suffix(*unit));
+        return -1;
+    }
     return 0;
 }
 
@@ -146,6 +150,10 @@ static int cmp_limit_unit(const char *s, const char **pp, cmp_limit *l, double v
     }
     l->absolute = 1;
     l->amount = v * factor;
+    if (fabs(l->amount) > CMP_AMOUNT_MAX) {
+        text_errf(err, err_len, "'%s': too large (at most 1000000000000%s)", s, cmp_unit_suffix(u));
+        return -1;
+    }
     *pp = p;
     return 0;
 }
@@ -205,9 +213,14 @@ static int cmp_limit_check(const char *s, const cmp_limit *l, char *err, size_t 
 }
 
 /* v as the parser reads numbers back: plain decimals, never an exponent
- * ("2500000", not "2.5e+06"), at most 6 decimals, no trailing zeros. */
+ * ("2500000", not "2.5e+06"), at most 15 digits (what the parser takes) of
+ * which at most 6 decimals, no trailing zeros.  |v| is below 1e15 (an
+ * amount at most CMP_AMOUNT_MAX, a percentage at most 15 digits). */
 static void cmp_fmt_plain(char *buf, size_t len, double v, int with_sign) {
-    int n = snprintf(buf, len, with_sign ? "%+.6f" : "%.6f", v);
+    char whole[64];
+    int int_digits = snprintf(whole, sizeof whole, "%.0f", trunc(fabs(v)));
+    int decimals = int_digits >= 15 ? 0 : 15 - int_digits < 6 ? 15 - int_digits : 6;
+    int n = snprintf(buf, len, with_sign ? "%+.*f" : "%.*f", decimals, v);
     if (n <= 0 || (size_t)n >= len) return;
     while (n > 0 && buf[n - 1] == '0') buf[--n] = 0;
     if (n > 0 && buf[n - 1] == '.') buf[--n] = 0;

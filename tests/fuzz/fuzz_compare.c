@@ -2,10 +2,11 @@
  * The input is NUL-separated words.  Each word goes through cmp_limit_parse
  * (an accepted limit's normalised text must parse again to the same limit)
  * and cmp_amount_parse; the words also form a whole `luamech compare` command
- * line (output to /dev/null); and the bytes, read as doubles, feed the
- * median and the Mann-Whitney test, exact or approximated (p must be NAN or
- * within [0, 1]).
+ * line (output to /dev/null, opened once per process); and the bytes, read
+ * as doubles, feed the median and the Mann-Whitney test, exact or
+ * approximated (p must be NAN or within [0, 1]).
  * Properties: those, plus no crash, leak or undefined behaviour. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,20 +52,26 @@ static void fz_cmp_stats(const uint8_t *data, size_t size) {
     cmp_median(a, na);
 }
 
+/* /dev/null and the real stdout and stderr, opened and duplicated once:
+ * fds[0] /dev/null, fds[1] stdout, fds[2] stderr. */
+static const int *fz_cmp_fds(void) {
+    static int fds[3] = {-1, -1, -1};
+    if (fds[0] < 0) {
+        fds[0] = open("/dev/null", O_WRONLY);
+        fds[1] = dup(1);
+        fds[2] = dup(2);
+        if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0) abort();
+    }
+    return fds;
+}
+
 static void fz_cmp_cmdline(char **argv, int argc) {
+    const int *fds = fz_cmp_fds();
     fflush(stdout);
-    int out = dup(1), err = dup(2);
-    FILE *null = fopen("/dev/null", "w");
-    if (!null || out < 0 || err < 0) abort();
-    dup2(fileno(null), 1);
-    dup2(fileno(null), 2);
+    if (dup2(fds[0], 1) < 0 || dup2(fds[0], 2) < 0) abort();
     compare_cmd_main(argc, argv);
     fflush(stdout);
-    dup2(out, 1);
-    dup2(err, 2);
-    close(out);
-    close(err);
-    fclose(null);
+    if (dup2(fds[1], 1) < 0 || dup2(fds[2], 2) < 0) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "proto/redis_proto.h"
+#include "redis_reply_walk.h"
 
 #define FZ_RD_MAX_REPLIES 256
 
@@ -18,26 +19,6 @@ typedef struct fz_rd_run {
     int error;                   /* the reader refused or failed */
     uint64_t sig[FZ_RD_MAX_REPLIES];
 } fz_rd_run;
-
-/* A hash of a reply tree; aborts if it breaks a limit. */
-static uint64_t fz_rd_walk(const redisReply *r, const redis_limits *l, int depth,
-                           uint64_t *elements) {
-    uint64_t h = (uint64_t)r->type * 1000003u;
-    if (r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS ||
-        r->type == REDIS_REPLY_ERROR) {
-        if (r->len > l->max_reply_bytes) abort();
-        for (size_t i = 0; i < r->len; i++) h = h * 131 + (unsigned char)r->str[i];
-    } else if (r->type == REDIS_REPLY_INTEGER) {
-        h ^= (uint64_t)r->integer;
-    } else if (r->type == REDIS_REPLY_ARRAY) {
-        if (depth + 1 > l->max_depth) abort();
-        *elements += r->elements;
-        if (*elements > l->max_elements) abort();
-        for (size_t i = 0; i < r->elements; i++)
-            h = h * 31 + fz_rd_walk(r->element[i], l, depth + 1, elements);
-    }
-    return h;
-}
 
 /* Take every reply available; 0 to go on, -1 once the reader failed. */
 static int fz_rd_drain(redis_proto *p, fz_rd_run *run) {
@@ -50,7 +31,7 @@ static int fz_rd_drain(redis_proto *p, fz_rd_run *run) {
             return -1;
         }
         uint64_t elements = 0;
-        uint64_t h = fz_rd_walk(r, &p->lim, 0, &elements);
+        uint64_t h = fz_redis_walk(r, &p->lim, 0, &elements, 0);
         if (run->n < FZ_RD_MAX_REPLIES) run->sig[run->n] = h;
         run->n++;
         freeReplyObject(r);

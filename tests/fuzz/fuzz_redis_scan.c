@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "proto/redis_proto.h"
+#include "redis_reply_walk.h"
 
 #define FZ_RS_MAX_REPLIES 512
 
@@ -32,30 +33,10 @@ typedef struct fz_rs_run {
     uint64_t sig[FZ_RS_MAX_REPLIES];
 } fz_rs_run;
 
-/* A hash of a reply (tree); aborts if it breaks a limit.  Scanned replies
- * and hiredis's hash the same way. */
-static uint64_t fz_rs_walk(const redisReply *r, const redis_limits *l, int depth, uint64_t *elements) {
-    uint64_t h = (uint64_t)r->type * 1000003u;
-    if (r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS || r->type == REDIS_REPLY_ERROR) {
-        if (r->len > l->max_reply_bytes) abort();
-        h ^= r->len;
-        for (size_t i = 0; i < r->len; i++) h = h * 131 + (unsigned char)r->str[i];
-    } else if (r->type == REDIS_REPLY_INTEGER) {
-        h ^= (uint64_t)r->integer;
-    } else if (r->type == REDIS_REPLY_ARRAY) {
-        if (depth + 1 > l->max_depth) abort();
-        *elements += r->elements;
-        if (*elements > l->max_elements) abort();
-        for (size_t i = 0; i < r->elements; i++) h = h * 31 + fz_rs_walk(r->element[i], l, depth + 1, elements);
-    } else if (r->type != REDIS_REPLY_NIL) {
-        abort();                  /* RESP2 has no other type */
-    }
-    return h;
-}
-
 static void fz_rs_take(fz_rs_run *run, const redisReply *r, const redis_limits *l) {
     uint64_t elements = 0;
-    uint64_t h = fz_rs_walk(r, l, 0, &elements);
+    /* scanned replies and hiredis's hash the same way */
+    uint64_t h = fz_redis_walk(r, l, 0, &elements, FZ_REDIS_WALK_LEN | FZ_REDIS_WALK_RESP2);
     if (run->n < FZ_RS_MAX_REPLIES) run->sig[run->n] = h;
     run->n++;
 }

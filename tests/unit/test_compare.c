@@ -197,6 +197,38 @@ static void test_limit_exceeded(void **state) {
     assert_true(cmp_limit_exceeded(&improve, 0, 0));        /* 0 % > -20 % */
 }
 
+/* A limit's normalised text parses again to the same limit (found by
+ * fuzz_compare: 'p99>=+25000000000000s' became 'p99>=+25000000000000000ms',
+ * 17 digits, which the parser refuses; '123456789012.345%' was written
+ * with six decimals, '123456789012.345001%'). */
+static void test_limit_text_parses_back(void **state) {
+    (void)state;
+    const char *ok[] = {"p95>123456789012.345%", "p95>+123456789.012345s", "p99>=+999999999999ms",
+                        "p50>1.5%,floor=123456789.012345s", "rate<-999999999999.5/s", "p95>+0.000123456789us",
+                        "errors>+1000000000000"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        cmp_limit l = limit_ok(ok[i]), again = limit_ok(l.text);
+        double v = l.absolute ? l.amount : l.pct, w = again.absolute ? again.amount : again.pct;
+        if (fabs(v - w) > 1e-6 * fmax(1, fabs(v)) || again.absolute != l.absolute || again.floor != l.floor ||
+            strcmp(again.text, l.text) != 0)
+            fail_msg("%s: text %s parses to %s", ok[i], l.text, again.text);
+    }
+    const char *big[] = {"p99>=+25000000000000s", "p95>+1000000000001ms", "p50>10%,floor=25000000000000s",
+                         "count<-1000000000001"};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        cmp_limit l;
+        char err[512] = "";
+        if (cmp_limit_parse(big[i], &l, err, sizeof err) == 0) fail_msg("'%s' was accepted as %s", big[i], l.text);
+        assert_non_null(strstr(err, "too large"));
+    }
+    cmp_unit u;
+    double v;
+    char err[512];
+    assert_int_equal(cmp_amount_parse("1000000000001", &u, &v, err, sizeof err), -1);
+    assert_non_null(strstr(err, "at most 1000000000000"));
+    assert_int_equal(cmp_amount_parse("1000000000000", &u, &v, err, sizeof err), 0);
+}
+
 static void test_limit_parse_absolute(void **state) {
     (void)state;
     cmp_limit l = limit_ok("p95>+2ms");
@@ -377,6 +409,7 @@ int main(void) {
         cmocka_unit_test(test_limit_parse),  cmocka_unit_test(test_limit_parse_errors),
         cmocka_unit_test(test_limit_exceeded),
         cmocka_unit_test(test_limit_parse_absolute), cmocka_unit_test(test_amount_parse),
+        cmocka_unit_test(test_limit_text_parses_back),
         cmocka_unit_test(test_limit_exceeded_absolute), cmocka_unit_test(test_median),
         cmocka_unit_test(test_mwu),
     };

@@ -13,6 +13,7 @@
 #include "common/net.h"
 #include "common/text.h"
 #include "client/mc_client.h"
+#include "client/life.h"
 #include "client/mc_ring.h"
 #include "net/conn.h"
 #include "net/tls.h"
@@ -30,6 +31,7 @@ typedef enum mc_state {
 } mc_state;
 
 struct mc_conn {
+    client_life *life;         /* first: its client's (client/life.h's close callbacks) */
     mc_client *client;
     uint32_t idx;
     char name[320];
@@ -54,8 +56,7 @@ struct mc_client {
     uint32_t n;
     mc_conn *conns;
     client_fifo dead;              /* failed; on_done not fired yet */
-    unsigned nhandles;             /* open libuv handles; free at 0 when closing */
-    int closing;
+    client_life life;              /* freed when its last handle closes after close */
     client_connect_wait connect;
     char errmsg[400];
 };
@@ -98,6 +99,7 @@ static int mc_conn_init(mc_client *c, uint32_t i, char *err, size_t err_len) {
     const mc_ring_server *srv = mc_ring_server_at(c->ring, i);
     const char *host = srv->host;
     int port = srv->port;
+    conn->life = &c->life;
     conn->client = c;
     conn->idx = i;
     conn->state = MC_DISCONNECTED;
@@ -143,12 +145,15 @@ static void mc_client_free(mc_client *c) {
 
 static void mc_on_timer(uv_timer_t *t);
 
+static void mc_client_free_any(void *c) { mc_client_free(c); }
+
 int mc_client_new(uv_loop_t *loop, const char *servers, const mc_client_opts *opts,
                   mc_client **out, char *err, size_t err_len) {
     mc_client *c = calloc(1, sizeof *c);
     *out = NULL;
     if (c == NULL) return text_errf(err, err_len, "out of memory");
     c->loop = loop;
+    client_life_init(&c->life, mc_client_free_any, c);
     if (opts) c->opts = *opts;
     else mc_client_opts_default(&c->opts);
     if (mc_client_setup(c, servers, err, err_len) != 0) {
@@ -159,31 +164,18 @@ int mc_client_new(uv_loop_t *loop, const char *servers, const mc_client_opts *op
     for (uint32_t i = 0; i < c->n; i++) {
         uv_timer_init(loop, &c->conns[i].timer);   /* cannot fail on an initialised loop */
         c->conns[i].timer.data = &c->conns[i];
-        c->nhandles++;
+        client_life_hold(&c->life);
     }
     *out = c;
     return 0;
 }
 
-static void mc_client_unref(mc_client *c) {
-    if (--c->nhandles == 0 && c->closing) mc_client_free(c);
-}
-
-static void mc_on_conn_closed(void *owner) {
-    mc_conn *conn = owner;
-    mc_client_unref(conn->client);
-}
-
-static void mc_on_timer_close(uv_handle_t *h) {
-    mc_conn *conn = h->data;
-    mc_client_unref(conn->client);
-}
 
 /* ---- timers ----------------------------------------------------------- */
 
 /* Arm the timer for deadline d unless it is already due earlier. */
 static void mc_conn_arm(mc_conn *conn, uint64_t d) {
-    if (!conn->client->closing) clock_timer_arm(&conn->timer, &conn->timer_due, mc_on_timer, d, 0);
+    if (!conn->client->life.closing) clock_timer_arm(&conn->timer, &conn->timer_due, mc_on_timer, d, 0);
 }
 
 static void mc_conn_disarm(mc_conn *conn) { clock_timer_disarm(&conn->timer, &conn->timer_due); }
@@ -248,7 +240,7 @@ static void mc_conn_fail(mc_conn *conn, int status, const char *msg) {
 static void mc_on_timer(uv_timer_t *t) {
     mc_conn *conn = t->data;
     conn->timer_due = 0;
-    if (conn->client->closing) return;
+    if (conn->client->life.closing) return;
     uint64_t d = client_fifo_head_deadline(&conn->pending);
     if (d && d <= uv_hrtime()) {
         mc_conn_fail(conn, UV_ETIMEDOUT, NULL);
@@ -267,9 +259,8 @@ static void mc_on_open(net_conn *nc, void *owner) {
     mc_connect_check(conn->client);
 }
 
-static void mc_on_fail(net_conn *nc, void *owner, int status, net_phase ph, const char *msg) {
+static void mc_on_fail(void *owner, int status, net_phase ph, const char *msg) {
     mc_conn *conn = owner;
-    (void)nc;
     (void)ph;
     conn->nc = NULL;                    /* already closing */
     mc_conn_fail(conn, status, msg);
@@ -315,7 +306,7 @@ static size_t mc_on_data(net_conn *nc, void *owner, const char *p, size_t len) {
             break;
         }
         off += n;
-        if (!mc_conn_deliver(conn, &r, &now, &owed) || c->closing || conn->nc != nc) return 0;
+        if (!mc_conn_deliver(conn, &r, &now, &owed) || c->life.closing || conn->nc != nc) return 0;
     }
     if (need > MC_RBUF_MAX) mc_conn_fail(conn, MC_EPROTO, NULL);
     else if (need && net_conn_rreserve(nc, need) < 0) mc_conn_fail(conn, UV_ENOMEM, NULL);
@@ -326,7 +317,7 @@ static const net_conn_cbs mc_conn_cbs = {
     .on_open = mc_on_open,
     .on_data = mc_on_data,
     .on_fail = mc_on_fail,
-    .on_closed = mc_on_conn_closed,
+    .on_closed = client_life_on_owner_closed,
 };
 
 /* ---- connecting ------------------------------------------------------- */
@@ -337,7 +328,7 @@ static int mc_conn_start(mc_conn *conn, uint64_t now) {
         mc_conn_mark_down(conn, now, rc, NULL);
         return rc;
     }
-    conn->client->nhandles++;
+    client_life_hold(&conn->client->life);
     conn->state = MC_CONNECTING;
     return 0;
 }
@@ -357,7 +348,7 @@ static int mc_conn_ready(mc_conn *conn, uint64_t now) {
 }
 
 void mc_client_connect(mc_client *c, mc_connect_cb cb, void *data) {
-    if (!client_connect_wait_set(&c->connect, c->closing, cb, data)) return;
+    if (!client_connect_wait_set(&c->connect, c->life.closing, cb, data)) return;
     uint64_t now = uv_hrtime();
     for (uint32_t i = 0; i < c->n; i++) {
         mc_conn *conn = &c->conns[i];
@@ -393,8 +384,8 @@ void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line
                     size_t line_len, const char *value, size_t value_len) {
     uint64_t now = client_req_begin(&req->base);
     req->server = server;
-    if (c->closing || server >= c->n) {
-        req->on_done(req, c->closing ? UV_ECANCELED : UV_EINVAL, NULL);
+    if (c->life.closing || server >= c->n) {
+        req->on_done(req, c->life.closing ? UV_ECANCELED : UV_EINVAL, NULL);
         return;
     }
     mc_conn *conn = &c->conns[server];
@@ -408,14 +399,14 @@ void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line
 }
 
 void mc_client_close(mc_client *c) {
-    if (c == NULL || c->closing) return;
-    c->closing = 1;
+    if (c == NULL || c->life.closing) return;
+    c->life.closing = 1;
     for (uint32_t i = 0; i < c->n; i++) {
         mc_conn *conn = &c->conns[i];
         mc_conn_detach(conn);
         conn->state = MC_DISCONNECTED;
         mc_dead_splice(c, conn, UV_ECANCELED);
-        uv_close((uv_handle_t *)&conn->timer, mc_on_timer_close);
+        uv_close((uv_handle_t *)&conn->timer, client_life_on_handle_closed);
     }
     mc_connect_report(c, UV_ECANCELED, NULL, NULL);
     mc_drain(c);

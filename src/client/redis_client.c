@@ -459,9 +459,8 @@ static size_t redis_on_data(net_conn *nc, void *owner, const char *p, size_t n) 
     return redis_read_replies(owner, p, n);
 }
 
-static void redis_on_fail(net_conn *nc, void *owner, int status, net_phase ph, const char *msg) {
+static void redis_on_fail(void *owner, int status, net_phase ph, const char *msg) {
     redis_client *c = owner;
-    (void)nc;
     (void)ph;
     c->nc = NULL;                        /* already closing */
     redis_drop(c, status, msg);

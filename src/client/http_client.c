@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "common/net.h"
 #include "client/http_client.h"
+#include "client/life.h"
 #include "net/conn.h"
 #include "net/tls.h"
 
@@ -27,6 +28,7 @@
 typedef enum hc_state { HC_CLOSED, HC_RESOLVING, HC_CONNECTING, HC_OPEN } hc_state;
 
 struct http_conn {
+    client_life *life;           /* first: its client's (client/life.h's close callbacks) */
     http_client *client;
     http_conn *prev, *next;      /* in one of the client's lists */
     http_conn **list;            /* which one */
@@ -66,11 +68,11 @@ struct http_client {
     uv_getaddrinfo_t gai;        /* the lookup in flight (resolving) */
     int resolving;
     uint64_t lookups;
-    unsigned nhandles;           /* open libuv handles; freed at 0 when closing */
-    int closing;
+    client_life life;            /* freed when its last handle closes after close */
 };
 
 static const net_conn_cbs hc_conn_cbs;
+static void hc_client_free_any(void *c);
 static void hc_on_timer(uv_timer_t *t);
 
 void http_client_opts_default(http_client_opts *o) {
@@ -192,6 +194,7 @@ int http_client_new(uv_loop_t *loop, const char *host, int port, const char *aut
         return -1;
     }
     c->loop = loop;
+    client_life_init(&c->life, hc_client_free_any, c);
     if (opts) c->opts = *opts;
     else http_client_opts_default(&c->opts);
     snprintf(c->name, sizeof c->name, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
@@ -234,28 +237,18 @@ static void hc_client_free(http_client *c) {
     free(c);
 }
 
-static void hc_client_unref(http_client *c) {
-    if (--c->nhandles == 0 && c->closing) hc_client_free(c);
-}
+static void hc_client_free_any(void *c) { hc_client_free(c); }
 
-static void hc_on_conn_closed(void *owner) {
-    http_conn *conn = owner;
-    hc_client_unref(conn->client);
-}
-
-static void hc_on_timer_close(uv_handle_t *h) {
-    http_conn *conn = h->data;
-    hc_client_unref(conn->client);
-}
 
 static http_conn *hc_conn_new(http_client *c) {
     http_conn *conn = calloc(1, sizeof *conn);
     if (!conn) return NULL;
+    conn->life = &c->life;
     conn->client = c;
     hp_parser_init(&conn->parser);
     uv_timer_init(c->loop, &conn->timer);
     conn->timer.data = conn;
-    c->nhandles++;
+    client_life_hold(&c->life);
     conn->next_all = c->all;
     c->all = conn;
     c->nconns++;
@@ -269,7 +262,7 @@ static http_conn *hc_conn_new(http_client *c) {
  * request leaves the timer running: when it fires, hc_on_timer re-arms it for
  * the request then in flight, if any (no timer stop/start per request). */
 static void hc_arm(http_conn *conn, uint64_t deadline, uint64_t now) {
-    if (!conn->client->closing) clock_timer_arm(&conn->timer, &conn->timer_due, hc_on_timer, deadline, now);
+    if (!conn->client->life.closing) clock_timer_arm(&conn->timer, &conn->timer_due, hc_on_timer, deadline, now);
 }
 
 static void hc_disarm(http_conn *conn) { clock_timer_disarm(&conn->timer, &conn->timer_due); }
@@ -308,7 +301,7 @@ static int hc_open(http_conn *conn) {
     http_client *c = conn->client;
     int rc = net_conn_open(&c->cfg, conn, &conn->nc);
     if (rc < 0) return rc;
-    c->nhandles++;
+    client_life_hold(&c->life);
     c->nopen++;
     conn->state = HC_CONNECTING;
     rc = hc_queue(conn);
@@ -328,7 +321,7 @@ static int hc_resolve(http_conn *conn, uint64_t now) {
         int rc = uv_getaddrinfo(c->loop, &c->gai, hc_on_resolved, c->host, NULL, &hints);
         if (rc < 0) return rc;
         c->resolving = 1;
-        c->nhandles++;                       /* the client stays until the callback */
+        client_life_hold(&c->life);          /* the client stays until the callback */
         c->lookups++;
     }
     conn->state = HC_RESOLVING;
@@ -357,7 +350,7 @@ static void hc_finish(http_conn *conn, int status, int sys_err, const char *deta
     req->sys_err = sys_err;
     req->detail = detail;
     hc_count_sent(conn);
-    int keep = status == 0 && conn->state == HC_OPEN && c->opts.keepalive && !c->closing &&
+    int keep = status == 0 && conn->state == HC_OPEN && c->opts.keepalive && !c->life.closing &&
                conn->parser.keep_alive && !net_conn_wbusy(conn->nc);
     if (!keep) hc_detach(conn);
     c->nbusy--;
@@ -370,7 +363,7 @@ static void hc_finish(http_conn *conn, int status, int sys_err, const char *deta
  * closed: once, on a fresh connection.  1 when retried (or finished). */
 static int hc_retry(http_conn *conn, int err) {
     http_req *req = conn->req;
-    if (!conn->reused || req->retried || conn->attempt_rx > 0 || conn->client->closing) return 0;
+    if (!conn->reused || req->retried || conn->attempt_rx > 0 || conn->client->life.closing) return 0;
     if (err != UV_EOF && err != UV_ECONNRESET && err != UV_EPIPE) return 0;
     req->retried = 1;
     conn->client->retries++;
@@ -386,7 +379,7 @@ static int hc_retry(http_conn *conn, int err) {
 static void hc_on_timer(uv_timer_t *t) {
     http_conn *conn = t->data;
     conn->timer_due = 0;
-    if (conn->client->closing || !conn->req || conn->req->deadline_ns == 0) return;
+    if (conn->client->life.closing || !conn->req || conn->req->deadline_ns == 0) return;
     uint64_t now = uv_hrtime();
     if (now < conn->req->deadline_ns) {      /* a later request, or libuv's coarse clock */
         hc_arm(conn, conn->req->deadline_ns, now);
@@ -406,7 +399,7 @@ static void hc_on_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *r
     uv_freeaddrinfo(res);
     c->resolving = 0;
     if (rc == 0) c->addr_ns = now;
-    for (http_conn *conn = c->all; conn && !c->closing; conn = conn->next_all) {
+    for (http_conn *conn = c->all; conn && !c->life.closing; conn = conn->next_all) {
         if (conn->state != HC_RESOLVING) continue;
         conn->state = HC_CLOSED;
         if (!conn->req) continue;
@@ -417,7 +410,7 @@ static void hc_on_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *r
             snprintf(conn->errmsg, sizeof conn->errmsg, "cannot resolve %s: %s", c->host, uv_strerror(rc));
         if (orc < 0) hc_finish(conn, HTTP_ECONNECT, orc, rc < 0 ? conn->errmsg : NULL);
     }
-    hc_client_unref(c);
+    client_life_release(&c->life);
 }
 
 /* ---- the connection's callbacks ---- */
@@ -469,9 +462,8 @@ static void hc_read_failed(http_conn *conn, int err) {
     hc_finish(conn, HTTP_EREAD, err, NULL);
 }
 
-static void hc_on_fail(net_conn *nc, void *owner, int status, net_phase ph, const char *msg) {
+static void hc_on_fail(void *owner, int status, net_phase ph, const char *msg) {
     http_conn *conn = owner;
-    (void)nc;
     if (!conn->req) {                        /* idle: the server closed it */
         hc_idle_drop(conn);
         return;
@@ -506,7 +498,7 @@ static const net_conn_cbs hc_conn_cbs = {
     .on_open = hc_on_open,
     .on_data = hc_on_data,
     .on_fail = hc_on_fail,
-    .on_closed = hc_on_conn_closed,
+    .on_closed = client_life_on_owner_closed,
 };
 
 /* ---- public ---- */
@@ -520,7 +512,7 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     req->conn = NULL;
     req->deadline_ns = 0;
     req->head = r->method == HP_HEAD;
-    if (c->closing) {
+    if (c->life.closing) {
         req->sys_err = UV_ECANCELED;
         req->on_done(req, HTTP_ECANCELED, NULL);
         return;
@@ -577,16 +569,16 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
 }
 
 void http_client_close(http_client *c) {
-    if (!c || c->closing) return;
-    c->closing = 1;
+    if (!c || c->life.closing) return;
+    c->life.closing = 1;
     while (c->busy) hc_finish(c->busy, HTTP_ECANCELED, UV_ECANCELED, NULL);
     for (http_conn *conn = c->all; conn; conn = conn->next_all) {
         hc_detach(conn);
         hc_disarm(conn);
-        uv_close((uv_handle_t *)&conn->timer, hc_on_timer_close);
+        uv_close((uv_handle_t *)&conn->timer, client_life_on_handle_closed);
     }
     if (c->resolving) uv_cancel((uv_req_t *)&c->gai);   /* its callback still comes (UV_EAI_CANCELED) */
-    if (c->nhandles == 0) hc_client_free(c);
+    if (c->life.nhandles == 0) hc_client_free(c);
 }
 
 size_t http_client_pending(const http_client *c) { return c->nbusy; }

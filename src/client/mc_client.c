@@ -13,6 +13,7 @@
 #include "common/net.h"
 #include "common/text.h"
 #include "client/mc_client.h"
+#include "client/life.h"
 #include "client/mc_ring.h"
 #include "net/conn.h"
 #include "net/tls.h"
@@ -30,6 +31,7 @@ typedef enum mc_state {
 } mc_state;
 
 struct mc_conn {
+    client_life *life;         /* first: its client's (client/life.h's close callbacks) */
     mc_client *client;
     uint32_t idx;
     char name[320];
@@ -43,8 +45,7 @@ struct mc_conn {
     net_backoff backoff;
     int down_cause;            /* status of the failure that marked it down */
     char down_msg[200];        /* and its message */
-    mc_req *head, *tail;       /* queued and sent, oldest first */
-    size_t npending;
+    client_fifo pending;       /* queued and sent, oldest first */
 };
 typedef struct mc_conn mc_conn;
 
@@ -54,16 +55,16 @@ struct mc_client {
     mc_client_opts opts;
     uint32_t n;
     mc_conn *conns;
-    mc_req *dead_head, *dead_tail; /* failed; on_done not fired yet */
-    size_t ndead;
-    unsigned nhandles;             /* open libuv handles; free at 0 when closing */
-    int closing;
-    mc_connect_cb connect_cb;
-    void *connect_data;
+    client_fifo dead;              /* failed; on_done not fired yet */
+    client_life life;              /* freed when its last handle closes after close */
+    client_connect_wait connect;
     char errmsg[400];
 };
 
 static const net_conn_cbs mc_conn_cbs;
+
+/* The request whose head is r (base is mc_req's first member). */
+static mc_req *mc_req_of(client_req *r) { return (mc_req *)r; }
 
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -98,6 +99,7 @@ static int mc_conn_init(mc_client *c, uint32_t i, char *err, size_t err_len) {
     const mc_ring_server *srv = mc_ring_server_at(c->ring, i);
     const char *host = srv->host;
     int port = srv->port;
+    conn->life = &c->life;
     conn->client = c;
     conn->idx = i;
     conn->state = MC_DISCONNECTED;
@@ -143,12 +145,15 @@ static void mc_client_free(mc_client *c) {
 
 static void mc_on_timer(uv_timer_t *t);
 
+static void mc_client_free_any(void *c) { mc_client_free(c); }
+
 int mc_client_new(uv_loop_t *loop, const char *servers, const mc_client_opts *opts,
                   mc_client **out, char *err, size_t err_len) {
     mc_client *c = calloc(1, sizeof *c);
     *out = NULL;
     if (c == NULL) return text_errf(err, err_len, "out of memory");
     c->loop = loop;
+    client_life_init(&c->life, mc_client_free_any, c);
     if (opts) c->opts = *opts;
     else mc_client_opts_default(&c->opts);
     if (mc_client_setup(c, servers, err, err_len) != 0) {
@@ -159,31 +164,18 @@ int mc_client_new(uv_loop_t *loop, const char *servers, const mc_client_opts *op
     for (uint32_t i = 0; i < c->n; i++) {
         uv_timer_init(loop, &c->conns[i].timer);   /* cannot fail on an initialised loop */
         c->conns[i].timer.data = &c->conns[i];
-        c->nhandles++;
+        client_life_hold(&c->life);
     }
     *out = c;
     return 0;
 }
 
-static void mc_client_unref(mc_client *c) {
-    if (--c->nhandles == 0 && c->closing) mc_client_free(c);
-}
-
-static void mc_on_conn_closed(void *owner) {
-    mc_conn *conn = owner;
-    mc_client_unref(conn->client);
-}
-
-static void mc_on_timer_close(uv_handle_t *h) {
-    mc_conn *conn = h->data;
-    mc_client_unref(conn->client);
-}
 
 /* ---- timers ----------------------------------------------------------- */
 
 /* Arm the timer for deadline d unless it is already due earlier. */
 static void mc_conn_arm(mc_conn *conn, uint64_t d) {
-    if (!conn->client->closing) clock_timer_arm(&conn->timer, &conn->timer_due, mc_on_timer, d, 0);
+    if (!conn->client->life.closing) clock_timer_arm(&conn->timer, &conn->timer_due, mc_on_timer, d, 0);
 }
 
 static void mc_conn_disarm(mc_conn *conn) { clock_timer_disarm(&conn->timer, &conn->timer_due); }
@@ -207,45 +199,29 @@ static void mc_conn_mark_down(mc_conn *conn, uint64_t now, int cause, const char
 
 /* Move every pending request of conn to the client's dead list. */
 static void mc_dead_splice(mc_client *c, mc_conn *conn, int status) {
-    for (mc_req *r = conn->head; r; r = r->next)
-        r->deadline_ns = (uint64_t)(int64_t)status; /* dead requests keep status here */
-    if (conn->head == NULL) return;
-    if (c->dead_tail) c->dead_tail->next = conn->head;
-    else c->dead_head = conn->head;
-    c->dead_tail = conn->tail;
-    c->ndead += conn->npending;
-    conn->head = conn->tail = NULL;
-    conn->npending = 0;
+    for (client_req *r = conn->pending.head; r; r = r->next) mc_req_of(r)->status = status;
+    client_fifo_splice(&c->dead, &conn->pending);
 }
 
 /* Fire on_done for every dead request.  Each is unlinked before its callback,
  * so nested drains (from callbacks) never deliver one twice. */
 static void mc_drain(mc_client *c) {
-    mc_req *r;
-    while ((r = c->dead_head) != NULL) {
-        c->dead_head = r->next;
-        if (c->dead_head == NULL) c->dead_tail = NULL;
-        c->ndead--;
-        r->next = NULL;
-        r->on_done(r, (int)(int64_t)r->deadline_ns, NULL);
+    while (c->dead.head) {
+        mc_req *r = mc_req_of(client_fifo_pop(&c->dead));
+        r->on_done(r, r->status, NULL);
     }
 }
 
 static void mc_connect_report(mc_client *c, int status, const mc_conn *conn, const char *msg) {
-    mc_connect_cb cb = c->connect_cb;
-    if (cb == NULL) return;
-    c->connect_cb = NULL;
-    if (status == 0) {
-        cb(c->connect_data, 0, NULL);
-        return;
-    }
-    snprintf(c->errmsg, sizeof c->errmsg, "%s: %s", conn ? conn->name : "client",
-             msg ? msg : mc_client_strerror(status));
-    cb(c->connect_data, status, c->errmsg);
+    if (c->connect.cb == NULL) return;
+    if (status != 0)
+        snprintf(c->errmsg, sizeof c->errmsg, "%s: %s", conn ? conn->name : "client",
+                 msg ? msg : mc_client_strerror(status));
+    client_connect_wait_tell(&c->connect, status, c->errmsg);
 }
 
 static void mc_connect_check(mc_client *c) {
-    if (c->connect_cb == NULL) return;
+    if (c->connect.cb == NULL) return;
     for (uint32_t i = 0; i < c->n; i++)
         if (c->conns[i].state != MC_CONNECTED) return;
     mc_connect_report(c, 0, NULL, NULL);
@@ -264,8 +240,8 @@ static void mc_conn_fail(mc_conn *conn, int status, const char *msg) {
 static void mc_on_timer(uv_timer_t *t) {
     mc_conn *conn = t->data;
     conn->timer_due = 0;
-    if (conn->client->closing) return;
-    uint64_t d = conn->head ? conn->head->deadline_ns : 0;
+    if (conn->client->life.closing) return;
+    uint64_t d = client_fifo_head_deadline(&conn->pending);
     if (d && d <= uv_hrtime()) {
         mc_conn_fail(conn, UV_ETIMEDOUT, NULL);
         return;
@@ -283,9 +259,8 @@ static void mc_on_open(net_conn *nc, void *owner) {
     mc_connect_check(conn->client);
 }
 
-static void mc_on_fail(net_conn *nc, void *owner, int status, net_phase ph, const char *msg) {
+static void mc_on_fail(void *owner, int status, net_phase ph, const char *msg) {
     mc_conn *conn = owner;
-    (void)nc;
     (void)ph;
     conn->nc = NULL;                    /* already closing */
     mc_conn_fail(conn, status, msg);
@@ -298,7 +273,7 @@ static void mc_on_fail(net_conn *nc, void *owner, int status, net_phase ph, cons
  * earlier reply sends its next one at once) cannot be answered by bytes the
  * server sent before it: more replies than owed are unsolicited. */
 static int mc_conn_deliver(mc_conn *conn, const mc_reply *r, uint64_t *now, size_t *owed) {
-    mc_req *req = conn->head;
+    mc_req *req = conn->pending.head ? mc_req_of(conn->pending.head) : NULL;
     if (req == NULL || *owed == 0) {
         mc_conn_fail(conn, MC_EPROTO, NULL);
         return 0;
@@ -307,13 +282,8 @@ static int mc_conn_deliver(mc_conn *conn, const mc_reply *r, uint64_t *now, size
         if (req->on_value) req->on_value(req, r);
         return 1;
     }
-    conn->head = req->next;
-    if (conn->head == NULL) conn->tail = NULL;   /* the timer stays armed: it re-checks lazily */
-    conn->npending--;
+    client_fifo_pop_answered(&conn->pending, now);   /* req; the timer stays armed: it re-checks lazily */
     (*owed)--;
-    req->next = NULL;
-    if (*now == 0) *now = uv_hrtime();
-    req->done_ns = *now;
     req->on_done(req, 0, r);
     return 1;
 }
@@ -322,7 +292,7 @@ static int mc_conn_deliver(mc_conn *conn, const mc_reply *r, uint64_t *now, size
 static size_t mc_on_data(net_conn *nc, void *owner, const char *p, size_t len) {
     mc_conn *conn = owner;
     mc_client *c = conn->client;
-    size_t off = 0, need = 0, owed = conn->npending;
+    size_t off = 0, need = 0, owed = conn->pending.n;
     uint64_t now = 0;                   /* every reply of this read completed at once */
     mc_reply r;
     while (off < len) {
@@ -336,7 +306,7 @@ static size_t mc_on_data(net_conn *nc, void *owner, const char *p, size_t len) {
             break;
         }
         off += n;
-        if (!mc_conn_deliver(conn, &r, &now, &owed) || c->closing || conn->nc != nc) return 0;
+        if (!mc_conn_deliver(conn, &r, &now, &owed) || c->life.closing || conn->nc != nc) return 0;
     }
     if (need > MC_RBUF_MAX) mc_conn_fail(conn, MC_EPROTO, NULL);
     else if (need && net_conn_rreserve(nc, need) < 0) mc_conn_fail(conn, UV_ENOMEM, NULL);
@@ -347,7 +317,7 @@ static const net_conn_cbs mc_conn_cbs = {
     .on_open = mc_on_open,
     .on_data = mc_on_data,
     .on_fail = mc_on_fail,
-    .on_closed = mc_on_conn_closed,
+    .on_closed = client_life_on_owner_closed,
 };
 
 /* ---- connecting ------------------------------------------------------- */
@@ -358,7 +328,7 @@ static int mc_conn_start(mc_conn *conn, uint64_t now) {
         mc_conn_mark_down(conn, now, rc, NULL);
         return rc;
     }
-    conn->client->nhandles++;
+    client_life_hold(&conn->client->life);
     conn->state = MC_CONNECTING;
     return 0;
 }
@@ -378,12 +348,7 @@ static int mc_conn_ready(mc_conn *conn, uint64_t now) {
 }
 
 void mc_client_connect(mc_client *c, mc_connect_cb cb, void *data) {
-    if (c->closing) {
-        if (cb) cb(data, UV_ECANCELED, "client closed");
-        return;
-    }
-    c->connect_cb = cb;
-    c->connect_data = data;
+    if (!client_connect_wait_set(&c->connect, c->life.closing, cb, data)) return;
     uint64_t now = uv_hrtime();
     for (uint32_t i = 0; i < c->n; i++) {
         mc_conn *conn = &c->conns[i];
@@ -415,44 +380,33 @@ static int mc_conn_append(mc_conn *conn, const char *line, size_t line_len,
     return 0;
 }
 
-static void mc_conn_enqueue(mc_conn *conn, mc_req *req) {
-    if (conn->tail) conn->tail->next = req;
-    else conn->head = req;
-    conn->tail = req;
-    conn->npending++;
-}
-
 void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line,
                     size_t line_len, const char *value, size_t value_len) {
-    req->next = NULL;
+    uint64_t now = client_req_begin(&req->base);
     req->server = server;
-    req->deadline_ns = req->done_ns = 0;
-    if (c->closing || server >= c->n) {
-        req->on_done(req, c->closing ? UV_ECANCELED : UV_EINVAL, NULL);
+    if (c->life.closing || server >= c->n) {
+        req->on_done(req, c->life.closing ? UV_ECANCELED : UV_EINVAL, NULL);
         return;
     }
     mc_conn *conn = &c->conns[server];
-    uint64_t now = req->start_ns ? req->start_ns : uv_hrtime();
     int rc = mc_conn_ready(conn, now);
     if (rc == 0) rc = mc_conn_append(conn, line, line_len, value, value_len);
     if (rc < 0) {
         req->on_done(req, rc, NULL);
         return;
     }
-    req->deadline_ns = c->opts.timeout_ns ? now + c->opts.timeout_ns : 0;
-    mc_conn_enqueue(conn, req);
-    mc_conn_arm(conn, req->deadline_ns);
+    mc_conn_arm(conn, client_fifo_push(&conn->pending, &req->base, now, c->opts.timeout_ns));
 }
 
 void mc_client_close(mc_client *c) {
-    if (c == NULL || c->closing) return;
-    c->closing = 1;
+    if (c == NULL || c->life.closing) return;
+    c->life.closing = 1;
     for (uint32_t i = 0; i < c->n; i++) {
         mc_conn *conn = &c->conns[i];
         mc_conn_detach(conn);
         conn->state = MC_DISCONNECTED;
         mc_dead_splice(c, conn, UV_ECANCELED);
-        uv_close((uv_handle_t *)&conn->timer, mc_on_timer_close);
+        uv_close((uv_handle_t *)&conn->timer, client_life_on_handle_closed);
     }
     mc_connect_report(c, UV_ECANCELED, NULL, NULL);
     mc_drain(c);
@@ -477,8 +431,8 @@ uint32_t mc_client_server_for_key(const mc_client *c, const char *key, size_t le
 }
 
 size_t mc_client_pending(const mc_client *c) {
-    size_t n = c->ndead;
-    for (uint32_t i = 0; i < c->n; i++) n += c->conns[i].npending;
+    size_t n = c->dead.n;
+    for (uint32_t i = 0; i < c->n; i++) n += c->conns[i].pending.n;
     return n;
 }
 

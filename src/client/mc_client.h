@@ -21,6 +21,7 @@
 #include "proto/mc_proto.h"
 #include "net/tls.h"
 #include "client/mc_ring.h"   /* mc_dist */
+#include "client/req_fifo.h"
 
 #define MC_MAX_SERVERS 64
 
@@ -48,22 +49,18 @@ typedef void (*mc_value_cb)(mc_req *req, const mc_reply *item);
 /* status == 0: `final` is the terminal reply (END, STORED, NUMBER, ...).
  * status < 0: no reply; `final` is NULL. */
 typedef void (*mc_done_cb)(mc_req *req, int status, const mc_reply *final);
-typedef void (*mc_connect_cb)(void *data, int status, const char *errmsg);
+typedef client_connect_cb mc_connect_cb;
 
 struct mc_req {
+    client_req base;              /* first: the clock (set base.start_ns before
+                                     mc_client_send; base.done_ns is the reply's read) */
     /* set by the caller before mc_client_send */
     mc_value_cb on_value;         /* called for each VALUE item; may be NULL */
     mc_done_cb on_done;           /* required */
     void *data;                   /* caller's */
-    uint64_t start_ns;            /* uv_hrtime() at the call, if the caller has it; 0 = read it */
-    /* set by the client before on_done: uv_hrtime() when the reply's bytes
-     * were read (one clock read per read, shared by every reply in it); 0
-     * when it failed without a reply (the caller reads the clock) */
-    uint64_t done_ns;
     /* private to the client */
-    mc_req *next;
-    uint64_t deadline_ns;
     uint32_t server;
+    int status;                   /* of a failed request, until its on_done */
 };
 
 /* Parse `servers` ("host:port", "h1:p1,h2:p2", optional ":port", default port

@@ -62,17 +62,18 @@ struct redis_client {
     uint64_t timer_due;          /* deadline the timer is armed for; 0 = idle */
     uint64_t connect_deadline;   /* connect + AUTH/SELECT */
     net_backoff backoff;
-    redis_req *head, *tail;      /* pending, oldest first */
-    redis_req *unsent;           /* first request whose bytes may not be handed over yet */
-    size_t npending;
+    client_fifo pending;         /* sent or queued, not answered; oldest first */
+    client_req *unsent;          /* first request whose bytes may not be handed over yet */
     redis_buf held;              /* commands queued before AUTH/SELECT succeeded */
-    redis_connect_cb connect_cb;
-    void *connect_data;
+    client_connect_wait connect;
     char errmsg[256];
     char down_why[200];          /* what marked the server down */
 };
 
 static const net_conn_cbs redis_conn_cbs;
+
+/* The request whose head is r (base is redis_req's first member). */
+static redis_req *redis_req_of(client_req *r) { return (redis_req *)r; }
 static void redis_on_timer(uv_timer_t *t);
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -107,7 +108,7 @@ static int redis_err(char *err, size_t err_len, const char *msg, const char *add
 }
 
 const char *redis_client_name(const redis_client *c) { return c->name; }
-size_t redis_client_pending(const redis_client *c) { return c->npending; }
+size_t redis_client_pending(const redis_client *c) { return c->pending.n; }
 
 static void redis_buf_free(redis_buf *b) {
     free(b->p);
@@ -282,7 +283,7 @@ static void redis_on_conn_closed(void *owner) { redis_unref(owner); }
 static uint64_t redis_next_deadline(const redis_client *c) {
     int connecting = c->state == RS_CONNECTING || c->state == RS_HANDSHAKE;
     uint64_t d = connecting ? c->connect_deadline : 0;
-    uint64_t h = c->head ? c->head->deadline_ns : 0;
+    uint64_t h = client_fifo_head_deadline(&c->pending);
     if (h && (d == 0 || h < d)) d = h;
     return d;
 }
@@ -319,22 +320,13 @@ static void redis_mark_down(redis_client *c, uint64_t now, const char *why) {
 /* Fail every pending request.  The list is taken first, so a callback that
  * sends or closes never sees one of them again. */
 static void redis_fail_all(redis_client *c, int status, const char *msg) {
-    redis_req *r = c->head;
-    c->head = c->tail = c->unsent = NULL;
-    c->npending = 0;
-    while (r) {
-        redis_req *next = r->next;
-        r->next = NULL;
+    client_fifo all = c->pending;
+    c->pending = (client_fifo){NULL, NULL, 0};
+    c->unsent = NULL;
+    while (all.head) {
+        redis_req *r = redis_req_of(client_fifo_pop(&all));
         r->on_done(r, status, NULL, msg);
-        r = next;
     }
-}
-
-static void redis_connect_report(redis_client *c, int status, const char *msg) {
-    redis_connect_cb cb = c->connect_cb;
-    if (cb == NULL) return;
-    c->connect_cb = NULL;
-    cb(c->connect_data, status, status == 0 ? NULL : msg);
 }
 
 /* Connection-level failure: drop the connection, mark down, fail everything. */
@@ -345,7 +337,7 @@ static void redis_drop(redis_client *c, int status, const char *why) {
     if (c->closing) c->state = RS_IDLE;
     else redis_mark_down(c, uv_hrtime(), msg);
     redis_fail_all(c, status, msg);
-    redis_connect_report(c, status, msg);
+    client_connect_wait_tell(&c->connect, status, msg);
 }
 
 static void redis_on_timer(uv_timer_t *t) {
@@ -377,7 +369,7 @@ static void redis_became_ready(redis_client *c) {
         }
         c->held.len = 0;
     }
-    redis_connect_report(c, 0, NULL);
+    client_connect_wait_tell(&c->connect, 0, NULL);
 }
 
 static void redis_on_setup_reply(redis_client *c, const redisReply *r) {
@@ -399,18 +391,14 @@ static void redis_deliver(redis_client *c, const redisReply *r, uint64_t *now) {
         redis_on_setup_reply(c, r);
         return;
     }
-    redis_req *req = c->head;
+    client_req *head = c->pending.head;
     if (c->unsent && c->nc && net_conn_wqueued(c->nc) == 0) c->unsent = NULL;  /* all handed over */
-    if (c->state != RS_READY || req == NULL || req == c->unsent) {
+    if (c->state != RS_READY || head == NULL || head == c->unsent) {
         redis_drop(c, REDIS_CLIENT_EPROTO, "protocol error: a reply nobody asked for");
         return;
     }
-    c->head = req->next;
-    if (c->head == NULL) c->tail = NULL;     /* the timer stays armed: it re-checks lazily */
-    c->npending--;
-    req->next = NULL;
-    if (*now == 0) *now = uv_hrtime();
-    req->done_ns = *now;
+    /* the timer stays armed: it re-checks lazily */
+    redis_req *req = redis_req_of(client_fifo_pop_answered(&c->pending, now));
     req->on_done(req, 0, r, NULL);
 }
 
@@ -471,9 +459,8 @@ static size_t redis_on_data(net_conn *nc, void *owner, const char *p, size_t n) 
     return redis_read_replies(owner, p, n);
 }
 
-static void redis_on_fail(net_conn *nc, void *owner, int status, net_phase ph, const char *msg) {
+static void redis_on_fail(void *owner, int status, net_phase ph, const char *msg) {
     redis_client *c = owner;
-    (void)nc;
     (void)ph;
     c->nc = NULL;                        /* already closing */
     redis_drop(c, status, msg);
@@ -553,19 +540,14 @@ static int redis_ready(redis_client *c, uint64_t now) {
 }
 
 void redis_client_connect(redis_client *c, redis_connect_cb cb, void *data) {
-    if (c->closing) {
-        if (cb) cb(data, UV_ECANCELED, "client closed");
-        return;
-    }
-    c->connect_cb = cb;
-    c->connect_data = data;
+    if (!client_connect_wait_set(&c->connect, c->closing, cb, data)) return;
     if (c->state == RS_READY) {
-        redis_connect_report(c, 0, NULL);
+        client_connect_wait_tell(&c->connect, 0, NULL);
         return;
     }
     if (c->state == RS_CONNECTING || c->state == RS_HANDSHAKE) return;
     int rc = redis_start(c, uv_hrtime());
-    if (rc < 0) redis_connect_report(c, rc, c->errmsg);
+    if (rc < 0) client_connect_wait_tell(&c->connect, rc, c->errmsg);
 }
 
 /* ---- requests --------------------------------------------------------- */
@@ -586,18 +568,15 @@ static void redis_req_fail(redis_req *req, int status, const char *why) {
     req->on_done(req, status, NULL, msg);
 }
 
-static void redis_enqueue(redis_client *c, redis_req *req) {
-    if (c->tail) c->tail->next = req;
-    else c->head = req;
-    c->tail = req;
-    c->npending++;
-    if (c->unsent == NULL) c->unsent = req;
+/* Queue req, begun at now; arm the timer for its deadline. */
+static void redis_enqueue(redis_client *c, redis_req *req, uint64_t now) {
+    redis_arm(c, client_fifo_push(&c->pending, &req->base, now, c->opts.timeout_ns));
+    if (c->unsent == NULL) c->unsent = &req->base;
 }
 
 void redis_client_send(redis_client *c, redis_req *req, int argc, const char **argv,
                        const size_t *argvlen) {
-    req->next = NULL;
-    req->deadline_ns = req->done_ns = 0;
+    uint64_t now = client_req_begin(&req->base);
     if (c->closing || argc < 1) {
         redis_req_fail(req, c->closing ? UV_ECANCELED : UV_EINVAL, NULL);
         return;
@@ -606,7 +585,6 @@ void redis_client_send(redis_client *c, redis_req *req, int argc, const char **a
         redis_req_fail(req, UV_EINVAL, "pub/sub and MONITOR are not supported");
         return;
     }
-    uint64_t now = req->start_ns ? req->start_ns : uv_hrtime();
     int rc = redis_ready(c, now);
     if (rc < 0) {
         redis_req_fail(req, rc, c->errmsg);
@@ -617,9 +595,7 @@ void redis_client_send(redis_client *c, redis_req *req, int argc, const char **a
         redis_req_fail(req, UV_ENOMEM, NULL);
         return;
     }
-    req->deadline_ns = c->opts.timeout_ns ? now + c->opts.timeout_ns : 0;
-    redis_enqueue(c, req);
-    redis_arm(c, req->deadline_ns);
+    redis_enqueue(c, req, now);
 }
 
 /* ---- close ------------------------------------------------------------ */

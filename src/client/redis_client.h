@@ -15,6 +15,7 @@
 #include <hiredis/hiredis.h>
 #include "proto/redis_proto.h"
 #include "net/tls.h"
+#include "client/req_fifo.h"
 #include <uv.h>
 
 /* Status codes beyond libuv's (UV_ETIMEDOUT, UV_ECANCELED, UV_ECONNREFUSED,
@@ -48,20 +49,14 @@ typedef struct redis_req redis_req;
  * says why (valid only during the call). */
 typedef void (*redis_done_cb)(redis_req *req, int status, const redisReply *reply,
                               const char *errmsg);
-typedef void (*redis_connect_cb)(void *data, int status, const char *errmsg);
+typedef client_connect_cb redis_connect_cb;
 
 struct redis_req {
+    client_req base;              /* first: the clock (set base.start_ns before
+                                     redis_client_send; base.done_ns is the reply's read) */
     /* set by the caller before redis_client_send */
     redis_done_cb on_done;        /* required */
     void *data;                   /* caller's */
-    uint64_t start_ns;            /* uv_hrtime() at the call, if the caller has it; 0 = read it */
-    /* set by the client before on_done: uv_hrtime() when the reply's bytes
-     * were read (one clock read per read, shared by every reply in it); 0
-     * when it failed without a reply (the caller reads the clock) */
-    uint64_t done_ns;
-    /* private to the client */
-    redis_req *next;
-    uint64_t deadline_ns;
 };
 
 /* Parse `address` ("host:port", "host" (port 6379), "[v6]:port" or a unix

@@ -168,7 +168,7 @@ static void lm_mc_on_done(mc_req *req, int status, const mc_reply *final) {
         op->number = final->number;
     }
     if (op->core.pending == 1)              /* the last request: time the op */
-        lm_op_record_at(&op->core, op->mc->tid[op->op], !lm_mc_failed(op), req->done_ns);
+        lm_op_record_at(&op->core, op->mc->tid[op->op], !lm_mc_failed(op), req->base.done_ns);
     lm_op_request_done(&op->core);
 }
 
@@ -195,7 +195,7 @@ static int lm_mc_run(lua_State *L, lm_mc_op *op, uint32_t server, const char *li
     req->on_done = lm_mc_on_done;
     req->data = op;
     lm_op_start(&op->core, op->core.v, L, 1);
-    req->start_ns = op->core.start_ns;      /* the client's deadline: the same clock read */
+    req->base.start_ns = op->core.start_ns;      /* the client's deadline: the same clock read */
     mc_client_send(op->mc->client, server, req, line, line_len, value, value_len);
     return lm_op_finish_call(&op->core, L);
 }
@@ -363,7 +363,7 @@ static int lm_mc_get_multi(lua_State *L) {
         req->on_value = lm_mc_on_value;
         req->on_done = lm_mc_on_done;
         req->data = op;
-        req->start_ns = op->core.start_ns;
+        req->base.start_ns = op->core.start_ns;
         mc_client_send(mc->client, s, req, mc->line, n, NULL, 0);
     }
     /* Values only arrive from the loop, never inside mc_client_send. */

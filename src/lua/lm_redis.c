@@ -215,11 +215,11 @@ static void lm_rd_on_done(redis_req *req, int status, const redisReply *r, const
     lm_rd_slot *s = req->data;
     lm_rd_op *op = s->op;
     int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
-    lm_op_record_at(&op->core, s->tid, ok, req->done_ns);
+    lm_op_record_at(&op->core, s->tid, ok, req->base.done_ns);
     lua_State *L = lm_op_stack(&op->core);
     if (op->pipeline) lm_rd_pipe_result(op, s, status, r, errmsg, L);
     else lm_rd_single_result(op, s, status, r, errmsg, L);
-    if (op->pipeline && op->core.pending == 1) lm_rd_pipe_done(op, req->done_ns);
+    if (op->pipeline && op->core.pending == 1) lm_rd_pipe_done(op, req->base.done_ns);
     lm_op_request_done(&op->core);
 }
 
@@ -349,7 +349,7 @@ static int lm_rd_command(lua_State *L, lm_rd *rd, int first, int wrapper) {
     }
     op->slots[0].tid = tid;
     lm_op_start(&op->core, v, L, 1);
-    op->slots[0].req.start_ns = op->core.start_ns;   /* the client's deadline: the same clock read */
+    op->slots[0].req.base.start_ns = op->core.start_ns;   /* the client's deadline: the same clock read */
     redis_client_send(rd->client, &op->slots[0].req, argc, argv, lens);
     return lm_op_finish_call(&op->core, L);
 }
@@ -403,7 +403,7 @@ static void lm_rd_pipe_send(lua_State *L, lm_rd_op *op, int i, const char **argv
     lm_rd_fill(L, first, argc, argv, lens);
     lm_rd_slot_init(op, i);
     op->slots[i].tid = lm_rd_tid(L, op->rd, first, op->slots[i].cmd);
-    op->slots[i].req.start_ns = op->core.start_ns;
+    op->slots[i].req.base.start_ns = op->core.start_ns;
     redis_client_send(op->rd->client, &op->slots[i].req, argc, argv, lens);
     lua_settop(L, first - 2);
 }

@@ -160,7 +160,7 @@ static void conn_fail(net_conn *c, int status, net_phase ph, const char *msg) {
     if (status == UV_ETIMEDOUT && (ph == NET_PH_CONNECT || ph == NET_PH_TLS) && msg == NULL)
         msg = ph == NET_PH_TLS ? "TLS handshake timeout" : "connect timeout";
     net_conn_close(c);
-    c->cbs->on_fail(c, c->owner, status, ph, msg ? msg : net_strerror(status));
+    c->cbs->on_fail(c->owner, status, ph, msg ? msg : net_strerror(status));
 }
 
 /* ---- connecting ------------------------------------------------------- */

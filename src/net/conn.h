@@ -43,8 +43,9 @@ typedef struct net_conn_cbs {
      * were consumed (the rest stays, ahead of the next bytes).  May close. */
     size_t (*on_data)(net_conn *c, void *owner, const char *p, size_t n);
     /* The connection failed; it is already closing and fires nothing more
-     * (except on_closed).  msg says why; valid only during the call. */
-    void (*on_fail)(net_conn *c, void *owner, int status, net_phase ph, const char *msg);
+     * (except on_closed), and the owner must not touch it again.  msg says
+     * why; valid only during the call. */
+    void (*on_fail)(void *owner, int status, net_phase ph, const char *msg);
     /* Its libuv handles are closed and its memory freed (after a failure or
      * net_conn_close); the owner may count it down.  May be NULL. */
     void (*on_closed)(void *owner);

@@ -799,16 +799,16 @@ static void test_replies_of_one_read(void **state) {
     for (int i = 0; i < 3; i++) r[i] = s_set(f, "one:read", "v");
     r[0]->then = then_hold_2ms;
     for (int i = 0; i < 3; i++) expect_ok(f, r[i], MC_R_STORED);
-    assert_true(r[0]->req.done_ns > 0);
-    assert_true(r[0]->req.done_ns <= r[0]->t_done);
-    assert_true(r[1]->req.done_ns == r[0]->req.done_ns);
-    assert_true(r[2]->req.done_ns == r[0]->req.done_ns);
-    assert_true(r[2]->t_done >= r[2]->req.done_ns + 2 * MS);   /* not the callback's clock */
+    assert_true(r[0]->req.base.done_ns > 0);
+    assert_true(r[0]->req.base.done_ns <= r[0]->t_done);
+    assert_true(r[1]->req.base.done_ns == r[0]->req.base.done_ns);
+    assert_true(r[2]->req.base.done_ns == r[0]->req.base.done_ns);
+    assert_true(r[2]->t_done >= r[2]->req.base.done_ns + 2 * MS);   /* not the callback's clock */
     rec *late = s_get(f, 0, "one:read");
     fake_stop(f);
     wait_rec(f, late);
     assert_true(late->status < 0);          /* EOF or a failed write: no reply */
-    assert_true(late->req.done_ns == 0);
+    assert_true(late->req.base.done_ns == 0);
 }
 
 /* ---- failures --------------------------------------------------------- */

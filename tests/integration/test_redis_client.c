@@ -583,15 +583,15 @@ static void test_replies_of_one_read(void **state) {
     for (int i = 0; i < 3; i++) r[i] = sendv(f, c, "PING", NULL);
     r[0]->then = then_hold_2ms;
     for (int i = 0; i < 3; i++) expect_shape(f, r[i], "+PONG");
-    assert_true(r[0]->req.done_ns > 0);
-    assert_true(r[0]->req.done_ns <= r[0]->t_done);
-    assert_true(r[1]->req.done_ns == r[0]->req.done_ns);
-    assert_true(r[2]->req.done_ns == r[0]->req.done_ns);
-    assert_true(r[2]->t_done >= r[2]->req.done_ns + 2 * MS);   /* not the callback's clock */
+    assert_true(r[0]->req.base.done_ns > 0);
+    assert_true(r[0]->req.base.done_ns <= r[0]->t_done);
+    assert_true(r[1]->req.base.done_ns == r[0]->req.base.done_ns);
+    assert_true(r[2]->req.base.done_ns == r[0]->req.base.done_ns);
+    assert_true(r[2]->t_done >= r[2]->req.base.done_ns + 2 * MS);   /* not the callback's clock */
     rec *cancelled = sendv(f, c, "PING", NULL);
     close_client(f, c);
     assert_int_equal(cancelled->status, UV_ECANCELED);
-    assert_true(cancelled->req.done_ns == 0);
+    assert_true(cancelled->req.base.done_ns == 0);
 }
 
 static void test_close_pending(void **state) {

@@ -12,6 +12,7 @@
  *   lm_http_op.c     the per-request op (on lua/lm_op), its buffers, its cookies
  *   lm_http_done.c   a hop's completion: statistics, redirects, decoding
  *   lm_http_res.c    the response table and its lazy fields
+ *   lm_http_tags.c   per-request tags and the tagged timers they select
  *   lm_http_batch.c  c:batch */
 #ifndef LUAMECH_LM_HTTP_INT_H
 #define LUAMECH_LM_HTTP_INT_H

@@ -3,7 +3,7 @@
  * __luamech_setup_done(data) encodes setup's result as JSON (luamech.json, jansson)
  * into the share; in every later run's workers (the load, the teardown)
  * luamech.setup_data is that JSON decoded once per worker.  The order of
- * the runs is the command line's (src/cli.c); this file runs nothing. */
+ * the runs is the runner's (src/run/runner.c); this file runs nothing. */
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdlib.h>

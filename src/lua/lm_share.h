@@ -2,7 +2,7 @@
  * the scenario's folder (relative paths resolve against it), the list of
  * files scripts read (for the results' scenario/ copy) and the data sets of
  * luamech.data (parsed once per process, read-only afterwards).  Created by
- * the command line before a run, handed to the workers through the engine
+ * the runner (src/run/runner.c) before a run, handed to the workers through the engine
  * as an opaque pointer; every change is under its mutex (a script's file
  * reads and data loads: normally in the init, never on a primitive's path). */
 #ifndef LUAMECH_LM_SHARE_H

@@ -1,5 +1,6 @@
-/* modules.c - the table of protocol modules opened in every worker's Lua
- * state.  Adding a protocol adds one line here. */
+/* modules.c - the table of luamech's Lua modules (the protocols, json,
+ * url, ...) opened in every worker's Lua state.  Adding a protocol adds one
+ * line here. */
 #include "lua/lm_core.h"
 #include "lua/lm_url.h"
 

@@ -93,7 +93,7 @@ check "the refused replies are errors of their timers (get 1, lrange 1, eval 1)"
 hostile mcextra
 "$LUAMECH" run "$F/mc_hostile.lua" -q -e MC="127.0.0.1:$HPORT" -o "$TMP/mc" > "$TMP/mc.out" 2>&1
 check "mcextra: exit 0" [ $? -eq 0 ]
-check "mcextra: 'server down' errors name the first cause" \
+check "mcextra: 'server down' errors name the first cause ($(tail -n +2 "$TMP/mc/errors.csv" | cut -c1-200 | head -3 | tr '\n' ' '))" \
     grep -q "server down (reconnect backoff not elapsed) after: protocol error" "$TMP/mc/errors.csv"
 hostile mctrail
 "$LUAMECH" run "$F/mc_hostile.lua" -q -e MC="127.0.0.1:$HPORT" -e BACK_TO_BACK=1 -o "$TMP/mct" > "$TMP/mct.out" 2>&1

@@ -484,7 +484,7 @@ static void html_measured(FILE *f, json_t *th) {
     else if (html_str_eq(unit, "%")) fprintf(f, "%.3f%%", x);
     else if (html_str_eq(unit, "/s")) fprintf(f, "%.2f/s", x);
     else {
-        if (x == (double)(long long)x && x > -1e15 && x < 1e15) fprintf(f, "%lld", (long long)x);
+        if (x > -1e15 && x < 1e15 && x == (double)(long long)x) fprintf(f, "%lld", (long long)x);  /* the range first: the cast of a larger value is undefined */
         else fprintf(f, "%.3f", x);
         if (unit && *unit) {
             fputc(' ', f);

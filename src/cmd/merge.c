@@ -328,16 +328,19 @@ static void merge_tally(tally *t, json_t *arr) {
     }
 }
 
-static void merge_counter(tick_msg *m, counter_kind kind, const char *name, int64_t v) {
-    if (!v) return;
+/* 0, or -1 when out of memory (the merge then fails: a counter is never
+ * dropped silently). */
+static int merge_counter(tick_msg *m, counter_kind kind, const char *name, int64_t v) {
+    if (!v) return 0;
     const char *prefix = counter_kind_prefix(kind);
     size_t len = strlen(prefix) + strlen(name) + 1;
     char *n = malloc(len);
-    if (!n) return;
+    if (!n) return -1;
     snprintf(n, len, "%s%s", prefix, name);
     m->counters[m->ncounters].name = n;
     m->counters[m->ncounters].kind = kind;
     m->counters[m->ncounters++].value = v;
+    return 0;
 }
 
 /* The kind of a counter of summary.json's "counters": its "kind" field
@@ -355,31 +358,35 @@ static int64_t merge_row(json_t *o, int64_t k) {
 /* Interval k of the segment's gauges (a gauge's rows are its levels: the
  * change since the interval before is what is summed, as the workers' are
  * in one run) and rates (rows [true, false]). */
-static void merge_metrics_into(tick_msg *m, const merge_seg *s, int64_t k) {
+static int merge_metrics_into(tick_msg *m, const merge_seg *s, int64_t k) {
     json_t *g, *r;
     size_t i;
+    int rc = 0;
     json_array_foreach(merge_get(s->root, "gauges"), i, g)
-        merge_counter(m, CK_GAUGE, merge_str(g, "name"), merge_row(g, k) - (k > 0 ? merge_row(g, k - 1) : 0));
+        rc |= merge_counter(m, CK_GAUGE, merge_str(g, "name"), merge_row(g, k) - (k > 0 ? merge_row(g, k - 1) : 0));
     json_array_foreach(merge_get(s->root, "rates"), i, r) {
         json_t *row = json_array_get(merge_get(r, "intervals"), (size_t)k);
-        merge_counter(m, CK_RATE_TRUE, merge_str(r, "name"), (int64_t)json_number_value(json_array_get(row, 0)));
-        merge_counter(m, CK_RATE_FALSE, merge_str(r, "name"), (int64_t)json_number_value(json_array_get(row, 1)));
+        rc |= merge_counter(m, CK_RATE_TRUE, merge_str(r, "name"), (int64_t)json_number_value(json_array_get(row, 0)));
+        rc |= merge_counter(m, CK_RATE_FALSE, merge_str(r, "name"), (int64_t)json_number_value(json_array_get(row, 1)));
     }
+    return rc;
 }
 
 /* Counters, gauges and rates per interval; at the last interval the run's
  * checks and tallies (summary.json keeps those as totals). */
-static void merge_counters_into(tick_msg *m, const merge_seg *s, int64_t k) {
+static int merge_counters_into(tick_msg *m, const merge_seg *s, int64_t k) {
     json_t *c, *ck;
     size_t i;
+    int rc = 0;
     json_array_foreach(merge_get(s->root, "counters"), i, c)
-        merge_counter(m, merge_counter_kind(c), merge_str(c, "name"), merge_row(c, k));
-    merge_metrics_into(m, s, k);
-    if (!m->final) return;
+        rc |= merge_counter(m, merge_counter_kind(c), merge_str(c, "name"), merge_row(c, k));
+    rc |= merge_metrics_into(m, s, k);
+    if (!m->final) return rc;
     json_array_foreach(merge_get(s->root, "checks"), i, ck) {
-        merge_counter(m, CK_CHECK_PASS, merge_str(ck, "name"), (int64_t)merge_num(ck, "passes"));
-        merge_counter(m, CK_CHECK_FAIL, merge_str(ck, "name"), (int64_t)merge_num(ck, "fails"));
+        rc |= merge_counter(m, CK_CHECK_PASS, merge_str(ck, "name"), (int64_t)merge_num(ck, "passes"));
+        rc |= merge_counter(m, CK_CHECK_FAIL, merge_str(ck, "name"), (int64_t)merge_num(ck, "fails"));
     }
+    return rc;
 }
 
 static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
@@ -403,7 +410,10 @@ static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
     size_t i;
     json_array_foreach(timers, i, t)
         if (strcmp(merge_str(t, "latency_over"), "all samples") != 0) merge_timer_into(m, s, t, k);
-    merge_counters_into(m, s, k);
+    if (merge_counters_into(m, s, k) != 0) {
+        tick_msg_free(m);
+        return NULL;
+    }
     if (m->final) {
         tally_free(&m->errors);
         tally_free(&m->req_errors);

@@ -47,6 +47,7 @@ void prom_batch_init(prom_batch *b, const output_run *run, const output_stream_c
     memset(b, 0, sizeof *b);
     b->dropped = dropped;
     b->native_hist = c->native_hist;
+    b->sc = run->sc;
     b->bname[b->nbase] = "run_id", b->bval[b->nbase++] = run->run_id;
     b->bname[b->nbase] = "scenario", b->bval[b->nbase++] = run->sc->name;
     if (run->phase) b->bname[b->nbase] = "phase", b->bval[b->nbase++] = run->phase;
@@ -79,11 +80,13 @@ static prom_series *prom_add(prom_batch *b, const char *metric, double v, const 
 }
 
 /* Timer labels: timer, kind and, for a group's transactions, group. */
-#define PROM_TIMER_LABELS(t) "timer", (t)->name, "kind", timer_kind_name((t)->kind), \
-    (t)->kind == TK_GROUP ? "group" : NULL, (t)->kind == TK_GROUP ? prom_group_of(t) : NULL
+#define PROM_TIMER_LABELS(b, t) "timer", (t)->name, "kind", timer_kind_name((t)->kind), \
+    (t)->kind == TK_GROUP ? "group" : NULL, (t)->kind == TK_GROUP ? prom_group_of(b, t) : NULL
 
-static const char *prom_group_of(const agg_timer *t) {
-    return strncmp(t->name, "group ", 6) == 0 ? t->name + 6 : t->name;
+/* A group timer's group: its index into the scenario's groups (its name
+ * is not parsed). */
+static const char *prom_group_of(const prom_batch *b, const agg_timer *t) {
+    return t->group >= 0 && t->group < b->sc->ngroups ? b->sc->groups[t->group].name : t->name;
 }
 
 int prom_native_schema(void) {
@@ -153,7 +156,7 @@ static void prom_native_hist(prom_batch *b, const agg_timer *t) {
         acc += c;
     }
     if (ok && acc) ok = prom_native_add(n, cur, acc, &last, &prev, &cap) == 0;
-    prom_series *s = ok ? prom_add(b, "luamech_latency_seconds", 0, PROM_TIMER_LABELS(t)) : NULL;
+    prom_series *s = ok ? prom_add(b, "luamech_latency_seconds", 0, PROM_TIMER_LABELS(b, t)) : NULL;
     if (!s) {
         free(n->deltas), free(n->span_off), free(n->span_len);
         return;
@@ -167,8 +170,8 @@ static void prom_histogram(prom_batch *b, const agg_timer *t) {
     const hist *h = &t->total;
     if (b->native_hist) {
         prom_native_hist(b, t);
-        prom_add(b, "luamech_latency_seconds_count", (double)h->total, PROM_TIMER_LABELS(t));
-        prom_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, PROM_TIMER_LABELS(t));
+        prom_add(b, "luamech_latency_seconds_count", (double)h->total, PROM_TIMER_LABELS(b, t));
+        prom_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, PROM_TIMER_LABELS(b, t));
         return;
     }
     double bounds[PROM_NBOUNDS];
@@ -183,15 +186,15 @@ static void prom_histogram(prom_batch *b, const agg_timer *t) {
     }
     for (int j = 0; j < nb; j++) {
         if (j > 0) cum[j] += cum[j - 1];
-        prom_series *s = prom_add(b, "luamech_latency_seconds_bucket", (double)cum[j], PROM_TIMER_LABELS(t));
+        prom_series *s = prom_add(b, "luamech_latency_seconds_bucket", (double)cum[j], PROM_TIMER_LABELS(b, t));
         if (!s) return;
         snprintf(s->own, sizeof s->own, "%.9g", bounds[j]);
         s->lname[s->nl] = "le", s->lval[s->nl++] = NULL;       /* own[]: the array may move */
     }
-    prom_series *s = prom_add(b, "luamech_latency_seconds_bucket", (double)h->total, PROM_TIMER_LABELS(t));
+    prom_series *s = prom_add(b, "luamech_latency_seconds_bucket", (double)h->total, PROM_TIMER_LABELS(b, t));
     if (s) s->lname[s->nl] = "le", s->lval[s->nl++] = "+Inf";
-    prom_add(b, "luamech_latency_seconds_count", (double)h->total, PROM_TIMER_LABELS(t));
-    prom_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, PROM_TIMER_LABELS(t));
+    prom_add(b, "luamech_latency_seconds_count", (double)h->total, PROM_TIMER_LABELS(b, t));
+    prom_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, PROM_TIMER_LABELS(b, t));
 }
 
 /* Percentiles as gauges: of the interval and of the run so far. */
@@ -200,10 +203,10 @@ static void prom_quantiles(prom_batch *b, const agg_timer *t, const agg_row *iv)
     const int64_t ivq[] = {iv->p50_us, iv->p90_us, iv->p95_us, iv->p99_us};
     const double pct[] = {50, 90, 95, 99};
     for (int i = 0; i < 4; i++) {
-        prom_series *s = prom_add(b, "luamech_interval_latency_seconds", (double)ivq[i] / 1e6, PROM_TIMER_LABELS(t));
+        prom_series *s = prom_add(b, "luamech_interval_latency_seconds", (double)ivq[i] / 1e6, PROM_TIMER_LABELS(b, t));
         if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
         s = prom_add(b, "luamech_run_latency_seconds", (double)hist_percentile_us(&t->total, pct[i]) / 1e6,
-                     PROM_TIMER_LABELS(t));
+                     PROM_TIMER_LABELS(b, t));
         if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
     }
 }
@@ -214,10 +217,10 @@ static void prom_timers(prom_batch *b, const run_result *r, int k) {
         if (!agg_timer_reported(t)) continue;
         prom_histogram(b, t);
         prom_add(b, "luamech_samples_total", (double)(t->total.total + t->total_errors + (t->of ? 0 : t->total_cancelled)),
-                 PROM_TIMER_LABELS(t));
-        prom_add(b, "luamech_errors_total", (double)t->total_errors, PROM_TIMER_LABELS(t));
+                 PROM_TIMER_LABELS(b, t));
+        prom_add(b, "luamech_errors_total", (double)t->total_errors, PROM_TIMER_LABELS(b, t));
         if (k < t->nrows) {
-            prom_add(b, "luamech_interval_rate_per_second", t->rows[k].rate, PROM_TIMER_LABELS(t));
+            prom_add(b, "luamech_interval_rate_per_second", t->rows[k].rate, PROM_TIMER_LABELS(b, t));
             prom_quantiles(b, t, &t->rows[k]);
         }
     }

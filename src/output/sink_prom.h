@@ -46,6 +46,7 @@ typedef struct prom_batch {
     int native_hist;         /* histograms=native */
     int nnh, nh_cap;
     prom_native *nh;
+    const scenario *sc;      /* the groups' names (a group timer carries its index) */
 } prom_batch;
 
 void prom_batch_init(prom_batch *b, const output_run *run, const output_stream_cfg *c, int64_t dropped);

@@ -134,6 +134,8 @@ static void engine_go(engine *e) {
     engine_broadcast(e, WCMD_GO);
     /* A run bounded only by its transaction budget still ends: after an hour. */
     int64_t limit_ns = e->sc->run_time_ns > 0 ? e->sc->run_time_ns : ENGINE_BUDGET_LIMIT_NS;
+    /* uv_timer_start fails only without a callback or on a closing handle:
+     * the engine's timers are open until engine_free */
     uv_timer_start(&e->deadline, engine_on_deadline, (uint64_t)(limit_ns / 1000000), 0);
     uv_timer_start(&e->progress, engine_on_progress, 1000, 1000);
 }
@@ -175,7 +177,7 @@ static void engine_wait_start(engine *e) {
     }
     fprintf(stderr, "luamech: preflight done; starting at %s (in %.3f s)\n", when, (double)ahead / 1e9);
     uint64_t ms = ahead > 2000000 ? (uint64_t)(ahead - 2000000) / 1000000 : 0;
-    uv_timer_start(&e->start_at, engine_on_start_at, ms, 0);
+    uv_timer_start(&e->start_at, engine_on_start_at, ms, 0);     /* cannot fail: as in engine_go */
 }
 
 static void engine_abort(engine *e, const char *why) {
@@ -413,7 +415,7 @@ static int engine_init_loop(engine *e, char *err, size_t err_len) {
         snprintf(err, err_len, "cannot handle signals: %s", uv_strerror(rc));
         return -1;
     }
-    uv_timer_start(&e->preflight_timeout, engine_on_preflight_timeout, engine_preflight_ms(e->sc), 0);
+    uv_timer_start(&e->preflight_timeout, engine_on_preflight_timeout, engine_preflight_ms(e->sc), 0);  /* cannot fail: as in engine_go */
     uv_timer_start(&e->watchdog, engine_on_watchdog, ENGINE_WATCHDOG_MS, ENGINE_WATCHDOG_MS);
     return 0;
 }
@@ -550,7 +552,7 @@ static void engine_free(engine *e) {
     free(e->shared.back);
     uv_walk(&e->loop, engine_close_cb, NULL);
     uv_run(&e->loop, UV_RUN_DEFAULT);
-    uv_loop_close(&e->loop);
+    uv_loop_close(&e->loop);        /* every handle was closed by the walk and the run: cannot be busy */
     uv_mutex_destroy(&e->shared.mu);
     free(e->workers);
     free(e->watch);

@@ -12,9 +12,11 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/text.h"
 #include "scenario/plan.h"
 #include "scenario/scenario.h"
 
@@ -256,6 +258,7 @@ static void pace_start_due(wgroup *wg) {
         if (at == SCHED_NEVER) return;     /* pace_go stopped those already */
         if (t0 + (uint64_t)at > now) {
             uv_update_time(&w->loop);
+            /* uv_timer_start and uv_idle_start fail only without a callback or on a closing handle */
             uv_timer_start(&wg->start_timer, pace_on_start_timer, clock_ms_until(t0 + (uint64_t)at, now), 0);
             return;
         }
@@ -325,17 +328,25 @@ begin_result pace_try_begin(vu *v) {
     return pace_closed(v, g, now);
 }
 
-/* The group's timerfd, watched by the loop: arrivals (rate) or slots. */
-static void pace_timerfd(worker *w, wgroup *wg) {
-    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (fd < 0) return;                    /* rate: no arrivals; others: libuv timers */
-    if (uv_poll_init(&w->loop, &wg->poll, fd) != 0) {
+/* The group's timerfd, watched by the loop: arrivals (rate) or slots.  0,
+ * or a negative errno / libuv status with none (wg->tfd stays -1): a paced or
+ * staged group then waits on libuv timers; a rate group cannot run. */
+static int pace_timerfd(worker *w, wgroup *wg) {
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC), rc;
+    if (fd < 0) return -errno;
+    if ((rc = uv_poll_init(&w->loop, &wg->poll, fd)) != 0) {
         close(fd);
-        return;
+        return rc;
+    }
+    wg->poll.data = wg;
+    rc = uv_poll_start(&wg->poll, UV_READABLE, wg->cfg->model == MODEL_RATE ? pace_on_arrival : pace_on_slot);
+    if (rc != 0) {
+        uv_close((uv_handle_t *)&wg->poll, NULL);   /* w->groups outlives the loop's last turn */
+        close(fd);
+        return rc;
     }
     wg->tfd = fd;
-    wg->poll.data = wg;
-    uv_poll_start(&wg->poll, UV_READABLE, wg->cfg->model == MODEL_RATE ? pace_on_arrival : pace_on_slot);
+    return 0;
 }
 
 /* The per-group arrays: 0, or -1 with nothing left allocated. */
@@ -358,11 +369,11 @@ static int pace_alloc(worker *w) {
     return -1;
 }
 
-int pace_init(worker *w) {
+int pace_init(worker *w, char *err, size_t err_len) {
     const scenario *sc = w->shared->sc;
     int nw = w->shared->nworkers;
-    if (pace_alloc(w) != 0) return -1;
-    for (int g = 0; g < sc->ngroups; g++) {
+    if (pace_alloc(w) != 0) return text_errf(err, err_len, "worker %d: out of memory for its groups", w->id + 1);
+    for (int g = 0; g < sc->ngroups; g++) {    /* every group's handles first: pace_close closes them all */
         wgroup *wg = &w->groups[g];
         wg->cfg = &sc->groups[g];
         wg->w = w;
@@ -371,9 +382,15 @@ int pace_init(worker *w) {
         uv_timer_init(&w->loop, &wg->start_timer);   /* these only link the handle: they cannot fail */
         uv_idle_init(&w->loop, &wg->start_idle);
         wg->start_timer.data = wg->start_idle.data = wg;
-        const group_cfg *gc = &sc->groups[g];
-        if (gc->model == MODEL_RATE || gc->model == MODEL_PACED || gc->staged) pace_timerfd(w, wg);
         plan_worker_arrivals(sc, g, nw, w->id, &wg->k_first, &wg->k_step);
+    }
+    for (int g = 0; g < sc->ngroups; g++) {
+        const group_cfg *gc = &sc->groups[g];
+        if (gc->model != MODEL_RATE && gc->model != MODEL_PACED && !gc->staged) continue;
+        int rc = pace_timerfd(w, &w->groups[g]);
+        if (rc != 0 && gc->model == MODEL_RATE)
+            return text_errf(err, err_len, "worker %d: cannot time the arrivals of group '%s' (timerfd: %s)",
+                             w->id + 1, gc->name, uv_strerror(rc));
     }
     for (int g = 0; g < sc->ngroups; g++)
         if (sc->groups[g].model != MODEL_CLOSED) w->any_scheduled = 1;

@@ -14,8 +14,10 @@
 typedef enum { BEGIN_NOW, BEGIN_STOP, BEGIN_WAIT } begin_result;
 
 /* Set up the worker's per-group state (after its VUs are placed): 0, or
- * -1 when out of memory (w->groups stays NULL). */
-int pace_init(worker *w);
+ * -1 with a message in err: out of memory (w->groups stays NULL), or a
+ * rate group without the timerfd that times its arrivals (every group's
+ * handles are set up: pace_close and pace_free undo it). */
+int pace_init(worker *w, char *err, size_t err_len);
 /* Before t0 (after the VUs are placed): create the coroutines of the VUs
  * of closed and paced groups that will start, then collect garbage. */
 void pace_prepare(worker *w);

@@ -28,7 +28,7 @@ void vu_init(vu *v, worker *w, int id, int group, int index, uint64_t seed) {
     v->thread_ref = v->timers_ref = LUA_NOREF;
     uint64_t x = seed ^ ((uint64_t)id * 0xD1B54A32D192ED03ULL);
     for (int i = 0; i < 4; i++) v->rng[i] = vu_splitmix(&x);
-    uv_timer_init(&w->loop, &v->timer);
+    uv_timer_init(&w->loop, &v->timer);              /* only links the handle: cannot fail */
     v->timer.data = v;
 }
 
@@ -53,7 +53,7 @@ void vu_timer_at(vu *v, uint64_t at_ns, uv_timer_cb cb) {
     v->due_ns = at_ns;
     uv_update_time(&v->w->loop);
     uint64_t now = worker_now_ns();
-    uv_timer_start(&v->timer, cb, clock_ms_until(at_ns, now), 0);
+    uv_timer_start(&v->timer, cb, clock_ms_until(at_ns, now), 0);   /* fails only without cb or when closing */
 }
 
 /* In a VU timer callback: 1 when it fired early (and was re-armed). */

@@ -447,10 +447,7 @@ static void worker_main(void *arg) {
     if (w->shared->rawlog_dir) rawlog_open(&w->raw, w->shared->rawlog_dir, w->id);
     int placed = worker_load_body(w, err, sizeof err) == 0 && worker_load_scripts(w, err, sizeof err) == 0 &&
                  worker_place_vus(w, err, sizeof err) == 0;
-    if (placed && pace_init(w) != 0) {
-        snprintf(err, sizeof err, "worker %d: out of memory for its groups", w->id + 1);
-        placed = 0;
-    }
+    if (placed && pace_init(w, err, sizeof err) != 0) placed = 0;
     if (!placed) {
         worker_preflight_result(w, err);
         w->going = 0;

@@ -135,6 +135,15 @@ RC=$(ulimit -n 64; for fd in $(seq 20 50); do eval "exec $fd</dev/null"; done
 check "descriptors run out while workers start: exit 1, no crash (got $RC)" [ "$RC" -eq 1 ]
 check "... names the worker and the cause" grep -q "cannot start worker [0-9]*: .*too many open files" "$TMP/o15"
 check "... summary.json says aborted" [ "$(jq -r .status "$TMP/z4/summary.json")" = aborted ]
+# a rate group whose arrivals cannot be timed (no timerfd: descriptors taken)
+# is refused before any load; it used to run with no arrivals, silently
+printf 'return function() luamech.sleep(0.001) end\n' > "$TMP/rate_vu.lua"
+{ echo 'return { run_time = "1s", interval = "1s", groups = {'
+  for g in $(seq 12); do echo "{ name = \"r$g\", model = \"rate\", rate = 50, vus = 2, max_vus = 2, script = \"rate_vu.lua\" },"; done
+  echo '} }'; } > "$TMP/rate12.lua"
+RC=$(ulimit -n 22; timeout -s KILL 10 "$LUAMECH" run "$TMP/rate12.lua" -q -w 1 -o "$TMP/z4r" > "$TMP/o15r" 2>&1; echo $?)
+check "12 rate groups, ulimit -n 22: the preflight fails, exit 4 (got $RC)" [ "$RC" -eq 4 ]
+check "... names the group whose arrivals cannot be timed" grep -q "cannot time the arrivals of group 'r[0-9]*' (timerfd: too many open files)" "$TMP/o15r"
 if (ulimit -v 6000000; "$LUAMECH" --version > /dev/null 2>&1); then
     # 10M: the most the run plan allows (100M is a usage error there), 10 GB by the estimate
     RC=$(ulimit -v 6000000; timeout -s KILL 20 "$LUAMECH" run "$F/sleepy.lua" -q -u 10M -d 1s -o "$TMP/z5" > "$TMP/o16" 2>&1; echo $?)

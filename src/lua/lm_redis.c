@@ -76,6 +76,7 @@ struct lm_rd {
  * number of arguments and its timer id on this worker (-1 until the first
  * call). */
 typedef struct lm_rd_wrap {
+    const void *mt;                 /* the type's metatable (lua_topointer): self's check */
     const char *cmd;
     size_t len;
     char lower[LM_RD_CMD_MAX];
@@ -391,8 +392,14 @@ static int lm_rd_call(lua_State *L) {
 /* r:get(key) and the other wrappers: upvalues are the metatable
  * (lm_check_self) and the wrapper's lm_rd_wrap. */
 static int lm_rd_wrapper(lua_State *L) {
-    lm_rd *rd = lm_rd_check(L);
     lm_rd_wrap *wr = lua_touserdata(L, lua_upvalueindex(2));
+    lm_rd **ud = lua_touserdata(L, 1);      /* self: a userdata of this type (one pointer compare) */
+    int self = ud && lua_type(L, 1) == LUA_TUSERDATA && lua_getmetatable(L, 1);
+    if (self) {
+        self = lua_topointer(L, -1) == wr->mt;
+        lua_pop(L, 1);
+    }
+    lm_rd *rd = self && *ud && (*ud)->client ? *ud : lm_rd_check(L);   /* else its error */
     int nargs = lua_gettop(L) - 1;
     if (nargs < wr->min)
         return luaL_error(L, "redis %s: at least %d argument(s) expected, got %d", wr->cmd, wr->min, nargs);
@@ -596,6 +603,7 @@ static void lm_rd_wrappers(lua_State *L, int mt) {
     for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
         lua_pushvalue(L, mt);               /* the metatable: upvalue 1 of every method */
         lm_rd_wrap *wr = lua_newuserdata(L, sizeof *wr);
+        wr->mt = lua_topointer(L, mt);
         wr->cmd = wrappers[i].cmd;
         wr->len = strlen(wr->cmd);
         wr->min = wrappers[i].min;

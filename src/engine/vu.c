@@ -268,16 +268,23 @@ static void vu_rawlog(vu *v, int64_t dur_ns, const char *error) {
 }
 
 /* The transaction ends now (ok: SAMPLE_OK, SAMPLE_FAILED or
- * SAMPLE_CANCELLED): record it on its timers; returns its duration. */
+ * SAMPLE_CANCELLED): record it on its timers (All Transactions, its group,
+ * its stage: engine timers, never in --mm-results' custom ones).  Without
+ * twins (no paced or rate group: no lateness) one histogram index serves
+ * all three (vu_record_late's rules, in one call); returns its duration. */
 static int64_t vu_record_tx(vu *v, uint64_t now, int ok) {
     worker *w = v->w;
     uint64_t slept = v->slept_ns - v->tx_slept_ns;
     int64_t dur = (int64_t)(now - v->tx_start_ns - slept);
     v->in_tx = 0;
-    vu_record(v, w->tid_all, dur, now, ok);
-    vu_record(v, w->tid_group[v->group], dur, now, ok);
-    int stage = pace_stage_tid(v);
-    if (stage >= 0) vu_record(v, stage, dur, now, ok);
+    int ids[3] = {w->tid_all, w->tid_group[v->group], pace_stage_tid(v)};
+    int n = ids[2] >= 0 ? 3 : 2;
+    if (v->scheduled || w->any_scheduled) {  /* with twins: each timer, then its twin */
+        for (int i = 0; i < n; i++) vu_record(v, ids[i], dur, now, ok);
+        return dur;
+    }
+    if (!ok && v->state == VU_DONE) ok = SAMPLE_CANCELLED;   /* its VU was stopped under it */
+    worker_record_n(w, ids, n, dur, now, ok);                /* closed: no lateness */
     return dur;
 }
 

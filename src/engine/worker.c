@@ -116,6 +116,11 @@ void worker_tx_error(worker *w, const char *msg, size_t len) { stats_error(&w->s
 
 int worker_counter_id(worker *w, const char *name) { return stats_counter_id(&w->stats, name); }
 
+void worker_record_n(worker *w, const int *ids, int n, int64_t dur_ns, uint64_t now_ns, int ok) {
+    if (now_ns >= w->next_tick_ns) worker_rotate(w, now_ns);
+    stats_record_n(&w->stats, ids, n, dur_ns < 0 ? 0 : dur_ns, ok);
+}
+
 int worker_twin(worker *w, int tid) { return stats_twin_id(&w->stats, tid); }
 
 /* Counters go to the current tick without reading the clock (the tick timer

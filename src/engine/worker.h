@@ -160,6 +160,9 @@ void worker_tx_error(worker *w, const char *msg, size_t len);
 /* n arrivals of timer id that never started; each had waited wait_ns. */
 void worker_skipped(worker *w, int id, int64_t wait_ns, int64_t n);
 
+/* worker_record of one sample under each of n distinct timers. */
+void worker_record_n(worker *w, const int *ids, int n, int64_t dur_ns, uint64_t now_ns, int ok);
+
 /* Id of the "(uncorrected)" twin of a timer (created on first use). */
 int worker_twin(worker *w, int tid);
 

@@ -201,17 +201,24 @@ static int lm_check(lua_State *L) {
 
 /* ---- random, identity, time ---- */
 
-static int lm_random(lua_State *L) {
-    worker *w = lm_worker(L);
+/* An argument of luamech.random: a number (or a numeric string, as
+ * luaL_checknumber takes); argno names it in the error. */
+static double lm_random_arg(lua_State *L, int idx, int argno) {
+    double d = lua_tonumber(L, idx);
+    if (d == 0 && !lua_isnumber(L, idx)) luaL_typerror(L, argno, lua_typename(L, LUA_TNUMBER));
+    return d;
+}
+
+int lm_random_draw(lua_State *L, worker *w, int first) {
     vu *v = lm_current_vu(L, w, "luamech.random");
     uint64_t r = vu_random_u64(v);
-    int n = lua_gettop(L);
-    if (n == 0) {
+    int n = lua_gettop(L) - first + 1;
+    if (n <= 0) {
         lua_pushnumber(L, (double)(r >> 11) * (1.0 / 9007199254740992.0));
         return 1;
     }
-    double lo = n >= 2 ? luaL_checknumber(L, 1) : 1;
-    double hi = n >= 2 ? luaL_checknumber(L, 2) : luaL_checknumber(L, 1);
+    double lo = n >= 2 ? lm_random_arg(L, first, 1) : 1;
+    double hi = lm_random_arg(L, n >= 2 ? first + 1 : first, n >= 2 ? 2 : 1);
     if (lo != floor(lo) || hi != floor(hi) || hi < lo || hi - lo > 9.0e15)
         return luaL_error(L, "luamech.random(m, n): integers with m <= n expected");
     uint64_t range = (uint64_t)(hi - lo) + 1;
@@ -220,6 +227,8 @@ static int lm_random(lua_State *L) {
     lua_pushnumber(L, lo + (double)pick);
     return 1;
 }
+
+static int lm_random(lua_State *L) { return lm_random_draw(L, lm_worker(L), 1); }
 
 static int lm_vu_id(lua_State *L) {
     lua_pushinteger(L, vu_id(lm_current_vu(L, lm_worker(L), "luamech.vu_id")));

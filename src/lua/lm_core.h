@@ -18,6 +18,10 @@ void lm_open_all(lua_State *L, struct worker *w);
 /* luamech.random's distributions and luamech.keys (lm_random.c), into the
  * luamech table on top of L. */
 void lm_random_open(lua_State *L, struct worker *w);
+/* luamech.random(m, n) with its arguments from stack slot first on (none:
+ * a float in [0, 1)): pushes the draw from the running VU's stream of w;
+ * returns 1.  lm_core.c's function and lm_random.c's __call share it. */
+int lm_random_draw(lua_State *L, struct worker *w, int first);
 /* luamech.metrics and luamech.counter/gauge/rate (lm_metrics.c), into the
  * luamech table on top of L. */
 void lm_metrics_open(lua_State *L, struct worker *w);

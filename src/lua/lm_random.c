@@ -280,14 +280,11 @@ static int lm_gen_tostring(lua_State *L) {
     return 1;
 }
 
-/* luamech.random(...) through the table's __call: drop the table, call the
- * original function (upvalue 1). */
+/* luamech.random(...) through the table's __call: the draw of
+ * luamech.random's function, from the arguments after the table, called
+ * directly (no stack shuffle, no lua_call: it is the scripts' hot path). */
 static int lm_rand_call(lua_State *L) {
-    lua_remove(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
-    return 1;
+    return lm_random_draw(L, lua_touserdata(L, lua_upvalueindex(1)), 2);
 }
 
 void lm_random_open(lua_State *L, worker *w) {
@@ -306,7 +303,7 @@ void lm_random_open(lua_State *L, worker *w) {
         lua_setfield(L, -2, f->name);
     }
     lua_newtable(L);                          /* its metatable */
-    lua_getfield(L, -3, "random");            /* today's luamech.random(m, n) */
+    lua_pushlightuserdata(L, w);              /* luamech.random(m, n)'s draw */
     lua_pushcclosure(L, lm_rand_call, 1);
     lua_setfield(L, -2, "__call");
     lua_setmetatable(L, -2);

@@ -71,6 +71,19 @@ struct lm_rd {
     lm_op_pool ops;                 /* lm_rd_op */
 };
 
+/* A command wrapper's constants (r:get, r:set, ...), in a userdata that is
+ * the closure's upvalue 2: its command, lowercased for messages, the least
+ * number of arguments and its timer id on this worker (-1 until the first
+ * call). */
+typedef struct lm_rd_wrap {
+    const void *mt;                 /* the type's metatable (lua_topointer): self's check */
+    const char *cmd;
+    size_t len;
+    char lower[LM_RD_CMD_MAX];
+    int min;
+    int tid;
+} lm_rd_wrap;
+
 typedef struct lm_rd_slot {         /* one command of an op */
     redis_req req;
     lm_rd_op *op;
@@ -245,12 +258,10 @@ static int lm_rd_cmd_ok(lua_State *L, int i) {
     return len > 0 && redis_client_command_ok(s, len);
 }
 
-/* Replace a number at i by its text: integral values as integers, others as
- * Lua's tostring writes them. */
-static void lm_rd_arg_text(lua_State *L, int i) {
-    if (lua_type(L, i) != LUA_TNUMBER) return;
+/* Replace the number d at i by its text: integral values as integers,
+ * others as Lua's tostring writes them. */
+static void lm_rd_arg_text(lua_State *L, int i, double d) {
     char buf[64];
-    double d = lua_tonumber(L, i);
     if (d == floor(d) && fabs(d) < 9.2e18) snprintf(buf, sizeof buf, "%.0f", d);
     else snprintf(buf, sizeof buf, "%.14g", d);
     lua_pushstring(L, buf);
@@ -260,7 +271,7 @@ static void lm_rd_arg_text(lua_State *L, int i) {
 /* Fill argv from stack slots first..first+argc-1 (already checked). */
 static void lm_rd_fill(lua_State *L, int first, int argc, const char **argv, size_t *lens) {
     for (int i = 0; i < argc; i++) {
-        lm_rd_arg_text(L, first + i);
+        if (lua_type(L, first + i) == LUA_TNUMBER) lm_rd_arg_text(L, first + i, lua_tonumber(L, first + i));
         argv[i] = lua_tolstring(L, first + i, &lens[i]);
     }
 }
@@ -321,33 +332,52 @@ static void lm_rd_slot_init(lm_rd_op *op, int i) {
 }
 
 
-/* Send the command in stack slots first..top.  wrapper: called by a
- * wrapper (its command name is known good, and its timer id is kept in its
- * upvalue 4 after the first call). */
-static int lm_rd_command(lua_State *L, lm_rd *rd, int first, int wrapper) {
-    int top = lua_gettop(L), argc = top - first + 1;
-    if (!wrapper && (argc < 1 || !lm_rd_cmd_ok(L, first)))
+/* Check the arguments in stack slots first..top and fill argv[0..) from
+ * them (numbers replaced by their text): one pass, one lua_type each. */
+static void lm_rd_args(lua_State *L, int first, int top, const char **argv, size_t *lens) {
+    for (int i = first; i <= top; i++) {
+        int t = lua_type(L, i);
+        if (t == LUA_TNUMBER) {
+            double d = lua_tonumber(L, i);
+            if (!isfinite(d)) t = LUA_TNONE;
+            else lm_rd_arg_text(L, i, d);
+        }
+        if (t != LUA_TSTRING && t != LUA_TNUMBER) luaL_argerror(L, i, "string or finite number expected");
+        argv[i - first] = lua_tolstring(L, i, &lens[i - first]);
+    }
+}
+
+/* Send a command: wr's (a wrapper: the command is known good, its
+ * arguments are the stack slots first..top) or, wr NULL, the one in slots
+ * first..top (r:call: the command name first). */
+static int lm_rd_command(lua_State *L, lm_rd *rd, int first, lm_rd_wrap *wr) {
+    int top = lua_gettop(L), argc = top - first + 1 + (wr != NULL);
+    if (!wr && (argc < 1 || !lm_rd_cmd_ok(L, first)))
         luaL_argerror(L, first, "command name (a non-empty string, not pub/sub or MONITOR) expected");
-    for (int i = first + 1; i <= top; i++)
-        if (!lm_rd_arg_ok(L, i)) luaL_argerror(L, i, "string or finite number expected");
-    vu *v = lm_current_vu(L, rd->w, "redis methods");
     const char *small[LM_RD_ARGV_STACK];
     size_t small_lens[LM_RD_ARGV_STACK], *lens;
     const char **argv = lm_rd_scratch(L, argc, small, small_lens, &lens);
-    lm_rd_fill(L, first, argc, argv, lens);
+    if (wr) {
+        argv[0] = wr->cmd;
+        lens[0] = wr->len;
+        lm_rd_args(L, first, top, argv + 1, lens + 1);
+    } else {
+        argv[0] = lua_tolstring(L, first, &lens[0]);
+        lm_rd_args(L, first + 1, top, argv + 1, lens + 1);
+    }
+    vu *v = lm_current_vu(L, rd->w, "redis methods");
     lm_rd_op *op = lm_rd_op_get(L, rd, 1);
     lm_rd_slot_init(op, 0);
-    int tid = wrapper && lua_isnumber(L, lua_upvalueindex(4)) ? (int)lua_tointeger(L, lua_upvalueindex(4)) : -1;
-    if (tid >= 0) {
-        lm_rd_lower(L, first, op->slots[0].cmd);
+    if (wr && wr->tid >= 0) {
+        memcpy(op->slots[0].cmd, wr->lower, sizeof wr->lower);
+        op->slots[0].tid = wr->tid;
+    } else if (wr) {                        /* its first call on this worker */
+        lua_pushstring(L, wr->cmd);
+        wr->tid = op->slots[0].tid = lm_rd_tid(L, rd, lua_gettop(L), op->slots[0].cmd);
+        lua_pop(L, 1);
     } else {
-        tid = lm_rd_tid(L, rd, first, op->slots[0].cmd);
-        if (wrapper) {
-            lua_pushinteger(L, tid);
-            lua_replace(L, lua_upvalueindex(4));
-        }
+        op->slots[0].tid = lm_rd_tid(L, rd, first, op->slots[0].cmd);
     }
-    op->slots[0].tid = tid;
     lm_op_start(&op->core, v, L, 1);
     op->slots[0].req.base.start_ns = op->core.start_ns;   /* the client's deadline: the same clock read */
     redis_client_send(rd->client, &op->slots[0].req, argc, argv, lens);
@@ -356,22 +386,24 @@ static int lm_rd_command(lua_State *L, lm_rd *rd, int first, int wrapper) {
 
 /* r:call(cmd, ...) */
 static int lm_rd_call(lua_State *L) {
-    return lm_rd_command(L, lm_rd_check(L), 2, 0);
+    return lm_rd_command(L, lm_rd_check(L), 2, NULL);
 }
 
 /* r:get(key) and the other wrappers: upvalues are the metatable
- * (lm_check_self), the command, the minimum number of arguments and the
- * command's timer id on this worker (nil until the first call). */
+ * (lm_check_self) and the wrapper's lm_rd_wrap. */
 static int lm_rd_wrapper(lua_State *L) {
-    lm_rd *rd = lm_rd_check(L);
-    int min = (int)lua_tointeger(L, lua_upvalueindex(3));
+    lm_rd_wrap *wr = lua_touserdata(L, lua_upvalueindex(2));
+    lm_rd **ud = lua_touserdata(L, 1);      /* self: a userdata of this type (one pointer compare) */
+    int self = ud && lua_type(L, 1) == LUA_TUSERDATA && lua_getmetatable(L, 1);
+    if (self) {
+        self = lua_topointer(L, -1) == wr->mt;
+        lua_pop(L, 1);
+    }
+    lm_rd *rd = self && *ud && (*ud)->client ? *ud : lm_rd_check(L);   /* else its error */
     int nargs = lua_gettop(L) - 1;
-    if (nargs < min)
-        return luaL_error(L, "redis %s: at least %d argument(s) expected, got %d",
-                          lua_tostring(L, lua_upvalueindex(2)), min, nargs);
-    lua_pushvalue(L, lua_upvalueindex(2));
-    lua_insert(L, 2);
-    return lm_rd_command(L, rd, 2, 1);
+    if (nargs < wr->min)
+        return luaL_error(L, "redis %s: at least %d argument(s) expected, got %d", wr->cmd, wr->min, nargs);
+    return lm_rd_command(L, rd, 2, wr);
 }
 
 /* Check every pipeline entry before sending any; returns the largest argc. */
@@ -570,10 +602,14 @@ static void lm_rd_wrappers(lua_State *L, int mt) {
         {"ping", "PING", 0}, {"exists", "EXISTS", 1}, {"expire", "EXPIRE", 2}};
     for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
         lua_pushvalue(L, mt);               /* the metatable: upvalue 1 of every method */
-        lua_pushstring(L, wrappers[i].cmd);
-        lua_pushinteger(L, wrappers[i].min);
-        lua_pushnil(L);                     /* the timer id, set by the first call */
-        lua_pushcclosure(L, lm_rd_wrapper, 4);
+        lm_rd_wrap *wr = lua_newuserdata(L, sizeof *wr);
+        wr->mt = lua_topointer(L, mt);
+        wr->cmd = wrappers[i].cmd;
+        wr->len = strlen(wr->cmd);
+        wr->min = wrappers[i].min;
+        wr->tid = -1;                       /* set by the first call */
+        snprintf(wr->lower, sizeof wr->lower, "%s", wrappers[i].method);
+        lua_pushcclosure(L, lm_rd_wrapper, 2);
         lua_setfield(L, -2, wrappers[i].method);
     }
 }

@@ -304,8 +304,9 @@ int redis_proto_scan(redis_proto *p, const char *buf, size_t n, redisReply *out,
 /* ---- command encoder -------------------------------------------------- */
 
 static size_t redis_proto_digits(size_t v) {
-    size_t d = 1;
-    while (v >= 10) v /= 10, d++;
+    if (v < 100) return v < 10 ? 1 : 2;     /* command names, keys, small values */
+    size_t d = 3;
+    while (v >= 1000) v /= 10, d++;
     return d;
 }
 
@@ -313,6 +314,13 @@ static char *redis_proto_put_len(char *d, char type, size_t v) {
     char tmp[24];
     int k = 0;
     *d++ = type;
+    if (v < 100) {                          /* the common lengths: no loop */
+        if (v >= 10) *d++ = (char)('0' + v / 10);
+        *d++ = (char)('0' + v % 10);
+        *d++ = '\r';
+        *d++ = '\n';
+        return d;
+    }
     do tmp[k++] = (char)('0' + v % 10); while ((v /= 10) != 0);
     while (k) *d++ = tmp[--k];
     *d++ = '\r';

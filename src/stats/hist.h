@@ -57,17 +57,17 @@ void hist_free(hist *h);
 /* Record `n` occurrences of one value in microseconds (values < 1 are
  * recorded as 0). */
 void hist_record_n_us(hist *h, int64_t value_us, int64_t n);
-/* Record one value: the hot path, inline when its chunk exists (the same
- * index arithmetic as hist_index_of), else hist_record_n_us. */
-static inline void hist_record_us(hist *h, int64_t value_us)
+/* The counts index of value_us, 0 <= value_us <= HIST_HIGHEST_US (the same
+ * arithmetic as hist_index_of, inline). */
+static inline int32_t hist_index_us(int64_t v)
 {
-    int64_t v = value_us;
-    if (v < 0 || v > HIST_HIGHEST_US) {
-        hist_record_n_us(h, v, 1);
-        return;
-    }
     int32_t b = 64 - __builtin_clzll((unsigned long long)(v | (HIST_SUB_BUCKET_COUNT - 1))) - 11;
-    int32_t idx = ((b + 1) << 10) + (int32_t)(v >> b) - HIST_SUB_BUCKET_HALF;
+    return ((b + 1) << 10) + (int32_t)(v >> b) - HIST_SUB_BUCKET_HALF;
+}
+/* Record one value v (0..HIST_HIGHEST_US) whose counts index idx the
+ * caller computed (hist_index_us): one index for several histograms. */
+static inline void hist_record_at_us(hist *h, int64_t v, int32_t idx)
+{
     uint8_t p = h->chunk_at[idx >> HIST_CHUNK_SHIFT];
     if (__builtin_expect(p == 0, 0)) {
         hist_record_n_us(h, v, 1);
@@ -83,6 +83,17 @@ static inline void hist_record_us(hist *h, int64_t value_us)
         h->lo_idx = idx;
     if (idx > h->hi_idx)
         h->hi_idx = idx;
+}
+/* Record one value: the hot path, inline when its chunk exists, else
+ * hist_record_n_us. */
+static inline void hist_record_us(hist *h, int64_t value_us)
+{
+    int64_t v = value_us;
+    if (v < 0 || v > HIST_HIGHEST_US) {
+        hist_record_n_us(h, v, 1);
+        return;
+    }
+    hist_record_at_us(h, v, hist_index_us(v));
 }
 /* dst += src (also not_ok, clamped and dropped) */
 void hist_merge(hist *dst, const hist *src);

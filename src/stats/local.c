@@ -212,6 +212,20 @@ void stats_record(stats_local *s, int id, int64_t dur_ns, int ok) {
     t->nok->not_ok += ok != SAMPLE_CANCELLED;
 }
 
+void stats_record_n(stats_local *s, const int *ids, int n, int64_t dur_ns, int ok) {
+    int64_t us = (dur_ns + 500) / 1000;
+    if (ok != SAMPLE_OK || us < 0 || us > HIST_HIGHEST_US) {
+        for (int i = 0; i < n; i++) stats_record(s, ids[i], dur_ns, ok);
+        return;
+    }
+    int32_t idx = hist_index_us(us);
+    for (int i = 0; i < n; i++) {
+        stat_timer *t = &s->timers[ids[i]];
+        if (!t->h && !(t->h = stats_hist_new(s, t))) continue;
+        hist_record_at_us(t->h, us, idx);
+    }
+}
+
 void stats_skipped(stats_local *s, int id, int64_t wait_ns, int64_t n) {
     stat_timer *t = &s->timers[id];
     t->skipped += n;

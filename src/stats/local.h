@@ -178,6 +178,10 @@ int stats_twin_id(stats_local *s, int tid);
  * SAMPLE_CANCELLED.  Only successes are in the timer's histogram; the
  * others are counted and kept apart for the "(all)" figures. */
 void stats_record(stats_local *s, int id, int64_t dur_ns, int ok);
+/* The same sample under each of the n timers ids[] (distinct), the
+ * histogram index computed once: a transaction's All Transactions, group
+ * and stage timers. */
+void stats_record_n(stats_local *s, const int *ids, int n, int64_t dur_ns, int ok);
 /* n arrivals that never started: each had waited wait_ns when the run
  * stopped. */
 void stats_skipped(stats_local *s, int id, int64_t wait_ns, int64_t n);

@@ -63,7 +63,6 @@ struct redis_client {
     uint64_t connect_deadline;   /* connect + AUTH/SELECT */
     net_backoff backoff;
     client_fifo pending;         /* sent or queued, not answered; oldest first */
-    client_req *unsent;          /* first request whose bytes may not be handed over yet */
     redis_buf held;              /* commands queued before AUTH/SELECT succeeded */
     client_connect_wait connect;
     char errmsg[256];
@@ -322,7 +321,6 @@ static void redis_mark_down(redis_client *c, uint64_t now, const char *why) {
 static void redis_fail_all(redis_client *c, int status, const char *msg) {
     client_fifo all = c->pending;
     c->pending = (client_fifo){NULL, NULL, 0};
-    c->unsent = NULL;
     while (all.head) {
         redis_req *r = redis_req_of(client_fifo_pop(&all));
         r->on_done(r, status, NULL, msg);
@@ -363,6 +361,8 @@ static void redis_became_ready(redis_client *c) {
     redis_disarm(c);
     redis_arm(c, redis_next_deadline(c));
     if (c->held.len) {
+        uint64_t base = net_conn_committed(c->nc);     /* the held requests' positions become the stream's */
+        for (client_req *q = c->pending.head; q; q = q->next) redis_req_of(q)->wend += base;
         if (net_conn_write(c->nc, c->held.p, c->held.len) < 0) {
             redis_drop(c, UV_ENOMEM, NULL);
             return;
@@ -392,8 +392,10 @@ static void redis_deliver(redis_client *c, const redisReply *r, uint64_t *now) {
         return;
     }
     client_req *head = c->pending.head;
-    if (c->unsent && c->nc && net_conn_wqueued(c->nc) == 0) c->unsent = NULL;  /* all handed over */
-    if (c->state != RS_READY || head == NULL || head == c->unsent) {
+    /* a reply to a request whose bytes are still queued came before the
+     * server could have read it; one to a request in a send in flight may
+     * not (the server answers what it has read) */
+    if (c->state != RS_READY || head == NULL || redis_req_of(head)->wend > net_conn_handed(c->nc)) {
         redis_drop(c, REDIS_CLIENT_EPROTO, "protocol error: a reply nobody asked for");
         return;
     }
@@ -571,7 +573,6 @@ static void redis_req_fail(redis_req *req, int status, const char *why) {
 /* Queue req, begun at now; arm the timer for its deadline. */
 static void redis_enqueue(redis_client *c, redis_req *req, uint64_t now) {
     redis_arm(c, client_fifo_push(&c->pending, &req->base, now, c->opts.timeout_ns));
-    if (c->unsent == NULL) c->unsent = &req->base;
 }
 
 void redis_client_send(redis_client *c, redis_req *req, int argc, const char **argv,
@@ -595,6 +596,7 @@ void redis_client_send(redis_client *c, redis_req *req, int argc, const char **a
         redis_req_fail(req, UV_ENOMEM, NULL);
         return;
     }
+    req->wend = ready ? net_conn_committed(c->nc) : c->held.len;
     redis_enqueue(c, req, now);
 }
 

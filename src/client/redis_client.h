@@ -57,6 +57,10 @@ struct redis_req {
     /* set by the caller before redis_client_send */
     redis_done_cb on_done;        /* required */
     void *data;                   /* caller's */
+    /* the client's own */
+    uint64_t wend;                /* its last byte's position in the connection's
+                                     stream (net_conn_committed); in the held
+                                     buffer's until the connection is ready */
 };
 
 /* Parse `address` ("host:port", "host" (port 6379), "[v6]:port" or a unix

@@ -52,6 +52,7 @@ struct net_conn {
     int nhandles;                /* handles not yet closed */
     size_t wfly_payload;         /* payload bytes behind the write in flight */
     uint64_t sent;
+    uint64_t committed;          /* payload bytes ever queued (net_conn_wcommit) */
     net_buf wbuf;                /* payload queued for the next flush */
     net_buf wfly;                /* bytes of the uv_write in flight */
     net_buf rbuf;                /* payload not consumed by the owner */
@@ -404,6 +405,7 @@ char *net_conn_wspace(net_conn *c, size_t n) {
 
 void net_conn_wcommit(net_conn *c, size_t n) {
     c->wbuf.len += n;
+    c->committed += n;
     conn_schedule(c);
 }
 
@@ -538,6 +540,8 @@ static void conn_on_write(uv_write_t *w, int status) {
 
 int net_conn_is_open(const net_conn *c) { return c && c->state == NS_OPEN; }
 size_t net_conn_wqueued(const net_conn *c) { return c->wbuf.len; }
+uint64_t net_conn_committed(const net_conn *c) { return c->committed; }
+uint64_t net_conn_handed(const net_conn *c) { return c->committed - c->wbuf.len; }
 int net_conn_wbusy(const net_conn *c) { return c->writing || c->wbuf.len > 0; }
 uint64_t net_conn_sent(const net_conn *c) { return c->sent; }
 int net_conn_uring(const net_conn *c) { return c->uio != NULL; }

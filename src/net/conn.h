@@ -82,6 +82,12 @@ int net_conn_rreserve(net_conn *c, size_t need);
 
 int net_conn_is_open(const net_conn *c);       /* on_open fired, not failed or closed */
 size_t net_conn_wqueued(const net_conn *c);    /* bytes not yet handed to the socket */
+/* Payload bytes ever queued on this connection (a position in its stream),
+ * and of those the ones that left the queue: sent, in a write in flight, or
+ * encrypted for TLS.  A request whose last byte is at or below
+ * net_conn_handed may have reached the peer; one above it cannot have. */
+uint64_t net_conn_committed(const net_conn *c);
+uint64_t net_conn_handed(const net_conn *c);
 int net_conn_wbusy(const net_conn *c);         /* bytes queued or a write in flight */
 uint64_t net_conn_sent(const net_conn *c);     /* payload bytes handed to the socket */
 int net_conn_uring(const net_conn *c);         /* 1: its bytes move through the loop's io_uring ring */

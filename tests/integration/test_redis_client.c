@@ -376,6 +376,32 @@ static void test_binary_and_large(void **state) {
     all_once(f);
 }
 
+/* A reply to a request whose send is still in flight, while a newer request
+ * waits in the write queue, is that request's reply, not an unsolicited one
+ * (before the fix the client called it "a reply nobody asked for" and
+ * reconnected whenever the queue was not empty). */
+static void test_reply_while_sending(void **state) {
+    fx *f = *state;
+    redis_client *c = client_port(f, shared.port, NULL);
+    assert_int_equal(connect_wait(f, c), 0);
+    size_t big = 1 << 24;       /* two of them: far beyond loopback's socket buffers */
+    char *v = malloc(big);
+    assert_non_null(v);
+    memset(v, 'x', big);
+    const char *set1[3] = {"SET", "inflight1", v}, *set2[3] = {"SET", "inflight2", v};
+    size_t setl[3] = {3, 9, big};
+    rec *a = send_argv(f, c, 3, set1, setl);
+    rec *b = send_argv(f, c, 3, set2, setl);
+    free(v);                    /* copied at send */
+    uv_run(&f->loop, UV_RUN_ONCE);  /* flushed: a write in flight (epoll: a partial write and a
+                                       uv_write; io_uring may send it all at once, a weaker case) */
+    rec *d = sendv(f, c, "INCR", "inflight-ctr", NULL);    /* queued behind the write in flight */
+    expect_shape(f, a, "+OK");
+    expect_shape(f, b, "+OK");
+    expect_shape(f, d, ":1");
+    all_once(f);
+}
+
 static void check_incr_order(fx *f, int from, int n, int first_value) {
     for (int i = 0; i < n; i++) {
         rec *r = &f->recs[from + i];
@@ -685,6 +711,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_reply_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_binary_and_large, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reply_while_sending, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pipeline_1000, setup, teardown),
         cmocka_unit_test_setup_teardown(test_auth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_select_db, setup, teardown),

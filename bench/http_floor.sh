@@ -27,7 +27,9 @@
 # failed or non-2xx requests fails the script.  PEER=0: the floor's variants
 # only.
 # Prints each run (srv_us_op: nginx's CPU per request over the run or the
-# window) and then the medians: requests/s and CPU us/request, and each
+# window; oth_pct: the CPU every other process used meanwhile, from
+# /proc/stat, 100 = one CPU: above ~10 the run was not quiet) and then the
+# medians: requests/s and CPU us/request, and each
 # variant's CPU/request ratio to epoll's, wrk's and ab's.  A quiet run of the
 # defaults is 21 runs of about 6 s: under 3 minutes.  Loopback only.
 # Settings: ROUNDS=3 CONNS=50 DURATION=5 PEER=1 VARIANTS="epoll uring uring-defer multishot regfiles"
@@ -78,21 +80,25 @@ hf_served() {
 # hf_floor VARIANT PORT DIR: one floor run; prints its line with nginx's
 # count and CPU per request appended.
 hf_floor() {
-  local v=$1 port=$2 d=$3 line s0 s1 m0 m1 ops
-  hf_served "$port"; s0=$SERVED; ng_ticks; m0=$TICKS
+  local v=$1 port=$2 d=$3 line s0 s1 m0 m1 a0 a1 t0 t1 ops cpu
+  hf_served "$port"; s0=$SERVED; ng_ticks; m0=$TICKS; busy_now; a0=$BUSY; now_s; t0=$NOW
   line=$(timeout $((DURATION + 30)) taskset -c "$GEN_CPU" "$OUT/uring_floor" "$v" "$port" "$CONNS" "$DURATION" http \
     2>"$d/stderr") || die "$v failed: $(cat "$d/stderr")"
-  ng_ticks; m1=$TICKS; hf_served "$port"; s1=$SERVED
+  ng_ticks; m1=$TICKS; busy_now; a1=$BUSY; now_s; t1=$NOW; hf_served "$port"; s1=$SERVED
   ops=${line#* ops=}; ops=${ops%% *}
+  cpu=${line#* cpu_us_op=}; cpu=${cpu%% *}
   [ $((s1 - s0)) -ge "$ops" ] && [ $((s1 - s0 - ops)) -le "$CONNS" ] \
     || die "$v counted $ops responses, nginx $((s1 - s0)) requests (at most $CONNS in flight at the end)"
-  echo "$line srv_req=$((s1 - s0)) srv_us_op=$(fmt_div "$((m1 - m0))" "$((s1 - s0))" "$(awk -v k="$CLK_TCK" 'BEGIN{print 1e6 / k}')")"
+  awk -v l="$line" -v o=$((s1 - s0)) -v m=$((m1 - m0)) -v b=$((a1 - a0)) -v c="$cpu" -v n="$ops" -v k="$CLK_TCK" \
+      -v a="$t0" -v z="$t1" 'BEGIN {
+    x = 100 * (b / k - m / k - c * n / 1e6) / (z - a); if (x < 0) x = 0
+    printf "%s srv_req=%d srv_us_op=%.3f oth_pct=%.0f\n", l, o, (o > 0 ? m / k * 1e6 / o : 0), x }'
 }
 
 # hf_peer TOOL PORT DIR: one wrk or ab run, measured over the window; prints
 # a line in uring_floor's format.
 hf_peer() {
-  local tool=$1 port=$2 d=$3 cmd=() pid rc c0 c1 u0 s0 u1 s1 r0 r1 m0 m1 t0 t1 st f
+  local tool=$1 port=$2 d=$3 cmd=() pid rc c0 c1 u0 s0 u1 s1 r0 r1 m0 m1 a0 a1 t0 t1 st f
   case $tool in
     wrk) cmd=(wrk -t1 -c"$CONNS" -d"${DURATION}s" "http://127.0.0.1:$port/") ;;
     ab)  cmd=(ab -k -c "$CONNS" -t "$DURATION" -n 50000000 "http://127.0.0.1:$port/") ;;
@@ -103,11 +109,11 @@ hf_peer() {
   nap 1
   { IFS= read -r st <"/proc/$pid/stat"; } 2>/dev/null || die "$tool exited at start (see $d)"
   read -r -a f <<<"${st##*) }"; u0=${f[11]} s0=${f[12]}
-  hf_served "$port"; r0=$SERVED; ng_ticks; m0=$TICKS; now_s; t0=$NOW
+  hf_served "$port"; r0=$SERVED; ng_ticks; m0=$TICKS; busy_now; a0=$BUSY; now_s; t0=$NOW
   nap $((DURATION - 2))
   { IFS= read -r st <"/proc/$pid/stat"; } 2>/dev/null || die "$tool ended inside its window (see $d)"
   read -r -a f <<<"${st##*) }"; u1=${f[11]} s1=${f[12]}
-  hf_served "$port"; r1=$SERVED; ng_ticks; m1=$TICKS; now_s; t1=$NOW
+  hf_served "$port"; r1=$SERVED; ng_ticks; m1=$TICKS; busy_now; a1=$BUSY; now_s; t1=$NOW
   for ((c0 = 0; c0 < (DURATION + 60) * 10; c0++)); do kill -0 "$pid" 2>/dev/null || break; nap 0.1; done
   kill -0 "$pid" 2>/dev/null && { kill "$pid"; die "$tool still ran $((DURATION + 60)) s after its start; stopped"; }
   wait "$pid"; rc=$?
@@ -121,10 +127,12 @@ hf_peer() {
          c1=$((c0 + ${c1:-0})) ;;
   esac
   [ "${c1:-0}" = 0 ] || die "$tool reported $c1 failed or non-2xx requests (see $d/stdout)"
-  awk -v o=$((r1 - r0)) -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v m=$((m1 - m0)) -v k="$CLK_TCK" -v a="$t0" -v b="$t1" -v t="$tool" 'BEGIN {
+  awk -v o=$((r1 - r0)) -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v m=$((m1 - m0)) -v x=$((a1 - a0)) -v k="$CLK_TCK" \
+      -v a="$t0" -v b="$t1" -v t="$tool" 'BEGIN {
     if (o <= 0) exit 1
-    printf "%s ops=%d secs=%.2f ops_s=%.0f cpu_us_op=%.3f user_us_op=%.3f sys_us_op=%.3f srv_req=%d srv_us_op=%.3f\n",
-      t, o, b - a, o / (b - a), (u + s) / k * 1e6 / o, u / k * 1e6 / o, s / k * 1e6 / o, o, m / k * 1e6 / o }'
+    x = 100 * (x - u - s - m) / k / (b - a); if (x < 0) x = 0
+    printf "%s ops=%d secs=%.2f ops_s=%.0f cpu_us_op=%.3f user_us_op=%.3f sys_us_op=%.3f srv_req=%d srv_us_op=%.3f oth_pct=%.0f\n",
+      t, o, b - a, o / (b - a), (u + s) / k * 1e6 / o, u / k * 1e6 / o, s / k * 1e6 / o, o, m / k * 1e6 / o, x }'
 }
 
 ALL=$VARIANTS
@@ -147,15 +155,15 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 echo "# medians over $ROUNDS rounds, $CONNS keep-alive connections, ${DURATION}s runs (client CPU $GEN_CPU, nginx CPU $SERVER_CPU)"
-printf '%-12s %10s %10s %10s %10s %10s\n' variant req_s cpu_us_req user_us sys_us srv_us_req
+printf '%-12s %10s %10s %10s %10s %10s %6s\n' variant req_s cpu_us_req user_us sys_us srv_us_req oth%
 for v in $ALL; do
   awk -v v="$v" '
     function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
     $2 == v { n++; for (f = 3; f <= NF; f++) { split($f, kv, "="); x[kv[1], n] = kv[2] } }
     END { for (i = 1; i <= n; i++) { o[i] = x["ops_s", i]; c[i] = x["cpu_us_op", i]; u[i] = x["user_us_op", i]
-                                     s[i] = x["sys_us_op", i]; m[i] = x["srv_us_op", i] }
-          printf "%-12s %10.0f %10.3f %10.3f %10.3f %10.3f\n", v, med(o, n), med(c, n), med(u, n), med(s, n), med(m, n) }' "$RUNS"
+                                     s[i] = x["sys_us_op", i]; m[i] = x["srv_us_op", i]; w[i] = x["oth_pct", i] }
+          printf "%-12s %10.0f %10.3f %10.3f %10.3f %10.3f %6.0f\n", v, med(o, n), med(c, n), med(u, n), med(s, n), med(m, n), med(w, n) }' "$RUNS"
 done
 echo "# CPU/request ratios of the medians"
 awk '

@@ -45,7 +45,7 @@
 #define FLOOR_BUFSZ 2048
 #define FLOOR_REQ_MAX 96
 #define FLOOR_RBUF 1024          /* per-connection receive buffer (a whole HTTP response) */
-enum { FLOOR_GET, FLOOR_GETSET, FLOOR_HTTP };
+#define FLOOR_MC_READ 256        /* memcached: the most one read takes (replies are only counted) */
 
 typedef struct floor_run {
     int n;
@@ -159,7 +159,7 @@ static int floor_got_http(floor_run *r, int i, const char *data, int n) {
 /* Where connection i's next read goes, and how much room it has: memcached
  * replies are only counted (the buffer's start); HTTP ones gathered. */
 static char *floor_rptr(floor_run *r, int i) { return r->http ? r->rbuf[i] + r->got[i] : r->rbuf[i]; }
-static size_t floor_rroom(floor_run *r, int i) { return r->http ? (size_t)(FLOOR_RBUF - r->got[i]) : 256; }
+static size_t floor_rroom(floor_run *r, int i) { return r->http ? (size_t)(FLOOR_RBUF - r->got[i]) : FLOOR_MC_READ; }
 
 /* Bytes of one connection arrived at data; 1 when a whole reply is complete
  * (the connection's next request is then the other phase's, in getset). */

@@ -315,6 +315,8 @@ static void floor_uring(floor_run *r, int multishot, int fixed, unsigned flags) 
         io_uring_cq_advance(&fr.ring, seen);
     }
     io_uring_queue_exit(&fr.ring);
+    free(fr.bufs);
+    free(fr.br);
 }
 
 int main(int argc, char **argv) {

@@ -13,10 +13,16 @@
  * Workload (5th argument): "get" (default) a get of a key never set (every
  * reply is "END\r\n"), or "getset": each connection alternates a set and a
  * get of its own 16-byte key with a 32-byte value (memcaslap's and the
- * memcached bench's mix, 1:1, every get a hit; replies are of known length).
- * Built and run by bench/uring_floor.sh; not part of the product.  It checks
- * every result and exits 1 on any failure; it does not parse values, only
- * counts each reply's bytes. */
+ * memcached bench's mix, 1:1, every get a hit; replies are of known length),
+ * or "http": an HTTP/1.1 keep-alive "GET / HTTP/1.1" per operation (the
+ * server an nginx as bench/http_vs_wrk_ab.sh sets it up); each response is
+ * gathered in the connection's buffer, its end found from the header block's
+ * end and its Content-Length, and its status line checked (200).
+ * Built and run by bench/uring_floor.sh and bench/http_floor.sh; not part of
+ * the product.  It checks every result and exits 1 on any failure; for
+ * memcached it does not parse values, only counts each reply's bytes; for
+ * HTTP it parses no header but Content-Length (no chunked bodies, no
+ * pipelining: one request in flight per connection). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -37,19 +44,23 @@
 #define FLOOR_BUFS 1024          /* provided buffers (power of two) */
 #define FLOOR_BUFSZ 2048
 #define FLOOR_REQ_MAX 96
+#define FLOOR_RBUF 1024          /* per-connection receive buffer (a whole HTTP response) */
+#define FLOOR_MC_READ 256        /* memcached: the most one read takes (replies are only counted) */
 
 typedef struct floor_run {
     int n;
-    int mix;                     /* 1: getset (phase alternates), 0: get only */
+    int mix;                     /* 1: getset (phase alternates), 0: get only or http */
+    int http;                    /* 1: HTTP keep-alive GETs (replies parsed for their length) */
     int fds[FLOOR_MAXCONN];
     int got[FLOOR_MAXCONN];      /* reply bytes so far */
     int phase[FLOOR_MAXCONN];    /* which of req[] is in flight */
     char req[2][FLOOR_MAXCONN][FLOOR_REQ_MAX];
     int reqlen[2][FLOOR_MAXCONN];
     int want[2];                 /* reply length of each phase */
-    char rbuf[FLOOR_MAXCONN][256];
+    char rbuf[FLOOR_MAXCONN][FLOOR_RBUF];
     uint64_t ops;
     uint64_t end_ns;
+    int port;
 } floor_run;
 
 static void floor_die(const char *what, int err) {
@@ -96,7 +107,10 @@ static void floor_requests(floor_run *r) {
     for (int i = 0; i < r->n; i++) {
         char key[32];
         snprintf(key, sizeof key, "mcbench:%08d", i);                /* 16 bytes */
-        if (r->mix) {
+        if (r->http) {
+            r->reqlen[0][i] = snprintf(r->req[0][i], FLOOR_REQ_MAX, "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n",
+                                       r->port);
+        } else if (r->mix) {
             r->reqlen[0][i] = snprintf(r->req[0][i], FLOOR_REQ_MAX, "set %s 0 0 32\r\n%s\r\n", key, value);
             r->reqlen[1][i] = snprintf(r->req[1][i], FLOOR_REQ_MAX, "get %s\r\n", key);
         } else {
@@ -107,9 +121,50 @@ static void floor_requests(floor_run *r) {
     r->want[1] = 29 + 32 + 2 + 5;          /* "VALUE <key> 0 32\r\n" <value> "\r\nEND\r\n" */
 }
 
-/* Bytes of one connection arrived; 1 when a whole reply is complete (the
- * connection's next request is then the other phase's, in getset). */
-static int floor_got(floor_run *r, int i, int n) {
+/* The length of the HTTP response at the start of buf[0..n): 0 while its
+ * header block is incomplete, -1 when it is not a 200 with a Content-Length.
+ * Only the status line and Content-Length are looked at. */
+static int floor_http_len(const char *buf, int n) {
+    const char *end = memmem(buf, (size_t)n, "\r\n\r\n", 4);
+    if (end == NULL) return n >= FLOOR_RBUF ? -1 : 0;
+    if (n < 12 || memcmp(buf, "HTTP/1.", 7) != 0 || memcmp(buf + 8, " 200", 4) != 0) return -1;
+    int head = (int)(end - buf) + 4;
+    for (const char *p = buf; p < end;) {
+        const char *eol = memmem(p, (size_t)(end - p), "\r\n", 2);
+        if (eol == NULL) eol = end;
+        if (eol - p > 15 && strncasecmp(p, "content-length:", 15) == 0) {
+            long cl = strtol(p + 15, NULL, 10);
+            return cl < 0 || head + cl > FLOOR_RBUF ? -1 : head + (int)cl;
+        }
+        p = eol + 2;
+    }
+    return -1;
+}
+
+/* HTTP bytes of connection i arrived at data (its buffer's end, or a
+ * provided buffer: then copied there); 1 when its response is complete. */
+static int floor_got_http(floor_run *r, int i, const char *data, int n) {
+    if (r->got[i] + n > FLOOR_RBUF) { fprintf(stderr, "uring_floor: response too long\n"); exit(1); }
+    if (data != r->rbuf[i] + r->got[i]) memcpy(r->rbuf[i] + r->got[i], data, (size_t)n);
+    r->got[i] += n;
+    int want = floor_http_len(r->rbuf[i], r->got[i]);
+    if (want < 0) { fprintf(stderr, "uring_floor: not a 200 response with a Content-Length\n"); exit(1); }
+    if (want == 0 || r->got[i] < want) return 0;
+    if (r->got[i] > want) { fprintf(stderr, "uring_floor: bytes after the response (none were asked for)\n"); exit(1); }
+    r->got[i] = 0;
+    r->ops++;
+    return 1;
+}
+
+/* Where connection i's next read goes, and how much room it has: memcached
+ * replies are only counted (the buffer's start); HTTP ones gathered. */
+static char *floor_rptr(floor_run *r, int i) { return r->http ? r->rbuf[i] + r->got[i] : r->rbuf[i]; }
+static size_t floor_rroom(floor_run *r, int i) { return r->http ? (size_t)(FLOOR_RBUF - r->got[i]) : FLOOR_MC_READ; }
+
+/* Bytes of one connection arrived at data; 1 when a whole reply is complete
+ * (the connection's next request is then the other phase's, in getset). */
+static int floor_got(floor_run *r, int i, const char *data, int n) {
+    if (r->http) return floor_got_http(r, i, data, n);
     int want = r->want[r->phase[i]];
     r->got[i] += n;
     if (r->got[i] < want) return 0;
@@ -141,9 +196,10 @@ static void floor_epoll(floor_run *r) {
         if (k < 0 && errno != EINTR) floor_die("epoll_wait", errno);
         for (int e = 0; e < k; e++) {
             int i = (int)evs[e].data.u32;
-            ssize_t n = read(r->fds[i], r->rbuf[i], sizeof r->rbuf[i]);
+            char *at = floor_rptr(r, i);
+            ssize_t n = read(r->fds[i], at, floor_rroom(r, i));
             if (n <= 0) floor_die("read", n == 0 ? ECONNRESET : errno);
-            if (floor_got(r, i, (int)n) && !floor_write(r, i)) floor_die("write", errno);
+            if (floor_got(r, i, at, (int)n) && !floor_write(r, i)) floor_die("write", errno);
         }
     }
     close(ep);
@@ -189,7 +245,7 @@ static void floor_prep_recv(floor_ring *fr, floor_run *r, int i) {
         sqe->flags |= IOSQE_BUFFER_SELECT;
         sqe->buf_group = 0;
     } else {
-        io_uring_prep_recv(sqe, fd, r->rbuf[i], sizeof r->rbuf[i], 0);
+        io_uring_prep_recv(sqe, fd, floor_rptr(r, i), floor_rroom(r, i), 0);
     }
     if (fr->fixed) sqe->flags |= IOSQE_FIXED_FILE;
     io_uring_sqe_set_data64(sqe, FLOOR_UD(UD_RECV, i));
@@ -240,26 +296,32 @@ static void floor_uring(floor_run *r, int multishot, int fixed, unsigned flags) 
             int i = (int)(uint32_t)ud;
             if ((ud >> 32) == UD_SEND) floor_die("send", cqe->res < 0 ? -cqe->res : EIO);
             if (cqe->res <= 0) floor_die("recv", cqe->res == 0 ? ECONNRESET : -cqe->res);
+            const char *data = floor_rptr(r, i);
             if (multishot) {
                 unsigned bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+                data = fr.bufs + (size_t)bid * FLOOR_BUFSZ;
+                if (floor_got(r, i, data, cqe->res)) floor_prep_send(&fr, r, i);   /* before the buffer goes back */
                 io_uring_buf_ring_add(fr.br, fr.bufs + (size_t)bid * FLOOR_BUFSZ, FLOOR_BUFSZ,
                                       (unsigned short)bid, io_uring_buf_ring_mask(FLOOR_BUFS), (int)recycled);
                 recycled++;
                 if (!(cqe->flags & IORING_CQE_F_MORE)) floor_prep_recv(&fr, r, i);
             } else {
+                int done = floor_got(r, i, data, cqe->res);
                 floor_prep_recv(&fr, r, i);   /* partial or not: read again (ping-pong: nothing else comes) */
+                if (done) floor_prep_send(&fr, r, i);
             }
-            if (floor_got(r, i, cqe->res)) floor_prep_send(&fr, r, i);
         }
         if (recycled) io_uring_buf_ring_advance(fr.br, (int)recycled);
         io_uring_cq_advance(&fr.ring, seen);
     }
     io_uring_queue_exit(&fr.ring);
+    free(fr.bufs);
+    free(fr.br);
 }
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: uring_floor epoll|uring|uring-defer|multishot|regfiles PORT CONNS SECONDS [get|getset]\n");
+        fprintf(stderr, "usage: uring_floor epoll|uring|uring-defer|multishot|regfiles PORT CONNS SECONDS [get|getset|http]\n");
         return 2;
     }
     static floor_run r;
@@ -267,12 +329,15 @@ int main(int argc, char **argv) {
     r.n = atoi(argv[3]);
     double secs = atof(argv[4]);
     r.mix = argc > 5 && !strcmp(argv[5], "getset");
-    if (r.n < 1 || r.n > FLOOR_MAXCONN || secs <= 0 || (argc > 5 && !r.mix && strcmp(argv[5], "get"))) {
+    r.http = argc > 5 && !strcmp(argv[5], "http");
+    r.port = atoi(argv[2]);
+    if (r.n < 1 || r.n > FLOOR_MAXCONN || secs <= 0 || r.port < 1 || r.port > 65535 ||
+        (argc > 5 && !r.mix && !r.http && strcmp(argv[5], "get"))) {
         fprintf(stderr, "uring_floor: bad arguments\n");
         return 2;
     }
     floor_requests(&r);
-    floor_connect(&r, atoi(argv[2]));
+    floor_connect(&r, r.port);
     unsigned coop = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
     unsigned defer = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
     struct rusage ru0, ru1;

@@ -1,8 +1,9 @@
 /* output_json.c - the JSON lines every stream shares (docs/outputs.md,
  * schema OUTPUT_SCHEMA_VERSION): a "start" event, per closed interval one
  * "timer" object per reported timer and one "interval" object (VUs and
- * targets, counters, generator health, thresholds so far), and an "end"
- * event with the totals.  Built from the merged run data (jansson); no I/O. */
+ * targets, counters and their kinds, generator health, thresholds so far),
+ * and an "end" event with the totals.  Built from the merged run data
+ * (jansson); no I/O. */
 #include "output/output_priv.h"
 
 #include <jansson.h>
@@ -125,6 +126,18 @@ static json_t *ojson_counters(const run_result *r, int k) {
     return o;
 }
 
+/* Each counter's kind, by the name "counters" uses: the kind it was made as
+ * (summary.json's counter "kind", counter_kind_name), never read from the
+ * name.  A sibling object, so that "counters" keeps its shape in schema 1. */
+static json_t *ojson_counter_kinds(const run_result *r) {
+    json_t *o = json_object();
+    for (int i = 0; i < r->agg.ncounters; i++) {
+        const agg_counter *c = r->agg.counters[i];
+        json_object_set_new(o, c->name, json_string(counter_kind_name(c->kind)));
+    }
+    return o;
+}
+
 int output_json_interval(char **buf, size_t *len, const output_run *run, int k) {
     const run_result *r = run->r;
     double iv = (double)r->agg.interval_ns / 1e9, t_s = k * iv;
@@ -148,6 +161,7 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
     json_object_set_new(o, "active_vus", json_integer(k < r->agg.nrows_vus ? r->agg.vus_rows[k] : r->agg.active_vus));
     json_object_set_new(o, "targets", ojson_targets(run->sc, t_s + iv));
     json_object_set_new(o, "counters", ojson_counters(r, k));
+    json_object_set_new(o, "counter_kinds", ojson_counter_kinds(r));
     json_object_set_new(o, "health", ojson_health(r, k));
     json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
     return rc == 0 ? ojson_append(buf, len, o) : (json_decref(o), -1);

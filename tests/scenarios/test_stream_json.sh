@@ -79,7 +79,33 @@ tx3=$(timer_count "$TMP/r3/summary.json" "All Transactions")
 tx0=$(timer_count "$TMP/r0/summary.json" "All Transactions")
 check "never-read reader: the rate held (at least half the run's without it)" rate_held "$tx3" "$tx0"
 
-# 4. Bad values: one message, exit 2, no load.
+# 4. Counter kinds: each interval event's counter_kinds names the kind of
+# every counter in its counters (summary.json's kinds: the kind a counter was
+# made as, not read from its name; checks, gauges and rates, which
+# summary.json lists apart, by the kind counters.csv's names stand for).
+"$LUAMECH" run "$F/stream_kinds.lua" -q -d 2s -i 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/k" \
+    --stream json="$TMP/k.jsonl" > /dev/null 2> "$TMP/k.txt"
+check "kinds: exits 0" [ $? -eq 0 ]
+kj=$TMP/k.jsonl
+kind_of() { jq -rs --arg n "$1" '[.[] | select(.type == "interval")][-1].counter_kinds[$n] // "none"' "$kj"; }
+check "kinds: every interval event has counter_kinds" \
+    [ "$(jq -s '[.[] | select(.type == "interval" and (.counter_kinds | type) == "object")] | length' "$kj")" -eq "$(jq -s '[.[] | select(.type == "interval")] | length' "$kj")" ]
+check "kinds: every counter of every interval has its kind" \
+    [ "$(jq -s '[.[] | select(.type == "interval") | ((.counters | keys) - (.counter_kinds | keys)) | length] | add' "$kj")" -eq 0 ]
+nsum=$(jq '[.counters[] | select(.kind != null)] | length' "$TMP/k/summary.json")
+same=$(jq -s --slurpfile s "$TMP/k/summary.json" '([.[] | select(.type == "interval")][-1].counter_kinds) as $k
+    | [$s[0].counters[] | select($k[.name] == .kind)] | length' "$kj")
+echo "kinds: $same of summary.json's $nsum counters with the same kind in the stream"
+check "kinds: summary.json lists the plain and engine counters" [ "$nsum" -ge 3 ]
+check "kinds: ... each with the same kind in the stream" [ "$same" -eq "$nsum" ]
+check "kinds: a plain counter named engine.* is plain" [ "$(kind_of engine.not_ours)" = plain ]
+check "kinds: a plain counter named 'gauge x' is plain" [ "$(kind_of "gauge x")" = plain ]
+check "kinds: the engine's own counter" [ "$(kind_of engine.cpu_us)" = engine ]
+check "kinds: a gauge" [ "$(kind_of "gauge level")" = gauge ]
+check "kinds: a rate's trues and falses" [ "$(kind_of "rate.true hit") $(kind_of "rate.false hit")" = "rate_true rate_false" ]
+check "kinds: a check's passes and failures" [ "$(kind_of "check.pass read back") $(kind_of "check.fail always fails")" = "check_pass check_fail" ]
+
+# 5. Bad values: one message, exit 2, no load.
 gets1=$(mc_stat "$MC" cmd_get)
 "$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/b1" --stream influx=x > /dev/null 2> "$TMP/b1.txt"
 check "unknown kind: exit 2" [ $? -eq 2 ]

@@ -4,6 +4,9 @@
 # reach the server as mg (memcached -vv logs each command), and the server's
 # own counters (cmd_get, get_hits, get_misses, cmd_set) equal luamech's
 # counts, pooled (200 VUs on one connection) and with a connection per VU.
+# A server answering meta gets badly (fixtures/hostile_meta.py: a bad VA
+# length, too much data, an unsolicited VA, junk, a text reply) gives
+# counted protocol errors, never a value it did not ask for, and no crash.
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 start_memcached PORT
@@ -68,5 +71,42 @@ for mode in pooled:1:200 conn:0:20; do
     check "$name: the gets came over $want connection(s) ($fds)" [ "$fds" -eq "$want" ]
     check "$name: and no text get" [ "$(grep -c '^<[0-9]* gets\? ' "$TMP/mc-$name.log")" -eq 0 ]
     check "$name: the sets stayed text ($sets)" [ "$(grep -c '^<[0-9]* set ' "$TMP/mc-$name.log")" -eq "$sets" ]
+done
+
+# ---- hostile servers ----
+cat > "$TMP/hostile_vu.lua" <<'LUA'
+local mc = assert(luamech.memcached.connect(luamech.param("MC"), { timeout = 1, protocol = "meta" }))
+return function()
+  local v = mc:get("k")
+  local w = mc:get("k")                    -- sent as soon as the first returns
+  if v == "z" or w == "z" then error("took the unsolicited value for a reply") end
+  luamech.sleep(0.02)
+end
+LUA
+printf 'return { run_time = "2s", interval = "1s", groups = { { vus = 2, script = "hostile_vu.lua" } } }\n' \
+    > "$TMP/hostile.lua"
+not_grep() { ! grep "$@"; }
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+for mode in badlen shortva trail junk text; do
+    "$PY" "$F/hostile_meta.py" $mode "$TMP/h-$mode.port" &
+    PIDS+=("$!")
+done
+for mode in badlen shortva trail junk text; do
+    for _ in $(seq 300); do [ -s "$TMP/h-$mode.port" ] && break; sleep 0.05; done
+    hp=$(cat "$TMP/h-$mode.port")
+    "$LUAMECH" run "$TMP/hostile.lua" -q -e MC=127.0.0.1:$hp -o "$TMP/h-$mode" > "$TMP/h-$mode.out" 2>&1
+    rc=$?
+    s=$TMP/h-$mode/summary.json
+    errs=$(timer_errors "$s" memcached.get)
+    answered=$(cat "$TMP/h-$mode.port.count" 2>/dev/null || echo 0)
+    echo "   $mode: exit $rc, $errs failed gets, the server answered $answered command lines"
+    check "$mode: exit 0 ($(tail -2 "$TMP/h-$mode.out"))" [ $rc -eq 0 ]
+    check "$mode: the server was asked" [ "$answered" -gt 0 ]
+    check "$mode: failed gets are counted ($errs)" [ "$errs" -gt 0 ]
+    check "$mode: as protocol errors" \
+        grep -q "protocol error (unparseable or unsolicited reply)" "$TMP/h-$mode/errors.csv"
+    check "$mode: no get took a value it did not ask for" \
+        not_grep -q "took the unsolicited value" "$TMP/h-$mode/errors.csv"
 done
 finish

@@ -109,4 +109,30 @@ for mode in badlen shortva trail junk text; do
     check "$mode: no get took a value it did not ask for" \
         not_grep -q "took the unsolicited value" "$TMP/h-$mode/errors.csv"
 done
+
+# A server without the meta commands: every get and get_multi fails with its
+# ERROR (not a protocol error: the replies still pair with the commands)
+cat > "$TMP/old_vu.lua" <<'LUA'
+local mc = assert(luamech.memcached.connect(luamech.param("MC"), { timeout = 1, protocol = "meta" }))
+return function()
+  local v, err = mc:get("k")
+  assert(v == nil and err:find(": ERROR$"), "get: " .. tostring(v) .. " " .. tostring(err))
+  local t, merr = mc:get_multi({ "a", "b", "c" })
+  assert(t == nil and merr:find(": ERROR$"), "get_multi: " .. tostring(t) .. " " .. tostring(merr))
+end
+LUA
+printf 'return { requests = 20, groups = { { vus = 2, script = "old_vu.lua" } } }\n' > "$TMP/old.lua"
+"$PY" "$F/hostile_meta.py" old "$TMP/h-old.port" &
+PIDS+=("$!")
+for _ in $(seq 300); do [ -s "$TMP/h-old.port" ] && break; sleep 0.05; done
+"$LUAMECH" run "$TMP/old.lua" -q -e MC=127.0.0.1:$(cat "$TMP/h-old.port") -o "$TMP/h-old" > "$TMP/h-old.out" 2>&1
+rc=$?
+s=$TMP/h-old/summary.json
+check "old server: exit 0 ($(tail -2 "$TMP/h-old.out"))" [ $rc -eq 0 ]
+check "old server: 20 transactions, none failed (each asserts the ERROR)" \
+    [ "$(timer_count "$s" "All Transactions")" -eq 20 -a "$(timer_errors "$s" "All Transactions")" -eq 0 ]
+check "old server: 40 failed requests, all ERROR" [ "$(timer_errors "$s" memcached.get)" -eq 20 -a \
+    "$(timer_errors "$s" memcached.get_multi)" -eq 20 ]
+check "old server: no protocol error" not_grep -q "protocol error" "$TMP/h-old/errors.csv"
+check "old server: 80 command lines answered (20 x (1 + 3))" [ "$(cat "$TMP/h-old.port.count")" -eq 80 ]
 finish

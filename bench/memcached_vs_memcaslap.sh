@@ -41,6 +41,11 @@
 # together once per loop turn).  memcaslap has no deep pipelining; it keeps
 # -c CONNS connections, so the pooled rows compare CPU per op at equal
 # concurrency, not equal connection counts.
+# MC_PROTOCOL=meta: luamech's GETs go as memcached meta gets (`mg <key> v f`,
+# connect's protocol = "meta"; SETs stay text), whose replies memcached
+# batches (one send per 20 GET replies instead of one each); the peers keep
+# the text protocol (memtier's memcache_text, memcaslap's ASCII).  Default
+# text.  The ratios are then headed luamech(meta).
 # memtier_benchmark (not in Debian; build it from its public source outside
 # this repo) is a third tool of every round when MEMTIER=/path/to/memtier_benchmark
 # is set or memtier_benchmark is on PATH; otherwise the script says it is
@@ -52,7 +57,7 @@
 # same depth as luamech's pooled VUs).  -n COUNT (per connection: COUNT/CONNS)
 # or --test-time=DURATION; tool_ops/s is its "Totals" Ops/sec.
 # IO=uring|epoll|auto: luamech's --io (bench/lib.sh); the ratios are then headed luamech(IO).
-# Settings (environment): ROUNDS=5  POOL=0  MEMTIER= (path; default: memtier_benchmark
+# Settings (environment): ROUNDS=5  POOL=0  MC_PROTOCOL=text  MEMTIER= (path; default: memtier_benchmark
 # on PATH, if any)  DURATION=10 (s)  COUNT= (ops; replaces
 # DURATION)  CONNS=50  WARMUP=2  WINDOW=DURATION-4 (5 with COUNT)  KEYS=100000
 # (luamech key space)  OUT=DIR (default /tmp/luamech-bench/mc-<time>)
@@ -68,6 +73,11 @@ ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-10}
 COUNT=${COUNT:-}
 POOL=${POOL:-0}
+MC_PROTOCOL=${MC_PROTOCOL:-text}
+case $MC_PROTOCOL in text|meta) ;; *) die "MC_PROTOCOL must be text or meta";; esac
+if [ "$MC_PROTOCOL" = meta ]; then
+  if [ -n "$IO" ]; then LM_NAME="luamech($IO,meta)"; else LM_NAME="luamech(meta)"; fi
+fi
 if [ "$POOL" = 1 ]; then CONNS=${CONNS:-200}; else CONNS=${CONNS:-50}; fi
 WARMUP=${WARMUP:-2}
 if [ -n "$COUNT" ]; then WINDOW=${WINDOW:-5}; else WINDOW=${WINDOW:-$((DURATION - 4))}; fi
@@ -145,7 +155,7 @@ run_one() {
   if [ "$tool" = luamech ]; then
     cmd=("$LUAMECH" run "$BENCH_DIR/mc_getset.lua" "${LM_IO_ARGS[@]}" -u "$CONNS" -w 1 -i 1s -q
          "${LM_BOUND[@]}" -o "$d/results" -e "MEMCACHED=127.0.0.1:$port" -e "KEYS=$KEYS"
-         -e "POOL=$POOL")
+         -e "POOL=$POOL" -e "MC_PROTOCOL=$MC_PROTOCOL")
   elif [ "$tool" = memtier ]; then
     cmd=("$MEMTIER" -s 127.0.0.1 -p "$port" -P memcache_text -t 1 "${MT_PIPE[@]}" --ratio=1:1 -d 32
          --key-prefix=mcbench: --key-minimum=10000000 --key-maximum=$((10000000 + KEYS - 1))

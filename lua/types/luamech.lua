@@ -388,6 +388,7 @@ luamech.memcached = {}
 ---@field distribution? "ketama"|"modula" key -> server mapping (default "ketama")
 ---@field pool? boolean share one client per worker (default false)
 ---@field tls? boolean|luamech.TlsOptions TLS to every server (memcached -Z)
+---@field protocol? "text"|"meta" "meta": get, gets, get_multi as meta gets (mg; memcached 1.6+) (default "text")
 
 ---Connects to `servers` ("host[:port][,host[:port]...]", port 11211).
 ---@param servers string

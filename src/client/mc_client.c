@@ -4,8 +4,11 @@
  * timeouts, and reconnect with doubling backoff.  The server list and the
  * key -> server mapping (libmemcached's ketama or modula) are mc_ring.c's;
  * every byte of I/O goes through net/conn.
- * It does not retry or fail over requests, nor speak the binary/meta protocols;
- * "noreply" commands must not be sent (replies are matched to requests by order). */
+ * Requests are text or meta commands (encoded by the caller); a reply of the
+ * other protocol than its request's is a protocol error.  It does not retry or
+ * fail over requests, nor speak the binary protocol; "noreply" commands and
+ * meta's quiet mode (q) must not be sent (replies are matched to requests by
+ * order, one per command). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -266,6 +269,13 @@ static void mc_on_fail(void *owner, int status, net_phase ph, const char *msg) {
     mc_conn_fail(conn, status, msg);
 }
 
+/* Whether a reply of kind k may answer req: the error lines answer either
+ * protocol; the others only their own. */
+static int mc_reply_fits(const mc_req *req, mc_kind k) {
+    if (k == MC_R_ERROR || k == MC_R_CLIENT_ERROR || k == MC_R_SERVER_ERROR) return 1;
+    return req->meta ? mc_kind_is_meta(k) : !mc_kind_is_meta(k);
+}
+
 /* Hand one parsed unit to the head request.  0 when the connection was failed.
  * *now: the read's clock, read at its first complete reply (0 until then).
  * *owed: the replies this read may still complete: the requests pending when
@@ -274,14 +284,16 @@ static void mc_on_fail(void *owner, int status, net_phase ph, const char *msg) {
  * server sent before it: more replies than owed are unsolicited. */
 static int mc_conn_deliver(mc_conn *conn, const mc_reply *r, uint64_t *now, size_t *owed) {
     mc_req *req = conn->pending.head ? mc_req_of(conn->pending.head) : NULL;
-    if (req == NULL || *owed == 0) {
+    if (req == NULL || *owed == 0 || !mc_reply_fits(req, r->kind)) {
         mc_conn_fail(conn, MC_EPROTO, NULL);
         return 0;
     }
-    if (r->kind == MC_R_VALUE) {
+    if (r->kind == MC_R_VALUE || req->left > 1) {     /* text: END follows; meta: not its last reply */
+        if (r->kind != MC_R_VALUE) req->left--;
         if (req->on_value) req->on_value(req, r);
         return 1;
     }
+    if (r->kind == MC_R_VA && req->on_value) req->on_value(req, r);   /* meta: a value, its last reply */
     client_fifo_pop_answered(&conn->pending, now);   /* req; the timer stays armed: it re-checks lazily */
     (*owed)--;
     req->on_done(req, 0, r);
@@ -380,10 +392,13 @@ static int mc_conn_append(mc_conn *conn, const char *line, size_t line_len,
     return 0;
 }
 
-void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line,
-                    size_t line_len, const char *value, size_t value_len) {
+/* Queue req (owed nreplies replies, of the meta protocol when meta). */
+static void mc_send(mc_client *c, uint32_t server, mc_req *req, uint32_t nreplies, int meta,
+                    const char *line, size_t line_len, const char *value, size_t value_len) {
     uint64_t now = client_req_begin(&req->base);
     req->server = server;
+    req->left = nreplies ? nreplies : 1;
+    req->meta = meta;
     if (c->life.closing || server >= c->n) {
         req->on_done(req, c->life.closing ? UV_ECANCELED : UV_EINVAL, NULL);
         return;
@@ -396,6 +411,17 @@ void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line
         return;
     }
     mc_conn_arm(conn, client_fifo_push(&conn->pending, &req->base, now, c->opts.timeout_ns));
+}
+
+void mc_client_send(mc_client *c, uint32_t server, mc_req *req, const char *line,
+                    size_t line_len, const char *value, size_t value_len) {
+    mc_send(c, server, req, 1, 0, line, line_len, value, value_len);
+}
+
+void mc_client_send_meta(mc_client *c, uint32_t server, mc_req *req, uint32_t nreplies,
+                         const char *line, size_t line_len, const char *value,
+                         size_t value_len) {
+    mc_send(c, server, req, nreplies, 1, line, line_len, value, value_len);
 }
 
 void mc_client_close(mc_client *c) {

@@ -9,7 +9,9 @@
  *
  * The client never touches Lua and never blocks; it allocates only when a
  * connection's buffers must grow (a larger value than seen before).  The
- * bytes queued in one loop turn leave in one write per connection.
+ * bytes queued in one loop turn leave in one write per connection.  Text and
+ * meta commands may be mixed on a connection: the replies are matched by
+ * order, and each request says which kind of reply it expects.
  * mc_ring.c parses the server list and maps keys to servers as libmemcached
  * would. */
 #ifndef LUAMECH_MC_CLIENT_H
@@ -45,6 +47,9 @@ void mc_client_opts_default(mc_client_opts *o);  /* 5 s, 100 ms .. 5 s, ketama *
 typedef struct mc_client mc_client;
 typedef struct mc_req mc_req;
 
+/* A VALUE item (text) or a VA reply (meta).  For a meta request that answers
+ * several commands (mc_client_send_meta with nreplies > 1) also every reply
+ * but the last, whatever its kind (EN, an error, ...: item->kind says). */
 typedef void (*mc_value_cb)(mc_req *req, const mc_reply *item);
 /* status == 0: `final` is the terminal reply (END, STORED, NUMBER, ...).
  * status < 0: no reply; `final` is NULL. */
@@ -61,6 +66,8 @@ struct mc_req {
     /* private to the client */
     uint32_t server;
     int status;                   /* of a failed request, until its on_done */
+    uint32_t left;                /* replies still owed to it */
+    int meta;                     /* sent by mc_client_send_meta: meta replies only */
 };
 
 /* Parse `servers` ("host:port", "h1:p1,h2:p2", optional ":port", default port
@@ -101,6 +108,16 @@ uint32_t mc_client_server_for_key(const mc_client *c, const char *key, size_t le
 void mc_client_send(mc_client *c, uint32_t server, mc_req *req,
                     const char *line, size_t line_len,
                     const char *value, size_t value_len);
+
+/* Like mc_client_send for `line` holding nreplies (>= 1) meta commands (mg,
+ * ...), each answered by one meta reply (or an error line): on_value fires
+ * for each VA and for every reply but the last, on_done with the last.  A
+ * text reply (VALUE, END, STORED, ...) to it, or a meta reply to a request
+ * of mc_client_send, is a protocol error (MC_EPROTO): the connection is reset
+ * and every pending request fails. */
+void mc_client_send_meta(mc_client *c, uint32_t server, mc_req *req, uint32_t nreplies,
+                         const char *line, size_t line_len, const char *value,
+                         size_t value_len);
 
 /* Pending requests across all servers (for tests and shutdown). */
 size_t mc_client_pending(const mc_client *c);

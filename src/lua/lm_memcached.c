@@ -7,7 +7,11 @@
  * "memcached.<command>".  Numeric arguments are integers in the range the
  * protocol field holds (NaN, infinities and fractions are refused before
  * any C conversion): exptime -2^31..2^31-1, flags 0..2^32-1, cas and delta
- * 0..2^64-1.  It never parses bytes or touches sockets. */
+ * 0..2^64-1.  With connect's protocol = "meta", get, gets and get_multi
+ * are sent as meta gets (mg: memcached batches their replies; text GET
+ * replies leave one send each), and return what the text commands return;
+ * the other commands stay text in both modes.  It never parses bytes or
+ * touches sockets. */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +44,7 @@ typedef struct lm_mc {
     int tid[OP_COUNT];
     lm_op_pool ops;             /* lm_mc_op, sized for the client's servers */
     int pooled;
+    int meta;                   /* protocol = "meta": reads as mg */
     /* get_multi's scratch, grown to the largest call (no allocation per call) */
     const char **keys, **sub;
     size_t *lens, *sublen;
@@ -48,6 +53,12 @@ typedef struct lm_mc {
     char *line;
     size_t line_cap;
 } lm_mc;
+
+/* connect()'s options: the client's, and the binding's own. */
+typedef struct lm_mc_conf {
+    mc_client_opts c;           /* first: lm_client_kind's TLS pointer lives in it */
+    int meta;
+} lm_mc_conf;
 
 struct lm_mc_op {
     lm_op core;                 /* the pattern's part (lua/lm_op.h): first */
@@ -136,11 +147,32 @@ static int lm_mc_push_results(lm_op *base, lua_State *L) {
     return 2;
 }
 
+/* A failure of one of op's requests (status < 0), or an error line (status 0,
+ * `final` its reply): the op's first failure is kept. */
+static void lm_mc_note_error(lm_mc_op *op, const mc_req *req, int status, const mc_reply *final) {
+    if (status == 0 && (final->kind == MC_R_ERROR || final->kind == MC_R_CLIENT_ERROR ||
+                        final->kind == MC_R_SERVER_ERROR))
+        status = (int)final->kind;
+    if (status == 0 || op->status != 0) return;
+    op->status = status;
+    op->failed_server = req->server;
+    if (status > 0 && final->msg_len)
+        snprintf(op->server_msg, sizeof op->server_msg, "%.*s", (int)final->msg_len, final->msg);
+}
+
 static void lm_mc_on_value(mc_req *req, const mc_reply *item) {
     lm_mc_op *op = req->data;
+    if (item->kind != MC_R_VALUE && item->kind != MC_R_VA) {   /* meta get_multi: EN or an error */
+        lm_mc_note_error(op, req, 0, item);
+        return;
+    }
     lua_State *L = lm_op_stack(&op->core);
     if (!L) return;
     if (op->op == OP_GET_MULTI) {
+        if (item->key_len == 0) {           /* a VA without the k it was asked for */
+            lm_mc_note_error(op, req, MC_EPROTO, NULL);
+            return;
+        }
         if (op->values++ == 0) lua_newtable(L);
         lua_pushlstring(L, item->key, item->key_len);
         lua_pushlstring(L, item->data, item->data_len);
@@ -155,15 +187,8 @@ static void lm_mc_on_value(mc_req *req, const mc_reply *item) {
 
 static void lm_mc_on_done(mc_req *req, int status, const mc_reply *final) {
     lm_mc_op *op = req->data;
-    if (status == 0 && (final->kind == MC_R_ERROR || final->kind == MC_R_CLIENT_ERROR ||
-                        final->kind == MC_R_SERVER_ERROR))
-        status = (int)final->kind;
-    if (status != 0 && op->status == 0) {
-        op->status = status;
-        op->failed_server = req->server;
-        if (status > 0 && final->msg_len)
-            snprintf(op->server_msg, sizeof op->server_msg, "%.*s", (int)final->msg_len, final->msg);
-    } else if (status == 0) {
+    lm_mc_note_error(op, req, status, final);
+    if (status == 0) {
         op->kind = final->kind;
         op->number = final->number;
     }
@@ -187,17 +212,30 @@ static const char *lm_mc_key(lua_State *L, int idx, size_t *len) {
     return k;
 }
 
-/* Start op on one server; returns what the Lua call returns. */
-static int lm_mc_run(lua_State *L, lm_mc_op *op, uint32_t server, const char *line, size_t line_len,
-                     const char *value, size_t value_len) {
-    mc_req *req = &op->reqs[0];
+/* Point op's request i at op's callbacks. */
+static mc_req *lm_mc_req(lm_mc_op *op, int i) {
+    mc_req *req = &op->reqs[i];
     req->on_value = lm_mc_on_value;
     req->on_done = lm_mc_on_done;
     req->data = op;
-    lm_op_start(&op->core, op->core.v, L, 1);
     req->base.start_ns = op->core.start_ns;      /* the client's deadline: the same clock read */
-    mc_client_send(op->mc->client, server, req, line, line_len, value, value_len);
+    return req;
+}
+
+/* Start op on one server (a meta command when meta); returns what the Lua
+ * call returns. */
+static int lm_mc_run_as(lua_State *L, lm_mc_op *op, uint32_t server, int meta, const char *line,
+                        size_t line_len, const char *value, size_t value_len) {
+    lm_op_start(&op->core, op->core.v, L, 1);
+    mc_req *req = lm_mc_req(op, 0);
+    if (meta) mc_client_send_meta(op->mc->client, server, req, 1, line, line_len, value, value_len);
+    else mc_client_send(op->mc->client, server, req, line, line_len, value, value_len);
     return lm_op_finish_call(&op->core, L);
+}
+
+static int lm_mc_run(lua_State *L, lm_mc_op *op, uint32_t server, const char *line, size_t line_len,
+                     const char *value, size_t value_len) {
+    return lm_mc_run_as(L, op, server, 0, line, line_len, value, value_len);
 }
 
 static lm_mc_op *lm_mc_begin(lua_State *L, lm_mc *mc, int opcode) {
@@ -213,10 +251,12 @@ static int lm_mc_get_common(lua_State *L, int opcode) {
     size_t len;
     const char *key = lm_mc_key(L, 2, &len);
     char line[MC_LINE_MAX];
-    size_t n = mc_encode_retrieval(line, sizeof line, opcode == OP_GETS, &key, &len, 1);
+    size_t n = mc->meta ? mc_encode_meta_get(line, sizeof line, key, len, opcode == OP_GETS, 0)
+                        : mc_encode_retrieval(line, sizeof line, opcode == OP_GETS, &key, &len, 1);
     lm_mc_op *op = lm_mc_begin(L, mc, opcode);
     lua_settop(L, 1);
-    return lm_mc_run(L, op, mc_client_server_for_key(mc->client, key, len), line, n, NULL, 0);
+    return lm_mc_run_as(L, op, mc_client_server_for_key(mc->client, key, len), mc->meta, line, n,
+                        NULL, 0);
 }
 
 static int lm_mc_get(lua_State *L) { return lm_mc_get_common(L, OP_GET); }
@@ -343,7 +383,7 @@ static int lm_mc_get_multi(lua_State *L) {
         mc->keys[i] = lua_tolstring(L, -1, &mc->lens[i]);   /* anchored by the table */
         lua_pop(L, 1);
         mc->owner[i] = mc_client_server_for_key(mc->client, mc->keys[i], mc->lens[i]);
-        total += mc->lens[i] + 1;
+        total += mc->lens[i] + (mc->meta ? 16 : 1);   /* "mg <key> v f k\r\n" */
     }
     if (lm_mc_scratch(mc, nkeys, total) != 0) return luaL_error(L, "memcached.get_multi: out of memory");
     lm_mc_op *op = lm_mc_begin(L, mc, OP_GET_MULTI);
@@ -358,13 +398,16 @@ static int lm_mc_get_multi(lua_State *L) {
         for (size_t i = 0; i < nkeys; i++)
             if (mc->owner[i] == s) { mc->sub[k] = mc->keys[i]; mc->sublen[k++] = mc->lens[i]; }
         if (!k) continue;
-        size_t n = mc_encode_retrieval(mc->line, mc->line_cap, 0, mc->sub, mc->sublen, k);
-        mc_req *req = &op->reqs[reqs++];
-        req->on_value = lm_mc_on_value;
-        req->on_done = lm_mc_on_done;
-        req->data = op;
-        req->base.start_ns = op->core.start_ns;
-        mc_client_send(mc->client, s, req, mc->line, n, NULL, 0);
+        mc_req *req = lm_mc_req(op, reqs++);
+        if (!mc->meta) {
+            size_t n = mc_encode_retrieval(mc->line, mc->line_cap, 0, mc->sub, mc->sublen, k);
+            mc_client_send(mc->client, s, req, mc->line, n, NULL, 0);
+            continue;
+        }
+        size_t n = 0;                       /* one mg per key, each naming its key in the reply */
+        for (size_t i = 0; i < k; i++)
+            n += mc_encode_meta_get(mc->line + n, mc->line_cap - n, mc->sub[i], mc->sublen[i], 0, 1);
+        mc_client_send_meta(mc->client, s, req, (uint32_t)k, mc->line, n, NULL, 0);
     }
     /* Values only arrive from the loop, never inside mc_client_send. */
     return lm_op_finish_call(&op->core, L);
@@ -440,14 +483,29 @@ static void lm_mc_connect(void *mc, lm_connect *cc) {
 }
 
 
+/* connect's protocol option at the top of L: 1 for "meta", 0 for "text". */
+static int lm_mc_protocol(lua_State *L) {
+    if (lua_isnil(L, -1)) return 0;
+    const char *p = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (p && strcmp(p, "text") == 0) return 0;
+    if (p && strcmp(p, "meta") == 0) return 1;
+    return luaL_error(L, "memcached.connect: protocol must be \"text\" or \"meta\", got %s%s%s",
+                      p ? "\"" : "", p ? p : luaL_typename(L, -1), p ? "\"" : "");
+}
+
 static const net_tls_opts **lm_mc_opts(lua_State *L, int idx, void *opts, int *pool) {
-    mc_client_opts *o = opts;
+    lm_mc_conf *conf = opts;
+    mc_client_opts *o = &conf->c;
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "distribution",
-                                        "tls", NULL};
+                                        "tls", "protocol", NULL};
     mc_client_opts_default(o);
+    conf->meta = 0;
     if (!lm_connect_opts(L, idx, "memcached.connect", known, pool, &o->timeout_ns,
                          &o->connect_timeout_ns))
         return &o->tls;
+    lua_getfield(L, idx, "protocol");
+    conf->meta = lm_mc_protocol(L);
+    lua_pop(L, 1);
     lua_getfield(L, idx, "distribution");
     if (!lua_isnil(L, -1)) {
         const char *d = luaL_checkstring(L, -1);
@@ -462,8 +520,11 @@ static const net_tls_opts **lm_mc_opts(lua_State *L, int idx, void *opts, int *p
 /* connect's lm_client_kind.create: the client of a into mc. */
 static int lm_mc_new(void *obj, const lm_connect_args *a, void *opts, char *err, size_t err_len) {
     lm_mc *mc = obj;
-    if (mc_client_new(worker_loop(a->w), a->address, opts, &mc->client, err, err_len) != 0) return -1;
+    const lm_mc_conf *conf = opts;
+    if (mc_client_new(worker_loop(a->w), a->address, &conf->c, &mc->client, err, err_len) != 0)
+        return -1;
     mc->pooled = a->pool;
+    mc->meta = conf->meta;
     lm_op_pool_init(&mc->ops, sizeof(lm_mc_op) + mc_client_nservers(mc->client) * sizeof(mc_req),
                     lm_mc_push_results, NULL);
     mc->w = a->w;
@@ -481,17 +542,17 @@ static const lm_client_kind lm_mc_kind = {
     .close = lm_mc_close_client};
 
 /* luamech.memcached.connect(servers [, {pool=, timeout=, connect_timeout=,
- * distribution=, tls=}]) -> client | nil, err.  Yields until every server is
+ * distribution=, tls=, protocol=}]) -> client | nil, err.  Yields until every server is
  * connected (and TLS established, when tls is set).  With pool = true, VUs of a worker share one client per server
  * list and their requests are pipelined on its connections. */
 static int lm_mc_connect_lua(lua_State *L) {
     lm_client_list *list = lua_touserdata(L, lua_upvalueindex(2));
-    mc_client_opts o;
+    lm_mc_conf o;
     lm_connect_args a;
     lm_connect_args_read(L, &lm_mc_kind, lua_touserdata(L, lua_upvalueindex(1)), &list->tls, &a, &o);
-    lm_pool_key key = {.address = a.address, .timeout_ns = o.timeout_ns,
-                       .connect_timeout_ns = o.connect_timeout_ns,
-                       .opt = {(int64_t)o.distribution}, .tls = a.tkey};
+    lm_pool_key key = {.address = a.address, .timeout_ns = o.c.timeout_ns,
+                       .connect_timeout_ns = o.c.connect_timeout_ns,
+                       .opt = {(int64_t)o.c.distribution, o.meta}, .tls = a.tkey};
     return lm_client_connect(L, &lm_mc_kind, list, &key, &a, &o);
 }
 

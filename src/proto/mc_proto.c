@@ -1,9 +1,11 @@
-/* mc_proto.c - memcached text protocol: command encoders and an incremental
- * reply parser (one VALUE item or one status line per call).
+/* mc_proto.c - memcached text and meta protocols: command encoders and an
+ * incremental reply parser (one VALUE item, one meta reply (VA with its data,
+ * HD, EN, NF, NS, EX, MN) or one status line per call).
  * Pure functions over caller buffers: no sockets, no allocation, no blocking,
  * no reads past `len`.  It does not validate that a reply matches the command
- * that was sent (the connection layer owns that), and has no binary/meta
- * protocol support. */
+ * that was sent (the connection layer owns that); of the meta commands it
+ * encodes only mg (the binding sends the others as text commands); no binary
+ * protocol. */
 #include "proto/mc_proto.h"
 
 #include <string.h>
@@ -89,10 +91,35 @@ static const struct { const char *kw; int open; } mc_line_starts[] = {
     {"ERROR", 1},  {"CLIENT_ERROR", 1}, {"SERVER_ERROR", 1},
 };
 
+/* Two-letter codes of the meta replies, in mc_kind order from MC_R_VA. */
+static const char mc_meta_codes[][3] = {"VA", "HD", "EN", "NF", "NS", "EX", "MN"};
+#define MC_META_NCODES (sizeof mc_meta_codes / sizeof mc_meta_codes[0])
+
+/* The meta code line[0..2) stands for, when line[0..n) starts with it and
+ * then ends or has a space; else MC_R_BAD. */
+static mc_kind mc_meta_code(const char *line, size_t n) {
+    if (n < 2 || (n > 2 && line[2] != ' ')) return MC_R_BAD;
+    for (size_t i = 0; i < MC_META_NCODES; i++)
+        if (line[0] == mc_meta_codes[i][0] && line[1] == mc_meta_codes[i][1])
+            return (mc_kind)(MC_R_VA + (int)i);
+    return MC_R_BAD;
+}
+
+/* Could line[0..n) (n > 0, no '\n' yet) still become a meta reply line? */
+static int mc_meta_prefix_ok(const char *line, size_t n) {
+    for (size_t i = 0; i < MC_META_NCODES; i++) {
+        if (line[0] != mc_meta_codes[i][0]) continue;
+        if (n == 1) return 1;
+        if (line[1] == mc_meta_codes[i][1]) return n == 2 || line[2] == ' ';
+    }
+    return 0;
+}
+
 /* Could buf[0..n) (no '\n' yet) still become a valid reply line? */
 static int mc_prefix_ok(const char *buf, size_t n) {
     if (n > 0 && buf[n - 1] == '\r') n--;
     if (n == 0) return 1;
+    if (mc_meta_prefix_ok(buf, n)) return 1;
     if (mc_is_digit(buf[0])) {
         for (size_t i = 0; i < n; i++)
             if (!mc_is_digit(buf[i]) && buf[i] != ' ') return 0;
@@ -179,6 +206,54 @@ static int mc_parse_status(const char *line, size_t n, mc_reply *r) {
     return 0;
 }
 
+/* One meta flag token ("f5", "c123", "kkey", "O1", "t-1", "W", ...):
+ * a letter, then bytes that are not controls.  f, c and k fill r; the
+ * others are accepted and ignored.  0, or -1 when it is malformed. */
+static int mc_meta_flag(const char *t, size_t n, mc_reply *r) {
+    uint64_t v;
+    char f = t[0];
+    if (!((f >= 'a' && f <= 'z') || (f >= 'A' && f <= 'Z'))) return -1;
+    for (size_t i = 1; i < n; i++)
+        if ((unsigned char)t[i] < 0x20 || t[i] == 0x7f) return -1;
+    if (f == 'f') {
+        if (mc_parse_u64(t + 1, n - 1, &v) || v > UINT32_MAX) return -1;
+        r->flags = (uint32_t)v;
+    } else if (f == 'c') {
+        if (mc_parse_u64(t + 1, n - 1, &r->cas)) return -1;
+    } else if (f == 'k') {
+        if (!mc_key_valid(t + 1, n - 1)) return -1;
+        r->key = t + 1;
+        r->key_len = n - 1;
+    }
+    return 0;
+}
+
+/* A meta reply line line[0..n) of kind k (its code checked), hdr bytes with
+ * "\r\n"; VA's data follows in buf. */
+static size_t mc_meta_parse(const char *buf, size_t len, const char *line, size_t n,
+                            size_t hdr, mc_kind k, mc_reply *r) {
+    const char *t;
+    size_t tn, pos = 2;
+    uint64_t bytes = 0;
+    if (k == MC_R_VA) {
+        if (!mc_next_tok(line, n, &pos, &t, &tn) || mc_parse_u64(t, tn, &bytes)) return mc_bad(r);
+        if (bytes > (uint64_t)(SIZE_MAX - hdr - 2)) return mc_bad(r);
+    }
+    while (mc_next_tok(line, n, &pos, &t, &tn))
+        if (mc_meta_flag(t, tn, r) != 0) return mc_bad(r);
+    if (k != MC_R_VA) {
+        r->kind = k;
+        return hdr;
+    }
+    size_t total = hdr + (size_t)bytes + 2;
+    if (len < total) return mc_need(r, total);
+    if (buf[total - 2] != '\r' || buf[total - 1] != '\n') return mc_bad(r);
+    r->kind = MC_R_VA;
+    r->data = buf + hdr;
+    r->data_len = (size_t)bytes;
+    return total;
+}
+
 size_t mc_parse(const char *buf, size_t len, mc_reply *r) {
     memset(r, 0, sizeof *r);
     if (buf == NULL || len == 0) return mc_need(r, 0);
@@ -191,6 +266,8 @@ size_t mc_parse(const char *buf, size_t len, mc_reply *r) {
     size_t hdr = (size_t)(lf - buf) + 1;
     if (hdr < 2 || buf[hdr - 2] != '\r') return mc_bad(r);
     size_t n = hdr - 2;
+    mc_kind meta = mc_meta_code(buf, n);
+    if (meta != MC_R_BAD) return mc_meta_parse(buf, len, buf, n, hdr, meta, r);
     if (mc_starts(buf, n, "VALUE ")) return mc_parse_value(buf, len, buf, n, hdr, r);
     if (n > 0 && mc_is_digit(buf[0])) return mc_parse_number(buf, n, r) ? hdr : mc_bad(r);
     if (mc_parse_status(buf, n, r) || mc_parse_error(buf, n, r)) return hdr;
@@ -204,10 +281,13 @@ const char *mc_kind_name(mc_kind k) {
         "NEED_MORE", "VALUE",     "END",     "STORED", "NOT_STORED",
         "EXISTS",    "NOT_FOUND", "DELETED", "TOUCHED", "NUMBER",
         "ERROR",     "CLIENT_ERROR", "SERVER_ERROR", "BAD",
+        "VA", "HD", "EN", "NF", "NS", "EX", "MN",
     };
     if ((unsigned)k >= sizeof names / sizeof names[0]) return "UNKNOWN";
     return names[k];
 }
+
+int mc_kind_is_meta(mc_kind k) { return k >= MC_R_VA && k <= MC_R_MN; }
 
 const char *mc_cmd_name(mc_cmd c) {
     static const char *const names[] = {"set", "add", "replace", "append", "prepend", "cas"};
@@ -313,5 +393,15 @@ size_t mc_encode_touch(char *out, size_t cap, const char *key, size_t key_len,
     mc_w_head(&w, "touch", key, key_len);
     mc_w_bytes(&w, " ", 1);
     mc_w_i64(&w, exptime);
+    return mc_w_end(&w);
+}
+
+size_t mc_encode_meta_get(char *out, size_t cap, const char *key, size_t key_len,
+                          int with_cas, int with_key) {
+    mc_w w = {out, cap, 0, 0};
+    mc_w_head(&w, "mg", key, key_len);
+    mc_w_str(&w, " v f");
+    if (with_cas) mc_w_str(&w, " c");
+    if (with_key) mc_w_str(&w, " k");
     return mc_w_end(&w);
 }

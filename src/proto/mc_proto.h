@@ -1,5 +1,6 @@
-/* mc_proto.h - memcached text protocol: pure encoders and an incremental reply
- * parser.  Bytes in, tokens out.  Nothing here touches sockets, allocates or
+/* mc_proto.h - memcached text and meta protocols: pure encoders and an
+ * incremental reply parser that reads both kinds of reply.  Bytes in,
+ * tokens out.  Nothing here touches sockets, allocates or
  * knows about Lua; the parser says "need more bytes" instead of blocking
  * (in the spirit of memcached's vendor/mcmc). */
 #ifndef LUAMECH_MC_PROTO_H
@@ -26,8 +27,19 @@ typedef enum mc_kind {
     MC_R_ERROR,          /* "ERROR" (unknown command) */
     MC_R_CLIENT_ERROR,   /* message in msg/msg_len */
     MC_R_SERVER_ERROR,   /* message in msg/msg_len */
-    MC_R_BAD             /* malformed input: the stream cannot be resynchronised */
+    MC_R_BAD,            /* malformed input: the stream cannot be resynchronised */
+    /* meta protocol replies; each answers one meta command */
+    MC_R_VA,             /* "VA <bytes> <flags>*" with its data: flags, cas, key from f, c, k */
+    MC_R_HD,             /* success without a value (stored, deleted, hit without v) */
+    MC_R_EN,             /* mg: miss */
+    MC_R_NF,             /* not found */
+    MC_R_NS,             /* not stored */
+    MC_R_EX,             /* exists (cas mismatch) */
+    MC_R_MN              /* answer to "mn" */
 } mc_kind;
+
+/* 1 for the replies of meta commands (MC_R_VA .. MC_R_MN). */
+int mc_kind_is_meta(mc_kind k);
 
 typedef enum mc_cmd {
     MC_SET, MC_ADD, MC_REPLACE, MC_APPEND, MC_PREPEND, MC_CAS
@@ -38,8 +50,8 @@ typedef struct mc_reply {
     const char *key;      /* MC_R_VALUE: points into the parsed buffer */
     size_t key_len;
     uint32_t flags;
-    uint64_t cas;         /* MC_R_VALUE from gets, else 0 */
-    const char *data;     /* MC_R_VALUE: the value bytes (without trailing \r\n) */
+    uint64_t cas;         /* MC_R_VALUE from gets, MC_R_VA with a c flag, else 0 */
+    const char *data;     /* MC_R_VALUE, MC_R_VA: the value bytes (without trailing \r\n) */
     size_t data_len;
     uint64_t number;      /* MC_R_NUMBER */
     const char *msg;      /* *_ERROR: message text (may be empty) */
@@ -47,7 +59,9 @@ typedef struct mc_reply {
     size_t need_bytes;    /* MC_R_NEED_MORE: total bytes this unit needs, if known, else 0 */
 } mc_reply;
 
-/* Parse one reply unit at the start of buf[0..len).  Returns the number of
+/* Parse one reply unit at the start of buf[0..len): a text reply or a meta
+ * one (the parser does not know which command was sent; the client checks
+ * that the kind fits its request).  Returns the number of
  * bytes consumed (> 0) and fills *r; returns 0 with r->kind == MC_R_NEED_MORE
  * when more input is needed, or 0 with r->kind == MC_R_BAD on garbage.
  * Pointers in *r point into buf and are valid until buf changes. */
@@ -74,5 +88,10 @@ size_t mc_encode_arith(char *out, size_t cap, int incr, const char *key,
                        size_t key_len, uint64_t delta);
 size_t mc_encode_touch(char *out, size_t cap, const char *key, size_t key_len,
                        int64_t exptime);
+/* Meta get: "mg <key> v f[ c][ k]\r\n": the value and its flags, with_cas
+ * adds its cas, with_key the key (get_multi's replies name their key).
+ * Answered by "VA <bytes> f<flags>[ c<cas>][ k<key>]" + data, or "EN". */
+size_t mc_encode_meta_get(char *out, size_t cap, const char *key, size_t key_len,
+                          int with_cas, int with_key);
 
 #endif

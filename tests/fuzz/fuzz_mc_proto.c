@@ -1,4 +1,5 @@
-/* fuzz_mc_proto.c - fuzz harness for the memcached reply parser (mc_parse).
+/* fuzz_mc_proto.c - fuzz harness for the memcached reply parser (mc_parse),
+ * text and meta replies alike (the corpus has both).
  * Properties checked on any input: a reply never claims more bytes than it
  * was given; every pointer of a reply points inside the bytes of that reply;
  * and the parser is incremental: every strict prefix of the first reply unit
@@ -14,10 +15,10 @@ static void fz_mc_inside(const char *p, size_t n, const char *lo, size_t span) {
 }
 
 static void fz_mc_check_reply(const mc_reply *r, const char *at, size_t used) {
-    if (r->kind == MC_R_VALUE) {
-        fz_mc_inside(r->key, r->key_len, at, used);
-        fz_mc_inside(r->data, r->data_len, at, used);
-    }
+    fz_mc_inside(r->key, r->key_len, at, used);       /* any meta reply may carry k<key> */
+    fz_mc_inside(r->data, r->data_len, at, used);
+    if (r->key_len && !mc_key_valid(r->key, r->key_len)) abort();
+    if (r->data_len && r->kind != MC_R_VALUE && r->kind != MC_R_VA) abort();
     if (r->kind == MC_R_CLIENT_ERROR || r->kind == MC_R_SERVER_ERROR)
         fz_mc_inside(r->msg, r->msg_len, at, used);
 }

@@ -41,6 +41,7 @@ struct rec {
     mc_req req;
     fx *f;
     int ndone, status, order, nvalues, final_ok;
+    int nother;                 /* on_value calls for other replies than values (meta) */
     mc_kind kind;
     uint64_t number, cas;
     uint32_t flags;
@@ -87,6 +88,10 @@ struct fx {
 static void rec_on_value(mc_req *req, const mc_reply *it) {
     rec *r = req->data;
     size_t kl = strlen(r->keys);
+    if (it->kind != MC_R_VALUE && it->kind != MC_R_VA) {
+        r->nother++;
+        return;
+    }
     r->nvalues++;
     snprintf(r->keys + kl, sizeof r->keys - kl, "%s%.*s", kl ? " " : "", (int)it->key_len,
              it->key);
@@ -161,6 +166,27 @@ static rec *s_arith(fx *f, int incr, const char *key, uint64_t delta) {
     char line[MC_LINE_MAX];
     size_t n = mc_encode_arith(line, sizeof line, incr, key, strlen(key), delta);
     return send_raw(f, srv_of(f, key), line, n, NULL, 0);
+}
+
+/* mg <key> v f [c] [k] as a meta request */
+static rec *s_mg(fx *f, int with_cas, int with_key, const char *key) {
+    char line[MC_LINE_MAX];
+    size_t n = mc_encode_meta_get(line, sizeof line, key, strlen(key), with_cas, with_key);
+    assert_true(n > 0);
+    rec *r = new_rec(f);
+    mc_client_send_meta(f->c, srv_of(f, key), &r->req, 1, line, n, NULL, 0);
+    return r;
+}
+
+/* "mg k v f k" for each of nkeys keys, one meta request owed nkeys replies */
+static rec *s_mg_multi(fx *f, const char *const *keys, size_t nkeys) {
+    char line[4096];
+    size_t n = 0;
+    for (size_t i = 0; i < nkeys; i++)
+        n += mc_encode_meta_get(line + n, sizeof line - n, keys[i], strlen(keys[i]), 0, 1);
+    rec *r = new_rec(f);
+    mc_client_send_meta(f->c, 0, &r->req, (uint32_t)nkeys, line, n, NULL, 0);
+    return r;
 }
 
 /* ---- driving the loop ------------------------------------------------- */
@@ -726,6 +752,153 @@ static void test_connect_and_names(void **state) {
     assert_non_null(mc_client_strerror(MC_EDOWN));
 }
 
+/* ---- meta protocol ---------------------------------------------------- */
+
+static int64_t stat_of(fx *f, const char *name) { return test_memcached_stat(f->srv[0].port, name); }
+
+/* mg against a real memcached: what get and gets return, and what the
+ * server counts (cmd_get, get_hits, get_misses) */
+static void test_meta_get(void **state) {
+    fx *f = *state;
+    new_client(f, f->srv[0].port, NULL);
+    int64_t g0 = stat_of(f, "cmd_get"), h0 = stat_of(f, "get_hits"), m0 = stat_of(f, "get_misses");
+    expect_ok(f, s_store(f, MC_SET, "meta:k1", "he\r\no", 5, 4294967295u, 0), MC_R_STORED);
+    rec *r = s_mg(f, 0, 0, "meta:k1");
+    expect_ok(f, r, MC_R_VA);
+    assert_int_equal(r->nvalues, 1);
+    assert_int_equal(r->flags, 4294967295u);
+    assert_int_equal(r->data_len, 5);
+    assert_memory_equal(r->data, "he\r\no", 5);
+    assert_true(r->cas == 0);
+    rec *t = s_get(f, 1, "meta:k1");                 /* text gets: the same cas as mg ... c */
+    r = s_mg(f, 1, 0, "meta:k1");
+    expect_ok(f, t, MC_R_END);
+    expect_ok(f, r, MC_R_VA);
+    assert_true(r->cas != 0 && r->cas == t->cas);
+    r = s_mg(f, 0, 0, "meta:missing");
+    expect_ok(f, r, MC_R_EN);
+    assert_int_equal(r->nvalues, 0);
+    /* text and meta pipelined on one connection, matched by order */
+    rec *a = s_set(f, "meta:k2", "two"), *b = s_mg(f, 0, 0, "meta:k2"), *c = s_get(f, 0, "meta:k2"),
+        *d = s_mg(f, 0, 0, "meta:nope"), *e = s_set(f, "meta:k3", "three");
+    expect_ok(f, a, MC_R_STORED);
+    expect_ok(f, b, MC_R_VA);
+    expect_ok(f, c, MC_R_END);
+    expect_ok(f, d, MC_R_EN);
+    expect_ok(f, e, MC_R_STORED);
+    assert_memory_equal(b->data, "two", 3);
+    assert_memory_equal(c->data, "two", 3);
+    /* several mg in one request: a reply each, every value names its key */
+    const char *keys[] = {"meta:k1", "meta:nope", "meta:k2", "meta:k3", "meta:nope2"};
+    r = s_mg_multi(f, keys, 5);
+    expect_ok(f, r, MC_R_EN);                       /* its last reply */
+    assert_int_equal(r->nvalues, 3);
+    assert_int_equal(r->nother, 1);                 /* the EN before the last reply */
+    assert_string_equal(r->keys, "meta:k1 meta:k2 meta:k3");
+    assert_memory_equal(r->data, "three", 5);
+    /* what the server counted: 2 + 1 + 1 + 1 + 5 mg and 1 gets + 1 get */
+    assert_int_equal(stat_of(f, "cmd_get") - g0, 12);
+    assert_int_equal(stat_of(f, "get_hits") - h0, 8);
+    assert_int_equal(stat_of(f, "get_misses") - m0, 4);
+    assert_int_equal(mc_client_pending(f->c), 0);
+}
+
+/* 1000 mg pipelined in one write: every reply to its request */
+static void test_meta_pipeline(void **state) {
+    fx *f = *state;
+    new_client(f, f->srv[0].port, NULL);
+    expect_ok(f, s_set(f, "metap:even", "E"), MC_R_STORED);
+    int base = f->ndone;
+    rec *r[1000];
+    for (int i = 0; i < 1000; i++) r[i] = s_mg(f, 0, 0, i % 2 ? "metap:odd" : "metap:even");
+    run_until_count(f, base + 1000, 10000);
+    for (int i = 0; i < 1000; i++) {
+        assert_int_equal(r[i]->status, 0);
+        assert_int_equal(r[i]->kind, i % 2 ? MC_R_EN : MC_R_VA);
+        assert_int_equal(r[i]->order, r[0]->order + i);
+    }
+}
+
+static void test_meta_bad_va_length(void **state) {
+    fx *f = *state;
+    fake_start(f, NULL, "VA x f0\r\n");
+    new_client(f, f->fk.port, NULL);
+    rec *a = s_mg(f, 0, 0, "k"), *b = s_mg(f, 0, 0, "k");
+    expect_fail(f, a, MC_EPROTO);
+    expect_fail(f, b, MC_EPROTO);
+    assert_int_equal(mc_client_down_cause(f->c, 0), MC_EPROTO);
+}
+
+static void test_meta_short_data(void **state) {
+    fx *f = *state;
+    fake_start(f, NULL, "VA 2 f0\r\nabc\r\n");    /* the data is longer than said */
+    new_client(f, f->fk.port, NULL);
+    expect_fail(f, s_mg(f, 0, 0, "k"), MC_EPROTO);
+}
+
+static void test_meta_huge_va(void **state) {
+    fx *f = *state;
+    fake_start(f, NULL, "VA 4000000000 f0\r\nabc");
+    new_client(f, f->fk.port, NULL);
+    expect_fail(f, s_mg(f, 0, 0, "k"), MC_EPROTO);
+}
+
+static void test_meta_junk(void **state) {
+    fx *f = *state;
+    fake_start(f, NULL, "VX 1\r\n");
+    new_client(f, f->fk.port, NULL);
+    expect_fail(f, s_mg(f, 0, 0, "k"), MC_EPROTO);
+}
+
+/* a meta reply to a text request */
+static void test_meta_reply_to_text(void **state) {
+    fx *f = *state;
+    fake_start(f, NULL, "VA 1 f0\r\nx\r\n");
+    new_client(f, f->fk.port, NULL);
+    expect_fail(f, s_get(f, 0, "k"), MC_EPROTO);
+}
+
+/* a text reply to a meta request */
+static void test_text_reply_to_meta(void **state) {
+    fx *f = *state;
+    fake_start(f, NULL, "VALUE k 0 1\r\nx\r\nEND\r\n");
+    new_client(f, f->fk.port, NULL);
+    expect_fail(f, s_mg(f, 0, 0, "k"), MC_EPROTO);
+}
+
+/* one reply more than the mg sent: the second is unsolicited */
+static void test_meta_unsolicited(void **state) {
+    fx *f = *state;
+    mc_client_opts o;
+    mc_client_opts_default(&o);
+    o.backoff_min_ns = 3000 * MS;
+    fake_start(f, NULL, "VA 1 f0\r\nx\r\nVA 1 f0\r\ny\r\n");
+    new_client(f, f->fk.port, &o);
+    rec *a = s_mg(f, 0, 0, "k");
+    expect_ok(f, a, MC_R_VA);
+    assert_memory_equal(a->data, "x", 1);
+    run_for(f, 100);
+    assert_int_equal(mc_client_down_cause(f->c, 0), MC_EPROTO);
+    rec *b = s_mg(f, 0, 0, "k");
+    assert_int_equal(b->ndone, 1);
+    assert_int_equal(b->status, MC_EDOWN);
+}
+
+/* a server without the meta commands answers each with ERROR: a request of
+ * three mg ends with its third, as an error, and nothing is left over */
+static void test_meta_old_server(void **state) {
+    fx *f = *state;
+    fake_start(f, NULL, "ERROR\r\nERROR\r\nERROR\r\n");
+    new_client(f, f->fk.port, NULL);
+    const char *keys[] = {"a", "b", "c"};
+    rec *r = s_mg_multi(f, keys, 3);
+    expect_ok(f, r, MC_R_ERROR);
+    assert_int_equal(r->nother, 2);                 /* the two ERRORs before the last */
+    assert_int_equal(mc_client_down_cause(f->c, 0), 0);
+    run_for(f, 50);
+    assert_int_equal(mc_client_down_cause(f->c, 0), 0);
+}
+
 /* ---- protocol errors (fake server in the loop) ------------------------- */
 
 static void test_proto_garbage(void **state) {
@@ -1051,6 +1224,7 @@ int main(void) {
         T(test_uring_turns_per_request),
         T(test_close_pending),    T(test_close_from_callback),
         T(test_connect_and_names),
+        T(test_meta_get),         T(test_meta_pipeline),
     };
     const struct CMUnitTest none[] = {
         T(test_proto_garbage),     T(test_proto_unsolicited),
@@ -1059,6 +1233,11 @@ int main(void) {
         T(test_refused_then_backoff), T(test_connect_refused_cb),
         T(test_connect_timeout),   T(test_server_killed),
         T(test_timeout_sigstop),
+        T(test_meta_bad_va_length), T(test_meta_short_data),
+        T(test_meta_huge_va),     T(test_meta_junk),
+        T(test_meta_reply_to_text), T(test_text_reply_to_meta),
+        T(test_meta_unsolicited),
+        T(test_meta_old_server),
     };
     const struct CMUnitTest two[] = {
         T(test_two_servers_ketama), T(test_two_servers_modula),

@@ -1,5 +1,5 @@
-/* test_mc_proto.c - unit tests for the memcached text protocol encoders and
- * the incremental reply parser (src/proto/mc_proto.c). */
+/* test_mc_proto.c - unit tests for the memcached text and meta protocol
+ * encoders and the incremental reply parser (src/proto/mc_proto.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -323,7 +323,7 @@ static void test_fuzz(void **state) {
     (void)state;
     static const char seed[] = "VALUE key 5 10 3\r\n0123\r\n6789\r\nEND\r\nSTORED\r\n99\r\n"
                                "CLIENT_ERROR x\r\nNOT_FOUND\r\n";
-    static const char alpha[] = "VALUE END\r\n0123456789 STORED ERROR_";
+    static const char alpha[] = "VALUE END\r\n0123456789 STORED ERROR_ HDNFSXMfck";
     uint64_t s = 12345;
     for (int iter = 0; iter < 100000; iter++) {
         size_t len = lcg(&s) % 80;
@@ -341,10 +341,11 @@ static void test_fuzz(void **state) {
         mc_reply r;
         while ((n = mc_parse(buf + off, len - off, &r)) > 0) {
             assert_true(n <= len - off);
-            assert_true(r.kind > MC_R_NEED_MORE && r.kind < MC_R_BAD);
-            if (r.kind == MC_R_VALUE) {
+            assert_true(r.kind != MC_R_NEED_MORE && r.kind != MC_R_BAD);
+            if (r.kind == MC_R_VALUE || r.kind == MC_R_VA) {
                 assert_true(r.data >= buf + off && r.data + r.data_len <= buf + off + n);
-                assert_true(mc_key_valid(r.key, r.key_len));
+                assert_true(r.kind == MC_R_VA ? r.key_len == 0 || mc_key_valid(r.key, r.key_len)
+                                              : mc_key_valid(r.key, r.key_len));
             }
             off += n;
         }
@@ -442,6 +443,141 @@ static void test_names(void **state) {
     assert_string_equal(mc_cmd_name(MC_CAS), "cas");
 }
 
+/* ---- meta protocol ---- */
+
+static void test_meta_replies(void **state) {
+    (void)state;
+    expect_kind("HD\r\n", MC_R_HD);
+    expect_kind("EN\r\n", MC_R_EN);
+    expect_kind("EN kzz\r\n", MC_R_EN);
+    expect_kind("NF\r\n", MC_R_NF);
+    expect_kind("NS\r\n", MC_R_NS);
+    expect_kind("EX c5\r\n", MC_R_EX);
+    expect_kind("MN\r\n", MC_R_MN);
+    expect_kind("HD t-1 s5 W X Z O123 b h1 l0\r\n", MC_R_HD);
+    mc_reply r;
+    char *keep;
+    /* the reply of "mg k v f c k" (memcached 1.6.18's order) */
+    static const char va[] = "VA 5 f42 c77 kmykey\r\nhe\r\no\r\n";
+    assert_int_equal(parse_exact(va, sizeof va - 1, &r, &keep), sizeof va - 1);
+    assert_int_equal(r.kind, MC_R_VA);
+    assert_int_equal(r.flags, 42);
+    assert_true(r.cas == 77);
+    assert_int_equal(r.key_len, 5);
+    assert_memory_equal(r.key, "mykey", 5);
+    assert_int_equal(r.data_len, 5);
+    assert_memory_equal(r.data, "he\r\no", 5);
+    free(keep);
+    /* the order of the flags is not strict; absent ones stay 0 */
+    static const char va2[] = "VA 0 c1 f4294967295\r\n\r\n";
+    assert_int_equal(parse_exact(va2, sizeof va2 - 1, &r, NULL), sizeof va2 - 1);
+    assert_true(r.kind == MC_R_VA && r.flags == 4294967295u && r.cas == 1 && r.data_len == 0);
+    assert_int_equal(r.key_len, 0);
+    static const char va3[] = "VA 1\r\nx\r\n";
+    assert_int_equal(parse_exact(va3, sizeof va3 - 1, &r, NULL), sizeof va3 - 1);
+    assert_true(r.kind == MC_R_VA && r.flags == 0 && r.cas == 0 && r.data_len == 1);
+    /* the data length says how much is needed */
+    expect_need("VA 10 f1\r\nabc", 14, 10 + 10 + 2);
+    /* the text replies still parse beside them */
+    expect_kind("END\r\n", MC_R_END);
+    expect_kind("EXISTS\r\n", MC_R_EXISTS);
+    assert_true(mc_kind_is_meta(MC_R_VA) && mc_kind_is_meta(MC_R_MN) && mc_kind_is_meta(MC_R_EN));
+    assert_false(mc_kind_is_meta(MC_R_VALUE) || mc_kind_is_meta(MC_R_END) ||
+                 mc_kind_is_meta(MC_R_ERROR) || mc_kind_is_meta(MC_R_BAD));
+    assert_string_equal(mc_kind_name(MC_R_VA), "VA");
+    assert_string_equal(mc_kind_name(MC_R_EN), "EN");
+    assert_string_equal(mc_kind_name(MC_R_MN), "MN");
+}
+
+static void test_meta_split_every_byte(void **state) {
+    (void)state;
+    static const char *units[] = {
+        "HD\r\n", "EN\r\n", "NF\r\n", "NS\r\n", "EX\r\n", "MN\r\n", "EN kabc\r\n",
+        "HD c12 t-1\r\n", "VA 3 f1\r\nabc\r\n", "VA 10 f0 c77 kkey2\r\n0123\r\n6789\r\n",
+        "VA 0\r\n\r\n", "VA 2 f5 O123 ka\r\nhi\r\n",
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        check_split_everywhere(units[i], strlen(units[i]));
+    /* a 30 KB meta value */
+    size_t dlen = 30 * 1024, len;
+    char *big = malloc(dlen + 64);
+    assert_non_null(big);
+    len = (size_t)sprintf(big, "VA %zu f9 c3\r\n", dlen);
+    for (size_t i = 0; i < dlen; i++) big[len + i] = (char)(i * 31 + 7);
+    memcpy(big + len + dlen, "\r\n", 2);
+    check_split_everywhere(big, len + dlen + 2);
+    free(big);
+}
+
+static void test_meta_back_to_back(void **state) {
+    (void)state;
+    static const char s[] = "VA 1 f1\r\nx\r\nEN\r\nVA 2 f2 c9 kbb\r\nyy\r\nHD\r\nSTORED\r\n"
+                            "NF\r\nCLIENT_ERROR bad command line format\r\nMN\r\n";
+    static const mc_kind want[] = {MC_R_VA, MC_R_EN, MC_R_VA, MC_R_HD, MC_R_STORED,
+                                   MC_R_NF, MC_R_CLIENT_ERROR, MC_R_MN};
+    size_t len = sizeof s - 1, off = 0;
+    mc_reply r;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        size_t n = mc_parse(s + off, len - off, &r);
+        assert_true(n > 0);
+        assert_int_equal(r.kind, want[i]);
+        if (i == 2) assert_true(r.cas == 9 && r.flags == 2 && r.key_len == 2 && r.data_len == 2);
+        off += n;
+    }
+    assert_int_equal(off, len);
+}
+
+static void test_meta_garbage(void **state) {
+    (void)state;
+    static const char *bad[] = {
+        "VA\r\n", "VA x\r\n", "VA -1\r\n", "VA 1x\r\n", "VA 99999999999999999999999\r\n",
+        "VA 18446744073709551615\r\n", "VA 1 f\r\n", "VA 1 fx\r\n", "VA 1 f4294967296\r\n",
+        "VA 1 c\r\n", "VA 1 c1z\r\n", "VA 1 k\r\n", "VA 1 5\r\n", "VA 1 -\r\n",
+        "HDX\r\n", "HDD\r\n", "HD 7\r\n", "HD f\r\n", "ENX\r\n", "NFS\r\n", "MNO\r\n",
+        "XX\r\n", "HX\r\n", "hd\r\n", "H\r\n", "HD\n", "VA 1 f1\x01\r\n", "HD t\x7f\r\n",
+        "VA 1 ka\x01b\r\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) expect_bad(bad[i], strlen(bad[i]));
+    /* data not followed by \r\n, or longer than the length said */
+    expect_bad("VA 2 f0\r\nabXY", 13);
+    expect_bad("VA 2 f0\r\nabc\r\n", 14);
+    /* a k token of 251 bytes */
+    char line[400];
+    memcpy(line, "HD k", 4);
+    memset(line + 4, 'k', 251);
+    memcpy(line + 255, "\r\n", 3);
+    expect_bad(line, strlen(line));
+    /* prefixes that can still become meta replies need more */
+    expect_need("V", 1, 0);
+    expect_need("VA", 2, 0);
+    expect_need("VA 12 f", 7, 0);
+    expect_need("HD\r", 3, 0);
+    expect_need("M", 1, 0);
+    expect_bad("MX", 2);
+    expect_bad("HDX", 3);
+    expect_bad("Q", 1);
+}
+
+static void test_meta_encoder(void **state) {
+    (void)state;
+    char out[MC_LINE_MAX];
+    size_t n = mc_encode_meta_get(out, sizeof out, "key", 3, 0, 0);
+    assert_int_equal(n, strlen("mg key v f\r\n"));
+    assert_memory_equal(out, "mg key v f\r\n", n);
+    n = mc_encode_meta_get(out, sizeof out, "key", 3, 1, 0);
+    assert_memory_equal(out, "mg key v f c\r\n", n);
+    n = mc_encode_meta_get(out, sizeof out, "key", 3, 0, 1);
+    assert_memory_equal(out, "mg key v f k\r\n", n);
+    n = mc_encode_meta_get(out, sizeof out, "key", 3, 1, 1);
+    assert_memory_equal(out, "mg key v f c k\r\n", n);
+    char key[MC_KEY_MAX];
+    memset(key, 'k', sizeof key);
+    assert_true(mc_encode_meta_get(out, sizeof out, key, sizeof key, 1, 1) > MC_KEY_MAX);
+    assert_int_equal(mc_encode_meta_get(out, 10, "key", 3, 0, 0), 0);   /* too small */
+    assert_int_equal(mc_encode_meta_get(out, 12, "key", 3, 0, 0), 12);
+    assert_int_equal(mc_encode_meta_get(out, 11, "key", 3, 0, 0), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_replies),  cmocka_unit_test(test_error_replies),
@@ -451,7 +587,9 @@ int main(void) {
         cmocka_unit_test(test_garbage),         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_fuzz),            cmocka_unit_test(test_encoders),
         cmocka_unit_test(test_encoders_cap),    cmocka_unit_test(test_key_valid),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_names),           cmocka_unit_test(test_meta_replies),
+        cmocka_unit_test(test_meta_split_every_byte), cmocka_unit_test(test_meta_back_to_back),
+        cmocka_unit_test(test_meta_garbage),    cmocka_unit_test(test_meta_encoder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

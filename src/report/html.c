@@ -46,7 +46,10 @@ double html_num(json_t *o, const char *k) {
 long long html_int(json_t *o, const char *k) {
     json_t *v = html_get(o, k);
     if (json_is_integer(v)) return (long long)json_integer_value(v);
-    if (json_is_real(v)) return (long long)json_real_value(v);
+    if (json_is_real(v)) {                  /* beyond +-9.2e18 (a crafted file): mistyped, 0 */
+        double d = json_real_value(v);
+        return d > -9.2e18 && d < 9.2e18 ? (long long)d : 0;
+    }
     return 0;
 }
 

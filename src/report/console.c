@@ -1,6 +1,7 @@
 /* console.c - what a person sees: the live progress line and the end report
  * (summary, workload, All Transactions, groups, custom timers, primitives,
- * top errors).  Times are printed in milliseconds.  Names that scripts make
+ * top errors), and a segment's three-line end summary (the full report is
+ * the merge's).  Times are printed in milliseconds.  Names that scripts make
  * at run time (timers, checks, counters) are printed escaped (common/text.h:
  * no control byte reaches the terminal); error messages are escaped already
  * in the tally.  Writes to a FILE only. */
@@ -245,6 +246,22 @@ static void report_closed_caveat(FILE *out, const scenario *sc) {
                  "requests back instead of showing in their latency (a 1 s freeze shows in a handful of samples):\n"
                  "these latency figures cannot show stalls. Groups with an arrival rate (rate = N) measure from\n"
                  "the intended start and do (docs/load-models.md, \"Latency from the intended start\").\n");
+}
+
+/* A segment's end report (--segment i/N): three lines for a job log; the
+ * full report is the merge's, made from every segment's results. */
+void report_console_segment(FILE *out, const scenario *sc, const run_result *r, const char *dir, int code) {
+    agg_timer *t = agg_all(&r->agg);
+    int64_t ok = t ? t->total.total : 0, err = t ? t->total_errors : 0;
+    double span = report_span_s(r);
+    char buf[256];
+    const char *name = text_clean(sc->name, buf, sizeof buf);
+    fprintf(out, "segment %d/%d of %s: %s (exit %d), %lld transactions, %lld errors, %.3f s, %.2f/s",
+            sc->seg_index, sc->seg_count, name, report_status_name(r->status), code, (long long)(ok + err),
+            (long long)err, span, span > 0 ? (double)(ok + err) / span : 0.0);
+    if (ok > 0) fprintf(out, ", p95 %.3f ms", report_ms((double)hist_percentile_us(&t->total, 95)));
+    fprintf(out, "\nresults: %s\nthe full report is the merge's: luamech merge SEGMENT_DIR... --out DIR\n", dir);
+    fflush(out);
 }
 
 void report_console(FILE *out, const scenario *sc, const run_result *r, const char *dir) {

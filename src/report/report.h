@@ -17,6 +17,8 @@ const char *report_status_name(run_status s);   /* "completed", "interrupted", "
 void report_progress(FILE *out, const run_result *r, double elapsed_s, double total_s);
 /* The end report, in the spirit of multi-mechanize's. */
 void report_console(FILE *out, const scenario *sc, const run_result *r, const char *out_dir);
+/* A --segment run's end report: status, counts, p95 and where the results are, in three lines. */
+void report_console_segment(FILE *out, const scenario *sc, const run_result *r, const char *out_dir, int code);
 
 /* Create dir (and parents) and copy the scenario file and its scripts into
  * dir/scenario/.  Returns 0 or -1 with a message. */

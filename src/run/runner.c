@@ -40,6 +40,8 @@ typedef struct runner_live {
     const scenario *sc;
     const char *dir;
     int quiet;
+    int64_t progress_every_ns;   /* 0: every progress tick (a second); a segment off a terminal: each interval */
+    int64_t progress_last;       /* the last interval a line was printed for */
     const run_result *r;
     hlog *hlog;              /* DIR/histograms.hlog, or NULL */
     output_set *out;         /* live outputs, or NULL */
@@ -48,7 +50,19 @@ typedef struct runner_live {
 
 static void runner_on_progress(void *ctx, const run_result *r, double elapsed, double total) {
     runner_live *l = ctx;
-    if (!l->quiet) report_progress(stderr, r, elapsed, total);
+    if (l->quiet) return;
+    if (l->progress_every_ns > 0) {   /* a job log: one line per interval, not one per second */
+        int64_t k = (int64_t)(elapsed * 1e9) / l->progress_every_ns;
+        if (k == l->progress_last) return;
+        l->progress_last = k;
+    }
+    report_progress(stderr, r, elapsed, total);
+}
+
+/* A segment (of 2 or more) whose stderr is not a terminal (a job log: Slurm, Kubernetes,
+ * ssh) prints its progress once per interval; otherwise every second. */
+static int64_t runner_progress_every(const scenario *sc) {
+    return sc->seg_count > 1 && !isatty(STDERR_FILENO) ? sc->interval_ns : 0;
 }
 
 /* The results directory was removed during the run: create it again, with
@@ -197,7 +211,7 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
     runner_banner(sc, workers, seed, dir);
     char hpath[4200];
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
-    runner_live live = {sc, dir, c->o->quiet, r, hlog_open(hpath, 0), c->out, NULL};
+    runner_live live = {sc, dir, c->o->quiet, runner_progress_every(sc), 0, r, hlog_open(hpath, 0), c->out, NULL};
     output_run_start(c->out, sc, c->phase);
     if (!live.hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
     lm_share *share = lm_share_new(sc->dir);   /* relative paths, read files, data sets */
@@ -229,6 +243,7 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
                 r->setup_failed ? "the run could not be set up" : "preflight failed",
                 text_clean(r->error, buf, sizeof buf));
     }
+    else if (sc->seg_count > 1) report_console_segment(c->console, sc, r, dir, code);
     else report_console(c->console, sc, r, dir);
     if (r->status == RUN_STUCK) {
         char buf[4 * sizeof r->error];

@@ -23,62 +23,13 @@ fi
 PATH=$PATH:/usr/sbin
 start_memcached MC
 S=$TMP/slurm
-mkdir -p "$S/state" "$S/spool" "$S/munge" "$S/results"
-chmod 700 "$S/munge"
-dd if=/dev/urandom of="$S/munge/munge.key" bs=1024 count=1 status=none
-chmod 600 "$S/munge/munge.key"
-munged -F --force --socket="$S/munge/munge.sock" --key-file="$S/munge/munge.key" --log-file="$S/munge/munged.log" \
-    --pid-file="$S/munge/munged.pid" --seed-file="$S/munge/munged.seed" > /dev/null 2>&1 &
-PIDS+=($!)
-CTLD_PORT=$(free_port)
-SLURMD_PORT=$(free_port)
-NODE=$(hostname -s)
-cat > "$S/slurm.conf" <<EOF
-ClusterName=luamechtest
-SlurmctldHost=$NODE(127.0.0.1)
-SlurmctldPort=$CTLD_PORT
-SlurmdPort=$SLURMD_PORT
-AuthType=auth/munge
-AuthInfo=socket=$S/munge/munge.sock
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$S/state
-SlurmdSpoolDir=$S/spool
-SlurmctldPidFile=$S/slurmctld.pid
-SlurmdPidFile=$S/slurmd.pid
-SlurmctldLogFile=$S/slurmctld.log
-SlurmdLogFile=$S/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SlurmdParameters=config_overrides
-ReturnToService=2
-MpiDefault=none
-NodeName=$NODE NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
-PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP
-EOF
-export SLURM_CONF=$S/slurm.conf
-for _ in $(seq 50); do [ -S "$S/munge/munge.sock" ] && break; sleep 0.1; done
-slurmctld -D -i > "$S/slurmctld.out" 2>&1 &
-PIDS+=($!)
-slurmd -D > "$S/slurmd.out" 2>&1 &
-PIDS+=($!)
-up=0
-for _ in $(seq 100); do
-    if scontrol show node "$NODE" 2> /dev/null | grep -Eq 'State=(IDLE|MIXED)'; then up=1; break; fi
-    sleep 0.2
-done
-if [ $up -ne 1 ]; then
-    fail "the Slurm cluster came up (node $NODE idle)"
-    tail -20 "$S/slurmctld.log" "$S/slurmd.log" "$S/slurmctld.out" "$S/slurmd.out" 2> /dev/null
-    finish
+mkdir -p "$S/results"
+# the one-machine cluster of docs/distributed.md "Try it on one machine"
+if ! bash "$SRC/scripts/slurm-local.sh" up "$S" > "$S/up.out" 2>&1; then
+    fail "the Slurm cluster came up (scripts/slurm-local.sh up)"; cat "$S/up.out"; finish
 fi
+trap 'bash "$SRC/scripts/slurm-local.sh" down "$S" > /dev/null 2>&1; cleanup' EXIT
+. "$S/env"
 pass "the Slurm cluster came up"
 
 before=$(mc_stat "$MC" cmd_set)
@@ -96,5 +47,15 @@ check "slurm: memcached counted $((after - before)) sets == merged $(timer_count
 check "slurm: segments 1..4 from SLURM_PROCID" [ "$(jq -c '[.segments[].index] | sort' "$m")" = "[1,2,3,4]" ]
 check "slurm: one start instant" [ "$(jq '[.segments[].start_at.requested] | unique | length' "$m")" -eq 1 ]
 check "slurm: each task said where its segment came from" [ "$(grep -c 'from SLURM_PROCID' "$S/job.out")" -eq 4 ]
+# the job log is short: per segment its banner, a progress line per interval
+# and a three-line end summary; the full report is the merge's (886 lines
+# for 4 segments before)
+for i in 1 2 3 4; do
+    check "slurm: segment $i's end summary in the job log" grep -q "segment $i/4 of segments_budget: completed (exit 0), 100 transactions" "$S/job.out"
+done
+check "slurm: one full report in the job log, the merge's ($(grep -c 'Performance Results Report' "$S/job.out"))" \
+    [ "$(grep -c 'Performance Results Report' "$S/job.out")" -eq 1 ]
+check "slurm: the segments' part of the job log is short ($(sed '/Performance Results Report/,$d' "$S/job.out" | wc -l) lines)" \
+    [ "$(sed '/Performance Results Report/,$d' "$S/job.out" | wc -l)" -lt 60 ]
 hdrjs_check_merge "$m" "$S"/results/run/seg-?
 finish

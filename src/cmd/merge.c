@@ -65,6 +65,9 @@ typedef struct merge_opts {
     int allow_partial;
     int follow;                /* --follow: merge again every second until every segment ended */
     int live;                  /* this round is a live one: status "running", a progress line */
+    const char **all;          /* --follow: every segment directory given (stop requests go to each) */
+    int nall;
+    char stop_reason[600];     /* --follow: the central verdict that stopped the segments, once given */
     int nsegs;
     merge_seg *segs;
 } merge_opts;
@@ -398,6 +401,8 @@ static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
     m->worker = worker;
     m->tick = k + s->shift;
     m->final = k == s->nintervals - 1;
+    json_t *vus = json_array_get(merge_get(merge_get(s->root, "load"), "active_vus"), (size_t)k);
+    m->active_vus = json_is_integer(vus) && json_integer_value(vus) > 0 ? (int64_t)json_integer_value(vus) : 0;
     m->timers = calloc(json_array_size(timers) + 1, sizeof *m->timers);
     m->counters = calloc(nc + 1, sizeof *m->counters);
     tally_init(&m->errors, 1000);
@@ -471,6 +476,7 @@ static int merge_scenario(scenario *sc, json_t *root, char *err, size_t len) {
     sc->graceful_stop_ns = (int64_t)(merge_num(set, "graceful_stop_s") * 1e9 + 0.5);
     sc->requests = sc->requests_whole = (int64_t)merge_num(merge_get(root, "segment"), "requests_whole");
     snprintf(sc->hash, sizeof sc->hash, "%s", merge_str(root, "scenario_hash"));
+    sc->abort_on_threshold = json_is_true(merge_get(set, "abort_on_threshold"));
     sc->ngroups = (int)json_array_size(merge_get(root, "groups"));
     sc->groups = calloc((size_t)sc->ngroups + 1, sizeof *sc->groups);
     sc->nthresholds = (int)json_array_size(merge_get(root, "thresholds"));
@@ -603,6 +609,10 @@ static int merge_run(merge_opts *o, run_result *r, const scenario *sc, hlog *log
         int64_t t1 = merge_parse_time(merge_str(s->root, "finish"));
         if (t1 > end) end = t1;
         if (merge_rank(merge_str(s->root, "status")) > worst) worst = merge_rank(merge_str(s->root, "status"));
+        if (!r->stopped_by[0] && merge_str(s->root, "stopped_by")[0]) {   /* the criterion that stopped them */
+            snprintf(r->stopped_by, sizeof r->stopped_by, "%s", merge_str(s->root, "stopped_by"));
+            r->stopped_by_hook = 1;
+        }
         if (s->nintervals == 0) {                       /* nothing measured: finished at once */
             r->agg.finished[i] = 1;
             continue;
@@ -709,8 +719,50 @@ static int merge_exit_code(const scenario *sc, const run_result *r, const merge_
         if (c < 0) c = EXIT_INTERRUPTED;            /* still "running": it died or goes on */
         if (c != EXIT_OK && c != EXIT_THRESHOLDS && (code == EXIT_OK || c > code)) code = c;
     }
-    if (code == EXIT_OK && r->status == RUN_COMPLETED && report_thresholds_failed(sc, r) > 0) code = EXIT_THRESHOLDS;
+    if (code == EXIT_OK && r->status == RUN_COMPLETED && (r->stopped_by_hook || report_thresholds_failed(sc, r) > 0))
+        code = EXIT_THRESHOLDS;
     return code;
+}
+
+/* The merged console report's last part: it was a merge, of which segments,
+ * each one's host, start and span. */
+static void merge_console_segments(const merge_opts *o) {
+    printf("Merged from %d of %d segments (luamech merge)\n\n%-8s %-12s %12s %8s %10s %10s  %s\n", o->nsegs,
+           o->segs[0].count, "segment", "status", "transactions", "errors", "start", "span", "host");
+    for (int i = 0; i < o->nsegs; i++) {
+        const merge_seg *s = &o->segs[i];
+        json_t *all = NULL, *t;
+        size_t k;
+        json_array_foreach(merge_get(s->root, "timers"), k, t)
+            if (strcmp(merge_str(t, "name"), "All Transactions") == 0) all = merge_get(t, "summary");
+        char host[256];
+        const char *h = text_clean(merge_str(merge_get(s->root, "segment"), "host"), host, sizeof host);
+        printf("%-8d %-12s %12.0f %8.0f %+9.3fs %9.3fs  %s\n", s->index, merge_str(s->root, "status"),
+               merge_num(all, "count") + merge_num(all, "errors"), merge_num(all, "errors"), (double)s->delay_ns / 1e9,
+               merge_num(s->root, "span_s"), h[0] ? h : "-");
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+/* --follow's central verdict: with abort_on_threshold, the scenario's
+ * criteria judged on the merged data of every segment at each live round,
+ * by the rule a single run uses (report_threshold_stop); the first failure
+ * asks every segment to stop (DIR/stop_request.json, written again at each
+ * round until they end, for a segment that starts late).  A criterion can
+ * fail on the whole while it passes on every segment's share (errors < N). */
+static void merge_central_verdict(merge_opts *o, const scenario *sc, const run_result *rp) {
+    if (!sc->abort_on_threshold) return;
+    if (!o->stop_reason[0]) {
+        char why[400];
+        if (!report_threshold_stop(sc, rp, why, sizeof why)) return;
+        snprintf(o->stop_reason, sizeof o->stop_reason, "%s on the merged data of %d segment(s) at %.0f s",
+                 why, o->nsegs, (double)rp->run_ns / 1e9);
+        fprintf(stderr, "luamech merge: %s: asking every segment to stop\n", o->stop_reason);
+    }
+    for (int i = 0; i < o->nall; i++)
+        if (report_stop_request(o->all[i], o->stop_reason) != 0)
+            fprintf(stderr, "luamech merge: cannot write %s/%s: %s\n", o->all[i], REPORT_STOP_FILE, strerror(errno));
 }
 
 /* The merged run into o->out; *scp and *rp (the caller frees them with
@@ -737,8 +789,9 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     if (rc == 0 && o->live) {
         fprintf(stderr, "%d/%d segments: ", o->nsegs, o->segs[0].count);
         report_progress(stderr, rp, (double)rp->run_ns / 1e9, (double)sc->run_time_ns / 1e9);
+        merge_central_verdict(o, sc, rp);
     }
-    if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out);
+    if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out), merge_console_segments(o);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {
         fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
@@ -985,13 +1038,25 @@ static time_t merge_phases_mtime(const char *dir) {
  * waited for.  Ctrl-C ends it (the files written are complete). */
 static int merge_follow(merge_opts *o) {
     merge_seg *all = o->segs;
-    int n = o->nsegs, code = EXIT_OK;
+    int n = o->nsegs, code = EXIT_OK, unmarked = 0;
     time_t last_change = 0;
     merge_seg *some = calloc((size_t)n, sizeof *some);
-    if (!some) return EXIT_RUNTIME;
+    o->all = calloc((size_t)n, sizeof *o->all);
+    if (!some || !o->all) {
+        free(some), free(o->all);
+        return EXIT_RUNTIME;
+    }
+    for (int i = 0; i < n; i++) o->all[i] = all[i].dir;
+    o->nall = n;
     for (;;) {
         int k = 0, ended = 0, phased_ended = 0;
         char err[8400];
+        for (int i = 0; i < n; i++) {    /* snapshots at every interval, please (a directory made since too) */
+            struct stat st;
+            if (stat(all[i].dir, &st) == 0 && report_follow_mark(all[i].dir) != 0 && !unmarked++)
+                fprintf(stderr, "luamech merge: cannot write %s/%s (%s): the live merge may lag the segments\n",
+                        all[i].dir, REPORT_FOLLOW_FILE, strerror(errno));
+        }
         time_t newest = 0;
         double interval_s = 10;
         for (int i = 0; i < n; i++) {
@@ -1013,7 +1078,7 @@ static int merge_follow(merge_opts *o) {
             if (merge_read_seg(&g, err, sizeof err) != 0) {
                 o->segs = &g, o->nsegs = 1, merge_reset(o);
                 if (!there) continue;                  /* not started yet: wait */
-                free(some);
+                free(some), free(o->all);
                 o->segs = all, o->nsegs = n;
                 return merge_usage("%s", err);
             }
@@ -1046,7 +1111,7 @@ static int merge_follow(merge_opts *o) {
     }
     o->segs = all, o->nsegs = n;
     code = merge_once(o);
-    free(some);
+    free(some), free(o->all);
     return code;
 }
 

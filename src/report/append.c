@@ -10,7 +10,9 @@
  * are replaced at every call.  summary.json, which holds every interval's
  * rows, is replaced on a schedule whose total cost is linear in the run
  * (report_summary_due: when the intervals closed have grown by an eighth
- * since the last snapshot), and always at the final call: a killed run's
+ * since the last snapshot; at every interval while `luamech merge --follow`
+ * marks the directory, for the first REPORT_FOLLOWED_EVERY intervals), and
+ * always at the final call: a killed run's
  * summary.json is valid but may be older than intervals.csv.
  * It computes nothing: rows come from report/results.c. */
 #include "report/report.h"
@@ -165,6 +167,7 @@ static int append_summary_due(const report_appender *a, const run_result *r) {
     char path[4200];
     struct stat st;
     snprintf(path, sizeof path, "%s/summary.json", a->dir);
+    if (r->agg.nintervals <= REPORT_FOLLOWED_EVERY && report_followed(a->dir)) return 1;   /* a live merge reads it */
     return report_summary_due(r->agg.nintervals, a->summary_at) || stat(path, &st) != 0;
 }
 

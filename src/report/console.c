@@ -101,6 +101,10 @@ static void report_summary(FILE *out, const scenario *sc, const run_result *r, c
     fprintf(out, "\nluamech %s - Performance Results Report\n\nSummary\n\n", LUAMECH_VERSION);
     fprintf(out, "scenario:             %s (%s)\n", sc->name, sc->path);
     fprintf(out, "status:               %s\n", report_status_name(r->status));
+    if (r->stopped_by[0]) {
+        char buf[4 * sizeof r->stopped_by];
+        fprintf(out, "stopped by:           %s\n", text_clean(r->stopped_by, buf, sizeof buf));
+    }
     fprintf(out, "transactions:         %lld\n", all ? (long long)(all->total.total + all->total_errors) : 0LL);
     fprintf(out, "errors:               %lld\n", all ? (long long)all->total_errors : 0LL);
     if (all && all->total_cancelled)

@@ -152,6 +152,32 @@ const char *report_threshold_text(const th_result *x, char *buf, size_t len);
 /* Fills *out (caller frees) and returns how many failed. */
 int report_threshold_results(const scenario *sc, const run_result *r, th_result **out);
 int report_thresholds_failed(const scenario *sc, const run_result *r);
+/* abort_on_threshold's rule, the same for a run and for the merged data of
+ * its segments (luamech merge --follow): the first criterion that was
+ * measured and failed, counts left out (they may still grow).  Returns 1
+ * and says which, with the measured figure, in why; 0 when none. */
+int report_threshold_stop(const scenario *sc, const run_result *r, char *why, size_t len);
+
+/* A request to stop, from `luamech merge --follow` to the segments it
+ * follows (docs/distributed.md "Central thresholds"): DIR/stop_request.json,
+ * {"reason": ..., "requested": RFC 3339}, written through a rename.  A
+ * segment (--segment i/N, N > 1) looks for it at every interval boundary
+ * and stops gracefully when it is there, with exit code 6. */
+#define REPORT_STOP_FILE "stop_request.json"
+int report_stop_request(const char *dir, const char *reason);
+/* 1 and the reason in buf when DIR/stop_request.json is there, else 0. */
+int report_stop_requested(const char *dir, char *buf, size_t len);
+/* Removes a stale request (a directory used again): 0, or -1 with errno. */
+int report_stop_clear(const char *dir);
+/* The follower's mark, DIR/followed: while it is there, a running
+ * segment's summary.json is written at every interval (for its first
+ * REPORT_FOLLOWED_EVERY intervals; then on report_summary_due's schedule),
+ * so the live merge and its verdict lag the segments by one interval, not
+ * by an eighth of the run. */
+#define REPORT_FOLLOW_FILE "followed"
+#define REPORT_FOLLOWED_EVERY 1000
+int report_follow_mark(const char *dir);
+int report_followed(const char *dir);
 void report_thresholds(FILE *out, const scenario *sc, const run_result *r);
 /* DIR/junit.xml, one testcase per threshold (nothing when there are none). */
 int report_write_junit(const char *dir, const scenario *sc, const run_result *r);

@@ -401,9 +401,12 @@ static void results_dist_json(json_t *root, const scenario *sc, const run_result
     json_object_set_new(root, "scenario_hash", json_string(sc->hash[0] ? sc->hash : ""));
     json_object_set_new(root, "start_unix_ns", json_integer((json_int_t)r->start_wall.tv_sec * 1000000000 +
                                                             (json_int_t)r->start_wall.tv_nsec));
-    if (sc->seg_count > 0)
-        json_object_set_new(root, "segment", json_pack("{s:i,s:i,s:I}", "index", sc->seg_index, "count",
-                            sc->seg_count, "requests_whole", (json_int_t)sc->requests_whole));
+    if (sc->seg_count > 0) {
+        char host[256] = "";
+        if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
+        json_object_set_new(root, "segment", json_pack("{s:i,s:i,s:I,s:o}", "index", sc->seg_index, "count",
+                            sc->seg_count, "requests_whole", (json_int_t)sc->requests_whole, "host", results_str(host)));
+    }
     if (sc->start_at_ns > 0) {
         char when[64];
         when_format(sc->start_at_ns, when, sizeof when);
@@ -423,6 +426,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "interval_s", (double)sc->interval_ns / 1e9, "graceful_stop_s", (double)sc->graceful_stop_ns / 1e9,
         "requests", (json_int_t)sc->requests, "workers", r->nworkers);
     json_object_set_new(settings, "max_timers", json_integer(r->agg.max_timers));
+    json_object_set_new(settings, "abort_on_threshold", json_boolean(sc->abort_on_threshold));
     json_t *root = json_pack("{s:i,s:s,s:s,s:o,s:o,s:i,s:s,s:s,s:f,s:I,s:o,s:o,s:o,s:o}",
         "schema_version", RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION,
         "scenario", results_str(sc->name), "scenario_file", results_str(sc->path), "exit_code", exit_code, "status", status,
@@ -452,6 +456,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     }
     if (r->status == RUN_ABORTED || r->status == RUN_STUCK) json_object_set_new(root, "error", results_str(r->error));
     if (r->script_stop) json_object_set_new(root, "stop_reason", results_str(r->stop_reason));
+    if (r->stopped_by[0]) json_object_set_new(root, "stopped_by", results_str(r->stopped_by));
     FILE *f = results_open(dir, "summary.json", tmp, sizeof tmp);
     int rc = f ? lazy_json_dumpf(lz, root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
     json_decref(root);

@@ -114,6 +114,20 @@ int report_thresholds_failed(const scenario *sc, const run_result *r) {
     return failed;
 }
 
+int report_threshold_stop(const scenario *sc, const run_result *r, char *why, size_t len) {
+    th_result *res;
+    report_threshold_results(sc, r, &res);
+    int stop = 0;
+    for (int i = 0; res && i < sc->nthresholds && !stop; i++) {
+        if (res[i].passed || res[i].state != TH_MEASURED || res[i].t->stat == TH_COUNT) continue;
+        snprintf(why, len, "threshold \"%s\" failed (measured %.3f %s)", res[i].t->text, res[i].measured,
+                 threshold_unit(res[i].t));
+        stop = 1;
+    }
+    free(res);
+    return stop;
+}
+
 const char *report_threshold_text(const th_result *x, char *buf, size_t len) {
     if (x->state == TH_NO_DATA) snprintf(buf, len, "no data for %s", x->t->stat == TH_CHECKS_RATE ? "checks" : x->t->timer);
     else if (x->state == TH_NO_SUCCESS)

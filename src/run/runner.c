@@ -46,6 +46,7 @@ typedef struct runner_live {
     hlog *hlog;              /* DIR/histograms.hlog, or NULL */
     output_set *out;         /* live outputs, or NULL */
     report_appender *app;    /* the result files, appended at each interval */
+    char stopped_by[512];    /* why on_interval stopped the run */
 } runner_live;
 
 static void runner_on_progress(void *ctx, const run_result *r, double elapsed, double total) {
@@ -92,25 +93,25 @@ static void runner_live_dir(runner_live *l) {
 
 /* Keep the result files current, so even a killed run leaves a valid set;
  * with abort_on_threshold, stop at the first failed criterion (counts are
- * left out: they may still grow). */
+ * left out: they may still grow); a segment also stops when the merge that
+ * follows it asks (DIR/stop_request.json: a criterion failed on the merged
+ * data of all segments). */
 static int runner_on_interval(void *ctx, const run_result *r) {
     runner_live *l = ctx;
     output_interval(l->out, l->sc, r);
     runner_live_dir(l);
     if (l->app) report_append_all(l->app, l->sc, r, "running", -1, 0);
     else report_write_all(l->dir, l->sc, r, "running", -1);
-    if (!l->sc->abort_on_threshold) return 0;
-    th_result *res;
-    report_threshold_results(l->sc, r, &res);
-    int stop = 0;
-    for (int i = 0; res && i < l->sc->nthresholds && !stop; i++) {
-        if (res[i].passed || res[i].state != TH_MEASURED || res[i].t->stat == TH_COUNT) continue;
-        fprintf(stderr, "luamech: threshold \"%s\" failed (measured %.3f %s): stopping the run\n",
-                res[i].t->text, res[i].measured, threshold_unit(res[i].t));
-        stop = 1;
+    char why[sizeof l->stopped_by - 64];
+    if (l->sc->seg_count > 1 && report_stop_requested(l->dir, why, sizeof why)) {
+        fprintf(stderr, "luamech: the merge following the segments asks them to stop: %s\n", why);
+        snprintf(l->stopped_by, sizeof l->stopped_by, "%s", why);
+        return 1;
     }
-    free(res);
-    return stop;
+    if (!l->sc->abort_on_threshold || !report_threshold_stop(l->sc, r, why, sizeof why)) return 0;
+    fprintf(stderr, "luamech: %s: stopping the run\n", why);
+    snprintf(l->stopped_by, sizeof l->stopped_by, "%s on this run's data", why);
+    return 1;
 }
 
 /* Every timer's histogram of each closed interval, into DIR/histograms.hlog. */
@@ -211,7 +212,9 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
     runner_banner(sc, workers, seed, dir);
     char hpath[4200];
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
-    runner_live live = {sc, dir, c->o->quiet, runner_progress_every(sc), 0, r, hlog_open(hpath, 0), c->out, NULL};
+    runner_live live = {sc, dir, c->o->quiet, runner_progress_every(sc), 0, r, hlog_open(hpath, 0), c->out, NULL, ""};
+    if (sc->seg_count > 1 && report_stop_clear(dir) != 0)   /* a request left from an earlier run here */
+        fprintf(stderr, "luamech: cannot remove %s/%s: %s\n", dir, REPORT_STOP_FILE, strerror(errno));
     output_run_start(c->out, sc, c->phase);
     if (!live.hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
     lm_share *share = lm_share_new(sc->dir);   /* relative paths, read files, data sets */
@@ -232,6 +235,7 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
     }
     live.app = report_appender_new(dir);   /* NULL (out of memory): files rewritten whole */
     engine_run(sc, sc->params ? sc->params : c->o->params, workers, seed, &hooks, r);
+    if (r->stopped_by_hook) snprintf(r->stopped_by, sizeof r->stopped_by, "%s", live.stopped_by);
     runner_live_dir(&live);
     if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
     int code = runner_exit_code(sc, r);

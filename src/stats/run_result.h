@@ -28,6 +28,7 @@ typedef struct run_result {
     uint64_t seed;
     int signal;              /* the signal that interrupted the run, or 0 */
     int stopped_by_hook;     /* on_interval asked to stop (a failed threshold) */
+    char stopped_by[512];    /* then why: the criterion and where it was judged ("" otherwise) */
     int setup_failed;        /* RUN_ABORTED because the run could not be set up */
     int abandoned;           /* workers left running (RUN_STUCK): exit the process after writing */
     int script_stop;         /* a script ended the run: 1 luamech.stop, 2 luamech.abort */

@@ -1,0 +1,145 @@
+# Central live thresholds (docs/distributed.md "Central thresholds"): 3
+# segments (separate processes, each in its own network namespace where the
+# machine allows it, else on loopback) against memcached, followed by
+# `luamech merge --follow`.  memcached is frozen (SIGSTOP) for 2.5 s at a
+# known time: every VU's requests time out (0.25 s, then a 0.25 s pause), about 15 errors per
+# segment, 45 in all, so "errors < 30" fails on the whole run while every
+# segment's own share passes it.  The follower judges it on the merged data,
+# asks every segment to stop; each stops within two intervals of that
+# verdict, exits 6 and names the criterion; the merged result names it too,
+# exits 6, and its counts equal memcached's.  Then the same run without a
+# follower: every segment passes alone and runs to its end (as before).
+. "$(dirname "$0")/lib.sh"
+F=$SRC/tests/scenarios/fixtures
+N=3
+jqe() { jq "$@" > /dev/null; }      # check "..." jqe -e FILTER FILE: a jq test, its output dropped
+NSS=()
+netns_cleanup() { for ns in "${NSS[@]:-}"; do [ -n "$ns" ] && ip netns del "$ns" 2>/dev/null; done; }
+trap 'cleanup; netns_cleanup' EXIT
+SRV=lmcsrv-$$
+central_netns() {   # memcached's namespace behind a bridge, a namespace per segment
+    ip netns add "$SRV" && NSS+=("$SRV") && ip -n "$SRV" link set lo up &&
+        ip -n "$SRV" link add br0 type bridge && ip -n "$SRV" addr add 10.78.0.1/24 dev br0 &&
+        ip -n "$SRV" link set br0 up || return 1
+    for i in $(seq $N); do
+        local ns=lmcseg$i-$$
+        ip netns add "$ns" && NSS+=("$ns") && ip -n "$ns" link set lo up &&
+            ip link add "c$i" netns "$ns" type veth peer name "q$i" netns "$SRV" &&
+            ip -n "$ns" addr add "10.78.0.$((10 + i))/24" dev "c$i" && ip -n "$ns" link set "c$i" up &&
+            ip -n "$SRV" link set "q$i" master br0 && ip -n "$SRV" link set "q$i" up || return 1
+    done
+}
+if [ "$(id -u)" -eq 0 ] && central_netns 2> "$TMP/netns.err"; then
+    ip netns exec "$SRV" memcached -l 127.0.0.1,10.78.0.1 -p 11211 -U 0 -u root -t 1 &
+    MCPID=$!
+    PIDS+=("$MCPID")
+    ADDR=10.78.0.1:11211
+    stat_mc() { ip netns exec "$SRV" bash -c "$(declare -f mc_stat); mc_stat 11211 $1"; }
+    seg_prefix() { echo "ip netns exec lmcseg$1-$$"; }
+    echo "note: segments in 3 network namespaces (10.78.0.11-13), memcached at $ADDR"
+else
+    echo "note: no network namespaces here ($(id -un): $(cat "$TMP/netns.err" 2>/dev/null)): the segments run on loopback"
+    start_memcached PORT
+    eval "MCPID=\$MC_PID_$PORT"
+    ADDR=127.0.0.1:$PORT
+    stat_mc() { mc_stat "$PORT" "$1"; }
+    seg_prefix() { :; }
+fi
+for _ in $(seq 50); do [ -n "$(stat_mc pid 2>/dev/null)" ] && break; sleep 0.1; done
+check "memcached answers at $ADDR" [ -n "$(stat_mc pid)" ]
+
+# run_segments DIR [follow]: the 3 segments from one instant, the fault 3 s in
+run_segments() {
+    local d=$1 follow=${2:-} at i
+    mkdir -p "$d"
+    at=$(date -u -d '+3 sec' +%Y-%m-%dT%H:%M:%S.%3NZ)
+    SEGPIDS=()
+    for i in $(seq $N); do
+        $(seg_prefix "$i") "$LUAMECH" run "$F/central.lua" -q -s 5 --segment $i/$N --start-at "$at" \
+            -e MEMCACHED=$ADDR -o "$d/seg-$i" > "$d/seg$i.out" 2> "$d/seg$i.err" &
+        SEGPIDS+=($!)
+    done
+    if [ -n "$follow" ]; then
+        timeout 120 "$LUAMECH" merge --follow "$d"/seg-1 "$d"/seg-2 "$d"/seg-3 --out "$d/merged" \
+            > "$d/merge.out" 2> "$d/merge.err" &
+        FOLLOWPID=$!
+    fi
+    sleep 3.3   # the start, then 3 s of load
+    kill -STOP "$MCPID"; sleep 2.5; kill -CONT "$MCPID"
+    SEGRC=()
+    for i in $(seq $N); do wait "${SEGPIDS[$((i - 1))]}"; SEGRC+=($?); done
+}
+
+# ---- with a follower: the merged verdict stops every segment
+g0=$(stat_mc cmd_get)
+run_segments "$TMP/f" follow
+wait "$FOLLOWPID"; mrc=$?
+g1=$(stat_mc cmd_get)
+m=$TMP/f/merged/summary.json
+check "follow: the follower exits 6 ($mrc)" [ "$mrc" -eq 6 ]
+check "follow: it says why it stopped the segments" grep -q 'threshold "errors < 30" failed .* on the merged data of 3 segment(s) at .*: asking every segment to stop' "$TMP/f/merge.err"
+req=$TMP/f/seg-1/stop_request.json
+check "follow: the stop request is in each segment's directory" [ -f "$req" -a -f "$TMP/f/seg-2/stop_request.json" -a -f "$TMP/f/seg-3/stop_request.json" ]
+asked=$(jq -r .requested_unix_ns "$req")
+for i in $(seq $N); do
+    s=$TMP/f/seg-$i/summary.json
+    check "follow: segment $i exits 6 (${SEGRC[$((i - 1))]})" [ "${SEGRC[$((i - 1))]}" -eq 6 ]
+    e=$(timer_errors "$s" "All Transactions")
+    check "follow: segment $i's own share passes the criterion ($e errors < 30)" [ "$e" -lt 30 ]
+    check "follow: segment $i says the merge stopped it" jqe -e '.stopped_by | test("errors < 30.*merged data of 3")' "$s"
+    check "follow: segment $i said so on stderr" grep -q "the merge following the segments asks them to stop" "$TMP/f/seg$i.err"
+    # its end (t0 + run time) within two intervals (2 s) of the request, and well before the 20 s
+    late=$(jq --argjson a "$asked" '(.start_unix_ns + .run_time_s * 1e9 - $a) / 1e9' "$s")
+    check "follow: segment $i stopped ${late} s after the request (<= 2 intervals)" awk "BEGIN{exit !($late <= 2.0)}"
+    check "follow: segment $i ran $(jq .run_time_s "$s") s of 20" jqe -e '.run_time_s < 15' "$s"
+done
+check "follow: the merged result names the criterion" jqe -e '.stopped_by | test("threshold \"errors < 30\" failed")' "$m"
+check "follow: the merged console says what stopped the run" grep -q '^stopped by: *threshold "errors < 30"' "$TMP/f/merge.out"
+me=$(timer_errors "$m" "All Transactions")
+check "follow: the merged errors fail it ($me >= 30)" [ "$me" -ge 30 ]
+check "follow: merged junit.xml has the failure" grep -q '<failure' "$TMP/f/merged/junit.xml"
+# what reached the server: every answered get; a get that timed out was sent,
+# and the server may or may not have read it before the client closed
+mg=$(jq '[.timers[] | select(.name == "memcached.get") | .summary.count] | add' "$m")
+mt=$(jq '[.request_errors[] | select(.message | test(": timeout$")) | .count] | add // 0' "$m")
+check "follow: memcached counted $((g1 - g0)) gets: the merged memcached.get's $mg answered, up to $mt timed out more" \
+    [ $((g1 - g0)) -ge "$mg" -a $((g1 - g0)) -le $((mg + mt)) ]
+check "follow: the merged load shows the segments' VUs (9 at once)" jqe -e '[.load.active_vus[]] | max == 9' "$m"
+check "follow: the live progress lines showed the VUs" grep -qE '^3/3 segments: \[.*\] vus +9 ' "$TMP/f/merge.err"
+
+# ---- without a follower: each segment judges its share alone, passes, runs on
+run_segments "$TMP/n"
+for i in $(seq $N); do
+    s=$TMP/n/seg-$i/summary.json
+    check "alone: segment $i exits 0 (${SEGRC[$((i - 1))]}): its share passes" [ "${SEGRC[$((i - 1))]}" -eq 0 ]
+    check "alone: segment $i ran its 20 s" jqe -e '.run_time_s >= 19.9 and .stopped_by == null' "$s"
+done
+"$LUAMECH" merge "$TMP"/n/seg-* --out "$TMP/n/merged" > "$TMP/n/merge.out" 2>&1
+check "alone: the merge after the fact fails the criterion on the whole (exit $?)" [ $? -eq 6 ]
+
+# ---- the follower's mark: a followed segment writes summary.json at every
+# interval (the live verdict lags by one interval), an unfollowed one on the
+# growing schedule (after the first 16 intervals, when an eighth more have
+# closed).  Counted as the snapshots renamed into place (strace) over a 6 s
+# run of 100 ms intervals: 60 intervals.
+snapshots() {   # snapshots DIR MARK: how many times summary.json was replaced
+    local d=$1 mark=$2 pid
+    $(seg_prefix 1) strace -f -qq -e trace=rename,renameat,renameat2 -o "$d.strace" \
+        "$LUAMECH" run "$F/central.lua" -q -d 6s -i 100ms --segment 1/$N -e MEMCACHED=$ADDR -o "$d" > /dev/null 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2> /dev/null; do   # the mark, as the follower leaves it (the run clears a stale one at its start)
+        [ "$mark" = 1 ] && [ -d "$d" ] && : > "$d/followed"
+        sleep 0.1
+    done
+    wait "$pid"
+    grep -c 'summary.json.tmp.*summary.json"' "$d.strace"
+}
+if command -v strace > /dev/null; then
+    marked=$(snapshots "$TMP/mark1" 1)
+    plain=$(snapshots "$TMP/mark0" 0)
+    check "followed: summary.json replaced $marked times in 60 intervals of 100 ms (>= 50: at every interval)" [ "$marked" -ge 50 ]
+    check "not followed: $plain times (the growing schedule: 29 for 60 intervals)" [ "$plain" -le 32 ]
+else
+    echo "SKIP: the follower's mark: strace is not installed (apt-get install strace; .ci/setup does)"
+fi
+finish

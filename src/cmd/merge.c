@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/exit_codes.h"
 #include "common/text.h"
@@ -68,6 +69,8 @@ typedef struct merge_opts {
     const char **all;          /* --follow: every segment directory given (stop requests go to each) */
     int nall;
     char stop_reason[600];     /* --follow: the central verdict that stopped the segments, once given */
+    int tty;                   /* --follow: stderr is a terminal (a progress line every round, else per interval) */
+    int progress_at;           /* --follow: merged intervals at the last progress line */
     int nsegs;
     merge_seg *segs;
 } merge_opts;
@@ -786,9 +789,12 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     const char *status = o->live ? "running" : report_status_name(rp->status);
     if (rc == 0 && report_write_all(o->out, sc, rp, status, o->live ? -1 : code) != 0) rc = -1;
     if (rc == 0 && merge_segment_table(o->out, o, missing) != 0) rc = -1;
-    if (rc == 0 && o->live) {
-        fprintf(stderr, "%d/%d segments: ", o->nsegs, o->segs[0].count);
-        report_progress(stderr, rp, (double)rp->run_ns / 1e9, (double)sc->run_time_ns / 1e9);
+    if (rc == 0 && o->live) {       /* a terminal: every round; a log: when an interval was added */
+        if (o->tty || rp->agg.nintervals != o->progress_at) {
+            fprintf(stderr, "%d/%d segments: ", o->nsegs, o->segs[0].count);
+            report_progress(stderr, rp, (double)rp->run_ns / 1e9, (double)sc->run_time_ns / 1e9);
+            o->progress_at = rp->agg.nintervals;
+        }
         merge_central_verdict(o, sc, rp);
     }
     if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out), merge_console_segments(o);
@@ -1048,6 +1054,8 @@ static int merge_follow(merge_opts *o) {
     }
     for (int i = 0; i < n; i++) o->all[i] = all[i].dir;
     o->nall = n;
+    o->tty = isatty(STDERR_FILENO);
+    o->progress_at = -1;
     for (;;) {
         int k = 0, ended = 0, phased_ended = 0;
         char err[8400];

@@ -21,6 +21,7 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 0
 fi
 PATH=$PATH:/usr/sbin
+jqe() { jq "$@" > /dev/null; }
 start_memcached MC
 S=$TMP/slurm
 mkdir -p "$S/results"
@@ -58,4 +59,39 @@ check "slurm: one full report in the job log, the merge's ($(grep -c 'Performanc
 check "slurm: the segments' part of the job log is short ($(sed '/Performance Results Report/,$d' "$S/job.out" | wc -l) lines)" \
     [ "$(sed '/Performance Results Report/,$d' "$S/job.out" | wc -l)" -lt 60 ]
 hdrjs_check_merge "$m" "$S"/results/run/seg-?
+
+# ---- central thresholds under Slurm (docs/distributed.md "Central
+# thresholds"): the sbatch's follower judges "errors < 30" on the merged
+# data of 3 tasks; memcached is frozen for 2.5 s just after the start
+# instant, so each task's share has about 15 errors (it passes) and the whole
+# about 45: the follower stops every task, the job exits 6
+LUAMECH=$LUAMECH LUAMECH_START_DELAY=5 timeout 300 sbatch --wait -n 3 -o "$S/central.out" \
+    "$SRC/deploy/slurm/luamech.sbatch" "$SRC/tests/scenarios/fixtures/central.lua" "$S/results/central" \
+    -s 5 -e MEMCACHED=127.0.0.1:$MC > "$S/sbatch2.out" 2>&1 &
+job=$!
+at=""
+for _ in $(seq 300); do
+    at=$(sed -n 's/^luamech.sbatch: .* starting at \([^ ,]*\), into .*/\1/p' "$S/central.out" 2> /dev/null)
+    [ -n "$at" ] && break
+    sleep 0.1
+done
+check "central: the job announced its start instant ($at)" [ -n "$at" ]
+if [ -n "$at" ]; then
+    wait_s=$(awk -v a="$(date -d "$at" +%s.%N)" -v n="$(date +%s.%N)" 'BEGIN { w = a - n + 0.3; print (w > 0 ? w : 0) }')
+    sleep "$wait_s"
+    eval "mcpid=\$MC_PID_$MC"
+    kill -STOP "$mcpid"; sleep 2.5; kill -CONT "$mcpid"
+fi
+wait "$job"
+rc=$?
+c=$S/results/central
+check "central: the job exits 6, the merged verdict ($rc)" [ $rc -eq 6 ]
+[ $rc -eq 6 ] || tail -30 "$S/central.out"
+check "central: the follower asked every segment to stop" grep -q 'failed .* on the merged data of 3 segment(s) .*: asking every segment to stop' "$S/central.out"
+for i in 1 2 3; do
+    check "central: segment $i was stopped by the merged verdict, its own share passing ($(timer_errors "$c/seg-$i/summary.json" "All Transactions") errors)" \
+        jqe -e '(.stopped_by | test("merged data of 3")) and .exit_code == 6 and .run_time_s < 15 and
+               ([.timers[] | select(.name == "All Transactions") | .summary.errors] | add) < 30' "$c/seg-$i/summary.json"
+done
+check "central: the merged result names the criterion" jqe -e '.stopped_by | test("threshold \"errors < 30\" failed")' "$c/merged/summary.json"
 finish

@@ -59,6 +59,7 @@ typedef struct merge_seg {
     int64_t delay_ns;          /* t0_ns after the earliest segment's */
     int64_t shift;             /* its interval k is the merged interval k + shift */
     int64_t misaligned_ns;     /* its intervals' starts minus the merged ones' */
+    const char *state;         /* --follow: "running", "done" or "lost" (silent while running); NULL otherwise */
 } merge_seg;
 
 typedef struct merge_opts {
@@ -70,6 +71,7 @@ typedef struct merge_opts {
     int nall;
     char stop_reason[600];     /* --follow: the central verdict that stopped the segments, once given */
     int tty;                   /* --follow: stderr is a terminal (a progress line every round, else per interval) */
+    int nwaiting;              /* --follow: segments given whose results are not there yet (preflight, barrier) */
     int progress_at;           /* --follow: merged intervals at the last progress line */
     int nsegs;
     merge_seg *segs;
@@ -700,6 +702,9 @@ static int merge_segment_table(const char *dir, const merge_opts *o, json_t *mis
         json_object_set_new(row, "start_delay_s", json_real((double)o->segs[i].delay_ns / 1e9));
         json_object_set_new(row, "interval_shift", json_integer(o->segs[i].shift));
         json_object_set_new(row, "misaligned_ms", json_real((double)o->segs[i].misaligned_ns / 1e6));
+        const char *state = o->segs[i].state ? o->segs[i].state               /* live */
+                          : strcmp(merge_str(s, "status"), "running") == 0 ? "lost" : "done";
+        json_object_set_new(row, "state", json_string(state));
         if (json_is_true(merge_get(gen, "suspect")) && !o->live)
             fprintf(stderr, "luamech merge: segment %d (%s): the generator was suspect: %s\n", o->segs[i].index,
                     o->segs[i].dir, merge_str(gen, "reasons"));
@@ -791,7 +796,12 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     if (rc == 0 && merge_segment_table(o->out, o, missing) != 0) rc = -1;
     if (rc == 0 && o->live) {       /* a terminal: every round; a log: when an interval was added */
         if (o->tty || rp->agg.nintervals != o->progress_at) {
-            fprintf(stderr, "%d/%d segments: ", o->nsegs, o->segs[0].count);
+            int st[3] = {0, 0, 0};
+            for (int i = 0; i < o->nsegs; i++)
+                st[o->segs[i].state && !strcmp(o->segs[i].state, "done") ? 1
+                   : o->segs[i].state && !strcmp(o->segs[i].state, "lost") ? 2 : 0]++;
+            fprintf(stderr, "%d/%d segments (running %d, done %d, lost %d, waiting %d): ", o->nsegs, o->segs[0].count,
+                    st[0], st[1], st[2], o->nwaiting);
             report_progress(stderr, rp, (double)rp->run_ns / 1e9, (double)sc->run_time_ns / 1e9);
             o->progress_at = rp->agg.nintervals;
         }
@@ -1036,6 +1046,36 @@ static time_t merge_phases_mtime(const char *dir) {
     return newest;
 }
 
+/* --follow: when each segment's files last changed, as this follower saw it. */
+typedef struct merge_seen {
+    time_t mtime;              /* the newest mtime of its files */
+    struct timespec at;        /* when this follower first saw that mtime (monotonic) */
+    int told;                  /* its loss was said */
+} merge_seen;
+
+static void merge_seen_update(merge_seen *v, time_t mtime) {
+    if (v->at.tv_sec && mtime <= v->mtime) return;
+    v->mtime = mtime;
+    clock_gettime(CLOCK_MONOTONIC, &v->at);
+}
+
+/* A running segment whose files have not changed for 3 intervals (at least
+ * 5 s: mtimes have a 1 s grain) is lost: killed, its machine gone, its
+ * filesystem stalled.  Said once; the merged figures lack its share from
+ * then on, and the segments table says so. */
+#define MERGE_LOST_INTERVALS 3
+static int merge_seen_lost(merge_seen *v, const merge_seg *g, double interval_s) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double silent = (double)(now.tv_sec - v->at.tv_sec) + (double)(now.tv_nsec - v->at.tv_nsec) / 1e9;
+    double limit = fmax(MERGE_LOST_INTERVALS * interval_s, 5.0);
+    if (silent <= limit) return v->told = 0;
+    if (!v->told++)
+        fprintf(stderr, "luamech merge: segment %d (%s) wrote nothing for %.0f s (%d intervals): lost; the merged "
+                        "figures lack its share from then on\n", g->index, g->dir, silent, MERGE_LOST_INTERVALS);
+    return 1;
+}
+
 /* --follow: the segments append to intervals.csv at every interval and
  * replace summary.json (through a rename) on report_summary_due's
  * schedule; merge what there is every second, with a progress line, until
@@ -1048,8 +1088,9 @@ static int merge_follow(merge_opts *o) {
     time_t last_change = 0;
     merge_seg *some = calloc((size_t)n, sizeof *some);
     o->all = calloc((size_t)n, sizeof *o->all);
-    if (!some || !o->all) {
-        free(some), free(o->all);
+    merge_seen *seen = calloc((size_t)n, sizeof *seen);
+    if (!some || !o->all || !seen) {
+        free(some), free(o->all), free(seen);
         return EXIT_RUNTIME;
     }
     for (int i = 0; i < n; i++) o->all[i] = all[i].dir;
@@ -1067,18 +1108,23 @@ static int merge_follow(merge_opts *o) {
         }
         time_t newest = 0;
         double interval_s = 10;
+        o->nwaiting = 0;
         for (int i = 0; i < n; i++) {
             merge_seg g = {.dir = all[i].dir};
             char path[4200];
             struct stat st;
+            time_t mine = 0;
             snprintf(path, sizeof path, "%s/summary.json", g.dir);
             int there = stat(path, &st) == 0;
-            if (there && st.st_mtime > newest) newest = st.st_mtime;
+            if (there) mine = st.st_mtime;
             snprintf(path, sizeof path, "%s/intervals.csv", g.dir);   /* appended at every interval; */
-            if (stat(path, &st) == 0 && st.st_mtime > newest)          /* summary.json less often */
-                newest = st.st_mtime;
+            if (stat(path, &st) == 0 && st.st_mtime > mine)            /* summary.json less often */
+                mine = st.st_mtime;
             time_t ph = there ? 0 : merge_phases_mtime(g.dir);  /* a phased run under way: its phases' files */
-            if (ph > newest) newest = ph;
+            if (ph > mine) mine = ph;
+            if (mine > newest) newest = mine;
+            merge_seen_update(&seen[i], mine);
+            o->nwaiting += !there && !ph;
             if (there && merge_is_phased(g.dir)) {              /* a phased run that ended: merged at the end */
                 phased_ended++;
                 continue;
@@ -1086,12 +1132,14 @@ static int merge_follow(merge_opts *o) {
             if (merge_read_seg(&g, err, sizeof err) != 0) {
                 o->segs = &g, o->nsegs = 1, merge_reset(o);
                 if (!there) continue;                  /* not started yet: wait */
-                free(some), free(o->all);
+                free(some), free(o->all), free(seen);
                 o->segs = all, o->nsegs = n;
                 return merge_usage("%s", err);
             }
             if (g.interval_s > 0) interval_s = g.interval_s;
-            ended += strcmp(merge_str(g.root, "status"), "running") != 0;
+            int running = strcmp(merge_str(g.root, "status"), "running") == 0;
+            ended += !running;
+            g.state = !running ? "done" : merge_seen_lost(&seen[i], &g, g.interval_s) ? "lost" : "running";
             some[k++] = g;
         }
         if (!last_change || newest > last_change) last_change = newest ? newest : time(NULL);
@@ -1119,7 +1167,7 @@ static int merge_follow(merge_opts *o) {
     }
     o->segs = all, o->nsegs = n;
     code = merge_once(o);
-    free(some), free(o->all);
+    free(some), free(o->all), free(seen);
     return code;
 }
 

@@ -48,9 +48,9 @@ fi
 for _ in $(seq 50); do [ -n "$(stat_mc pid 2>/dev/null)" ] && break; sleep 0.1; done
 check "memcached answers at $ADDR" [ -n "$(stat_mc pid)" ]
 
-# run_segments DIR [follow]: the 3 segments from one instant, the fault 3 s in
+# run_segments DIR [follow [nofault]]: the 3 segments from one instant, the fault 0.3 s in
 run_segments() {
-    local d=$1 follow=${2:-} at i
+    local d=$1 follow=${2:-} nofault=${3:-} at i
     mkdir -p "$d"
     at=$(date -u -d '+3 sec' +%Y-%m-%dT%H:%M:%S.%3NZ)
     SEGPIDS=()
@@ -64,8 +64,9 @@ run_segments() {
             > "$d/merge.out" 2> "$d/merge.err" &
         FOLLOWPID=$!
     fi
-    sleep 3.3   # the start, then 3 s of load
-    kill -STOP "$MCPID"; sleep 2.5; kill -CONT "$MCPID"
+    sleep 3.3   # the start, then 0.3 s of load
+    if [ -z "$nofault" ]; then kill -STOP "$MCPID"; sleep 2.5; kill -CONT "$MCPID"; fi
+    [ -n "${LOSE:-}" ] && sleep 1 && kill -9 "${SEGPIDS[$((LOSE - 1))]}"
     SEGRC=()
     for i in $(seq $N); do wait "${SEGPIDS[$((i - 1))]}"; SEGRC+=($?); done
 }
@@ -105,7 +106,8 @@ mt=$(jq '[.request_errors[] | select(.message | test(": timeout$")) | .count] | 
 check "follow: memcached counted $((g1 - g0)) gets: the merged memcached.get's $mg answered, up to $mt timed out more" \
     [ $((g1 - g0)) -ge "$mg" -a $((g1 - g0)) -le $((mg + mt)) ]
 check "follow: the merged load shows the segments' VUs (9 at once)" jqe -e '[.load.active_vus[]] | max == 9' "$m"
-check "follow: the live progress lines showed the VUs" grep -qE '^3/3 segments: \[.*\] vus +9 ' "$TMP/f/merge.err"
+check "follow: the live progress lines showed the VUs and the segments' states" \
+    grep -qE '^3/3 segments \(running 3, done 0, lost 0, waiting 0\): \[.*\] vus +9 ' "$TMP/f/merge.err"
 
 # ---- without a follower: each segment judges its share alone, passes, runs on
 run_segments "$TMP/n"
@@ -116,6 +118,19 @@ for i in $(seq $N); do
 done
 "$LUAMECH" merge "$TMP"/n/seg-* --out "$TMP/n/merged" > "$TMP/n/merge.out" 2>&1
 check "alone: the merge after the fact fails the criterion on the whole (exit $?)" [ $? -eq 6 ]
+
+# ---- a segment lost during the run (killed): the follower says so within 3
+# intervals (5 s at least), its state is "lost" in the segments table, the
+# merged run ends interrupted (exit 5) instead of silently shrinking
+LOSE=2 run_segments "$TMP/l" follow nofault
+wait "$FOLLOWPID"; lrc=$?
+check "lost: the others exit 0 (${SEGRC[0]} ${SEGRC[2]}), the killed one 137 (${SEGRC[1]})" \
+    [ "${SEGRC[0]}" -eq 0 -a "${SEGRC[2]}" -eq 0 -a "${SEGRC[1]}" -eq 137 ]
+check "lost: the follower said segment 2 was lost" grep -q "segment 2 (.*seg-2) wrote nothing for .* s (3 intervals): lost" "$TMP/l/merge.err"
+check "lost: its progress lines counted it" grep -qE '^3/3 segments \(running 2, done 0, lost 1, waiting 0\)' "$TMP/l/merge.err"
+check "lost: the merge exits 5, interrupted ($lrc)" [ "$lrc" -eq 5 ]
+check "lost: the segments table says lost for 2, done for 1 and 3" \
+    jqe -e '[.segments[] | .state] == ["done", "lost", "done"]' "$TMP/l/merged/summary.json"
 
 # ---- the follower's mark: a followed segment writes summary.json at every
 # interval (the live verdict lags by one interval), an unfollowed one on the

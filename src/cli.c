@@ -307,7 +307,7 @@ static int cli_run_scenario(cli_run *c) {
         scenario_free(&sc);
         return cli_bad("--start-at: %s has phases; a start time is for a single run", c->scenario_path);
     }
-    runner_opts o = {c->out_dir, c->quiet, c->mm_results, &c->params, 0, &c->outputs};
+    runner_opts o = {c->out_dir, c->quiet, c->mm_results, &c->params, 0, &c->outputs, getenv(NET_IO_ENV)};
     code = runner_run(&o, &sc);
     scenario_free(&sc);
     return code;
@@ -329,7 +329,7 @@ static int cli_suite(int argc, char **argv) {
     int rc = code == EXIT_OK ? suite_load(&suite, c.scenario_path, &c.params, &c.ov, err, sizeof err) : 0;
     if (rc != 0) code = cli_load_failed(rc, err);
     if (code == EXIT_OK) {
-        runner_opts o = {c.out_dir, c.quiet, c.mm_results, &c.params, 1, &c.outputs};
+        runner_opts o = {c.out_dir, c.quiet, c.mm_results, &c.params, 1, &c.outputs, getenv(NET_IO_ENV)};
         code = runner_run(&o, &suite);
     }
     suite_free(&suite);

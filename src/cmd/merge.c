@@ -608,6 +608,8 @@ static int merge_run(merge_opts *o, run_result *r, const scenario *sc, hlog *log
         json_t *set = merge_get(s->root, "settings");
         if (merge_num(set, "max_timers") > r->agg.max_timers) r->agg.max_timers = (int)merge_num(set, "max_timers");
         r->nworkers += (int)merge_num(set, "workers");
+        const char *io = merge_str(set, "io");        /* the segments' backend, "mixed" when they differ */
+        if (i == 0 || strcmp(r->io, io) != 0) snprintf(r->io, sizeof r->io, "%s", i == 0 ? io : "mixed");
         double shift_s = (double)(s->shift * sc->interval_ns) / 1e9;
         run_s = fmax(run_s, shift_s + merge_num(s->root, "run_time_s"));
         span_s = fmax(span_s, shift_s + merge_num(s->root, "span_s"));

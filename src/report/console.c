@@ -125,6 +125,7 @@ static void report_summary(FILE *out, const scenario *sc, const run_result *r, c
     fprintf(out, "rampup:               %s\n", units_format_duration(sc->rampup_ns, buf, sizeof buf));
     fprintf(out, "test start:           %s\ntest finish:          %s\n", s0, s1);
     fprintf(out, "time-series interval: %s\n", units_format_duration(sc->interval_ns, buf, sizeof buf));
+    if (r->io[0]) fprintf(out, "socket I/O:           %s\n", r->io);
     fprintf(out, "workers:              %d\nseed:                 %llu\n", r->nworkers,
             (unsigned long long)r->seed);
     if (dir) fprintf(out, "results:              %s\n", dir);

@@ -427,6 +427,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
         "requests", (json_int_t)sc->requests, "workers", r->nworkers);
     json_object_set_new(settings, "max_timers", json_integer(r->agg.max_timers));
     json_object_set_new(settings, "abort_on_threshold", json_boolean(sc->abort_on_threshold));
+    json_object_set_new(settings, "io", r->io[0] ? json_string(r->io) : json_null());
     json_t *root = json_pack("{s:i,s:s,s:s,s:o,s:o,s:i,s:s,s:s,s:f,s:I,s:o,s:o,s:o,s:o}",
         "schema_version", RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION,
         "scenario", results_str(sc->name), "scenario_file", results_str(sc->path), "exit_code", exit_code, "status", status,

@@ -235,6 +235,7 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
     }
     live.app = report_appender_new(dir);   /* NULL (out of memory): files rewritten whole */
     engine_run(sc, sc->params ? sc->params : c->o->params, workers, seed, &hooks, r);
+    snprintf(r->io, sizeof r->io, "%s", c->o->io ? c->o->io : "");
     if (r->stopped_by_hook) snprintf(r->stopped_by, sizeof r->stopped_by, "%s", live.stopped_by);
     runner_live_dir(&live);
     if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);

@@ -25,6 +25,7 @@ typedef struct run_result {
                               * the graceful stop; the period of the summary rates */
     struct timespec start_wall, end_wall;
     int nworkers;
+    char io[8];              /* the socket I/O backend the workers used: "uring", "epoll" ("" unknown; a merge of both: "mixed") */
     uint64_t seed;
     int signal;              /* the signal that interrupted the run, or 0 */
     int stopped_by_hook;     /* on_interval asked to stop (a failed threshold) */

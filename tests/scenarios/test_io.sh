@@ -50,6 +50,8 @@ for io in $IOS; do
     errs=$(( $(timer_errors "$d/summary.json" memcached.get) + $(timer_errors "$d/summary.json" memcached.set) ))
     check "--io $io: exit 0 ($rc), 6000 operations ($ops), no errors ($errs)" [ $rc -eq 0 -a "$ops" -eq 6000 -a "$errs" -eq 0 ]
     check "--io $io: memcached counted every one ($((after - before)) = $ops)" [ $((after - before)) -eq "$ops" ]
+    check "--io $io: summary.json records the backend ($(jq -r .settings.io "$d/summary.json"))" [ "$(jq -r .settings.io "$d/summary.json")" = "$io" ]
+    check "--io $io: report.html shows it" grep -q "socket I/O</td><td>$io<" "$d/report.html"
     if [ "$io" = uring ]; then
         check "--io uring: the process held an io_uring ring ($rings)" [ "$rings" -gt 0 ]
     else
@@ -138,6 +140,7 @@ rc=$?
 check "auto without io_uring: exit 0 ($rc)" [ $rc -eq 0 ]
 check "auto without io_uring: a one-line notice" \
     [ "$(grep -c "^luamech: io_uring is unavailable here (io_uring_setup: not permitted .*): using epoll$" "$TMP/auto.out")" -eq 1 ]
+check "auto without io_uring: summary.json records epoll, what ran" [ "$(jq -r .settings.io "$TMP/auto/summary.json")" = epoll ]
 check "auto without io_uring: 2000 operations" \
     [ $(( $(timer_count "$TMP/auto/summary.json" memcached.get) + $(timer_count "$TMP/auto/summary.json" memcached.set) )) -eq 2000 ]
 LUAMECH_IO=uring "$NO_URING" EPERM "$LUAMECH" run "$F/mc.lua" -q -o "$TMP/envu" -e "MEMCACHED=127.0.0.1:$PORT" > "$TMP/envu.out" 2>&1

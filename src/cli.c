@@ -90,6 +90,29 @@ static const char cli_usage[] =
 "  7  a VU did not yield (e.g. an endless loop): the watchdog stopped the run; results were written\n"
 "  8  a script called luamech.abort(reason): the run ended at once; results were written\n";
 
+static const char cli_suite_usage[] =
+"usage: luamech suite SUITE [options]\n"
+"\n"
+"Runs the runs of SUITE one after another and prints one table of all of them\n"
+"(seed 001's sweep of concurrency levels).  SUITE is a Lua file returning either a\n"
+"sweep of one setting or parameter over a scenario,\n"
+"  { scenario = \"http_kv_get.lua\", requests = 100000, sweep = { vus = { 1, 2, 10, 50, 100 } } }\n"
+"or an explicit list of runs,\n"
+"  { runs = { { name = \"small\", scenario = \"a.lua\", vus = 2 }, { scenario = \"b.lua\" } } }\n"
+"with name, params = { NAME = value } and the settings vus, workers, requests, seed,\n"
+"duration, rampup and interval at the top or per run (a run's own value wins).\n"
+"Precedence, highest first: these options, the suite entry, the scenario file; an\n"
+"option for the setting the suite sweeps is refused (exit 2).  Each run goes into\n"
+"its own subdirectory of the results directory (<i>-<run name>); the top has the\n"
+"table (summary.json, phases.csv, report.html).  Examples: scenarios/suites/.\n"
+"\n"
+"options: those of 'luamech run' (luamech run --help), applied to every run.\n"
+"\n"
+"exit codes: those of 'luamech run'.  A run that fails other than by its thresholds,\n"
+"or is interrupted, ends the suite with its code; otherwise 6 when a threshold of\n"
+"any run failed (the later runs still ran), else 0.  3 also for a suite file with\n"
+"an error (the message names the suite entry).\n";
+
 /* The usage text, with the defaults from the plan's one table. */
 static void cli_print_usage(FILE *f) {
     char iv[32], gs[32];
@@ -267,7 +290,10 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         case 'e':
             if (params_add(&c->params, optarg) != 0) return cli_bad("-e: expected NAME=VALUE, got '%s'", optarg);
             break;
-        case 'h': cli_print_usage(stdout); exit(EXIT_OK);
+        case 'h':
+            if (argc > 0 && strcmp(argv[0], "suite") == 0) fputs(cli_suite_usage, stdout);
+            else cli_print_usage(stdout);
+            exit(EXIT_OK);
         default:
             return cli_bad("unknown or incomplete option '%s'", argv[optind - 1]);
         }

@@ -177,6 +177,8 @@ static int lm_http_new(lua_State *L) {
     h->tls = bu.tls;
     h->port = bu.port;
     h->use_jar = cfg.jar;
+    h->ncred = cfg.ncred;
+    memcpy(h->cred, cfg.cred, sizeof h->cred);
     if (lm_http_tls_copy(h, &given) != 0) return luaL_error(L, "luamech.http.new: out of memory");
     return 1;
 }

@@ -61,11 +61,16 @@ void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res) {
     }
 }
 
-/* The jar's Cookie header for the current hop (none when the jar is off,
- * empty for this URL, or the script set Cookie itself). */
+/* The headers of the current hop: the script's (less the credentials on
+ * another origin than the one they were set for) and the jar's Cookie
+ * (none when the jar is off, empty for this URL, or the script set Cookie
+ * itself for this origin). */
 void lm_http_cookie_header(lm_http_op *op) {
-    op->r.nheaders = op->nbase;
-    if (!op->cookie_slot || op->h->jar.n == 0) return;
+    size_t skip = op->foreign ? op->ncred : 0;
+    op->r.headers = op->hdrs + skip;
+    op->r.nheaders = op->nbase - skip;
+    int slot = op->foreign ? op->h->use_jar : op->cookie_slot;
+    if (!slot || op->h->jar.n == 0) return;
     int64_t now = (int64_t)time(NULL);
     size_t n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, op->tls, now, op->cbuf, op->cbuf_cap);
     if (n > op->cbuf_cap) {
@@ -77,5 +82,5 @@ void lm_http_cookie_header(lm_http_op *op) {
     op->hdrs[op->nbase].name_len = 6;
     op->hdrs[op->nbase].value = op->cbuf;
     op->hdrs[op->nbase].value_len = n;
-    op->r.nheaders = op->nbase + 1;
+    op->r.nheaders++;
 }

@@ -1,0 +1,73 @@
+# Hostile responses to the HTTP client (issue 23), against fake servers of
+# tests/scenarios/fixtures/http_security.py (python3 stdlib) that log what
+# they RECEIVED: A and B plain on 127.0.0.1 (B also reached as localhost),
+# T over TLS with the test PKI.
+# - credentials (Authorization, Proxy-Authorization, Cookie set by hand,
+#   credential_headers) follow a redirect only to their origin (scheme,
+#   host, port): not to another host, another port, nor over a downgrade;
+#   an https -> http redirect is refused unless allow_downgrade = true;
+# - a Location of another scheme (file:, ftp:, javascript:) is refused,
+#   naming the scheme, and the server sees no second request.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_http.sh"
+F=$SRC/tests/scenarios/fixtures
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+PKI=$TMP/pki
+test_pki "$PKI"
+LOG=$TMP/received.jsonl
+: > "$LOG"
+"$PY" "$F/http_security.py" "$LOG" "$TMP/port.A" & PIDS+=("$!")
+"$PY" "$F/http_security.py" "$LOG" "$TMP/port.B" & PIDS+=("$!")
+"$PY" "$F/http_security.py" "$LOG" "$TMP/port.T" "$PKI/server.pem" "$PKI/server.key" & PIDS+=("$!")
+for s in A B T; do
+    for _ in $(seq 300); do [ -f "$TMP/port.$s" ] && break; sleep 0.05; done
+    [ -f "$TMP/port.$s" ] || { echo "http_security.py $s did not start"; exit 1; }
+    printf -v "$s" '%s' "$(cat "$TMP/port.$s")"
+done
+
+# run NAME MODE: one VU, one transaction; RC, S (summary.json), E (errors.csv)
+run() {
+    "$LUAMECH" run "$F/http_security.lua" -q -o "$TMP/$1" -e MODE="$2" -e A="$A" -e B="$B" -e T="$T" \
+        -e CA="$PKI/ca.pem" > "$TMP/$1.out" 2>&1
+    RC=$?
+    S=$TMP/$1/summary.json
+    E=$TMP/$1/errors.csv
+}
+# received PORT PATH [FIELD]: requests PORT received for PATH (with FIELD set)
+received() {
+    jq -c --argjson p "$1" --arg path "$2" --arg f "${3:-}" \
+        'select(.port == $p and .path == $path and ($f == "" or has($f)))' "$LOG" | wc -l
+}
+
+# ---- credentials stay with their origin; downgrades; other schemes ----
+run redirects redirects
+echo "   exit $RC; transaction errors $(timer_errors "$S" "All Transactions"): $(grep -v '^request,' "$E" 2>/dev/null | head -3)"
+check "redirects: the VU's checks passed (exit $RC)" \
+    [ "$RC" -eq 0 -a "$(timer_errors "$S" "All Transactions")" -eq 0 -a "$(timer_count "$S" "All Transactions")" -eq 1 ]
+for p in /client-host /client-port /req-host /req-port; do
+    check "$p reached B once" [ "$(received "$B" "$p")" -eq 1 ]
+    for f in authorization proxy-authorization cookie x-api-key; do
+        check "$p: B did not receive $f" [ "$(received "$B" "$p" "$f")" -eq 0 ]
+    done
+done
+check "the client's credentials are its base URL's: not sent with an absolute URL to B" \
+    [ "$(received "$B" /client-abs)" -eq 1 -a "$(received "$B" /client-abs authorization)" -eq 0 ]
+for p in /client-same /client-back /client-rel; do
+    for f in authorization proxy-authorization cookie x-api-key; do
+        check "$p: the origin A received $f again" [ "$(received "$A" "$p" "$f")" -eq 1 ]
+    done
+done
+check "https -> http refused: B never saw /downgrade" [ "$(received "$B" /downgrade)" -eq 0 ]
+check "allow_downgrade = true: B saw /downgrade-allowed, without Authorization or Cookie" \
+    [ "$(received "$B" /downgrade-allowed)" -eq 1 -a "$(received "$B" /downgrade-allowed authorization)" -eq 0 \
+      -a "$(received "$B" /downgrade-allowed cookie)" -eq 0 ]
+check "the downgrade is a counted error naming it" grep -q 'redirect from https to http (a downgrade' "$E"
+scheme_hops=$(jq -r --argjson a "$A" 'select(.port == $a and (.path | test("file:|ftp:|javascript:|etc/passwd|alert"))) | .path' "$LOG" | grep -vc '^/redir' || true)
+check "other schemes: A saw no request for the Location itself ($scheme_hops)" [ "$scheme_hops" -eq 0 ]
+for sc in file ftp javascript; do
+    check "scheme $sc: a counted error naming it" grep -q "redirect to scheme \"\"$sc\"\"\|redirect to scheme \"$sc\"" "$E"
+done
+check "http.redirects: only the hops followed (6 on the client, 2 on the request, the allowed downgrade: 9; got $(counter "$S" http.redirects))" \
+    [ "$(counter "$S" http.redirects)" -eq 9 ]
+finish

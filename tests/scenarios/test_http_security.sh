@@ -42,7 +42,7 @@ received() {
 
 # ---- credentials stay with their origin; downgrades; other schemes ----
 run redirects redirects
-echo "   exit $RC; transaction errors $(timer_errors "$S" "All Transactions"): $(grep -v '^request,' "$E" 2>/dev/null | head -3)"
+echo "   exit $RC; transaction errors $(timer_errors "$S" "All Transactions"): $(grep -v '^request,' "$E" 2>/dev/null | head -3 | cut -c1-300)"
 check "redirects: the VU's checks passed (exit $RC)" \
     [ "$RC" -eq 0 -a "$(timer_errors "$S" "All Transactions")" -eq 0 -a "$(timer_count "$S" "All Transactions")" -eq 1 ]
 for p in /client-host /client-port /req-host /req-port; do
@@ -70,4 +70,15 @@ for sc in file ftp javascript; do
 done
 check "http.redirects: only the hops followed (6 on the client, 2 on the request, the allowed downgrade: 9; got $(counter "$S" http.redirects))" \
     [ "$(counter "$S" http.redirects)" -eq 9 ]
+
+# ---- TLS: a body delimited by the connection's end needs close_notify ----
+run tls tls
+echo "   exit $RC; transaction errors $(timer_errors "$S" "All Transactions"): $(grep -v '^request,' "$E" 2>/dev/null | head -3 | cut -c1-300)"
+check "tls: the VU's checks passed (exit $RC)" \
+    [ "$RC" -eq 0 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+check "a bare TCP close after 1,000 bytes: a counted error (http eof_bare errors 1)" \
+    [ "$(timer_errors "$S" "http eof_bare")" -eq 1 ]
+check "... tallied with its message" grep -q 'tls: connection closed without close_notify' "$E"
+check "with close_notify: a success (http eof_notify errors 0 of 1)" \
+    [ "$(timer_count "$S" "http eof_notify")" -eq 1 -a "$(timer_errors "$S" "http eof_notify")" -eq 0 ]
 finish

@@ -101,6 +101,7 @@ static void lm_http_ids(lm_http_mod *mod) {
     mod->c_redirects = worker_counter_id(w, "http.redirects");
     mod->c_body_raw = worker_counter_id(w, "http.body_bytes_raw");
     mod->c_body_decoded = worker_counter_id(w, "http.body_bytes_decoded");
+    mod->c_cookies_dropped = worker_counter_id(w, "http.cookies_dropped");
     for (int k = 2; k <= 5; k++) {
         char name[32];
         snprintf(name, sizeof name, "http.status_%dxx", k);

@@ -74,6 +74,8 @@ typedef struct lm_http_mod {
     int t_connect, t_tls, t_wait, t_receive;   /* the timing breakdown (docs/http.md#timing-breakdown) */
     int t_dns;                     /* http.dns: one sample per request that waited for a host name lookup */
     int c_sent, c_recv, c_connects, c_retries, c_status[6], c_redirects, c_body_raw, c_body_decoded;
+    int c_cookies_dropped;         /* http.cookies_dropped */
+    int cookies_warned;            /* the tally's one message about them was given */
     hz_decoder hz;                 /* gzip/deflate bodies, decoded on completion */
     int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes, json, header_all) */
     int key_status_ref, key_body_ref, key_bytes_ref, key_redirects_ref;  /* field names, interned once */
@@ -233,6 +235,7 @@ int lm_http_op_results(lm_op *core, lua_State *L);
 void lm_http_op_fini(lm_op *core);
 void lm_http_cookie_header(lm_http_op *op);
 void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res);
+void lm_http_cookies_dropped(lm_http_mod *mod, uint64_t n);
 
 /* lm_http_req.c */
 lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fname, int path_idx,

@@ -81,4 +81,24 @@ check "a bare TCP close after 1,000 bytes: a counted error (http eof_bare errors
 check "... tallied with its message" grep -q 'tls: connection closed without close_notify' "$E"
 check "with close_notify: a success (http eof_notify errors 0 of 1)" \
     [ "$(timer_count "$S" "http eof_notify")" -eq 1 -a "$(timer_errors "$S" "http eof_notify")" -eq 0 ]
+
+# ---- a gzip body of two members ----
+run gzip gzip
+check "gzip: two members decode to \"hello world\" (exit $RC, $(grep -v '^request,' "$E" 2>/dev/null | tail -n +2 | head -1 | cut -c1-200))" \
+    [ "$RC" -eq 0 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+
+# ---- the cookie jar keeps RFC 6265's minimums; what it drops is counted ----
+run cookies cookies
+cookie_of() { jq -r --arg path "$1" 'select(.path == $path) | .cookie // ""' "$LOG"; }
+after3=$(cookie_of /show-after-3)
+after60=$(cookie_of /show-after-60)
+echo "   exit $RC; after three 4 KB cookies A received a Cookie of ${#after3} bytes: ${after3:0:40}...; after 61: $(echo "$after60" | tr ';' '\n' | wc -l) cookies"
+check "cookies: the VU's checks passed (exit $RC)" [ "$RC" -eq 0 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+check "after three 4 KB cookies the session cookie was still sent (with all three)" \
+    [ "${after3:0:6}" = "sid=S;" -a "${#after3}" -gt 12000 ]
+check "61 cookies for one domain: A received the newest 50" \
+    [ "$(echo "$after60" | tr ';' '\n' | wc -l)" -eq 50 -a -z "$(echo "$after60" | grep -o 'sid=S')" ]
+check "http.cookies_dropped counts the 11 dropped ($(counter "$S" http.cookies_dropped))" \
+    [ "$(counter "$S" http.cookies_dropped)" -eq 11 ]
+check "the tally says it once" [ "$(grep -c 'http: cookies dropped' "$E")" -eq 1 ]
 finish

@@ -26,13 +26,18 @@ for s in A B T; do
     printf -v "$s" '%s' "$(cat "$TMP/port.$s")"
 done
 
-# run NAME MODE: one VU, one transaction; RC, S (summary.json), E (errors.csv)
+# run NAME MODE [args]: one VU, one transaction; RC, S (summary.json), E
+# (errors.csv), RSS_MB (peak, /usr/bin/time)
 run() {
-    "$LUAMECH" run "$F/http_security.lua" -q -o "$TMP/$1" -e MODE="$2" -e A="$A" -e B="$B" -e T="$T" \
-        -e CA="$PKI/ca.pem" > "$TMP/$1.out" 2>&1
+    local name=$1 mode=$2
+    shift 2
+    /usr/bin/time -o "$TMP/$name.time" -f '%M' \
+    "$LUAMECH" run "$F/http_security.lua" -q -o "$TMP/$name" -e MODE="$mode" -e A="$A" -e B="$B" -e T="$T" \
+        -e CA="$PKI/ca.pem" "$@" > "$TMP/$name.out" 2>&1
     RC=$?
-    S=$TMP/$1/summary.json
-    E=$TMP/$1/errors.csv
+    RSS_MB=$(( $(tail -n 1 "$TMP/$name.time") / 1024 ))
+    S=$TMP/$name/summary.json
+    E=$TMP/$name/errors.csv
 }
 # received PORT PATH [FIELD]: requests PORT received for PATH (with FIELD set)
 received() {
@@ -101,4 +106,20 @@ check "61 cookies for one domain: A received the newest 50" \
 check "http.cookies_dropped counts the 11 dropped ($(counter "$S" http.cookies_dropped))" \
     [ "$(counter "$S" http.cookies_dropped)" -eq 11 ]
 check "the tally says it once" [ "$(grep -c 'http: cookies dropped' "$E")" -eq 1 ]
+
+# ---- res:json(): bounded memory ----
+# "[0,0,...]": 2 bytes a value; the decoded tree costs ~28 times the text
+# (it took 839 MB of RSS for 32 MB); the limits refuse it before decoding.
+# SAN_MB: the sanitizer build's own overhead (shadow memory, quarantine).
+SAN_MB=0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SAN_MB=200
+for case in "1 decoded" "4 more than 1000000 values (max_values)" "32 is over max_bytes (16777216)"; do
+    mb=${case%% *} want=${case#* }
+    run "json$mb" json -e MB="$mb" -e WANT="$want"
+    echo "   res:json() of $mb MiB: exit $RC, peak RSS $RSS_MB MB"
+    check "json $mb MiB: $want (exit $RC, $(grep -v '^request,' "$E" 2>/dev/null | tail -n +2 | head -1 | cut -c1-200))" \
+        [ "$RC" -eq 0 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+    [ "$mb" = 32 ] && check "json 32 MiB refused: peak RSS $RSS_MB MB < $((200 + SAN_MB)) MB (the body is held twice: read buffer and Lua string)" \
+        [ "$RSS_MB" -lt $((200 + SAN_MB)) ]
+done
 finish

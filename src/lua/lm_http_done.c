@@ -107,9 +107,11 @@ static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_cl
     const char *loc = hp_parser_find(res, "location", &ll);
     if (!loc) return -1;
     size_t sl = url_scheme_len(loc, ll);
-    if (sl && !url_is_abs(loc, ll)) {
+    if (sl && !url_is_abs(loc, ll)) {          /* "file:...", or "http:" without "//" */
         char why[80];
-        snprintf(why, sizeof why, "to scheme \"%.*s\" (only http and https are followed)", (int)(sl > 32 ? 32 : sl), loc);
+        int web = (sl == 4 && strncasecmp(loc, "http", 4) == 0) || (sl == 5 && strncasecmp(loc, "https", 5) == 0);
+        if (web) snprintf(why, sizeof why, "to a malformed %.*s URL (no \"//\" after \"%.*s:\")", (int)sl, loc, (int)sl, loc);
+        else snprintf(why, sizeof why, "to scheme \"%.*s\" (only http and https are followed)", (int)(sl > 32 ? 32 : sl), loc);
         return lm_http_refuse(op, why, loc, ll);
     }
     char target[8192];

@@ -1,6 +1,8 @@
 /* lm_http_done.c - the completion of one hop of a luamech.http request
  * (called by client/http_client): cookies stored, a redirect followed on the
- * pooled clients (the same op, the call's timer still running), or else the
+ * pooled clients (the same op, the call's timer still running; credentials
+ * only on their origin's hops) or refused (a scheme other than http and
+ * https, an https -> http downgrade without allow_downgrade), or else the
  * call finished: hop counters and the timing breakdown (connect, tls, wait,
  * receive) recorded, a gzip/deflate body decoded (bounded by max_body), the
  * call timed under http.<method> (and "http <name>") with a status outside

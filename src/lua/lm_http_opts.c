@@ -1,9 +1,10 @@
 /* lm_http_opts.c - checks the options of luamech.http: those of
  * luamech.http.new (pool, keepalive, timeout, headers, max_body,
- * discard_body, jar, dns; tls is lm_tls.c's) and those of every request (headers,
- * body/json/form, query, name, timeout, max_body, discard_body, expect,
- * redirects).  Misuse raises one message naming the call.  It only reads and
- * validates: encoding bodies and queries, and building the request, are
+ * discard_body, jar, dns, credential_headers; tls is lm_tls.c's) and those of
+ * every request (headers, body/json/form, query, name, timeout, max_body,
+ * discard_body, expect, redirects, allow_downgrade, credential_headers).
+ * Misuse raises one message naming the call.  It only reads and validates:
+ * encoding bodies and queries, and building the request, are
  * lm_http_req.c's. */
 #include <lauxlib.h>
 #include <stdio.h>

@@ -3,7 +3,8 @@
  * (misuse raises a Lua error naming the call), builds the request into a
  * pooled op (path and query, absolute URLs on the client for that origin,
  * json or form bodies, headers with the client's defaults, Accept-Encoding,
- * the jar's Cookie), sends it with client/http_client and waits on the
+ * the jar's Cookie; the headers that carry credentials put apart, for the
+ * origin they were set for only), sends it with client/http_client and waits on the
  * bindings' operation pattern (lua/lm_op.h); lm_http_done.c completes it.
  * A failure before sending (a bad URL) returns nil, err at once.  It never parses bytes nor touches sockets; once the
  * op's buffers have grown, building a request allocates nothing. */

@@ -286,7 +286,8 @@ static void lm_json_push(lua_State *L, json_t *v) {
  * limit + 1 at most: one, plus one per ',' ':' '[' '{' outside strings
  * (every value but the first follows one of them; a key counts as a value).
  * One pass, no allocation: text over the limit is refused before jansson
- * builds a tree of it (about 60 bytes a value, 26 times "[0,0,...]"). */
+ * builds a tree of it (30 to 170 bytes a value: 20 times and more the
+ * text of "[0,0,...]"). */
 static size_t lm_json_count_values(const char *s, size_t len, size_t limit) {
     size_t n = 1;
     int in_str = 0;

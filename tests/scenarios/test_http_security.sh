@@ -63,6 +63,8 @@ for p in /client-same /client-back /client-rel; do
         check "$p: the origin A received $f again" [ "$(received "$A" "$p" "$f")" -eq 1 ]
     done
 done
+check "a hand-set Cookie stays with its origin; the jar's cookie went to B ($(jq -r 'select(.path == "/jar-hop") | .cookie' "$LOG"))" \
+    [ "$(jq -r 'select(.path == "/jar-hop") | .cookie' "$LOG")" = "sid=S" ]
 check "https -> http refused: B never saw /downgrade" [ "$(received "$B" /downgrade)" -eq 0 ]
 check "allow_downgrade = true: B saw /downgrade-allowed, without Authorization or Cookie" \
     [ "$(received "$B" /downgrade-allowed)" -eq 1 -a "$(received "$B" /downgrade-allowed authorization)" -eq 0 \
@@ -73,8 +75,8 @@ check "other schemes: A saw no request for the Location itself ($scheme_hops)" [
 for sc in file ftp javascript; do
     check "scheme $sc: a counted error naming it" grep -q "redirect to scheme \"\"$sc\"\"\|redirect to scheme \"$sc\"" "$E"
 done
-check "http.redirects: only the hops followed (6 on the client, 2 on the request, the allowed downgrade: 9; got $(counter "$S" http.redirects))" \
-    [ "$(counter "$S" http.redirects)" -eq 9 ]
+check "http.redirects: only the hops followed (6 on the client, 3 on the request, the allowed downgrade: 10; got $(counter "$S" http.redirects))" \
+    [ "$(counter "$S" http.redirects)" -eq 10 ]
 
 # ---- TLS: a body delimited by the connection's end needs close_notify ----
 run tls tls

@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 #define CK_MAX_COOKIES 3000       /* per jar (RFC 6265 6.1's minimum) */
-#define CK_MAX_PER_DOMAIN 50      /* per domain (RFC 6265 6.1's minimum): a server's cookies
-                                   * cost at most about 50 x 4 KB of a jar */
+#define CK_MAX_PER_DOMAIN 50      /* per domain (RFC 6265 6.1's minimum): at most about
+                                   * 50 x 4 KB of a jar per domain */
 #define CK_MAX_SIZE 4096          /* name + value + attributes of one Set-Cookie (RFC 6265 6.1) */
 
 typedef struct ck_cookie {

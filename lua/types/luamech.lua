@@ -617,6 +617,7 @@ luamech.http = {}
 ---@field tls? luamech.TlsOptions for the https:// base URL and every https:// origin reached (absolute URLs, redirects)
 ---@field tags? table<string, string|number|boolean> default tags of every request (docs/http.md#tags)
 ---@field dns? luamech.HttpDnsOptions host name lookups (default { ttl = 300 })
+---@field credential_headers? string[] more headers that carry credentials (at most 16), e.g. {"X-Api-Key"}: like Authorization, Proxy-Authorization and Cookie, sent to the base URL's origin only (docs/http.md#credentials-and-redirects)
 
 ---@class luamech.HttpDnsOptions
 ---@field ttl? number seconds a looked-up address serves new connections (default 300; 0 = look up for every new connection; math.huge = once)
@@ -633,6 +634,8 @@ luamech.http = {}
 ---@field discard_body? boolean overrides the client's for this request
 ---@field expect? integer|(integer|string)[] statuses that count as success, e.g. {200, "400-404"} (default 200-399)
 ---@field redirects? integer redirects to follow, 0 = off (default 10)
+---@field allow_downgrade? boolean true: follow a redirect from https to http (default: refused, the call fails); credentials are not sent there
+---@field credential_headers? string[] more headers of this request that carry credentials: sent to its first origin only (docs/http.md#credentials-and-redirects)
 ---@field tags? table<string, string|number|boolean> also time the call under a tagged timer "<timer>{k=v,...}" (tags.name: as name)
 
 ---@class luamech.HttpResponse
@@ -642,7 +645,7 @@ luamech.http = {}
 ---@field body_bytes integer
 ---@field redirects integer|nil redirects followed (nil when none)
 ---@field cookies table<string, string> the cookies this response set (name = value)
----@field json fun(self: luamech.HttpResponse): any, string? res:json(): the body decoded (once)
+---@field json fun(self: luamech.HttpResponse, opts?: luamech.JsonLimits): any, string? res:json(): the body decoded (once); nil, err over the limits (16 MiB, 1,000,000 values)
 ---@field header_all fun(self: luamech.HttpResponse, name: string): string[] every value of a header
 
 ---A client for `base_url` ("http://host[:port]"); connects on first use.
@@ -729,10 +732,15 @@ luamech.json = {}
 ---@return string json compact, object keys sorted; raises on cycles, functions, NaN
 function luamech.json.encode(value) end
 
+---@class luamech.JsonLimits
+---@field max_bytes? integer the longest text decoded, in bytes (default 16 MiB; up to 1 GiB)
+---@field max_values? integer the most values (arrays, objects, keys, strings, numbers, ...) (default 1,000,000)
+
 ---@param text string
+---@param opts? luamech.JsonLimits
 ---@return any|nil value
----@return string? err
-function luamech.json.decode(text) end
+---@return string? err nil, err too when the text is over the limits
+function luamech.json.decode(text, opts) end
 
 ---Marks t (or a new table) as an array: encoded as [] even when empty.
 ---@param t? table

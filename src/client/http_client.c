@@ -1,7 +1,9 @@
 /* http_client.c - HTTP/1.1 client on a libuv loop: connections opened on
  * demand, one request in flight per connection, keep-alive with a transparent
  * retry when a reused idle connection turns out to be closed by the server,
- * a per-request deadline covering connect + whole response.  Bytes are encoded
+ * a per-request deadline covering connect + whole response; over TLS a body
+ * delimited by the connection's end counts only when the server sent
+ * close_notify (else HTTP_ETLS: it may be truncated).  Bytes are encoded
  * and parsed by proto/http_proto; every byte of I/O goes through net/conn
  * (plaintext or TLS).  A host name is looked up asynchronously
  * (uv_getaddrinfo on libuv's thread pool, never blocking the loop) when a
@@ -448,8 +450,17 @@ static size_t hc_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
     return n;
 }
 
-static void hc_read_failed(http_conn *conn, int err) {
+/* A read failure (err; clean: the stream's end was a TLS close_notify, or
+ * plaintext).  A body delimited by the end of the connection is complete
+ * only at a clean end: over TLS, a bare TCP close may be an attacker's
+ * truncation (curl refuses it too). */
+static void hc_read_failed(http_conn *conn, int err, int clean) {
     if (err == UV_EOF && hp_parser_eof(&conn->parser) == HP_DONE) {
+        if (!clean) {
+            hc_finish(conn, HTTP_ETLS, err, "connection closed without close_notify "
+                                            "(a body delimited by the connection's end may be truncated)");
+            return;
+        }
         hc_finish(conn, 0, 0, NULL);         /* a body delimited by the end of the connection */
         return;
     }
@@ -468,6 +479,7 @@ static void hc_on_fail(void *owner, int status, net_phase ph, const char *msg) {
         hc_idle_drop(conn);
         return;
     }
+    int clean = conn->nc ? net_conn_clean_eof(conn->nc) : 1;
     hc_detach(conn);                         /* already closing: settle the counts */
     if (status == NET_ETLS) {
         snprintf(conn->errmsg, sizeof conn->errmsg, "%s", msg ? msg : "TLS error");
@@ -477,7 +489,7 @@ static void hc_on_fail(void *owner, int status, net_phase ph, const char *msg) {
     } else if (ph == NET_PH_WRITE) {
         hc_write_failed(conn, status);
     } else {
-        hc_read_failed(conn, status);
+        hc_read_failed(conn, status, clean);
     }
 }
 

@@ -38,7 +38,8 @@
 #define HTTP_EINVAL    (-32007)  /* the request could not be encoded */
 #define HTTP_ENOMEM    (-32008)
 #define HTTP_EBODY     (-32009)  /* the response body is larger than max_body */
-#define HTTP_ETLS      (-32010)  /* TLS handshake or verification failed (req->detail says why) */
+#define HTTP_ETLS      (-32010)  /* TLS handshake or verification failed, or a body delimited by the
+                                    connection's end came without close_notify (req->detail says why) */
 
 typedef struct http_client_opts {
     uint64_t timeout_ns;     /* per request unless the request sets one; 0 = none */

@@ -516,7 +516,7 @@ static int lm_data_json_decode(lua_State *L) {
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
     char err[256];
-    if (!lm_json_decode(L, s, len, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (!lm_json_decode(L, s, len, NULL, err, sizeof err)) return luaL_error(L, "%s", err);   /* local files: no limits */
     return 1;
 }
 

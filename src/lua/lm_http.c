@@ -101,6 +101,7 @@ static void lm_http_ids(lm_http_mod *mod) {
     mod->c_redirects = worker_counter_id(w, "http.redirects");
     mod->c_body_raw = worker_counter_id(w, "http.body_bytes_raw");
     mod->c_body_decoded = worker_counter_id(w, "http.body_bytes_decoded");
+    mod->c_cookies_dropped = worker_counter_id(w, "http.cookies_dropped");
     for (int k = 2; k <= 5; k++) {
         char name[32];
         snprintf(name, sizeof name, "http.status_%dxx", k);
@@ -177,6 +178,8 @@ static int lm_http_new(lua_State *L) {
     h->tls = bu.tls;
     h->port = bu.port;
     h->use_jar = cfg.jar;
+    h->ncred = cfg.ncred;
+    memcpy(h->cred, cfg.cred, sizeof h->cred);
     if (lm_http_tls_copy(h, &given) != 0) return luaL_error(L, "luamech.http.new: out of memory");
     return 1;
 }

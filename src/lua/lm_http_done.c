@@ -1,6 +1,8 @@
 /* lm_http_done.c - the completion of one hop of a luamech.http request
  * (called by client/http_client): cookies stored, a redirect followed on the
- * pooled clients (the same op, the call's timer still running), or else the
+ * pooled clients (the same op, the call's timer still running; credentials
+ * only on their origin's hops) or refused (a scheme other than http and
+ * https, an https -> http downgrade without allow_downgrade), or else the
  * call finished: hop counters and the timing breakdown (connect, tls, wait,
  * receive) recorded, a gzip/deflate body decoded (bounded by max_body), the
  * call timed under http.<method> (and "http <name>") with a status outside
@@ -77,6 +79,9 @@ static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
         if (ok) return;
         n = snprintf(msg, sizeof msg, "http.%s %s: status %d", lm_http_lower[op->call_method],
                      op->where, res->status);
+    } else if (status == LM_HTTP_EREFUSED) {
+        n = (int)strlen(op->err);
+        memcpy(msg, op->err, sizeof msg);
     } else {
         char why[160];
         http_client_describe(&op->req, status, why, sizeof why);
@@ -87,14 +92,32 @@ static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
     worker_error(w, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
 }
 
+/* Refuse the redirect to `where`: op->err says why (the call's message). */
+static int lm_http_refuse(lm_http_op *op, const char *why, const char *where, size_t wl) {
+    snprintf(op->err, sizeof op->err, "http.%s %s: redirect %s refused (Location: %.*s)",
+             lm_http_lower[op->call_method], http_client_name(op->client), why, (int)(wl > 200 ? 200 : wl), where);
+    return -2;
+}
+
 /* The Location of redirect res, resolved against the current hop, into
- * op->path, and the client for its origin into *c.  0, or -1 when it is not
- * usable (the response is then the call's answer). */
+ * op->path, and the client for its origin into *c.  0; -1 when it is not
+ * usable (the response is then the call's answer); -2 when it is refused
+ * (op->err says why): a scheme other than http and https (file:,
+ * javascript:, ...), or https -> http without allow_downgrade. */
 static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_client **c) {
     size_t ll;
     const char *loc = hp_parser_find(res, "location", &ll);
+    if (!loc) return -1;
+    size_t sl = url_scheme_len(loc, ll);
+    if (sl && !url_is_abs(loc, ll)) {          /* "file:...", or "http:" without "//" */
+        char why[80];
+        int web = (sl == 4 && strncasecmp(loc, "http", 4) == 0) || (sl == 5 && strncasecmp(loc, "https", 5) == 0);
+        if (web) snprintf(why, sizeof why, "to a malformed %.*s URL (no \"//\" after \"%.*s:\")", (int)sl, loc, (int)sl, loc);
+        else snprintf(why, sizeof why, "to scheme \"%.*s\" (only http and https are followed)", (int)(sl > 32 ? 32 : sl), loc);
+        return lm_http_refuse(op, why, loc, ll);
+    }
     char target[8192];
-    if (!loc || url_resolve(target, sizeof target, op->path, op->path_len, loc, ll, op->tls ? "https" : "http") == (size_t)-1)
+    if (url_resolve(target, sizeof target, op->path, op->path_len, loc, ll, op->tls ? "https" : "http") == (size_t)-1)
         return -1;
     size_t tl = strlen(target);
     const char *p = target;
@@ -104,6 +127,8 @@ static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_cl
         url_abs a;
         char err[200];
         if (url_split_abs(target, tl, &a) != 0) return -1;
+        if (op->tls && a.scheme_len == 4 && !op->allow_downgrade)
+            return lm_http_refuse(op, "from https to http (a downgrade; allow_downgrade = true follows it)", loc, ll);
         *c = lm_http_client_host(op->h, a.scheme_len == 5, a.authority, a.authority_len, err, sizeof err);
         if (!*c) return -1;
         p = a.rest;
@@ -123,19 +148,24 @@ static void lm_http_follow_method(lm_http_op *op, int st) {
     op->r.body = NULL;
     op->r.body_len = 0;
     for (size_t i = 0; i < op->nbase; i++)
-        if (op->hdrs[i].name_len == 12 && strncasecmp(op->hdrs[i].name, "content-type", 12) == 0)
-            op->hdrs[i--] = op->hdrs[--op->nbase];
+        if (op->hdrs[i].name_len == 12 && strncasecmp(op->hdrs[i].name, "content-type", 12) == 0) {
+            memmove(op->hdrs + i, op->hdrs + i + 1, (op->nbase - i - 1) * sizeof op->hdrs[0]);
+            if (i < op->ncred) op->ncred--;
+            op->nbase--;
+            i--;
+        }
 }
 
 /* A redirect to follow: 1 when the next hop was sent (its completion comes
  * later), 0 when the response is the call's answer (not a redirect, none
- * left, no usable Location). */
+ * left, no usable Location), -1 when the redirect is refused (op->err). */
 static int lm_http_follow(lm_http_op *op, int status, const hp_parser *res) {
     if (status != 0 || op->redirects_left <= 0 || op->mod->closing || !op->h->client) return 0;
     int st = res->status;
     if (st != 301 && st != 302 && st != 303 && st != 307 && st != 308) return 0;
     http_client *c;
-    if (lm_http_follow_location(op, res, &c) != 0) return 0;
+    int rc = lm_http_follow_location(op, res, &c);
+    if (rc != 0) return rc == -2 ? -1 : 0;
     lm_http_count_hop(op, status, res);
     worker_count(op->mod->w, op->mod->c_redirects, 1);
     op->redirects_left--;
@@ -145,6 +175,7 @@ static int lm_http_follow(lm_http_op *op, int status, const hp_parser *res) {
     op->r.path = op->path;
     op->r.path_len = op->path_len;
     op->client = c;
+    op->foreign = c != op->origin;             /* credentials stay with their origin */
     op->host = lm_http_host_of(op->h, c, &op->tls);
     lm_http_cookie_header(op);
     /* req.start_ns stays the call's: one deadline (timeout) for the whole chain */
@@ -182,9 +213,10 @@ void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
     lm_http_op *op = req->data;
     lm_http_mod *mod = op->mod;
     lm_http_store_cookies(op, status, res);
-    if (lm_http_follow(op, status, res)) return;
+    int follow = lm_http_follow(op, status, res);
+    if (follow > 0) return;
     lm_http_count_hop(op, status, res);
-    status = lm_http_decode(op, status, res);
+    status = follow < 0 ? LM_HTTP_EREFUSED : lm_http_decode(op, status, res);
     lm_http_account(op, status, res);
     if (op->batch) {
         lm_http_batch_done(op, status, res);

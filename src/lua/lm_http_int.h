@@ -42,6 +42,9 @@ struct worker;
 #define LM_HTTP_MAX_BATCH 256
 #define LM_HTTP_MAX_TAGS 16                  /* per request, the client's included */
 #define LM_HTTP_TAG_LEN 64                   /* bytes of a tag's name or value */
+#define LM_HTTP_CRED_MAX 16                  /* names in a credential_headers list */
+#define LM_HTTP_CRED_LEN 64                  /* bytes of such a name */
+#define LM_HTTP_EREFUSED (-32100)            /* a redirect refused (scheme, downgrade): op->err says why */
 
 typedef struct lm_http lm_http;
 typedef struct lm_http_op lm_http_op;
@@ -71,6 +74,8 @@ typedef struct lm_http_mod {
     int t_connect, t_tls, t_wait, t_receive;   /* the timing breakdown (docs/http.md#timing-breakdown) */
     int t_dns;                     /* http.dns: one sample per request that waited for a host name lookup */
     int c_sent, c_recv, c_connects, c_retries, c_status[6], c_redirects, c_body_raw, c_body_decoded;
+    int c_cookies_dropped;         /* http.cookies_dropped */
+    int cookies_warned;            /* the tally's one message about them was given */
     hz_decoder hz;                 /* gzip/deflate bodies, decoded on completion */
     int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes, json, header_all) */
     int key_status_ref, key_body_ref, key_bytes_ref, key_redirects_ref;  /* field names, interned once */
@@ -110,6 +115,8 @@ struct lm_http {
     lm_http_tls tlsc;              /* for https origins */
     lm_http_other *others;         /* clients for other origins, made on first use */
     int use_jar;                   /* jar = false turns cookies off */
+    int ncred;                     /* credential_headers of new (besides Authorization, ...) */
+    char cred[LM_HTTP_CRED_MAX][LM_HTTP_CRED_LEN + 1];
     ck_jar jar;                    /* this object's cookies (one object per VU: a per-VU jar) */
     int headers_ref;               /* default headers (validated copy) or LUA_NOREF */
     int tags_ref;                  /* default tags (validated copy) or LUA_NOREF */
@@ -137,6 +144,10 @@ struct lm_http_op {
     const char *host;              /* the current hop's host (h's or one of h->others') */
     int tls;                       /* the current hop is https (Secure cookies, "//host" Locations) */
     size_t nbase;                  /* headers before the Cookie slot */
+    size_t ncred;                  /* hdrs[0..ncred): credentials, sent to the origin only */
+    http_client *origin;           /* the client of the origin the credentials were set for */
+    int foreign;                   /* the current hop is on another origin (no credentials) */
+    int allow_downgrade;           /* an https -> http redirect may be followed */
     int cookie_slot;               /* 1: the jar's Cookie header goes at hdrs[nbase] */
     char *cbuf;                    /* the Cookie header value */
     size_t cbuf_cap;
@@ -158,6 +169,8 @@ struct lm_http_op {
 /* The options of luamech.http.new. */
 typedef struct lm_http_cfg {
     int pool, keepalive, headers_ref, tags_ref, discard_body, jar;
+    int ncred;                    /* credential_headers: names, lowercased */
+    char cred[LM_HTTP_CRED_MAX][LM_HTTP_CRED_LEN + 1];
     int tls_on;                   /* https:// */
     net_tls_opts tls;             /* strings anchored by the options table */
     uint64_t timeout_ns;
@@ -172,6 +185,8 @@ typedef struct lm_http_call {
     size_t max_body;
     int discard_body, name_idx, hdr_idx, json_idx, form_idx, query_idx, body_str_idx, tags_idx;
     int redirects, has_expect;
+    int cred_idx;                 /* credential_headers (a list of names), 0: none */
+    int allow_downgrade;
     unsigned char expect[64];
     const char *body;
     size_t body_len;
@@ -198,6 +213,7 @@ void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx
                        lm_http_call *c);
 void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header *hdrs, size_t *nh, int defaults);
 void lm_http_check_tags(lua_State *L, int idx, const char *fname, int client);
+int lm_http_cred_opt(lua_State *L, int idx, const char *fname, char (*names)[LM_HTTP_CRED_LEN + 1]);
 
 /* lm_http_tags.c */
 int lm_http_tag_tid(lua_State *L, lm_http *h, const lm_http_call *c, int method);
@@ -219,6 +235,7 @@ int lm_http_op_results(lm_op *core, lua_State *L);
 void lm_http_op_fini(lm_op *core);
 void lm_http_cookie_header(lm_http_op *op);
 void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res);
+void lm_http_cookies_dropped(lm_http_mod *mod, uint64_t n);
 
 /* lm_http_req.c */
 lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fname, int path_idx,

@@ -47,9 +47,22 @@ void lm_http_op_fini(lm_op *core) {
     free(op->bbuf);
 }
 
+/* n cookies lost to the jar's limits (or a Cookie header too long to
+ * send): counted in http.cookies_dropped, and said once per worker in the
+ * error tally. */
+void lm_http_cookies_dropped(lm_http_mod *mod, uint64_t n) {
+    static const char msg[] = "http: cookies dropped: the jar keeps 50 per domain, 3000 per client, 4096 bytes "
+                              "each (every one counted in http.cookies_dropped)";
+    worker_count(mod->w, mod->c_cookies_dropped, (int64_t)n);
+    if (mod->cookies_warned) return;
+    mod->cookies_warned = 1;
+    worker_error(mod->w, msg, sizeof msg - 1);
+}
+
 /* The Set-Cookie headers of a hop's response into the object's jar. */
 void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res) {
     if (status != 0 || !op->h->use_jar) return;
+    uint64_t dropped = op->h->jar.dropped;
     int64_t now = -1;
     for (size_t i = 0; i < res->nheaders; i++) {
         const char *n, *v;
@@ -59,23 +72,33 @@ void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res) {
         if (now < 0) now = (int64_t)time(NULL);
         ck_jar_set(&op->h->jar, v, vl, op->host, op->path, op->path_len, now);   /* -1 (memory): not kept */
     }
+    if (op->h->jar.dropped != dropped) lm_http_cookies_dropped(op->mod, op->h->jar.dropped - dropped);
 }
 
-/* The jar's Cookie header for the current hop (none when the jar is off,
- * empty for this URL, or the script set Cookie itself). */
+/* The headers of the current hop: the script's (less the credentials on
+ * another origin than the one they were set for) and the jar's Cookie
+ * (none when the jar is off, empty for this URL, or the script set Cookie
+ * itself for this origin). */
 void lm_http_cookie_header(lm_http_op *op) {
-    op->r.nheaders = op->nbase;
-    if (!op->cookie_slot || op->h->jar.n == 0) return;
+    size_t skip = op->foreign ? op->ncred : 0;
+    op->r.headers = op->hdrs + skip;
+    op->r.nheaders = op->nbase - skip;
+    int slot = op->foreign ? op->h->use_jar : op->cookie_slot;
+    if (!slot || op->h->jar.n == 0) return;
     int64_t now = (int64_t)time(NULL);
     size_t n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, op->tls, now, op->cbuf, op->cbuf_cap);
     if (n > op->cbuf_cap) {
         if (lm_buf_reserve(&op->cbuf, &op->cbuf_cap, n) != 0) return;
         n = ck_jar_header(&op->h->jar, op->host, op->path, op->path_len, op->tls, now, op->cbuf, op->cbuf_cap);
     }
-    if (n == 0 || n > 8192) return;            /* hp_header_value_valid's limit */
+    if (n == 0) return;
+    if (n > HP_COOKIE_MAX) {                   /* more than the encoder takes: none sent, counted */
+        lm_http_cookies_dropped(op->mod, 1);
+        return;
+    }
     op->hdrs[op->nbase].name = "Cookie";
     op->hdrs[op->nbase].name_len = 6;
     op->hdrs[op->nbase].value = op->cbuf;
     op->hdrs[op->nbase].value_len = n;
-    op->r.nheaders = op->nbase + 1;
+    op->r.nheaders++;
 }

@@ -1,9 +1,10 @@
 /* lm_http_opts.c - checks the options of luamech.http: those of
  * luamech.http.new (pool, keepalive, timeout, headers, max_body,
- * discard_body, jar, dns; tls is lm_tls.c's) and those of every request (headers,
- * body/json/form, query, name, timeout, max_body, discard_body, expect,
- * redirects).  Misuse raises one message naming the call.  It only reads and
- * validates: encoding bodies and queries, and building the request, are
+ * discard_body, jar, dns, credential_headers; tls is lm_tls.c's) and those of
+ * every request (headers, body/json/form, query, name, timeout, max_body,
+ * discard_body, expect, redirects, allow_downgrade, credential_headers).
+ * Misuse raises one message naming the call.  It only reads and validates:
+ * encoding bodies and queries, and building the request, are
  * lm_http_req.c's. */
 #include <lauxlib.h>
 #include <stdio.h>
@@ -56,6 +57,31 @@ void lm_http_headers(lua_State *L, int idx, const char *fname, hp_header *hdrs, 
         }
         lua_pop(L, 1);
     }
+}
+
+/* A credential_headers list at idx (an array of header names; names NULL:
+ * only checked, else copied lowercased into names[]): the count.  Misuse
+ * raises. */
+int lm_http_cred_opt(lua_State *L, int idx, const char *fname, char (*names)[LM_HTTP_CRED_LEN + 1]) {
+    if (!lua_istable(L, idx)) luaL_error(L, "%s: credential_headers must be a list of header names", fname);
+    int n = (int)lua_objlen(L, idx), count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) count++, lua_pop(L, 1);
+    if (count != n || n > LM_HTTP_CRED_MAX)
+        luaL_error(L, "%s: credential_headers must be a list of at most %d header names", fname, LM_HTTP_CRED_MAX);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        size_t nl = 0;
+        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &nl) : NULL;
+        if (!name || nl > LM_HTTP_CRED_LEN || !hp_header_name_valid(name, nl))
+            luaL_error(L, "%s: credential_headers: header names of 1..%d characters expected", fname,
+                       LM_HTTP_CRED_LEN);
+        for (size_t k = 0; names && k < nl; k++)
+            names[i - 1][k] = (char)(name[k] >= 'A' && name[k] <= 'Z' ? name[k] + 32 : name[k]);
+        if (names) names[i - 1][nl] = 0;
+        lua_pop(L, 1);
+    }
+    return n;
 }
 
 /* 1 when the tag name or value s[0..n) uses only the allowed bytes: a name
@@ -221,8 +247,14 @@ static void lm_http_call_tags(lua_State *L, const char *fname, int opts_idx, lm_
     c->name_idx = lua_gettop(L);
 }
 
-/* The redirects and expect options of a request. */
+/* The redirects, expect, allow_downgrade and credential_headers options of
+ * a request. */
 static void lm_http_call_follow(lua_State *L, const char *fname, int opts_idx, lm_http_call *c) {
+    c->allow_downgrade = lm_http_field(L, opts_idx, "allow_downgrade", LUA_TBOOLEAN, fname, "a boolean") &&
+                         lua_toboolean(L, -1);
+    c->cred_idx = lm_http_field(L, opts_idx, "credential_headers", LUA_TTABLE, fname,
+                                "a list of header names");
+    if (c->cred_idx) lm_http_cred_opt(L, c->cred_idx, fname, NULL);
     lua_getfield(L, opts_idx, "redirects");
     if (!lua_isnil(L, -1)) {
         double r = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
@@ -243,7 +275,8 @@ static void lm_http_call_follow(lua_State *L, const char *fname, int opts_idx, l
 void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx, int opts_idx,
                        lm_http_call *c) {
     static const char *const known[] = {"headers", "body", "json", "form", "query", "name", "timeout",
-                                        "max_body", "discard_body", "expect", "redirects", "tags", NULL};
+                                        "max_body", "discard_body", "expect", "redirects", "tags",
+                                        "allow_downgrade", "credential_headers", NULL};
     memset(c, 0, sizeof *c);
     c->timeout_ns = h->timeout_ns;
     c->max_body = h->max_body;
@@ -311,7 +344,7 @@ static void lm_http_new_tags(lua_State *L, int idx, lm_http_cfg *cfg) {
 /* The options table at idx (or nil) into cfg; misuse raises. */
 void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     static const char *const known[] = {"pool", "keepalive", "timeout", "headers", "max_body",
-                                        "discard_body", "jar", "tls", "tags", "dns", NULL};
+                                        "discard_body", "jar", "tls", "tags", "dns", "credential_headers", NULL};
     cfg->pool = 0;
     cfg->keepalive = 1;
     cfg->headers_ref = cfg->tags_ref = LUA_NOREF;
@@ -320,6 +353,7 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     cfg->dns_ttl_ns = HTTP_DNS_TTL_DEFAULT_NS;
     cfg->discard_body = 0;
     cfg->jar = 1;
+    cfg->ncred = 0;
     if (lua_isnil(L, idx)) return;
     luaL_checktype(L, idx, LUA_TTABLE);
     lm_check_options(L, idx, "luamech.http.new", known);
@@ -329,6 +363,9 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     lua_pop(L, 1);
     lm_http_body_opts(L, idx, "luamech.http.new", &cfg->max_body, &cfg->discard_body);
     lm_http_dns_opt(L, idx, cfg);
+    lua_getfield(L, idx, "credential_headers");
+    if (!lua_isnil(L, -1)) cfg->ncred = lm_http_cred_opt(L, lua_gettop(L), "luamech.http.new", cfg->cred);
+    lua_pop(L, 1);
     lua_getfield(L, idx, "jar");
     if (!lua_isnil(L, -1)) {
         if (!lua_isboolean(L, -1)) luaL_error(L, "luamech.http.new: jar must be a boolean");

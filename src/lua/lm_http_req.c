@@ -3,7 +3,8 @@
  * (misuse raises a Lua error naming the call), builds the request into a
  * pooled op (path and query, absolute URLs on the client for that origin,
  * json or form bodies, headers with the client's defaults, Accept-Encoding,
- * the jar's Cookie), sends it with client/http_client and waits on the
+ * the jar's Cookie; the headers that carry credentials put apart, for the
+ * origin they were set for only), sends it with client/http_client and waits on the
  * bindings' operation pattern (lua/lm_op.h); lm_http_done.c completes it.
  * A failure before sending (a bad URL) returns nil, err at once.  It never parses bytes nor touches sockets; once the
  * op's buffers have grown, building a request allocates nothing. */
@@ -68,24 +69,71 @@ static int lm_http_has_header(const hp_header *hdrs, size_t n, const char *name)
     return 0;
 }
 
+/* 1 when the header name[0..nl) carries credentials: Authorization,
+ * Proxy-Authorization, Cookie, the client's credential_headers and the
+ * request's (the list at cred_idx, 0: none). */
+static int lm_http_is_cred(lua_State *L, const lm_http *h, int cred_idx, const char *name, size_t nl) {
+    static const char *const always[] = {"authorization", "proxy-authorization", "cookie"};
+    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+        if (lm_http_ieq(name, nl, always[i], strlen(always[i]))) return 1;
+    for (int i = 0; i < h->ncred; i++)
+        if (lm_http_ieq(name, nl, h->cred[i], strlen(h->cred[i]))) return 1;
+    int n = cred_idx ? (int)lua_objlen(L, cred_idx) : 0, hit = 0;
+    for (int i = 1; i <= n && !hit; i++) {
+        size_t cl;
+        lua_rawgeti(L, cred_idx, i);
+        const char *c = lua_tolstring(L, -1, &cl);
+        hit = lm_http_ieq(name, nl, c, cl);
+        lua_pop(L, 1);
+    }
+    return hit;
+}
+
 /* Copy the headers into the op (its buffer and array): the request can be
- * sent again (redirects) after the Lua strings are gone.  0 or -1 (memory). */
-static int lm_http_copy_headers(lm_http_op *op, const hp_header *hdrs, size_t nh) {
-    size_t total = 0, off = 0;
+ * sent again (redirects) after the Lua strings are gone.  The credentials
+ * (kind[i] 1) go first, hdrs[0..op->ncred), so that a hop on another origin
+ * sends the rest alone; kind[i] 2 is a header not copied.  0 or -1 (memory). */
+static int lm_http_copy_headers(lm_http_op *op, const hp_header *hdrs, const unsigned char *kind, size_t nh) {
+    size_t total = 0, off = 0, k = 0;
     for (size_t i = 0; i < nh; i++) total += hdrs[i].name_len + hdrs[i].value_len;
     if (lm_buf_reserve(&op->hbuf, &op->hbuf_cap, total + 1) != 0) return -1;
-    for (size_t i = 0; i < nh; i++) {
-        memcpy(op->hbuf + off, hdrs[i].name, hdrs[i].name_len);
-        op->hdrs[i].name = op->hbuf + off;
-        op->hdrs[i].name_len = hdrs[i].name_len;
-        off += hdrs[i].name_len;
-        memcpy(op->hbuf + off, hdrs[i].value, hdrs[i].value_len);
-        op->hdrs[i].value = op->hbuf + off;
-        op->hdrs[i].value_len = hdrs[i].value_len;
-        off += hdrs[i].value_len;
+    for (int pass = 1; pass >= 0; pass--) {
+        for (size_t i = 0; i < nh; i++) {
+            if (kind[i] != pass) continue;
+            memcpy(op->hbuf + off, hdrs[i].name, hdrs[i].name_len);
+            op->hdrs[k].name = op->hbuf + off;
+            op->hdrs[k].name_len = hdrs[i].name_len;
+            off += hdrs[i].name_len;
+            memcpy(op->hbuf + off, hdrs[i].value, hdrs[i].value_len);
+            op->hdrs[k].value = op->hbuf + off;
+            op->hdrs[k].value_len = hdrs[i].value_len;
+            off += hdrs[i].value_len;
+            k++;
+        }
+        if (pass == 1) op->ncred = k;
     }
     op->r.headers = op->hdrs;
-    op->r.nheaders = op->nbase = nh;
+    op->r.nheaders = op->nbase = k;
+    return 0;
+}
+
+/* What each header of the call is (lm_http_copy_headers' kind): the
+ * credentials among the script's (the request's, hdrs[0..nreq), then the
+ * client's defaults) are 1, but 2 (dropped) for a client default when the
+ * call starts on another origin than the client's base URL: they were set
+ * for that one. */
+static void lm_http_cred_kinds(lua_State *L, const lm_http *h, const lm_http_call *c, const hp_header *hdrs,
+                               size_t nreq, size_t nscript, size_t nh, int foreign, unsigned char *kind) {
+    for (size_t i = 0; i < nh; i++) {
+        kind[i] = i < nscript && lm_http_is_cred(L, h, c->cred_idx, hdrs[i].name, hdrs[i].name_len);
+        if (kind[i] && i >= nreq && foreign) kind[i] = 2;
+    }
+}
+
+/* 1 when the kept headers hdrs (kind not 2) have a Cookie. */
+static int lm_http_has_cookie(const hp_header *hdrs, const unsigned char *kind, size_t nh) {
+    for (size_t i = 0; i < nh; i++)
+        if (kind[i] != 2 && lm_http_ieq(hdrs[i].name, hdrs[i].name_len, "cookie", 6)) return 1;
     return 0;
 }
 
@@ -161,13 +209,14 @@ static const char *lm_http_encode_body(lua_State *L, lm_http_op *op, const char 
     return NULL;
 }
 
-/* The script's headers into hdrs: the call's, then the client's defaults
- * it did not override.  Returns the count.  The strings stay anchored on
- * the stack. */
+/* The script's headers into hdrs: the call's (their count in *nreq), then
+ * the client's defaults it did not override.  Returns the count.  The
+ * strings stay anchored on the stack. */
 static size_t lm_http_req_headers(lua_State *L, lm_http *h, const char *fname, const lm_http_call *c,
-                                  hp_header *hdrs) {
+                                  hp_header *hdrs, size_t *nreq) {
     size_t nh = 0;
     if (c->hdr_idx) lm_http_headers(L, c->hdr_idx, fname, hdrs, &nh, 0);
+    *nreq = nh;
     if (h->headers_ref != LUA_NOREF) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, h->headers_ref);
         lm_http_headers(L, lua_gettop(L), fname, hdrs, &nh, 1);
@@ -208,6 +257,8 @@ static void lm_http_op_setup(lm_http_op *op, lm_http *h, int method, const lm_ht
     op->batch_i = bi;
     op->method = op->call_method = method;
     op->redirects_left = c->redirects;
+    op->allow_downgrade = c->allow_downgrade;
+    op->foreign = 0;
     op->has_expect = c->has_expect;
     memcpy(op->expect, c->expect, sizeof op->expect);
     op->req.on_done = lm_http_on_done;
@@ -270,7 +321,8 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
     lm_http_call_opts(L, h, fname, body_idx, opts_idx, &c);
     vu *v = lm_current_vu(L, h->mod->w, "luamech.http client methods");
     hp_header hdrs[LM_HTTP_MAX_HEADERS + LM_HTTP_EXTRA_HEADERS];
-    size_t nh = lm_http_req_headers(L, h, fname, &c, hdrs);
+    size_t nreq;
+    size_t nh = lm_http_req_headers(L, h, fname, &c, hdrs, &nreq);
     lm_http_op *op = lm_http_op_get(L, h->mod);
     lm_http_op_setup(op, h, method, &c, b, bi);
     http_client *client;
@@ -281,13 +333,17 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
     const char *body;
     size_t body_len;
     const char *ctype = lm_http_encode_body(L, op, fname, &c, &body, &body_len);
+    size_t nscript = nh;
     if (!c.discard_body) lm_http_add_header(hdrs, &nh, "Accept-Encoding", "gzip, deflate");
     lm_http_add_header(hdrs, &nh, "Content-Type", ctype);
-    if (lm_http_copy_headers(op, hdrs, nh) != 0) {
+    unsigned char kind[LM_HTTP_MAX_HEADERS + LM_HTTP_EXTRA_HEADERS];
+    lm_http_cred_kinds(L, h, &c, hdrs, nreq, nscript, nh, client != h->client, kind);
+    if (lm_http_copy_headers(op, hdrs, kind, nh) != 0) {
         lm_op_put(&op->core);
         luaL_error(L, "%s: out of memory", fname);
     }
-    op->cookie_slot = h->use_jar && !lm_http_has_header(hdrs, nh, "cookie");
+    op->origin = client;
+    op->cookie_slot = h->use_jar && !lm_http_has_cookie(hdrs, kind, nh);
     op->host = lm_http_host_of(h, client, &op->tls);
     lm_http_cookie_header(op);
     if (c.name_idx) op->name_tid = lm_http_name_tid(L, h->mod, c.name_idx);

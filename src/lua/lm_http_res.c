@@ -54,10 +54,13 @@ static int lm_http_res_header_all(lua_State *L) {
     return 1;
 }
 
-/* res:json() -> the body decoded (once; later calls return the same value)
- * | nil, err when there is no body or it is not JSON. */
+/* res:json([{max_bytes =, max_values =}]) -> the body decoded (once; later
+ * calls return the same value) | nil, err when there is no body, it is not
+ * JSON or it is over the limits (lm_json.h: 16 MiB, a million values). */
 static int lm_http_res_json(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
+    lm_json_limits lim;
+    lm_json_limits_opt(L, 2, "res:json", &lim);
     lua_pushlightuserdata(L, (void *)&lm_http_json_key);
     lua_rawget(L, 1);
     if (!lua_isnil(L, -1)) return 1;
@@ -71,7 +74,7 @@ static int lm_http_res_json(lua_State *L) {
     size_t len;
     const char *b = lua_tolstring(L, -1, &len);
     char err[200];
-    if (!lm_json_decode(L, b, len, err, sizeof err)) {
+    if (!lm_json_decode(L, b, len, &lim, err, sizeof err)) {
         lua_pushnil(L);
         lua_pushfstring(L, "res:json: %s", err);
         return 2;

@@ -13,6 +13,8 @@
  *     encodes without a fraction; NaN and infinities cannot be encoded.
  * Encoding errors (functions, userdata, cycles, mixed or non-string keys,
  * invalid UTF-8) are returned as one message with the path of the value.
+ * Decoding text from a server is bounded (lm_json_limits: its bytes and
+ * its values, counted in one pass before jansson builds anything).
  * It does not read files or sockets and allocates only when called. */
 #include <jansson.h>
 #include <lauxlib.h>
@@ -280,7 +282,65 @@ static void lm_json_push(lua_State *L, json_t *v) {
     }
 }
 
-int lm_json_decode(lua_State *L, const char *s, size_t len, char *err, size_t err_len) {
+/* An upper bound of the values in JSON text s[0..len), counted up to
+ * limit + 1 at most: one, plus one per ',' ':' '[' '{' outside strings
+ * (every value but the first follows one of them; a key counts as a value).
+ * One pass, no allocation: text over the limit is refused before jansson
+ * builds a tree of it (30 to 170 bytes a value: 20 times and more the
+ * text of "[0,0,...]"). */
+static size_t lm_json_count_values(const char *s, size_t len, size_t limit) {
+    size_t n = 1;
+    int in_str = 0;
+    for (size_t i = 0; i < len && n <= limit; i++) {
+        char c = s[i];
+        if (in_str) {
+            if (c == '\\') i++;
+            else if (c == '"') in_str = 0;
+        } else if (c == '"') {
+            in_str = 1;
+        } else if (c == ',' || c == ':' || c == '[' || c == '{') {
+            n++;
+        }
+    }
+    return n;
+}
+
+void lm_json_limits_opt(lua_State *L, int idx, const char *fname, lm_json_limits *lim) {
+    static const char *const key[2] = {"max_bytes", "max_values"};
+    size_t *dst[2] = {&lim->max_bytes, &lim->max_values};
+    lim->max_bytes = LM_JSON_MAX_BYTES_DEFAULT;
+    lim->max_values = LM_JSON_MAX_VALUES_DEFAULT;
+    if (idx == 0 || lua_isnoneornil(L, idx)) return;
+    if (!lua_istable(L, idx)) luaL_error(L, "%s: options must be a table ({ max_bytes =, max_values = })", fname);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+        if (strcmp(k, key[0]) != 0 && strcmp(k, key[1]) != 0)
+            luaL_error(L, "%s: unknown option '%s' (max_bytes, max_values)", fname, k);
+    }
+    for (int i = 0; i < 2; i++) {
+        lua_getfield(L, idx, key[i]);
+        if (!lua_isnil(L, -1)) {
+            double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+            if (!(v >= 1 && v <= (double)LM_JSON_LIMIT_CAP) || v != (double)(size_t)v)
+                luaL_error(L, "%s: %s must be a whole number from 1 to %d", fname, key[i], (int)LM_JSON_LIMIT_CAP);
+            *dst[i] = (size_t)v;
+        }
+        lua_pop(L, 1);
+    }
+}
+
+int lm_json_decode(lua_State *L, const char *s, size_t len, const lm_json_limits *lim, char *err,
+                   size_t err_len) {
+    if (lim && len > lim->max_bytes) {
+        snprintf(err, err_len, "text of %zu bytes is over max_bytes (%zu)", len, lim->max_bytes);
+        return 0;
+    }
+    if (lim && lm_json_count_values(s, len, lim->max_values) > lim->max_values) {
+        snprintf(err, err_len, "more than %zu values (max_values)", lim->max_values);
+        return 0;
+    }
     json_error_t je;
     json_t *root = json_loadb(s, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, &je);
     if (!root) {
@@ -309,12 +369,14 @@ static int lm_json_encode_lua(lua_State *L) {
     return 1;
 }
 
-/* luamech.json.decode(text) -> value | nil, err */
+/* luamech.json.decode(text [, {max_bytes =, max_values =}]) -> value | nil, err */
 static int lm_json_decode_lua(lua_State *L) {
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
+    lm_json_limits lim;
+    lm_json_limits_opt(L, 2, "luamech.json.decode", &lim);
     char err[256];
-    if (lm_json_decode(L, s, len, err, sizeof err)) return 1;
+    if (lm_json_decode(L, s, len, &lim, err, sizeof err)) return 1;
     lua_pushnil(L);
     lua_pushfstring(L, "luamech.json.decode: %s", err);
     return 2;

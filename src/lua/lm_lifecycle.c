@@ -50,12 +50,10 @@ void lm_lifecycle_open(lua_State *L, worker *w) {
     uv_mutex_lock(&s->mu);                  /* written by the setup's run, which has ended */
     const char *json = s->setup_json;
     uv_mutex_unlock(&s->mu);
-    if (json) {
+    if (json) {                             /* our own JSON: no limits (lm_json.h) */
+        char err[256];
         lua_getglobal(L, "luamech");
-        lua_getfield(L, -2, "decode");
-        lua_pushstring(L, json);
-        lua_call(L, 1, 1);
-        lua_setfield(L, -2, "setup_data");
+        if (lm_json_decode(L, json, strlen(json), NULL, err, sizeof err)) lua_setfield(L, -2, "setup_data");
         lua_pop(L, 1);
     }
     lua_pop(L, 1);                          /* luamech.json */

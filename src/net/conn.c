@@ -547,3 +547,4 @@ uint64_t net_conn_sent(const net_conn *c) { return c->sent; }
 int net_conn_uring(const net_conn *c) { return c->uio != NULL; }
 uint64_t net_conn_tls_ns(const net_conn *c) { return c->tls ? net_tls_handshake_ns(c->tls) : 0; }
 int net_conn_tls_resumed(const net_conn *c) { return c->tls ? net_tls_resumed(c->tls) : 0; }
+int net_conn_clean_eof(const net_conn *c) { return c->tls ? net_tls_peer_closed(c->tls) : 1; }

@@ -95,6 +95,10 @@ int net_conn_uring(const net_conn *c);         /* 1: its bytes move through the 
  * session was resumed. */
 uint64_t net_conn_tls_ns(const net_conn *c);
 int net_conn_tls_resumed(const net_conn *c);
+/* 1 when the end of c's stream is trustworthy: plaintext, or TLS whose peer
+ * sent close_notify; 0 for TLS closed without it (a truncation attack looks
+ * like that).  Valid in on_fail too. */
+int net_conn_clean_eof(const net_conn *c);
 
 /* Reconnect policy: after a failure, wait min_ns, then doubling up to max_ns;
  * a success resets it. */

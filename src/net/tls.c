@@ -404,3 +404,4 @@ int net_tls_write(net_tls *t, const char *p, size_t n, size_t *took, const char 
 
 uint64_t net_tls_handshake_ns(const net_tls *t) { return t->handshake_ns; }
 int net_tls_resumed(const net_tls *t) { return t->resumed; }
+int net_tls_peer_closed(const net_tls *t) { return (SSL_get_shutdown(t->ssl) & SSL_RECEIVED_SHUTDOWN) != 0; }

@@ -66,5 +66,7 @@ int net_tls_read(net_tls *t, char *dst, size_t cap, size_t *got, const char **ms
 int net_tls_write(net_tls *t, const char *p, size_t n, size_t *took, const char **msg);
 uint64_t net_tls_handshake_ns(const net_tls *t);
 int net_tls_resumed(const net_tls *t);
+/* 1 once the peer's close_notify was read (a clean end of the stream). */
+int net_tls_peer_closed(const net_tls *t);
 
 #endif

@@ -203,6 +203,34 @@ static void ck_remove(ck_jar *j, size_t i) {
     j->v[i] = j->v[--j->n];
 }
 
+/* The oldest cookie of domain (NULL: of the jar): its index, or j->n. */
+static size_t ck_oldest(const ck_jar *j, const char *domain) {
+    size_t o = j->n;
+    for (size_t i = 0; i < j->n; i++)
+        if ((!domain || strcmp(j->v[i].domain, domain) == 0) && (o == j->n || j->v[i].created < j->v[o].created))
+            o = i;
+    return o;
+}
+
+/* Room for one more cookie of domain: expired cookies go first, then the
+ * domain's oldest when it has CK_MAX_PER_DOMAIN, else the jar's oldest
+ * when it has CK_MAX_COOKIES (each eviction counted in j->dropped). */
+static void ck_make_room(ck_jar *j, const char *domain, int64_t now_s) {
+    size_t in_domain = 0;
+    for (size_t i = 0; i < j->n; i++) in_domain += strcmp(j->v[i].domain, domain) == 0;
+    if (in_domain < CK_MAX_PER_DOMAIN && j->n < CK_MAX_COOKIES) return;
+    for (size_t i = 0; i < j->n; i++)
+        if (j->v[i].expires_s <= now_s) {
+            in_domain -= strcmp(j->v[i].domain, domain) == 0;
+            ck_remove(j, i--);
+        }
+    size_t o = in_domain >= CK_MAX_PER_DOMAIN ? ck_oldest(j, domain) : j->n >= CK_MAX_COOKIES ? ck_oldest(j, NULL) : j->n;
+    if (o < j->n) {
+        ck_remove(j, o);
+        j->dropped++;
+    }
+}
+
 static void ck_lower(char *dst, const char *s, size_t len) {
     for (size_t i = 0; i < len; i++) dst[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
     dst[len] = 0;
@@ -211,6 +239,10 @@ static void ck_lower(char *dst, const char *s, size_t len) {
 int ck_jar_set(ck_jar *j, const char *sc, size_t sc_len, const char *host, const char *rp, size_t rl,
                int64_t now_s) {
     ck_set s;
+    if (sc_len > CK_MAX_SIZE) {
+        j->dropped++;
+        return 0;
+    }
     if (ck_parse(sc, sc_len, &s) != 0) return 0;
     size_t hl = strlen(host);
     for (size_t q = 0; q < rl; q++)
@@ -268,14 +300,7 @@ int ck_jar_set(ck_jar *j, const char *sc, size_t sc_len, const char *host, const
         j->v[old] = c;
         return 1;
     }
-    for (size_t i = 0; i < j->n && j->n >= CK_MAX_COOKIES; i++)
-        if (j->v[i].expires_s <= now_s) ck_remove(j, i--);
-    if (j->n >= CK_MAX_COOKIES) {              /* full: the oldest goes */
-        size_t o = 0;
-        for (size_t i = 1; i < j->n; i++)
-            if (j->v[i].created < j->v[o].created) o = i;
-        ck_remove(j, o);
-    }
+    ck_make_room(j, c.domain, now_s);
     if (j->n == j->cap) {
         size_t cap = j->cap ? j->cap * 2 : 8;
         ck_cookie *v = realloc(j->v, cap * sizeof *v);

@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CK_MAX_COOKIES 300        /* per jar (RFC 6265 6.1's minimum 3000 is for browsers) */
-#define CK_MAX_SIZE 4096          /* name + value + attributes of one Set-Cookie */
+#define CK_MAX_COOKIES 3000       /* per jar (RFC 6265 6.1's minimum) */
+#define CK_MAX_PER_DOMAIN 50      /* per domain (RFC 6265 6.1's minimum): at most about
+                                   * 50 x 4 KB of a jar per domain */
+#define CK_MAX_SIZE 4096          /* name + value + attributes of one Set-Cookie (RFC 6265 6.1) */
 
 typedef struct ck_cookie {
     char *name, *value;           /* one allocation: name\0value\0 */
@@ -27,6 +29,7 @@ typedef struct ck_jar {
     ck_cookie *v;
     size_t n, cap;
     uint64_t seq;
+    uint64_t dropped;             /* cookies lost to the limits: evicted, or over CK_MAX_SIZE */
 } ck_jar;
 
 /* A parsed Set-Cookie value: pointers into the input. */
@@ -50,7 +53,10 @@ void ck_jar_init(ck_jar *j);
 void ck_jar_free(ck_jar *j);
 /* Store (or replace, or delete) the cookie of one Set-Cookie value received
  * from host for request path (its query is ignored).  Returns 1 stored, 0
- * ignored or deleted, -1 out of memory. */
+ * ignored or deleted, -1 out of memory.  A new cookie past the limits
+ * evicts the oldest of its domain (CK_MAX_PER_DOMAIN) or of the jar
+ * (CK_MAX_COOKIES), expired ones first; evictions and Set-Cookie values
+ * over CK_MAX_SIZE count in j->dropped. */
 int ck_jar_set(ck_jar *j, const char *sc, size_t sc_len, const char *host, const char *req_path,
                size_t req_path_len, int64_t now_s);
 /* The Cookie header value for a request ("a=1; b=2": longer paths first,

@@ -1,5 +1,6 @@
 /* http_gzip.c - gzip/deflate body decoding over zlib (see http_gzip.h).  It
- * decodes a whole body that the parser has already collected; it does not
+ * decodes a whole body that the parser has already collected (every member
+ * of a gzip body, RFC 1952 2.2); it does not
  * stream, parse HTTP or touch sockets. */
 #include "proto/http_gzip.h"
 
@@ -36,7 +37,17 @@ static int hz_start(hz_decoder *d, int wb) {
     return d->ready ? HZ_OK : HZ_NOMEM;
 }
 
-static int hz_run(hz_decoder *d, const char *in, size_t len, size_t max, const char **why) {
+/* The end of a stream: 1 when the body is done, 0 when another gzip member
+ * follows (multi: RFC 1952 allows several, "cat a.gz b.gz"; zlib's state
+ * is reset for it, the output continues).  Trailing NUL bytes (padding)
+ * end the body. */
+static int hz_stream_end(hz_decoder *d, int multi) {
+    while (d->zs.avail_in && *d->zs.next_in == 0) d->zs.next_in++, d->zs.avail_in--;
+    if (!multi || d->zs.avail_in == 0) return 1;
+    return inflateReset(&d->zs) == Z_OK ? 0 : 1;
+}
+
+static int hz_run(hz_decoder *d, const char *in, size_t len, size_t max, int multi, const char **why) {
     d->out_len = 0;
     d->zs.next_in = (Bytef *)(uintptr_t)in;
     d->zs.avail_in = (uInt)len;
@@ -48,8 +59,11 @@ static int hz_run(hz_decoder *d, const char *in, size_t len, size_t max, const c
             d->zs.next_out = &probe;
             d->zs.avail_out = 1;
             int rc = inflate(&d->zs, Z_NO_FLUSH);
-            if (rc == Z_STREAM_END && d->zs.avail_out == 1) return HZ_OK;
             if (d->zs.avail_out == 0) return HZ_TOO_BIG;
+            if (rc == Z_STREAM_END) {
+                if (hz_stream_end(d, multi)) return HZ_OK;
+                continue;
+            }
             *why = rc == Z_OK || rc == Z_BUF_ERROR ? "truncated compressed body"
                                                    : d->zs.msg ? d->zs.msg : "corrupt compressed body";
             return HZ_ERROR;
@@ -69,7 +83,10 @@ static int hz_run(hz_decoder *d, const char *in, size_t len, size_t max, const c
         d->zs.avail_out = (uInt)room;
         int rc = inflate(&d->zs, Z_NO_FLUSH);
         d->out_len += room - d->zs.avail_out;
-        if (rc == Z_STREAM_END) return HZ_OK;
+        if (rc == Z_STREAM_END) {
+            if (hz_stream_end(d, multi)) return HZ_OK;
+            continue;
+        }
         if (rc == Z_BUF_ERROR && d->zs.avail_in == 0) {
             *why = "truncated compressed body";
             return HZ_ERROR;
@@ -94,10 +111,10 @@ int hz_decode(hz_decoder *d, int coding, const char *in, size_t len, size_t max,
     /* gzip: 16+15; deflate: zlib-wrapped (15), or raw deflate (-15) as some servers send */
     int rc = hz_start(d, coding == 1 ? 16 + MAX_WBITS : MAX_WBITS);
     if (rc != HZ_OK) return rc;
-    rc = hz_run(d, in, len, max, why);
+    rc = hz_run(d, in, len, max, coding == 1, why);
     if (rc == HZ_ERROR && coding == 2 && d->zs.total_out == 0) {
         if (hz_start(d, -MAX_WBITS) != HZ_OK) return HZ_NOMEM;
-        rc = hz_run(d, in, len, max, why);
+        rc = hz_run(d, in, len, max, 0, why);
     }
     return rc;
 }

@@ -56,12 +56,15 @@ int hp_header_name_valid(const char *name, size_t len) {
     return 1;
 }
 
-int hp_header_value_valid(const char *value, size_t len) {
-    if (len > HP_FIELD_MAX) return 0;
+/* 1 when value[0..len) has no CR, LF or NUL and len <= max. */
+static int hp_value_ok(const char *value, size_t len, size_t max) {
+    if (len > max) return 0;
     for (size_t i = 0; i < len; i++)
         if (value[i] == '\r' || value[i] == '\n' || value[i] == '\0') return 0;
     return 1;
 }
+
+int hp_header_value_valid(const char *value, size_t len) { return hp_value_ok(value, len, HP_FIELD_MAX); }
 
 int hp_path_valid(const char *path, size_t len) {
     if (len == 0 || len > HP_FIELD_MAX || path[0] != '/') return 0;
@@ -96,8 +99,8 @@ size_t hp_encode_request(char *out, size_t cap, const hp_request *r) {
     int user_host = 0, user_conn = 0;
     for (size_t i = 0; i < r->nheaders; i++) {
         const hp_header *h = &r->headers[i];
-        if (!hp_header_name_valid(h->name, h->name_len) ||
-            !hp_header_value_valid(h->value, h->value_len) ||
+        size_t max = hp_ieq(h->name, h->name_len, "cookie") ? HP_COOKIE_MAX : HP_FIELD_MAX;
+        if (!hp_header_name_valid(h->name, h->name_len) || !hp_value_ok(h->value, h->value_len, max) ||
             hp_header_reserved(h->name, h->name_len))
             return 0;
         if (hp_ieq(h->name, h->name_len, "host")) user_host = 1;

@@ -44,6 +44,9 @@ typedef struct hp_request {
 int hp_header_name_valid(const char *name, size_t len);
 /* 1 when value has no CR, LF or NUL (at most 8 KB). */
 int hp_header_value_valid(const char *value, size_t len);
+/* The longest Cookie header a request may carry: the cookie jar's, for
+ * RFC 6265's 50 cookies of 4 KB per domain, and a parent domain's. */
+#define HP_COOKIE_MAX (512u * 1024u)
 /* 1 when path starts with '/' and has no space, control byte or DEL (at most 8 KB). */
 int hp_path_valid(const char *path, size_t len);
 /* 1 for header names luamech computes itself: Content-Length, Transfer-Encoding. */

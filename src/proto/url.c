@@ -69,6 +69,16 @@ int url_is_abs(const char *s, size_t len) {
     return url_prefix(s, len, "http://") || url_prefix(s, len, "https://");
 }
 
+size_t url_scheme_len(const char *s, size_t len) {
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (c == ':') return i;
+        if (!alpha && (i == 0 || !((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))) return 0;
+    }
+    return 0;
+}
+
 int url_split_abs(const char *s, size_t len, url_abs *out) {
     if (!url_is_abs(s, len)) return -1;
     size_t sl = s[4] == ':' ? 4 : 5;

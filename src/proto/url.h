@@ -29,6 +29,11 @@ int url_split_abs(const char *s, size_t len, url_abs *out);
 /* 1 when s starts with "http://" or "https://" (any case). */
 int url_is_abs(const char *s, size_t len);
 
+/* The length of the scheme s starts with (RFC 3986: a letter, then letters,
+ * digits, '+', '-' or '.', then ':' before any '/', '?' or '#'), or 0 when
+ * s has none (a relative reference): "file:///x" -> 4, "/a:b" -> 0. */
+size_t url_scheme_len(const char *s, size_t len);
+
 /* Resolve a redirect's Location against the current origin-form path
  * (RFC 3986 5.2, for the forms servers send: absolute URL, "//host/...",
  * "/abs", "rel", "?q").  An absolute or scheme-relative location is copied

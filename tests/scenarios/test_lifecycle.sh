@@ -46,4 +46,21 @@ cp "$F/lifecycle_vu.lua" "$TMP/"
 rc=$?
 check "setup = 3 exits 3 (got $rc)" [ $rc -eq 3 ]
 check "...naming the field" grep -q "setup: expected a function, got number 3" "$TMP/out5"
+
+# setup's data is luamech's own JSON: not bound by res:json()'s limits
+# (1,000,000 values by default, docs/http.md#json): 1.1 M values arrive whole
+cat > "$TMP/big.lua" <<'EOF'
+return { requests = 1, groups = { { name = "g", vus = 1, script = "big_vu.lua" } },
+  setup = function() local t = {} for i = 1, 1100000 do t[i] = i end return { ids = t } end }
+EOF
+cat > "$TMP/big_vu.lua" <<'EOF'
+return function()
+  local d = luamech.setup_data
+  assert(d and #d.ids == 1100000, "setup_data: " .. tostring(d and #d.ids))
+end
+EOF
+"$LUAMECH" run "$TMP/big.lua" -q -o "$TMP/r6" > "$TMP/out6" 2>&1
+rc=$?
+check "setup data of 1.1 M values reaches the VU whole (exit $rc, $(tail -n +2 "$TMP/r6/errors.csv" 2>/dev/null | head -1))" \
+    [ $rc -eq 0 -a "$(timer_errors "$TMP/r6/summary.json" "All Transactions")" -eq 0 ]
 finish

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -181,20 +182,71 @@ static void test_jar_bounded(void **state) {
     ck_jar j;
     ck_jar_init(&j);
     char sc[32];
-    for (int i = 0; i < CK_MAX_COOKIES + 50; i++) {
+    for (int i = 0; i < CK_MAX_PER_DOMAIN + 50; i++) {
         int n = snprintf(sc, sizeof sc, "c%d=%d", i, i);
         assert_int_equal(ck_jar_set(&j, sc, (size_t)n, "h", "/", 1, NOW), 1);
     }
-    assert_int_equal(j.n, CK_MAX_COOKIES);                       /* the oldest went */
+    assert_int_equal(j.n, CK_MAX_PER_DOMAIN);                    /* the domain's oldest went */
+    assert_int_equal(j.dropped, 50);
     char out[16], all[8192];
     size_t need = ck_jar_header(&j, "h", "/", 1, 0, NOW, out, sizeof out);
     assert_true(need > sizeof out);                              /* the size needed, no overrun */
     assert_int_equal(ck_jar_header(&j, "h", "/", 1, 0, NOW, all, sizeof all), need);
     all[need] = 0;
-    assert_non_null(strstr(all, "c349=349"));
+    assert_non_null(strstr(all, "c99=99"));
     assert_null(strstr(all, "c0=0"));
     assert_null(strstr(all, "c49=49"));
     assert_non_null(strstr(all, "c50=50"));
+    ck_jar_free(&j);
+}
+
+/* RFC 6265 6.1's minimums (issue 23): 50 cookies of 4096 bytes for one
+ * domain all kept (three 4 KB cookies used to push the session cookie out
+ * of the request), 3000 in all over many domains; past them the oldest
+ * goes, counted, and a Set-Cookie over 4096 bytes is counted too. */
+static void test_jar_rfc_minimums(void **state) {
+    (void)state;
+    ck_jar j;
+    ck_jar_init(&j);
+    char *sc = malloc(CK_MAX_SIZE + 2);
+    assert_non_null(sc);
+    assert_int_equal(ck_jar_set(&j, "sid=S", 5, "h", "/", 1, NOW), 1);
+    for (int i = 1; i < CK_MAX_PER_DOMAIN; i++) {                /* 49 more of 4096 bytes each */
+        int n = snprintf(sc, 16, "c%02d=", i);
+        memset(sc + n, 'v', (size_t)(CK_MAX_SIZE - n));
+        assert_int_equal(ck_jar_set(&j, sc, CK_MAX_SIZE, "h", "/", 1, NOW), 1);
+    }
+    assert_int_equal(j.n, CK_MAX_PER_DOMAIN);
+    assert_int_equal(j.dropped, 0);
+    size_t need = ck_jar_header(&j, "h", "/", 1, 0, NOW, NULL, 0);
+    assert_true(need > 49 * (CK_MAX_SIZE - 1));
+    char *all = malloc(need + 1);
+    assert_non_null(all);
+    assert_int_equal(ck_jar_header(&j, "h", "/", 1, 0, NOW, all, need), need);
+    assert_memory_equal(all, "sid=S; ", 7);                      /* the session cookie is still sent */
+    free(all);
+    memset(sc, 'v', CK_MAX_SIZE + 1);
+    memcpy(sc, "big=", 4);
+    assert_int_equal(ck_jar_set(&j, sc, CK_MAX_SIZE + 1, "h", "/", 1, NOW), 0);   /* over 4096: not kept */
+    assert_int_equal(j.dropped, 1);
+    assert_int_equal(ck_jar_set(&j, "c50=x", 5, "h", "/", 1, NOW), 1);            /* the 51st: sid goes */
+    assert_int_equal(j.dropped, 2);
+    assert_int_equal(j.n, CK_MAX_PER_DOMAIN);
+    ck_jar_free(&j);
+    ck_jar_init(&j);
+    char host[32];
+    for (int d = 0; d < CK_MAX_COOKIES / CK_MAX_PER_DOMAIN + 1; d++) {   /* 61 domains x 50 */
+        int hl = snprintf(host, sizeof host, "h%d.test", d);
+        (void)hl;
+        for (int i = 0; i < CK_MAX_PER_DOMAIN; i++) {
+            int n = snprintf(sc, 32, "c%d=%d", i, d);
+            assert_int_equal(ck_jar_set(&j, sc, (size_t)n, host, "/", 1, NOW), 1);
+        }
+    }
+    assert_int_equal(j.n, CK_MAX_COOKIES);
+    assert_int_equal(j.dropped, CK_MAX_PER_DOMAIN);               /* the jar's oldest (h0.test's) went */
+    assert_int_equal(ck_jar_header(&j, "h0.test", "/", 1, 0, NOW, NULL, 0), 0);
+    free(sc);
     ck_jar_free(&j);
 }
 
@@ -206,6 +258,7 @@ int main(void) {
         cmocka_unit_test(test_jar_rfc_examples),
         cmocka_unit_test(test_jar_rules),
         cmocka_unit_test(test_jar_bounded),
+        cmocka_unit_test(test_jar_rfc_minimums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

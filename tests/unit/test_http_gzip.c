@@ -86,6 +86,37 @@ static void test_bomb_and_garbage(void **state) {
     free(enc);
 }
 
+/* A gzip body of several members (RFC 1952 2.2, "cat a.gz b.gz") decodes
+ * to all of them; trailing NUL padding is ignored, trailing garbage and a
+ * truncated second member fail, and the limit counts every member. */
+static void test_members(void **state) {
+    (void)state;
+    char enc[512];
+    size_t n = zenc("hello ", 6, 6, 31, enc, sizeof enc);
+    n += zenc("world", 5, 1, 31, enc + n, sizeof enc - n);
+    size_t two = n;
+    n += zenc("!", 1, 9, 31, enc + n, sizeof enc - n);
+    hz_decoder d;
+    hz_init(&d);
+    const char *why;
+    assert_int_equal(hz_decode(&d, 1, enc, two, 0, &why), HZ_OK);
+    assert_int_equal(d.out_len, 11);
+    assert_memory_equal(d.out, "hello world", 11);
+    assert_int_equal(hz_decode(&d, 1, enc, n, 0, &why), HZ_OK);
+    assert_int_equal(d.out_len, 12);
+    assert_memory_equal(d.out, "hello world!", 12);
+    assert_int_equal(hz_decode(&d, 1, enc, n, 12, &why), HZ_OK);      /* exactly at the limit */
+    assert_int_equal(hz_decode(&d, 1, enc, n, 11, &why), HZ_TOO_BIG);  /* the third member passes it */
+    assert_int_equal(hz_decode(&d, 1, enc, n - 3, 0, &why), HZ_ERROR); /* the last member cut short */
+    assert_string_equal(why, "truncated compressed body");
+    memset(enc + n, 0, 8);                                            /* NUL padding */
+    assert_int_equal(hz_decode(&d, 1, enc, n + 8, 0, &why), HZ_OK);
+    assert_int_equal(d.out_len, 12);
+    memcpy(enc + n, "garbage!", 8);
+    assert_int_equal(hz_decode(&d, 1, enc, n + 8, 0, &why), HZ_ERROR);
+    hz_free(&d);
+}
+
 static void test_coding(void **state) {
     (void)state;
     assert_int_equal(hz_coding("gzip", 4), 1);
@@ -102,6 +133,7 @@ int main(void) {
         cmocka_unit_test(test_roundtrips),
         cmocka_unit_test(test_bomb_and_garbage),
         cmocka_unit_test(test_coding),
+        cmocka_unit_test(test_members),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,6 +84,24 @@ static void expect_resolve(const char *base, const char *loc, const char *want) 
     assert_int_equal(n, strlen(want));
 }
 
+/* A Location's scheme (issue 23): only http and https redirects are
+ * followed, so the binding must see "file:" and "javascript:" as schemes,
+ * and relative references (with a ':' further on) as none. */
+static void test_scheme_len(void **state) {
+    (void)state;
+    assert_int_equal(url_scheme_len("file:///etc/passwd", 18), 4);
+    assert_int_equal(url_scheme_len("javascript:alert(1)", 19), 10);
+    assert_int_equal(url_scheme_len("FTP://h/x", 9), 3);
+    assert_int_equal(url_scheme_len("svn+ssh://h", 11), 7);
+    assert_int_equal(url_scheme_len("https://h/", 10), 5);
+    assert_int_equal(url_scheme_len("/a:b", 4), 0);
+    assert_int_equal(url_scheme_len("a/b:c", 5), 0);
+    assert_int_equal(url_scheme_len("?x=a:b", 6), 0);
+    assert_int_equal(url_scheme_len(":x", 2), 0);
+    assert_int_equal(url_scheme_len("1a:x", 4), 0);
+    assert_int_equal(url_scheme_len("page", 4), 0);
+}
+
 static void test_resolve(void **state) {
     (void)state;
     /* RFC 3986 5.4.1 with base http://a/b/c/d;p?q (the forms a Location takes) */
@@ -110,6 +128,7 @@ int main(void) {
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_scheme_len),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -313,7 +313,8 @@ static void html_summary_settings(FILE *f, json_t *root) {
     html_kv(f, "graceful stop", "%g s", html_num(set, "graceful_stop_s"));
     if (html_int(set, "requests") > 0) html_kv(f, "transaction budget", "%lld", html_int(set, "requests"));
     html_kv(f, "workers", "%lld", html_int(set, "workers"));
-    if (html_str(set, "io")[0]) html_kv_text(f, "socket I/O", html_str(set, "io"));
+    const char *io = html_str(set, "io");          /* NULL in results older than the field */
+    if (io && io[0]) html_kv_text(f, "socket I/O", io);
     html_kv(f, "seed", "%lld", html_int(root, "seed"));
     html_kv_text(f, "luamech version", html_str(root, "version"));
 }

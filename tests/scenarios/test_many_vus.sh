@@ -24,6 +24,7 @@
 F=$SRC/tests/scenarios/fixtures
 N=20000
 
+busy_mark
 "$LUAMECH" run "$F/many_vus.lua" -u $N -r 1s -d 3s -w 1 -q -o "$TMP/r" > "$TMP/out" 2>&1 &
 pid=$!
 named=0
@@ -39,7 +40,8 @@ check "the worker thread is named lm-worker-1" [ $named = 1 ]
 S=$TMP/r/summary.json
 tx=$(timer_count "$S" "All Transactions")
 most=$((N * 3 + 1))
-check "transactions: $tx of at most $most, at least 80 % of them" [ "$tx" -le $most -a "$tx" -ge $((most * 8 / 10)) ]
+check "transactions: $tx of at most $most" [ "$tx" -le $most ]
+check_quiet "transactions: $tx, at least 80 % of $most" "$S" [ "$tx" -ge $((most * 8 / 10)) ]
 wakes=$(timer_count "$S" "engine.wake_lag")
 check "every ended sleep is a wake-up sample: $wakes >= $tx - $N" [ "$wakes" -ge $((tx - N)) -a "$wakes" -le "$tx" ]
 p99=$(jq -r '.timers[] | select(.name == "engine.wake_lag") | .summary.p99_ms' "$S")
@@ -50,16 +52,18 @@ heap=$(jq -r '.gauges[] | select(.name == "heap_kb_at_first_start") | .value' "$
 check "the coroutines were made before t0: $heap KB of Lua heap at the first ramp-up start (>= $((N / 4)) KB)" \
     [ "${heap:-0}" -ge $((N / 4)) ]
 
+busy_mark
 "$LUAMECH" run "$F/slow_starts.lua" -w 1 -q -o "$TMP/s" > "$TMP/out2" 2>&1
 rc=$?
 check "a ramp-up running behind: exit 0 ($rc; $(tail -c 300 "$TMP/out2"))" [ $rc -eq 0 ]
 ticks=$(timer_count "$TMP/s/summary.json" "group ticker")
-check "the ticker kept waking during the start backlog: $ticks transactions (>= 15 of 30 due)" [ "$ticks" -ge 15 ]
+check_quiet "the ticker kept waking during the start backlog: $ticks transactions (>= 15 of 30 due)" "$TMP/s/summary.json" [ "$ticks" -ge 15 ]
 started=$(jq -r '.load.active_vus | max' "$TMP/s/summary.json")
 check "slow VUs started meanwhile ($started active at most)" [ "$started" -gt 1 ]
+busy_mark
 "$LUAMECH" run "$F/setup_cpu.lua" -w 1 -q -o "$TMP/c" > "$TMP/out3" 2>&1
 rc=$?
 check "a 0.5 s CPU preflight: exit 0 ($rc; $(tail -c 300 "$TMP/out3"))" [ $rc -eq 0 ]
 cpu=$(jq -r '[.counters[] | select(.name == "engine.cpu_us") | .total] | add // 0' "$TMP/c/summary.json")
-check "engine.cpu_us counts from t0: $cpu us (< 250000; the preflight spent 500000 before)" [ "$cpu" -lt 250000 ]
+check_quiet "engine.cpu_us counts from t0: $cpu us (< 250000; the preflight spent 500000 before)" "$TMP/c/summary.json" [ "$cpu" -lt 250000 ]
 finish

@@ -110,7 +110,42 @@ check "never-reading browsers: ends on time (within 2.5 s)" [ "$el_ms" -lt $(( b
 check "never-reading browsers: keeps its rate (>= 95 % of the run without them)" [ $(( tx * 100 )) -ge $(( tx0 * 95 )) ]
 check "never-reading browsers: the dashboard's thread does not spin (<= 5 ticks)" [ "${dash_ticks:-99}" -le 5 ]
 
-# 4. Bad values: one message, exit 2, no load.
+# 4. Hostile names (issue 23): a group whose name breaks out of an attribute's
+# quotes (onmouseover=...) and holds an <img onerror=...>, a timer with
+# onclick=...: in Chromium's DOM no element has an event-handler attribute,
+# no <img> exists, and after a mouseover and a click on every chart element
+# and table cell window.__xss is still unset; the names are shown as text.
+if [ -x "$CHROMIUM" ] && node --experimental-websocket -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2> /dev/null; then
+    "$LUAMECH" run "$F/dash_hostile.lua" -q -e MEMCACHED=127.0.0.1:$MC -o "$TMP/h" --dashboard 0 --dashboard-linger \
+        > /dev/null 2> "$TMP/h.txt" &
+    hpid=$!
+    URL=$(url_of "$TMP/h.txt")
+    for _ in $(seq 100); do grep -q "stays up" "$TMP/h.txt" && break; sleep 0.1; done
+    mkdir -p "$TMP/chrome-h"
+    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+        --disable-component-update --disable-sync --remote-allow-origins='*' --user-data-dir="$TMP/chrome-h" \
+        --window-size=1200,1300 --remote-debugging-port=0 "$URL" > /dev/null 2>&1 &
+    cpid=$!
+    PIDS+=($cpid)
+    timeout 110 node --experimental-websocket "$F/cdp_watch.js" "$TMP/chrome-h" "$URL" 60 > "$TMP/cdp-h.txt" 2>&1
+    kill "$cpid" 2> /dev/null
+    kill -INT "$hpid"
+    wait "$hpid"
+    hl=$(grep '"done":true' "$TMP/cdp-h.txt" | tail -1)
+    [ -n "$hl" ] || cat "$TMP/cdp-h.txt"
+    echo "hostile names: $(echo "$hl" | jq -c '.last | {state, handlers, imgs, xss, timers}')"
+    check "hostile names: the page shows the ended run" [ "$(echo "$hl" | jq -r .last.state)" = "ended: completed (exit code 0)" ]
+    check "hostile names: no element has an event-handler attribute" [ "$(echo "$hl" | jq -r .last.handlers)" = 0 ]
+    check "hostile names: no <img> was made from a name" [ "$(echo "$hl" | jq -r .last.imgs)" = 0 ]
+    check "hostile names: no injected script ran (window.__xss unset)" [ "$(echo "$hl" | jq -r .last.xss)" = undefined ]
+    check "hostile names: the group's name is a series name, as text" \
+        [ "$(echo "$hl" | jq '[.last.series[] | select(startswith("c-vus:target VUs kv\" onmouseover=\"window.__xss=1\" data-x=\"<img src=x onerror=window.__xss=2>:"))] | length')" = 1 ]
+    check "hostile names: no script exception or console error" [ "$(echo "$hl" | jq -c '[.errors[], (.last.errors | select(. != ""))]')" = "[]" ]
+else
+    echo "SKIP: chromium or node --experimental-websocket missing: hostile names are not checked in a browser"
+fi
+
+# 5. Bad values: one message, exit 2, no load.
 gets0=$(mc_stat "$MC" cmd_get)
 python3 -c 'import socket,time,sys; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1); print(s.getsockname()[1], flush=True); time.sleep(30)' > "$TMP/busy.port" &
 PIDS+=($!)

@@ -145,7 +145,41 @@ else
     echo "SKIP: chromium or node --experimental-websocket missing: hostile names are not checked in a browser"
 fi
 
-# 5. Bad values: one message, exit 2, no load.
+# 5. Hostile clients (issue 23), on a lingering dashboard.  DNS rebinding: a
+# request whose Host is not a name the server listens on gets 403 (the page
+# and /events); 127.0.0.1, localhost, [::1] with or without the port are
+# served.  Slow loris: 100 connections that send their request a byte at a
+# time must not keep the page from a real client (it used to be refused at
+# 64 until they left), and the server drops them after 5 s.  The refusals
+# are counted on stderr at the end.
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/hc" --dashboard 0 \
+    --dashboard-linger > /dev/null 2> "$TMP/hc.txt" &
+hcpid=$!
+URL=$(url_of "$TMP/hc.txt")
+DP=${URL##*:}
+DP=${DP%/}
+code() { curl -s -o /dev/null -m 5 -w '%{http_code}' -H "Host: $1" "$URL${2:-}"; }
+check "Host attacker.example: 403 for /events" [ "$(code attacker.example events)" = 403 ]
+check "Host attacker.example:PORT: 403 for the page" [ "$(code "attacker.example:$DP")" = 403 ]
+check "Host 127.0.0.1 with another port: 403" [ "$(code 127.0.0.1:1)" = 403 ]
+check "the 403 carries no event" sh -c "! curl -s -m 2 -H 'Host: attacker.example' '${URL}events' | grep -q data:"
+for h in 127.0.0.1 "127.0.0.1:$DP" localhost "localhost:$DP" "[::1]:$DP"; do
+    check "Host $h: the page is served" [ "$(code "$h")" = 200 ]
+done
+check "Host localhost: the events are there" sh -c "curl -sN -m 2 -H 'Host: localhost:$DP' '${URL}events' | grep -q '\"type\":\"end\"'"
+python3 "$F/dash_loris.py" 127.0.0.1 "$DP" 100 > "$TMP/loris.txt" 2>&1
+read -r _ lstatus lms < <(grep '^page' "$TMP/loris.txt")
+echo "slow loris: $(tr '\n' ' ' < "$TMP/loris.txt")"
+check "100 slow clients: the page is served (HTTP ${lstatus:-none})" [ "${lstatus:-0}" = 200 ]
+check "100 slow clients: within 2 s (${lms:-?} ms)" [ "${lms:-99999}" -lt 2000 ]
+check "100 slow clients: all dropped by the server within 6 s" grep -q "^closed 100 of 100" "$TMP/loris.txt"
+kill -INT "$hcpid"
+wait "$hcpid"
+check "hostile clients: the run's exit code (0)" [ $? -eq 0 ]
+check "hostile clients: the refusals are counted on stderr" \
+    grep -Eq "refused [4-9] request\(s\) with a wrong Host header \(403\), [0-9]+ connection\(s\) without a whole request in 5 s, [0-9]+ to make room" "$TMP/hc.txt"
+
+# 6. Bad values: one message, exit 2, no load.
 gets0=$(mc_stat "$MC" cmd_get)
 python3 -c 'import socket,time,sys; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1); print(s.getsockname()[1], flush=True); time.sleep(30)' > "$TMP/busy.port" &
 PIDS+=($!)

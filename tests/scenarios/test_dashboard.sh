@@ -4,9 +4,12 @@
 # run's verdict and as many intervals as summary.json, every chart is
 # drawn, and there is no script exception or console error.  Also: 404 and
 # 405, --dashboard-linger (up after the run until SIGINT), browsers that
-# never read neither slow the run nor make the dashboard's thread spin, a
-# port in use and a public address without --dashboard-public are refused
-# before any load (exit 2).
+# never read neither slow the run nor make the dashboard's thread spin,
+# hostile names stay text in the browser's DOM (no handler attribute, no
+# injected script runs), a wrong Host header gets 403, 100 slow-loris
+# connections do not keep the page from a client, a port in use and a
+# public address without --dashboard-public are refused before any load
+# (exit 2).
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 # The sanitizer build's generator and main thread are several times slower:

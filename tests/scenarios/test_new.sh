@@ -7,7 +7,8 @@
 # scripts/run-local.sh, or PREFIX/share/luamech/run-local.sh when installed
 # - tests/scenarios/test_package.sh runs the installed case); a binary with
 # no run-local.sh near it writes instructions for both; bad input exits 2
-# with one message and writes nothing.
+# with one message and writes nothing; a full disk (a small tmpfs) leaves
+# nothing behind, and the retry succeeds.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_redis.sh"
 start_memcached MC

@@ -1,4 +1,5 @@
-# Run control: ramp-up timing, --requests budgets, SIGINT, SIGTERM, and a
+# Run control: ramp-up timing, --requests budgets, SIGINT (also in the
+# preflight: its samples are interval 1), SIGTERM, and a
 # memcached killed mid-run.  Each run must leave a complete, valid result set.
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures

@@ -1,7 +1,8 @@
 # --stream json=FILE|-: JSON lines written as the run goes (read here while
 # it runs), whose per-interval counts add up to summary.json's totals and to
 # what memcached counted; a reader that never reads does not slow the run;
-# bad --stream values are refused before any load (exit 2).
+# bad --stream values are refused before any load (exit 2); a FIFO without
+# a reader is waited for at most 10 s, then refused (exit 2).
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 # The sanitizer build's generator and main thread are several times slower:

@@ -7,7 +7,10 @@
 # --segment runs told apart by their segment label; a timer name that is
 # not UTF-8 arrives escaped.  A
 # Prometheus that is down, or a server that accepts and never reads, does
-# not slow the run; bad URLs and options are refused before any load.
+# not slow the run and the missing final push is reported; an answer whose
+# status line is cut in two segments is one answer; behind a slow receiver
+# the final push still brings summary.json's totals; bad URLs and options
+# are refused before any load.
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 # The sanitizer build's generator and main thread are several times slower:

@@ -8,7 +8,10 @@
  * PREFIX/bin/luamech, scripts/run-local.sh of the checkout when run from a
  * build folder in it) by its absolute path, or explains both places when
  * neither is found.  It refuses a bad name, an unknown template and an
- * existing non-empty folder (exit 2).  It does not run anything nor touch the network. */
+ * existing non-empty folder (exit 2).  The files are written into a
+ * temporary sibling (.NAME.new-XXXXXX) renamed to NAME at the end: a failed
+ * write (a full disk) removes it and leaves nothing behind, so a retry is
+ * not refused.  It does not run anything nor touch the network. */
 #include "cmd/new.h"
 
 #include <dirent.h>
@@ -210,21 +213,60 @@ static int new_make_dir(const char *path) {
     return EXIT_RUNTIME;
 }
 
-static int new_create(const char *name, const new_template *t) {
+/* Removes the temporary folder: the files new_files names, types/, itself. */
+static void new_remove_tmp(const char *tmp) {
+    char path[4096];
+    for (size_t i = 0; i < sizeof new_files / sizeof new_files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, new_files[i].out);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/types", tmp);
+    rmdir(path);
+    if (rmdir(tmp) != 0 && errno != ENOENT)
+        fprintf(stderr, "luamech new: cannot remove the temporary folder %s/: %s\n", tmp, strerror(errno));
+}
+
+/* Writes the folder's files into tmp (made by mkdtemp). */
+static int new_fill(const char *tmp, const new_template *t, const new_ctx *ctx) {
     char sub[4096], src[256];
+    snprintf(sub, sizeof sub, "%s/types", tmp);
+    mode_t mask = umask(0);
+    umask(mask);
+    if (chmod(tmp, 0777 & ~mask) != 0) {                /* mkdtemp made it 0700: as mkdir would */
+        fprintf(stderr, "luamech new: cannot set the mode of %s/: %s\n", tmp, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    int rc = new_make_dir(sub);
+    for (size_t i = 0; rc == EXIT_OK && i < sizeof new_files / sizeof new_files[0]; i++) {
+        snprintf(src, sizeof src, new_files[i].src, t->name);
+        rc = new_write_file(tmp, new_files[i].out, src, ctx);
+    }
+    return rc;
+}
+
+static int new_create(const char *name, const new_template *t) {
+    char tmp[NEW_NAME_MAX + 32];
     new_run_local rl;
     new_run_local_init(&rl, name);
     new_ctx ctx = {name, t, &rl};
     if (new_dir_free(name) != 0)
         return new_bad("'%s' already exists and is not an empty folder: choose another NAME", name);
-    int rc = new_make_dir(name);
-    snprintf(sub, sizeof sub, "%s/types", name);
-    if (rc == EXIT_OK) rc = new_make_dir(sub);
-    for (size_t i = 0; rc == EXIT_OK && i < sizeof new_files / sizeof new_files[0]; i++) {
-        snprintf(src, sizeof src, new_files[i].src, t->name);
-        rc = new_write_file(name, new_files[i].out, src, &ctx);
+    snprintf(tmp, sizeof tmp, ".%s.new-XXXXXX", name);
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "luamech new: cannot create a temporary folder %s/ next to %s/: %s\n", tmp, name,
+                strerror(errno));
+        return EXIT_RUNTIME;
     }
-    if (rc != EXIT_OK) return rc;
+    int rc = new_fill(tmp, t, &ctx);
+    if (rc == EXIT_OK && rename(tmp, name) != 0) {     /* replaces NAME when it is an empty folder */
+        fprintf(stderr, "luamech new: cannot rename %s/ to %s/: %s\n", tmp, name, strerror(errno));
+        rc = EXIT_RUNTIME;
+    }
+    if (rc != EXIT_OK) {
+        new_remove_tmp(tmp);
+        fprintf(stderr, "luamech new: nothing was written (%s/ was not created)\n", name);
+        return rc;
+    }
     printf("created %s/ (template %s): scenario.lua, vu.lua, README.md, types/luamech.lua, .luarc.json\n"
            "run it:  luamech run %s/scenario.lua -e %s\n"
            "    or:  bash %s %s/scenario.lua   (private local servers; see README.md)\n",

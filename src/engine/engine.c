@@ -524,6 +524,9 @@ static void engine_collect(engine *e) {
         if (!e->watch[i].abandoned && e->workers[i].end_ns > end) end = e->workers[i].end_ns;
     r->span_ns = e->going && end > t0 ? (int64_t)(end - t0) : 0;
     if (e->going) r->span_ns = agg_finish_span(&r->agg, r->run_ns, r->span_ns);
+    /* Stopped in the preflight: what its inits recorded (connections, sets)
+     * is interval 1, as it would have been, so the rows add up to the totals. */
+    else if (agg_open_has_data(&r->agg)) r->span_ns = agg_finish_span(&r->agg, 0, 0);
     if (e->shared.rawlog_dir && !e->nabandoned) rawlog_merge(e->shared.rawlog_dir, e->nworkers);
 }
 

@@ -69,8 +69,10 @@ outq_item *outq_pop(outq *q);
 void outq_done(outq *q);
 /* Closing: waits up to wait_ms for the consumer to empty the queue (less
  * when it is stuck: no item done for half a second).  Returns
- * 1 when it did; otherwise the rest is counted as dropped and 0 returned. */
-int outq_close_wait(outq *q, int64_t wait_ms);
+ * 1 when it did; otherwise the rest is counted as dropped and 0 returned.
+ * keep_last: the queued items but the newest are dropped (counted) first,
+ * and no stall rule (the consumer's own I/O waits are bounded). */
+int outq_close_wait(outq *q, int64_t wait_ms, int keep_last);
 int64_t outq_dropped(outq *q);
 /* Frees what is left (after the consumer ended). */
 void outq_destroy(outq *q);

@@ -65,14 +65,26 @@ void outq_done(outq *q) {
 }
 
 /* Gives up at wait_ms, or sooner when the consumer made no progress for
- * OUTQ_STALL_MS (stuck in one write to a reader that does not read). */
-int outq_close_wait(outq *q, int64_t wait_ms) {
+ * OUTQ_STALL_MS (stuck in one write to a reader that does not read).  With
+ * keep_last (the last item holds what the earlier ones did, as cumulative
+ * totals do), the items queued behind the one in progress but the last are
+ * dropped at once (counted), and there is no stall rule: the consumer's I/O
+ * must be bounded itself. */
+int outq_close_wait(outq *q, int64_t wait_ms, int keep_last) {
     uint64_t now = uv_hrtime(), until = now + (uint64_t)wait_ms * 1000000u, moved = now;
+    uint64_t stall = keep_last ? UINT64_MAX : OUTQ_STALL_MS * 1000000ull;
     uv_mutex_lock(&q->mu);
     q->closing = 1;
     uv_cond_broadcast(&q->cv);
+    while (keep_last && q->head && q->head != q->tail) {
+        outq_item *it = q->head;
+        q->head = it->next;
+        q->bytes -= it->len;
+        q->dropped += it->weight;
+        free(it);
+    }
     uint64_t seen = q->progress;
-    while ((q->head || q->busy) && now < until && now - moved < OUTQ_STALL_MS * 1000000u) {
+    while ((q->head || q->busy) && now < until && now - moved < stall) {
         uv_cond_timedwait(&q->cv, &q->mu, 50000000u);
         now = uv_hrtime();
         if (q->progress != seen) seen = q->progress, moved = now;

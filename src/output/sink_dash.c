@@ -12,14 +12,23 @@
  * the loop.  The thread is named "lm-dashboard" (its CPU time can be read
  * in /proc, as test_dashboard.sh does).
  * With --dashboard-linger the server stays up after the run until SIGINT
- * or SIGTERM.  Unauthenticated: loopback only unless --dashboard-public. */
+ * or SIGTERM.  Unauthenticated: loopback only unless --dashboard-public.
+ * Hostile clients: a request whose Host header is not a name it listens on
+ * (localhost, a loopback address, the bound address; any IP literal on a
+ * wildcard bind) gets 403 (DNS rebinding); a request not complete within
+ * DASH_REQUEST_MS is dropped; at DASH_MAX_CLIENTS connections a new one
+ * takes the slot of the oldest that has not sent its request yet (slow
+ * clients cannot lock a browser out).  Each refusal is counted and printed
+ * at the end. */
 #include "output/output_priv.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 
 #include "common/embedded_files.h"
@@ -28,6 +37,8 @@
 #define DASH_CLIENT_QUEUE (DASH_HISTORY_BYTES + (1u << 20))   /* unsent bytes before a client is dropped */
 #define DASH_REQUEST_MAX 8192
 #define DASH_MAX_CLIENTS 64
+#define DASH_REQUEST_MS 5000     /* to send a whole request, from the connection */
+#define DASH_SWEEP_MS 500
 #define DASH_PAGE "src/output/dashboard.html"
 
 typedef struct dash_ev {
@@ -43,6 +54,8 @@ typedef struct dash_client {
     struct dash_client *next;
     char req[DASH_REQUEST_MAX];
     size_t req_len;
+    uint64_t since_ms;       /* uv_now when accepted */
+    int answered;            /* the request was read (reply sent or subscribed) */
     int sse;                 /* subscribed to /events */
     int closing;
 } dash_client;
@@ -52,8 +65,11 @@ typedef struct dash_sink {
     uv_tcp_t server;
     uv_async_t wake;
     uv_signal_t sigint, sigterm;
+    uv_timer_t sweep;
     uv_thread_t thread;
     char url[320];
+    struct sockaddr_storage bound;   /* the address it listens on */
+    int port, wildcard;              /* wildcard: 0.0.0.0 or :: */
     /* main thread -> loop thread, lock-free: pushed newest first */
     _Atomic(dash_ev *) inbox;
     atomic_int stop;
@@ -63,6 +79,10 @@ typedef struct dash_sink {
     int64_t dropped;         /* events a client missed */
     int64_t kicked;          /* clients disconnected for being too far behind */
     int64_t sent;            /* events queued to clients */
+    int64_t bad_host;        /* requests refused for their Host header */
+    int64_t slow;            /* connections dropped: no whole request within DASH_REQUEST_MS */
+    int64_t evicted;         /* ... to make room for a newer one */
+    int64_t full;            /* connections refused: every slot subscribed */
     dash_ev *hist_head, *hist_tail;
     size_t hist_bytes;
     dash_client *clients;
@@ -192,8 +212,73 @@ static void dash_subscribe(dash_client *c) {
     for (dash_ev *e = c->d->hist_head; e && !c->closing; e = e->next) dash_send_ev(c, e);
 }
 
+/* The value of header `name` (lower case, with its colon) in the request
+ * into out; 0, or -1 when absent or too long. */
+static int dash_header(const char *req, const char *name, char *out, size_t len) {
+    size_t n = strlen(name);
+    for (const char *p = strchr(req, '\n'); p && p[1] && p[1] != '\r' && p[1] != '\n'; p = strchr(p + 1, '\n')) {
+        if (strncasecmp(p + 1, name, n) != 0) continue;
+        const char *v = p + 1 + n;
+        while (*v == ' ' || *v == '\t') v++;
+        size_t vl = strcspn(v, "\r\n");
+        while (vl > 0 && (v[vl - 1] == ' ' || v[vl - 1] == '\t')) vl--;
+        if (vl >= len) return -1;
+        memcpy(out, v, vl);
+        out[vl] = 0;
+        return 0;
+    }
+    return -1;
+}
+
+/* 1 when a Host header names this server: "localhost", 127.0.0.1, [::1] or
+ * the bound address (any IP literal on a wildcard bind), with no port or
+ * ours.  A DNS name other than localhost is what a rebinding page sends. */
+static int dash_host_ok(const dash_sink *d, const char *host) {
+    char h[256];
+    const char *port = NULL;
+    if (host[0] == '[') {
+        const char *rb = strchr(host, ']');
+        if (!rb || (size_t)(rb - host - 1) >= sizeof h) return 0;
+        snprintf(h, sizeof h, "%.*s", (int)(rb - host - 1), host + 1);
+        if (rb[1] == ':') port = rb + 2;
+        else if (rb[1]) return 0;
+    } else {
+        const char *colon = strchr(host, ':');
+        if (colon && strchr(colon + 1, ':')) return 0;     /* an IPv6 address needs brackets */
+        size_t n = colon ? (size_t)(colon - host) : strlen(host);
+        if (n >= sizeof h) return 0;
+        snprintf(h, sizeof h, "%.*s", (int)n, host);
+        if (colon) port = colon + 1;
+    }
+    if (port) {
+        char *end;
+        long p = strtol(port, &end, 10);
+        if (!isdigit((unsigned char)port[0]) || *end || p != d->port) return 0;
+    }
+    if (strcasecmp(h, "localhost") == 0) return 1;
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (host[0] != '[' && inet_pton(AF_INET, h, &a4) == 1) {
+        const struct sockaddr_in *b = (const struct sockaddr_in *)&d->bound;
+        return d->wildcard || ntohl(a4.s_addr) == 0x7f000001u ||
+               (b->sin_family == AF_INET && b->sin_addr.s_addr == a4.s_addr);
+    }
+    if (host[0] == '[' && inet_pton(AF_INET6, h, &a6) == 1) {
+        const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)&d->bound;
+        return d->wildcard || IN6_IS_ADDR_LOOPBACK(&a6) ||
+               (b->sin6_family == AF_INET6 && memcmp(&b->sin6_addr, &a6, sizeof a6) == 0);
+    }
+    return 0;
+}
+
 static void dash_request(dash_client *c) {
-    char method[8] = "", path[256] = "";
+    char method[8] = "", path[256] = "", host[300];
+    c->answered = 1;
+    if (dash_header(c->req, "host:", host, sizeof host) != 0 || !dash_host_ok(c->d, host)) {
+        c->d->bad_host++;
+        dash_reply(c, "403 Forbidden", "text/plain", "wrong Host header\n", 18);
+        return;
+    }
     if (sscanf(c->req, "%7s %255s", method, path) != 2) {
         dash_reply(c, "400 Bad Request", "text/plain", "bad request\n", 12);
         return;
@@ -226,11 +311,36 @@ static void dash_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
         dash_close_client(c);
         return;
     }
-    if (c->sse || n == 0) return;          /* after the request: ignored */
+    if (c->answered || n == 0) return;     /* after the request: ignored */
     c->req_len += (size_t)n;
     c->req[c->req_len] = 0;
     if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) dash_request(c);
-    else if (c->req_len >= sizeof c->req - 1) dash_reply(c, "431 Request Header Fields Too Large", "text/plain", "too large\n", 10);
+    else if (c->req_len >= sizeof c->req - 1) {
+        c->answered = 1;
+        dash_reply(c, "431 Request Header Fields Too Large", "text/plain", "too large\n", 10);
+    }
+}
+
+/* The oldest connection that has not sent its whole request, or NULL. */
+static dash_client *dash_oldest_waiting(dash_sink *d) {
+    dash_client *old = NULL;
+    for (dash_client *c = d->clients; c; c = c->next)     /* newest first */
+        if (!c->answered) old = c;
+    return old;
+}
+
+/* Every DASH_SWEEP_MS: connections still without a whole request after
+ * DASH_REQUEST_MS are closed (slow or idle clients). */
+static void dash_on_sweep(uv_timer_t *t) {
+    dash_sink *d = t->data;
+    uint64_t now = uv_now(&d->loop);
+    for (dash_client *c = d->clients, *next; c; c = next) {
+        next = c->next;
+        if (!c->answered && now - c->since_ms >= DASH_REQUEST_MS) {
+            d->slow++;
+            dash_close_client(c);
+        }
+    }
 }
 
 static void dash_on_connection(uv_stream_t *server, int status) {
@@ -244,10 +354,21 @@ static void dash_on_connection(uv_stream_t *server, int status) {
         return;
     }
     c->tcp.data = c;
-    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0 || d->nclients >= DASH_MAX_CLIENTS) {
+    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
         uv_close((uv_handle_t *)&c->tcp, dash_on_closed);
         return;
     }
+    if (d->nclients >= DASH_MAX_CLIENTS) {    /* the oldest still sending its request makes room */
+        dash_client *old = dash_oldest_waiting(d);
+        if (!old) {
+            d->full++;
+            uv_close((uv_handle_t *)&c->tcp, dash_on_closed);
+            return;
+        }
+        d->evicted++;
+        dash_close_client(old);
+    }
+    c->since_ms = uv_now(&d->loop);
     c->next = d->clients;
     d->clients = c;
     d->nclients++;
@@ -372,6 +493,11 @@ static void dash_close(void *self) {
         fprintf(stderr, "luamech: --dashboard: %lld event(s) not sent (%lld sent); %lld browser(s) disconnected "
                 "for not keeping up\n", (long long)(d->dropped + d->dropped_in), (long long)d->sent,
                 (long long)d->kicked);
+    if (d->bad_host + d->slow + d->evicted + d->full > 0)
+        fprintf(stderr, "luamech: --dashboard: refused %lld request(s) with a wrong Host header (403), %lld connection(s) "
+                "without a whole request in %d s, %lld to make room for newer ones (at most %d), %lld with every "
+                "slot subscribed\n", (long long)d->bad_host, (long long)d->slow, DASH_REQUEST_MS / 1000,
+                (long long)d->evicted, DASH_MAX_CLIENTS, (long long)d->full);
     dash_free(d);
 }
 
@@ -399,7 +525,14 @@ static int dash_listen(dash_sink *d, const char *spec, char *err, size_t err_len
     struct sockaddr_storage got;
     int len = sizeof got;
     char host[64] = "";
+    static const struct in6_addr any6 = IN6ADDR_ANY_INIT;
     uv_tcp_getsockname(&d->server, (struct sockaddr *)&got, &len);
+    d->bound = got;
+    d->wildcard = got.ss_family == AF_INET6
+                      ? memcmp(&((struct sockaddr_in6 *)&got)->sin6_addr, &any6, sizeof any6) == 0
+                      : ((struct sockaddr_in *)&got)->sin_addr.s_addr == htonl(INADDR_ANY);
+    d->port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+                                              : ((struct sockaddr_in *)&got)->sin_port);
     if (got.ss_family == AF_INET6) {
         uv_ip6_name((struct sockaddr_in6 *)&got, host, sizeof host);
         snprintf(d->url, sizeof d->url, "http://[%s]:%d/", host, ntohs(((struct sockaddr_in6 *)&got)->sin6_port));
@@ -429,9 +562,12 @@ int output_dash_open(output_sink *out, const output_cfg *c, char *err, size_t er
     if (rc == 0) rc = uv_async_init(&d->loop, &d->wake, dash_on_wake);
     if (rc == 0) rc = uv_signal_init(&d->loop, &d->sigint);
     if (rc == 0) rc = uv_signal_init(&d->loop, &d->sigterm);
+    if (rc == 0) rc = uv_timer_init(&d->loop, &d->sweep);
     if (rc != 0) snprintf(err, err_len, "--dashboard: cannot set up its loop: %s", uv_strerror(rc));
-    d->server.data = d->wake.data = d->sigint.data = d->sigterm.data = d;
+    d->server.data = d->wake.data = d->sigint.data = d->sigterm.data = d->sweep.data = d;
     if (rc == 0 && dash_listen(d, c->dashboard, err, err_len) != 0) rc = -1;
+    if (rc == 0 && (rc = uv_timer_start(&d->sweep, dash_on_sweep, DASH_SWEEP_MS, DASH_SWEEP_MS)) != 0)
+        snprintf(err, err_len, "--dashboard: cannot start its timer: %s", uv_strerror(rc));
     if (rc == 0 && uv_thread_create(&d->thread, dash_thread, d) != 0) {
         snprintf(err, err_len, "--dashboard: cannot start its thread");
         rc = -1;

@@ -2,7 +2,9 @@
  * written by a thread of their own, one write per event, so a reader sees
  * each interval as soon as it closed.  A reader that does not keep up
  * (a full pipe, a stalled disk) makes events drop, counted in lines and
- * reported at the end; the run never waits for it. */
+ * reported at the end; the run never waits for it.  A FIFO is opened
+ * without blocking: with no reader yet, luamech says so and waits for one
+ * at most SINK_JSON_READER_MS, then refuses (a usage error: no load). */
 #include "output/output_priv.h"
 
 #include <errno.h>
@@ -14,6 +16,7 @@
 
 #define SINK_JSON_QUEUE_BYTES (8u << 20)
 #define SINK_JSON_CLOSE_MS 2000
+#define SINK_JSON_READER_MS 10000
 
 typedef struct sink_json {
     outq q;
@@ -66,7 +69,7 @@ static void sink_json_event(void *self, const output_run *run, output_ev ev, int
 
 static void sink_json_close(void *self) {
     sink_json *s = self;
-    int drained = outq_close_wait(&s->q, SINK_JSON_CLOSE_MS);
+    int drained = outq_close_wait(&s->q, SINK_JSON_CLOSE_MS, 0);
     int64_t dropped = outq_dropped(&s->q);
     if (s->failed) fprintf(stderr, "luamech: --stream json=%s: %s\n", s->target, strerror(s->failed));
     if (dropped > 0)
@@ -79,6 +82,37 @@ static void sink_json_close(void *self) {
     free(s);
 }
 
+/* The file, or a FIFO once a reader has it open (ENXIO until then: retried
+ * every 50 ms for SINK_JSON_READER_MS); blocking writes after.  The fd, or
+ * -1 and the message in err. */
+static int sink_json_open_path(const char *path, char *err, size_t err_len) {
+    uint64_t until = uv_hrtime() + SINK_JSON_READER_MS * 1000000ull;
+    int fd, said = 0;
+    while ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644)) < 0 && errno == ENXIO &&
+           uv_hrtime() < until) {
+        if (!said++)
+            fprintf(stderr, "luamech: --stream json=%s: a FIFO that no process reads yet: waiting up to %d s for a "
+                    "reader\n", path, SINK_JSON_READER_MS / 1000);
+        usleep(50000);
+    }
+    if (fd < 0 && errno == ENXIO) {
+        snprintf(err, err_len, "--stream json=%s: no process opened the FIFO for reading within %d s (start the "
+                 "reader first)", path, SINK_JSON_READER_MS / 1000);
+        return -1;
+    }
+    if (fd < 0) {
+        snprintf(err, err_len, "--stream json=%s: cannot open it: %s", path, strerror(errno));
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        snprintf(err, err_len, "--stream json=%s: cannot make its writes blocking: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int output_json_open(output_sink *out, const output_stream_cfg *c, char *err, size_t err_len) {
     sink_json *s = calloc(1, sizeof *s);
     if (!s || outq_init(&s->q, SINK_JSON_QUEUE_BYTES) != 0) {
@@ -87,10 +121,10 @@ int output_json_open(output_sink *out, const output_stream_cfg *c, char *err, si
         return -1;
     }
     snprintf(s->target, sizeof s->target, "%s", c->target);
-    s->fd = strcmp(c->target, "-") == 0 ? dup(STDOUT_FILENO)
-                                         : open(c->target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int is_stdout = strcmp(c->target, "-") == 0;
+    s->fd = is_stdout ? dup(STDOUT_FILENO) : sink_json_open_path(c->target, err, err_len);
     if (s->fd < 0) {
-        snprintf(err, err_len, "--stream json=%s: cannot open it: %s", c->target, strerror(errno));
+        if (is_stdout) snprintf(err, err_len, "--stream json=-: cannot use standard output: %s", strerror(errno));
         outq_destroy(&s->q);
         free(s);
         return -1;

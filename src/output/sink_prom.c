@@ -7,7 +7,11 @@
  * it.  A thread of its own POSTs the queue (plain HTTP/1.1, one connection
  * per push, 2 s timeouts, 3 tries for network errors, 5xx and 429).  A full
  * queue drops the new push; its samples are counted and reported, and sent
- * in later pushes as luamech_output_dropped_samples_total.  No TLS yet. */
+ * in later pushes as luamech_output_dropped_samples_total.  The answer is
+ * read with proto/http_proto.c's response parser (a status line split
+ * across TCP segments is one answer).  At the end the last push (the run's
+ * totals) goes before any still queued: those are dropped and counted, and
+ * a final push not sent within PROM_CLOSE_MS is reported.  No TLS yet. */
 #include "output/output_priv.h"
 
 #include <ctype.h>
@@ -24,11 +28,13 @@
 
 #include "output/remote_write.pb-c.h"
 #include "output/sink_prom.h"
+#include "proto/http_proto.h"
 
 #define PROM_QUEUE_BYTES (16u << 20)
 #define PROM_CLOSE_MS 3000
 #define PROM_IO_MS 2000
 #define PROM_TRIES 3
+#define PROM_ANSWER_MAX 65536    /* body of an answer kept (for the error message) */
 
 typedef struct prom_url {
     char host[256], port[8], path[512];
@@ -44,6 +50,7 @@ typedef struct sink_prom {
     int last_pushed;         /* the last interval pushed, -1: none */
     int stopping;            /* closing: no more retries */
     int64_t pushes, failed_pushes;
+    int last_ok;             /* the last push done was accepted (1 before any) */
     char last_error[256];    /* the last refusal or network error (sender thread) */
     uv_mutex_t mu;           /* last_error, counts */
 } sink_prom;
@@ -157,6 +164,44 @@ static int prom_send_all(int fd, const char *p, size_t n) {
     return 0;
 }
 
+/* The answer on fd (whole, as http_proto.c parses it; each recv bounded by
+ * SO_RCVTIMEO, the whole by 2 x PROM_IO_MS): its status, or -1 (the error
+ * recorded).  A refusal's status and the start of its body are recorded. */
+static int prom_read_answer(sink_prom *s, int fd) {
+    hp_parser p;
+    hp_parser_init(&p);
+    p.max_body = PROM_ANSWER_MAX;
+    hp_parser_reset(&p, 0);
+    char buf[4096];
+    uint64_t until = uv_hrtime() + 2ull * PROM_IO_MS * 1000000u;
+    int rc = HP_NEED_MORE;
+    const char *why = NULL;
+    while (rc == HP_NEED_MORE) {
+        ssize_t got = recv(fd, buf, sizeof buf, 0);
+        size_t used;
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) why = errno == EAGAIN || errno == EWOULDBLOCK ? "timed out" : strerror(errno);
+        else if (got == 0) rc = hp_parser_eof(&p), why = p.nbytes == 0 ? "connection closed" : NULL;
+        else rc = hp_parser_feed(&p, buf, (size_t)got, &used);
+        if (why) break;
+        if (rc == HP_NEED_MORE && uv_hrtime() > until) why = "timed out";
+        if (why) break;
+    }
+    int status = -1;
+    if (why) prom_set_error(s, "no answer: %s", why);
+    else if (rc != HP_DONE) prom_set_error(s, "not an HTTP answer: %s", hp_parser_error(&p));
+    else status = p.status;
+    if (status > 0 && status / 100 != 2) {
+        char line[200];
+        snprintf(line, sizeof line, "HTTP %d%s%.*s", status, p.body_len ? ": " : "",
+                 (int)(p.body_len < 150 ? p.body_len : 150), p.body ? p.body : "");
+        for (char *c = line; *c; c++) if ((unsigned char)*c < 32) *c = ' ';
+        prom_set_error(s, "%s", line);
+    }
+    hp_parser_free(&p);
+    return status;
+}
+
 /* One POST: the HTTP status, or -1 for a network error. */
 static int prom_post(sink_prom *s, const outq_item *it) {
     int fd = prom_connect(s);
@@ -168,29 +213,12 @@ static int prom_post(sink_prom *s, const outq_item *it) {
         "X-Prometheus-Remote-Write-Version: 0.1.0\r\nContent-Length: %zu\r\n%s%s%sConnection: close\r\n\r\n",
         s->url.path, s->url.host, s->url.port, it->len, s->url.auth[0] ? "Authorization: " : "", s->url.auth,
         s->url.auth[0] ? "\r\n" : "");
-    char resp[512];
-    ssize_t got = -1;
+    int status = -1;
     if (n > 0 && (size_t)n < sizeof head && prom_send_all(fd, head, (size_t)n) == 0 &&
         prom_send_all(fd, it->data, it->len) == 0)
-        got = recv(fd, resp, sizeof resp - 1, 0);
+        status = prom_read_answer(s, fd);
+    else prom_set_error(s, "cannot send: %s", strerror(errno));
     close(fd);
-    int status = 0;
-    if (got <= 0) {
-        prom_set_error(s, "no answer: %s", got == 0 ? "connection closed" : errno == EAGAIN || errno == EWOULDBLOCK ? "timed out" : strerror(errno));
-        return -1;
-    }
-    resp[got] = 0;
-    if (sscanf(resp, "HTTP/%*d.%*d %d", &status) != 1) {
-        prom_set_error(s, "%s", "not an HTTP answer");
-        return -1;
-    }
-    if (status / 100 != 2) {
-        char *body = strstr(resp, "\r\n\r\n");
-        char line[200];
-        snprintf(line, sizeof line, "HTTP %d%s%.150s", status, body ? ": " : "", body ? body + 4 : "");
-        for (char *c = line; *c; c++) if ((unsigned char)*c < 32) *c = ' ';
-        prom_set_error(s, "%s", line);
-    }
     return status;
 }
 
@@ -214,6 +242,7 @@ static void prom_thread(void *arg) {
         uv_mutex_lock(&s->mu);
         if (ok) s->pushes++;
         else s->failed_pushes++;
+        s->last_ok = ok;
         uv_mutex_unlock(&s->mu);
         if (!ok) {
             uv_mutex_lock(&s->q.mu);
@@ -272,12 +301,20 @@ static void prom_close(void *self) {
     uv_mutex_lock(&s->mu);
     s->stopping = 1;
     uv_mutex_unlock(&s->mu);
-    int drained = outq_close_wait(&s->q, PROM_CLOSE_MS);
+    int drained = outq_close_wait(&s->q, PROM_CLOSE_MS, 1);   /* the last push (the totals) goes first */
     int64_t dropped = outq_dropped(&s->q);
-    if (dropped > 0 || s->failed_pushes > 0)
+    uv_mutex_lock(&s->mu);
+    int final_ok = drained && s->last_ok;
+    int64_t failed = s->failed_pushes;
+    char last_error[sizeof s->last_error];
+    memcpy(last_error, s->last_error, sizeof last_error);
+    uv_mutex_unlock(&s->mu);
+    if (dropped > 0 || failed > 0 || !final_ok)
         fprintf(stderr, "luamech: --stream prometheus=http://%s:%s%s: %lld sample(s) dropped (%lld push(es) "
-                "failed%s%s)\n", s->url.host, s->url.port, s->url.path, (long long)dropped,
-                (long long)s->failed_pushes, s->last_error[0] ? "; last: " : "", s->last_error);
+                "failed%s%s)%s\n", s->url.host, s->url.port, s->url.path, (long long)dropped, (long long)failed,
+                last_error[0] ? "; last: " : "", last_error,
+                final_ok ? "" : drained ? "; the final push (the run's totals) failed"
+                                        : "; the final push (the run's totals) was not sent within 3 s");
     if (!drained) return;                  /* stuck in a bounded I/O wait: left to the process's end */
     uv_thread_join(&s->thread);
     outq_destroy(&s->q);
@@ -309,6 +346,7 @@ int output_prom_open(output_sink *out, const output_stream_cfg *c, char *err, si
     s->cfg = *c;
     s->last_push_ns = -1;
     s->last_pushed = -1;
+    s->last_ok = 1;
     if (prom_parse_url(c->target, &s->url, err, err_len) != 0 ||
         (c->bearer_file[0] && prom_read_token(c->bearer_file, s->url.auth, sizeof s->url.auth, err, err_len) != 0)) {
         free(s);

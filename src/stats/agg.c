@@ -361,7 +361,7 @@ int agg_push(agg *a, tick_msg *m) {
     return agg_merge_ready(a);
 }
 
-static int agg_open_has_data(const agg *a) {
+int agg_open_has_data(const agg *a) {
     for (int i = 0; i < a->n; i++)
         if (a->timers[i]->interval.total || a->timers[i]->interval_errors ||
             a->timers[i]->interval_cancelled || a->timers[i]->interval_skipped) return 1;

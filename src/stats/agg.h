@@ -117,6 +117,9 @@ void agg_finish(agg *a, int64_t run_ns);
  * span_ns, the end of sampling.  Returns the end of the last interval (ns
  * since t0): the span the summary rates are over. */
 int64_t agg_finish_span(agg *a, int64_t run_ns, int64_t span_ns);
+/* 1 when the open interval holds a sample, an error or a counter value
+ * (samples of a preflight in a run stopped before t0). */
+int agg_open_has_data(const agg *a);
 agg_timer *agg_find(const agg *a, const char *name);
 /* The "All Transactions" timer, or NULL before the first transaction. */
 agg_timer *agg_all(const agg *a);

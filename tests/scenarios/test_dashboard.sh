@@ -4,9 +4,12 @@
 # run's verdict and as many intervals as summary.json, every chart is
 # drawn, and there is no script exception or console error.  Also: 404 and
 # 405, --dashboard-linger (up after the run until SIGINT), browsers that
-# never read neither slow the run nor make the dashboard's thread spin, a
-# port in use and a public address without --dashboard-public are refused
-# before any load (exit 2).
+# never read neither slow the run nor make the dashboard's thread spin,
+# hostile names stay text in the browser's DOM (no handler attribute, no
+# injected script runs), a wrong Host header gets 403, 100 slow-loris
+# connections do not keep the page from a client, a port in use and a
+# public address without --dashboard-public are refused before any load
+# (exit 2).
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 # The sanitizer build's generator and main thread are several times slower:
@@ -110,7 +113,76 @@ check "never-reading browsers: ends on time (within 2.5 s)" [ "$el_ms" -lt $(( b
 check "never-reading browsers: keeps its rate (>= 95 % of the run without them)" [ $(( tx * 100 )) -ge $(( tx0 * 95 )) ]
 check "never-reading browsers: the dashboard's thread does not spin (<= 5 ticks)" [ "${dash_ticks:-99}" -le 5 ]
 
-# 4. Bad values: one message, exit 2, no load.
+# 4. Hostile names (issue 23): a group whose name breaks out of an attribute's
+# quotes (onmouseover=...) and holds an <img onerror=...>, a timer with
+# onclick=...: in Chromium's DOM no element has an event-handler attribute,
+# no <img> exists, and after a mouseover and a click on every chart element
+# and table cell window.__xss is still unset; the names are shown as text.
+if [ -x "$CHROMIUM" ] && node --experimental-websocket -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2> /dev/null; then
+    "$LUAMECH" run "$F/dash_hostile.lua" -q -e MEMCACHED=127.0.0.1:$MC -o "$TMP/h" --dashboard 0 --dashboard-linger \
+        > /dev/null 2> "$TMP/h.txt" &
+    hpid=$!
+    URL=$(url_of "$TMP/h.txt")
+    for _ in $(seq 100); do grep -q "stays up" "$TMP/h.txt" && break; sleep 0.1; done
+    mkdir -p "$TMP/chrome-h"
+    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+        --disable-component-update --disable-sync --remote-allow-origins='*' --user-data-dir="$TMP/chrome-h" \
+        --window-size=1200,1300 --remote-debugging-port=0 "$URL" > /dev/null 2>&1 &
+    cpid=$!
+    PIDS+=($cpid)
+    timeout 110 node --experimental-websocket "$F/cdp_watch.js" "$TMP/chrome-h" "$URL" 60 > "$TMP/cdp-h.txt" 2>&1
+    kill "$cpid" 2> /dev/null
+    kill -INT "$hpid"
+    wait "$hpid"
+    hl=$(grep '"done":true' "$TMP/cdp-h.txt" | tail -1)
+    [ -n "$hl" ] || cat "$TMP/cdp-h.txt"
+    echo "hostile names: $(echo "$hl" | jq -c '.last | {state, handlers, imgs, xss, timers}')"
+    check "hostile names: the page shows the ended run" [ "$(echo "$hl" | jq -r .last.state)" = "ended: completed (exit code 0)" ]
+    check "hostile names: no element has an event-handler attribute" [ "$(echo "$hl" | jq -r .last.handlers)" = 0 ]
+    check "hostile names: no <img> was made from a name" [ "$(echo "$hl" | jq -r .last.imgs)" = 0 ]
+    check "hostile names: no injected script ran (window.__xss unset)" [ "$(echo "$hl" | jq -r .last.xss)" = undefined ]
+    check "hostile names: the group's name is a series name, as text" \
+        [ "$(echo "$hl" | jq '[.last.series[] | select(startswith("c-vus:target VUs kv\" onmouseover=\"window.__xss=1\" data-x=\"<img src=x onerror=window.__xss=2>:"))] | length')" = 1 ]
+    check "hostile names: no script exception or console error" [ "$(echo "$hl" | jq -c '[.errors[], (.last.errors | select(. != ""))]')" = "[]" ]
+else
+    echo "SKIP: chromium or node --experimental-websocket missing: hostile names are not checked in a browser"
+fi
+
+# 5. Hostile clients (issue 23), on a lingering dashboard.  DNS rebinding: a
+# request whose Host is not a name the server listens on gets 403 (the page
+# and /events); 127.0.0.1, localhost, [::1] with or without the port are
+# served.  Slow loris: 100 connections that send their request a byte at a
+# time must not keep the page from a real client (it used to be refused at
+# 64 until they left), and the server drops them after 5 s.  The refusals
+# are counted on stderr at the end.
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/hc" --dashboard 0 \
+    --dashboard-linger > /dev/null 2> "$TMP/hc.txt" &
+hcpid=$!
+URL=$(url_of "$TMP/hc.txt")
+DP=${URL##*:}
+DP=${DP%/}
+code() { curl -s -o /dev/null -m 5 -w '%{http_code}' -H "Host: $1" "$URL${2:-}"; }
+check "Host attacker.example: 403 for /events" [ "$(code attacker.example events)" = 403 ]
+check "Host attacker.example:PORT: 403 for the page" [ "$(code "attacker.example:$DP")" = 403 ]
+check "Host 127.0.0.1 with another port: 403" [ "$(code 127.0.0.1:1)" = 403 ]
+check "the 403 carries no event" sh -c "! curl -s -m 2 -H 'Host: attacker.example' '${URL}events' | grep -q data:"
+for h in 127.0.0.1 "127.0.0.1:$DP" localhost "localhost:$DP" "[::1]:$DP"; do
+    check "Host $h: the page is served" [ "$(code "$h")" = 200 ]
+done
+check "Host localhost: the events are there" sh -c "curl -sN -m 2 -H 'Host: localhost:$DP' '${URL}events' | grep -q '\"type\":\"end\"'"
+python3 "$F/dash_loris.py" 127.0.0.1 "$DP" 100 > "$TMP/loris.txt" 2>&1
+read -r _ lstatus lms < <(grep '^page' "$TMP/loris.txt")
+echo "slow loris: $(tr '\n' ' ' < "$TMP/loris.txt")"
+check "100 slow clients: the page is served (HTTP ${lstatus:-none})" [ "${lstatus:-0}" = 200 ]
+check "100 slow clients: within 2 s (${lms:-?} ms)" [ "${lms:-99999}" -lt 2000 ]
+check "100 slow clients: all dropped by the server within 6 s" grep -q "^closed 100 of 100" "$TMP/loris.txt"
+kill -INT "$hcpid"
+wait "$hcpid"
+check "hostile clients: the run's exit code (0)" [ $? -eq 0 ]
+check "hostile clients: the refusals are counted on stderr" \
+    grep -Eq "refused [4-9] request\(s\) with a wrong Host header \(403\), [0-9]+ connection\(s\) without a whole request in 5 s, [0-9]+ to make room" "$TMP/hc.txt"
+
+# 6. Bad values: one message, exit 2, no load.
 gets0=$(mc_stat "$MC" cmd_get)
 python3 -c 'import socket,time,sys; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1); print(s.getsockname()[1], flush=True); time.sleep(30)' > "$TMP/busy.port" &
 PIDS+=($!)

@@ -7,7 +7,8 @@
 # scripts/run-local.sh, or PREFIX/share/luamech/run-local.sh when installed
 # - tests/scenarios/test_package.sh runs the installed case); a binary with
 # no run-local.sh near it writes instructions for both; bad input exits 2
-# with one message and writes nothing.
+# with one message and writes nothing; a full disk (a small tmpfs) leaves
+# nothing behind, and the retry succeeds.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_redis.sh"
 start_memcached MC
@@ -130,6 +131,31 @@ check "bad input wrote nothing" [ ! -e x2 -a ! -e x3 -a ! -e x4 -a ! -e a ]
 mkdir empty
 "$LUAMECH" new empty --template=redis > /dev/null 2>&1
 check "an existing empty folder is filled (--template=redis)" grep -q "luamech.redis.connect" empty/vu.lua
+check "... with the mode mkdir gives ($(stat -c %a empty))" [ "$(stat -c %a empty)" = "$(mkdir m; stat -c %a m; rmdir m)" ]
+
+# A full disk: a 64 KB tmpfs filled but for 8 KB.  The folder cannot be
+# written whole (types/luamech.lua alone is 28 KB): exit 1, the reason,
+# and nothing left behind - no NAME/ and no temporary sibling - so that the
+# same command succeeds once there is room (a half-written folder used to
+# stay, and the retry was refused as "not an empty folder").
+mkdir "$TMP/small"
+if mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2> "$TMP/mount.err"; then
+    dd if=/dev/zero of="$TMP/small/filler" bs=1k count=56 2> /dev/null
+    (cd "$TMP/small" && "$LUAMECH" new full > "$TMP/full.out" 2>&1)
+    rc=$?
+    echo "full disk: exit $rc: $(tr '\n' ' ' < "$TMP/full.out"); left: $(ls -A "$TMP/small" | tr '\n' ' ')"
+    check "full disk: exit 1 (a run-time failure)" [ $rc -eq 1 ]
+    check "full disk: says why" grep -q "No space left on device" "$TMP/full.out"
+    check "full disk: says nothing was written" grep -q "nothing was written (full/ was not created)" "$TMP/full.out"
+    check "full disk: nothing left behind" [ "$(ls -A "$TMP/small")" = filler ]
+    rm "$TMP/small/filler"
+    (cd "$TMP/small" && "$LUAMECH" new full > "$TMP/full2.out" 2>&1)
+    check "full disk: the retry with room succeeds" [ $? -eq 0 ]
+    check "full disk: ... and writes the whole folder" cmp -s "$TMP/small/full/types/luamech.lua" "$SRC/lua/types/luamech.lua"
+    umount "$TMP/small"
+else
+    echo "SKIP: full disk: cannot mount a tmpfs here ($(cat "$TMP/mount.err")): run the test as root"
+fi
 "$LUAMECH" new --help > "$TMP/help.out" 2>&1
 check "new --help exits 0 and shows the templates" grep -q "memcached|redis|http|api|rate" "$TMP/help.out"
 finish

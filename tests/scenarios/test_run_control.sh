@@ -1,4 +1,5 @@
-# Run control: ramp-up timing, --requests budgets, SIGINT, SIGTERM, and a
+# Run control: ramp-up timing, --requests budgets, SIGINT (also in the
+# preflight: its samples are interval 1), SIGTERM, and a
 # memcached killed mid-run.  Each run must leave a complete, valid result set.
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
@@ -42,6 +43,28 @@ check "run time ~2.5 s ($rt)" awk "BEGIN{exit !($rt > 2 && $rt < 3.5)}"
 check "the report was printed" grep -q "All Transactions" "$TMP/out2"
 check "interrupted: transactions counted" [ "$(timer_count "$s" "All Transactions")" -gt 100 ]
 check "intervals.csv covers the run" [ "$(grep -c '"All Transactions"' "$TMP/r2/intervals.csv")" -ge 3 ]
+
+# SIGINT during the preflight: what the init recorded (a set, the dispatch
+# delays of the replies, the counters) is interval 1, so the
+# intervals add up to the summary (before: engine.dispatch_delay had count
+# 2 and no interval row).
+sets0=$(mc_stat "$PORT" cmd_set)
+"$LUAMECH" run "$F/preflight_slow.lua" -q -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/rp" > "$TMP/outp" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ "$(( $(mc_stat "$PORT" cmd_set) - sets0 ))" -ge 1 ] && break; sleep 0.05; done
+sleep 0.3
+kill -INT $pid
+wait $pid; rc=$?
+s=$TMP/rp/summary.json
+check "SIGINT in the preflight: exit 5 (got $rc)" [ $rc -eq 5 ]
+check "SIGINT in the preflight: says it stopped before the load" grep -q "stopping before the load started" "$TMP/outp"
+check "SIGINT in the preflight: no transaction" [ "$(timer_count "$s" "All Transactions")" -eq 0 ]
+check "SIGINT in the preflight: the init's set is counted" [ "$(timer_count "$s" memcached.set)" -eq 1 ]
+bad_rows=$(jq -r '(.timers[] | select(([.intervals[].count] | add // 0) != .summary.count) | "timer \(.name): \([.intervals[].count] | add // 0) in intervals, \(.summary.count) in summary"),
+                  (.counters[] | select(([.intervals[]] | add // 0) != .total) | "counter \(.name): \([.intervals[]] | add // 0) in intervals, \(.total) total")' "$s")
+echo "SIGINT in the preflight: $(jq -c '[.timers[] | {name, n: .summary.count, rows: [.intervals[].count]}]' "$s")"
+check "SIGINT in the preflight: every timer's and counter's intervals add up to its total${bad_rows:+ ($bad_rows)}" [ -z "$bad_rows" ]
+check "SIGINT in the preflight: intervals.csv has the rows" [ "$(grep -c '"memcached.set"' "$TMP/rp/intervals.csv")" -eq 1 ]
 
 # SIGTERM: same
 "$LUAMECH" run "$F/steady.lua" -q -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r3" > /dev/null 2>&1 &

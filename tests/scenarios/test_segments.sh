@@ -313,6 +313,11 @@ expect_usage "leaves segment 4 nothing to do" "${R[@]}" --segment 4/4 -n 3
 expect_usage "found no segment in the environment" env -u LUAMECH_SEGMENT -u JOB_COMPLETION_INDEX -u SLURM_PROCID "${R[@]}" --segment auto
 expect_usage "in the past" "${R[@]}" --start-at 2020-01-01T00:00:00Z
 expect_usage "expected an RFC 3339 time" "${R[@]}" --start-at 10am
+# far instants (int64 ns overflowed: "-8617483818.634 s in the past"): refused, at most 7 days ahead
+for far in 2300-01-01T00:00:00Z 9999-12-31T23:59:59Z +2500000h +169h; do
+    expect_usage "--start-at: '$far' is too far in the future (at most 7 days ahead: " "${R[@]}" --start-at "$far"
+done
+expect_usage "is before 1970" "${R[@]}" --start-at 1900-01-01T00:00:00Z
 mkdir -p "$TMP/seed8-keys"
 "$LUAMECH" run "$F/segments.lua" -q -n $REQ -s 8 --segment 2/$N -e SERVER=127.0.0.1:$MC -e OUT="$TMP/seed8-keys" \
     -o "$TMP/seed8" > /dev/null 2>&1

@@ -1,7 +1,8 @@
 # --stream json=FILE|-: JSON lines written as the run goes (read here while
 # it runs), whose per-interval counts add up to summary.json's totals and to
 # what memcached counted; a reader that never reads does not slow the run;
-# bad --stream values are refused before any load (exit 2).
+# bad --stream values are refused before any load (exit 2); a FIFO without
+# a reader is waited for at most 10 s, then refused (exit 2).
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 # The sanitizer build's generator and main thread are several times slower:
@@ -113,5 +114,29 @@ check "unknown kind: says what is expected" grep -q "expected json=FILE, json=- 
 "$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/b2" --stream json="$TMP/no/such/dir/x" > /dev/null 2> "$TMP/b2.txt"
 check "unwritable file: exit 2" [ $? -eq 2 ]
 check "unwritable file: names it" grep -q "no/such/dir/x: cannot open it" "$TMP/b2.txt"
+# A FIFO that nobody reads: it used to block the start for ever, silently.
+# Now one message, a wait of at most 10 s for a reader, then exit 2.
+mkfifo "$TMP/nobody"
+t0=$(date +%s%N)
+timeout 60 "$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/b3" --stream json="$TMP/nobody" \
+    > /dev/null 2> "$TMP/b3.txt"
+rc=$?
+el_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "FIFO without a reader: exit $rc after $el_ms ms: $(tr '\n' ' ' < "$TMP/b3.txt")"
+check "FIFO without a reader: exit 2 (not blocked: 124 is the timeout)" [ $rc -eq 2 ]
+check "FIFO without a reader: says it waits" grep -q "nobody: a FIFO that no process reads yet: waiting up to 10 s for a reader" "$TMP/b3.txt"
+check "FIFO without a reader: then why it gives up" grep -q "nobody: no process opened the FIFO for reading within 10 s" "$TMP/b3.txt"
+check "FIFO without a reader: within 10 to 15 s" [ "$el_ms" -ge 10000 -a "$el_ms" -lt 15000 ]
 check "no load was sent for the bad values" [ "$(mc_stat "$MC" cmd_get)" -eq "$gets1" ]
+
+# A FIFO whose reader comes 1 s after luamech started: the run goes, the
+# reader gets the whole stream.
+mkfifo "$TMP/late"
+(sleep 1; cat "$TMP/late" > "$TMP/late.jsonl") &
+PIDS+=($!)
+timeout 60 "$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -i 500ms -e MEMCACHED=127.0.0.1:$MC -o "$TMP/b4" --stream json="$TMP/late" \
+    > /dev/null 2> "$TMP/b4.txt"
+check "FIFO with a late reader: exit 0" [ $? -eq 0 ]
+wait "${PIDS[-1]}"
+check "FIFO with a late reader: it got the whole stream" [ "$(tail -1 "$TMP/late.jsonl" | jq -r .type)" = end ]
 finish

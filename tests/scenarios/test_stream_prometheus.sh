@@ -7,7 +7,10 @@
 # --segment runs told apart by their segment label; a timer name that is
 # not UTF-8 arrives escaped.  A
 # Prometheus that is down, or a server that accepts and never reads, does
-# not slow the run; bad URLs and options are refused before any load.
+# not slow the run and the missing final push is reported; an answer whose
+# status line is cut in two segments is one answer; behind a slow receiver
+# the final push still brings summary.json's totals; bad URLs and options
+# are refused before any load.
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 # The sanitizer build's generator and main thread are several times slower:
@@ -121,6 +124,43 @@ check "a timer name that is not UTF-8 arrives escaped, as summary.json has it" \
     [ "$odd_prom" = 'odd\xffname' -a "$odd_sum" = 'odd\xffname' ]
 check "... with its count" [ "$odd_n" = "$(timer_count "$TMP/seg-1/summary.json" 'odd\xffname')" ]
 
+# A receiver whose 204 arrives in two TCP segments ("HTTP/1.1 2" then "04
+# No Content"): one answer, so one push per interval and no failure (read by
+# hand, the first segment was taken as status 2: every push failed and was
+# retried, 6 pushes stored for 2).
+python3 "$F/prom_split.py" "$TMP/split.txt" > "$TMP/split.port" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$TMP/split.port" ] && break; sleep 0.1; done
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 2s -i 1s -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/split" \
+    --stream "prometheus=http://127.0.0.1:$(cat "$TMP/split.port")/api/v1/write" > /dev/null 2> "$TMP/split.err"
+check "split status line: run exits 0" [ $? -eq 0 ]
+nint=$(jq '.timers[] | select(.name == "All Transactions") | .intervals | length' "$TMP/split/summary.json")
+npush=$(grep -c '^push' "$TMP/split.txt")
+echo "split status line: $npush push(es) received for $nint interval(s); $(grep prometheus "$TMP/split.err")"
+check "split status line: one push per interval ($npush for $nint)" [ "$npush" -eq "$nint" ]
+check "split status line: no push failed, nothing dropped" sh -c "! grep -q prometheus '$TMP/split.err'"
+
+# A slow receiver (0.8 s per push, in front of the real Prometheus; pushes
+# every 0.5 s back up): the final push, the run's totals, is sent before the
+# exit, so Prometheus's last samples_total of All Transactions is
+# summary.json's count (the queued intermediate pushes are dropped and
+# counted instead; before, the whole queue was abandoned after 0.5 s without
+# progress and Prometheus kept an earlier total).
+python3 "$F/prom_split.py" "$TMP/slow.txt" 0.8 "$PP" > "$TMP/slow.port" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$TMP/slow.port" ] && break; sleep 0.1; done
+t0=$(date +%s%N)
+"$LUAMECH" run "$F/compare_kv.lua" -q -d 3s -i 500ms -w 1 -e MEMCACHED=127.0.0.1:$MC -o "$TMP/slow" \
+    --stream "prometheus=http://127.0.0.1:$(cat "$TMP/slow.port")/api/v1/write" > /dev/null 2> "$TMP/slow.err"
+rc=$?
+el_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+slow_sum=$(timer_count "$TMP/slow/summary.json" "All Transactions")
+slow_prom=$(q 'luamech_samples_total{run_id="slow",timer="All Transactions"}')
+echo "slow receiver: prometheus $slow_prom, summary $slow_sum, $(grep -c '^push' "$TMP/slow.txt") push(es) received, $el_ms ms; $(grep prometheus "$TMP/slow.err")"
+check "slow receiver: run exits 0" [ "$rc" -eq 0 ]
+check "slow receiver: Prometheus's final total is summary.json's ($slow_prom, $slow_sum)" [ "$slow_prom" = "$slow_sum" ]
+check "slow receiver: the dropped intermediate pushes are reported" grep -q "sample(s) dropped (0 push(es) failed)$" "$TMP/slow.err"
+
 # A Prometheus that is down, and a server that accepts and never reads: the
 # run keeps its rate and ends on time; the dropped samples are reported.
 cat > "$TMP/deaf.py" <<'PY'
@@ -158,6 +198,7 @@ for what in deaf down; do
     check "$what: ends on time (within 4 s of the run without it: the flush's bound is 3 s)" [ "$el_ms" -lt $(( base_ms + 4000 + SLACK_MS )) ]
     check "$what: keeps its rate (>= 95 % of the run without it)" rate_held "$tx" "$tx0"
     check "$what: dropped samples reported" grep -q "sample(s) dropped" "$TMP/err-$what.txt"
+    check "$what: the final push is reported missing" grep -Eq "the final push \(the run's totals\) (failed|was not sent within 3 s)" "$TMP/err-$what.txt"
 done
 
 # Authorization: basic from the URL, bearer from a file (a fake receiver

@@ -245,23 +245,49 @@ static void test_empty_segment_refused(void **state) {
 }
 
 /* --start-at's times: RFC 3339 with a zone (fractions, offsets), +DUR. */
+#define NOW_NS (1796205600LL * 1000000000LL - 86400LL * 1000000000LL)   /* 2026-12-01T10:00:00Z */
+
 static void test_start_at_times(void **state) {
     (void)state;
     int64_t at = 0;
     char why[256], buf[64];
-    assert_int_equal(when_parse_ns("2026-12-02T10:00:00Z", 0, &at, why, sizeof why), 0);
+    assert_int_equal(when_parse_ns("2026-12-02T10:00:00Z", NOW_NS, &at, why, sizeof why), 0);
     assert_true(at == 1796205600LL * 1000000000LL);
     assert_string_equal(when_format(at, buf, sizeof buf), "2026-12-02T10:00:00.000Z");
-    assert_int_equal(when_parse_ns("2026-12-02T11:00:00.25+01:00", 0, &at, why, sizeof why), 0);
+    assert_int_equal(when_parse_ns("2026-12-02T11:00:00.25+01:00", NOW_NS, &at, why, sizeof why), 0);
     assert_true(at == 1796205600LL * 1000000000LL + 250000000LL);
-    assert_int_equal(when_parse_ns("2026-12-02T09:30:00-00:30", 0, &at, why, sizeof why), 0);
+    assert_int_equal(when_parse_ns("2026-12-02T09:30:00-00:30", NOW_NS, &at, why, sizeof why), 0);
     assert_true(at == 1796205600LL * 1000000000LL);
     assert_int_equal(when_parse_ns("+30s", 5, &at, why, sizeof why), 0);
     assert_true(at == 30000000005LL);
     const char *bad[] = {"2026-12-02T10:00:00", "2026-02-30T10:00:00Z", "2026-12-02 10:00Z", "+0s", "+x",
                          "2026-12-02T25:00:00Z", "2026-12-02T10:00:00.Z", "tomorrow", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(when_parse_ns(bad[i], 0, &at, why, sizeof why), -1);
+        assert_int_equal(when_parse_ns(bad[i], NOW_NS, &at, why, sizeof why), -1);
+}
+
+/* Far instants: refused with the reason, never multiplied into ns first (the
+ * years 2300 and 9999 and +2500000h overflowed int64 ns: UBSan signed
+ * overflow, and the CLI called them "-8617483818.634 s in the past"). */
+static void test_start_at_range(void **state) {
+    (void)state;
+    int64_t at = -1;
+    char why[256] = "";
+    const char *far[] = {"2300-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "+2500000h", "+169h",
+                         "2026-12-08T10:00:00.001Z", "2026-12-09T00:00:00+01:00"};
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
+        why[0] = 0;
+        assert_int_equal(when_parse_ns(far[i], NOW_NS, &at, why, sizeof why), -1);
+        assert_non_null(strstr(why, "too far in the future (at most 7 days ahead: 2026-12-08T10:00:00.000Z)"));
+    }
+    /* the limit itself, and just before 1970 */
+    assert_int_equal(when_parse_ns("2026-12-08T10:00:00Z", NOW_NS, &at, why, sizeof why), 0);
+    assert_true(at == NOW_NS + 7 * 86400LL * 1000000000LL);
+    assert_int_equal(when_parse_ns("+168h", NOW_NS, &at, why, sizeof why), 0);
+    assert_true(at == NOW_NS + 168 * 3600LL * 1000000000LL);
+    assert_int_equal(when_parse_ns("1969-12-31T23:59:59Z", NOW_NS, &at, why, sizeof why), -1);
+    assert_non_null(strstr(why, "before 1970"));
+    assert_int_equal(when_parse_ns("0000-01-01T00:00:00Z", NOW_NS, &at, why, sizeof why), -1);
 }
 
 int main(void) {
@@ -272,6 +298,7 @@ int main(void) {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_empty_segment_refused),
         cmocka_unit_test(test_start_at_times),
+        cmocka_unit_test(test_start_at_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,6 +79,10 @@ luamech = {}
 ---@field max_vus? luamech.Count rate: the pool of VUs may grow up to this
 ---@field stages? luamech.Stage[] piecewise-linear target (VUs or transactions/s)
 ---@field start? number the target at t = 0 with stages
+---@field on_error? luamech.OnError closed: what a VU does after a failed transaction
+
+---@class luamech.OnError
+---@field pause luamech.Duration wait this long (1ms..1h) before the next transaction; not in response time
 
 ---@class luamech.Stage
 ---@field duration luamech.Duration

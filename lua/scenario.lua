@@ -81,7 +81,10 @@ local function load_model(g, gw, rampup_ns)
   if model == "rate" then
     if g.rate == nil and #out.stages == 0 then fail(gw .. ".rate", "a rate group needs rate (transactions/s) or stages") end
     out.rate = g.rate and number(g.rate, gw .. ".rate", "rate") or out.start
-    if g.rate ~= nil and #out.stages > 0 then fail(gw .. ".rate", "give either rate or stages (with start), not both") end
+    if g.rate ~= nil and #out.stages > 0 then
+      fail(gw .. ".rate", "give either rate or stages, not both: a constant rate is rate = N; a changing one is " ..
+           "model = \"rate\", start = N (transactions/s at t = 0), stages = { { duration = \"30s\", target = M }, ... }")
+    end
     out.prealloc = count(g.vus, gw .. ".vus", "vus") or defaults.rate_prealloc
     if out.prealloc < 1 then fail(gw .. ".vus", "a rate group starts at least 1 VU, got 0") end
     out.vus = count(g.max_vus, gw .. ".max_vus", "max_vus") or out.prealloc

@@ -61,10 +61,13 @@ int report_fast_failures(const scenario *sc, const run_result *r, report_fastfai
                      "%.0f%% of transactions failed in under 1 ms: the server was probably down %s%.0f s to %.0f s%s",
                      100.0 * ff->share, ff->whole ? "(from " : "from ", ff->from_s, ff->to_s,
                      ff->whole ? ", the whole run)" : "");
+    if (n > 0 && (size_t)n < sizeof ff->text)
+        n += snprintf(ff->text + n, sizeof ff->text - (size_t)n,
+                      "; the throughput counts these failures, and checks ran only in transactions that got "
+                      "that far");
     if (n > 0 && (size_t)n < sizeof ff->text && fastfail_unpaused(sc))
         snprintf(ff->text + n, sizeof ff->text - (size_t)n,
-                 "; rates and checks count these failures, not the server's work (on_error = { pause = \"1s\" } "
-                 "in a closed group slows a failing VU down: docs/load-models.md)");
+                 " (on_error = { pause = \"1s\" } in a closed group slows a failing VU down: docs/load-models.md)");
     return 1;
 }
 

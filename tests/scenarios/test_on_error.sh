@@ -2,8 +2,8 @@
 # as they can loop: on_error = { pause = ... } holds a failing VU back (the
 # rate stays at about VUs / pause, the pause kept out of response time), and
 # whatever the option, the end report, summary.json and report.html say when
-# most transactions were fast failures.  on_error is validated with the
-# other group fields.
+# most transactions were fast failures, and when (a memcached killed
+# mid-run).  on_error is validated with the other group fields.
 . "$(dirname "$0")/lib.sh"
 port=$(free_port)             # nothing listens there: every connect is refused
 
@@ -49,6 +49,30 @@ check "unpaused: the line, with the hint of on_error.pause" \
     grep -q "^WARNING: .*failed in under 1 ms.*on_error = { pause" "$TMP/u.out"
 share=$(jq -r .fast_failures.share "$TMP/u/summary.json")
 check "unpaused: share of fast failures $share > 0.5" awk -v s="$share" 'BEGIN { exit !(s > 0.5) }'
+
+# A server that goes down mid-run: the line names the stretch it was down
+start_memcached MC
+cat > "$TMP/mc_vu.lua" <<'LUA'
+local mc = assert(luamech.memcached.connect(luamech.param("MEMCACHED")))
+return function()
+  local ok, err = mc:set("k", "v")
+  if not ok then error(err) end
+end
+LUA
+cat > "$TMP/mid.lua" <<'LUA'
+return { name = "mid", run_time = "4s", interval = "1s", groups = { { vus = 5, script = "mc_vu.lua" } } }
+LUA
+"$LUAMECH" run "$TMP/mid.lua" -e MEMCACHED=127.0.0.1:$MC -o "$TMP/m" > "$TMP/m.out" 2>&1 &
+lm=$!
+sleep 2.2
+pid_var=MC_PID_$MC
+kill "${!pid_var}"
+wait $lm
+from=$(jq -r .fast_failures.from_s "$TMP/m/summary.json"); to=$(jq -r .fast_failures.to_s "$TMP/m/summary.json")
+check "down mid-run: the stretch starts when it went down and ends with the run (from $from s to $to s)" \
+    awk -v f="$from" -v t="$to" 'BEGIN { exit !(f >= 1 && f <= 3 && t == 4) }'
+check "down mid-run: the console says so, not 'the whole run' ($(grep -m1 -o 'probably down[^;]*' "$TMP/m.out"))" \
+    grep -qE "probably down from [123] s to 4 s;" "$TMP/m.out"
 
 # A healthy run has no such line: transactions that do not fail
 cat > "$TMP/ok_vu.lua" <<'LUA'

@@ -29,7 +29,7 @@ local phase_fields = {
 }
 local group_fields = {
   name = true, vus = true, script = true, model = true, pacing = true, rate = true,
-  max_vus = true, stages = true, start = true,
+  max_vus = true, stages = true, start = true, on_error = true,
 }
 
 local function number(v, field, lim)
@@ -81,7 +81,10 @@ local function load_model(g, gw, rampup_ns)
   if model == "rate" then
     if g.rate == nil and #out.stages == 0 then fail(gw .. ".rate", "a rate group needs rate (transactions/s) or stages") end
     out.rate = g.rate and number(g.rate, gw .. ".rate", "rate") or out.start
-    if g.rate ~= nil and #out.stages > 0 then fail(gw .. ".rate", "give either rate or stages (with start), not both") end
+    if g.rate ~= nil and #out.stages > 0 then
+      fail(gw .. ".rate", "give either rate or stages, not both: a constant rate is rate = N; a changing one is " ..
+           "model = \"rate\", start = N (transactions/s at t = 0), stages = { { duration = \"30s\", target = M }, ... }")
+    end
     out.prealloc = count(g.vus, gw .. ".vus", "vus") or defaults.rate_prealloc
     if out.prealloc < 1 then fail(gw .. ".vus", "a rate group starts at least 1 VU, got 0") end
     out.vus = count(g.max_vus, gw .. ".max_vus", "max_vus") or out.prealloc
@@ -96,6 +99,22 @@ local function load_model(g, gw, rampup_ns)
   if out.vus == nil and #out.stages == 0 then fail(gw .. ".vus", "expected the number of virtual users, got nil") end
   out.vus = out.vus or math.ceil(most)
   return out                                   -- without stages, C builds the ramp-up
+end
+
+-- on_error = { pause = "1s" }: after a failed transaction the VU waits
+-- that long before its next one (closed groups only: paced and rate groups
+-- start on their schedule, failed or not).  Returns the pause in ns, or 0.
+local function on_error_of(v, field, model)
+  if v == nil then return 0 end
+  if type(v) ~= "table" then fail(field, "expected a table such as { pause = \"1s\" }, got " .. show(v)) end
+  check_known(v, { pause = true }, field)
+  if v.pause == nil then fail(field .. ".pause", "expected a duration such as \"1s\", got nil") end
+  local ns = duration(v.pause, field .. ".pause", nil, "pause")
+  if model ~= "closed" then
+    fail(field, "on_error.pause is for closed groups: a " .. model .. " group starts its transactions " ..
+         "on its schedule, failed or not, so failures cannot swamp it")
+  end
+  return ns
 end
 
 -- Checks one run's fields (a scenario, or one of its phases); `where` is
@@ -147,6 +166,7 @@ local function normalise(t, where, default_name, need_groups)
     if seen[name] then fail(gw .. ".name", "duplicate group name " .. show(name)) end
     seen[name] = true
     local load = load_model(g, gw, out.rampup_ns)
+    load.error_pause_ns = on_error_of(g.on_error, gw .. ".on_error", load.model)
     local vus = load.vus
     local script = str(g.script, gw .. ".script", nil)
     if not script then fail(gw .. ".script", "expected the path of a Lua script, got nil") end

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # scripts/run-local.sh SCENARIO [luamech run options...]
 # scripts/run-local.sh --suite SUITE [luamech suite options...]
-# Starts private servers on free loopback ports — memcached, redis-server and
+# Starts private servers on loopback ports — memcached, redis-server and
 # webdis (an HTTP front end to that redis, the /SET/X/1 and /GET/X API of
 # seed 002) and nginx serving a tiny JSON API over http and https with a CA
-# it makes at start (scripts/api-nginx.sh, for scenarios/http_api.lua) —
-# runs luamech against them with the matching parameters (-e MEMCACHED=,
-# -e REDIS=, -e HTTP_BASE=, -e API_BASE=https://..., -e API_CA=<its CA file>,
-# -e API_HTTP_BASE=http://...), and stops the servers afterwards.
+# it makes at start (scripts/api-nginx.sh, for scenarios/http_api.lua and
+# the api template) —, runs luamech against them with the matching
+# parameters (-e MEMCACHED=, -e REDIS=, -e HTTP_BASE=, -e API_BASE=https://...,
+# -e API_CA=<its CA file>, -e API_HTTP_BASE=http://...), and stops the
+# servers afterwards.  Ports: free ones picked at random in PORTS (default
+# 10000-32000, below the kernel's ephemeral range), or fixed ones per server
+# (MEMCACHED_PORT, REDIS_PORT, WEBDIS_PORT, API_PORT, API_TLS_PORT).
 # API_ACCESS_LOG=FILE keeps the API's access log (tests reconcile it with
 # luamech's counts).
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
@@ -17,7 +20,46 @@ set -euo pipefail
 # else (installed as PREFIX/share/luamech/run-local.sh) PREFIX/bin/luamech.
 root=$(cd "$(dirname "$0")/.." && pwd)
 here=$(cd "$(dirname "$0")" && pwd)          # api-nginx.sh sits next to this script (checkout or install)
-[ $# -ge 1 ] || { echo "usage: $0 SCENARIO|--suite SUITE [luamech options...]" >&2; exit 2; }
+usage() {
+    cat <<USAGE
+usage: $0 SCENARIO [luamech run options...]
+       $0 --suite SUITE [luamech suite options...]
+Starts private servers on loopback ports, runs luamech against them, stops them:
+  memcached     -e MEMCACHED=127.0.0.1:PORT
+  redis-server  -e REDIS=127.0.0.1:PORT
+  webdis        -e HTTP_BASE=http://127.0.0.1:PORT   (HTTP front end to that redis)
+  nginx         -e API_BASE=https://127.0.0.1:PORT -e API_CA=FILE -e API_HTTP_BASE=http://127.0.0.1:PORT
+                (a small JSON API over https with a CA made at start, and over http)
+Ports (environment):
+  PORTS=LO-HI         pick free ports at random in LO-HI (default 10000-32000)
+  MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N
+                      a fixed port for that server (it must be free)
+  API_ACCESS_LOG=FILE keep the API's access log
+  LUAMECH=PATH        the luamech binary (default: this checkout's build/luamech)
+Example: PORTS=20000-20100 $0 scenarios/membase.lua -d 60s
+USAGE
+}
+case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+    "") usage >&2; exit 2 ;;
+esac
+port_lo=10000 port_hi=32000
+if [ -n "${PORTS:-}" ]; then
+    if [[ $PORTS =~ ^([0-9]{1,5})-([0-9]{1,5})$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
+       [ "${BASH_REMATCH[2]}" -le 65535 ] && [ "${BASH_REMATCH[2]}" -ge $((BASH_REMATCH[1] + 5)) ]; then
+        port_lo=${BASH_REMATCH[1]} port_hi=${BASH_REMATCH[2]}
+    else
+        echo "$0: PORTS=$PORTS: expected a range LO-HI of at least 6 ports within 1-65535, such as PORTS=20000-20100" >&2
+        exit 2
+    fi
+fi
+for v in MEMCACHED_PORT REDIS_PORT WEBDIS_PORT API_PORT API_TLS_PORT; do
+    val=${!v:-}
+    if [ -n "$val" ] && ! { [[ $val =~ ^[0-9]{1,5}$ ]] && [ "$val" -ge 1 ] && [ "$val" -le 65535 ]; }; then
+        echo "$0: $v=$val: expected a port number 1-65535" >&2
+        exit 2
+    fi
+done
 if [ -z "${LUAMECH:-}" ]; then
     LUAMECH=$root/build/luamech
     [ -x "$LUAMECH" ] || [ ! -x "$root/../bin/luamech" ] || LUAMECH=$(cd "$root/../bin" && pwd)/luamech
@@ -25,12 +67,16 @@ fi
 [ -x "$LUAMECH" ] || { echo "$LUAMECH not found: run 'bash .ci/setup' first" >&2; exit 1; }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-# Ports below the kernel's ephemeral range (32768-60999), so that no client
-# socket of a running test can hold the port we are about to listen on.
+# A free port of PORTS; by default below the kernel's ephemeral range
+# (32768-60999), so that no client socket of a running test can hold the
+# port we are about to listen on.
 free_port() {
     local p
-    for _ in $(seq 50); do p=$((10000 + RANDOM % 22000)); port_open "$p" || { echo "$p"; return; }; done
-    echo "no free port found" >&2; exit 1
+    for _ in $(seq 50); do
+        p=$((port_lo + (RANDOM * 32768 + RANDOM) % (port_hi - port_lo + 1)))
+        port_open "$p" || { echo "$p"; return; }
+    done
+    echo "$0: no free port found in $port_lo-$port_hi (PORTS)" >&2; exit 1
 }
 
 tmp=$(mktemp -d /tmp/luamech-local.XXXXXX)
@@ -42,17 +88,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_server NAME LAUNCHER: LAUNCHER PORT PORT2 starts the server in the
-# background on PORT (and PORT2 if it needs a second one, binding both
-# before it accepts); a free port can be taken between the check and the
-# bind (tests run in parallel), so a server that died or never answered is
-# tried again on other ports.  Sets $port and $port2.
+# start_server NAME LAUNCHER [FIXED [FIXED2]]: LAUNCHER PORT PORT2 starts
+# the server in the background on PORT (and PORT2 if it needs a second one,
+# binding both before it accepts); a free port can be taken between the
+# check and the bind (tests run in parallel), so a server that died or never
+# answered is tried again on other ports.  A FIXED port (the user's
+# *_PORT) is tried once.  Sets $port and $port2.
 start_server() {
-    local name=$1 launcher=$2 try pid
+    local name=$1 launcher=$2 fixed=${3:-} fixed2=${4:-} try pid
     for try in 1 2 3 4 5; do
-        port=$(free_port)
-        port2=$(free_port)
-        [ "$port2" != "$port" ] || continue
+        port=${fixed:-$(free_port)}
+        port2=${fixed2:-$(free_port)}
+        [ "$port2" != "$port" ] || { [ -z "$fixed$fixed2" ] && continue; echo "$0: $name: the same port $port twice" >&2; exit 2; }
+        if [ -n "$fixed$fixed2" ] && { port_open "$port" || { [ -n "$fixed2" ] && port_open "$port2"; }; }; then
+            echo "$0: $name: port ${fixed:+$port}${fixed2:+ $port2} already in use (its *_PORT setting)" >&2; exit 1
+        fi
         $launcher "$port" "$port2" &
         pid=$!
         for _ in $(seq 200); do
@@ -61,15 +111,16 @@ start_server() {
             sleep 0.05
         done
         kill "$pid" 2>/dev/null
+        [ -z "$fixed$fixed2" ] || break
     done
-    echo "$name did not start; see $tmp" >&2; exit 1
+    echo "$name did not start${fixed:+ on port $fixed}; see $tmp" >&2; exit 1
 }
 launch_memcached() { exec memcached -l 127.0.0.1 -p "$1" -U 0 -m 256 -t 1 -u "$(id -un)"; }
 launch_redis() {
     exec redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly no --daemonize no --logfile "$tmp/redis.log"
 }
-start_server memcached launch_memcached; mc_port=$port
-start_server redis-server launch_redis; redis_port=$port
+start_server memcached launch_memcached "${MEMCACHED_PORT:-}"; mc_port=$port
+start_server redis-server launch_redis "${REDIS_PORT:-}"; redis_port=$port
 
 launch_webdis() {
     cat > "$tmp/webdis-$1.json" <<JSON
@@ -79,13 +130,13 @@ launch_webdis() {
 JSON
     exec webdis "$tmp/webdis-$1.json"
 }
-start_server webdis launch_webdis; http_port=$port
+start_server webdis launch_webdis "${WEBDIS_PORT:-}"; http_port=$port
 launch_api() {
     mkdir -p "$tmp/api"
     bash "$here/api-nginx.sh" "$1" "$tmp/api" "${API_ACCESS_LOG:-$tmp/api/access.log}" "$2" > "$tmp/api/nginx.conf"
     exec nginx -p "$tmp/api" -c "$tmp/api/nginx.conf" -g 'daemon off;' 2> "$tmp/api/stderr"
 }
-start_server nginx launch_api; api_port=$port; api_tls_port=$port2
+start_server nginx launch_api "${API_PORT:-}" "${API_TLS_PORT:-}"; api_port=$port; api_tls_port=$port2
 
 echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API https://127.0.0.1:$api_tls_port (CA $tmp/api/tls/ca.pem) and http://127.0.0.1:$api_port" >&2
 set +e

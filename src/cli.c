@@ -42,7 +42,7 @@ static const char cli_usage[] =
 "                                     see 'luamech compare --help')\n"
 "       luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow]\n"
 "                                    (one result from a run's --segment parts; docs/distributed.md)\n"
-"       luamech new NAME [--template memcached|redis|http|api|rate]   (writes a scenario folder NAME/)\n"
+"       luamech new NAME [--template memcached|redis|http|api|webdis|rate]   (writes a scenario folder NAME/)\n"
 "       luamech --help | --version\n"
 "\n"
 "Runs SCENARIO (a Lua file returning { run_time=, rampup=, interval=, groups= })\n"
@@ -377,7 +377,7 @@ int cli_main(int argc, char **argv) {
     if (strcmp(argv[1], "report") == 0) return report_cmd_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "suite") == 0) return cli_suite(argc - 1, argv + 1);
     if (strcmp(argv[1], "compare") == 0) return compare_cmd_main(argc - 1, argv + 1);
-    if (strcmp(argv[1], "new") == 0) return new_cmd_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "new") == 0) return new_cmd_main(argc - 1, argv + 1, argv[0]);
     if (strcmp(argv[1], "merge") == 0) return merge_cmd_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") != 0) return cli_bad("unknown command '%s'", argv[1]);
     cli_run c;

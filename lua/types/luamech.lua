@@ -12,6 +12,10 @@
 --   local Var = {} -- registry: luamech.x    a class whose methods
 --   function Var:m(...) end                    are those of metatable luamech.x
 --   ---@overload right after ---@class       the table/class is callable
+-- and the return shapes of the clients (docs/lua-api.md, "Conventions"):
+-- misuse raises; a failure of the network returns nil, err, so a function
+-- that can meet one is annotated `---@return T|nil x` then
+-- `---@return string? err`, and luamech.http.new (no I/O) `T client` alone.
 
 ---@class luamech
 ---@field version string luamech's version, e.g. "0.1.0" (also in the scenario file)
@@ -79,6 +83,10 @@ luamech = {}
 ---@field max_vus? luamech.Count rate: the pool of VUs may grow up to this
 ---@field stages? luamech.Stage[] piecewise-linear target (VUs or transactions/s)
 ---@field start? number the target at t = 0 with stages
+---@field on_error? luamech.OnError closed: what a VU does after a failed transaction
+
+---@class luamech.OnError
+---@field pause luamech.Duration wait this long (1ms..1h) before the next transaction; not in response time
 
 ---@class luamech.Stage
 ---@field duration luamech.Duration
@@ -648,11 +656,13 @@ luamech.http = {}
 ---@field json fun(self: luamech.HttpResponse, opts?: luamech.JsonLimits): any, string? res:json(): the body decoded (once); nil, err over the limits (16 MiB, 1,000,000 values)
 ---@field header_all fun(self: luamech.HttpResponse, name: string): string[] every value of a header
 
----A client for `base_url` ("http://host[:port]"); connects on first use.
+---A client for `base_url` ("http://host[:port]" or "https://host[:port]");
+---connects (and looks the host up) on first use, so it never returns nil:
+---a bad URL or option, or a TLS file that cannot be loaded, raises; the
+---requests return nil, err when the network fails.
 ---@param base_url string
 ---@param opts? luamech.HttpOptions
----@return luamech.HttpClient|nil client
----@return string? err
+---@return luamech.HttpClient client
 function luamech.http.new(base_url, opts) end
 
 ---@class luamech.HttpClient

@@ -1,4 +1,4 @@
-/* new.c - `luamech new NAME [--template memcached|redis|http|api|rate]`:
+/* new.c - `luamech new NAME [--template memcached|redis|http|api|webdis|rate]`:
  * writes a working scenario folder NAME/ in the current directory from the
  * templates embedded in the binary (templates/, lua/types/luamech.lua):
  * scenario.lua, vu.lua, README.md (how to run it), types/luamech.lua and
@@ -7,11 +7,14 @@
  * binary (PREFIX/share/luamech/run-local.sh when installed as
  * PREFIX/bin/luamech, scripts/run-local.sh of the checkout when run from a
  * build folder in it) by its absolute path, or explains both places when
- * neither is found.  It refuses a bad name, an unknown template and an
- * existing non-empty folder (exit 2).  The files are written into a
- * temporary sibling (.NAME.new-XXXXXX) renamed to NAME at the end: a failed
- * write (a full disk) removes it and leaves nothing behind, so a retry is
- * not refused.  It does not run anything nor touch the network. */
+ * neither is found.  The luamech command it prints (and writes in the
+ * README) is the one the user typed: argv[0] as given when it holds a '/'
+ * (build/luamech, ./luamech, an absolute path), else the bare name found on
+ * PATH.  It refuses a bad name, an unknown template and an existing
+ * non-empty folder (exit 2).  The files are written into a temporary
+ * sibling (.NAME.new-XXXXXX) renamed to NAME at the end: a failed write (a
+ * full disk) removes it and leaves nothing behind, so a retry is not
+ * refused.  It does not run anything nor touch the network. */
 #include "cmd/new.h"
 
 #include <dirent.h>
@@ -48,8 +51,12 @@ static const new_template new_templates[] = {
      "10 VUs doing 80% GET / 20% SET on redis over 10,000 keys drawn from a gaussian."},
     {"http", "HTTP_BASE=http://127.0.0.1:7379",
      "10 VUs doing HTTP GETs with exponential think time (50 ms on average)."},
-    {"api", "HTTP_BASE=http://127.0.0.1:7379",
-     "5 VUs running an API flow (create with PUT, read back with GET, delete with POST), each step timed."},
+    {"api", "API_BASE=https://host:port -e API_CA=ca.pem",
+     "5 VUs each running a JSON API session over https (login, token, GET, PATCH, logout through a redirect), "
+     "with checks and thresholds."},
+    {"webdis", "HTTP_BASE=http://127.0.0.1:7379",
+     "5 VUs running a key-value flow over HTTP on webdis (create with PUT, read back with GET, delete with POST), "
+     "each step timed."},
     {"rate", "MEMCACHED=127.0.0.1:11211",
      "an open workload: 200 transactions/s started on schedule whatever the response times (up to 50 VUs)."},
     {NULL, NULL, NULL},
@@ -65,7 +72,7 @@ static const struct { const char *out, *src; } new_files[] = {
 };
 
 static const char new_usage[] =
-    "usage: luamech new NAME [--template memcached|redis|http|api|rate]\n"
+    "usage: luamech new NAME [--template memcached|redis|http|api|webdis|rate]\n"
     "writes a scenario folder NAME/ (scenario.lua, vu.lua, README.md, editor types);\n"
     "the default template is memcached.\n";
 
@@ -150,6 +157,7 @@ static void new_run_local_init(new_run_local *rl, const char *name) {
 
 typedef struct new_ctx {
     const char *name;
+    const char *luamech;       /* the command that runs luamech where the user stands */
     const new_template *t;
     const new_run_local *rl;
 } new_ctx;
@@ -160,13 +168,14 @@ static const char *new_subst_value(const char *key, size_t klen, const new_ctx *
     if (klen == 9 && memcmp(key, "RUN_LOCAL", 9) == 0) return c->rl->cmd;
     if (klen == 15 && memcmp(key, "RUN_LOCAL_WHERE", 15) == 0) return c->rl->where;
     if (klen == 4 && memcmp(key, "NAME", 4) == 0) return name;
+    if (klen == 7 && memcmp(key, "LUAMECH", 7) == 0) return c->luamech;
     if (klen == 8 && memcmp(key, "TEMPLATE", 8) == 0) return t->name;
     if (klen == 5 && memcmp(key, "PARAM", 5) == 0) return t->param;
     if (klen == 5 && memcmp(key, "ABOUT", 5) == 0) return t->about;
     return NULL;
 }
 
-/* writes src with {{NAME}}, {{TEMPLATE}}, {{PARAM}}, {{ABOUT}}, {{RUN_LOCAL}},
+/* writes src with {{NAME}}, {{LUAMECH}}, {{TEMPLATE}}, {{PARAM}}, {{ABOUT}}, {{RUN_LOCAL}},
  * {{RUN_LOCAL_WHERE}} replaced */
 static int new_write(FILE *f, const char *src, size_t len, const new_ctx *c) {
     size_t i = 0;
@@ -244,11 +253,18 @@ static int new_fill(const char *tmp, const new_template *t, const new_ctx *ctx) 
     return rc;
 }
 
-static int new_create(const char *name, const new_template *t) {
-    char tmp[NEW_NAME_MAX + 32];
+/* The luamech command as the user typed it (see the header): prog when it
+ * holds a '/' and is one shell word, else "luamech". */
+static void new_luamech_word(const char *prog, char *out, size_t out_len) {
+    if (!prog || !strchr(prog, '/') || !new_shell_word(prog, out, out_len)) snprintf(out, out_len, "luamech");
+}
+
+static int new_create(const char *name, const new_template *t, const char *prog) {
+    char tmp[NEW_NAME_MAX + 32], lm[NEW_PATH_MAX + 3];
     new_run_local rl;
     new_run_local_init(&rl, name);
-    new_ctx ctx = {name, t, &rl};
+    new_luamech_word(prog, lm, sizeof lm);
+    new_ctx ctx = {name, lm, t, &rl};
     if (new_dir_free(name) != 0)
         return new_bad("'%s' already exists and is not an empty folder: choose another NAME", name);
     snprintf(tmp, sizeof tmp, ".%s.new-XXXXXX", name);
@@ -268,13 +284,13 @@ static int new_create(const char *name, const new_template *t) {
         return rc;
     }
     printf("created %s/ (template %s): scenario.lua, vu.lua, README.md, types/luamech.lua, .luarc.json\n"
-           "run it:  luamech run %s/scenario.lua -e %s\n"
+           "run it:  %s run %s/scenario.lua -e %s\n"
            "    or:  bash %s %s/scenario.lua   (private local servers; see README.md)\n",
-           name, t->name, name, t->param, rl.cmd, name);
+           name, t->name, lm, name, t->param, rl.cmd, name);
     return EXIT_OK;
 }
 
-int new_cmd_main(int argc, char **argv) {
+int new_cmd_main(int argc, char **argv, const char *prog) {
     const char *name = NULL, *tname = "memcached";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -296,6 +312,6 @@ int new_cmd_main(int argc, char **argv) {
     if (!new_name_ok(name))
         return new_bad("bad NAME '%s': 1..64 letters, digits, '_', '-' or '.', not starting with '.' or '-'", name);
     for (const new_template *t = new_templates; t->name; t++)
-        if (strcmp(t->name, tname) == 0) return new_create(name, t);
-    return new_bad("unknown template '%s' (memcached, redis, http, api or rate)", tname);
+        if (strcmp(t->name, tname) == 0) return new_create(name, t, prog);
+    return new_bad("unknown template '%s' (memcached, redis, http, api, webdis or rate)", tname);
 }

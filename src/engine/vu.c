@@ -1,5 +1,6 @@
 /* vu.c - virtual users: coroutine creation, the single resume function, the
- * transaction boundaries (begin/finish), think time (sleep) and per-VU random
+ * transaction boundaries (begin/finish), think time (sleep), a closed group's
+ * pause after a failed transaction (on_error.pause) and per-VU random
  * streams.  It does not know any protocol; bindings resume VUs only through
  * vu_resume. */
 #include "common/clock.h"
@@ -316,6 +317,11 @@ int vu_lua_finish(lua_State *L) {
     }
     if (w->raw.f) vu_rawlog(v, dur, msg);
     v->iterations++;
+    int64_t pause = ok ? 0 : w->shared->sc->groups[v->group].error_pause_ns;
+    if (pause > 0 && !w->stopping) {       /* on_error.pause: after the sample, so not in its time */
+        v->spin_start_ns = 0;
+        return vu_sleep(v, L, (double)pause / 1e9);
+    }
     if (v->resumes != v->iter_resumes) v->spin_start_ns = 0;
     else if (vu_spun_out(v, now)) {        /* never yielded for a while: let the loop run */
         worker_make_ready(w, v);

@@ -134,9 +134,10 @@ static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const l
 }
 
 /* luamech.http.new(base_url [, {pool=, keepalive=, timeout=, headers=,
- * max_body=, discard_body=, jar=, tls=}]) -> client | nil, err (the host
- * cannot be resolved).  No I/O: connections are opened by the first
- * requests. */
+ * max_body=, discard_body=, jar=, tls=}]) -> client.  Misuse raises (a bad
+ * URL or option, a TLS file that cannot be loaded), as memcached.connect and
+ * redis.connect do; no I/O here (connections and host look-ups come with the
+ * first requests, whose failures return nil, err), so nothing returns nil. */
 static int lm_http_new(lua_State *L) {
     lm_http_mod *mod = lua_touserdata(L, lua_upvalueindex(1));
     size_t len;
@@ -167,9 +168,7 @@ static int lm_http_new(lua_State *L) {
     if (lm_http_client_for(mod, host, bu.port, authority, &cfg, &c, err, sizeof err) != 0) {
         if (cfg.headers_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, cfg.headers_ref);
         if (cfg.tags_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, cfg.tags_ref);
-        lua_pushnil(L);
-        lua_pushfstring(L, "luamech.http.new: %s", err);
-        return 2;
+        return luaL_error(L, "luamech.http.new: %s", err);
     }
     lm_http_wrap(L, mod, c, &cfg);
     lm_http *h = *(lm_http **)lua_touserdata(L, -1);

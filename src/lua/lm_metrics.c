@@ -30,38 +30,50 @@ typedef struct lm_metric {
 /* Metatable names, by kind. */
 static const char *const lm_metric_mt[] = {"luamech.counter", "luamech.gauge", "luamech.rate"};
 
-static lm_metric *lm_metric_check(lua_State *L, int kind) {
-    return luaL_checkudata(L, 1, lm_metric_mt[kind]);
+/* Errors name the method (luaL_argerror would say "bad argument #2 to '?'":
+ * a method has no global name). */
+static lm_metric *lm_metric_check(lua_State *L, int kind, const char *fname) {
+    lm_metric *m = luaL_testudata(L, 1, lm_metric_mt[kind]);
+    if (m == NULL)
+        luaL_error(L, "%s: call it as a method, with ':' (e.g. luamech.%s(\"name\"):%s), got %s as self", fname,
+                   lm_metric_mt[kind] + 8, strchr(fname, ':') + 1, luaL_typename(L, 1));
+    return m;
 }
 
 /* An integer argument (counters and gauges count whole units). */
-static int64_t lm_metric_int(lua_State *L, int idx, const char *what) {
-    lua_Number v = luaL_checknumber(L, idx);
-    if (!(fabs(v) <= 9.0e15) || v != floor(v)) luaL_argerror(L, idx, what);
+static int64_t lm_metric_int(lua_State *L, int idx, const char *fname, const char *what) {
+    lua_Number v = lua_type(L, idx) == LUA_TNUMBER ? lua_tonumber(L, idx) : 0.5;
+    if (!(fabs(v) <= 9.0e15) || v != floor(v)) {
+        lua_pushvalue(L, idx);
+        const char *shown = lua_type(L, idx) == LUA_TNUMBER ? lua_tostring(L, -1) : luaL_typename(L, idx);
+        luaL_error(L, "%s: %s, got %s", fname, what, shown);
+    }
     return (int64_t)v;
 }
 
 /* counter:add([n]): n >= 0, default 1. */
 static int lm_counter_add(lua_State *L) {
-    lm_metric *m = lm_metric_check(L, MET_COUNTER);
-    int64_t n = lua_isnoneornil(L, 2) ? 1 : lm_metric_int(L, 2, "a whole number >= 0 expected");
-    if (n < 0) luaL_argerror(L, 2, "a whole number >= 0 expected (a counter only grows; use a gauge)");
+    static const char fname[] = "counter:add";
+    lm_metric *m = lm_metric_check(L, MET_COUNTER, fname);
+    int64_t n = lua_isnoneornil(L, 2) ? 1 : lm_metric_int(L, 2, fname, "expected a whole number >= 0");
+    if (n < 0) luaL_error(L, "%s: expected a whole number >= 0 (a counter only grows; use a gauge), got %f", fname,
+                          (lua_Number)n);
     worker_count(m->w, m->id, n);
     return 0;
 }
 
 /* gauge:set(v) / gauge:add(d): this worker's level becomes v / moves by d. */
 static int lm_gauge_set(lua_State *L) {
-    lm_metric *m = lm_metric_check(L, MET_GAUGE);
-    int64_t v = lm_metric_int(L, 2, "a whole number expected");
+    lm_metric *m = lm_metric_check(L, MET_GAUGE, "gauge:set");
+    int64_t v = lm_metric_int(L, 2, "gauge:set", "expected a whole number");
     worker_count(m->w, m->id, v - m->level);
     m->level = v;
     return 0;
 }
 
 static int lm_gauge_add(lua_State *L) {
-    lm_metric *m = lm_metric_check(L, MET_GAUGE);
-    int64_t d = lm_metric_int(L, 2, "a whole number expected");
+    lm_metric *m = lm_metric_check(L, MET_GAUGE, "gauge:add");
+    int64_t d = lm_metric_int(L, 2, "gauge:add", "expected a whole number");
     worker_count(m->w, m->id, d);
     m->level += d;
     return 0;
@@ -69,14 +81,14 @@ static int lm_gauge_add(lua_State *L) {
 
 /* gauge:value(): this worker's level. */
 static int lm_gauge_value(lua_State *L) {
-    lua_pushnumber(L, (lua_Number)lm_metric_check(L, MET_GAUGE)->level);
+    lua_pushnumber(L, (lua_Number)lm_metric_check(L, MET_GAUGE, "gauge:value")->level);
     return 1;
 }
 
 /* rate:add(cond): counts cond as true or false (any value: its truth). */
 static int lm_rate_add(lua_State *L) {
-    lm_metric *m = lm_metric_check(L, MET_RATE);
-    if (lua_gettop(L) < 2) luaL_argerror(L, 2, "a value to count as true or false expected");
+    lm_metric *m = lm_metric_check(L, MET_RATE, "rate:add");
+    if (lua_gettop(L) < 2) luaL_error(L, "rate:add: expected a value to count as true or false, got nothing");
     int t = lua_toboolean(L, 2);
     worker_count(m->w, t ? m->id : m->id_false, 1);
     lua_pushboolean(L, t);

@@ -322,7 +322,11 @@ static int tls_fail(net_tls *t, int ret, const char **msg) {
     } else if (q) {
         char ossl[200];
         ERR_error_string_n(q, ossl, sizeof ossl);
-        snprintf(t->err, sizeof t->err, "%s", ossl);
+        /* a handshake answered by a plaintext server reads as a record of
+         * no known version: say what it most likely means */
+        int plain = !t->established && ERR_GET_LIB(q) == ERR_LIB_SSL &&
+                    ERR_GET_REASON(q) == SSL_R_WRONG_VERSION_NUMBER;
+        snprintf(t->err, sizeof t->err, "%s%s", ossl, plain ? " (is the server speaking TLS on this port?)" : "");
     } else {
         snprintf(t->err, sizeof t->err, "TLS %s failed (error %d)",
                  t->established ? "record" : "handshake", e);

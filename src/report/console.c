@@ -113,6 +113,7 @@ static void report_summary(FILE *out, const scenario *sc, const run_result *r, c
     if (all && all->total_skipped)
         fprintf(out, "skipped arrivals:     %lld (never started before the stop; not in transactions)\n",
                 (long long)all->total_skipped);
+    report_fast_failures_console(out, sc, r);
     if (r->agg.overflow_name)
         fprintf(out, "WARNING:              more than max_timers = %d distinct timer names: \"%s\" and every "
                 "later new name were counted under \"%s\"\n", r->agg.max_timers, r->agg.overflow_name,

@@ -5,7 +5,8 @@
  * transaction failed, aborted), from summary.json alone.  Also the caveat
  * shown once where latency is shown, for closed-loop groups.  It computes no
  * figure: it reads summary.json's fields (status, thresholds, All
- * Transactions' count and errors, generator.suspect, groups' models). */
+ * Transactions' count and errors, fast_failures.text, generator.suspect,
+ * groups' models). */
 #include "report/html_priv.h"
 
 #include <stdarg.h>
@@ -17,7 +18,7 @@ static const char *const html_vd_class[] = {"ok", "warn", "bad"};
 typedef struct html_vd {
     int level;
     int n;
-    char parts[8][200];
+    char parts[8][520];
 } html_vd;
 
 static void html_vd_add(html_vd *v, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -89,6 +90,8 @@ void html_verdict(FILE *f, json_t *root) {
     html_vd_errors(&v, tx, html_int(sum, "errors"));
     if (tx == 0 && status && strcmp(status, "completed") == 0)
         html_vd_add(&v, HTML_VD_WARN, "no transactions");
+    const char *fast = html_str(html_get(root, "fast_failures"), "text");
+    if (fast) html_vd_add(&v, HTML_VD_WARN, "%s", fast);
     if (json_is_true(html_get(html_get(root, "generator"), "suspect")))
         html_vd_add(&v, HTML_VD_WARN, "suspect: the load generator may have been the bottleneck");
     html_vd_write(f, &v, root, json_array_size(html_get(root, "thresholds")) > 0);

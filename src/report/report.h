@@ -205,6 +205,20 @@ typedef struct report_check {
 /* Returns the number of checks; caller frees *out. */
 int report_checks(const agg *a, report_check **out);
 
+/* Fast failures (fastfail.c): more than half of the transactions failed in
+ * under 1 ms (a dead server); from the run's data. */
+typedef struct report_fastfail {
+    int64_t transactions, failed, fast;   /* fast: failed in under 1 ms */
+    double share;                         /* fast / transactions */
+    double from_s, to_s;                  /* the intervals where failures were the majority */
+    int whole;                            /* ... were every interval */
+    char text[512];                       /* the line, in words */
+} report_fastfail;
+/* 1 and ff filled when the run is mostly fast failures; else 0. */
+int report_fast_failures(const scenario *sc, const run_result *r, report_fastfail *ff);
+void report_fast_failures_console(FILE *out, const scenario *sc, const run_result *r);
+struct json_t *report_fast_failures_json(const scenario *sc, const run_result *r);   /* JSON null when none */
+
 /* Custom metrics (metrics.c): rates and gauges are counters of their own
  * kinds (CK_RATE_TRUE, CK_RATE_FALSE, CK_GAUGE); plain counters (CK_PLAIN)
  * are the bindings' and custom counters. */

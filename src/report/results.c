@@ -442,6 +442,7 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     json_object_set_new(root, "span_s", json_real(report_span_s(r)));
     json_object_set_new(root, "thresholds", results_thresholds_json(sc, r));
     json_object_set_new(root, "generator", results_health_json(r, lz));
+    json_object_set_new(root, "fast_failures", report_fast_failures_json(sc, r));
     json_object_set_new(root, "load", results_load_json(sc, r, lz));
     json_object_set_new(root, "stages", results_stages_json(sc, r));
     json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));

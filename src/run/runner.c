@@ -139,10 +139,25 @@ static uint64_t runner_seed(const scenario *sc) {
     return (uv_hrtime() ^ ((uint64_t)getpid() << 32)) % 1000000000ULL;
 }
 
+/* What a rate group will do: its rate, the VUs started at t0 and the most
+ * its pool may grow to ("200 VUs" alone read as 200 running). */
+static void runner_banner_rate(const group_cfg *g) {
+    fprintf(stderr, "luamech: group %s: ", g->name);
+    if (g->staged) fprintf(stderr, "rate from %g/s in %d stage(s), up to %g/s", g->sched.start, g->sched.n,
+                           sched_max(&g->sched));
+    else fprintf(stderr, "rate %g/s", g->sched.start);
+    fprintf(stderr, ", %d VU(s) pre-allocated", g->prealloc);
+    if (g->vus > g->prealloc) fprintf(stderr, ", up to %d when the server slows down", g->vus);
+    fputc('\n', stderr);
+}
+
 static void runner_banner(const scenario *sc, int workers, uint64_t seed, const char *dir) {
     char rt[32], ru[32], iv[32];
-    fprintf(stderr, "luamech %s: %s: %d group(s), %d VUs, %d worker(s), run time %s, rampup %s, "
-                    "interval %s", LUAMECH_VERSION, sc->name, sc->ngroups, scenario_total_vus(sc), workers,
+    int rate = 0;
+    for (int g = 0; g < sc->ngroups; g++) rate += sc->groups[g].model == MODEL_RATE;
+    fprintf(stderr, "luamech %s: %s: %d group(s), %s%d VUs, %d worker(s), run time %s, rampup %s, "
+                    "interval %s", LUAMECH_VERSION, sc->name, sc->ngroups, rate ? "up to " : "",
+                    scenario_total_vus(sc), workers,
             sc->run_time_ns ? units_format_duration(sc->run_time_ns, rt, sizeof rt) : "-",
             units_format_duration(sc->rampup_ns, ru, sizeof ru),
             units_format_duration(sc->interval_ns, iv, sizeof iv));
@@ -150,7 +165,10 @@ static void runner_banner(const scenario *sc, int workers, uint64_t seed, const 
     if (sc->seg_count > 1)
         fprintf(stderr, ", segment %d/%d (%lld of the VUs here%s)", sc->seg_index, sc->seg_count,
                 (long long)plan_segment_vus(sc), sc->requests > 0 ? ", its share of the transactions" : "");
-    fprintf(stderr, ", seed %llu\nluamech: results in %s\n", (unsigned long long)seed, dir);
+    fprintf(stderr, ", seed %llu\n", (unsigned long long)seed);
+    for (int g = 0; g < sc->ngroups; g++)
+        if (sc->groups[g].model == MODEL_RATE) runner_banner_rate(&sc->groups[g]);
+    fprintf(stderr, "luamech: results in %s\n", dir);
 }
 
 /* setup() (what = 1) or teardown(data) (2) of the scenario file, run by one

@@ -30,6 +30,7 @@ static const plan_limit plan_limits[] = {
     {"graceful_stop", "--graceful-stop", PLAN_DURATION, 0, 3600e9, 0},
     {"pacing", NULL, PLAN_DURATION, (double)PLAN_RESOLUTION_NS, PLAN_DAY_NS, 0},
     {"duration", NULL, PLAN_DURATION, 0, 7 * PLAN_DAY_NS, 0},          /* a stage's */
+    {"pause", NULL, PLAN_DURATION, 1e6, 3600e9, 0},                    /* a group's on_error.pause */
 };
 #define PLAN_NLIMITS (sizeof plan_limits / sizeof plan_limits[0])
 
@@ -171,6 +172,7 @@ static int plan_check_group(const plan_ctx *c, int i) {
     if (plan_name_check(g->name, why, sizeof why) != 0) return plan_fail(c, field, 0, why);
     int rc = plan_value(c, "vus", g->vus, c->o->vus >= 0);
     if (rc == PLAN_OK && g->model == MODEL_PACED) rc = plan_value(c, "pacing", (double)g->pacing_ns, 0);
+    if (rc == PLAN_OK && g->error_pause_ns > 0) rc = plan_value(c, "pause", (double)g->error_pause_ns, 0);
     for (int k = 0; rc == PLAN_OK && k < g->sched.n; k++) {
         rc = plan_value(c, "duration", (double)g->sched.st[k].dur_ns, 0);
         if (rc == PLAN_OK) rc = plan_value(c, "target", g->sched.st[k].target, 0);

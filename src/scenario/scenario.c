@@ -109,6 +109,7 @@ static int scenario_copy_model(group_cfg *g, lua_State *L) {
     g->model = !m || strcmp(m, "closed") == 0 ? MODEL_CLOSED : strcmp(m, "paced") == 0 ? MODEL_PACED : MODEL_RATE;
     free(m);
     g->pacing_ns = scenario_field_num(L, "pacing_ns", 0);
+    g->error_pause_ns = scenario_field_num(L, "error_pause_ns", 0);
     g->prealloc = (int)scenario_field_num(L, "prealloc", 0);
     lua_getfield(L, -1, "start");
     double start = lua_tonumber(L, -1);

@@ -18,6 +18,7 @@ typedef struct group_cfg {
     char *script_name;    /* as written in the scenario */
     load_model model;
     int64_t pacing_ns;    /* paced: one iteration per VU every pacing_ns */
+    int64_t error_pause_ns;   /* closed: on_error.pause, a VU's wait after a failed transaction; 0 = none */
     int prealloc;         /* rate: VUs started at t0 (the pool grows to vus) */
     int staged;           /* stages were given (else built from rampup) */
     schedule sched;       /* closed/paced: target VUs; rate: target transactions/s */

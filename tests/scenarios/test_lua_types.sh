@@ -108,6 +108,61 @@ compare_fields "$TMP/doctored_fields.lua" > "$TMP/cmp_fields"
 check "a removed field annotation is reported (group pacing)" \
     grep -qx "scenario field not annotated in luamech.Group: pacing" "$TMP/cmp_fields"
 
+# Return shapes and errors: one rule for the three clients (docs/lua-api.md,
+# "Conventions"): misuse (a bad URL or option, a TLS file that cannot be
+# loaded, a bad argument) raises a message naming the function; a failure of
+# the network returns nil, err.  What a VU really gets (fixtures/api_shapes_vu.lua)
+# against the rule, and the types file's @return lines against what it got.
+"$LUAMECH" run "$F/api_shapes.lua" -q -s 1 -e OUT="$TMP/shapes" -e CLOSED="$(free_port)" \
+    -e MISSING="$TMP/missing.pem" -o "$TMP/rs" > "$TMP/shapes.out" 2>&1
+check "the probing VU ran (exit $?)" [ -s "$TMP/shapes" ]
+shape() { # NAME CASE: what the probe did
+    sed -n "s/^$1 $2 -> //p" "$TMP/shapes"
+}
+raises() { # NAME CASE PATTERN: it raised a message naming the function
+    local got; got=$(shape "$1" "$2")
+    check "$1 ($2) raises /$3/ (got: ${got:0:200})" grep -qE -- "^raised .*$3" <<< "$got"
+}
+returns() { # NAME CASE SHAPE
+    local got; got=$(shape "$1" "$2")
+    check "$1 ($2) returns $3 (got: $got)" [ "$got" = "returned $3" ]
+}
+raises luamech.http.new bad-url "luamech.http.new: bad base_url"
+raises luamech.http.new bad-option "luamech.http.new: unknown option 'bogus'"
+raises luamech.http.new tls-file "luamech.http.new: tls: cannot load ca_file $TMP/missing.pem"
+raises luamech.memcached.connect bad-option "memcached.connect: unknown option 'bogus'"
+raises luamech.memcached.connect tls-file "memcached.connect: tls: cannot load ca_file $TMP/missing.pem"
+raises luamech.redis.connect bad-option "redis.connect: unknown option 'bogus'"
+raises luamech.redis.connect tls-file "redis.connect: tls: cannot load ca_file $TMP/missing.pem"
+raises luamech.counter:add negative "counter:add: expected a whole number >= 0 \\(a counter only grows; use a gauge\\), got -1"
+raises luamech.counter:add not-a-number "counter:add: expected a whole number >= 0, got string"
+returns luamech.http.new ok userdata
+returns luamech.http:get refused nil,string
+returns luamech.memcached.connect refused nil,string
+returns luamech.redis.connect refused nil,string
+
+# @return lines of FUNC in TYPES, one per line ("T name")
+returns_of() {
+    awk -v f="$2" '/^---@return / { r = r substr($0, 12) "\n"; next } /^---/ { next }
+        index($0, "function " f "(") == 1 { printf "%s", r; exit } { r = "" }' "$1"
+}
+compare_returns() { # TYPES: 0 when the annotations say what the probes got
+    local rc=0 t
+    # never nil: a client, no error return
+    t=$(returns_of "$1" luamech.http.new)
+    [ "$t" = "luamech.HttpClient client" ] || { echo "luamech.http.new: @return '$t', expected 'luamech.HttpClient client' (it raises or returns a client)"; rc=1; }
+    for f in luamech.memcached.connect luamech.redis.connect HttpClient:get; do
+        t=$(returns_of "$1" "$f")
+        grep -q '^luamech\.[A-Za-z]*|nil ' <<< "$t" && grep -q '^string? err' <<< "$t" ||
+            { echo "$f: @return '$(tr '\n' ';' <<< "$t")', expected T|nil and string? err (nil, err when the network fails)"; rc=1; }
+    done
+    return $rc
+}
+check "the types file's @return lines match the shapes" compare_returns "$TYPES"
+sed 's/^---@return luamech.HttpClient client$/---@return luamech.HttpClient|nil client\n---@return string? err/' "$TYPES" > "$TMP/doctored_ret.lua"
+compare_returns "$TMP/doctored_ret.lua" > "$TMP/cmp_ret"
+check "a stale 'client|nil, err' on http.new is reported" grep -q "^luamech.http.new: @return" "$TMP/cmp_ret"
+
 # the checker catches a missing and a stale annotation
 sed -e '/^function MemcachedClient:touch(/d' -e '$a function luamech.bogus() end' "$TYPES" > "$TMP/doctored.lua"
 annotated "$TMP/doctored.lua" > "$TMP/ann2"

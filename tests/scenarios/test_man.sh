@@ -83,6 +83,13 @@ check "it checked every flag ($(wc -l < "$TMP/flags"), e.g. --duration --fail-if
 check "it checked the option entries ($(wc -l < "$TMP/entries"), e.g. -d --duration --timer --style" \
     bash -c "grep -qx -- -d '$TMP/entries' && grep -qx -- --duration '$TMP/entries' && grep -qx -- --timer '$TMP/entries' && grep -qx -- --style '$TMP/entries'"
 
+# ENVIRONMENT names every variable --segment auto reads (cli.c's
+# cli_segment_auto), each as an entry of that section.
+env_sec=$(sed -n '/^ENVIRONMENT$/,/^EXAMPLES$/p' "$TMP/man.txt")
+for v in LUAMECH_SEGMENT JOB_COMPLETION_INDEX LUAMECH_SEGMENTS SLURM_PROCID SLURM_NTASKS LUAMECH_IO; do
+    check "ENVIRONMENT names $v" grep -qw "$v" <<< "$env_sec"
+done
+
 # The checker fails on a page that lost one option (here --mm-results).
 grep -v 'mm\\-results' "$page" > "$TMP/broken.1"
 check_page "$TMP/broken.1" > /dev/null; rc=$?

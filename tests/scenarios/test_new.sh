@@ -2,7 +2,9 @@
 # VU script, README with the run commands, editor config and types) and runs
 # green against real local servers (memcached, redis-server, webdis in front
 # of that redis, as scripts/run-local.sh starts them), counting what the
-# servers saw; the memcached template also through the README's run-local.sh
+# servers saw; the api template through the run-local.sh command `new`
+# prints (nginx's JSON API over https); the printed luamech command is the
+# one the user typed (a path, or the name on PATH); the memcached template also through the README's run-local.sh
 # command, run as written (its absolute path: this binary's checkout's
 # scripts/run-local.sh, or PREFIX/share/luamech/run-local.sh when installed
 # - tests/scenarios/test_package.sh runs the installed case); a binary with
@@ -76,18 +78,50 @@ run_template http
 rg=$(redis_cmdstat "$RD" get)
 check "redis (behind webdis) saw one GET per http transaction ($((rg - rg0)) >= $TX)" [ $((rg - rg0)) -ge "$TX" ]
 rg0=$rg; rd0=$(redis_cmdstat "$RD" del); rs0=$(redis_cmdstat "$RD" set)
-run_template api
+run_template webdis
 rs=$(redis_cmdstat "$RD" set); rd=$(redis_cmdstat "$RD" del); rg=$(redis_cmdstat "$RD" get)
-check "api: redis saw a SET, a GET and a DEL per transaction ($((rs - rs0)) $((rg - rg0)) $((rd - rd0)) >= $TX)" \
+check "webdis: redis saw a SET, a GET and a DEL per transaction ($((rs - rs0)) $((rg - rg0)) $((rd - rd0)) >= $TX)" \
     [ $((rs - rs0)) -ge "$TX" -a $((rg - rg0)) -ge "$TX" -a $((rd - rd0)) -ge "$TX" ]
-cp=$(jq '[.checks[] | select(.name == "read back what was created") | .passes] | add' "$TMP/r_api/summary.json")
-check "api: every read-back check passed ($cp)" [ "${cp:-0}" -gt 0 ]
-check "api: each step timed (create, read, delete)" [ "$(jq '[.timers[] | select(.name | test("^http (create|read|delete)$"))] | length' "$TMP/r_api/summary.json")" -eq 3 ]
+cp=$(jq '[.checks[] | select(.name == "read back what was created") | .passes] | add' "$TMP/r_webdis/summary.json")
+check "webdis: every read-back check passed ($cp)" [ "${cp:-0}" -gt 0 ]
+check "webdis: each step timed (create, read, delete)" [ "$(jq '[.timers[] | select(.name | test("^http (create|read|delete)$"))] | length' "$TMP/r_webdis/summary.json")" -eq 3 ]
+
+# The api template, as a newcomer runs it: `luamech new t_api --template api`,
+# then the run-local.sh command it prints (nginx's JSON API over https with
+# a CA made at start): a passing API flow, every threshold and check held,
+# and the API saw the logins over https.
+"$LUAMECH" new t_api --template api > "$TMP/new_api.out" 2>&1
+check "new t_api --template api exits 0" [ $? -eq 0 ]
+check "t_api: no placeholder left" [ "$(grep -rl '{{' t_api | wc -l)" -eq 0 ]
+check "t_api: a JSON API flow (login, bearer token, PATCH, logout)" \
+    bash -c "grep -q '/api/login' t_api/vu.lua && grep -q 'Bearer' t_api/vu.lua && grep -q 'api:patch' t_api/vu.lua"
+check "t_api: checks and thresholds" bash -c "grep -q 'thresholds' t_api/scenario.lua && grep -q 'luamech.check' t_api/vu.lua"
+check "t_api: the plain command names API_BASE and API_CA" \
+    grep -qF "run it:  $LUAMECH run t_api/scenario.lua -e API_BASE=https://host:port -e API_CA=ca.pem" "$TMP/new_api.out"
+apicmd=$(sed -n 's/^    or:  \(bash .*run-local\.sh t_api\/scenario\.lua\) .*$/\1/p' "$TMP/new_api.out")
+check "t_api: new printed the run-local.sh command ($apicmd)" [ -n "$apicmd" ]
+(cd "$TMP" && export LUAMECH && API_ACCESS_LOG=$TMP/api.log eval "$apicmd -d 2s -o r_api") > "$TMP/api_run.out" 2>&1
+rc=$?
+check "t_api via run-local.sh: exit 0 ($rc; $(grep -m1 -E 'FAIL|error' "$TMP/api_run.out"))" [ $rc -eq 0 ]
+S=$TMP/r_api/summary.json
+check "t_api: every threshold passed" [ "$(jq '[.thresholds[] | select(.passed | not)] | length' "$S")" = 0 -a "$(jq '.thresholds | length' "$S")" -ge 4 ]
+check "t_api: no failed transaction" [ "$(timer_errors "$S" "All Transactions")" = 0 -a "$(timer_count "$S" "All Transactions")" -gt 0 ]
+check "t_api: every check passed" [ "$(jq '[.checks[] | .fails] | add' "$S")" = 0 -a "$(jq '[.checks[] | .passes] | add' "$S")" -gt 0 ]
+logins=$(timer_count "$S" "http login")
+https_logins=$(grep -c "^POST /api/login 200 .*scheme=https" "$TMP/api.log")
+check "t_api: the API saw every login over https ($https_logins of $logins)" [ "$logins" -gt 0 -a "$https_logins" = "$logins" ]
 
 # the README's run-local.sh command, as written (then -q -d 1s -o r_rl: the last -d wins)
 "$LUAMECH" new viarl > "$TMP/new_viarl.out" 2>&1
 check "default template is memcached" grep -q "luamech.memcached.connect" viarl/vu.lua
 check "new prints the run-local.sh command with its path" grep -qF "or:  bash $RL viarl/scenario.lua" "$TMP/new_viarl.out"
+check "new prints the luamech it was run as ($LUAMECH)" grep -qF "run it:  $LUAMECH run viarl/scenario.lua" "$TMP/new_viarl.out"
+rel=$(realpath --relative-to="$TMP" "$LUAMECH")
+"$rel" new viarel > "$TMP/new_rel.out" 2>&1
+check "new run as $rel prints $rel run ..." grep -qF "run it:  $rel run viarel/scenario.lua" "$TMP/new_rel.out"
+check "... and writes it in the README" grep -qF "    $rel run viarel/scenario.lua -e " viarel/README.md
+PATH=$(dirname "$LUAMECH"):$PATH luamech new viapath > "$TMP/new_path.out" 2>&1
+check "new found on PATH prints luamech run ..." grep -qF "run it:  luamech run viapath/scenario.lua" "$TMP/new_path.out"
 rlcmd=$(sed -n 's/^    \(bash .*run-local\.sh viarl\/scenario\.lua.*\)$/\1/p' viarl/README.md)
 check "viarl/README.md has one run-local.sh command ($rlcmd)" [ "$(wc -l <<< "$rlcmd")" -eq 1 -a -n "$rlcmd" ]
 (cd "$TMP" && export LUAMECH && eval "$rlcmd -q -d 1s -o r_rl") > "$TMP/rl.out" 2>&1
@@ -99,6 +133,7 @@ check "run-local.sh: transactions > 0, no errors" [ "$(jq -r '.timers[] | select
 mkdir -p "$TMP/alone"; cp "$LUAMECH" "$TMP/alone/luamech"
 (cd "$TMP/alone" && ./luamech new lone > new.out 2>&1)
 check "alone: new exits 0" [ -s "$TMP/alone/lone/README.md" ]
+check "alone: ./luamech new prints ./luamech run ..." grep -qF "run it:  ./luamech run lone/scenario.lua" "$TMP/alone/new.out"
 check "alone: the checkout's command" grep -qxF "    bash scripts/run-local.sh lone/scenario.lua -d 10s" "$TMP/alone/lone/README.md"
 check "alone: and the installed script's path" grep -qF 'bash /usr/share/luamech/run-local.sh lone/scenario.lua' "$TMP/alone/lone/README.md"
 check "alone: PREFIX/share/luamech/run-local.sh named" grep -qF 'PREFIX/share/luamech/run-local.sh' "$TMP/alone/lone/README.md"
@@ -118,7 +153,7 @@ bad "existing non-empty folder" "'t_memcached' already exists and is not an empt
 check "the existing folder is untouched" [ "$(cat t_memcached/*.lua t_memcached/*.md | md5sum)" = "$sum_before" ]
 touch afile
 bad "existing file" "'afile' already exists" afile
-bad "unknown template" "unknown template 'mongo' (memcached, redis, http, api or rate)" x1 --template mongo
+bad "unknown template" "unknown template 'mongo' (memcached, redis, http, api, webdis or rate)" x1 --template mongo
 check "unknown template writes nothing" [ ! -e x1 ]
 bad "bad name (slash)" "bad NAME 'a/b'" a/b
 bad "bad name (dot first)" "bad NAME '.hidden'" .hidden
@@ -157,5 +192,5 @@ else
     echo "SKIP: full disk: cannot mount a tmpfs here ($(cat "$TMP/mount.err")): run the test as root"
 fi
 "$LUAMECH" new --help > "$TMP/help.out" 2>&1
-check "new --help exits 0 and shows the templates" grep -q "memcached|redis|http|api|rate" "$TMP/help.out"
+check "new --help exits 0 and shows the templates" grep -q "memcached|redis|http|api|webdis|rate" "$TMP/help.out"
 finish

@@ -262,7 +262,7 @@ timeout 60 "$LUAMECH" merge --follow "$TMP/follow/seg-1" "$TMP/follow/seg-2" --o
 rc=$?
 wait "${pids[@]}"
 check "--follow: exits 0 when both ended ($rc)" [ $rc -eq 0 ]
-check "--follow: printed live merged progress lines" grep -q '^2/2 segments: \[' "$TMP/follow.err"
+check "--follow: printed live merged progress lines" grep -qE '^2/2 segments \(running [0-9], done [0-9], lost 0, waiting [0-9]\): \[' "$TMP/follow.err"
 check "--follow: the final merge is complete" [ "$(jqr "$TMP/follow/merged/summary.json" .status)" = completed ]
 fsum=$(( $(timer_count "$TMP/follow/seg-1/summary.json" "All Transactions") + $(timer_count "$TMP/follow/seg-2/summary.json" "All Transactions") ))
 check "--follow: merged count == the segments' ($fsum)" [ "$(timer_count "$TMP/follow/merged/summary.json" "All Transactions")" -eq $fsum ]

@@ -600,6 +600,45 @@ void redis_client_send(redis_client *c, redis_req *req, int argc, const char **a
     redis_enqueue(c, req, now);
 }
 
+/* Copy n encoded bytes onto the write queue (ready) or the held buffer;
+ * returns where they begin in its stream, or UINT64_MAX when out of memory. */
+static uint64_t redis_put_encoded(redis_client *c, const char *buf, size_t len) {
+    int ready = c->state == RS_READY;
+    uint64_t base = ready ? net_conn_committed(c->nc) : c->held.len;
+    char *dst = ready ? net_conn_wspace(c->nc, len) : redis_buf_space(&c->held, len);
+    if (dst == NULL) return UINT64_MAX;
+    memcpy(dst, buf, len);
+    if (ready) net_conn_wcommit(c->nc, len);
+    else c->held.len += len;
+    return base;
+}
+
+void redis_client_send_encoded(redis_client *c, redis_req *const *reqs, int n, const char *buf,
+                               size_t len) {
+    if (n < 1) return;
+    uint64_t now = client_req_begin(&reqs[0]->base);
+    int rc = c->closing ? UV_ECANCELED : redis_ready(c, now);
+    const char *why = c->closing ? NULL : c->errmsg;     /* redis_ready's reason */
+    uint64_t base = rc < 0 ? 0 : redis_put_encoded(c, buf, len);
+    if (rc == 0 && base == UINT64_MAX) rc = UV_ENOMEM, why = NULL;
+    if (rc < 0) {                        /* each fails, in order, as redis_client_send's would */
+        for (int i = 0; i < n; i++) {
+            if (i > 0) client_req_begin(&reqs[i]->base);
+            redis_req_fail(reqs[i], rc, why);
+        }
+        return;
+    }
+    uint64_t deadline = 0;
+    for (int i = 0; i < n; i++) {
+        redis_req *req = reqs[i];
+        uint64_t start = i == 0 ? now : client_req_begin(&req->base);
+        req->wend += base;
+        uint64_t d = client_fifo_push(&c->pending, &req->base, start, c->opts.timeout_ns);
+        if (d && (deadline == 0 || d < deadline)) deadline = d;
+    }
+    redis_arm(c, deadline);
+}
+
 /* ---- close ------------------------------------------------------------ */
 
 void redis_client_close(redis_client *c) {

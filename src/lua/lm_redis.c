@@ -53,10 +53,25 @@
 typedef struct lm_rd lm_rd;
 typedef struct lm_rd_op lm_rd_op;
 
+/* A command name as a script gave it -> its timer: the last few names seen
+ * by pipelines, compared byte by byte before the registry table is asked. */
+#define LM_RD_TCACHE 8
+typedef struct lm_rd_tname {
+    size_t len;                     /* 0: free */
+    int tid;
+    char given[LM_RD_CMD_MAX];
+    char lower[LM_RD_CMD_MAX];
+} lm_rd_tname;
+
 typedef struct lm_rd_list {
     lm_client_list base;            /* first: the clients, the pooled ones, redis.tls */
     int cache_ref;                  /* registry table: command name as given -> timer id */
     int tid_pipeline;
+    lm_rd_tname names[LM_RD_TCACHE];
+    unsigned names_next;            /* the entry replaced next */
+    const void *gen_mt;             /* luamech's generators' metatable, once looked up */
+    char *enc;                      /* a pipeline's commands, encoded until sent */
+    size_t enc_cap;
 } lm_rd_list;
 
 /* One client as Lua sees it.  The userdata holds a pointer: the C side may
@@ -101,6 +116,7 @@ struct lm_rd_op {
     int pushed;                     /* the value (single) or the table (pipeline) is pushed */
     int cap;
     lm_rd_slot *slots;
+    redis_req **reqs;               /* &slots[i].req, for redis_client_send_encoded */
     char err[LM_RD_MSG_MAX];
 };
 
@@ -110,14 +126,16 @@ struct lm_rd_op {
 static lm_rd_op *lm_rd_op_get(lua_State *L, lm_rd *rd, int n) {
     lm_rd_op *op = (lm_rd_op *)lm_op_get(&rd->ops);
     if (op == NULL) luaL_error(L, "redis: out of memory");
-    if (op->cap < n) {
-        lm_rd_slot *s = realloc(op->slots, (size_t)n * sizeof *s);
+    if (op->cap < n) {              /* one block: the slots, then pointers to their requests */
+        lm_rd_slot *s = realloc(op->slots, (size_t)n * (sizeof *s + sizeof(redis_req *)));
         if (s == NULL) {
             lm_op_put(&op->core);
             luaL_error(L, "redis: out of memory");
         }
         op->slots = s;
+        op->reqs = (redis_req **)(s + n);
         op->cap = n;
+        for (int i = 0; i < n; i++) op->reqs[i] = &s[i].req;
     }
     op->rd = rd;
     op->pipeline = op->status = op->pushed = 0;
@@ -217,9 +235,11 @@ static void lm_rd_pipe_result(lm_rd_op *op, lm_rd_slot *s, int status, const red
         worker_error(op->rd->w, msg, n < (int)sizeof msg ? (size_t)n : sizeof msg - 1);
     }
     if (L == NULL || op->status != 0) return;
-    lua_checkstack(L, 48);
-    if (!op->pushed) lua_createtable(L, op->n, 1);
-    op->pushed = 1;
+    if (!op->pushed) {                      /* room once: the stack holds the table and one reply */
+        lua_checkstack(L, 48);
+        lua_createtable(L, op->n, 1);
+        op->pushed = 1;
+    }
     lm_rd_push_reply(L, r, 1);
     lua_rawseti(L, -2, s->idx + 1);
 }
@@ -229,10 +249,18 @@ static void lm_rd_on_done(redis_req *req, int status, const redisReply *r, const
     lm_rd_op *op = s->op;
     int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
     lm_op_record_at(&op->core, s->tid, ok, req->base.done_ns);
-    lua_State *L = lm_op_stack(&op->core);
-    if (op->pipeline) lm_rd_pipe_result(op, s, status, r, errmsg, L);
-    else lm_rd_single_result(op, s, status, r, errmsg, L);
-    if (op->pipeline && op->core.pending == 1) lm_rd_pipe_done(op, req->base.done_ns);
+    lm_rd_single_result(op, s, status, r, errmsg, lm_op_stack(&op->core));
+    lm_op_request_done(&op->core);
+}
+
+/* A command of a pipeline: its sample, its reply into the table. */
+static void lm_rd_pipe_on_done(redis_req *req, int status, const redisReply *r, const char *errmsg) {
+    lm_rd_slot *s = req->data;
+    lm_rd_op *op = s->op;
+    int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
+    lm_op_record_at(&op->core, s->tid, ok, req->base.done_ns);
+    lm_rd_pipe_result(op, s, status, r, errmsg, lm_op_stack(&op->core));
+    if (op->core.pending == 1) lm_rd_pipe_done(op, req->base.done_ns);
     lm_op_request_done(&op->core);
 }
 
@@ -242,12 +270,6 @@ static lm_rd *lm_rd_check(lua_State *L) {
     lm_rd **ud = lm_check_self(L, LM_RD_MT);
     if (!*ud || !(*ud)->client) luaL_error(L, "redis: the client is closed");
     return *ud;
-}
-
-/* A string, or a finite number (NaN and infinities have no redis text). */
-static int lm_rd_arg_ok(lua_State *L, int i) {
-    int t = lua_type(L, i);
-    return t == LUA_TSTRING || (t == LUA_TNUMBER && isfinite(lua_tonumber(L, i)));
 }
 
 /* A command name: a non-empty string, one reply per request (no pub/sub). */
@@ -266,14 +288,6 @@ static void lm_rd_arg_text(lua_State *L, int i, double d) {
     else snprintf(buf, sizeof buf, "%.14g", d);
     lua_pushstring(L, buf);
     lua_replace(L, i);
-}
-
-/* Fill argv from stack slots first..first+argc-1 (already checked). */
-static void lm_rd_fill(lua_State *L, int first, int argc, const char **argv, size_t *lens) {
-    for (int i = 0; i < argc; i++) {
-        if (lua_type(L, first + i) == LUA_TNUMBER) lm_rd_arg_text(L, first + i, lua_tonumber(L, first + i));
-        argv[i] = lua_tolstring(L, first + i, &lens[i]);
-    }
 }
 
 /* Scratch arrays for argc arguments: the caller's when small enough, else a
@@ -406,47 +420,147 @@ static int lm_rd_wrapper(lua_State *L) {
     return lm_rd_command(L, rd, 2, wr);
 }
 
-/* Check every pipeline entry before sending any; returns the largest argc. */
-static int lm_rd_pipe_check(lua_State *L, int n) {
-    int maxargc = 1;
-    for (int i = 1; i <= n; i++) {
-        lua_rawgeti(L, 2, i);
-        int argc = lua_istable(L, -1) ? (int)lua_objlen(L, -1) : 0;
-        if (argc < 1) luaL_error(L, "redis pipeline: command %d is not a non-empty table", i);
-        luaL_checkstack(L, argc + 8, "redis pipeline: too many arguments");
-        for (int j = 1; j <= argc; j++) {
-            lua_rawgeti(L, -1, j);
-            if (j == 1 ? !lm_rd_cmd_ok(L, -1) : !lm_rd_arg_ok(L, -1))
-                luaL_error(L, "redis pipeline: command %d, element %d: %s expected", i, j,
-                           j == 1 ? "command name (a non-empty string, not pub/sub or MONITOR)"
-                                  : "string or finite number");
-            lua_pop(L, 1);
-        }
-        if (argc > maxargc) maxargc = argc;
-        lua_pop(L, 1);
+/* ---- pipelines ---- */
+
+/* A pipeline entry refused: command cmd (1-based), element elem (0: the
+ * entry itself; -1: out of memory); raised once the op is back in its pool. */
+typedef struct lm_rd_bad {
+    int cmd, elem;
+} lm_rd_bad;
+
+static int lm_rd_refuse(lm_rd_bad *bad, int cmd, int elem) {
+    bad->cmd = cmd;
+    bad->elem = elem;
+    return -1;
+}
+
+static void lm_rd_pipe_raise(lua_State *L, const lm_rd_bad *bad) {
+    if (bad->elem < 0) luaL_error(L, "redis: out of memory");
+    if (bad->elem == 0) luaL_error(L, "redis pipeline: command %d is not a non-empty table", bad->cmd);
+    luaL_error(L, "redis pipeline: command %d, element %d: %s expected", bad->cmd, bad->elem,
+               bad->elem == 1 ? "command name (a non-empty string, not pub/sub or MONITOR)"
+                              : "string or finite number (or a luamech.keys generator)");
+}
+
+/* The timer and lowercased name of the command name s (len bytes, at stack
+ * slot idx): from the list's cache, else lm_rd_tid's (then cached); a name
+ * too long for the cache gets tmp filled. */
+static const lm_rd_tname *lm_rd_tname_of(lua_State *L, lm_rd *rd, int idx, const char *s, size_t len,
+                                         lm_rd_tname *tmp) {
+    lm_rd_list *l = rd->list;
+    for (int i = 0; i < LM_RD_TCACHE; i++) {
+        lm_rd_tname *e = &l->names[i];
+        if (e->len == len && memcmp(e->given, s, len) == 0) return e;
     }
-    return maxargc;
+    lm_rd_tname *e = len < LM_RD_CMD_MAX ? &l->names[l->names_next++ % LM_RD_TCACHE] : tmp;
+    e->len = 0;
+    e->tid = lm_rd_tid(L, rd, idx, e->lower);
+    if (e == tmp) return e;
+    memcpy(e->given, s, len);
+    e->len = len;
+    return e;
 }
 
-static void lm_rd_pipe_send(lua_State *L, lm_rd_op *op, int i, const char **argv, size_t *lens) {
+/* A finite number's text into buf (64 bytes), as lm_rd_arg_text writes it:
+ * integral values as integers, others as %.14g; returns its length. */
+static size_t lm_rd_num_text(double d, char *buf) {
+    if (d == floor(d) && fabs(d) < 9.2e18 && (d != 0 || !signbit(d))) {
+        char tmp[24];
+        int k = 0, neg = d < 0;
+        uint64_t x = neg ? (uint64_t)-(int64_t)d : (uint64_t)d;
+        do tmp[k++] = (char)('0' + x % 10); while ((x /= 10) != 0);
+        size_t n = 0;
+        if (neg) buf[n++] = '-';
+        while (k) buf[n++] = tmp[--k];
+        return n;
+    }
+    int n = snprintf(buf, 64, d == floor(d) ? "%.0f" : "%.14g", d);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* The key drawn from the luamech.keys generator at idx into buf (LM_KEY_MAX
+ * bytes): its length, or -1 when idx holds something else. */
+static int lm_rd_key_draw(lua_State *L, lm_rd_list *l, vu *v, int idx, char *buf) {
+    if (!lua_getmetatable(L, idx)) return -1;
+    if (l->gen_mt == NULL) l->gen_mt = lm_gen_metatable(L);
+    int gen = l->gen_mt && lua_topointer(L, -1) == l->gen_mt;
+    lua_pop(L, 1);
+    return gen ? lm_keys_draw(lua_touserdata(L, idx), v, buf) : -1;
+}
+
+/* Room for need bytes in the list's encoding buffer. */
+static int lm_rd_enc_room(lm_rd_list *l, size_t need) { return lm_buf_reserve(&l->enc, &l->enc_cap, need); }
+
+/* One argument (j > 1) of a pipeline entry, at stack slot idx, encoded at
+ * *off: a string, a finite number or a keys generator's draw. */
+static int lm_rd_pipe_arg(lua_State *L, lm_rd_list *l, vu *v, int idx, size_t *off) {
+    char tmp[LM_KEY_MAX > 64 ? LM_KEY_MAX : 64];
+    const char *s = tmp;
+    size_t len;
+    int t = lua_type(L, idx);
+    if (t == LUA_TSTRING) {
+        s = lua_tolstring(L, idx, &len);
+    } else if (t == LUA_TNUMBER) {
+        double d = lua_tonumber(L, idx);
+        if (!isfinite(d)) return 1;
+        len = lm_rd_num_text(d, tmp);
+    } else {
+        int k = t == LUA_TUSERDATA ? lm_rd_key_draw(L, l, v, idx, tmp) : -1;
+        if (k < 0) return 1;
+        len = (size_t)k;
+    }
+    if (lm_rd_enc_room(l, *off + len + REDIS_PROTO_HDR_MAX + 2) != 0) return -1;
+    *off = (size_t)(redis_proto_put_arg(l->enc + *off, s, len) - l->enc);
+    return 0;
+}
+
+static void lm_rd_pipe_on_done(redis_req *req, int status, const redisReply *r, const char *errmsg);
+
+/* Entry i (0-based) of the pipeline table at stack slot 2: encoded at *off
+ * in the list's buffer, its slot set up.  0, or -1 with the refusal in bad.
+ * Uses stack slots 3 and 4 (the caller left 2 on top). */
+static int lm_rd_pipe_encode(lua_State *L, lm_rd_op *op, int i, vu *v, size_t *off, lm_rd_bad *bad) {
+    lm_rd_list *l = op->rd->list;
+    lm_rd_slot *slot = &op->slots[i];
     lua_rawgeti(L, 2, i + 1);
-    int first = lua_gettop(L) + 1, argc = (int)lua_objlen(L, -1);
-    for (int j = 1; j <= argc; j++) lua_rawgeti(L, first - 1, j);
-    lm_rd_fill(L, first, argc, argv, lens);
-    lm_rd_slot_init(op, i);
-    op->slots[i].tid = lm_rd_tid(L, op->rd, first, op->slots[i].cmd);
-    op->slots[i].req.base.start_ns = op->core.start_ns;
-    redis_client_send(op->rd->client, &op->slots[i].req, argc, argv, lens);
-    lua_settop(L, first - 2);
+    int argc = lua_istable(L, 3) ? (int)lua_objlen(L, 3) : 0;
+    if (argc < 1) return lm_rd_refuse(bad, i + 1, 0);
+    size_t len;
+    lua_rawgeti(L, 3, 1);
+    const char *name = lua_type(L, 4) == LUA_TSTRING ? lua_tolstring(L, 4, &len) : NULL;
+    if (name == NULL || len == 0 || !redis_client_command_ok(name, len)) return lm_rd_refuse(bad, i + 1, 1);
+    lm_rd_tname tmp;
+    const lm_rd_tname *tn = lm_rd_tname_of(L, op->rd, 4, name, len, &tmp);
+    if (lm_rd_enc_room(l, *off + 2 * REDIS_PROTO_HDR_MAX + 2 + len) != 0) return lm_rd_refuse(bad, i + 1, -1);
+    char *d = redis_proto_put_array(l->enc + *off, argc);
+    *off = (size_t)(redis_proto_put_arg(d, name, len) - l->enc);
+    lua_settop(L, 3);
+    for (int j = 2; j <= argc; j++) {
+        lua_rawgeti(L, 3, j);
+        int rc = lm_rd_pipe_arg(L, l, v, 4, off);
+        if (rc != 0) return lm_rd_refuse(bad, i + 1, rc < 0 ? -1 : j);
+        lua_settop(L, 3);
+    }
+    lua_settop(L, 2);
+    slot->req.on_done = lm_rd_pipe_on_done;
+    slot->req.data = slot;
+    slot->req.wend = *off;
+    slot->op = op;
+    slot->idx = i;
+    slot->tid = tn->tid;
+    memcpy(slot->cmd, tn->lower, sizeof slot->cmd);
+    return 0;
 }
 
-/* r:pipeline({{cmd, ...}, ...}) */
+/* r:pipeline({{cmd, ...}, ...}): every entry is checked and encoded into
+ * one buffer before anything is sent, then the client queues them all in
+ * one copy. */
 static int lm_rd_pipeline(lua_State *L) {
     lm_rd *rd = lm_rd_check(L);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
+    luaL_checkstack(L, 8, "redis pipeline");
     int n = (int)lua_objlen(L, 2);
-    int maxargc = lm_rd_pipe_check(L, n);
     vu *v = lm_current_vu(L, rd->w, "redis methods");
     if (n == 0) {
         lua_createtable(L, 0, 1);
@@ -456,13 +570,19 @@ static int lm_rd_pipeline(lua_State *L) {
     }
     if (rd->list->tid_pipeline < 0)         /* created on first use, like command timers */
         rd->list->tid_pipeline = lm_timer_id(rd->w, "redis.pipeline", TK_PRIMITIVE);
-    const char *small[LM_RD_ARGV_STACK];
-    size_t small_lens[LM_RD_ARGV_STACK], *lens;
-    const char **argv = lm_rd_scratch(L, maxargc, small, small_lens, &lens);
     lm_rd_op *op = lm_rd_op_get(L, rd, n);
     op->pipeline = 1;
+    size_t off = 0;
+    lm_rd_bad bad;
+    for (int i = 0; i < n; i++) {
+        if (lm_rd_pipe_encode(L, op, i, v, &off, &bad) != 0) {
+            lm_op_put(&op->core);
+            lm_rd_pipe_raise(L, &bad);
+        }
+    }
     lm_op_start(&op->core, v, L, n);
-    for (int i = 0; i < n; i++) lm_rd_pipe_send(L, op, i, argv, lens);
+    for (int i = 0; i < n; i++) op->slots[i].req.base.start_ns = op->core.start_ns;
+    redis_client_send_encoded(rd->client, op->reqs, n, rd->list->enc, off);
     return lm_op_finish_call(&op->core, L);
 }
 
@@ -518,6 +638,7 @@ static void lm_rd_connect(void *rd, lm_connect *cc) {
 static void lm_rd_close_client(void *rd) { lm_rd_close(rd); }
 
 static void lm_rd_worker_close(void *list) {
+    free(((lm_rd_list *)list)->enc);
     lm_client_list_close(list, lm_rd_close_client, lm_rd_free);
 }
 

@@ -334,14 +334,19 @@ size_t redis_proto_cmd_len(int argc, const size_t *lens) {
     return n;
 }
 
+char *redis_proto_put_array(char *dst, int argc) { return redis_proto_put_len(dst, '*', (size_t)argc); }
+
+char *redis_proto_put_arg(char *dst, const char *s, size_t len) {
+    char *d = redis_proto_put_len(dst, '$', len);
+    if (len) memcpy(d, s, len);
+    d += len;
+    *d++ = '\r';
+    *d++ = '\n';
+    return d;
+}
+
 size_t redis_proto_encode(char *dst, int argc, const char *const *argv, const size_t *lens) {
-    char *d = redis_proto_put_len(dst, '*', (size_t)argc);
-    for (int i = 0; i < argc; i++) {
-        d = redis_proto_put_len(d, '$', lens[i]);
-        if (lens[i]) memcpy(d, argv[i], lens[i]);
-        d += lens[i];
-        *d++ = '\r';
-        *d++ = '\n';
-    }
+    char *d = redis_proto_put_array(dst, argc);
+    for (int i = 0; i < argc; i++) d = redis_proto_put_arg(d, argv[i], lens[i]);
     return (size_t)(d - dst);
 }

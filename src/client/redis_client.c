@@ -435,8 +435,10 @@ static size_t redis_read_replies(redis_client *c, const char *p, size_t n) {
     unsigned gen = c->gen;
     size_t off = 0;
     uint64_t now = 0;                    /* every reply of this read completed at once */
-    while (off < n) {
-        if (!redis_proto_idle(&c->proto)) break;
+    /* the scanner feeds hiredis nothing: once idle, the reader stays idle
+     * until the slow path below (or a reset, which ends this read) */
+    int idle = redis_proto_idle(&c->proto);
+    while (idle && off < n) {
         redisReply r;
         size_t used;
         int rc = redis_proto_scan(&c->proto, p + off, n - off, &r, &used);
@@ -607,10 +609,14 @@ static uint64_t redis_put_encoded(redis_client *c, const char *buf, size_t len) 
     uint64_t base = ready ? net_conn_committed(c->nc) : c->held.len;
     char *dst = ready ? net_conn_wspace(c->nc, len) : redis_buf_space(&c->held, len);
     if (dst == NULL) return UINT64_MAX;
-    memcpy(dst, buf, len);
+    if (dst != buf) memcpy(dst, buf, len);      /* encoded in place: redis_client_encode_room */
     if (ready) net_conn_wcommit(c->nc, len);
     else c->held.len += len;
     return base;
+}
+
+char *redis_client_encode_room(redis_client *c, size_t len) {
+    return c->closing || c->state != RS_READY ? NULL : net_conn_wspace(c->nc, len);
 }
 
 void redis_client_send_encoded(redis_client *c, redis_req *const *reqs, int n, const char *buf,

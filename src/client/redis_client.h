@@ -98,6 +98,12 @@ void redis_client_send(redis_client *c, redis_req *req, int argc, const char **a
  * fails every request, in order, before this returns. */
 void redis_client_send_encoded(redis_client *c, redis_req *const *reqs, int n, const char *buf,
                                size_t len);
+/* Room for len bytes of commands at the end of the connection's write
+ * queue, for a caller that encodes in place and then passes this pointer as
+ * redis_client_send_encoded's buf (no copy); valid until the next call into
+ * the client.  NULL when not connected and ready (or out of memory): encode
+ * elsewhere. */
+char *redis_client_encode_room(redis_client *c, size_t len);
 /* Cancel every pending request (on_done with UV_ECANCELED, before this
  * returns), drop the connection and free the client once libuv has closed
  * its handles.  Safe from inside any callback of this client. */

@@ -24,7 +24,8 @@ void lm_random_open(lua_State *L, struct worker *w);
  * by a pointer compare; lm_keys_draw draws from the generator whose userdata
  * is ud for the running VU v (its random stream, as a call of the generator
  * would) into buf (LM_KEY_MAX bytes) and returns the key's length, or -1
- * when ud is another kind of generator (zipf, weighted, ...). */
+ * when ud is another kind of generator (zipf, weighted, ...); with v NULL it
+ * draws nothing and returns 0 for a keys generator. */
 #define LM_KEY_MAX 224
 struct vu;
 const void *lm_gen_metatable(lua_State *L);

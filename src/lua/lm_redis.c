@@ -70,6 +70,7 @@ typedef struct lm_rd_list {
     lm_rd_tname names[LM_RD_TCACHE];
     unsigned names_next;            /* the entry replaced next */
     const void *gen_mt;             /* luamech's generators' metatable, once looked up */
+    const void *prep_mt;            /* the prepared pipelines' metatable, once looked up */
     char *enc;                      /* a pipeline's commands, encoded until sent */
     size_t enc_cap;
 } lm_rd_list;
@@ -117,6 +118,12 @@ struct lm_rd_op {
     int cap;
     lm_rd_slot *slots;
     redis_req **reqs;               /* &slots[i].req, for redis_client_send_encoded */
+    /* a pipeline's samples not recorded yet: acc_n replies of timer acc_tid
+     * with outcome acc_ok, read at acc_done_ns (recorded in one call when
+     * the next reply differs, or with the last) */
+    int acc_tid, acc_ok;
+    int64_t acc_n;
+    uint64_t acc_done_ns;
     char err[LM_RD_MSG_MAX];
 };
 
@@ -139,6 +146,7 @@ static lm_rd_op *lm_rd_op_get(lua_State *L, lm_rd *rd, int n) {
     }
     op->rd = rd;
     op->pipeline = op->status = op->pushed = 0;
+    op->acc_n = 0;
     op->err[0] = 0;
     op->n = n;
     return op;
@@ -253,14 +261,30 @@ static void lm_rd_on_done(redis_req *req, int status, const redisReply *r, const
     lm_op_request_done(&op->core);
 }
 
-/* A command of a pipeline: its sample, its reply into the table. */
+static void lm_rd_acc_flush(lm_rd_op *op) {
+    if (op->acc_n > 0) lm_op_record_count(&op->core, op->acc_tid, op->acc_ok, op->acc_done_ns, op->acc_n);
+    op->acc_n = 0;
+}
+
+/* A command of a pipeline: its sample (one per command, recorded together
+ * with the identical ones next to it: the replies of one read share their
+ * time and start), its reply into the table. */
 static void lm_rd_pipe_on_done(redis_req *req, int status, const redisReply *r, const char *errmsg) {
     lm_rd_slot *s = req->data;
     lm_rd_op *op = s->op;
     int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
-    lm_op_record_at(&op->core, s->tid, ok, req->base.done_ns);
+    uint64_t done = req->base.done_ns;
+    if (op->acc_n > 0 && (op->acc_tid != s->tid || op->acc_ok != ok || op->acc_done_ns != done || done == 0))
+        lm_rd_acc_flush(op);
+    op->acc_tid = s->tid;
+    op->acc_ok = ok;
+    op->acc_done_ns = done;
+    op->acc_n++;
     lm_rd_pipe_result(op, s, status, r, errmsg, lm_op_stack(&op->core));
-    if (op->core.pending == 1) lm_rd_pipe_done(op, req->base.done_ns);
+    if (op->core.pending == 1) {
+        lm_rd_acc_flush(op);
+        lm_rd_pipe_done(op, done);
+    }
     lm_op_request_done(&op->core);
 }
 
@@ -422,6 +446,9 @@ static int lm_rd_wrapper(lua_State *L) {
 
 /* ---- pipelines ---- */
 
+static void lm_rd_pipe_on_done(redis_req *req, int status, const redisReply *r, const char *errmsg);
+static const void *lm_rd_prep_metatable(lua_State *L);
+
 /* A pipeline entry refused: command cmd (1-based), element elem (0: the
  * entry itself; -1: out of memory); raised once the op is back in its pool. */
 typedef struct lm_rd_bad {
@@ -478,22 +505,46 @@ static size_t lm_rd_num_text(double d, char *buf) {
     return n > 0 ? (size_t)n : 0;
 }
 
-/* The key drawn from the luamech.keys generator at idx into buf (LM_KEY_MAX
- * bytes): its length, or -1 when idx holds something else. */
-static int lm_rd_key_draw(lua_State *L, lm_rd_list *l, vu *v, int idx, char *buf) {
-    if (!lua_getmetatable(L, idx)) return -1;
+/* 1 when the value at idx is a luamech.keys generator. */
+static int lm_rd_is_keys(lua_State *L, lm_rd_list *l, int idx) {
+    if (!lua_getmetatable(L, idx)) return 0;
     if (l->gen_mt == NULL) l->gen_mt = lm_gen_metatable(L);
     int gen = l->gen_mt && lua_topointer(L, -1) == l->gen_mt;
     lua_pop(L, 1);
-    return gen ? lm_keys_draw(lua_touserdata(L, idx), v, buf) : -1;
+    return gen && lm_keys_draw(lua_touserdata(L, idx), NULL, NULL) == 0;
 }
 
 /* Room for need bytes in the list's encoding buffer. */
 static int lm_rd_enc_room(lm_rd_list *l, size_t need) { return lm_buf_reserve(&l->enc, &l->enc_cap, need); }
 
+/* A prepared pipeline (r:prepare): its commands encoded once, with a hole
+ * wherever an argument is a luamech.keys generator; each send copies the
+ * bytes and draws a key into each hole.  Its generators are kept alive by
+ * the userdata's environment table. */
+typedef struct lm_rd_hole {
+    size_t at;                      /* the argument goes before this byte of tpl */
+    void *gen;                      /* the generator's userdata */
+} lm_rd_hole;
+
+typedef struct lm_rd_prep {
+    int n;                          /* commands */
+    int nholes, cap_holes;
+    char *tpl;                      /* the encoded commands, holes left out */
+    size_t len;
+    size_t *ends;                   /* command i ends before tpl[ends[i]] */
+    lm_rd_hole *holes;              /* in order of at */
+    int *tids;
+    char (*cmds)[LM_RD_CMD_MAX];    /* lowercased names, for messages */
+} lm_rd_prep;
+
+#define LM_RD_PREP_MT "luamech.redis.prepared"
+
 /* One argument (j > 1) of a pipeline entry, at stack slot idx, encoded at
- * *off: a string, a finite number or a keys generator's draw. */
-static int lm_rd_pipe_arg(lua_State *L, lm_rd_list *l, vu *v, int idx, size_t *off) {
+ * *off: a string, a finite number or a keys generator's draw (prep != NULL:
+ * a hole of prep instead, the generator kept in the environment table at
+ * stack slot env).  0, 1 (not an argument) or -1 (out of memory). */
+static int lm_rd_pipe_arg(lua_State *L, lm_rd_list *l, vu *v, int idx, size_t *off, lm_rd_prep *prep,
+                          int env) {
     char tmp[LM_KEY_MAX > 64 ? LM_KEY_MAX : 64];
     const char *s = tmp;
     size_t len;
@@ -504,63 +555,131 @@ static int lm_rd_pipe_arg(lua_State *L, lm_rd_list *l, vu *v, int idx, size_t *o
         double d = lua_tonumber(L, idx);
         if (!isfinite(d)) return 1;
         len = lm_rd_num_text(d, tmp);
+    } else if (t != LUA_TUSERDATA || !lm_rd_is_keys(L, l, idx)) {
+        return 1;
+    } else if (prep) {
+        if (prep->nholes == prep->cap_holes) {
+            int cap = prep->cap_holes ? 2 * prep->cap_holes : 16;
+            lm_rd_hole *h = realloc(prep->holes, (size_t)cap * sizeof *h);
+            if (h == NULL) return -1;
+            prep->holes = h;
+            prep->cap_holes = cap;
+        }
+        prep->holes[prep->nholes++] = (lm_rd_hole){*off, lua_touserdata(L, idx)};
+        lua_pushvalue(L, idx);
+        lua_rawseti(L, env, prep->nholes);
+        return 0;
     } else {
-        int k = t == LUA_TUSERDATA ? lm_rd_key_draw(L, l, v, idx, tmp) : -1;
-        if (k < 0) return 1;
-        len = (size_t)k;
+        len = (size_t)lm_keys_draw(lua_touserdata(L, idx), v, tmp);
     }
     if (lm_rd_enc_room(l, *off + len + REDIS_PROTO_HDR_MAX + 2) != 0) return -1;
     *off = (size_t)(redis_proto_put_arg(l->enc + *off, s, len) - l->enc);
     return 0;
 }
 
-static void lm_rd_pipe_on_done(redis_req *req, int status, const redisReply *r, const char *errmsg);
-
-/* Entry i (0-based) of the pipeline table at stack slot 2: encoded at *off
- * in the list's buffer, its slot set up.  0, or -1 with the refusal in bad.
- * Uses stack slots 3 and 4 (the caller left 2 on top). */
-static int lm_rd_pipe_encode(lua_State *L, lm_rd_op *op, int i, vu *v, size_t *off, lm_rd_bad *bad) {
-    lm_rd_list *l = op->rd->list;
-    lm_rd_slot *slot = &op->slots[i];
+/* Entry i (0-based) of the pipeline table at stack slot 2, encoded at *off
+ * in the list's buffer; its timer into *tid, its lowercased name into cmd.
+ * 0, or -1 with the refusal in bad.  Uses the two stack slots above the top
+ * (2, or with prep 4: the environment table for its generators). */
+static int lm_rd_pipe_encode(lua_State *L, lm_rd *rd, int i, vu *v, size_t *off, lm_rd_bad *bad,
+                             int *tid, char *cmd, lm_rd_prep *prep) {
+    lm_rd_list *l = rd->list;
+    int base = prep ? 4 : 2, t = base + 1, e = base + 2;
     lua_rawgeti(L, 2, i + 1);
-    int argc = lua_istable(L, 3) ? (int)lua_objlen(L, 3) : 0;
+    int argc = lua_istable(L, t) ? (int)lua_objlen(L, t) : 0;
     if (argc < 1) return lm_rd_refuse(bad, i + 1, 0);
     size_t len;
-    lua_rawgeti(L, 3, 1);
-    const char *name = lua_type(L, 4) == LUA_TSTRING ? lua_tolstring(L, 4, &len) : NULL;
+    lua_rawgeti(L, t, 1);
+    const char *name = lua_type(L, e) == LUA_TSTRING ? lua_tolstring(L, e, &len) : NULL;
     if (name == NULL || len == 0 || !redis_client_command_ok(name, len)) return lm_rd_refuse(bad, i + 1, 1);
     lm_rd_tname tmp;
-    const lm_rd_tname *tn = lm_rd_tname_of(L, op->rd, 4, name, len, &tmp);
+    const lm_rd_tname *tn = lm_rd_tname_of(L, rd, e, name, len, &tmp);
+    *tid = tn->tid;
+    memcpy(cmd, tn->lower, LM_RD_CMD_MAX);
     if (lm_rd_enc_room(l, *off + 2 * REDIS_PROTO_HDR_MAX + 2 + len) != 0) return lm_rd_refuse(bad, i + 1, -1);
     char *d = redis_proto_put_array(l->enc + *off, argc);
     *off = (size_t)(redis_proto_put_arg(d, name, len) - l->enc);
-    lua_settop(L, 3);
+    lua_settop(L, t);
     for (int j = 2; j <= argc; j++) {
-        lua_rawgeti(L, 3, j);
-        int rc = lm_rd_pipe_arg(L, l, v, 4, off);
+        lua_rawgeti(L, t, j);
+        int rc = lm_rd_pipe_arg(L, l, v, e, off, prep, 4);
         if (rc != 0) return lm_rd_refuse(bad, i + 1, rc < 0 ? -1 : j);
-        lua_settop(L, 3);
+        lua_settop(L, t);
     }
-    lua_settop(L, 2);
-    slot->req.on_done = lm_rd_pipe_on_done;
-    slot->req.data = slot;
-    slot->req.wend = *off;
-    slot->op = op;
-    slot->idx = i;
-    slot->tid = tn->tid;
-    memcpy(slot->cmd, tn->lower, sizeof slot->cmd);
+    lua_settop(L, base);
     return 0;
 }
 
-/* r:pipeline({{cmd, ...}, ...}): every entry is checked and encoded into
- * one buffer before anything is sent, then the client queues them all in
- * one copy. */
+static void lm_rd_slot_pipe(lm_rd_op *op, int i, size_t end) {
+    lm_rd_slot *slot = &op->slots[i];
+    slot->req.on_done = lm_rd_pipe_on_done;
+    slot->req.data = slot;
+    slot->req.wend = end;
+    slot->op = op;
+    slot->idx = i;
+}
+
+/* The op's n commands, encoded in buf (len bytes), leave. */
+static int lm_rd_pipe_send(lua_State *L, lm_rd_op *op, vu *v, const char *buf, size_t len) {
+    lm_op_start(&op->core, v, L, op->n);
+    for (int i = 0; i < op->n; i++) op->slots[i].req.base.start_ns = op->core.start_ns;
+    redis_client_send_encoded(op->rd->client, op->reqs, op->n, buf, len);
+    return lm_op_finish_call(&op->core, L);
+}
+
+/* r:pipeline(prepared): the template copied, a key drawn into each hole,
+ * straight into the connection's write queue when it is ready. */
+static int lm_rd_pipeline_prepared(lua_State *L, lm_rd *rd, const lm_rd_prep *p, vu *v) {
+    lm_rd_list *l = rd->list;
+    size_t room = p->len + (size_t)p->nholes * (LM_KEY_MAX + REDIS_PROTO_HDR_MAX + 2);
+    lm_rd_op *op = lm_rd_op_get(L, rd, p->n);
+    char *start = redis_client_encode_room(rd->client, room);
+    if (start == NULL && lm_rd_enc_room(l, room) == 0) start = l->enc;
+    if (start == NULL) {
+        lm_op_put(&op->core);
+        luaL_error(L, "redis: out of memory");
+    }
+    op->pipeline = 1;
+    char *d = start;
+    size_t from = 0;                        /* tpl copied up to here */
+    int h = 0;
+    for (int i = 0; i < p->n; i++) {
+        for (; h < p->nholes && p->holes[h].at <= p->ends[i]; h++) {
+            const lm_rd_hole *hole = &p->holes[h];
+            memcpy(d, p->tpl + from, hole->at - from);
+            d += hole->at - from;
+            from = hole->at;
+            int k = lm_keys_draw(hole->gen, v, d + REDIS_PROTO_INPLACE);   /* drawn in place */
+            d = redis_proto_put_arg_inplace(d, (size_t)k);
+        }
+        memcpy(d, p->tpl + from, p->ends[i] - from);
+        d += p->ends[i] - from;
+        from = p->ends[i];
+        lm_rd_slot_pipe(op, i, (size_t)(d - start));
+        op->slots[i].tid = p->tids[i];
+        memcpy(op->slots[i].cmd, p->cmds[i], LM_RD_CMD_MAX);
+    }
+    return lm_rd_pipe_send(L, op, v, start, (size_t)(d - start));
+}
+
+static lm_rd_prep *lm_rd_prep_at(lua_State *L, lm_rd_list *l, int idx) {
+    if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+    if (l->prep_mt == NULL) l->prep_mt = lm_rd_prep_metatable(L);
+    int is = lua_topointer(L, -1) == l->prep_mt;
+    lua_pop(L, 1);
+    return is ? lua_touserdata(L, idx) : NULL;
+}
+
+/* r:pipeline({{cmd, ...}, ...}) or r:pipeline(prepared): every entry is
+ * checked and encoded into one buffer before anything is sent, then the
+ * client queues them all in one copy. */
 static int lm_rd_pipeline(lua_State *L) {
     lm_rd *rd = lm_rd_check(L);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    lm_rd_prep *prep = lm_rd_prep_at(L, rd->list, 2);
+    if (!prep) luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     luaL_checkstack(L, 8, "redis pipeline");
-    int n = (int)lua_objlen(L, 2);
+    int n = prep ? prep->n : (int)lua_objlen(L, 2);
     vu *v = lm_current_vu(L, rd->w, "redis methods");
     if (n == 0) {
         lua_createtable(L, 0, 1);
@@ -570,20 +689,95 @@ static int lm_rd_pipeline(lua_State *L) {
     }
     if (rd->list->tid_pipeline < 0)         /* created on first use, like command timers */
         rd->list->tid_pipeline = lm_timer_id(rd->w, "redis.pipeline", TK_PRIMITIVE);
+    if (prep) return lm_rd_pipeline_prepared(L, rd, prep, v);
     lm_rd_op *op = lm_rd_op_get(L, rd, n);
     op->pipeline = 1;
     size_t off = 0;
     lm_rd_bad bad;
     for (int i = 0; i < n; i++) {
-        if (lm_rd_pipe_encode(L, op, i, v, &off, &bad) != 0) {
+        lm_rd_slot *slot = &op->slots[i];
+        if (lm_rd_pipe_encode(L, rd, i, v, &off, &bad, &slot->tid, slot->cmd, NULL) != 0) {
             lm_op_put(&op->core);
             lm_rd_pipe_raise(L, &bad);
         }
+        lm_rd_slot_pipe(op, i, off);
     }
-    lm_op_start(&op->core, v, L, n);
-    for (int i = 0; i < n; i++) op->slots[i].req.base.start_ns = op->core.start_ns;
-    redis_client_send_encoded(rd->client, op->reqs, n, rd->list->enc, off);
-    return lm_op_finish_call(&op->core, L);
+    return lm_rd_pipe_send(L, op, v, rd->list->enc, off);
+}
+
+static int lm_rd_prep_gc(lua_State *L) {
+    lm_rd_prep *p = lua_touserdata(L, 1);
+    free(p->tpl);
+    free(p->ends);
+    free(p->holes);
+    free(p->tids);
+    free(p->cmds);
+    memset(p, 0, sizeof *p);
+    return 0;
+}
+
+static int lm_rd_prep_tostring(lua_State *L) {
+    lm_rd_prep *p = lua_touserdata(L, 1);
+    lua_pushfstring(L, "luamech redis prepared pipeline (%d commands)", p->n);
+    return 1;
+}
+
+/* The prepared pipelines' metatable (made once per Lua state), as a pointer;
+ * pushed when push is set. */
+static const void *lm_rd_prep_mt(lua_State *L, int push) {
+    if (luaL_newmetatable(L, LM_RD_PREP_MT)) {
+        lua_pushcfunction(L, lm_rd_prep_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, lm_rd_prep_tostring);
+        lua_setfield(L, -2, "__tostring");
+        lua_pushstring(L, "luamech.redis.prepared");
+        lua_setfield(L, -2, "__metatable");
+    }
+    const void *mt = lua_topointer(L, -1);
+    if (!push) lua_pop(L, 1);
+    return mt;
+}
+
+static const void *lm_rd_prep_metatable(lua_State *L) { return lm_rd_prep_mt(L, 0); }
+
+/* The arrays of a prepared pipeline of n commands; 0 or -1. */
+static int lm_rd_prep_alloc(lm_rd_prep *p, int n) {
+    p->ends = malloc((size_t)n * sizeof *p->ends);
+    p->tids = malloc((size_t)n * sizeof *p->tids);
+    p->cmds = malloc((size_t)n * sizeof *p->cmds);
+    return p->ends && p->tids && p->cmds ? 0 : -1;
+}
+
+/* r:prepare({{cmd, ...}, ...}) -> prepared: checked and encoded once, for
+ * r:pipeline(prepared) (any client of this worker); an argument that is a
+ * luamech.keys generator is drawn anew at each send. */
+static int lm_rd_prepare(lua_State *L) {
+    lm_rd *rd = lm_rd_check(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    luaL_checkstack(L, 8, "redis prepare");
+    int n = (int)lua_objlen(L, 2);
+    lm_rd_prep *p = lua_newuserdata(L, sizeof *p);     /* 3 */
+    memset(p, 0, sizeof *p);
+    lm_rd_prep_mt(L, 1);
+    lua_setmetatable(L, 3);
+    lua_newtable(L);                        /* 4: the generators, the userdata's environment */
+    lua_pushvalue(L, 4);
+    lua_setfenv(L, 3);
+    if (n > 0 && lm_rd_prep_alloc(p, n) != 0) luaL_error(L, "redis: out of memory");
+    size_t off = 0;
+    lm_rd_bad bad;
+    for (int i = 0; i < n; i++) {
+        if (lm_rd_pipe_encode(L, rd, i, NULL, &off, &bad, &p->tids[i], p->cmds[i], p) != 0)
+            lm_rd_pipe_raise(L, &bad);
+        p->ends[i] = off;
+        p->n = i + 1;
+    }
+    if (off > 0 && (p->tpl = malloc(off)) == NULL) luaL_error(L, "redis: out of memory");
+    if (off > 0) memcpy(p->tpl, rd->list->enc, off);
+    p->len = off;
+    lua_settop(L, 3);
+    return 1;
 }
 
 /* ---- connect / close ---- */
@@ -737,7 +931,8 @@ static void lm_rd_wrappers(lua_State *L, int mt) {
 
 void lm_redis_open(lua_State *L, worker *w) {
     static const luaL_Reg methods[] = {
-        {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"close", lm_rd_close_lua},
+        {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"prepare", lm_rd_prepare},
+        {"close", lm_rd_close_lua},
         {NULL, NULL}};
     static const luaL_Reg meta[] = {{"__gc", lm_rd_gc}, {NULL, NULL}};
     lm_client_type(L, LM_RD_MT, methods, meta, lm_rd_wrappers);

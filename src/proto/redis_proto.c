@@ -221,7 +221,9 @@ static int redis_proto_scan_size(redis_proto *p, size_t size) {
 /* The line after the type byte at s (n bytes): its length up to "\r\n";
  * -1 when incomplete, -2 for a lone '\r' (hiredis's business). */
 static long redis_proto_scan_line(const char *s, size_t n) {
-    const char *cr = memchr(s, '\r', n);
+    size_t i = 0;
+    while (i < n && i < 8 && s[i] != '\r') i++;     /* the usual short lines ("OK", "$32") */
+    const char *cr = i < n && s[i] == '\r' ? s + i : i < n ? memchr(s + i, '\r', n - i) : NULL;
     if (cr == NULL || (size_t)(cr - s) + 1 >= n) return -1;
     return cr[1] == '\n' ? (long)(cr - s) : -2;
 }
@@ -271,7 +273,7 @@ static int redis_proto_scan_bulk(redis_proto *p, const char *buf, size_t n, size
 }
 
 int redis_proto_scan(redis_proto *p, const char *buf, size_t n, redisReply *out, size_t *used) {
-    memset(out, 0, sizeof *out);
+    *out = (redisReply){.type = 0};
     *used = 0;
     if (n == 0) return 0;
     char t = buf[0];
@@ -340,6 +342,15 @@ char *redis_proto_put_arg(char *dst, const char *s, size_t len) {
     char *d = redis_proto_put_len(dst, '$', len);
     if (len) memcpy(d, s, len);
     d += len;
+    *d++ = '\r';
+    *d++ = '\n';
+    return d;
+}
+
+char *redis_proto_put_arg_inplace(char *dst, size_t len) {
+    size_t hdr = 3 + redis_proto_digits(len);
+    if (hdr != REDIS_PROTO_INPLACE) memmove(dst + hdr, dst + REDIS_PROTO_INPLACE, len);
+    char *d = redis_proto_put_len(dst, '$', len) + len;
     *d++ = '\r';
     *d++ = '\n';
     return d;

@@ -91,5 +91,11 @@ size_t redis_proto_encode(char *dst, int argc, const char *const *argv, const si
 #define REDIS_PROTO_HDR_MAX 24
 char *redis_proto_put_array(char *dst, int argc);
 char *redis_proto_put_arg(char *dst, const char *s, size_t len);
+/* An argument whose len bytes the caller already wrote at dst +
+ * REDIS_PROTO_INPLACE (where the header of a two-digit length ends): its
+ * header goes before them (the bytes moved when len has not two digits),
+ * CRLF after; returns the end.  Room as for redis_proto_put_arg. */
+#define REDIS_PROTO_INPLACE 5
+char *redis_proto_put_arg_inplace(char *dst, size_t len);
 
 #endif

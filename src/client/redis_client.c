@@ -2,7 +2,8 @@
  *
  * Every byte goes through net/conn (TCP or a unix socket, optional TLS);
  * proto/redis_proto.c encodes commands straight into the connection's write
- * queue and parses replies (scalar ones in place, without allocation; arrays
+ * queue (a pipeline a caller encoded comes in one copy, or none when it was
+ * encoded in place: redis_client_send_encoded) and parses replies (scalar ones in place, without allocation; arrays
  * and unusual ones through hiredis's reader), enforcing the reply limits.  Writes: a
  * command is queued on the connection, which flushes once per loop turn, so
  * the commands queued in a turn leave in one write.  Replies are matched to

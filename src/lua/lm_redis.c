@@ -1,5 +1,5 @@
 /* lm_redis.c - binds luamech.redis: connect() and the client methods call,
- * pipeline, close and the wrappers get, set, del, incr, hget, hset, lpush,
+ * pipeline, prepare, close and the wrappers get, set, del, incr, hget, hset, lpush,
  * rpop, ping, exists, expire (each is call() with its command name and
  * arguments passed through).  Each method checks its arguments (misuse raises
  * a Lua error), queues the command on client/redis_client and waits; the
@@ -25,7 +25,15 @@
  *   false (no holes) and an error reply becomes {err = "<message>"}.
  * r:pipeline({{cmd, ...}, ...}) -> t | nil, err.  t[i] is the reply to the
  *   i-th command, converted as inside a table; t.n is the number of commands.
- *   nil, err when the connection failed (then no partial results).
+ *   nil, err when the connection failed (then no partial results).  Every
+ *   entry is checked and encoded (proto/redis_proto.h's put_array/put_arg)
+ *   into one buffer before anything is sent, then queued in one copy
+ *   (redis_client_send_encoded); an argument may be a luamech.keys
+ *   generator, drawn per command (lm_keys_draw).
+ * r:prepare({{cmd, ...}, ...}) -> prepared: the same checks, encoded once
+ *   with a hole per generator argument; r:pipeline(prepared) copies the bytes
+ *   straight into the connection's write queue (redis_client_encode_room),
+ *   drawing a key into each hole.
  * r:close().  Pub/sub commands and MONITOR raise a Lua error (their replies
  *   are not one per request).
  * Timing: each command under "redis.<cmd lowercased>", a pipeline also under

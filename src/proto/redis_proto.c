@@ -18,8 +18,8 @@
  * same messages, so a reply costs no allocation and no copy; anything else
  * (arrays, big or unusual replies) goes to hiredis.  redis_proto_encode
  * writes a command's RESP into the caller's buffer (hiredis's format
- * allocates per command).  It does not know about sockets, requests or
- * Lua. */
+ * allocates per command); put_array and put_arg write the same bytes a part
+ * at a time.  It does not know about sockets, requests or Lua. */
 #include "proto/redis_proto.h"
 
 #include <stdio.h>

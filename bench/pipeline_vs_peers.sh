@@ -38,6 +38,7 @@
 # the same whatever the load); redis-benchmark: the whole process minus its
 # showThroughput (a 250 ms progress timer, called ~50x more often under
 # valgrind's slowdown than in a real run).
+# IO=auto|uring|epoll: luamech's --io (default auto: io_uring where allowed).
 # Settings (environment): MODE=cpu|instr ROUNDS=3 DEPTHS="10 50 200"
 # FORMS="prepared fresh" N=2000000 N_SMALL=20000 N_BIG=120000 KEYS=10000
 # VALUE_SIZE=32 SERVER_CPU=0 GEN_CPU=1 OUT=/tmp/luamech-bench/pipeline-<time>
@@ -58,8 +59,10 @@ SERVER_CPU=${SERVER_CPU:-0}
 GEN_CPU=${GEN_CPU:-1}
 OUT=${OUT:-/tmp/luamech-bench/pipeline-$(date +%Y%m%d-%H%M%S)}
 LIMIT_S=${LIMIT_S:-300}
+IO=${IO:-auto}
 
 case $MODE in cpu|instr) ;; *) die "MODE must be cpu or instr" ;; esac
+case $IO in auto|uring|epoll) ;; *) die "IO must be auto, uring or epoll" ;; esac
 [ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 100 ] || die "ROUNDS must be 1..100"
 for f in $FORMS; do case $f in fresh|reuse|keys|prepared) ;; *) die "unknown FORM $f" ;; esac; done
 for d in $DEPTHS; do
@@ -122,7 +125,7 @@ tool_cmd() {
     CMD=(redis-benchmark -h 127.0.0.1 -p "$port" -c 1 -P "$d" -t set,get -d "$VALUE_SIZE"
          -r "$KEYS" -n $((n / 2)) -q)
   else
-    CMD=("$LUAMECH" run "$BENCH_DIR/redis_pipeline.lua" -w 1 -q -n $((n / d)) -d 0 -i 1s
+    CMD=("$LUAMECH" run "$BENCH_DIR/redis_pipeline.lua" -w 1 -q -n $((n / d)) -d 0 -i 1s --io "$IO"
          -o "$dir/results" -e "REDIS=127.0.0.1:$port" -e "DEPTH=$d" -e "FORM=${tool#luamech-}"
          -e "KEYS=$KEYS" -e "VALUE_SIZE=$VALUE_SIZE")
   fi
@@ -253,7 +256,7 @@ instr_mode() {
 }
 
 echo "# luamech r:pipeline vs redis-benchmark -P: $(machine_line)"
-echo "# MODE=$MODE, depths $DEPTHS, luamech forms $FORMS, keys $KEYS, values ${VALUE_SIZE} B; server CPU $SERVER_CPU, generator CPU $GEN_CPU; results in $OUT"
+echo "# MODE=$MODE, depths $DEPTHS, luamech forms $FORMS (--io $IO), keys $KEYS, values ${VALUE_SIZE} B; server CPU $SERVER_CPU, generator CPU $GEN_CPU; results in $OUT"
 if [ "$MODE" = cpu ]; then
   echo "# $ROUNDS rounds of $N commands per run; window 10..90 % of the server's count"
   cpu_mode

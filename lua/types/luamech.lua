@@ -536,10 +536,20 @@ local RedisClient = {} -- registry: luamech.redis
 function RedisClient:call(cmd, ...) end
 
 ---Sends every command at once; `t[i]` is the i-th reply, `t.n` the count.
----@param cmds (string|number)[][]
+---An argument may be a `luamech.keys` generator: a key drawn per command.
+---@param cmds (string|number|luamech.KeyGenerator)[][]|luamech.RedisPrepared
 ---@return table|nil replies
 ---@return string? err
 function RedisClient:pipeline(cmds) end
+
+---A pipeline checked and encoded once, for `r:pipeline(prepared)` on any
+---redis client of this worker; `luamech.keys` arguments are drawn anew at
+---each send.
+---@class luamech.RedisPrepared
+
+---@param cmds (string|number|luamech.KeyGenerator)[][]
+---@return luamech.RedisPrepared
+function RedisClient:prepare(cmds) end
 
 ---Pending requests fail with "cancelled".
 function RedisClient:close() end

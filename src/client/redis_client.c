@@ -2,7 +2,8 @@
  *
  * Every byte goes through net/conn (TCP or a unix socket, optional TLS);
  * proto/redis_proto.c encodes commands straight into the connection's write
- * queue and parses replies (scalar ones in place, without allocation; arrays
+ * queue (a pipeline a caller encoded comes in one copy, or none when it was
+ * encoded in place: redis_client_send_encoded) and parses replies (scalar ones in place, without allocation; arrays
  * and unusual ones through hiredis's reader), enforcing the reply limits.  Writes: a
  * command is queued on the connection, which flushes once per loop turn, so
  * the commands queued in a turn leave in one write.  Replies are matched to
@@ -435,8 +436,10 @@ static size_t redis_read_replies(redis_client *c, const char *p, size_t n) {
     unsigned gen = c->gen;
     size_t off = 0;
     uint64_t now = 0;                    /* every reply of this read completed at once */
-    while (off < n) {
-        if (!redis_proto_idle(&c->proto)) break;
+    /* the scanner feeds hiredis nothing: once idle, the reader stays idle
+     * until the slow path below (or a reset, which ends this read) */
+    int idle = redis_proto_idle(&c->proto);
+    while (idle && off < n) {
         redisReply r;
         size_t used;
         int rc = redis_proto_scan(&c->proto, p + off, n - off, &r, &used);
@@ -598,6 +601,49 @@ void redis_client_send(redis_client *c, redis_req *req, int argc, const char **a
     }
     req->wend = ready ? net_conn_committed(c->nc) : c->held.len;
     redis_enqueue(c, req, now);
+}
+
+/* Copy n encoded bytes onto the write queue (ready) or the held buffer;
+ * returns where they begin in its stream, or UINT64_MAX when out of memory. */
+static uint64_t redis_put_encoded(redis_client *c, const char *buf, size_t len) {
+    int ready = c->state == RS_READY;
+    uint64_t base = ready ? net_conn_committed(c->nc) : c->held.len;
+    char *dst = ready ? net_conn_wspace(c->nc, len) : redis_buf_space(&c->held, len);
+    if (dst == NULL) return UINT64_MAX;
+    if (dst != buf) memcpy(dst, buf, len);      /* encoded in place: redis_client_encode_room */
+    if (ready) net_conn_wcommit(c->nc, len);
+    else c->held.len += len;
+    return base;
+}
+
+char *redis_client_encode_room(redis_client *c, size_t len) {
+    return c->closing || c->state != RS_READY ? NULL : net_conn_wspace(c->nc, len);
+}
+
+void redis_client_send_encoded(redis_client *c, redis_req *const *reqs, int n, const char *buf,
+                               size_t len) {
+    if (n < 1) return;
+    uint64_t now = client_req_begin(&reqs[0]->base);
+    int rc = c->closing ? UV_ECANCELED : redis_ready(c, now);
+    const char *why = c->closing ? NULL : c->errmsg;     /* redis_ready's reason */
+    uint64_t base = rc < 0 ? 0 : redis_put_encoded(c, buf, len);
+    if (rc == 0 && base == UINT64_MAX) rc = UV_ENOMEM, why = NULL;
+    if (rc < 0) {                        /* each fails, in order, as redis_client_send's would */
+        for (int i = 0; i < n; i++) {
+            if (i > 0) client_req_begin(&reqs[i]->base);
+            redis_req_fail(reqs[i], rc, why);
+        }
+        return;
+    }
+    uint64_t deadline = 0;
+    for (int i = 0; i < n; i++) {
+        redis_req *req = reqs[i];
+        uint64_t start = i == 0 ? now : client_req_begin(&req->base);
+        req->wend += base;
+        uint64_t d = client_fifo_push(&c->pending, &req->base, start, c->opts.timeout_ns);
+        if (d && (deadline == 0 || d < deadline)) deadline = d;
+    }
+    redis_arm(c, deadline);
 }
 
 /* ---- close ------------------------------------------------------------ */

@@ -60,7 +60,9 @@ struct redis_req {
     /* the client's own */
     uint64_t wend;                /* its last byte's position in the connection's
                                      stream (net_conn_committed); in the held
-                                     buffer's until the connection is ready */
+                                     buffer's until the connection is ready
+                                     (redis_client_send_encoded: set by the
+                                     caller, its end in the caller's buffer) */
 };
 
 /* Parse `address` ("host:port", "host" (port 6379), "[v6]:port" or a unix
@@ -86,6 +88,22 @@ int redis_client_command_ok(const char *name, size_t len);
 void redis_client_send(redis_client *c, redis_req *req, int argc, const char **argv,
                        const size_t *argvlen);
 
+/* Queue n commands already encoded, back to back in buf[0..len) (RESP, as
+ * proto/redis_proto.h's put_array/put_arg write them; copied before this
+ * returns), in one copy: a pipeline.  The caller has checked each command's
+ * name with redis_client_command_ok and sets reqs[i]->wend to the offset in
+ * buf where command i ends (the client makes it its stream position).  The
+ * requests' base.start_ns as for redis_client_send.  Connects if needed; a
+ * failure before anything is queued (server down, closed, out of memory)
+ * fails every request, in order, before this returns. */
+void redis_client_send_encoded(redis_client *c, redis_req *const *reqs, int n, const char *buf,
+                               size_t len);
+/* Room for len bytes of commands at the end of the connection's write
+ * queue, for a caller that encodes in place and then passes this pointer as
+ * redis_client_send_encoded's buf (no copy); valid until the next call into
+ * the client.  NULL when not connected and ready (or out of memory): encode
+ * elsewhere. */
+char *redis_client_encode_room(redis_client *c, size_t len);
 /* Cancel every pending request (on_done with UV_ECANCELED, before this
  * returns), drop the connection and free the client once libuv has closed
  * its handles.  Safe from inside any callback of this client. */

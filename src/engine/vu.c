@@ -216,6 +216,18 @@ void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
     vu_record_late(v, tid, dur_ns, v->scheduled ? v->lateness_ns : 0, now, ok);
 }
 
+void vu_record_count(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok, int64_t count) {
+    worker *w = v->w;
+    if (w->stats.timers[tid].kind == TK_CUSTOM && v->rawtx) {   /* one raw line entry each */
+        for (int64_t i = 0; i < count; i++) vu_record(v, tid, dur_ns, now, ok);
+        return;
+    }
+    int64_t late = v->scheduled ? v->lateness_ns : 0;
+    if (!ok && v->state == VU_DONE) ok = SAMPLE_CANCELLED;   /* as vu_record_late */
+    worker_record_count(w, tid, dur_ns + late, now, ok, count);
+    if (v->scheduled || w->any_scheduled) worker_record_count(w, worker_twin(w, tid), dur_ns, now, ok, count);
+}
+
 void vu_record_given(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
     vu_record_late(v, tid, dur_ns, 0, now, ok);
 }

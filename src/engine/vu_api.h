@@ -72,6 +72,9 @@ void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
 /* Record a value the script measured itself (luamech.record): as given, in
  * the timer and in its twin; the transaction's start lateness is not added. */
 void vu_record_given(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
+/* count samples of the same duration, time and outcome: exactly count
+ * calls of vu_record, in one (the replies of a pipeline read together). */
+void vu_record_count(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok, int64_t count);
 /* Record a sample of dur_ns for timer `id`, taken at now_ns (which picks the
  * tick), outside any VU; ok == 0 counts a failure. */
 void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok);

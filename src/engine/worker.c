@@ -121,6 +121,11 @@ void worker_record_n(worker *w, const int *ids, int n, int64_t dur_ns, uint64_t 
     stats_record_n(&w->stats, ids, n, dur_ns < 0 ? 0 : dur_ns, ok);
 }
 
+void worker_record_count(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok, int64_t count) {
+    if (now_ns >= w->next_tick_ns) worker_rotate(w, now_ns);
+    stats_record_count(&w->stats, id, dur_ns < 0 ? 0 : dur_ns, ok, count);
+}
+
 int worker_twin(worker *w, int tid) { return stats_twin_id(&w->stats, tid); }
 
 /* Counters go to the current tick without reading the clock (the tick timer

@@ -162,6 +162,8 @@ void worker_skipped(worker *w, int id, int64_t wait_ns, int64_t n);
 
 /* worker_record of one sample under each of n distinct timers. */
 void worker_record_n(worker *w, const int *ids, int n, int64_t dur_ns, uint64_t now_ns, int ok);
+/* worker_record of count identical samples under timer id, in one call. */
+void worker_record_count(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok, int64_t count);
 
 /* Id of the "(uncorrected)" twin of a timer (created on first use). */
 int worker_twin(worker *w, int tid);

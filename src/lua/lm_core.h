@@ -18,6 +18,18 @@ void lm_open_all(lua_State *L, struct worker *w);
 /* luamech.random's distributions and luamech.keys (lm_random.c), into the
  * luamech table on top of L. */
 void lm_random_open(lua_State *L, struct worker *w);
+/* luamech.keys for bindings that draw keys themselves (a redis pipeline's
+ * arguments, lm_random.c): lm_gen_metatable is the metatable of luamech's
+ * generators (lua_topointer; NULL before lm_random_open), to recognise one
+ * by a pointer compare; lm_keys_draw draws from the generator whose userdata
+ * is ud for the running VU v (its random stream, as a call of the generator
+ * would) into buf (LM_KEY_MAX bytes) and returns the key's length, or -1
+ * when ud is another kind of generator (zipf, weighted, ...); with v NULL it
+ * draws nothing and returns 0 for a keys generator. */
+#define LM_KEY_MAX 224
+struct vu;
+const void *lm_gen_metatable(lua_State *L);
+int lm_keys_draw(void *ud, struct vu *v, char *buf);
 /* luamech.random(m, n) with its arguments from stack slot first on (none:
  * a float in [0, 1)): pushes the draw from the running VU's stream of w;
  * returns 1.  lm_core.c's function and lm_random.c's __call share it. */

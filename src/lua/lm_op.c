@@ -91,6 +91,11 @@ void lm_op_record_at(const lm_op *op, int tid, int ok, uint64_t now_ns) {
     vu_record(op->v, tid, now > op->start_ns ? (int64_t)(now - op->start_ns) : 0, now, ok);
 }
 
+void lm_op_record_count(const lm_op *op, int tid, int ok, uint64_t now_ns, int64_t count) {
+    uint64_t now = now_ns ? now_ns : worker_now_ns();
+    vu_record_count(op->v, tid, now > op->start_ns ? (int64_t)(now - op->start_ns) : 0, now, ok, count);
+}
+
 void lm_op_record_less(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok) {
     uint64_t now = worker_now_ns(), took = now - op->start_ns;
     int64_t dur = (int64_t)(took > less_ns ? took - less_ns : 0);

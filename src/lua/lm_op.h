@@ -89,6 +89,9 @@ void lm_op_drop(lm_op *op, int unsent);
  * (the read that brought the reply; shared by every reply in it); 0 = read
  * the clock now. */
 void lm_op_record_at(const lm_op *op, int tid, int ok, uint64_t now_ns);
+/* count samples of lm_op_record_at's in one (vu_record_count): replies
+ * of the same read, the same timer and outcome. */
+void lm_op_record_count(const lm_op *op, int tid, int ok, uint64_t now_ns, int64_t count);
 
 /* ---- the registry of pooled clients ---- */
 

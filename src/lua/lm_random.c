@@ -18,6 +18,7 @@
 
 #define LM_GEN_MT "luamech.random.generator"
 #define LM_KEY_PREFIX_MAX 200
+_Static_assert(LM_KEY_MAX >= LM_KEY_PREFIX_MAX + 21, "a key: prefix and up to 20 digits");
 
 typedef enum lm_gen_kind {
     LM_GEN_ZIPF, LM_GEN_GAUSSIAN, LM_GEN_EXPONENTIAL, LM_GEN_PARETO, LM_GEN_WEIGHTED,
@@ -238,15 +239,41 @@ static const char *lm_gen_call_name(lm_gen_kind kind) {
     }
 }
 
-/* prefix .. decimal index (no printf on the draw path) */
-static void lm_keys_push(lua_State *L, const lm_gen *g, double index) {
-    char buf[LM_KEY_PREFIX_MAX + 24], digits[24];
+/* prefix .. decimal index into buf (LM_KEY_MAX bytes; no printf on the
+ * draw path); returns its length */
+static size_t lm_keys_write(const lm_gen *g, double index, char *buf) {
+    char digits[24], *p = digits + sizeof digits;      /* written from the end */
     uint64_t x = (uint64_t)index;
-    int nd = 0;
-    do { digits[nd++] = (char)('0' + x % 10); x /= 10; } while (x);
+    if (x <= UINT32_MAX) {                              /* 32-bit division: the usual key counts */
+        uint32_t y = (uint32_t)x;
+        do { uint32_t q = y / 10; *--p = (char)('0' + (y - q * 10)); y = q; } while (y);
+    } else {
+        do { uint64_t q = x / 10; *--p = (char)('0' + (x - q * 10)); x = q; } while (x);
+    }
+    size_t nd = (size_t)(digits + sizeof digits - p);
     memcpy(buf, g->prefix, g->prefix_len);
-    for (int i = 0; i < nd; i++) buf[g->prefix_len + (size_t)i] = digits[nd - 1 - i];
-    lua_pushlstring(L, buf, g->prefix_len + (size_t)nd);
+    memcpy(buf + g->prefix_len, p, nd);
+    return g->prefix_len + nd;
+}
+
+static void lm_keys_push(lua_State *L, const lm_gen *g, double index) {
+    char buf[LM_KEY_MAX];
+    lua_pushlstring(L, buf, lm_keys_write(g, index, buf));
+}
+
+const void *lm_gen_metatable(lua_State *L) {
+    luaL_getmetatable(L, LM_GEN_MT);
+    const void *mt = lua_topointer(L, -1);
+    lua_pop(L, 1);
+    return mt;
+}
+
+int lm_keys_draw(void *ud, struct vu *v, char *buf) {
+    lm_gen *g = ud;
+    if (g->kind < LM_GEN_KEYS_SEQUENTIAL) return -1;
+    if (v == NULL) return 0;                  /* only asked what it is */
+    rd_source src = {lm_rand_next, v};
+    return (int)lm_keys_write(g, lm_keys_index(g, &src), buf);
 }
 
 static int lm_gen_call(lua_State *L) {

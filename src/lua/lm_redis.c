@@ -1,5 +1,5 @@
 /* lm_redis.c - binds luamech.redis: connect() and the client methods call,
- * pipeline, close and the wrappers get, set, del, incr, hget, hset, lpush,
+ * pipeline, prepare, close and the wrappers get, set, del, incr, hget, hset, lpush,
  * rpop, ping, exists, expire (each is call() with its command name and
  * arguments passed through).  Each method checks its arguments (misuse raises
  * a Lua error), queues the command on client/redis_client and waits; the
@@ -25,7 +25,15 @@
  *   false (no holes) and an error reply becomes {err = "<message>"}.
  * r:pipeline({{cmd, ...}, ...}) -> t | nil, err.  t[i] is the reply to the
  *   i-th command, converted as inside a table; t.n is the number of commands.
- *   nil, err when the connection failed (then no partial results).
+ *   nil, err when the connection failed (then no partial results).  Every
+ *   entry is checked and encoded (proto/redis_proto.h's put_array/put_arg)
+ *   into one buffer before anything is sent, then queued in one copy
+ *   (redis_client_send_encoded); an argument may be a luamech.keys
+ *   generator, drawn per command (lm_keys_draw).
+ * r:prepare({{cmd, ...}, ...}) -> prepared: the same checks, encoded once
+ *   with a hole per generator argument; r:pipeline(prepared) copies the bytes
+ *   straight into the connection's write queue (redis_client_encode_room),
+ *   drawing a key into each hole.
  * r:close().  Pub/sub commands and MONITOR raise a Lua error (their replies
  *   are not one per request).
  * Timing: each command under "redis.<cmd lowercased>", a pipeline also under
@@ -53,10 +61,26 @@
 typedef struct lm_rd lm_rd;
 typedef struct lm_rd_op lm_rd_op;
 
+/* A command name as a script gave it -> its timer: the last few names seen
+ * by pipelines, compared byte by byte before the registry table is asked. */
+#define LM_RD_TCACHE 8
+typedef struct lm_rd_tname {
+    size_t len;                     /* 0: free */
+    int tid;
+    char given[LM_RD_CMD_MAX];
+    char lower[LM_RD_CMD_MAX];
+} lm_rd_tname;
+
 typedef struct lm_rd_list {
     lm_client_list base;            /* first: the clients, the pooled ones, redis.tls */
     int cache_ref;                  /* registry table: command name as given -> timer id */
     int tid_pipeline;
+    lm_rd_tname names[LM_RD_TCACHE];
+    unsigned names_next;            /* the entry replaced next */
+    const void *gen_mt;             /* luamech's generators' metatable, once looked up */
+    const void *prep_mt;            /* the prepared pipelines' metatable, once looked up */
+    char *enc;                      /* a pipeline's commands, encoded until sent */
+    size_t enc_cap;
 } lm_rd_list;
 
 /* One client as Lua sees it.  The userdata holds a pointer: the C side may
@@ -101,6 +125,13 @@ struct lm_rd_op {
     int pushed;                     /* the value (single) or the table (pipeline) is pushed */
     int cap;
     lm_rd_slot *slots;
+    redis_req **reqs;               /* &slots[i].req, for redis_client_send_encoded */
+    /* a pipeline's samples not recorded yet: acc_n replies of timer acc_tid
+     * with outcome acc_ok, read at acc_done_ns (recorded in one call when
+     * the next reply differs, or with the last) */
+    int acc_tid, acc_ok;
+    int64_t acc_n;
+    uint64_t acc_done_ns;
     char err[LM_RD_MSG_MAX];
 };
 
@@ -110,17 +141,20 @@ struct lm_rd_op {
 static lm_rd_op *lm_rd_op_get(lua_State *L, lm_rd *rd, int n) {
     lm_rd_op *op = (lm_rd_op *)lm_op_get(&rd->ops);
     if (op == NULL) luaL_error(L, "redis: out of memory");
-    if (op->cap < n) {
-        lm_rd_slot *s = realloc(op->slots, (size_t)n * sizeof *s);
+    if (op->cap < n) {              /* one block: the slots, then pointers to their requests */
+        lm_rd_slot *s = realloc(op->slots, (size_t)n * (sizeof *s + sizeof(redis_req *)));
         if (s == NULL) {
             lm_op_put(&op->core);
             luaL_error(L, "redis: out of memory");
         }
         op->slots = s;
+        op->reqs = (redis_req **)(s + n);
         op->cap = n;
+        for (int i = 0; i < n; i++) op->reqs[i] = &s[i].req;
     }
     op->rd = rd;
     op->pipeline = op->status = op->pushed = 0;
+    op->acc_n = 0;
     op->err[0] = 0;
     op->n = n;
     return op;
@@ -217,9 +251,11 @@ static void lm_rd_pipe_result(lm_rd_op *op, lm_rd_slot *s, int status, const red
         worker_error(op->rd->w, msg, n < (int)sizeof msg ? (size_t)n : sizeof msg - 1);
     }
     if (L == NULL || op->status != 0) return;
-    lua_checkstack(L, 48);
-    if (!op->pushed) lua_createtable(L, op->n, 1);
-    op->pushed = 1;
+    if (!op->pushed) {                      /* room once: the stack holds the table and one reply */
+        lua_checkstack(L, 48);
+        lua_createtable(L, op->n, 1);
+        op->pushed = 1;
+    }
     lm_rd_push_reply(L, r, 1);
     lua_rawseti(L, -2, s->idx + 1);
 }
@@ -229,10 +265,34 @@ static void lm_rd_on_done(redis_req *req, int status, const redisReply *r, const
     lm_rd_op *op = s->op;
     int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
     lm_op_record_at(&op->core, s->tid, ok, req->base.done_ns);
-    lua_State *L = lm_op_stack(&op->core);
-    if (op->pipeline) lm_rd_pipe_result(op, s, status, r, errmsg, L);
-    else lm_rd_single_result(op, s, status, r, errmsg, L);
-    if (op->pipeline && op->core.pending == 1) lm_rd_pipe_done(op, req->base.done_ns);
+    lm_rd_single_result(op, s, status, r, errmsg, lm_op_stack(&op->core));
+    lm_op_request_done(&op->core);
+}
+
+static void lm_rd_acc_flush(lm_rd_op *op) {
+    if (op->acc_n > 0) lm_op_record_count(&op->core, op->acc_tid, op->acc_ok, op->acc_done_ns, op->acc_n);
+    op->acc_n = 0;
+}
+
+/* A command of a pipeline: its sample (one per command, recorded together
+ * with the identical ones next to it: the replies of one read share their
+ * time and start), its reply into the table. */
+static void lm_rd_pipe_on_done(redis_req *req, int status, const redisReply *r, const char *errmsg) {
+    lm_rd_slot *s = req->data;
+    lm_rd_op *op = s->op;
+    int ok = status == 0 && r->type != REDIS_REPLY_ERROR;
+    uint64_t done = req->base.done_ns;
+    if (op->acc_n > 0 && (op->acc_tid != s->tid || op->acc_ok != ok || op->acc_done_ns != done || done == 0))
+        lm_rd_acc_flush(op);
+    op->acc_tid = s->tid;
+    op->acc_ok = ok;
+    op->acc_done_ns = done;
+    op->acc_n++;
+    lm_rd_pipe_result(op, s, status, r, errmsg, lm_op_stack(&op->core));
+    if (op->core.pending == 1) {
+        lm_rd_acc_flush(op);
+        lm_rd_pipe_done(op, done);
+    }
     lm_op_request_done(&op->core);
 }
 
@@ -242,12 +302,6 @@ static lm_rd *lm_rd_check(lua_State *L) {
     lm_rd **ud = lm_check_self(L, LM_RD_MT);
     if (!*ud || !(*ud)->client) luaL_error(L, "redis: the client is closed");
     return *ud;
-}
-
-/* A string, or a finite number (NaN and infinities have no redis text). */
-static int lm_rd_arg_ok(lua_State *L, int i) {
-    int t = lua_type(L, i);
-    return t == LUA_TSTRING || (t == LUA_TNUMBER && isfinite(lua_tonumber(L, i)));
 }
 
 /* A command name: a non-empty string, one reply per request (no pub/sub). */
@@ -266,14 +320,6 @@ static void lm_rd_arg_text(lua_State *L, int i, double d) {
     else snprintf(buf, sizeof buf, "%.14g", d);
     lua_pushstring(L, buf);
     lua_replace(L, i);
-}
-
-/* Fill argv from stack slots first..first+argc-1 (already checked). */
-static void lm_rd_fill(lua_State *L, int first, int argc, const char **argv, size_t *lens) {
-    for (int i = 0; i < argc; i++) {
-        if (lua_type(L, first + i) == LUA_TNUMBER) lm_rd_arg_text(L, first + i, lua_tonumber(L, first + i));
-        argv[i] = lua_tolstring(L, first + i, &lens[i]);
-    }
 }
 
 /* Scratch arrays for argc arguments: the caller's when small enough, else a
@@ -406,47 +452,242 @@ static int lm_rd_wrapper(lua_State *L) {
     return lm_rd_command(L, rd, 2, wr);
 }
 
-/* Check every pipeline entry before sending any; returns the largest argc. */
-static int lm_rd_pipe_check(lua_State *L, int n) {
-    int maxargc = 1;
-    for (int i = 1; i <= n; i++) {
-        lua_rawgeti(L, 2, i);
-        int argc = lua_istable(L, -1) ? (int)lua_objlen(L, -1) : 0;
-        if (argc < 1) luaL_error(L, "redis pipeline: command %d is not a non-empty table", i);
-        luaL_checkstack(L, argc + 8, "redis pipeline: too many arguments");
-        for (int j = 1; j <= argc; j++) {
-            lua_rawgeti(L, -1, j);
-            if (j == 1 ? !lm_rd_cmd_ok(L, -1) : !lm_rd_arg_ok(L, -1))
-                luaL_error(L, "redis pipeline: command %d, element %d: %s expected", i, j,
-                           j == 1 ? "command name (a non-empty string, not pub/sub or MONITOR)"
-                                  : "string or finite number");
-            lua_pop(L, 1);
-        }
-        if (argc > maxargc) maxargc = argc;
-        lua_pop(L, 1);
+/* ---- pipelines ---- */
+
+static void lm_rd_pipe_on_done(redis_req *req, int status, const redisReply *r, const char *errmsg);
+static const void *lm_rd_prep_metatable(lua_State *L);
+
+/* A pipeline entry refused: command cmd (1-based), element elem (0: the
+ * entry itself; -1: out of memory); raised once the op is back in its pool. */
+typedef struct lm_rd_bad {
+    int cmd, elem;
+} lm_rd_bad;
+
+static int lm_rd_refuse(lm_rd_bad *bad, int cmd, int elem) {
+    bad->cmd = cmd;
+    bad->elem = elem;
+    return -1;
+}
+
+static void lm_rd_pipe_raise(lua_State *L, const lm_rd_bad *bad) {
+    if (bad->elem < 0) luaL_error(L, "redis: out of memory");
+    if (bad->elem == 0) luaL_error(L, "redis pipeline: command %d is not a non-empty table", bad->cmd);
+    luaL_error(L, "redis pipeline: command %d, element %d: %s expected", bad->cmd, bad->elem,
+               bad->elem == 1 ? "command name (a non-empty string, not pub/sub or MONITOR)"
+                              : "string or finite number (or a luamech.keys generator)");
+}
+
+/* The timer and lowercased name of the command name s (len bytes, at stack
+ * slot idx): from the list's cache, else lm_rd_tid's (then cached); a name
+ * too long for the cache gets tmp filled. */
+static const lm_rd_tname *lm_rd_tname_of(lua_State *L, lm_rd *rd, int idx, const char *s, size_t len,
+                                         lm_rd_tname *tmp) {
+    lm_rd_list *l = rd->list;
+    for (int i = 0; i < LM_RD_TCACHE; i++) {
+        lm_rd_tname *e = &l->names[i];
+        if (e->len == len && memcmp(e->given, s, len) == 0) return e;
     }
-    return maxargc;
+    lm_rd_tname *e = len < LM_RD_CMD_MAX ? &l->names[l->names_next++ % LM_RD_TCACHE] : tmp;
+    e->len = 0;
+    e->tid = lm_rd_tid(L, rd, idx, e->lower);
+    if (e == tmp) return e;
+    memcpy(e->given, s, len);
+    e->len = len;
+    return e;
 }
 
-static void lm_rd_pipe_send(lua_State *L, lm_rd_op *op, int i, const char **argv, size_t *lens) {
+/* A finite number's text into buf (64 bytes), as lm_rd_arg_text writes it:
+ * integral values as integers, others as %.14g; returns its length. */
+static size_t lm_rd_num_text(double d, char *buf) {
+    if (d == floor(d) && fabs(d) < 9.2e18 && (d != 0 || !signbit(d))) {
+        char tmp[24];
+        int k = 0, neg = d < 0;
+        uint64_t x = neg ? (uint64_t)-(int64_t)d : (uint64_t)d;
+        do tmp[k++] = (char)('0' + x % 10); while ((x /= 10) != 0);
+        size_t n = 0;
+        if (neg) buf[n++] = '-';
+        while (k) buf[n++] = tmp[--k];
+        return n;
+    }
+    int n = snprintf(buf, 64, d == floor(d) ? "%.0f" : "%.14g", d);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* 1 when the value at idx is a luamech.keys generator. */
+static int lm_rd_is_keys(lua_State *L, lm_rd_list *l, int idx) {
+    if (!lua_getmetatable(L, idx)) return 0;
+    if (l->gen_mt == NULL) l->gen_mt = lm_gen_metatable(L);
+    int gen = l->gen_mt && lua_topointer(L, -1) == l->gen_mt;
+    lua_pop(L, 1);
+    return gen && lm_keys_draw(lua_touserdata(L, idx), NULL, NULL) == 0;
+}
+
+/* Room for need bytes in the list's encoding buffer. */
+static int lm_rd_enc_room(lm_rd_list *l, size_t need) { return lm_buf_reserve(&l->enc, &l->enc_cap, need); }
+
+/* A prepared pipeline (r:prepare): its commands encoded once, with a hole
+ * wherever an argument is a luamech.keys generator; each send copies the
+ * bytes and draws a key into each hole.  Its generators are kept alive by
+ * the userdata's environment table. */
+typedef struct lm_rd_hole {
+    size_t at;                      /* the argument goes before this byte of tpl */
+    void *gen;                      /* the generator's userdata */
+} lm_rd_hole;
+
+typedef struct lm_rd_prep {
+    int n;                          /* commands */
+    int nholes, cap_holes;
+    char *tpl;                      /* the encoded commands, holes left out */
+    size_t len;
+    size_t *ends;                   /* command i ends before tpl[ends[i]] */
+    lm_rd_hole *holes;              /* in order of at */
+    int *tids;
+    char (*cmds)[LM_RD_CMD_MAX];    /* lowercased names, for messages */
+} lm_rd_prep;
+
+#define LM_RD_PREP_MT "luamech.redis.prepared"
+
+/* One argument (j > 1) of a pipeline entry, at stack slot idx, encoded at
+ * *off: a string, a finite number or a keys generator's draw (prep != NULL:
+ * a hole of prep instead, the generator kept in the environment table at
+ * stack slot env).  0, 1 (not an argument) or -1 (out of memory). */
+static int lm_rd_pipe_arg(lua_State *L, lm_rd_list *l, vu *v, int idx, size_t *off, lm_rd_prep *prep,
+                          int env) {
+    char tmp[LM_KEY_MAX > 64 ? LM_KEY_MAX : 64];
+    const char *s = tmp;
+    size_t len;
+    int t = lua_type(L, idx);
+    if (t == LUA_TSTRING) {
+        s = lua_tolstring(L, idx, &len);
+    } else if (t == LUA_TNUMBER) {
+        double d = lua_tonumber(L, idx);
+        if (!isfinite(d)) return 1;
+        len = lm_rd_num_text(d, tmp);
+    } else if (t != LUA_TUSERDATA || !lm_rd_is_keys(L, l, idx)) {
+        return 1;
+    } else if (prep) {
+        if (prep->nholes == prep->cap_holes) {
+            int cap = prep->cap_holes ? 2 * prep->cap_holes : 16;
+            lm_rd_hole *h = realloc(prep->holes, (size_t)cap * sizeof *h);
+            if (h == NULL) return -1;
+            prep->holes = h;
+            prep->cap_holes = cap;
+        }
+        prep->holes[prep->nholes++] = (lm_rd_hole){*off, lua_touserdata(L, idx)};
+        lua_pushvalue(L, idx);
+        lua_rawseti(L, env, prep->nholes);
+        return 0;
+    } else {
+        len = (size_t)lm_keys_draw(lua_touserdata(L, idx), v, tmp);
+    }
+    if (lm_rd_enc_room(l, *off + len + REDIS_PROTO_HDR_MAX + 2) != 0) return -1;
+    *off = (size_t)(redis_proto_put_arg(l->enc + *off, s, len) - l->enc);
+    return 0;
+}
+
+/* Entry i (0-based) of the pipeline table at stack slot 2, encoded at *off
+ * in the list's buffer; its timer into *tid, its lowercased name into cmd.
+ * 0, or -1 with the refusal in bad.  Uses the two stack slots above the top
+ * (2, or with prep 4: the environment table for its generators). */
+static int lm_rd_pipe_encode(lua_State *L, lm_rd *rd, int i, vu *v, size_t *off, lm_rd_bad *bad,
+                             int *tid, char *cmd, lm_rd_prep *prep) {
+    lm_rd_list *l = rd->list;
+    int base = prep ? 4 : 2, t = base + 1, e = base + 2;
     lua_rawgeti(L, 2, i + 1);
-    int first = lua_gettop(L) + 1, argc = (int)lua_objlen(L, -1);
-    for (int j = 1; j <= argc; j++) lua_rawgeti(L, first - 1, j);
-    lm_rd_fill(L, first, argc, argv, lens);
-    lm_rd_slot_init(op, i);
-    op->slots[i].tid = lm_rd_tid(L, op->rd, first, op->slots[i].cmd);
-    op->slots[i].req.base.start_ns = op->core.start_ns;
-    redis_client_send(op->rd->client, &op->slots[i].req, argc, argv, lens);
-    lua_settop(L, first - 2);
+    int argc = lua_istable(L, t) ? (int)lua_objlen(L, t) : 0;
+    if (argc < 1) return lm_rd_refuse(bad, i + 1, 0);
+    size_t len;
+    lua_rawgeti(L, t, 1);
+    const char *name = lua_type(L, e) == LUA_TSTRING ? lua_tolstring(L, e, &len) : NULL;
+    if (name == NULL || len == 0 || !redis_client_command_ok(name, len)) return lm_rd_refuse(bad, i + 1, 1);
+    lm_rd_tname tmp;
+    const lm_rd_tname *tn = lm_rd_tname_of(L, rd, e, name, len, &tmp);
+    *tid = tn->tid;
+    memcpy(cmd, tn->lower, LM_RD_CMD_MAX);
+    if (lm_rd_enc_room(l, *off + 2 * REDIS_PROTO_HDR_MAX + 2 + len) != 0) return lm_rd_refuse(bad, i + 1, -1);
+    char *d = redis_proto_put_array(l->enc + *off, argc);
+    *off = (size_t)(redis_proto_put_arg(d, name, len) - l->enc);
+    lua_settop(L, t);
+    for (int j = 2; j <= argc; j++) {
+        lua_rawgeti(L, t, j);
+        int rc = lm_rd_pipe_arg(L, l, v, e, off, prep, 4);
+        if (rc != 0) return lm_rd_refuse(bad, i + 1, rc < 0 ? -1 : j);
+        lua_settop(L, t);
+    }
+    lua_settop(L, base);
+    return 0;
 }
 
-/* r:pipeline({{cmd, ...}, ...}) */
+static void lm_rd_slot_pipe(lm_rd_op *op, int i, size_t end) {
+    lm_rd_slot *slot = &op->slots[i];
+    slot->req.on_done = lm_rd_pipe_on_done;
+    slot->req.data = slot;
+    slot->req.wend = end;
+    slot->op = op;
+    slot->idx = i;
+}
+
+/* The op's n commands, encoded in buf (len bytes), leave. */
+static int lm_rd_pipe_send(lua_State *L, lm_rd_op *op, vu *v, const char *buf, size_t len) {
+    lm_op_start(&op->core, v, L, op->n);
+    for (int i = 0; i < op->n; i++) op->slots[i].req.base.start_ns = op->core.start_ns;
+    redis_client_send_encoded(op->rd->client, op->reqs, op->n, buf, len);
+    return lm_op_finish_call(&op->core, L);
+}
+
+/* r:pipeline(prepared): the template copied, a key drawn into each hole,
+ * straight into the connection's write queue when it is ready. */
+static int lm_rd_pipeline_prepared(lua_State *L, lm_rd *rd, const lm_rd_prep *p, vu *v) {
+    lm_rd_list *l = rd->list;
+    size_t room = p->len + (size_t)p->nholes * (LM_KEY_MAX + REDIS_PROTO_HDR_MAX + 2);
+    lm_rd_op *op = lm_rd_op_get(L, rd, p->n);
+    char *start = redis_client_encode_room(rd->client, room);
+    if (start == NULL && lm_rd_enc_room(l, room) == 0) start = l->enc;
+    if (start == NULL) {
+        lm_op_put(&op->core);
+        luaL_error(L, "redis: out of memory");
+    }
+    op->pipeline = 1;
+    char *d = start;
+    size_t from = 0;                        /* tpl copied up to here */
+    int h = 0;
+    for (int i = 0; i < p->n; i++) {
+        for (; h < p->nholes && p->holes[h].at <= p->ends[i]; h++) {
+            const lm_rd_hole *hole = &p->holes[h];
+            memcpy(d, p->tpl + from, hole->at - from);
+            d += hole->at - from;
+            from = hole->at;
+            int k = lm_keys_draw(hole->gen, v, d + REDIS_PROTO_INPLACE);   /* drawn in place */
+            d = redis_proto_put_arg_inplace(d, (size_t)k);
+        }
+        memcpy(d, p->tpl + from, p->ends[i] - from);
+        d += p->ends[i] - from;
+        from = p->ends[i];
+        lm_rd_slot_pipe(op, i, (size_t)(d - start));
+        op->slots[i].tid = p->tids[i];
+        memcpy(op->slots[i].cmd, p->cmds[i], LM_RD_CMD_MAX);
+    }
+    return lm_rd_pipe_send(L, op, v, start, (size_t)(d - start));
+}
+
+static lm_rd_prep *lm_rd_prep_at(lua_State *L, lm_rd_list *l, int idx) {
+    if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+    if (l->prep_mt == NULL) l->prep_mt = lm_rd_prep_metatable(L);
+    int is = lua_topointer(L, -1) == l->prep_mt;
+    lua_pop(L, 1);
+    return is ? lua_touserdata(L, idx) : NULL;
+}
+
+/* r:pipeline({{cmd, ...}, ...}) or r:pipeline(prepared): every entry is
+ * checked and encoded into one buffer before anything is sent, then the
+ * client queues them all in one copy. */
 static int lm_rd_pipeline(lua_State *L) {
     lm_rd *rd = lm_rd_check(L);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    lm_rd_prep *prep = lm_rd_prep_at(L, rd->list, 2);
+    if (!prep) luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
-    int n = (int)lua_objlen(L, 2);
-    int maxargc = lm_rd_pipe_check(L, n);
+    luaL_checkstack(L, 8, "redis pipeline");
+    int n = prep ? prep->n : (int)lua_objlen(L, 2);
     vu *v = lm_current_vu(L, rd->w, "redis methods");
     if (n == 0) {
         lua_createtable(L, 0, 1);
@@ -456,14 +697,95 @@ static int lm_rd_pipeline(lua_State *L) {
     }
     if (rd->list->tid_pipeline < 0)         /* created on first use, like command timers */
         rd->list->tid_pipeline = lm_timer_id(rd->w, "redis.pipeline", TK_PRIMITIVE);
-    const char *small[LM_RD_ARGV_STACK];
-    size_t small_lens[LM_RD_ARGV_STACK], *lens;
-    const char **argv = lm_rd_scratch(L, maxargc, small, small_lens, &lens);
+    if (prep) return lm_rd_pipeline_prepared(L, rd, prep, v);
     lm_rd_op *op = lm_rd_op_get(L, rd, n);
     op->pipeline = 1;
-    lm_op_start(&op->core, v, L, n);
-    for (int i = 0; i < n; i++) lm_rd_pipe_send(L, op, i, argv, lens);
-    return lm_op_finish_call(&op->core, L);
+    size_t off = 0;
+    lm_rd_bad bad;
+    for (int i = 0; i < n; i++) {
+        lm_rd_slot *slot = &op->slots[i];
+        if (lm_rd_pipe_encode(L, rd, i, v, &off, &bad, &slot->tid, slot->cmd, NULL) != 0) {
+            lm_op_put(&op->core);
+            lm_rd_pipe_raise(L, &bad);
+        }
+        lm_rd_slot_pipe(op, i, off);
+    }
+    return lm_rd_pipe_send(L, op, v, rd->list->enc, off);
+}
+
+static int lm_rd_prep_gc(lua_State *L) {
+    lm_rd_prep *p = lua_touserdata(L, 1);
+    free(p->tpl);
+    free(p->ends);
+    free(p->holes);
+    free(p->tids);
+    free(p->cmds);
+    memset(p, 0, sizeof *p);
+    return 0;
+}
+
+static int lm_rd_prep_tostring(lua_State *L) {
+    lm_rd_prep *p = lua_touserdata(L, 1);
+    lua_pushfstring(L, "luamech redis prepared pipeline (%d commands)", p->n);
+    return 1;
+}
+
+/* The prepared pipelines' metatable (made once per Lua state), as a pointer;
+ * pushed when push is set. */
+static const void *lm_rd_prep_mt(lua_State *L, int push) {
+    if (luaL_newmetatable(L, LM_RD_PREP_MT)) {
+        lua_pushcfunction(L, lm_rd_prep_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, lm_rd_prep_tostring);
+        lua_setfield(L, -2, "__tostring");
+        lua_pushstring(L, "luamech.redis.prepared");
+        lua_setfield(L, -2, "__metatable");
+    }
+    const void *mt = lua_topointer(L, -1);
+    if (!push) lua_pop(L, 1);
+    return mt;
+}
+
+static const void *lm_rd_prep_metatable(lua_State *L) { return lm_rd_prep_mt(L, 0); }
+
+/* The arrays of a prepared pipeline of n commands; 0 or -1. */
+static int lm_rd_prep_alloc(lm_rd_prep *p, int n) {
+    p->ends = malloc((size_t)n * sizeof *p->ends);
+    p->tids = malloc((size_t)n * sizeof *p->tids);
+    p->cmds = malloc((size_t)n * sizeof *p->cmds);
+    return p->ends && p->tids && p->cmds ? 0 : -1;
+}
+
+/* r:prepare({{cmd, ...}, ...}) -> prepared: checked and encoded once, for
+ * r:pipeline(prepared) (any client of this worker); an argument that is a
+ * luamech.keys generator is drawn anew at each send. */
+static int lm_rd_prepare(lua_State *L) {
+    lm_rd *rd = lm_rd_check(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    luaL_checkstack(L, 8, "redis prepare");
+    int n = (int)lua_objlen(L, 2);
+    lm_rd_prep *p = lua_newuserdata(L, sizeof *p);     /* 3 */
+    memset(p, 0, sizeof *p);
+    lm_rd_prep_mt(L, 1);
+    lua_setmetatable(L, 3);
+    lua_newtable(L);                        /* 4: the generators, the userdata's environment */
+    lua_pushvalue(L, 4);
+    lua_setfenv(L, 3);
+    if (n > 0 && lm_rd_prep_alloc(p, n) != 0) luaL_error(L, "redis: out of memory");
+    size_t off = 0;
+    lm_rd_bad bad;
+    for (int i = 0; i < n; i++) {
+        if (lm_rd_pipe_encode(L, rd, i, NULL, &off, &bad, &p->tids[i], p->cmds[i], p) != 0)
+            lm_rd_pipe_raise(L, &bad);
+        p->ends[i] = off;
+        p->n = i + 1;
+    }
+    if (off > 0 && (p->tpl = malloc(off)) == NULL) luaL_error(L, "redis: out of memory");
+    if (off > 0) memcpy(p->tpl, rd->list->enc, off);
+    p->len = off;
+    lua_settop(L, 3);
+    return 1;
 }
 
 /* ---- connect / close ---- */
@@ -518,6 +840,7 @@ static void lm_rd_connect(void *rd, lm_connect *cc) {
 static void lm_rd_close_client(void *rd) { lm_rd_close(rd); }
 
 static void lm_rd_worker_close(void *list) {
+    free(((lm_rd_list *)list)->enc);
     lm_client_list_close(list, lm_rd_close_client, lm_rd_free);
 }
 
@@ -616,7 +939,8 @@ static void lm_rd_wrappers(lua_State *L, int mt) {
 
 void lm_redis_open(lua_State *L, worker *w) {
     static const luaL_Reg methods[] = {
-        {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"close", lm_rd_close_lua},
+        {"call", lm_rd_call}, {"pipeline", lm_rd_pipeline}, {"prepare", lm_rd_prepare},
+        {"close", lm_rd_close_lua},
         {NULL, NULL}};
     static const luaL_Reg meta[] = {{"__gc", lm_rd_gc}, {NULL, NULL}};
     lm_client_type(L, LM_RD_MT, methods, meta, lm_rd_wrappers);

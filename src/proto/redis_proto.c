@@ -18,8 +18,8 @@
  * same messages, so a reply costs no allocation and no copy; anything else
  * (arrays, big or unusual replies) goes to hiredis.  redis_proto_encode
  * writes a command's RESP into the caller's buffer (hiredis's format
- * allocates per command).  It does not know about sockets, requests or
- * Lua. */
+ * allocates per command); put_array and put_arg write the same bytes a part
+ * at a time.  It does not know about sockets, requests or Lua. */
 #include "proto/redis_proto.h"
 
 #include <stdio.h>
@@ -221,7 +221,9 @@ static int redis_proto_scan_size(redis_proto *p, size_t size) {
 /* The line after the type byte at s (n bytes): its length up to "\r\n";
  * -1 when incomplete, -2 for a lone '\r' (hiredis's business). */
 static long redis_proto_scan_line(const char *s, size_t n) {
-    const char *cr = memchr(s, '\r', n);
+    size_t i = 0;
+    while (i < n && i < 8 && s[i] != '\r') i++;     /* the usual short lines ("OK", "$32") */
+    const char *cr = i < n && s[i] == '\r' ? s + i : i < n ? memchr(s + i, '\r', n - i) : NULL;
     if (cr == NULL || (size_t)(cr - s) + 1 >= n) return -1;
     return cr[1] == '\n' ? (long)(cr - s) : -2;
 }
@@ -271,7 +273,7 @@ static int redis_proto_scan_bulk(redis_proto *p, const char *buf, size_t n, size
 }
 
 int redis_proto_scan(redis_proto *p, const char *buf, size_t n, redisReply *out, size_t *used) {
-    memset(out, 0, sizeof *out);
+    *out = (redisReply){.type = 0};
     *used = 0;
     if (n == 0) return 0;
     char t = buf[0];
@@ -334,14 +336,28 @@ size_t redis_proto_cmd_len(int argc, const size_t *lens) {
     return n;
 }
 
+char *redis_proto_put_array(char *dst, int argc) { return redis_proto_put_len(dst, '*', (size_t)argc); }
+
+char *redis_proto_put_arg(char *dst, const char *s, size_t len) {
+    char *d = redis_proto_put_len(dst, '$', len);
+    if (len) memcpy(d, s, len);
+    d += len;
+    *d++ = '\r';
+    *d++ = '\n';
+    return d;
+}
+
+char *redis_proto_put_arg_inplace(char *dst, size_t len) {
+    size_t hdr = 3 + redis_proto_digits(len);
+    if (hdr != REDIS_PROTO_INPLACE) memmove(dst + hdr, dst + REDIS_PROTO_INPLACE, len);
+    char *d = redis_proto_put_len(dst, '$', len) + len;
+    *d++ = '\r';
+    *d++ = '\n';
+    return d;
+}
+
 size_t redis_proto_encode(char *dst, int argc, const char *const *argv, const size_t *lens) {
-    char *d = redis_proto_put_len(dst, '*', (size_t)argc);
-    for (int i = 0; i < argc; i++) {
-        d = redis_proto_put_len(d, '$', lens[i]);
-        if (lens[i]) memcpy(d, argv[i], lens[i]);
-        d += lens[i];
-        *d++ = '\r';
-        *d++ = '\n';
-    }
+    char *d = redis_proto_put_array(dst, argc);
+    for (int i = 0; i < argc; i++) d = redis_proto_put_arg(d, argv[i], lens[i]);
     return (size_t)(d - dst);
 }

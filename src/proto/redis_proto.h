@@ -83,4 +83,19 @@ int redis_proto_scan(redis_proto *p, const char *buf, size_t n, redisReply *out,
 size_t redis_proto_cmd_len(int argc, const size_t *lens);
 size_t redis_proto_encode(char *dst, int argc, const char *const *argv, const size_t *lens);
 
+/* The same encoding a part at a time, for a caller that reads a command's
+ * arguments one by one (a whole pipeline into one buffer): the array's
+ * header ("*<argc>" CRLF, at most REDIS_PROTO_HDR_MAX bytes), then each
+ * argument ("$<len>" CRLF, its bytes, CRLF: at most len +
+ * REDIS_PROTO_HDR_MAX + 2 bytes); each returns the end of what it wrote. */
+#define REDIS_PROTO_HDR_MAX 24
+char *redis_proto_put_array(char *dst, int argc);
+char *redis_proto_put_arg(char *dst, const char *s, size_t len);
+/* An argument whose len bytes the caller already wrote at dst +
+ * REDIS_PROTO_INPLACE (where the header of a two-digit length ends): its
+ * header goes before them (the bytes moved when len has not two digits),
+ * CRLF after; returns the end.  Room as for redis_proto_put_arg. */
+#define REDIS_PROTO_INPLACE 5
+char *redis_proto_put_arg_inplace(char *dst, size_t len);
+
 #endif

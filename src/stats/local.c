@@ -226,6 +226,22 @@ void stats_record_n(stats_local *s, const int *ids, int n, int64_t dur_ns, int o
     }
 }
 
+void stats_record_count(stats_local *s, int id, int64_t dur_ns, int ok, int64_t count) {
+    stat_timer *t = &s->timers[id];
+    int64_t us = (dur_ns + 500) / 1000;
+    if (count < 1) return;
+    if (ok == SAMPLE_OK) {
+        if (!t->h && !(t->h = stats_hist_new(s, t))) return;
+        hist_record_n_us(t->h, us, count);
+        return;
+    }
+    if (ok == SAMPLE_CANCELLED) t->cancelled += count;
+    else t->errors += count;
+    if (!t->nok && !(t->nok = stats_hist_new(s, t))) return;
+    hist_record_n_us(t->nok, us, count);
+    if (ok != SAMPLE_CANCELLED) t->nok->not_ok += count;
+}
+
 void stats_skipped(stats_local *s, int id, int64_t wait_ns, int64_t n) {
     stat_timer *t = &s->timers[id];
     t->skipped += n;

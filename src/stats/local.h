@@ -182,6 +182,10 @@ void stats_record(stats_local *s, int id, int64_t dur_ns, int ok);
  * histogram index computed once: a transaction's All Transactions, group
  * and stage timers. */
 void stats_record_n(stats_local *s, const int *ids, int n, int64_t dur_ns, int ok);
+/* count samples of the same duration and outcome under timer id: the same
+ * as count calls of stats_record, in one (a redis pipeline's replies read
+ * together). */
+void stats_record_count(stats_local *s, int id, int64_t dur_ns, int ok, int64_t count);
 /* n arrivals that never started: each had waited wait_ns when the run
  * stopped. */
 void stats_skipped(stats_local *s, int id, int64_t wait_ns, int64_t n);

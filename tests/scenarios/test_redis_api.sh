@@ -41,8 +41,9 @@ echo "redis.set=$rs redis.get=$rg redis.pipeline=$rp tx=$tx | server set=$ss get
 check "some load was generated" [ "$tx" -gt 100 ]
 check "redis.set count == server cmdstat_set" [ "$rs" -eq "$ss" ]
 check "redis.get count == server cmdstat_get" [ "$rg" -eq "$sg" ]
-check "pipeline commands counted per command (set == 2 x transactions)" [ "$rs" -eq $((2 * tx)) ]
-check "one pipeline per transaction" [ "$rp" -eq "$tx" ]
+check "pipeline commands counted per command (set == 3 x transactions)" [ "$rs" -eq $((3 * tx)) ]
+check "prepared pipeline commands counted per command (get == 4 x transactions)" [ "$rg" -eq $((4 * tx)) ]
+check "two pipelines per transaction" [ "$rp" -eq $((2 * tx)) ]
 check "no errors" [ "$(timer_errors "$s" "All Transactions")" -eq 0 ]
 check "pooled group ran too" [ "$(timer_count "$s" "group pooled")" -gt 10 ]
 

@@ -56,6 +56,9 @@ void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok) {
     v->last_dur_ns = dur_ns;
     v->last_ok = ok;
 }
+void vu_record_count(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok, int64_t count) {
+    for (int64_t i = 0; i < count; i++) vu_record(v, tid, dur_ns, now_ns, ok);
+}
 
 /* ---- a fake binding: its op pushes "done" and the number of requests ---- */
 
@@ -223,6 +226,25 @@ static void test_record_less(void **state) {
     lm_op_finish_call(&op->core, f->L);
 }
 
+/* count samples in one call: each counted, the duration from the op's
+ * start to the given time (the clock when 0). */
+static void test_record_count(void **state) {
+    fixture *f = *state;
+    fake_now_ns = 1000;
+    fake_op *op = start(f, 1);
+    lm_op_record_count(&op->core, 7, 1, 4000, 3);
+    assert_int_equal(f->v.records, 3);
+    assert_int_equal(f->v.last_tid, 7);
+    assert_int_equal(f->v.last_dur_ns, 3000);
+    fake_now_ns = 1500;
+    lm_op_record_count(&op->core, 8, 0, 0, 2);
+    assert_int_equal(f->v.records, 5);
+    assert_int_equal(f->v.last_dur_ns, 500);
+    assert_int_equal(f->v.last_ok, 0);
+    lm_op_request_done(&op->core);
+    lm_op_finish_call(&op->core, f->L);
+}
+
 /* 1 when the table in the weak registry slot `probe` was collected. */
 static int collected(lua_State *L, int probe) {
     lua_gc(L, LUA_GCCOLLECT, 0);
@@ -336,6 +358,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_several_requests_and_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_less, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_anchor, setup, teardown),
         cmocka_unit_test(test_key_equality),
         cmocka_unit_test(test_registry),

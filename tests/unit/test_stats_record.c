@@ -4,7 +4,9 @@
  * time: the same counts at every histogram index, total, min, max, lo/hi
  * index, not-ok histogram, errors and cancellations, for successes across
  * the whole range (0, sub-microsecond rounding, every bucket boundary, the
- * highest trackable value and beyond it), failures and cancellations. */
+ * highest trackable value and beyond it), failures and cancellations.
+ * stats_record_count (count samples of one value: a redis pipeline's
+ * replies of one read) leaves a timer as count calls of stats_record. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -86,9 +88,31 @@ static void test_record_n_equals_record(void **state) {
     stats_local_free(&s);
 }
 
+static void test_record_count_equals_record(void **state) {
+    (void)state;
+    stats_local s;
+    assert_int_equal(stats_local_init(&s), 0);
+    int one = stats_timer_id(&s, "one at a time", TK_PRIMITIVE);
+    int many = stats_timer_id(&s, "counted", TK_PRIMITIVE);
+    assert_true(one >= 0 && many >= 0);
+    int64_t durs[] = {0, 499, 1500, 2047999, (int64_t)HIST_HIGHEST_US * 1000, (int64_t)HIST_HIGHEST_US * 4000};
+    int oks[] = {SAMPLE_OK, SAMPLE_FAILED, SAMPLE_CANCELLED};
+    for (size_t i = 0; i < sizeof durs / sizeof durs[0]; i++)
+        for (int k = 0; k < 3; k++) {
+            int64_t count = (int64_t)(i * 3 + (size_t)k) % 7 + 1;
+            for (int64_t c = 0; c < count; c++) stats_record(&s, one, durs[i], oks[k]);
+            stats_record_count(&s, many, durs[i], oks[k], count);
+        }
+    stats_record_count(&s, many, 1000, SAMPLE_OK, 0);       /* nothing */
+    assert_true(s.timers[one].errors > 0 && s.timers[one].cancelled > 0);
+    expect_same_timer(&s.timers[one], &s.timers[many]);
+    stats_local_free(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_n_equals_record),
+        cmocka_unit_test(test_record_count_equals_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,8 +30,8 @@
  * anyway (its next io_uring_enter or epoll_wait), instead of an
  * inter-processor interrupt that stops the running thread for every
  * completion (COOP_TASKRUN); without it both luamech's and the server's CPU
- * per operation doubled (docs/benchmarks.md, session 6).  Kernels before
- * 5.19 refuse the flag: the ring is then set up without. */
+ * per operation doubled (docs/benchmarks.md, "io_uring on this kernel").
+ * Kernels before 5.19 refuse the flag: the ring is then set up without. */
 #define NET_RING_FLAGS IORING_SETUP_COOP_TASKRUN
 
 enum { UD_RECV = 1, UD_SEND = 2, UD_MASK = 3 };

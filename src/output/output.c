@@ -18,6 +18,7 @@ struct output_set {
     char run_id[256];
     const char *phase;
     int next;                /* the next interval to send */
+    char *segments;          /* output_segments' latest, or NULL */
 };
 
 /* "NAME=VALUE" with a Prometheus label name. */
@@ -191,16 +192,24 @@ void output_run_start(output_set *s, const scenario *sc, const char *phase) {
     if (!s) return;
     s->phase = phase;
     s->next = 0;
-    output_run run = {sc, NULL, s->run_id, phase};
+    output_run run = {sc, NULL, s->run_id, phase, NULL};
     char *buf = NULL;
     size_t len = 0;
     if (output_json_start(&buf, &len, &run) == 0) output_dispatch(s, &run, OUTPUT_EV_START, -1, buf, len);
     free(buf);
 }
 
+void output_segments(output_set *s, const char *json) {
+    if (!s) return;
+    char *copy = json ? strdup(json) : NULL;
+    if (json && !copy) return;               /* out of memory: the last state stays */
+    free(s->segments);
+    s->segments = copy;
+}
+
 void output_interval(output_set *s, const scenario *sc, const run_result *r) {
     if (!s) return;
-    output_run run = {sc, r, s->run_id, s->phase};
+    output_run run = {sc, r, s->run_id, s->phase, s->segments};
     for (; s->next < r->agg.nintervals; s->next++) {
         char *buf = NULL;
         size_t len = 0;
@@ -213,7 +222,7 @@ void output_interval(output_set *s, const scenario *sc, const run_result *r) {
 void output_run_end(output_set *s, const scenario *sc, const run_result *r, const char *status, int exit_code) {
     if (!s) return;
     output_interval(s, sc, r);
-    output_run run = {sc, r, s->run_id, s->phase};
+    output_run run = {sc, r, s->run_id, s->phase, s->segments};
     char *buf = NULL;
     size_t len = 0;
     if (output_json_end(&buf, &len, &run, status, exit_code) == 0)
@@ -224,5 +233,6 @@ void output_run_end(output_set *s, const scenario *sc, const run_result *r, cons
 void output_close(output_set *s) {
     if (!s) return;
     for (int i = 0; i < s->n; i++) s->sinks[i].close(s->sinks[i].self);
+    free(s->segments);
     free(s);
 }

@@ -61,6 +61,10 @@ void output_run_start(output_set *s, const scenario *sc, const char *phase);
 /* An interval closed (the engine's on_interval hook): every interval not
  * yet sent goes out. */
 void output_interval(output_set *s, const scenario *sc, const run_result *r);
+/* A merge's segments as a JSON array ([{ "index", "state", "vus",
+ * "transactions", "errors", "host" }, ...]; luamech merge --follow), carried
+ * by the interval events from now on ("segments"); NULL: none. */
+void output_segments(output_set *s, const char *json);
 /* The run ended (its last interval is closed): the rest and an end event. */
 void output_run_end(output_set *s, const scenario *sc, const run_result *r, const char *status, int exit_code);
 /* Flushes within a bounded time, reports what was dropped, keeps the

@@ -164,6 +164,9 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
     json_object_set_new(o, "counter_kinds", ojson_counter_kinds(r));
     json_object_set_new(o, "health", ojson_health(r, k));
     json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
+    json_t *segs = run->segments ? json_loads(run->segments, 0, NULL) : NULL;
+    if (json_is_array(segs)) json_object_set_new(o, "segments", segs);
+    else json_decref(segs);
     return rc == 0 ? ojson_append(buf, len, o) : (json_decref(o), -1);
 }
 

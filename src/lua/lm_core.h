@@ -81,5 +81,8 @@ int lm_timer_id(struct worker *w, const char *name, int kind);
 /* A primitive timer with data fields of its own (fields: a JSON object's
  * text, e.g. {"tagged_of":"http.get","tags":{"env":"x"}}; NULL: none). */
 int lm_tagged_timer_id(struct worker *w, const char *name, const char *tags);
+/* Timer tid's samples also count in aggregate timer agg_id, summed once
+ * per tick (stats/local.h, stats_part_of). */
+void lm_timer_part_of(struct worker *w, int tid, int agg_id);
 
 #endif

@@ -5,7 +5,8 @@
  * collection and the worker's teardown.  The rest of the binding is split by
  * concern (the list is in lm_http_int.h): options, the client registry,
  * building requests, completions, responses and batches.  Every call (its
- * whole redirect chain) is timed under "http.<method>" (and "http <name>");
+ * whole redirect chain) is timed under "http.<method>" (and "http <name>"),
+ * and counted in "http", the sum of the http.<method> timers;
  * connect, read, write, timeout and body-limit failures return nil, err.
  * The binding never parses bytes (proto/ does, jansson for JSON) nor
  * touches sockets (client/http_client does). */
@@ -84,10 +85,14 @@ static void lm_http_worker_close(void *data) {
 static void lm_http_ids(lm_http_mod *mod) {
     if (mod->ids_ready) return;
     worker *w = mod->w;
+    /* "http": every call of the run (k6's http_req_duration), the sum of
+     * the http.<method> timers, each call being in one of them */
+    int all = lm_timer_id(w, "http", TK_PRIMITIVE);
     for (int m = 0; m < HP_NMETHODS; m++) {
         char name[32];
         snprintf(name, sizeof name, "http.%s", lm_http_lower[m]);
         mod->tid[m] = lm_timer_id(w, name, TK_PRIMITIVE);
+        lm_timer_part_of(w, mod->tid[m], all);
     }
     mod->t_connect = lm_timer_id(w, "http.connect", TK_PRIMITIVE);
     mod->t_tls = lm_timer_id(w, "http.tls", TK_PRIMITIVE);

@@ -59,6 +59,7 @@ typedef struct stat_timer {
     int stage;         /* stage timers (and their twins): the stage, from 1; else 0 */
     char *tags;        /* a tagged timer's data fields (tagged_of, tags: docs/results.md), a JSON
                         * object's text; else NULL */
+    int part_of;       /* the aggregate timer its samples are also counted in (stats_part_of), or -1 */
     int msg_idx;       /* during stats_local_flush: its index in the message, or -1 */
     int nspare;
     struct hist *spare[STATS_SPARE_HISTS];   /* handed back, emptied, for the next ticks */
@@ -171,6 +172,14 @@ int stats_group_timer_id(stats_local *s, const char *name, timer_kind kind, int 
  * to its name into the results.  A name that gets no timer of its own
  * (max_timers) gets none; tags NULL: none. */
 int stats_tagged_timer_id(stats_local *s, const char *name, timer_kind kind, const char *tags);
+/* Timer tid's samples are also counted in timer agg_id (an aggregate, e.g.
+ * "http" over every http.<method>): not per sample, but at each tick's
+ * flush, where tid's histograms (exact HDR merges) and counts are added to
+ * agg_id's; their "(uncorrected)" twins likewise.  The parts of one
+ * aggregate must be disjoint (a sample in one part only); an aggregate is
+ * no part.  Ignored when tid == agg_id or either is an "(other ...)"
+ * bucket. */
+void stats_part_of(stats_local *s, int tid, int agg_id);
 /* Id of the "(uncorrected)" twin of timer tid, created on first use (not
  * counted against the cap). */
 int stats_twin_id(stats_local *s, int tid);

@@ -61,6 +61,7 @@ static void ojson_row(json_t *o, const agg_row *x) {
         "p95_ms", report_ms((double)x->p95_us), "p99_ms", report_ms((double)x->p99_us),
         "p99_9_ms", report_ms((double)x->p999_us), "max_ms", report_ms((double)x->max_us),
         "stdev_ms", report_ms(x->stdev_us));
+    report_row_latency_null(f, x);
     if (f) json_object_update(o, f);
     json_decref(f);
 }

@@ -197,16 +197,22 @@ static void prom_histogram(prom_batch *b, const agg_timer *t) {
     prom_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, PROM_TIMER_LABELS(b, t));
 }
 
-/* Percentiles as gauges: of the interval and of the run so far. */
+/* Percentiles as gauges: of the interval and of the run so far (absent
+ * while there is no latency sample). */
 static void prom_quantiles(prom_batch *b, const agg_timer *t, const agg_row *iv) {
     static const char *q[] = {"0.5", "0.9", "0.95", "0.99"};
     const int64_t ivq[] = {iv->p50_us, iv->p90_us, iv->p95_us, iv->p99_us};
     const double pct[] = {50, 90, 95, 99};
+    /* no latency sample (every one failed, or none): no gauge at all, which
+     * Prometheus shows as no data, rather than a 0 that reads as fast */
     for (int i = 0; i < 4; i++) {
-        prom_series *s = prom_add(b, "luamech_interval_latency_seconds", (double)ivq[i] / 1e6, PROM_TIMER_LABELS(b, t));
+        prom_series *s = iv->sampled > 0 ? prom_add(b, "luamech_interval_latency_seconds", (double)ivq[i] / 1e6,
+                                                    PROM_TIMER_LABELS(b, t))
+                                         : NULL;
         if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
-        s = prom_add(b, "luamech_run_latency_seconds", (double)hist_percentile_us(&t->total, pct[i]) / 1e6,
-                     PROM_TIMER_LABELS(b, t));
+        s = t->total.total > 0 ? prom_add(b, "luamech_run_latency_seconds",
+                                          (double)hist_percentile_us(&t->total, pct[i]) / 1e6, PROM_TIMER_LABELS(b, t))
+                               : NULL;
         if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
     }
 }

@@ -93,6 +93,14 @@ void report_csv_string(FILE *f, const char *s);
 
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
+struct json_t;
+/* A row without a latency sample (agg_row.sampled 0: every sample failed,
+ * or none) has no latency: its latency keys (min_ms ... stdev_ms) in the
+ * JSON object o become null; "" in CSV, "–" in text (docs/results.md). */
+void report_row_latency_null(struct json_t *o, const agg_row *x);
+/* A latency cell of a text table, width w: us in ms to 3 decimals, or "–"
+ * (right-aligned) when has is 0.  Returns buf. */
+const char *report_ms_cell(char *buf, size_t len, int w, double us, int has);
 /* Seconds the run's samples were taken over: t0 to the end of the graceful
  * stop's drain (run_result.span_ns; run_ns when no span is known).  Every
  * rate over the whole run is over this span. */

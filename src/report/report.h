@@ -149,6 +149,7 @@ typedef struct th_result {
     double measured;          /* valid when state == TH_MEASURED */
     th_state state;
     int found;                /* the subject exists (state != TH_NO_DATA) */
+    char hint[256];           /* no data: the nearest timer or metric name the run has, or "" */
     int passed;
     int64_t failed;           /* failed samples of the subject */
 } th_result;

@@ -7,7 +7,8 @@
  * ("http.*{kind=api}") merges the histograms, errors and counts of every
  * tagged timer it selects (by the timers' data fields tagged_of and tags,
  * never their names); none selected, it falls back to a timer of that
- * exact name.  Parsing and the
+ * exact name.  A criterion without data names the nearest timer or
+ * metric the run has ("did you mean").  Parsing and the
  * arithmetic of a criterion are in stats/threshold.c; this file gathers the
  * data and writes, it never touches the engine. */
 #include "report/report.h"
@@ -69,6 +70,22 @@ static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, c
     return tm ? thresholds_timer_add(acc, sc, r, tm, 1) : 0;
 }
 
+/* No data for x: the nearest name that got some, for "did you mean" (the
+ * run's timers, twins aside, and its custom metrics). */
+static void thresholds_hint(th_result *x, const run_result *r) {
+    if (x->state != TH_NO_DATA || x->t->stat == TH_CHECKS_RATE) return;
+    text_near near;
+    text_near_init(&near, x->t->ntags ? x->t->base : x->t->timer);
+    if (!near.want[0]) return;
+    if (x->hint[0]) text_near_try(&near, x->hint);          /* an earlier phase's */
+    for (int i = 0; i < r->agg.n; i++)
+        if (!r->agg.timers[i]->of && !r->agg.timers[i]->twin_of) text_near_try(&near, r->agg.timers[i]->name);
+    for (int i = 0; i < r->agg.ncounters; i++)
+        if (r->agg.counters[i]->base && r->agg.counters[i]->kind != CK_ENGINE)
+            text_near_try(&near, r->agg.counters[i]->base);
+    snprintf(x->hint, sizeof x->hint, "%s", near.best);
+}
+
 static void thresholds_set(th_result *x, const threshold *t, th_acc *acc) {
     x->t = t;
     x->state = threshold_eval(t, &acc->in, &x->measured);
@@ -88,6 +105,7 @@ int report_threshold_results(const scenario *sc, const run_result *r, th_result 
         memset(&acc, 0, sizeof acc);
         thresholds_add(&acc, &sc->thresholds[i], sc, r);
         thresholds_set(&(*out)[i], &sc->thresholds[i], &acc);
+        thresholds_hint(&(*out)[i], r);
         failed += !(*out)[i].passed;
     }
     return failed;
@@ -102,6 +120,7 @@ int report_run_threshold_results(const scenario *sc, const run_result *rs, int n
         memset(&acc, 0, sizeof acc);
         for (int k = 0; k < n && k < sc->nphases; k++) thresholds_add(&acc, &sc->thresholds[i], &sc->phases[k], &rs[k]);
         thresholds_set(&(*out)[i], &sc->thresholds[i], &acc);
+        for (int k = 0; k < n && k < sc->nphases; k++) thresholds_hint(&(*out)[i], &rs[k]);
         failed += !(*out)[i].passed;
     }
     return failed;
@@ -115,7 +134,9 @@ int report_thresholds_failed(const scenario *sc, const run_result *r) {
 }
 
 const char *report_threshold_text(const th_result *x, char *buf, size_t len) {
-    if (x->state == TH_NO_DATA) snprintf(buf, len, "no data for %s", x->t->stat == TH_CHECKS_RATE ? "checks" : x->t->timer);
+    if (x->state == TH_NO_DATA)
+        snprintf(buf, len, "no data for %s%s%s%s", x->t->stat == TH_CHECKS_RATE ? "checks" : x->t->timer,
+                 x->hint[0] ? " (did you mean \"" : "", x->hint, x->hint[0] ? "\"?)" : "");
     else if (x->state == TH_NO_SUCCESS)
         snprintf(buf, len, "no successful samples of %s (%lld failed)", x->t->timer, (long long)x->failed);
     else snprintf(buf, len, "measured %.3f %s", x->measured, threshold_unit(x->t));
@@ -129,9 +150,10 @@ static void thresholds_table(FILE *out, const char *title, const th_result *res,
         char m[64];
         if (res[i].state == TH_MEASURED) snprintf(m, sizeof m, "%.3f %s", res[i].measured, threshold_unit(res[i].t));
         else snprintf(m, sizeof m, "%s", res[i].state == TH_NO_DATA ? "(no data)" : "(no successful samples)");
-        char buf[1024];
-        fprintf(out, "%-44s %24s  %s\n", text_clean(res[i].t->text, buf, sizeof buf), m,
-                res[i].passed ? "pass" : "FAIL");
+        char buf[1024], hb[600];
+        fprintf(out, "%-44s %24s  %s%s%s%s\n", text_clean(res[i].t->text, buf, sizeof buf), m,
+                res[i].passed ? "pass" : "FAIL", res[i].hint[0] ? "  (did you mean \"" : "",
+                res[i].hint[0] ? text_clean(res[i].hint, hb, sizeof hb) : "", res[i].hint[0] ? "\"?)" : "");
     }
 }
 

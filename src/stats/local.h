@@ -36,6 +36,15 @@ const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primi
 #define STATS_MAX_TIMERS 1000            /* default cap on distinct custom + primitive names */
 #define STATS_SPARE_HISTS 4             /* histograms a timer keeps for reuse */
 #define STATS_SPARE_MSGS 8              /* messages a worker keeps for reuse */
+/* The engine's own timers (generator health; TK_ENGINE), by name: the
+ * engine makes them, thresholds check a subject "engine.x" against them
+ * before any load. */
+#define STATS_ENGINE_LOOP_LAG "engine.loop_lag"
+#define STATS_ENGINE_SCHEDULE_LAG "engine.schedule_lag"
+#define STATS_ENGINE_DISPATCH_DELAY "engine.dispatch_delay"
+#define STATS_ENGINE_WAKE_LAG "engine.wake_lag"
+#define STATS_ENGINE_TIMERS {STATS_ENGINE_LOOP_LAG, STATS_ENGINE_SCHEDULE_LAG, STATS_ENGINE_DISPATCH_DELAY, \
+                             STATS_ENGINE_WAKE_LAG, NULL}
 #define STATS_OTHER_CUSTOM "(other custom timers)"
 #define STATS_OTHER_PRIMITIVE "(other primitive timers)"
 

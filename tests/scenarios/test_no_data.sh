@@ -57,4 +57,11 @@ sed -n '/<script type="application\/json" id="summary-data">/,/<\/script>/p' "$h
 check "report.html: the data its charts draw has http.get's p95 null, not 0" \
     [ "$(jq '[.timers[] | select(.name == "http.get") | (.summary, .intervals[]) | .p95_ms] | unique' "$TMP/embedded.json" | tr -d ' \n')" = '[null]' ]
 check "report.html: no-data cells read &ndash;" grep -q '<td>&ndash;</td>' "$h"
+if [ -x /usr/bin/chromium ]; then
+    timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$TMP/chrome" \
+        --virtual-time-budget=3000 --dump-dom "file://$h" > "$TMP/dom.html" 2> /dev/null
+    check "report.html in Chromium: the latency charts draw no point (a gap, not a 0) and say no data" \
+        sh -c "grep -q 'data-kind=\"rt\" data-series=\"p50\" data-points=\"0\"' '$TMP/dom.html' &&
+               grep -q 'class=\"nodata\"' '$TMP/dom.html' && ! grep -q 'script error' '$TMP/dom.html'"
+fi
 finish

@@ -52,6 +52,10 @@ check "console: the All Transactions row shows – and no 0.000 ($allrow)" \
     sh -c "echo '$allrow' | grep -q '–' && ! echo '$allrow' | grep -q '0\.000'"
 check "console: the progress line's p95 is – ($(grep -m1 'p95' "$TMP/err"))" grep -q 'p95 – ms' "$TMP/err"
 check "console: no 0.000 p95 on the progress line" sh -c "! grep -q 'p95 0.000 ms' '$TMP/err'"
+"$LUAMECH" compare "$TMP/r" "$TMP/r" > "$TMP/cmp.txt" 2>&1
+crc=$?
+check "compare reads the nulls: exit 0, no latency compared where there is none (got $crc: $(head -c 200 "$TMP/cmp.txt"))" \
+    sh -c "[ $crc -eq 0 ] && ! awk '/^http.get \\(primitive\\)/ { on = 1; next } /^\$/ { on = 0 } on && /p50/' '$TMP/cmp.txt' | grep -q ."
 h=$TMP/r/report.html
 sed -n '/<script type="application\/json" id="summary-data">/,/<\/script>/p' "$h" | sed '1s/.*summary-data">//; $s/<\/script>.*//' > "$TMP/embedded.json"
 check "report.html: the data its charts draw has http.get's p95 null, not 0" \

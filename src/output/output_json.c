@@ -2,8 +2,8 @@
  * schema OUTPUT_SCHEMA_VERSION): a "start" event, per closed interval one
  * "timer" object per reported timer and one "interval" object (VUs and
  * targets, counters and their kinds, generator health, thresholds so far),
- * and an "end" event with the totals.  Built from the merged run data
- * (jansson); no I/O. */
+ * and an "end" event with the totals; a latency without a sample is null,
+ * never 0.  Built from the merged run data (jansson); no I/O. */
 #include "output/output_priv.h"
 
 #include <jansson.h>

@@ -5,7 +5,9 @@
  * histogram (fixed bucket bounds, a factor 1.25 apart) or, with
  * histograms=native, a native one (luamech's HdrHistogram buckets mapped to
  * exponential buckets of schema prom_native_schema()), plus exact
- * percentiles as gauges; counts are cumulative counters.  Label values
+ * percentiles as gauges; counts are cumulative counters.  A timer and its
+ * twins are one `timer` label told apart by `view`, and only the timer's
+ * own view carries the counts (a sum() counts each sample once).  Label values
  * are escaped as the result files escape names (common/text.c): remote
  * write requires UTF-8, and a name then reads as in summary.json.  No I/O. */
 #include "output/sink_prom.h"

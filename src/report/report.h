@@ -150,12 +150,18 @@ typedef struct th_result {
     th_state state;
     int found;                /* the subject exists (state != TH_NO_DATA) */
     char hint[256];           /* no data: the nearest timer or metric name the run has, or "" */
+    int64_t unselected;       /* a narrower tag selector ("http.*{k:v}"): tagged timers of its
+                               * family carrying the tags that it did not select (named calls) */
+    char unselected_name[200];    /* the first of them */
     int passed;
     int64_t failed;           /* failed samples of the subject */
 } th_result;
 /* "measured 1.234 ms", "no data for X" or "no successful samples of X (N
  * failed)", into buf. */
 const char *report_threshold_text(const th_result *x, char *buf, size_t len);
+/* "not selected: N tagged timer(s) ... e.g. "http login{k=v}" ..." when
+ * x->unselected, else "", into buf. */
+const char *report_threshold_note(const th_result *x, char *buf, size_t len);
 /* Fills *out (caller frees) and returns how many failed. */
 int report_threshold_results(const scenario *sc, const run_result *r, th_result **out);
 int report_thresholds_failed(const scenario *sc, const run_result *r);

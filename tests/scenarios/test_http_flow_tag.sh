@@ -34,6 +34,11 @@ check "summary.json has the http timer: count $(timer_count "$s" http), errors $
     [ "$(timer_count "$s" http)" = "$all" -a "$(timer_errors "$s" http)" = "$e500" ]
 check "the http timer is the sum of http.get and http.post" \
     [ "$(timer_count "$s" http)" -eq $(( $(timer_count "$s" http.get) + $(timer_count "$s" http.post) )) ]
+note_ok=no
+jq -e '.thresholds[6].note | test("not selected: 2 tagged timer.*http (login|cart)\\{flow=shop\\}.*http\\{")' "$s" > /dev/null && note_ok=yes
+check "http.*{flow:shop} selects the unnamed calls only (0 %, passes) and says which it left out: $(jq -r '.thresholds[6].note' "$s")" \
+    [ "$(passed 6)" = true -a "$(measured 6)" = 0 -a "$note_ok" = yes ]
+check "the console prints the note" grep -q '  note: not selected: 2 tagged timer' "$TMP/out"
 csv=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
     $h["timer"] == "\"http\"" { n += $h["count"] } END { print n + 0 }' "$TMP/r/intervals.csv")
 check "intervals.csv's http rows add up to nginx's $all (got $csv)" [ "$csv" = "$all" ]

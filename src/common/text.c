@@ -97,6 +97,39 @@ char *text_escape_dup(const char *s) {
     return out;
 }
 
+size_t text_distance(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b), row[256];
+    if (la > 255 || lb > 255) return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+void text_near_init(text_near *n, const char *want) {
+    size_t l = strlen(want);
+    n->want = want;
+    n->d = (l / 3 > 2 ? l / 3 : 2) + 1;     /* farther than that: no hint */
+    n->best[0] = 0;
+}
+
+void text_near_try(void *near, const char *candidate) {
+    text_near *n = near;
+    size_t d = text_distance(n->want, candidate);
+    if (d == 0 || d >= n->d || strlen(candidate) >= sizeof n->best) return;
+    n->d = d;
+    snprintf(n->best, sizeof n->best, "%s", candidate);
+}
+
 int text_errf(char *err, size_t err_len, const char *fmt, ...) {
     if (err && err_len) {
         va_list ap;

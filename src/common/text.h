@@ -46,6 +46,21 @@ char *text_escape_dup(const char *s);
  * or err_len 0); returns -1, for `return text_errf(err, err_len, ...);`. */
 int text_errf(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Levenshtein distance between a and b (bytes); (size_t)-1 when either is
+ * longer than 255 bytes. */
+size_t text_distance(const char *a, const char *b);
+
+/* The nearest of candidates to `want`, for "did you mean" hints: init, try
+ * each candidate, then best is the nearest within a third of want's length
+ * (at least 2 edits), or "" when none is that near. */
+typedef struct text_near {
+    const char *want;
+    size_t d;
+    char best[256];
+} text_near;
+void text_near_init(text_near *n, const char *want);
+void text_near_try(void *near, const char *candidate);   /* near: a text_near * */
+
 /* A usage error on stderr: "PREFIX: " then fmt with arg, then hint on a
  * line of its own; returns EXIT_USAGE (common/exit_codes.h).  The commands'
  * one way to refuse their arguments. */

@@ -98,7 +98,7 @@ int vu_dispatch_init(worker *w) {
     if (rc != 0) return rc;
     w->disp_prepare.data = w;
     uv_unref((uv_handle_t *)&w->disp_prepare);
-    w->tid_dispatch = stats_timer_id(&w->stats, "engine.dispatch_delay", TK_ENGINE);
+    w->tid_dispatch = stats_timer_id(&w->stats, STATS_ENGINE_DISPATCH_DELAY, TK_ENGINE);
     return uv_prepare_start(&w->disp_prepare, vu_on_prepare);
 }
 
@@ -390,7 +390,7 @@ void vu_wheel_wake(vu_wheel *wh, vu *v) {
     (void)wh;
     uint64_t now = worker_now_ns();
     if (w->tid_wake_lag1 == 0) {
-        int id = stats_timer_id(&w->stats, "engine.wake_lag", TK_ENGINE);
+        int id = stats_timer_id(&w->stats, STATS_ENGINE_WAKE_LAG, TK_ENGINE);
         w->tid_wake_lag1 = id >= 0 ? id + 1 : -1;
     }
     if (w->tid_wake_lag1 > 0) worker_record(w, w->tid_wake_lag1 - 1, (int64_t)(now - v->due_ns), now, 1);

@@ -566,8 +566,8 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err
     wheel_init(&w->wheel, &w->loop, vu_wheel_wake);
     w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w->lag_timer.data = w;
     w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
-    w->tid_loop_lag = stats_timer_id(&w->stats, "engine.loop_lag", TK_ENGINE);
-    w->tid_sched_lag = stats_timer_id(&w->stats, "engine.schedule_lag", TK_ENGINE);
+    w->tid_loop_lag = stats_timer_id(&w->stats, STATS_ENGINE_LOOP_LAG, TK_ENGINE);
+    w->tid_sched_lag = stats_timer_id(&w->stats, STATS_ENGINE_SCHEDULE_LAG, TK_ENGINE);
     w->tid_dispatch = -1;
     w->cid_late = stats_counter_kind_id(&w->stats, "engine.late_starts", CK_ENGINE);
     w->cid_skipped = stats_counter_kind_id(&w->stats, "engine.skipped_starts", CK_ENGINE);

@@ -57,6 +57,8 @@ int lm_timer_id(worker *w, const char *name, int kind) {
     return stats_timer_id(worker_stats(w), name, (timer_kind)kind);
 }
 
+void lm_timer_part_of(worker *w, int tid, int agg_id) { stats_part_of(worker_stats(w), tid, agg_id); }
+
 int lm_tagged_timer_id(worker *w, const char *name, const char *tags) {
     return stats_tagged_timer_id(worker_stats(w), name, TK_PRIMITIVE, tags);
 }

@@ -93,5 +93,20 @@ int lm_timer_id(struct worker *w, const char *name, int kind);
 /* A primitive timer with data fields of its own (fields: a JSON object's
  * text, e.g. {"tagged_of":"http.get","tags":{"env":"x"}}; NULL: none). */
 int lm_tagged_timer_id(struct worker *w, const char *name, const char *tags);
+/* The timers the bindings name by themselves, before any script runs
+ * (modules.c): fn(ctx, name) for each ("http", "http.get", ...,
+ * "memcached.get", ..., "redis.pipeline", the TLS timers).  Not the ones
+ * named at run time ("http <name>", tagged timers, "redis.<command>"). */
+typedef void (*lm_name_fn)(void *ctx, const char *name);
+void lm_builtin_timers(lm_name_fn fn, void *ctx);
+/* 1 when every timer of name's family is listed by lm_builtin_timers
+ * ("http" and "http.x", "memcached.x"): a name there that is not listed
+ * never gets a sample.  0 for others (redis.<command>: any command). */
+int lm_builtin_closed(const char *name);
+void lm_http_timer_names(lm_name_fn fn, void *ctx);       /* lm_http.c */
+void lm_mc_timer_names(lm_name_fn fn, void *ctx);         /* lm_memcached.c */
+/* Timer tid's samples also count in aggregate timer agg_id, summed once
+ * per tick (stats/local.h, stats_part_of). */
+void lm_timer_part_of(struct worker *w, int tid, int agg_id);
 
 #endif

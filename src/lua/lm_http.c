@@ -5,7 +5,8 @@
  * collection and the worker's teardown.  The rest of the binding is split by
  * concern (the list is in lm_http_int.h): options, the client registry,
  * building requests, completions, responses and batches.  Every call (its
- * whole redirect chain) is timed under "http.<method>" (and "http <name>");
+ * whole redirect chain) is timed under "http.<method>" (and "http <name>"),
+ * and counted in "http", the sum of the http.<method> timers;
  * connect, read, write, timeout and body-limit failures return nil, err.
  * The binding never parses bytes (proto/ does, jansson for JSON) nor
  * touches sockets (client/http_client does). */
@@ -80,20 +81,39 @@ static void lm_http_worker_close(void *data) {
 
 /* ---- luamech.http.new ---- */
 
+/* The per-phase timers of every call (connect, TLS, wait, receive, DNS). */
+static const char *const lm_http_phase_timers[] = {"http.connect", "http.tls", "http.wait", "http.receive",
+                                                   "http.dns"};
+
+void lm_http_timer_names(lm_name_fn fn, void *ctx) {
+    fn(ctx, "http");
+    for (int m = 0; m < HP_NMETHODS; m++) {
+        char name[32];
+        snprintf(name, sizeof name, "http.%s", lm_http_lower[m]);
+        fn(ctx, name);
+    }
+    for (size_t i = 0; i < sizeof lm_http_phase_timers / sizeof *lm_http_phase_timers; i++)
+        fn(ctx, lm_http_phase_timers[i]);
+}
+
 /* The timer and counter ids of the module (once per worker). */
 static void lm_http_ids(lm_http_mod *mod) {
     if (mod->ids_ready) return;
     worker *w = mod->w;
+    /* "http": every call of the run (k6's http_req_duration), the sum of
+     * the http.<method> timers, each call being in one of them */
+    int all = lm_timer_id(w, "http", TK_PRIMITIVE);
     for (int m = 0; m < HP_NMETHODS; m++) {
         char name[32];
         snprintf(name, sizeof name, "http.%s", lm_http_lower[m]);
         mod->tid[m] = lm_timer_id(w, name, TK_PRIMITIVE);
+        lm_timer_part_of(w, mod->tid[m], all);
     }
-    mod->t_connect = lm_timer_id(w, "http.connect", TK_PRIMITIVE);
-    mod->t_tls = lm_timer_id(w, "http.tls", TK_PRIMITIVE);
-    mod->t_wait = lm_timer_id(w, "http.wait", TK_PRIMITIVE);
-    mod->t_receive = lm_timer_id(w, "http.receive", TK_PRIMITIVE);
-    mod->t_dns = lm_timer_id(w, "http.dns", TK_PRIMITIVE);
+    mod->t_connect = lm_timer_id(w, lm_http_phase_timers[0], TK_PRIMITIVE);
+    mod->t_tls = lm_timer_id(w, lm_http_phase_timers[1], TK_PRIMITIVE);
+    mod->t_wait = lm_timer_id(w, lm_http_phase_timers[2], TK_PRIMITIVE);
+    mod->t_receive = lm_timer_id(w, lm_http_phase_timers[3], TK_PRIMITIVE);
+    mod->t_dns = lm_timer_id(w, lm_http_phase_timers[4], TK_PRIMITIVE);
     mod->c_sent = worker_counter_id(w, "http.bytes_sent");
     mod->c_recv = worker_counter_id(w, "http.bytes_received");
     mod->c_connects = worker_counter_id(w, "http.connects");

@@ -33,6 +33,15 @@ static const char *const lm_mc_op_names[OP_COUNT] = {
     "get", "gets", "get_multi", "set", "add", "replace", "append", "prepend",
     "cas", "delete", "incr", "decr", "touch"};
 
+void lm_mc_timer_names(lm_name_fn fn, void *ctx) {
+    for (int i = 0; i < OP_COUNT; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "memcached.%s", lm_mc_op_names[i]);
+        fn(ctx, name);
+    }
+    fn(ctx, "memcached.tls");
+}
+
 typedef struct lm_mc_op lm_mc_op;
 
 /* One client as Lua sees it.  The userdata holds a pointer: the C side may

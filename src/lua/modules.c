@@ -1,6 +1,9 @@
 /* modules.c - the table of luamech's Lua modules (the protocols, json,
- * url, ...) opened in every worker's Lua state.  Adding a protocol adds one
- * line here. */
+ * url, ...) opened in every worker's Lua state, and the timers they name by
+ * themselves (thresholds check subjects against them before any load).
+ * Adding a protocol adds one line here. */
+#include <string.h>
+
 #include "lua/lm_core.h"
 #include "lua/lm_url.h"
 
@@ -8,6 +11,17 @@ void lm_memcached_open(lua_State *L, struct worker *w);
 void lm_redis_open(lua_State *L, struct worker *w);
 void lm_http_open(lua_State *L, struct worker *w);
 void lm_json_open(lua_State *L, struct worker *w);
+
+void lm_builtin_timers(lm_name_fn fn, void *ctx) {
+    lm_http_timer_names(fn, ctx);
+    lm_mc_timer_names(fn, ctx);
+    fn(ctx, "redis.pipeline");
+    fn(ctx, "redis.tls");
+}
+
+int lm_builtin_closed(const char *name) {
+    return strcmp(name, "http") == 0 || strncmp(name, "http.", 5) == 0 || strncmp(name, "memcached.", 10) == 0;
+}
 
 const lm_module lm_modules[] = {
     {"memcached", lm_memcached_open, NULL},

@@ -36,7 +36,7 @@ static int output_parse_label(output_stream_cfg *s, const char *kv, char *err, s
         return -1;
     }
     static const char *const ours[] = {"run_id", "scenario", "phase", "segment", "timer", "kind",
-                                       "group", "counter", "le", "quantile"};
+                                       "group", "counter", "le", "quantile", "view"};
     for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
         if ((strlen(ours[i]) == n && memcmp(kv, ours[i], n) == 0) || strncmp(kv, "__", 2) == 0) {
             snprintf(err, err_len, "--stream prometheus: label=%s: luamech sets that label itself (run_id, "

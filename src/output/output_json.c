@@ -2,8 +2,8 @@
  * schema OUTPUT_SCHEMA_VERSION): a "start" event, per closed interval one
  * "timer" object per reported timer and one "interval" object (VUs and
  * targets, counters and their kinds, generator health, thresholds so far),
- * and an "end" event with the totals.  Built from the merged run data
- * (jansson); no I/O. */
+ * and an "end" event with the totals; a latency without a sample is null,
+ * never 0.  Built from the merged run data (jansson); no I/O. */
 #include "output/output_priv.h"
 
 #include <jansson.h>
@@ -61,6 +61,7 @@ static void ojson_row(json_t *o, const agg_row *x) {
         "p95_ms", report_ms((double)x->p95_us), "p99_ms", report_ms((double)x->p99_us),
         "p99_9_ms", report_ms((double)x->p999_us), "max_ms", report_ms((double)x->max_us),
         "stdev_ms", report_ms(x->stdev_us));
+    report_row_latency_null(f, x);
     if (f) json_object_update(o, f);
     json_decref(f);
 }

@@ -5,7 +5,9 @@
  * histogram (fixed bucket bounds, a factor 1.25 apart) or, with
  * histograms=native, a native one (luamech's HdrHistogram buckets mapped to
  * exponential buckets of schema prom_native_schema()), plus exact
- * percentiles as gauges; counts are cumulative counters.  Label values
+ * percentiles as gauges; counts are cumulative counters.  A timer and its
+ * twins are one `timer` label told apart by `view`, and only the timer's
+ * own view carries the counts (a sum() counts each sample once).  Label values
  * are escaped as the result files escape names (common/text.c): remote
  * write requires UTF-8, and a name then reads as in summary.json.  No I/O. */
 #include "output/sink_prom.h"
@@ -79,14 +81,30 @@ static prom_series *prom_add(prom_batch *b, const char *metric, double v, const 
     return s;
 }
 
-/* Timer labels: timer, kind and, for a group's transactions, group. */
-#define PROM_TIMER_LABELS(b, t) "timer", (t)->name, "kind", timer_kind_name((t)->kind), \
-    (t)->kind == TK_GROUP ? "group" : NULL, (t)->kind == TK_GROUP ? prom_group_of(b, t) : NULL
-
 /* A group timer's group: its index into the scenario's groups (its name
  * is not parsed). */
 static const char *prom_group_of(const prom_batch *b, const agg_timer *t) {
     return t->group >= 0 && t->group < b->sc->ngroups ? b->sc->groups[t->group].name : t->name;
+}
+
+/* A timer and its twins are one timer seen three ways: the label `timer`
+ * is the timer's own name, `view` which way ("default"; "uncorrected":
+ * latency from the actual start; "all": latency over every sample), known
+ * from the data (agg_timer.twin_of, .of), never from the name. */
+static const char *prom_timer_name(const agg_timer *t) {
+    return t->twin_of ? t->twin_of->name : t->of ? t->of->name : t->name;
+}
+
+static const char *prom_view(const agg_timer *t) { return t->twin_of ? "uncorrected" : t->of ? "all" : "default"; }
+
+/* Timer labels: timer, kind, view and, for a group's transactions, group. */
+#define PROM_TIMER_LABELS(b, t) "timer", prom_timer_name(t), "kind", timer_kind_name((t)->kind), "view", prom_view(t)
+
+/* A timer's series: its labels, and its group's for a group's timer. */
+static prom_series *prom_timer_add(prom_batch *b, const char *metric, double v, const agg_timer *t) {
+    prom_series *s = prom_add(b, metric, v, PROM_TIMER_LABELS(b, t));
+    if (s && t->kind == TK_GROUP) s->lname[s->nl] = "group", s->lval[s->nl++] = prom_group_of(b, t);
+    return s;
 }
 
 int prom_native_schema(void) {
@@ -156,7 +174,7 @@ static void prom_native_hist(prom_batch *b, const agg_timer *t) {
         acc += c;
     }
     if (ok && acc) ok = prom_native_add(n, cur, acc, &last, &prev, &cap) == 0;
-    prom_series *s = ok ? prom_add(b, "luamech_latency_seconds", 0, PROM_TIMER_LABELS(b, t)) : NULL;
+    prom_series *s = ok ? prom_timer_add(b, "luamech_latency_seconds", 0, t) : NULL;
     if (!s) {
         free(n->deltas), free(n->span_off), free(n->span_len);
         return;
@@ -170,8 +188,8 @@ static void prom_histogram(prom_batch *b, const agg_timer *t) {
     const hist *h = &t->total;
     if (b->native_hist) {
         prom_native_hist(b, t);
-        prom_add(b, "luamech_latency_seconds_count", (double)h->total, PROM_TIMER_LABELS(b, t));
-        prom_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, PROM_TIMER_LABELS(b, t));
+        prom_timer_add(b, "luamech_latency_seconds_count", (double)h->total, t);
+        prom_timer_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, t);
         return;
     }
     double bounds[PROM_NBOUNDS];
@@ -186,27 +204,32 @@ static void prom_histogram(prom_batch *b, const agg_timer *t) {
     }
     for (int j = 0; j < nb; j++) {
         if (j > 0) cum[j] += cum[j - 1];
-        prom_series *s = prom_add(b, "luamech_latency_seconds_bucket", (double)cum[j], PROM_TIMER_LABELS(b, t));
+        prom_series *s = prom_timer_add(b, "luamech_latency_seconds_bucket", (double)cum[j], t);
         if (!s) return;
         snprintf(s->own, sizeof s->own, "%.9g", bounds[j]);
         s->lname[s->nl] = "le", s->lval[s->nl++] = NULL;       /* own[]: the array may move */
     }
-    prom_series *s = prom_add(b, "luamech_latency_seconds_bucket", (double)h->total, PROM_TIMER_LABELS(b, t));
+    prom_series *s = prom_timer_add(b, "luamech_latency_seconds_bucket", (double)h->total, t);
     if (s) s->lname[s->nl] = "le", s->lval[s->nl++] = "+Inf";
-    prom_add(b, "luamech_latency_seconds_count", (double)h->total, PROM_TIMER_LABELS(b, t));
-    prom_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, PROM_TIMER_LABELS(b, t));
+    prom_timer_add(b, "luamech_latency_seconds_count", (double)h->total, t);
+    prom_timer_add(b, "luamech_latency_seconds_sum", hist_mean_us(h) * (double)h->total / 1e6, t);
 }
 
-/* Percentiles as gauges: of the interval and of the run so far. */
+/* Percentiles as gauges: of the interval and of the run so far (absent
+ * while there is no latency sample). */
 static void prom_quantiles(prom_batch *b, const agg_timer *t, const agg_row *iv) {
     static const char *q[] = {"0.5", "0.9", "0.95", "0.99"};
     const int64_t ivq[] = {iv->p50_us, iv->p90_us, iv->p95_us, iv->p99_us};
     const double pct[] = {50, 90, 95, 99};
+    /* no latency sample (every one failed, or none): no gauge at all, which
+     * Prometheus shows as no data, rather than a 0 that reads as fast */
     for (int i = 0; i < 4; i++) {
-        prom_series *s = prom_add(b, "luamech_interval_latency_seconds", (double)ivq[i] / 1e6, PROM_TIMER_LABELS(b, t));
+        prom_series *s = iv->sampled > 0 ? prom_timer_add(b, "luamech_interval_latency_seconds", (double)ivq[i] / 1e6, t)
+                                         : NULL;
         if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
-        s = prom_add(b, "luamech_run_latency_seconds", (double)hist_percentile_us(&t->total, pct[i]) / 1e6,
-                     PROM_TIMER_LABELS(b, t));
+        s = t->total.total > 0 ? prom_timer_add(b, "luamech_run_latency_seconds",
+                                                (double)hist_percentile_us(&t->total, pct[i]) / 1e6, t)
+                               : NULL;
         if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
     }
 }
@@ -216,13 +239,13 @@ static void prom_timers(prom_batch *b, const run_result *r, int k) {
         const agg_timer *t = r->agg.timers[i];
         if (!agg_timer_reported(t)) continue;
         prom_histogram(b, t);
-        prom_add(b, "luamech_samples_total", (double)(t->total.total + t->total_errors + (t->of ? 0 : t->total_cancelled)),
-                 PROM_TIMER_LABELS(b, t));
-        prom_add(b, "luamech_errors_total", (double)t->total_errors, PROM_TIMER_LABELS(b, t));
-        if (k < t->nrows) {
-            prom_add(b, "luamech_interval_rate_per_second", t->rows[k].rate, PROM_TIMER_LABELS(b, t));
-            prom_quantiles(b, t, &t->rows[k]);
-        }
+        if (k < t->nrows) prom_quantiles(b, t, &t->rows[k]);
+        /* counts: the timer's own (view "default") only, its twins count the
+         * same samples, so that a sum() over the counters counts each once */
+        if (t->twin_of || t->of) continue;
+        prom_timer_add(b, "luamech_samples_total", (double)(t->total.total + t->total_errors + t->total_cancelled), t);
+        prom_timer_add(b, "luamech_errors_total", (double)t->total_errors, t);
+        if (k < t->nrows) prom_timer_add(b, "luamech_interval_rate_per_second", t->rows[k].rate, t);
     }
 }
 

@@ -9,7 +9,7 @@
 
 #include "output/output_priv.h"
 
-#define PROM_MAX_LABELS (OUTPUT_MAX_LABELS + 8)
+#define PROM_MAX_LABELS (OUTPUT_MAX_LABELS + 9)
 
 typedef struct prom_series {
     int nl;

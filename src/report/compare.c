@@ -189,6 +189,7 @@ int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *err, size
         text_errf(err, err_len, "%s: timer \"%s\" has no \"summary\" object", r->path, cmp_str(t, "name"));
         return -1;
     }
+    if (json_is_null(x)) return 1;          /* no latency sample: no data */
     if (!json_is_number(x)) {
         text_errf(err, err_len, "%s: timer \"%s\": summary.%s is missing or not a number", r->path,
                  cmp_str(t, "name"), cmp_fig_field(f));
@@ -275,8 +276,9 @@ static int cmp_figures(const cmp_ctx *c, json_t *t, json_t *u, json_t *figs) {
         cmp_fig f = cmp_order[k];
         if (!c->o->shown[f]) continue;
         double va, vb;
-        if (cmp_value(c->a, t, f, &va, c->err, c->err_len) != 0 || cmp_value(c->b, u, f, &vb, c->err, c->err_len) != 0)
-            return -1;
+        int ra = cmp_value(c->a, t, f, &va, c->err, c->err_len), rb = cmp_value(c->b, u, f, &vb, c->err, c->err_len);
+        if (ra < 0 || rb < 0) return -1;
+        if (ra || rb) continue;             /* no data on a side: not compared (not a 0) */
         json_object_set_new(figs, cmp_fig_name(f), cmp_figure(c, name, f, va, vb));
     }
     return 0;

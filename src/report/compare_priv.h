@@ -60,7 +60,8 @@ int cmp_load(cmp_run *r, const char *arg, char *err, size_t err_len);
 int cmp_selected(cmp_opts *o, json_t *t);
 /* Notes the --timer names that name this timer. */
 void cmp_mark_seen(cmp_opts *o, const char *name);
-/* Figure f of timer t's summary into *v.  0, or -1 with a message. */
+/* Figure f of timer t's summary into *v.  0, 1 when it is null (a latency
+ * without a sample: no data, not compared), or -1 with a message. */
 int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *err, size_t err_len);
 /* A figure's value as JSON (an integer for count and errors). */
 json_t *cmp_num(cmp_fig f, double v);

@@ -93,12 +93,16 @@ static int cmp_sets_count(const cmp_run *runs, int n, const char *name) {
     return k;
 }
 
-/* Figure f of timer name in every run of a side into v.  0, or -1 with a
- * message. */
+/* Figure f of timer name in every run of a side into v.  0, 1 when a run
+ * has no data for it (a null latency), or -1 with a message. */
 static int cmp_sets_values(cmp_sets *s, const cmp_run *runs, int n, const char *name, cmp_fig f, double *v) {
-    for (int i = 0; i < n; i++)
-        if (cmp_value(&runs[i], cmp_sets_timer(&runs[i], name), f, &v[i], s->err, sizeof s->err) != 0) return -1;
-    return 0;
+    int none = 0;
+    for (int i = 0; i < n; i++) {
+        int rc = cmp_value(&runs[i], cmp_sets_timer(&runs[i], name), f, &v[i], s->err, sizeof s->err);
+        if (rc < 0) return -1;
+        none |= rc;
+    }
+    return none;
 }
 
 /* A value: an integer for whole counts, else a real. */
@@ -164,9 +168,9 @@ static int cmp_sets_figures(cmp_sets *s, const char *name, json_t *figs) {
     for (size_t k = 0; k < CMP_NFIGS; k++) {
         cmp_fig f = cmp_order[k];
         if (!s->o->shown[f]) continue;
-        if (cmp_sets_values(s, s->a, s->o->na, name, f, s->va) != 0 ||
-            cmp_sets_values(s, s->b, s->o->nb, name, f, s->vb) != 0)
-            return -1;
+        int ra = cmp_sets_values(s, s->a, s->o->na, name, f, s->va), rb = cmp_sets_values(s, s->b, s->o->nb, name, f, s->vb);
+        if (ra < 0 || rb < 0) return -1;
+        if (ra || rb) continue;             /* a run without data: not compared */
         json_object_set_new(figs, cmp_fig_name(f), cmp_sets_figure(s, name, f));
     }
     return 0;

@@ -16,6 +16,12 @@
 
 double report_ms(double us) { return us / 1000.0; }
 
+const char *report_ms_cell(char *buf, size_t len, int w, double us, int has) {
+    if (has) snprintf(buf, len, "%*.3f", w, report_ms(us));
+    else snprintf(buf, len, "%*s\u2013", w > 1 ? w - 1 : 0, "");   /* "–": 1 column, 3 bytes */
+    return buf;
+}
+
 double report_span_s(const run_result *r) {
     return (double)(r->span_ns > r->run_ns ? r->span_ns : r->run_ns) / 1e9;
 }
@@ -29,13 +35,14 @@ void report_progress(FILE *out, const run_result *r, double elapsed_s, double to
     const agg *a = &r->agg;
     agg_timer *t = agg_all(a);
     int64_t tx = t ? t->total.total + t->total_errors : 0, err = t ? t->total_errors : 0;
-    double p95 = t ? report_ms((double)hist_percentile_us(&t->recent, 95)) : 0;
+    char p95[32];
+    report_ms_cell(p95, sizeof p95, 1, t ? (double)hist_percentile_us(&t->recent, 95) : 0, t && t->recent.total > 0);
     double rate = t ? (double)(t->recent.total + t->recent_errors) * 1e9 / (double)a->tick_ns : 0;
     char el[32], tot[32];
     units_format_duration((int64_t)(elapsed_s * 1e9), el, sizeof el);
     if (total_s > 0) units_format_duration((int64_t)(total_s * 1e9), tot, sizeof tot);
     else snprintf(tot, sizeof tot, "-");
-    fprintf(out, "[%8s / %-8s] vus %6lld  tx %10lld  %9.1f tx/s  errors %lld  p95 %.3f ms%s%s%s\n",
+    fprintf(out, "[%8s / %-8s] vus %6lld  tx %10lld  %9.1f tx/s  errors %lld  p95 %s ms%s%s%s\n",
             el, tot, (long long)a->active_vus, (long long)tx, rate, (long long)err, p95,
             a->overflow_name ? "  WARNING: too many timer names (max_timers), from \"" : "",
             a->overflow_name ? a->overflow_name : "", a->overflow_name ? "\" on counted as (other)" : "");
@@ -49,11 +56,14 @@ static void report_row_header(FILE *out, const char *first) {
 }
 
 static void report_row(FILE *out, const char *first, const agg_row *x) {
-    fprintf(out, "%-10s %10lld %10.2f %7lld %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
-            first, (long long)x->count, x->rate, (long long)x->errors, report_ms((double)x->min_us),
-            report_ms(x->avg_us), report_ms((double)x->p50_us), report_ms((double)x->p80_us),
-            report_ms((double)x->p90_us), report_ms((double)x->p95_us), report_ms((double)x->p99_us),
-            report_ms((double)x->p999_us), report_ms((double)x->max_us), report_ms(x->stdev_us));
+    const double us[] = {(double)x->min_us, x->avg_us, (double)x->p50_us, (double)x->p80_us, (double)x->p90_us,
+                         (double)x->p95_us, (double)x->p99_us, (double)x->p999_us, (double)x->max_us, x->stdev_us};
+    fprintf(out, "%-10s %10lld %10.2f %7lld", first, (long long)x->count, x->rate, (long long)x->errors);
+    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+        char c[32];
+        fprintf(out, " %s", report_ms_cell(c, sizeof c, 9, us[i], x->sampled > 0));
+    }
+    fputc('\n', out);
 }
 
 /* Cancelled and skipped samples are not in count: said under the row. */
@@ -233,9 +243,12 @@ static void report_stages(FILE *out, const scenario *sc, const run_result *r) {
                     x->group->model == MODEL_RATE ? "target: transactions/s" : "target: VUs", "stage", "from",
                     "to", "length s", "count", "rate/s", "errors", "p50", "p95", "p99");
         }
-        fprintf(out, "%-6d %10.1f %10.1f %10.3f %10lld %10.2f %8lld %9.3f %9.3f %9.3f\n", x->stage, x->from,
+        char c[3][32];
+        int has = x->row.sampled > 0;
+        fprintf(out, "%-6d %10.1f %10.1f %10.3f %10lld %10.2f %8lld %s %s %s\n", x->stage, x->from,
                 x->to, x->row.period_s, (long long)x->row.count, x->row.rate, (long long)x->row.errors,
-                report_ms((double)x->row.p50_us), report_ms((double)x->row.p95_us), report_ms((double)x->row.p99_us));
+                report_ms_cell(c[0], 32, 9, (double)x->row.p50_us, has), report_ms_cell(c[1], 32, 9, (double)x->row.p95_us, has),
+                report_ms_cell(c[2], 32, 9, (double)x->row.p99_us, has));
     }
     free(rows);
 }

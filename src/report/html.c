@@ -43,6 +43,13 @@ double html_num(json_t *o, const char *k) {
     return json_is_number(v) ? json_number_value(v) : 0;
 }
 
+const char *html_ms(json_t *o, const char *k, char *buf, size_t len) {
+    json_t *v = html_get(o, k);
+    if (json_is_number(v)) snprintf(buf, len, "%.3f", json_number_value(v));
+    else snprintf(buf, len, "&ndash;");
+    return buf;
+}
+
 long long html_int(json_t *o, const char *k) {
     json_t *v = html_get(o, k);
     if (json_is_integer(v)) return (long long)json_integer_value(v);
@@ -296,8 +303,9 @@ static void html_summary_run(FILE *f, json_t *root) {
     html_kv(f, "errors", "%lld", html_int(sum, "errors"));
     html_kv(f, "throughput", "%.2f transactions/s over %.3f s (the graceful stop's drain included)",
             html_num(sum, "rate"), html_num(sum, "period_s"));
-    html_kv(f, "p50 / p95 / p99", "%.3f / %.3f / %.3f ms", html_num(sum, "p50_ms"), html_num(sum, "p95_ms"),
-            html_num(sum, "p99_ms"));
+    char m[3][32];
+    html_kv(f, "p50 / p95 / p99", "%s / %s / %s ms", html_ms(sum, "p50_ms", m[0], 32), html_ms(sum, "p95_ms", m[1], 32),
+            html_ms(sum, "p99_ms", m[2], 32));
     html_kv(f, "run time", "%.3f s", html_num(root, "run_time_s"));
     html_kv_text(f, "test start", html_str(root, "start"));
     html_kv_text(f, "test finish", html_str(root, "finish"));
@@ -465,10 +473,11 @@ static void html_phase_row(FILE *f, json_t *p, size_t i, int linked) {
     fputs("</td><td class=\"l\">", f);
     html_badge(f, html_str(p, "status") ? html_str(p, "status") : "unknown");
     long long e = html_int(p, "errors");
-    fprintf(f, "</td><td>%lld</td><td%s>%lld</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.3f</td>"
-               "<td>%.3f</td><td>%.3f</td></tr>\n", html_int(p, "transactions"), e > 0 ? " class=\"err\"" : "", e,
-            html_num(p, "run_time_s"), html_num(p, "rate"), html_num(p, "p50_ms"), html_num(p, "p95_ms"),
-            html_num(p, "p99_ms"), html_num(p, "max_ms"));
+    char m[4][32];
+    fprintf(f, "</td><td>%lld</td><td%s>%lld</td><td>%.3f</td><td>%.2f</td><td>%s</td><td>%s</td>"
+               "<td>%s</td><td>%s</td></tr>\n", html_int(p, "transactions"), e > 0 ? " class=\"err\"" : "", e,
+            html_num(p, "run_time_s"), html_num(p, "rate"), html_ms(p, "p50_ms", m[0], 32), html_ms(p, "p95_ms", m[1], 32),
+            html_ms(p, "p99_ms", m[2], 32), html_ms(p, "max_ms", m[3], 32));
 }
 
 static void html_phases_total(FILE *f, long long tx, long long errors, double secs) {

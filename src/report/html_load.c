@@ -75,7 +75,7 @@ static int html_merge_obj(json_t *acc, json_t *e) {
     json_t *v;
     json_object_foreach(e, key, v) {
         json_t *a = json_object_get(acc, key), *m;
-        if (!a) m = json_copy(v);
+        if (!a || (json_is_null(a) && json_is_number(v))) m = json_copy(v);   /* null: no latency yet */
         else if (!json_is_number(a) || !json_is_number(v)) continue;
         else if (strcmp(key, "avg_ms") == 0)
             m = json_real(ca + ce > 0 ? (json_number_value(a) * ca + json_number_value(v) * ce) / (ca + ce) : 0.0);

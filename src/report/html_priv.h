@@ -13,6 +13,10 @@
 
 json_t *html_get(json_t *o, const char *k);
 double html_num(json_t *o, const char *k);
+/* A latency figure in ms ("%.3f"), or "&ndash;" when o's k is not a number
+ * (null: no latency sample, docs/results.md): never a 0 for no data.
+ * Returns buf. */
+const char *html_ms(json_t *o, const char *k, char *buf, size_t len);
 long long html_int(json_t *o, const char *k);
 const char *html_str(json_t *o, const char *k);
 /* Text and attribute values, HTML-escaped (NULL writes nothing). */

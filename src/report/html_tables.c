@@ -36,7 +36,10 @@ static void html_row_cells(FILE *f, json_t *row) {
     if (skipped > 0) fprintf(f, " (+%lld skipped)", skipped);
     fputs("</td>", f);
     for (size_t i = 0; i < sizeof html_ms_keys / sizeof *html_ms_keys; i++)
-        fprintf(f, "<td>%.3f</td>", html_num(row, html_ms_keys[i]));
+    {
+        char m[32];
+        fprintf(f, "<td>%s</td>", html_ms(row, html_ms_keys[i], m, sizeof m));
+    }
 }
 
 /* ---- timers: kinds and "(uncorrected)" twins ---- */
@@ -352,9 +355,11 @@ static void html_stage_row(FILE *f, json_t *timers, const html_stage *s, int any
         fprintf(f, "<td class=\"l\">%s</td>", s->twin ? html_lf_actual : s->has_twin ? html_lf_intended : "");
     long long e = html_int(sum, "errors");
     fprintf(f, "<td>%.3f&ndash;%.3f</td>", html_num(tm, "start_s"), html_num(tm, "end_s"));
-    fprintf(f, "<td>%lld</td><td%s>%lld</td><td>%.2f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>",
+    char m[4][32];
+    fprintf(f, "<td>%lld</td><td%s>%lld</td><td>%.2f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
             html_int(sum, "count"), e > 0 ? " class=\"err\"" : "", e, html_num(sum, "rate"),
-            html_num(sum, "p50_ms"), html_num(sum, "p95_ms"), html_num(sum, "p99_ms"), html_num(sum, "max_ms"));
+            html_ms(sum, "p50_ms", m[0], 32), html_ms(sum, "p95_ms", m[1], 32), html_ms(sum, "p99_ms", m[2], 32),
+            html_ms(sum, "max_ms", m[3], 32));
     html_stage_intervals(f, html_get(tm, "intervals"));
 }
 

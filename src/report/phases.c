@@ -15,6 +15,7 @@ typedef struct phase_row {
     const char *name, *status;
     int64_t tx, errors;
     double secs, rate, p50_ms, p95_ms, p99_ms, max_ms;
+    int has_latency;          /* a successful transaction: else the latencies are no data */
 } phase_row;
 
 static void phases_row(phase_row *p, const scenario *ph, const run_result *r) {
@@ -27,6 +28,7 @@ static void phases_row(phase_row *p, const scenario *ph, const run_result *r) {
     p->tx = all->total.total + all->total_errors;
     p->errors = all->total_errors;
     p->rate = report_span_s(r) > 0 ? (double)p->tx / report_span_s(r) : 0;   /* drain included */
+    p->has_latency = all->total.total > 0;
     p->p50_ms = report_ms((double)hist_percentile_us(&all->total, 50));
     p->p95_ms = report_ms((double)hist_percentile_us(&all->total, 95));
     p->p99_ms = report_ms((double)hist_percentile_us(&all->total, 99));
@@ -44,8 +46,11 @@ void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n) {
     for (int i = 0; i < n; i++) {
         phase_row p;
         phases_row(&p, &sc->phases[i], &rs[i]);
-        fprintf(out, "%-20s %-12s %12lld %8lld %10.3f %12.2f %9.3f %9.3f %9.3f %9.3f\n", p.name, p.status,
-                (long long)p.tx, (long long)p.errors, p.secs, p.rate, p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms);
+        char c[4][32];
+        const double ms[] = {p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms};
+        for (int k = 0; k < 4; k++) report_ms_cell(c[k], sizeof c[k], 9, ms[k] * 1000, p.has_latency);
+        fprintf(out, "%-20s %-12s %12lld %8lld %10.3f %12.2f %s %s %s %s\n", p.name, p.status,
+                (long long)p.tx, (long long)p.errors, p.secs, p.rate, c[0], c[1], c[2], c[3]);
         tx += p.tx;
         errors += p.errors;
         secs += p.secs;
@@ -77,8 +82,13 @@ static int phases_write_csv(const char *dir, const scenario *sc, const run_resul
         phases_row(&p, &sc->phases[i], &rs[i]);
         fprintf(f, "%d,", i + 1);
         phases_csv_name(f, p.name);
-        fprintf(f, ",%s,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", p.status,
-                (long long)p.tx, (long long)p.errors, p.secs, p.rate, p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms);
+        fprintf(f, ",%s,%lld,%lld,%.3f,%.3f", p.status, (long long)p.tx, (long long)p.errors, p.secs, p.rate);
+        const double ms[] = {p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms};
+        for (int k = 0; k < 4; k++) {
+            if (p.has_latency) fprintf(f, ",%.3f", ms[k]);
+            else fputc(',', f);             /* no latency: empty, not 0 */
+        }
+        fputc('\n', f);
     }
     return fclose(f);
 }
@@ -92,10 +102,12 @@ int report_write_phases(const char *dir, const scenario *sc, const run_result *r
         char sub[512];
         report_phase_subdir(sub, sizeof sub, i, p.name);
         if (rs[i].status != RUN_COMPLETED) status = p.status;
-        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f}",
+        json_t *lat[4] = {json_real(p.p50_ms), json_real(p.p95_ms), json_real(p.p99_ms), json_real(p.max_ms)};
+        for (int k = 0; k < 4 && !p.has_latency; k++) json_decref(lat[k]), lat[k] = json_null();
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:I,s:f,s:f,s:o,s:o,s:o,s:o}",
             "name", p.name, "dir", sub, "status", p.status, "transactions", (json_int_t)p.tx,
-            "errors", (json_int_t)p.errors, "run_time_s", p.secs, "rate", p.rate, "p50_ms", p.p50_ms,
-            "p95_ms", p.p95_ms, "p99_ms", p.p99_ms, "max_ms", p.max_ms));
+            "errors", (json_int_t)p.errors, "run_time_s", p.secs, "rate", p.rate, "p50_ms", lat[0],
+            "p95_ms", lat[1], "p99_ms", lat[2], "max_ms", lat[3]));
     }
     json_t *root = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:o}", "schema_version",
         RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION, "scenario", sc->name,

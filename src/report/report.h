@@ -95,6 +95,14 @@ void report_csv_string(FILE *f, const char *s);
 
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
+struct json_t;
+/* A row without a latency sample (agg_row.sampled 0: every sample failed,
+ * or none) has no latency: its latency keys (min_ms ... stdev_ms) in the
+ * JSON object o become null; "" in CSV, "–" in text (docs/results.md). */
+void report_row_latency_null(struct json_t *o, const agg_row *x);
+/* A latency cell of a text table, width w: us in ms to 3 decimals, or "–"
+ * (right-aligned) when has is 0.  Returns buf. */
+const char *report_ms_cell(char *buf, size_t len, int w, double us, int has);
 /* Seconds the run's samples were taken over: t0 to the end of the graceful
  * stop's drain (run_result.span_ns; run_ns when no span is known).  Every
  * rate over the whole run is over this span. */
@@ -143,12 +151,19 @@ typedef struct th_result {
     double measured;          /* valid when state == TH_MEASURED */
     th_state state;
     int found;                /* the subject exists (state != TH_NO_DATA) */
+    char hint[256];           /* no data: the nearest timer or metric name the run has, or "" */
+    int64_t unselected;       /* a narrower tag selector ("http.*{k:v}"): tagged timers of its
+                               * family carrying the tags that it did not select (named calls) */
+    char unselected_name[200];    /* the first of them */
     int passed;
     int64_t failed;           /* failed samples of the subject */
 } th_result;
 /* "measured 1.234 ms", "no data for X" or "no successful samples of X (N
  * failed)", into buf. */
 const char *report_threshold_text(const th_result *x, char *buf, size_t len);
+/* "not selected: N tagged timer(s) ... e.g. "http login{k=v}" ..." when
+ * x->unselected, else "", into buf. */
+const char *report_threshold_note(const th_result *x, char *buf, size_t len);
 /* Fills *out (caller frees) and returns how many failed. */
 int report_threshold_results(const scenario *sc, const run_result *r, th_result **out);
 int report_thresholds_failed(const scenario *sc, const run_result *r);

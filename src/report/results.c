@@ -155,8 +155,17 @@ static json_t *results_str(const char *s) {
     return j;
 }
 
+static const char *const results_latency_keys[] = {"min_ms", "avg_ms", "p50_ms", "p80_ms", "p90_ms", "p95_ms",
+                                                   "p99_ms", "p99_9_ms", "max_ms", "stdev_ms"};
+
+void report_row_latency_null(json_t *o, const agg_row *x) {
+    if (x->sampled > 0 || !o) return;
+    for (size_t i = 0; i < sizeof results_latency_keys / sizeof *results_latency_keys; i++)
+        if (json_object_get(o, results_latency_keys[i])) json_object_set_new(o, results_latency_keys[i], json_null());
+}
+
 static json_t *results_row_json(const agg_row *x) {
-    return json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+    json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
         "count", (json_int_t)x->count, "errors", (json_int_t)x->errors,
         "cancelled", (json_int_t)x->cancelled, "skipped", (json_int_t)x->skipped, "period_s", x->period_s,
         "rate", x->rate, "min_ms", report_ms((double)x->min_us), "avg_ms", report_ms(x->avg_us),
@@ -164,6 +173,8 @@ static json_t *results_row_json(const agg_row *x) {
         "p90_ms", report_ms((double)x->p90_us), "p95_ms", report_ms((double)x->p95_us),
         "p99_ms", report_ms((double)x->p99_us), "p99_9_ms", report_ms((double)x->p999_us),
         "max_ms", report_ms((double)x->max_us), "stdev_ms", report_ms(x->stdev_us));
+    report_row_latency_null(o, x);
+    return o;
 }
 
 /* 1 when t is timed from the intended start: it has an "(uncorrected)" twin. */
@@ -485,13 +496,15 @@ void report_interval_row(FILE *f, const agg_timer *t, int k, double iv) {
     const agg_row *x = &t->rows[k];
     fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + x->period_s);
     report_csv_string(f, t->name);
-    fprintf(f, ",%s,%lld,%lld,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
-            timer_kind_name(t->kind), (long long)x->count, (long long)x->errors,
-            (long long)x->cancelled, (long long)x->skipped, x->rate, report_ms((double)x->min_us),
-            report_ms(x->avg_us), report_ms((double)x->p50_us), report_ms((double)x->p80_us),
-            report_ms((double)x->p90_us), report_ms((double)x->p95_us),
-            report_ms((double)x->p99_us), report_ms((double)x->p999_us),
-            report_ms((double)x->max_us), report_ms(x->stdev_us));
+    fprintf(f, ",%s,%lld,%lld,%lld,%lld,%.3f", timer_kind_name(t->kind), (long long)x->count, (long long)x->errors,
+            (long long)x->cancelled, (long long)x->skipped, x->rate);
+    const double us[] = {(double)x->min_us, x->avg_us, (double)x->p50_us, (double)x->p80_us, (double)x->p90_us,
+                         (double)x->p95_us, (double)x->p99_us, (double)x->p999_us, (double)x->max_us, x->stdev_us};
+    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+        if (x->sampled > 0) fprintf(f, ",%.3f", report_ms(us[i]));
+        else fputc(',', f);                 /* no latency sample: an empty field, not 0 */
+    }
+    fputc('\n', f);
 }
 
 int report_write_intervals_csv(const char *dir, const run_result *r) {

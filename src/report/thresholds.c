@@ -7,7 +7,9 @@
  * ("http.*{kind=api}") merges the histograms, errors and counts of every
  * tagged timer it selects (by the timers' data fields tagged_of and tags,
  * never their names); none selected, it falls back to a timer of that
- * exact name.  Parsing and the
+ * exact name; a selector by method ("http.*{k:v}") notes the named calls
+ * carrying its tags that it leaves out.  A criterion without data names the nearest timer or
+ * metric the run has ("did you mean").  Parsing and the
  * arithmetic of a criterion are in stats/threshold.c; this file gathers the
  * data and writes, it never touches the engine. */
 #include "report/report.h"
@@ -23,6 +25,8 @@
 typedef struct th_acc {
     hist *h;                  /* allocated once the subject is seen */
     th_input in;
+    int64_t unselected;       /* tagged timers of BASE's family with the tags, not selected */
+    const char *unselected_name;   /* the first of them */
 } th_acc;
 
 static const char *thresholds_tag(void *ctx, const char *name) {
@@ -56,17 +60,60 @@ static int thresholds_timer_add(th_acc *acc, const scenario *sc, const run_resul
     return 0;
 }
 
+/* The family selector of t ("http{k:v}" for "http.*{k:v}" or "http.get{k:v}"):
+ * 1 when t's BASE is a family member by method ("FAMILY.x", the first
+ * word without wildcards), with *f that family's selector. */
+static int thresholds_family(const threshold *t, threshold *f) {
+    size_t n = strcspn(t->base, ". ");
+    if (!t->ntags || n == 0 || t->base[n] != '.' || memchr(t->base, '*', n) || memchr(t->base, '?', n)) return 0;
+    *f = *t;
+    f->base[n] = 0;
+    return 1;
+}
+
+/* 1 when tagged timer tm is a named call's of family f ("http login{...}":
+ * its tagged_of, a data field, is "FAMILY <name>"). */
+static int thresholds_named_of(const threshold *f, const agg_timer *tm) {
+    json_t *o = tm->tags ? json_loads(tm->tags, 0, NULL) : NULL;
+    const char *of = json_string_value(json_object_get(o, "tagged_of"));
+    size_t n = strlen(f->base);
+    int named = of && strncmp(of, f->base, n) == 0 && of[n] == ' ';
+    json_decref(o);
+    return named;
+}
+
 static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, const run_result *r) {
     threshold_checks_add(&r->agg, &acc->in.checks_pass, &acc->in.checks_all);
     threshold_metrics_add(t, &r->agg, &acc->in);
-    int hits = 0;
-    for (int i = 0; t->ntags && i < r->agg.n; i++)
-        if (thresholds_selects(t, r->agg.timers[i]) &&
-            thresholds_timer_add(acc, sc, r, r->agg.timers[i], hits++ == 0) != 0)
-            return -1;
+    threshold fam;
+    int hits = 0, has_fam = thresholds_family(t, &fam);
+    for (int i = 0; t->ntags && i < r->agg.n; i++) {
+        const agg_timer *tm = r->agg.timers[i];
+        if (thresholds_selects(t, tm)) {
+            if (thresholds_timer_add(acc, sc, r, tm, hits++ == 0) != 0) return -1;
+        } else if (has_fam && thresholds_selects(&fam, tm) && thresholds_named_of(&fam, tm)) {   /* "http.*{...}" */
+            if (!acc->unselected++) acc->unselected_name = tm->name;
+        }
+    }
     if (hits) return 0;
     const agg_timer *tm = threshold_timer(t, &r->agg);
     return tm ? thresholds_timer_add(acc, sc, r, tm, 1) : 0;
+}
+
+/* No data for x: the nearest name that got some, for "did you mean" (the
+ * run's timers, twins aside, and its custom metrics). */
+static void thresholds_hint(th_result *x, const run_result *r) {
+    if (x->state != TH_NO_DATA || x->t->stat == TH_CHECKS_RATE) return;
+    text_near near;
+    text_near_init(&near, x->t->ntags ? x->t->base : x->t->timer);
+    if (!near.want[0]) return;
+    if (x->hint[0]) text_near_try(&near, x->hint);          /* an earlier phase's */
+    for (int i = 0; i < r->agg.n; i++)
+        if (!r->agg.timers[i]->of && !r->agg.timers[i]->twin_of) text_near_try(&near, r->agg.timers[i]->name);
+    for (int i = 0; i < r->agg.ncounters; i++)
+        if (r->agg.counters[i]->base && r->agg.counters[i]->kind != CK_ENGINE)
+            text_near_try(&near, r->agg.counters[i]->base);
+    snprintf(x->hint, sizeof x->hint, "%s", near.best);
 }
 
 static void thresholds_set(th_result *x, const threshold *t, th_acc *acc) {
@@ -75,6 +122,9 @@ static void thresholds_set(th_result *x, const threshold *t, th_acc *acc) {
     x->found = x->state != TH_NO_DATA;
     x->passed = x->state == TH_MEASURED && threshold_passes(t, x->measured);
     x->failed = acc->in.errors;
+    x->unselected += acc->unselected;
+    if (acc->unselected_name && !x->unselected_name[0])
+        snprintf(x->unselected_name, sizeof x->unselected_name, "%s", acc->unselected_name);
     if (acc->h) hist_free(acc->h);      /* its chunks, then the struct */
     free(acc->h);
 }
@@ -88,6 +138,7 @@ int report_threshold_results(const scenario *sc, const run_result *r, th_result 
         memset(&acc, 0, sizeof acc);
         thresholds_add(&acc, &sc->thresholds[i], sc, r);
         thresholds_set(&(*out)[i], &sc->thresholds[i], &acc);
+        thresholds_hint(&(*out)[i], r);
         failed += !(*out)[i].passed;
     }
     return failed;
@@ -102,6 +153,7 @@ int report_run_threshold_results(const scenario *sc, const run_result *rs, int n
         memset(&acc, 0, sizeof acc);
         for (int k = 0; k < n && k < sc->nphases; k++) thresholds_add(&acc, &sc->thresholds[i], &sc->phases[k], &rs[k]);
         thresholds_set(&(*out)[i], &sc->thresholds[i], &acc);
+        for (int k = 0; k < n && k < sc->nphases; k++) thresholds_hint(&(*out)[i], &rs[k]);
         failed += !(*out)[i].passed;
     }
     return failed;
@@ -129,7 +181,9 @@ int report_threshold_stop(const scenario *sc, const run_result *r, char *why, si
 }
 
 const char *report_threshold_text(const th_result *x, char *buf, size_t len) {
-    if (x->state == TH_NO_DATA) snprintf(buf, len, "no data for %s", x->t->stat == TH_CHECKS_RATE ? "checks" : x->t->timer);
+    if (x->state == TH_NO_DATA)
+        snprintf(buf, len, "no data for %s%s%s%s", x->t->stat == TH_CHECKS_RATE ? "checks" : x->t->timer,
+                 x->hint[0] ? " (did you mean \"" : "", x->hint, x->hint[0] ? "\"?)" : "");
     else if (x->state == TH_NO_SUCCESS)
         snprintf(buf, len, "no successful samples of %s (%lld failed)", x->t->timer, (long long)x->failed);
     else snprintf(buf, len, "measured %.3f %s", x->measured, threshold_unit(x->t));
@@ -143,9 +197,11 @@ static void thresholds_table(FILE *out, const char *title, const th_result *res,
         char m[64];
         if (res[i].state == TH_MEASURED) snprintf(m, sizeof m, "%.3f %s", res[i].measured, threshold_unit(res[i].t));
         else snprintf(m, sizeof m, "%s", res[i].state == TH_NO_DATA ? "(no data)" : "(no successful samples)");
-        char buf[1024];
-        fprintf(out, "%-44s %24s  %s\n", text_clean(res[i].t->text, buf, sizeof buf), m,
-                res[i].passed ? "pass" : "FAIL");
+        char buf[1024], hb[600];
+        fprintf(out, "%-44s %24s  %s%s%s%s\n", text_clean(res[i].t->text, buf, sizeof buf), m,
+                res[i].passed ? "pass" : "FAIL", res[i].hint[0] ? "  (did you mean \"" : "",
+                res[i].hint[0] ? text_clean(res[i].hint, hb, sizeof hb) : "", res[i].hint[0] ? "\"?)" : "");
+        if (res[i].unselected) fprintf(out, "  note: %s\n", report_threshold_note(&res[i], buf, sizeof buf));
     }
 }
 
@@ -162,6 +218,16 @@ void report_run_thresholds(FILE *out, const scenario *sc, const run_result *rs, 
     if (res) thresholds_table(out, "Thresholds of the whole run (all phases' data merged)", res, sc->nthresholds, failed);
     free(res);
     fflush(out);
+}
+
+const char *report_threshold_note(const th_result *x, char *buf, size_t len) {
+    char nb[600], fb[256];
+    threshold fam;
+    if (!x->unselected || !thresholds_family(x->t, &fam)) return "";
+    snprintf(buf, len, "not selected: %lld tagged timer(s) with these tags, e.g. \"%s\" (a named call's); "
+             "\"%s{...}\" selects every call of the family", (long long)x->unselected,
+             text_clean(x->unselected_name, nb, sizeof nb), text_clean(fam.base, fb, sizeof fb));
+    return buf;
 }
 
 /* XML text: no control bytes (XML 1.0 forbids them even as references) and
@@ -243,6 +309,8 @@ json_t *report_thresholds_json(const th_result *res, int n) {
         json_object_set_new(o, "unit", json_string(threshold_unit(res[i].t)));
         if (res[i].state != TH_MEASURED)
             json_object_set_new(o, "reason", thresholds_str(report_threshold_text(&res[i], why, sizeof why)));
+        if (res[i].unselected)
+            json_object_set_new(o, "note", thresholds_str(report_threshold_note(&res[i], why, sizeof why)));
         json_array_append_new(arr, o);
     }
     return arr;

@@ -400,6 +400,7 @@ int runner_run(const runner_opts *o, const scenario *sc) {
     int workers = sc->workers > 0 ? sc->workers : runner_default_workers();
     uint64_t seed = runner_seed(sc);
     int code = runner_check_plan(sc, workers);
+    if (code == EXIT_OK) code = runner_check_subjects(sc);
     if (code == EXIT_OK) code = runner_out_dir(&c, sc, dir, sizeof dir);
     if (code == EXIT_OK) code = runner_open_outputs(&c, dir);
     if (code != EXIT_OK) return code;

@@ -23,5 +23,11 @@ typedef struct runner_opts {
  * a run left stuck worker threads, the process ends here once everything
  * is written (it must not return to a state those threads could touch). */
 int runner_run(const runner_opts *o, const scenario *sc);
+/* The threshold subjects of sc (and of its phases) that name a timer of a
+ * family luamech makes by itself (All Transactions, groups, stages,
+ * engine.*, http, http.*, memcached.*) but that this run cannot make: the
+ * first one refused on stderr with a did-you-mean, EXIT_SCENARIO; else
+ * EXIT_OK (subjects.c).  Before any load. */
+int runner_check_subjects(const scenario *sc);
 
 #endif

@@ -165,6 +165,7 @@ void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s) {
     memset(r, 0, sizeof *r);
     r->count = h->total + errors;
     r->errors = errors + h->not_ok;
+    r->sampled = h->total;
     r->period_s = period_s;
     r->rate = period_s > 0 ? (double)r->count / period_s : 0;
     r->min_us = hist_min_us(h);

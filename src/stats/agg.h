@@ -21,6 +21,8 @@ typedef struct agg_row {
                            * but in an "(all)" timer's) */
     int64_t skipped;      /* arrivals that never started (rate groups; not in
                            * count, but in an "(all)" timer's) */
+    int64_t sampled;      /* samples in the latency figures (the histogram's): 0 means
+                           * the latency figures below are no data, not 0 ms */
     double period_s;      /* length of the period the rate is over */
     double rate;          /* count / period_s */
     int64_t min_us, p50_us, p80_us, p90_us, p95_us, p99_us, p999_us, max_us;

@@ -6,7 +6,8 @@
  * names come back from the main thread and are reused; what is not reused
  * is freed here, by the thread that allocated it.  Timer names are
  * found through a hash index, and distinct custom and primitive names are
- * capped (past the cap: an "(other ...)" bucket).  No I/O. */
+ * capped (past the cap: an "(other ...)" bucket).  Aggregate timers
+ * (stats_part_of) are summed from their parts at the flush.  No I/O. */
 #include "stats/local.h"
 
 #include "common/check_names.h"
@@ -42,7 +43,7 @@ static int stats_add_timer(stats_local *s, const char *name, timer_kind kind, ti
     if (!t->name) return -1;
     t->kind = kind;
     t->role = role;
-    t->twin = t->twin_of = t->group = t->msg_idx = -1;
+    t->twin = t->twin_of = t->group = t->msg_idx = t->part_of = -1;
     if (names_add(&s->index, s, s->n) != 0) {
         free(t->name);
         return -1;
@@ -100,6 +101,14 @@ int stats_tagged_timer_id(stats_local *s, const char *name, timer_kind kind, con
     return id;
 }
 
+static int stats_is_other(const stats_local *s, int id) { return id == s->other_id[0] || id == s->other_id[1]; }
+
+void stats_part_of(stats_local *s, int tid, int agg_id) {
+    if (tid < 0 || agg_id < 0 || tid == agg_id || stats_is_other(s, tid) || stats_is_other(s, agg_id)) return;
+    assert(s->timers[agg_id].part_of < 0);
+    s->timers[tid].part_of = agg_id;
+}
+
 int stats_twin_id(stats_local *s, int tid) {
     if (s->timers[tid].twin >= 0) return s->timers[tid].twin;
     size_t len = strlen(s->timers[tid].name) + sizeof " (uncorrected)";
@@ -116,6 +125,11 @@ int stats_twin_id(stats_local *s, int tid) {
     s->timers[twin].group = s->timers[tid].group;
     s->timers[twin].stage = s->timers[tid].stage;
     if (s->timers[tid].tags && !s->timers[twin].tags) s->timers[twin].tags = strdup(s->timers[tid].tags);
+    int part = s->timers[tid].part_of;
+    if (part >= 0 && s->timers[twin].part_of < 0) {
+        int agg_twin = stats_twin_id(s, part);  /* the aggregate's twin sums the parts' twins */
+        if (agg_twin != part) s->timers[twin].part_of = agg_twin;
+    }
     return twin;
 }
 
@@ -308,7 +322,32 @@ static tick_msg *stats_msg_get(stats_local *s) {
     return m;
 }
 
+/* src's histogram into *dst (taken from timer a's spares, else new); -1
+ * when out of memory (dst's tick then lacks src's samples). */
+static int stats_hist_add(stats_local *s, stat_timer *a, hist **dst, const hist *src) {
+    if (!src) return 0;
+    if (!*dst && !(*dst = stats_hist_new(s, a))) return -1;
+    hist_merge(*dst, src);
+    return 0;
+}
+
+/* Each part's tick into its aggregate's (stats_part_of): once per tick per
+ * part, never per sample. */
+static void stats_flush_parts(stats_local *s) {
+    for (int i = 0; i < s->n; i++) {
+        stat_timer *t = &s->timers[i];
+        if (t->part_of < 0 || !stats_has_data(t)) continue;
+        stat_timer *a = &s->timers[t->part_of];
+        stats_hist_add(s, a, &a->h, t->h);
+        stats_hist_add(s, a, &a->nok, t->nok);
+        a->errors += t->errors;
+        a->cancelled += t->cancelled;
+        a->skipped += t->skipped;
+    }
+}
+
 static void stats_flush_timers(stats_local *s, tick_msg *m) {
+    stats_flush_parts(s);
     for (int i = 0; i < s->n; i++) {
         stat_timer *t = &s->timers[i];
         t->msg_idx = -1;

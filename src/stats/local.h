@@ -36,6 +36,15 @@ const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primi
 #define STATS_MAX_TIMERS 1000            /* default cap on distinct custom + primitive names */
 #define STATS_SPARE_HISTS 4             /* histograms a timer keeps for reuse */
 #define STATS_SPARE_MSGS 8              /* messages a worker keeps for reuse */
+/* The engine's own timers (generator health; TK_ENGINE), by name: the
+ * engine makes them, thresholds check a subject "engine.x" against them
+ * before any load. */
+#define STATS_ENGINE_LOOP_LAG "engine.loop_lag"
+#define STATS_ENGINE_SCHEDULE_LAG "engine.schedule_lag"
+#define STATS_ENGINE_DISPATCH_DELAY "engine.dispatch_delay"
+#define STATS_ENGINE_WAKE_LAG "engine.wake_lag"
+#define STATS_ENGINE_TIMERS {STATS_ENGINE_LOOP_LAG, STATS_ENGINE_SCHEDULE_LAG, STATS_ENGINE_DISPATCH_DELAY, \
+                             STATS_ENGINE_WAKE_LAG, NULL}
 #define STATS_OTHER_CUSTOM "(other custom timers)"
 #define STATS_OTHER_PRIMITIVE "(other primitive timers)"
 
@@ -59,6 +68,7 @@ typedef struct stat_timer {
     int stage;         /* stage timers (and their twins): the stage, from 1; else 0 */
     char *tags;        /* a tagged timer's data fields (tagged_of, tags: docs/results.md), a JSON
                         * object's text; else NULL */
+    int part_of;       /* the aggregate timer its samples are also counted in (stats_part_of), or -1 */
     int msg_idx;       /* during stats_local_flush: its index in the message, or -1 */
     int nspare;
     struct hist *spare[STATS_SPARE_HISTS];   /* handed back, emptied, for the next ticks */
@@ -171,6 +181,14 @@ int stats_group_timer_id(stats_local *s, const char *name, timer_kind kind, int 
  * to its name into the results.  A name that gets no timer of its own
  * (max_timers) gets none; tags NULL: none. */
 int stats_tagged_timer_id(stats_local *s, const char *name, timer_kind kind, const char *tags);
+/* Timer tid's samples are also counted in timer agg_id (an aggregate, e.g.
+ * "http" over every http.<method>): not per sample, but at each tick's
+ * flush, where tid's histograms (exact HDR merges) and counts are added to
+ * agg_id's; their "(uncorrected)" twins likewise.  The parts of one
+ * aggregate must be disjoint (a sample in one part only); an aggregate is
+ * no part.  Ignored when tid == agg_id or either is an "(other ...)"
+ * bucket. */
+void stats_part_of(stats_local *s, int tid, int agg_id);
 /* Id of the "(uncorrected)" twin of timer tid, created on first use (not
  * counted against the cap). */
 int stats_twin_id(stats_local *s, int tid);

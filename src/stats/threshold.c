@@ -4,9 +4,9 @@
  * STAT is min, avg, p50, p80, p90, p95, p99, p99.9, max, stdev, count,
  * rate, errors, "errors rate" or value; "rate" with a percentage is a
  * custom rate metric's share of true.  A subject "BASE{k=v,...}" (or k6's
- * "BASE{k:v}") is a tag selector: every tagged timer of BASE (a glob) whose
- * tags include those (threshold_tags_match; report/thresholds.c merges
- * them).  No I/O. */
+ * "BASE{k:v}") is a tag selector: every tagged timer of BASE (a glob, or a
+ * family: "http" is every HTTP call, named or not) whose tags include
+ * those (threshold_tags_match; report/thresholds.c merges them).  No I/O. */
 #include "stats/threshold.h"
 
 #include <ctype.h>
@@ -132,11 +132,22 @@ static void th_selector(threshold *t) {
     t->base[brace - t->timer] = 0;
 }
 
+/* 1 when a selector's BASE selects the tagged timer of tagged_of: empty
+ * BASE, a glob that matches, the same name, or a family (one word: no
+ * space, dot or wildcard, e.g. "http") whose member tagged_of is: it
+ * continues with "." or " " ("http.get", "http login"), so "http{k:v}"
+ * selects every tagged HTTP call, named or not. */
+static int th_base_match(const char *base, const char *tagged_of) {
+    if (!base[0]) return 1;
+    if (strpbrk(base, "*?")) return fnmatch(base, tagged_of, 0) == 0;
+    if (strcmp(base, tagged_of) == 0) return 1;
+    size_t n = strlen(base);
+    return !strpbrk(base, " .") && strncmp(base, tagged_of, n) == 0 && (tagged_of[n] == '.' || tagged_of[n] == ' ');
+}
+
 int threshold_tags_match(const threshold *t, const char *tagged_of,
                          const char *(*tag)(void *ctx, const char *name), void *ctx) {
-    if (t->ntags == 0 || !tagged_of) return 0;
-    if (t->base[0] && (strpbrk(t->base, "*?") ? fnmatch(t->base, tagged_of, 0) != 0 : strcmp(t->base, tagged_of) != 0))
-        return 0;
+    if (t->ntags == 0 || !tagged_of || !th_base_match(t->base, tagged_of)) return 0;
     for (int i = 0; i < t->ntags; i++) {
         const char *v = tag(ctx, t->tag_k[i]);
         if (!v || strcmp(v, t->tag_v[i]) != 0) return 0;

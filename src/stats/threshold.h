@@ -32,8 +32,9 @@ typedef struct threshold {
     double limit;            /* in the stat's unit: ms, count, per second, percent */
     /* A tag selector "BASE{k=v,...}" (or k6's "BASE{k:v}"): ntags > 0, and
      * the criterion is evaluated on every tagged timer whose tagged_of
-     * matches BASE (a glob: * and ? wildcards; empty: any) and whose tags
-     * include every k=v, their histograms merged. */
+     * matches BASE (a glob: * and ? wildcards; empty: any; a family, one
+     * word such as "http": tagged_of is it or starts with "http." or
+     * "http ") and whose tags include every k=v, their histograms merged. */
     int ntags;
     char base[200];
     char tag_k[TH_MAX_TAGS][TH_TAG_LEN + 1], tag_v[TH_MAX_TAGS][TH_TAG_LEN + 1];

@@ -78,7 +78,7 @@ nginx_launch() {
 # line per request), DIR/error.log, DIR/nginx.pid, static files in DIR/www.
 # Sets VAR to the port and NGINX_PID_<port> to the master's pid.
 # Locations: /small.txt (static, "hello static\n"), /large.bin (static, 1 MiB),
-# /hello (return 200 "hello"), /missing (return 404), /redirect (302),
+# /hello (return 200 "hello"), /missing (return 404), /e500 (return 500), /redirect (302),
 # /echo (echo module: "<method> <X-Test> <X-Default>|<body>"),
 # /slow (answers after 3 s), /slow200 (after 0.2 s), / (static index:
 # "index\n"); for the API
@@ -109,6 +109,7 @@ start_nginx() {
         root $dir/www;
         location = /hello { add_header X-Luamech yes; add_header X-Rep a; add_header X-Rep b; return 200 "hello"; }
         location = /missing { return 404; }
+        location = /e500 { return 500; }
         location = /redirect { return 302 /hello; }
         location = /echo {
             echo_read_request_body;

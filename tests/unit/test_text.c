@@ -154,6 +154,31 @@ static void test_errf(void **state) {
     assert_int_equal(one[0], 0);
 }
 
+/* Levenshtein distance and the nearest candidate, for "did you mean". */
+static void test_distance_near(void **state) {
+    (void)state;
+    assert_int_equal(text_distance("", ""), 0);
+    assert_int_equal(text_distance("http.get", "http.get"), 0);
+    assert_int_equal(text_distance("http.gett", "http.get"), 1);
+    assert_int_equal(text_distance("kitten", "sitting"), 3);
+    assert_int_equal(text_distance("", "abc"), 3);
+    char longs[300];
+    memset(longs, 'a', sizeof longs - 1);
+    longs[sizeof longs - 1] = 0;
+    assert_true(text_distance(longs, "a") == (size_t)-1);
+    text_near n;
+    text_near_init(&n, "group reader");
+    text_near_try(&n, "group readers");
+    text_near_try(&n, "group writers");
+    text_near_try(&n, "group reader");      /* the same: no hint */
+    assert_string_equal(n.best, "group readers");
+    text_near_init(&n, "abc");
+    text_near_try(&n, "xyz");               /* 3 edits of 3: too far */
+    assert_string_equal(n.best, "");
+    text_near_try(&n, "abd");
+    assert_string_equal(n.best, "abd");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kept),
@@ -163,6 +188,7 @@ int main(void) {
         cmocka_unit_test(test_clean_and_dup),
         cmocka_unit_test(test_tally_escapes),
         cmocka_unit_test(test_errf),
+        cmocka_unit_test(test_distance_near),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

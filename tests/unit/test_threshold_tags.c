@@ -65,6 +65,20 @@ static void test_match(void **state) {
     assert_false(threshold_tags_match(&t, "http.get", tag_of, api1));
     t = parse_ok("http.get count > 0");
     assert_false(threshold_tags_match(&t, "http.get", tag_of, api1));     /* not a selector */
+    /* a family ("http", one word): every call of it, named or not */
+    t = parse_ok("http{kind:api} errors rate < 1%");
+    assert_true(threshold_tags_match(&t, "http.get", tag_of, api1));
+    assert_true(threshold_tags_match(&t, "http hello", tag_of, api1));
+    assert_true(threshold_tags_match(&t, "http", tag_of, api1));
+    assert_false(threshold_tags_match(&t, "https", tag_of, api1));
+    assert_false(threshold_tags_match(&t, "httpx.get", tag_of, api1));
+    assert_false(threshold_tags_match(&t, "http hello", tag_of, web));
+    /* a name with a space or a dot is no family: "http login" is not "http login2" */
+    t = parse_ok("http login{kind:api} count > 0");
+    assert_true(threshold_tags_match(&t, "http login", tag_of, api1));
+    assert_false(threshold_tags_match(&t, "http login admin", tag_of, api1));
+    t = parse_ok("http.get{kind:api} count > 0");
+    assert_false(threshold_tags_match(&t, "http.get.x", tag_of, api1));
 }
 
 /* A tagged timer (or an "(all)" twin of one, of != NULL) with samples. */

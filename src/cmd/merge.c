@@ -346,7 +346,7 @@ static hist *merge_find_hist(const merge_seg *s, const char *name, int64_t k, in
  * samples for an "(all)" twin).  A log from another run, or cut short,
  * is refused: its percentiles would not be those of the counts. */
 static int merge_check_log(merge_seg *s, char *err, size_t len) {
-    qsort(s->hists, s->nhists, sizeof *s->hists, merge_hist_cmp);
+    if (s->nhists > 1) qsort(s->hists, s->nhists, sizeof *s->hists, merge_hist_cmp);
     for (size_t i = 1; i < s->nhists; i++)
         if (merge_hist_cmp(&s->hists[i - 1], &s->hists[i]) == 0)
             return snprintf(err, len, "%s/" HLOG_FILE ": timer \"%.200s\" has two lines for interval %lld", s->dir,

@@ -7,13 +7,14 @@
  * skipped).  The files are written into seg-1/ and seg-2/ of a temporary
  * directory made once per process (in /dev/shm when there is one), and merge_cmd_main, the entry point of
  * `luamech merge`, merges them into its out/ (both segments; only seg-1
- * with --allow-partial when the input has no "2/" file).  Output goes to
- * /dev/null.  Properties: no crash, leak or undefined behaviour; the exit
+ * with --allow-partial when the input has no "2/" file).  merge's output
+ * goes to /dev/null.  Properties: no crash, leak or undefined behaviour; the exit
  * code is one of merge's documented codes (docs/distributed.md); a merge
  * that exits 0 wrote out/summary.json; nothing is written outside out/
  * (the temporary directory holds only seg-1, seg-2 and out afterwards) and
  * the segments' own files are left as they were written.  FZ_MERGE_SHOW=1
- * in the environment prints each input's merge exit code (to check seeds). */
+ * in the environment leaves merge's output visible and prints each input's
+ * merge exit code (to check seeds and triage findings). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -36,10 +37,11 @@ typedef struct fz_file {
     size_t len;
 } fz_file;
 
-/* The temporary directory (made once, removed at exit) and /dev/null, the
- * real stdout and stderr (fds[0..2]), opened and duplicated once. */
+/* The temporary directory (made once, removed at exit) and /dev/null,
+ * where merge's stdout and stderr go (the FILE pointers are swapped, not the
+ * descriptors, so that libFuzzer's and the sanitizers' reports are seen). */
 static char fz_root[64];
-static int fz_fds[3] = {-1, -1, -1};
+static FILE *fz_null;
 
 static int fz_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     (void)st, (void)flag, (void)ftw;
@@ -58,10 +60,7 @@ static void fz_setup(void) {
     snprintf(fz_root, sizeof fz_root, "%s/fuzz_merge.XXXXXX", stat("/dev/shm", &st) == 0 ? "/dev/shm" : "/tmp");
     if (!mkdtemp(fz_root)) abort();
     atexit(fz_cleanup);
-    fz_fds[0] = open("/dev/null", O_WRONLY);
-    fz_fds[1] = dup(1);
-    fz_fds[2] = dup(2);
-    if (fz_fds[0] < 0 || fz_fds[1] < 0 || fz_fds[2] < 0) abort();
+    if (!(fz_null = fopen("/dev/null", "w"))) abort();
 }
 
 /* NAME of a record into f->path ("seg-1/..."), or -1 to skip it. */
@@ -154,12 +153,11 @@ static int fz_merge(int both) {
     snprintf(s2, sizeof s2, "%s/seg-2", fz_root);
     snprintf(out, sizeof out, "%s/out", fz_root);
     char *argv[] = {"merge", s1, both ? s2 : "--allow-partial", "--out", out, NULL};
-    fflush(stdout);
-    if (dup2(fz_fds[0], 1) < 0 || dup2(fz_fds[0], 2) < 0) abort();
+    FILE *out_f = stdout, *err_f = stderr;          /* merge's messages go to /dev/null; the file */
+    if (!getenv("FZ_MERGE_SHOW")) stdout = stderr = fz_null;   /* descriptors stay: a sanitizer's report shows */
     int code = merge_cmd_main(5, argv);
-    fflush(stdout);
-    fflush(stderr);
-    if (dup2(fz_fds[1], 1) < 0 || dup2(fz_fds[2], 2) < 0) abort();
+    fflush(fz_null);
+    stdout = out_f, stderr = err_f;
     return code;
 }
 

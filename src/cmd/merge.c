@@ -66,6 +66,7 @@ typedef struct merge_hist {
     int64_t interval;
     int64_t total;             /* its samples */
     int64_t max_us;            /* Interval_Max as the decoder takes it, or -1 */
+    int matched;               /* merge_check_log found its row in summary.json */
 } merge_hist;
 
 typedef struct merge_seg {
@@ -90,6 +91,7 @@ typedef struct merge_opts {
     int allow_partial;
     int follow;                /* --follow: merge again every second until every segment ended */
     int live;                  /* this round is a live one: status "running", a progress line */
+    int phase;                 /* merging phase phase - 1 of a phased run; 0: an unphased run */
     int nsegs;
     merge_seg *segs;
 } merge_opts;
@@ -234,7 +236,7 @@ static int merge_check_seg(merge_seg *s, const char *file, char *err, size_t len
     for (int j = 0; j < 3; j++)
         if (merge_chk(set, set_s[j], 0, MERGE_MAX_S, 0, file, "settings", err, len) != 0) return -1;
     if (merge_chk(set, "max_timers", 0, 1e7, 1, file, "settings", err, len) != 0 ||
-        merge_chk(set, "workers", 0, 1e6, 1, file, "settings", err, len) != 0 ||
+        merge_chk(set, "workers", 0, 10000, 1, file, "settings", err, len) != 0 ||
         merge_chk(root, "run_time_s", 0, MERGE_MAX_S, 0, file, "", err, len) != 0 ||
         merge_chk(root, "span_s", 0, MERGE_MAX_S, 0, file, "", err, len) != 0 ||
         merge_chk(root, "seed", 0, 1.8e19, 1, file, "", err, len) != 0)
@@ -308,6 +310,7 @@ static int merge_on_line(void *ctx, const char *tag, double start_s, double len_
     m->interval = interval;
     m->total = h->total;
     m->max_us = merge_line_max(max_us);
+    m->matched = 0;
     s->nhists++;
     return 0;
 }
@@ -341,6 +344,32 @@ static hist *merge_find_hist(const merge_seg *s, const char *name, int64_t k, in
     return h;
 }
 
+/* A log line without a row in summary.json: empty, or the "(all)" twin a
+ * run leaves out of summary.json because it is its timer's (no failed,
+ * cancelled or skipped sample), with as many samples as that timer's row. */
+static int merge_check_twin_line(const merge_seg *s, const merge_hist *m, char *err, size_t len) {
+    static const char twin[] = " (all)";
+    size_t n = strlen(m->tag), tn = sizeof twin - 1;
+    if (m->total == 0) return 0;
+    if (n > tn && strcmp(m->tag + n - tn, twin) == 0) {
+        json_t *t;
+        size_t i;
+        json_array_foreach(merge_get(s->root, "timers"), i, t) {
+            const char *name = merge_str(t, "name");
+            if (strlen(name) != n - tn || strncmp(name, m->tag, n - tn) != 0 ||
+                strcmp(merge_str(t, "latency_over"), "all samples") == 0)
+                continue;
+            json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)m->interval);
+            int64_t want = (int64_t)(merge_num(row, "count") + merge_num(row, "cancelled") + merge_num(row, "skipped"));
+            if (row && m->total == want) return 0;
+            break;
+        }
+    }
+    return snprintf(err, len, "%s/" HLOG_FILE " does not match %s/summary.json: timer \"%.200s\", interval %lld: "
+                    "%lld sample(s) in the log, none in summary.json (a log from another run?)", s->dir, s->dir, m->tag,
+                    (long long)m->interval + 1, (long long)m->total), -1;
+}
+
 /* The log against summary.json: each line once, and for every timer and
  * interval as many samples in the log as the row says (successes; all
  * samples for an "(all)" twin).  A log from another run, or cut short,
@@ -356,9 +385,10 @@ static int merge_check_log(merge_seg *s, char *err, size_t len) {
     json_array_foreach(merge_get(s->root, "timers"), i, t) {
         int all = strcmp(merge_str(t, "latency_over"), "all samples") == 0;
         json_array_foreach(merge_get(t, "intervals"), k, row) {
-            const merge_hist *m = merge_find_line(s, merge_str(t, "name"), (int64_t)k);
+            merge_hist *m = (merge_hist *)merge_find_line(s, merge_str(t, "name"), (int64_t)k);
             int64_t want = (int64_t)merge_num(row, "count") - (all ? 0 : (int64_t)merge_num(row, "errors"));
             int64_t got = m ? m->total : 0;
+            if (m) m->matched = 1;
             if (got != want)
                 return snprintf(err, len, "%s/" HLOG_FILE " does not match %s/summary.json: timer \"%.200s\", "
                                 "interval %zu: %lld sample(s) in the log, %lld in summary.json (a log from another "
@@ -366,6 +396,8 @@ static int merge_check_log(merge_seg *s, char *err, size_t len) {
                                 (long long)want), -1;
         }
     }
+    for (size_t j = 0; j < s->nhists; j++)
+        if (!s->hists[j].matched && merge_check_twin_line(s, &s->hists[j], err, len) != 0) return -1;
     return 0;
 }
 
@@ -602,8 +634,10 @@ static int merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t 
     int oom = 0;
     hist *h = merge_find_hist(s, name, k, &oom);
     int64_t errors = (int64_t)merge_num(row, "errors");
-    if (!oom && (!row || (!h && errors == 0 && merge_num(row, "cancelled") == 0 && merge_num(row, "skipped") == 0)))
+    if (!oom && (!row || (!h && errors == 0 && merge_num(row, "cancelled") == 0 && merge_num(row, "skipped") == 0))) {
+        merge_hist_drop(h);                         /* a line without its row (a shorter "intervals") */
         return 0;
+    }
     char all[1100];
     snprintf(all, sizeof all, "%s (all)", name);
     hist *every = oom ? NULL : merge_find_hist(s, all, k, &oom);
@@ -828,7 +862,10 @@ static tick_msg *merge_empty_msg(int worker, int64_t tick) {
  * merged interval whose start is nearest its own (k + shift).  With
  * --start-at the shifts are 0.  A segment whose intervals' starts are more
  * than MERGE_ALIGN_TOLERANCE of an interval off the merged ones' (its clock
- * or its start differs) is named on stderr and in the segments table. */
+ * or its start differs) is named on stderr and in the segments table; in a
+ * phased run only in the table: each segment starts a phase when it ended
+ * the one before, so its phases never start together (and --start-at is
+ * for unphased runs). */
 #define MERGE_ALIGN_TOLERANCE 20     /* 1/20 of the interval: 50 ms at 1 s */
 static int64_t merge_align(merge_opts *o, int64_t interval_ns) {
     int64_t t0 = INT64_MAX;
@@ -839,7 +876,7 @@ static int64_t merge_align(merge_opts *o, int64_t interval_ns) {
         int64_t d = s->delay_ns = s->t0_ns - t0;
         s->shift = (d + interval_ns / 2) / interval_ns;
         s->misaligned_ns = d - s->shift * interval_ns;
-        if (llabs(s->misaligned_ns) > interval_ns / MERGE_ALIGN_TOLERANCE && !o->live)
+        if (llabs(s->misaligned_ns) > interval_ns / MERGE_ALIGN_TOLERANCE && !o->live && !o->phase)
             fprintf(stderr, "luamech merge: segment %d (%s) started %.3f s after the earliest: its intervals go %lld "
                     "interval(s) later, %.0f ms off the merged intervals (more than the tolerance, %.0f ms: its clock "
                     "or its start differ; start the segments with --start-at)\n", s->index, s->dir, (double)d / 1e9,
@@ -893,6 +930,23 @@ static void merge_prune(merge_seg *s) {
     }
 }
 
+/* Per merged interval, the workers of the segments that ran in it (had
+ * started and not ended): CPU % is over those, not over every segment's
+ * workers (a segment that started later or ended earlier is not idle in
+ * the intervals it was not running).  0, or -1 when out of memory. */
+static int merge_workers_at(const merge_opts *o, run_result *r, int64_t ticks) {
+    r->workers_at = calloc((size_t)ticks + 1, sizeof *r->workers_at);
+    if (!r->workers_at) return -1;
+    r->nworkers_at = (int)ticks;
+    for (int i = 0; i < o->nsegs; i++) {
+        const merge_seg *s = &o->segs[i];
+        int w = (int)merge_num(merge_get(s->root, "settings"), "workers");
+        for (int64_t k = s->shift; s->nintervals > 0 && k < s->shift + s->nintervals && k < ticks; k++)
+            r->workers_at[k] += w;
+    }
+    return 0;
+}
+
 /* Push every segment's intervals into one lockstep merge (a segment is a
  * worker, an interval a tick), aligned on wall-clock time, and close it at
  * the latest segment's end. */
@@ -921,6 +975,7 @@ static int merge_run(merge_opts *o, run_result *r, const scenario *sc, hlog *log
         if (s->nintervals == 0) r->agg.finished[i] = 1;     /* nothing measured: finished at once */
         if (s->nintervals > 0 && s->shift + s->nintervals > ticks) ticks = s->shift + s->nintervals;
     }
+    if (merge_workers_at(o, r, ticks) != 0) return -1;
     for (int64_t k = 0; k < ticks; k++)                 /* tick by tick: each is merged once all segments sent it */
         for (int i = 0; i < o->nsegs; i++) {
             const merge_seg *s = &o->segs[i];
@@ -1201,6 +1256,7 @@ static int merge_phase(const merge_opts *o, json_t **tops, int i, scenario *sc, 
     }
     snprintf(out, sizeof out, "%s/%s", o->out, sub);
     p.out = out;
+    p.phase = i + 1;
     fprintf(stderr, "luamech merge: phase %d/%d: %s\n", i + 1, (int)merge_num(tops[0], "phases_planned"), name);
     int code = merge_one(&p, sc, r);
     free(p.segs);

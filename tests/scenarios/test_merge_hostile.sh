@@ -77,6 +77,13 @@ refused otherlog "seg-2/histograms.hlog does not match $TMP/otherlog/seg-2/summa
 crafted shortlog '.'
 head -n -3 "$S/seg-1/histograms.hlog" > "$TMP/shortlog/seg-1/histograms.hlog"
 refused shortlog "seg-1/histograms.hlog does not match"
+crafted ghost '.'
+grep '^Tag=nap,0.000' "$S/seg-1/histograms.hlog" | sed 's/^Tag=nap,/Tag=ghost,/' >> "$TMP/ghost/seg-1/histograms.hlog"
+refused ghost 'seg-1/histograms.hlog does not match'
+check "ghost: names the line without a row" grep -qE 'timer "ghost", interval 1: [0-9]+ sample\(s\) in the log, none in summary.json' "$TMP/ghost.err"
+crafted twice '.'
+grep '^Tag=nap,0.000' "$S/seg-2/histograms.hlog" >> "$TMP/twice/seg-2/histograms.hlog"
+refused twice 'seg-2/histograms.hlog: timer "nap" has two lines for interval 1'
 crafted exit256 '.exit_code = 256' 2
 refused exit256 "seg-2/summary.json: exit_code 256 is not an exit code a run writes"
 crafted exit3 '.exit_code = 3' 1

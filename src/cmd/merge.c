@@ -260,6 +260,14 @@ static int merge_check_seg(merge_seg *s, const char *file, char *err, size_t len
                 return -1;
         }
     }
+    json_t *t;
+    json_array_foreach(merge_get(root, "timers"), i, t) {          /* its totals: the segments table */
+        char where[300];
+        snprintf(where, sizeof where, "timers[%zu].summary", i);
+        if (merge_chk(merge_get(t, "summary"), "count", 0, 1e18, 1, file, where, err, len) != 0 ||
+            merge_chk(merge_get(t, "summary"), "errors", 0, 1e18, 1, file, where, err, len) != 0)
+            return -1;
+    }
     static const char *const timer_f[] = {"stage"};
     if (merge_chk_list(root, "timers", timer_f, 1, 1000, 0, file, err, len) != 0 ||
         merge_chk_list(root, "counters", NULL, 0, 0, 1, file, err, len) != 0 ||
@@ -416,14 +424,15 @@ static int merge_read_seg(merge_seg *s, char *err, size_t len) {
         return -1;
     }
     json_t *seg = merge_get(s->root, "segment");
-    if (!seg || merge_chk(seg, "index", 1, MERGE_MAX_SEGMENTS, 1, path, "segment", err, len) != 0 ||
-        merge_chk(seg, "count", 1, MERGE_MAX_SEGMENTS, 1, path, "segment", err, len) != 0 ||
-        merge_num(seg, "index") < 1 || merge_num(seg, "index") > merge_num(seg, "count")) {
-        if (!seg || !strstr(err, "segment.")) 
-            snprintf(err, len, "%s: not the result of a segment (no \"segment\" in summary.json: run with --segment)",
-                     path);
+    if (!json_is_object(seg))
+        return snprintf(err, len, "%s: not the result of a segment (no \"segment\" in summary.json: run with "
+                        "--segment)", path), -1;
+    if (merge_chk(seg, "index", 1, MERGE_MAX_SEGMENTS, 1, path, "segment", err, len) != 0 ||
+        merge_chk(seg, "count", 1, MERGE_MAX_SEGMENTS, 1, path, "segment", err, len) != 0)
         return -1;
-    }
+    if (merge_num(seg, "index") < 1 || merge_num(seg, "index") > merge_num(seg, "count"))
+        return snprintf(err, len, "%s: not the result of a segment (segment %g of %g)", path, merge_num(seg, "index"),
+                        merge_num(seg, "count")), -1;
     s->index = (int)merge_num(seg, "index");
     s->count = (int)merge_num(seg, "count");
     if (merge_check_seg(s, path, err, len) != 0) return -1;

@@ -73,6 +73,10 @@ crafted rowneg '(.counters[0].intervals[1]) = -5e18' 1
 refused rowneg "seg-1/summary.json: counters[0].intervals[1] = -5e+18"
 crafted p99 '(.timers[0].intervals[1].p99_ms) = 1e300' 1
 refused p99 "timers[0].intervals[1].p99_ms = 1e+300"
+crafted total '(.timers[0].summary.count) = 1e300' 2
+refused total "seg-2/summary.json: timers[0].summary.count = 1e+300"
+crafted noseg 'del(.segment.index)' 1
+refused noseg "seg-1/summary.json: not the result of a segment (segment 0 of 2)"
 # 12: inconsistent segments
 rm -rf "$TMP/mixed" && mkdir -p "$TMP/mixed" && cp -r "$S/seg-1" "$TMP/mixed/" && cp -r "$TMP/int2" "$TMP/mixed/seg-2"
 refused mixed "different statistics interval (settings.interval_s)"

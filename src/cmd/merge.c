@@ -24,7 +24,8 @@
  * refused with one message naming the file (exit 2).  Segments are merged
  * interval by interval (each segment's log is kept as its lines' text and
  * decoded when its interval is merged), so memory is the trees of the
- * summary.json files plus one interval's histograms. */
+ * summary.json files (their rows cut to the fields read once checked) plus
+ * one interval's histograms. */
 #include "cmd/merge.h"
 
 #include <errno.h>
@@ -409,6 +410,32 @@ static int merge_check_log(merge_seg *s, char *err, size_t len) {
     return 0;
 }
 
+/* Once checked, each interval row of a timer keeps only what the merge
+ * reads from it (merge_timer_into, merge_all_row): a row of summary.json
+ * has 16 fields, and the rows are most of the tree, so the next segment's
+ * tree is loaded beside a third of this one's.  An engine timer keeps its
+ * rows whole (merge_health_rows reads their percentiles).  0, or -1. */
+static int merge_shrink(merge_seg *s) {
+    static const char *const keep[] = {"errors", "cancelled", "skipped", "min_ms", "max_ms"};
+    json_t *t, *row;
+    size_t i, k;
+    json_array_foreach(merge_get(s->root, "timers"), i, t) {
+        if (strcmp(merge_str(t, "kind"), "engine") == 0) continue;
+        json_t *rows = merge_get(t, "intervals");
+        json_array_foreach(rows, k, row) {
+            json_t *small = json_object();
+            if (!small) return -1;
+            for (int f = 0; f < 5; f++)
+                if (merge_get(row, keep[f]) && json_object_set(small, keep[f], merge_get(row, keep[f])) != 0) {
+                    json_decref(small);
+                    return -1;
+                }
+            if (json_array_set_new(rows, k, small) != 0) return -1;
+        }
+    }
+    return 0;
+}
+
 static int merge_read_seg(merge_seg *s, char *err, size_t len) {
     char path[4200];
     json_error_t je;
@@ -457,7 +484,8 @@ static int merge_read_seg(merge_seg *s, char *err, size_t len) {
         if (!err[0]) snprintf(err, len, "%s", herr);
         return -1;
     }
-    return merge_check_log(s, err, len);
+    if (merge_check_log(s, err, len) != 0) return -1;
+    return merge_shrink(s) == 0 ? 0 : (snprintf(err, len, "out of memory"), -1);
 }
 
 /* The segments' starts against each other: a segment that started later

@@ -15,12 +15,23 @@
  * histograms.hlog, junit.xml and report.html; thresholds are evaluated on
  * the merged data.  It refuses mixed runs unless --allow-partial.  With
  * --follow it merges again every second while the segments run (from the
- * files they rewrite at each interval).  It does not run load or Lua. */
+ * files they rewrite at each interval).  It does not run load or Lua.
+ * Segment files are input from elsewhere: every number read is checked
+ * before it is converted or sized (merge_check_seg), a histograms.hlog must
+ * match its summary.json count for count, segments must agree on their
+ * interval, --out may not be a segment or inside one, and phase directories
+ * are named from the phase names as a run names them; anything else is
+ * refused with one message naming the file (exit 2).  Segments are merged
+ * interval by interval (each segment's log is kept as its lines' text and
+ * decoded when its interval is merged), so memory is the trees of the
+ * summary.json files (their rows cut to the fields read once checked) plus
+ * one interval's histograms. */
 #include "cmd/merge.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <glob.h>
+#include <limits.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,12 +50,24 @@
 #include "stats/local.h"
 
 #define MERGE_MAX_SEGMENTS 100000
+/* Limits on what a segment's files say (docs/distributed.md, "merge"). */
+#define MERGE_MAX_INTERVALS 1000000      /* merged intervals, from the earliest start to the latest end */
+#define MERGE_MAX_COUNT 1e12             /* a count of one interval row (transactions, errors, a counter) */
+#define MERGE_MAX_SUM 9e13               /* a column's sum over a segment: 100,000 segments stay below 2^63 */
+#define MERGE_MAX_MS 1e9                 /* a latency figure, in ms */
+#define MERGE_MAX_S 1e8                  /* a duration, in s (over 3 years) */
+#define MERGE_MAX_GAP_S 3600             /* a segment's start after the earliest, beyond the run's length */
 
-/* One histogram of the segment's log: a timer's, one interval. */
+/* One histogram line of the segment's log: a timer's, one interval, kept as
+ * written (its base64 text) and decoded when its interval is merged. */
 typedef struct merge_hist {
-    char *tag;                 /* unescaped timer name */
+    char *tag;                 /* unescaped timer name; the base64 text follows it in the same block */
+    const char *b64;
+    size_t b64_len;
     int64_t interval;
-    hist h;
+    int64_t total;             /* its samples */
+    int64_t max_us;            /* Interval_Max as the decoder takes it, or -1 */
+    int matched;               /* merge_check_log found its row in summary.json */
 } merge_hist;
 
 typedef struct merge_seg {
@@ -53,8 +76,11 @@ typedef struct merge_seg {
     int index, count;
     int64_t nintervals;
     double interval_s;
-    merge_hist *hists;
+    merge_hist *hists;         /* sorted by tag, then interval (merge_find_hist) */
     size_t nhists, cap;
+    int running;               /* its status is "running": its log may be ahead of its summary.json */
+    char *err;                 /* where merge_on_line says why it stops */
+    size_t err_len;
     int64_t t0_ns;             /* its t0, wall clock (start_unix_ns) */
     int64_t delay_ns;          /* t0_ns after the earliest segment's */
     int64_t shift;             /* its interval k is the merged interval k + shift */
@@ -73,6 +99,7 @@ typedef struct merge_opts {
     int tty;                   /* --follow: stderr is a terminal (a progress line every round, else per interval) */
     int nwaiting;              /* --follow: segments given whose results are not there yet (preflight, barrier) */
     int progress_at;           /* --follow: merged intervals at the last progress line */
+    int phase;                 /* merging phase phase - 1 of a phased run; 0: an unphased run */
     int nsegs;
     merge_seg *segs;
 } merge_opts;
@@ -89,33 +116,331 @@ static const char *merge_str(json_t *o, const char *k) {
     return s ? s : "";
 }
 
+/* An RFC 3339 time of summary.json ("start", "finish") in s since the
+ * epoch; 0 when it is not one from 2001 to 2099. */
+static int64_t merge_parse_time(const char *s) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    if (!strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm) || tm.tm_year < 101 || tm.tm_year > 199) return 0;
+    return (int64_t)timegm(&tm);
+}
+
 /* ---- reading a segment ---- */
 
-static int merge_on_line(void *ctx, const char *tag, double start_s, double len_s, double max_us, const hist *h) {
+/* A number of a segment's summary.json, checked before anything converts
+ * it: absent or null is 0; else a finite number within [lo, hi], a whole
+ * one when whole is set.  0, or -1 with a message naming the file and the
+ * field (where: its path in the file, e.g. "timers[2].intervals[7]"). */
+static int merge_chk_val(json_t *v, double lo, double hi, int whole, const char *file, const char *where,
+                         const char *k, char *err, size_t len) {
+    if (!v || json_is_null(v)) return 0;
+    double x = json_number_value(v);
+    if (json_is_number(v) && isfinite(x) && x >= lo && x <= hi && (!whole || x == floor(x))) return 0;
+    char num[64], *text = json_is_number(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    snprintf(num, sizeof num, "%.10g", x);
+    snprintf(err, len, "%s: %s%s%s = %.40s: expected a %s from %.15g to %.15g", file, where, *where && k ? "." : "",
+             k ? k : "", text ? text : num, whole ? "whole number" : "number", lo, hi);
+    free(text);
+    return -1;
+}
+
+static int merge_chk(json_t *o, const char *k, double lo, double hi, int whole, const char *file, const char *where,
+                     char *err, size_t len) {
+    return merge_chk_val(merge_get(o, k), lo, hi, whole, file, where, k, err, len);
+}
+
+/* An interval row's figures (timers[].intervals[k]). */
+static int merge_chk_row(json_t *row, double sums[4], const char *file, const char *where, char *err, size_t len) {
+    static const char *const counts[] = {"count", "errors", "cancelled", "skipped"};
+    static const char *const ms[] = {"min_ms", "max_ms", "p50_ms", "p80_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms"};
+    if (row && !json_is_object(row)) return snprintf(err, len, "%s: %s: not an object", file, where), -1;
+    for (int i = 0; i < 4; i++) {
+        if (merge_chk(row, counts[i], 0, MERGE_MAX_COUNT, 1, file, where, err, len) != 0) return -1;
+        sums[i] += merge_num(row, counts[i]);
+    }
+    for (int i = 0; i < 8; i++)
+        if (merge_chk(row, ms[i], 0, MERGE_MAX_MS, 0, file, where, err, len) != 0) return -1;
+    return 0;
+}
+
+/* The rows of an "intervals" array: per-row checks, and the column sums
+ * within MERGE_MAX_SUM.  kind 0: timer rows; 1: counter or gauge values;
+ * 2: rate rows [true, false]. */
+static int merge_chk_rows(json_t *arr, int kind, const char *file, const char *what, char *err, size_t len) {
+    double sums[4] = {0, 0, 0, 0};
+    char where[400];
+    json_t *row;
+    size_t k;
+    json_array_foreach(arr, k, row) {
+        snprintf(where, sizeof where, "%s.intervals[%zu]", what, k);
+        if (kind == 0 && merge_chk_row(row, sums, file, where, err, len) != 0) return -1;
+        for (int c = 0; kind > 0 && c < (kind == 2 ? 2 : 1); c++) {
+            json_t *v = kind == 2 ? json_array_get(row, (size_t)c) : row;
+            if (kind == 2) snprintf(where, sizeof where, "%s.intervals[%zu][%d]", what, k, c);
+            if (merge_chk_val(v, kind == 2 ? 0 : -MERGE_MAX_COUNT, MERGE_MAX_COUNT, 1, file, where, NULL, err, len))
+                return -1;
+            sums[c] += fabs(json_number_value(v));
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        if (sums[i] > MERGE_MAX_SUM)
+            return snprintf(err, len, "%s: %s: the intervals add up to %.3g, more than %.0e", file, what, sums[i],
+                            MERGE_MAX_SUM), -1;
+    return 0;
+}
+
+/* Every figure of an array's elements (name: the array, fields: their
+ * whole-number fields, within [0, hi]). */
+static int merge_chk_list(json_t *root, const char *name, const char *const *fields, int nf, double hi, int rows,
+                          const char *file, char *err, size_t len) {
+    json_t *e;
+    size_t i;
+    char where[300];
+    json_t *arr = merge_get(root, name);
+    if (arr && !json_is_array(arr)) return snprintf(err, len, "%s: %s: not an array", file, name), -1;
+    json_array_foreach(arr, i, e) {
+        snprintf(where, sizeof where, "%s[%zu]", name, i);
+        if (!json_is_object(e)) return snprintf(err, len, "%s: %s: not an object", file, where), -1;
+        for (int f = 0; f < nf; f++)
+            if (merge_chk(e, fields[f], 0, hi, 1, file, where, err, len) != 0) return -1;
+        if (rows >= 0 && merge_chk_rows(merge_get(e, "intervals"), rows, file, where, err, len) != 0) return -1;
+    }
+    return 0;
+}
+
+/* The exit codes a run that wrote its results ends with (-1: still
+ * running), as docs/results.md lists them. */
+static int merge_exit_valid(json_t *v) {
+    if (!json_is_integer(v)) return 0;
+    json_int_t c = json_integer_value(v);
+    return c == -1 || c == EXIT_OK || (c >= EXIT_PREFLIGHT && c <= EXIT_SCRIPT_ABORT);
+}
+
+/* Every number of summary.json the merge converts, and the settings it
+ * needs, before anything is sized or converted from them. */
+static int merge_check_seg(merge_seg *s, const char *file, char *err, size_t len) {
+    json_t *root = s->root, *set = merge_get(root, "settings"), *seg = merge_get(root, "segment"), *g, *st;
+    size_t i, k;
+    static const char *const set_s[] = {"run_time_s", "rampup_s", "graceful_stop_s"};
+    static const char *const tally_f[] = {"count"}, *const check_f[] = {"passes", "fails"};
+    static const char *const statuses[] = {"completed", "interrupted", "aborted", "stuck", "running"};
+    const char *status = merge_str(root, "status");
+    int known = 0;
+    for (int j = 0; j < 5; j++) known |= strcmp(status, statuses[j]) == 0;
+    if (!known) return snprintf(err, len, "%s: status \"%.40s\" is not a run's status", file, status), -1;
+    s->running = strcmp(status, "running") == 0;
+    if (!merge_exit_valid(merge_get(root, "exit_code"))) {
+        char *text = json_dumps(merge_get(root, "exit_code"), JSON_ENCODE_ANY);
+        snprintf(err, len, "%s: exit_code %.40s is not an exit code a run writes (-1, 0, 4 to 8)", file,
+                 text ? text : "(none)");
+        free(text);
+        return -1;
+    }
+    if (merge_chk(seg, "requests_whole", 0, 1e15, 1, file, "segment", err, len) != 0) return -1;
+    if (!json_is_number(merge_get(set, "interval_s")) || merge_num(set, "interval_s") <= 0)
+        return snprintf(err, len, "%s: settings.interval_s: expected the statistics interval in seconds", file), -1;
+    if (merge_chk(set, "interval_s", 0.001, 86400, 0, file, "settings", err, len) != 0) return -1;
+    s->interval_s = merge_num(set, "interval_s");
+    for (int j = 0; j < 3; j++)
+        if (merge_chk(set, set_s[j], 0, MERGE_MAX_S, 0, file, "settings", err, len) != 0) return -1;
+    if (merge_chk(set, "max_timers", 0, 1e7, 1, file, "settings", err, len) != 0 ||
+        merge_chk(set, "workers", 0, 10000, 1, file, "settings", err, len) != 0 ||
+        merge_chk(root, "run_time_s", 0, MERGE_MAX_S, 0, file, "", err, len) != 0 ||
+        merge_chk(root, "span_s", 0, MERGE_MAX_S, 0, file, "", err, len) != 0 ||
+        merge_chk(root, "seed", 0, 1.8e19, 1, file, "", err, len) != 0)
+        return -1;
+    json_t *ns = merge_get(root, "start_unix_ns");
+    if (ns && !(json_is_integer(ns) && json_integer_value(ns) >= 1000000000000000000LL &&
+                json_integer_value(ns) < 4102444800000000000LL))
+        return snprintf(err, len, "%s: start_unix_ns: expected the start in ns since the epoch, from 2001 to 2099", file),
+               -1;
+    s->t0_ns = ns ? (int64_t)json_integer_value(ns) : 0;
+    json_array_foreach(merge_get(root, "groups"), i, g) {
+        char where[300];
+        snprintf(where, sizeof where, "groups[%zu]", i);
+        if (merge_chk(g, "vus", 0, 1e9, 1, file, where, err, len) != 0) return -1;
+        snprintf(where, sizeof where, "groups[%zu].schedule", i);
+        if (merge_chk(merge_get(g, "schedule"), "start", -1e12, 1e12, 0, file, where, err, len) != 0) return -1;
+        json_array_foreach(merge_get(merge_get(g, "schedule"), "stages"), k, st) {
+            snprintf(where, sizeof where, "groups[%zu].schedule.stages[%zu]", i, k);
+            if (merge_chk(st, "duration_ns", 0, 1e18, 1, file, where, err, len) != 0 ||
+                merge_chk(st, "target", 0, 1e12, 0, file, where, err, len) != 0)
+                return -1;
+        }
+    }
+    json_t *t;
+    json_array_foreach(merge_get(root, "timers"), i, t) {          /* its totals: the segments table */
+        char where[300];
+        snprintf(where, sizeof where, "timers[%zu].summary", i);
+        if (merge_chk(merge_get(t, "summary"), "count", 0, 1e18, 1, file, where, err, len) != 0 ||
+            merge_chk(merge_get(t, "summary"), "errors", 0, 1e18, 1, file, where, err, len) != 0)
+            return -1;
+    }
+    static const char *const timer_f[] = {"stage"};
+    if (merge_chk_list(root, "timers", timer_f, 1, 1000, 0, file, err, len) != 0 ||
+        merge_chk_list(root, "counters", NULL, 0, 0, 1, file, err, len) != 0 ||
+        merge_chk_list(root, "gauges", NULL, 0, 0, 1, file, err, len) != 0 ||
+        merge_chk_list(root, "rates", NULL, 0, 0, 2, file, err, len) != 0 ||
+        merge_chk_list(root, "checks", check_f, 2, MERGE_MAX_SUM, -1, file, err, len) != 0 ||
+        merge_chk_list(root, "errors", tally_f, 1, MERGE_MAX_SUM, -1, file, err, len) != 0 ||
+        merge_chk_list(root, "request_errors", tally_f, 1, MERGE_MAX_SUM, -1, file, err, len) != 0)
+        return -1;
+    return 0;
+}
+
+/* Interval_Max as hlog_read_stream gives it to the decoder. */
+static int64_t merge_line_max(double max) { return max >= 0 && max < 9e15 && max == floor(max) ? (int64_t)max : -1; }
+
+static int merge_on_line(void *ctx, const char *tag, double start_s, double len_s, double max_us, const hist *h,
+                         const char *b64, size_t b64_len) {
     merge_seg *s = ctx;
-    (void)len_s, (void)max_us;
+    (void)len_s;
+    double k = start_s / s->interval_s;             /* interval_s is checked: within [0.001, 86400] */
+    if (!isfinite(k) || k < -0.5 || k >= (double)MERGE_MAX_INTERVALS)
+        return snprintf(s->err, s->err_len, "%s/" HLOG_FILE ": a line starts at %.6g s: not an interval of the run",
+                        s->dir, start_s), -1;
+    int64_t interval = llround(k);
+    if (interval >= s->nintervals) {
+        if (s->running) return 0;                   /* ahead of the summary.json of a running segment */
+        return snprintf(s->err, s->err_len, "%s/" HLOG_FILE " does not match %s/summary.json: a line of interval "
+                        "%lld, which has %lld (a log from another run?)", s->dir, s->dir, (long long)interval + 1,
+                        (long long)s->nintervals), -1;
+    }
     if (s->nhists == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;
         merge_hist *m = realloc(s->hists, cap * sizeof *m);
-        if (!m) return -1;
+        if (!m) return snprintf(s->err, s->err_len, "out of memory"), -1;
         s->hists = m;
         s->cap = cap;
     }
     merge_hist *m = &s->hists[s->nhists];
-    m->tag = strdup(tag);
-    if (!m->tag) return -1;
+    size_t tl = strlen(tag);
+    m->tag = malloc(tl + 1 + b64_len + 1);
+    if (!m->tag) return snprintf(s->err, s->err_len, "out of memory"), -1;
+    memcpy(m->tag, tag, tl + 1);
     hlog_tag_unescape(m->tag);
-    m->interval = s->interval_s > 0 ? llround(start_s / s->interval_s) : 0;
-    hist_init(&m->h);
-    hist_merge(&m->h, h);
+    memcpy(m->tag + tl + 1, b64, b64_len);
+    m->tag[tl + 1 + b64_len] = 0;
+    m->b64 = m->tag + tl + 1;
+    m->b64_len = b64_len;
+    m->interval = interval;
+    m->total = h->total;
+    m->max_us = merge_line_max(max_us);
+    m->matched = 0;
     s->nhists++;
     return 0;
 }
 
-static const hist *merge_find_hist(const merge_seg *s, const char *name, int64_t k) {
-    for (size_t i = 0; i < s->nhists; i++)
-        if (s->hists[i].interval == k && strcmp(s->hists[i].tag, name) == 0) return &s->hists[i].h;
-    return NULL;
+static int merge_hist_cmp(const void *a, const void *b) {
+    const merge_hist *x = a, *y = b;
+    int c = strcmp(x->tag, y->tag);
+    return c ? c : (x->interval > y->interval) - (x->interval < y->interval);
+}
+
+static const merge_hist *merge_find_line(const merge_seg *s, const char *name, int64_t k) {
+    merge_hist key = {.tag = (char *)name, .interval = k};
+    return s->nhists ? bsearch(&key, s->hists, s->nhists, sizeof key, merge_hist_cmp) : NULL;
+}
+
+/* The histogram of timer name in interval k, decoded from its log line (a
+ * new one, the caller frees it with hist_free and free), or NULL when the
+ * log has none (or out of memory: the merge then fails). */
+static hist *merge_find_hist(const merge_seg *s, const char *name, int64_t k, int *oom) {
+    const merge_hist *m = merge_find_line(s, name, k);
+    if (!m) return NULL;
+    hist *h = malloc(sizeof *h);
+    char derr[256];
+    if (h) hist_init(h);
+    if (!h || hlog_decode_base64(m->b64, m->b64_len, m->max_us, h, derr, sizeof derr) != 0) {
+        if (h) hist_free(h);                        /* decoded once already: only memory can fail */
+        free(h);
+        *oom = 1;
+        return NULL;
+    }
+    return h;
+}
+
+/* A log line without a row in summary.json: empty, or the "(all)" twin a
+ * run leaves out of summary.json because it is its timer's (no failed,
+ * cancelled or skipped sample), with as many samples as that timer's row. */
+static int merge_check_twin_line(const merge_seg *s, const merge_hist *m, char *err, size_t len) {
+    static const char twin[] = " (all)";
+    size_t n = strlen(m->tag), tn = sizeof twin - 1;
+    if (m->total == 0) return 0;
+    if (n > tn && strcmp(m->tag + n - tn, twin) == 0) {
+        json_t *t;
+        size_t i;
+        json_array_foreach(merge_get(s->root, "timers"), i, t) {
+            const char *name = merge_str(t, "name");
+            if (strlen(name) != n - tn || strncmp(name, m->tag, n - tn) != 0 ||
+                strcmp(merge_str(t, "latency_over"), "all samples") == 0)
+                continue;
+            json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)m->interval);
+            int64_t want = (int64_t)(merge_num(row, "count") + merge_num(row, "cancelled") + merge_num(row, "skipped"));
+            if (row && m->total == want) return 0;
+            break;
+        }
+    }
+    return snprintf(err, len, "%s/" HLOG_FILE " does not match %s/summary.json: timer \"%.200s\", interval %lld: "
+                    "%lld sample(s) in the log, none in summary.json (a log from another run?)", s->dir, s->dir, m->tag,
+                    (long long)m->interval + 1, (long long)m->total), -1;
+}
+
+/* The log against summary.json: each line once, and for every timer and
+ * interval as many samples in the log as the row says (successes; all
+ * samples for an "(all)" twin).  A log from another run, or cut short,
+ * is refused: its percentiles would not be those of the counts. */
+static int merge_check_log(merge_seg *s, char *err, size_t len) {
+    if (s->nhists > 1) qsort(s->hists, s->nhists, sizeof *s->hists, merge_hist_cmp);
+    for (size_t i = 1; i < s->nhists; i++)
+        if (merge_hist_cmp(&s->hists[i - 1], &s->hists[i]) == 0)
+            return snprintf(err, len, "%s/" HLOG_FILE ": timer \"%.200s\" has two lines for interval %lld", s->dir,
+                            s->hists[i].tag, (long long)s->hists[i].interval + 1), -1;
+    json_t *t, *row;
+    size_t i, k;
+    json_array_foreach(merge_get(s->root, "timers"), i, t) {
+        int all = strcmp(merge_str(t, "latency_over"), "all samples") == 0;
+        json_array_foreach(merge_get(t, "intervals"), k, row) {
+            merge_hist *m = (merge_hist *)merge_find_line(s, merge_str(t, "name"), (int64_t)k);
+            int64_t want = (int64_t)merge_num(row, "count") - (all ? 0 : (int64_t)merge_num(row, "errors"));
+            int64_t got = m ? m->total : 0;
+            if (m) m->matched = 1;
+            if (got != want)
+                return snprintf(err, len, "%s/" HLOG_FILE " does not match %s/summary.json: timer \"%.200s\", "
+                                "interval %zu: %lld sample(s) in the log, %lld in summary.json (a log from another "
+                                "run?)", s->dir, s->dir, merge_str(t, "name"), k + 1, (long long)got,
+                                (long long)want), -1;
+        }
+    }
+    for (size_t j = 0; j < s->nhists; j++)
+        if (!s->hists[j].matched && merge_check_twin_line(s, &s->hists[j], err, len) != 0) return -1;
+    return 0;
+}
+
+/* Once checked, each interval row of a timer keeps only what the merge
+ * reads from it (merge_timer_into, merge_all_row): a row of summary.json
+ * has 16 fields, and the rows are most of the tree, so the next segment's
+ * tree is loaded beside a third of this one's.  An engine timer keeps its
+ * rows whole (merge_health_rows reads their percentiles).  0, or -1. */
+static int merge_shrink(merge_seg *s) {
+    static const char *const keep[] = {"errors", "cancelled", "skipped", "min_ms", "max_ms"};
+    json_t *t, *row;
+    size_t i, k;
+    json_array_foreach(merge_get(s->root, "timers"), i, t) {
+        if (strcmp(merge_str(t, "kind"), "engine") == 0) continue;
+        json_t *rows = merge_get(t, "intervals");
+        json_array_foreach(rows, k, row) {
+            json_t *small = json_object();
+            if (!small) return -1;
+            for (int f = 0; f < 5; f++)
+                if (merge_get(row, keep[f]) && json_object_set(small, keep[f], merge_get(row, keep[f])) != 0) {
+                    json_decref(small);
+                    return -1;
+                }
+            if (json_array_set_new(rows, k, small) != 0) return -1;
+        }
+    }
+    return 0;
 }
 
 static int merge_read_seg(merge_seg *s, char *err, size_t len) {
@@ -133,30 +458,71 @@ static int merge_read_seg(merge_seg *s, char *err, size_t len) {
         return -1;
     }
     json_t *seg = merge_get(s->root, "segment");
+    if (!json_is_object(seg))
+        return snprintf(err, len, "%s: not the result of a segment (no \"segment\" in summary.json: run with "
+                        "--segment)", path), -1;
+    if (merge_chk(seg, "index", 1, MERGE_MAX_SEGMENTS, 1, path, "segment", err, len) != 0 ||
+        merge_chk(seg, "count", 1, MERGE_MAX_SEGMENTS, 1, path, "segment", err, len) != 0)
+        return -1;
+    if (merge_num(seg, "index") < 1 || merge_num(seg, "index") > merge_num(seg, "count"))
+        return snprintf(err, len, "%s: not the result of a segment (segment %g of %g)", path, merge_num(seg, "index"),
+                        merge_num(seg, "count")), -1;
     s->index = (int)merge_num(seg, "index");
     s->count = (int)merge_num(seg, "count");
-    if (!seg || s->index < 1 || s->count < 1 || s->index > s->count) {
-        snprintf(err, len, "%s: not the result of a segment (no \"segment\" in summary.json: run with --segment)",
-                 path);
-        return -1;
-    }
-    s->interval_s = merge_num(merge_get(s->root, "settings"), "interval_s");
+    if (merge_check_seg(s, path, err, len) != 0) return -1;
+    if (!s->t0_ns) s->t0_ns = merge_parse_time(merge_str(s->root, "start")) * 1000000000;
+    if (!s->t0_ns) return snprintf(err, len, "%s: no start time (start_unix_ns or start)", path), -1;
     json_t *t;
     size_t i;
     json_array_foreach(merge_get(s->root, "timers"), i, t) {
         int64_t n = (int64_t)json_array_size(merge_get(t, "intervals"));
         if (n > s->nintervals) s->nintervals = n;
     }
+    if (s->nintervals > MERGE_MAX_INTERVALS)
+        return snprintf(err, len, "%s: %lld intervals, more than a merge takes (%d)", path, (long long)s->nintervals,
+                        MERGE_MAX_INTERVALS), -1;
     snprintf(path, sizeof path, "%s/" HLOG_FILE, s->dir);
     char herr[512];
-    if (hlog_read(path, merge_on_line, s, herr, sizeof herr) != 0) {
-        snprintf(err, len, "%s", herr);
+    herr[0] = 0;
+    s->err = err;
+    s->err_len = len;
+    err[0] = 0;
+    if (hlog_read_raw(path, merge_on_line, s, herr, sizeof herr) != 0) {
+        if (!err[0]) snprintf(err, len, "%s", herr);
         return -1;
+    }
+    if (merge_check_log(s, err, len) != 0) return -1;
+    return merge_shrink(s) == 0 ? 0 : (snprintf(err, len, "out of memory"), -1);
+}
+
+/* The segments' starts against each other: a segment that started later
+ * than the run's length plus MERGE_MAX_GAP_S after the earliest one is not
+ * a part of the same run (its clock, or its start_unix_ns, is wrong), and
+ * the merged intervals stay within MERGE_MAX_INTERVALS. */
+static int merge_check_span(const merge_opts *o, char *err, size_t len) {
+    const merge_seg *first = &o->segs[0];
+    double run_s = 0;
+    for (int i = 0; i < o->nsegs; i++) {
+        const merge_seg *s = &o->segs[i];
+        json_t *set = merge_get(s->root, "settings");
+        double planned = merge_num(set, "run_time_s") + merge_num(set, "rampup_s") + merge_num(set, "graceful_stop_s");
+        run_s = fmax(run_s, fmax(planned, merge_num(s->root, "span_s")));
+        if (s->t0_ns < first->t0_ns) first = s;
+    }
+    for (int i = 0; i < o->nsegs; i++) {
+        const merge_seg *s = &o->segs[i];
+        double late_s = (double)(s->t0_ns - first->t0_ns) / 1e9;
+        double span = late_s / s->interval_s + (double)s->nintervals;
+        if (late_s > run_s + MERGE_MAX_GAP_S || span > MERGE_MAX_INTERVALS)
+            return snprintf(err, len, "%s/summary.json: segment %d started %.0f s after segment %d (%s): more than "
+                            "the run's length (%.0f s) plus %d s, or more than %d merged intervals: not a part of the "
+                            "same run (check start_unix_ns and the clocks)", s->dir, s->index, late_s, first->index,
+                            first->dir, run_s, MERGE_MAX_GAP_S, MERGE_MAX_INTERVALS), -1;
     }
     return 0;
 }
 
-/* Same scenario, seed and segment count; each segment once; all there
+/* Same scenario, seed, segment count and interval; each segment once; all there
  * unless allow_partial (then *missing lists the absent ones). */
 static int merge_check_set(const merge_opts *o, json_t *missing, char *err, size_t len) {
     const merge_seg *a = &o->segs[0];
@@ -169,9 +535,11 @@ static int merge_check_set(const merge_opts *o, json_t *missing, char *err, size
                           merge_str(a->root, "scenario_hash")) ? "scenario (scenario_hash)"
                           : merge_num(s->root, "seed") != merge_num(a->root, "seed") ? "seed"
                           : merge_num(s->root, "schema_version") != merge_num(a->root, "schema_version") ? "schema"
+                          : s->interval_s != a->interval_s ? "statistics interval (settings.interval_s)"
                           : NULL;
         if (why) {
-            snprintf(err, len, "%s and %s are not parts of one run: different %s (segment %d/%d vs %d/%d)",
+            snprintf(err, len, "%s/summary.json and %s/summary.json are not parts of one run: different %s (segment "
+                     "%d/%d vs %d/%d)",
                      a->dir, s->dir, why, a->index, a->count, s->index, s->count);
             free(seen);
             return -1;
@@ -182,6 +550,10 @@ static int merge_check_set(const merge_opts *o, json_t *missing, char *err, size
             return -1;
         }
         seen[s->index] = 1;
+    }
+    if (merge_check_span(o, err, len) != 0) {
+        free(seen);
+        return -1;
     }
     char list[512] = "";
     int nmissing = 0;
@@ -213,14 +585,6 @@ static timer_role merge_role(const char *name) {
     if (n > u && strcmp(name + n - u, " (uncorrected)") == 0) return TR_TWIN;
     if (strcmp(name, STATS_OTHER_CUSTOM) == 0 || strcmp(name, STATS_OTHER_PRIMITIVE) == 0) return TR_OTHER;
     return TR_NAMED;
-}
-
-static hist *merge_hist_copy(const hist *h) {
-    hist *c = h ? malloc(sizeof *c) : NULL;
-    if (!c) return NULL;
-    hist_init(c);
-    hist_merge(c, h);
-    return c;
 }
 
 /* The failed, cancelled and skipped samples of an interval: the "(all)"
@@ -302,28 +666,45 @@ static json_t *merge_all_row(const merge_seg *s, const char *all, int64_t k) {
     return NULL;
 }
 
-static void merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t k) {
+static void merge_hist_drop(hist *h) {
+    if (h) hist_free(h);
+    free(h);
+}
+
+/* Timer t's interval k into m: 0, or -1 when out of memory. */
+static int merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t k) {
     json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)k);
     const char *name = merge_str(t, "name");
-    const hist *h = merge_find_hist(s, name, k);
+    int oom = 0;
+    hist *h = merge_find_hist(s, name, k, &oom);
     int64_t errors = (int64_t)merge_num(row, "errors");
-    if (!row || (!h && errors == 0 && merge_num(row, "cancelled") == 0 && merge_num(row, "skipped") == 0)) return;
+    if (!oom && (!row || (!h && errors == 0 && merge_num(row, "cancelled") == 0 && merge_num(row, "skipped") == 0))) {
+        merge_hist_drop(h);                         /* a line without its row (a shorter "intervals") */
+        return 0;
+    }
     char all[1100];
     snprintf(all, sizeof all, "%s (all)", name);
+    hist *every = oom ? NULL : merge_find_hist(s, all, k, &oom);
     tick_timer *o = &m->timers[m->n];
-    o->name = strdup(name);
-    if (!o->name) return;
+    o->name = oom ? NULL : strdup(name);
+    if (!o->name) {
+        merge_hist_drop(h), merge_hist_drop(every);
+        return -1;
+    }
     o->kind = merge_kind(merge_str(t, "kind"));
     o->role = merge_role(name);
-    o->h = h && h->total ? merge_hist_copy(h) : NULL;
+    o->h = h && h->total ? h : NULL;               /* the message owns it */
     merge_exact_minmax(o->h, row);
-    o->nok = merge_nok(merge_find_hist(s, all, k), h, errors);
+    o->nok = merge_nok(every, h, errors);
     merge_exact_minmax(o->nok, merge_all_row(s, all, k));    /* bounds of all samples: within the failed ones' */
+    if (!o->h) merge_hist_drop(h);
+    merge_hist_drop(every);
     o->errors = errors;
     o->cancelled = (int64_t)merge_num(row, "cancelled");
     o->skipped = (int64_t)merge_num(row, "skipped");
     merge_timer_tags(o, m, s, t);
     m->n++;
+    return 0;
 }
 
 static void merge_tally(tally *t, json_t *arr) {
@@ -418,9 +799,10 @@ static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
     }
     json_t *t;
     size_t i;
+    int rc = 0;
     json_array_foreach(timers, i, t)
-        if (strcmp(merge_str(t, "latency_over"), "all samples") != 0) merge_timer_into(m, s, t, k);
-    if (merge_counters_into(m, s, k) != 0) {
+        if (strcmp(merge_str(t, "latency_over"), "all samples") != 0) rc |= merge_timer_into(m, s, t, k);
+    if (rc != 0 || merge_counters_into(m, s, k) != 0) {
         tick_msg_free(m);
         return NULL;
     }
@@ -435,12 +817,6 @@ static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
 
 /* ---- the merged run ---- */
 
-static int64_t merge_parse_time(const char *s) {
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    if (!strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
-    return (int64_t)timegm(&tm);
-}
 
 static const char *const merge_status_rank[] = {"completed", "interrupted", "aborted", "stuck"};
 
@@ -533,22 +909,21 @@ static tick_msg *merge_empty_msg(int worker, int64_t tick) {
  * merged interval whose start is nearest its own (k + shift).  With
  * --start-at the shifts are 0.  A segment whose intervals' starts are more
  * than MERGE_ALIGN_TOLERANCE of an interval off the merged ones' (its clock
- * or its start differs) is named on stderr and in the segments table. */
+ * or its start differs) is named on stderr and in the segments table; in a
+ * phased run only in the table: each segment starts a phase when it ended
+ * the one before, so its phases never start together (and --start-at is
+ * for unphased runs). */
 #define MERGE_ALIGN_TOLERANCE 20     /* 1/20 of the interval: 50 ms at 1 s */
 static int64_t merge_align(merge_opts *o, int64_t interval_ns) {
     int64_t t0 = INT64_MAX;
-    for (int i = 0; i < o->nsegs; i++) {
-        merge_seg *s = &o->segs[i];
-        json_t *ns = merge_get(s->root, "start_unix_ns");
-        s->t0_ns = ns ? (int64_t)json_integer_value(ns) : merge_parse_time(merge_str(s->root, "start")) * 1000000000;
-        if (s->t0_ns < t0) t0 = s->t0_ns;
-    }
+    for (int i = 0; i < o->nsegs; i++)                  /* t0_ns: read and checked by merge_read_seg */
+        if (o->segs[i].t0_ns < t0) t0 = o->segs[i].t0_ns;
     for (int i = 0; i < o->nsegs && interval_ns > 0; i++) {
         merge_seg *s = &o->segs[i];
         int64_t d = s->delay_ns = s->t0_ns - t0;
         s->shift = (d + interval_ns / 2) / interval_ns;
         s->misaligned_ns = d - s->shift * interval_ns;
-        if (llabs(s->misaligned_ns) > interval_ns / MERGE_ALIGN_TOLERANCE && !o->live)
+        if (llabs(s->misaligned_ns) > interval_ns / MERGE_ALIGN_TOLERANCE && !o->live && !o->phase)
             fprintf(stderr, "luamech merge: segment %d (%s) started %.3f s after the earliest: its intervals go %lld "
                     "interval(s) later, %.0f ms off the merged intervals (more than the tolerance, %.0f ms: its clock "
                     "or its start differ; start the segments with --start-at)\n", s->index, s->dir, (double)d / 1e9,
@@ -589,6 +964,36 @@ static void merge_health_rows(const merge_opts *o, agg *a) {
     }
 }
 
+/* Once its intervals are merged, a segment's interval rows are dropped
+ * from its tree (they are most of it) before the merged files are written;
+ * the engine timers' stay (merge_health_rows). */
+static void merge_prune(merge_seg *s) {
+    static const char *const arrays[] = {"timers", "counters", "gauges", "rates"};
+    for (int a = 0; a < 4; a++) {
+        json_t *e;
+        size_t i;
+        json_array_foreach(merge_get(s->root, arrays[a]), i, e)
+            if (a > 0 || strcmp(merge_str(e, "kind"), "engine") != 0) json_object_del(e, "intervals");
+    }
+}
+
+/* Per merged interval, the workers of the segments that ran in it (had
+ * started and not ended): CPU % is over those, not over every segment's
+ * workers (a segment that started later or ended earlier is not idle in
+ * the intervals it was not running).  0, or -1 when out of memory. */
+static int merge_workers_at(const merge_opts *o, run_result *r, int64_t ticks) {
+    r->workers_at = calloc((size_t)ticks + 1, sizeof *r->workers_at);
+    if (!r->workers_at) return -1;
+    r->nworkers_at = (int)ticks;
+    for (int i = 0; i < o->nsegs; i++) {
+        const merge_seg *s = &o->segs[i];
+        int w = (int)merge_num(merge_get(s->root, "settings"), "workers");
+        for (int64_t k = s->shift; s->nintervals > 0 && k < s->shift + s->nintervals && k < ticks; k++)
+            r->workers_at[k] += w;
+    }
+    return 0;
+}
+
 /* Push every segment's intervals into one lockstep merge (a segment is a
  * worker, an interval a tick), aligned on wall-clock time, and close it at
  * the latest segment's end. */
@@ -596,7 +1001,7 @@ static int merge_run(merge_opts *o, run_result *r, const scenario *sc, hlog *log
     memset(r, 0, sizeof *r);
     agg_init(&r->agg, o->nsegs, sc->interval_ns, sc->interval_ns);
     double run_s = 0, span_s = 0;
-    int64_t end = 0, start_ns = merge_align(o, sc->interval_ns);
+    int64_t end = 0, start_ns = merge_align(o, sc->interval_ns), ticks = 0;
     int worst = 0;
     if (log) {
         hlog_set_start(log, (double)start_ns / 1e9);
@@ -620,21 +1025,19 @@ static int merge_run(merge_opts *o, run_result *r, const scenario *sc, hlog *log
             snprintf(r->stopped_by, sizeof r->stopped_by, "%s", merge_str(s->root, "stopped_by"));
             r->stopped_by_hook = 1;
         }
-        if (s->nintervals == 0) {                       /* nothing measured: finished at once */
-            r->agg.finished[i] = 1;
-            continue;
-        }
-        for (int64_t k = 0; k < s->shift; k++) {
-            tick_msg *m = merge_empty_msg(i, k);
-            if (!m) return -1;
-            agg_push(&r->agg, m);
-        }
-        for (int64_t k = 0; k < s->nintervals; k++) {
-            tick_msg *m = merge_msg(s, i, k);
-            if (!m) return -1;
-            agg_push(&r->agg, m);
-        }
+        if (s->nintervals == 0) r->agg.finished[i] = 1;     /* nothing measured: finished at once */
+        if (s->nintervals > 0 && s->shift + s->nintervals > ticks) ticks = s->shift + s->nintervals;
     }
+    if (merge_workers_at(o, r, ticks) != 0) return -1;
+    for (int64_t k = 0; k < ticks; k++)                 /* tick by tick: each is merged once all segments sent it */
+        for (int i = 0; i < o->nsegs; i++) {
+            const merge_seg *s = &o->segs[i];
+            if (s->nintervals == 0 || k >= s->shift + s->nintervals) continue;
+            tick_msg *m = k < s->shift ? merge_empty_msg(i, k) : merge_msg(s, i, k - s->shift);
+            if (!m) return -1;
+            agg_push(&r->agg, m);
+        }
+    for (int i = 0; i < o->nsegs; i++) merge_prune(&o->segs[i]);
     r->seed = (uint64_t)merge_num(o->segs[0].root, "seed");
     r->status = worst == 3 ? RUN_STUCK : worst == 2 ? RUN_ABORTED : worst == 1 ? RUN_INTERRUPTED : RUN_COMPLETED;
     r->start_wall.tv_sec = (time_t)(start_ns / 1000000000);
@@ -858,7 +1261,7 @@ static int merge_parse(int argc, char **argv, merge_opts *o) {
 static void merge_reset(merge_opts *o) {
     for (int i = 0; i < o->nsegs; i++) {
         merge_seg *g = &o->segs[i];
-        for (size_t k = 0; k < g->nhists; k++) free(g->hists[k].tag), hist_free(&g->hists[k].h);
+        for (size_t k = 0; k < g->nhists; k++) free(g->hists[k].tag);
         free(g->hists);
         json_decref(g->root);
         *g = (merge_seg){.dir = g->dir};
@@ -882,6 +1285,29 @@ static int merge_one(merge_opts *o, scenario *sc, run_result *r) {
 
 /* ---- a phased run ---- */
 
+#define MERGE_MAX_PHASES 10000
+
+/* A phased run's top summary.json: its phase counts, and each phase run's
+ * directory the one a run gives it (report_phase_subdir: "<i>-<name as a
+ * path component>"), so that a crafted name or dir never reaches outside
+ * the segment's directory or --out. */
+static int merge_check_phased(json_t *top, const char *file, char *err, size_t len) {
+    if (merge_chk(top, "phases_planned", 1, MERGE_MAX_PHASES, 1, file, "", err, len) != 0 ||
+        merge_chk(top, "phases_run", 0, merge_num(top, "phases_planned"), 1, file, "", err, len) != 0)
+        return -1;
+    for (int i = 0; i < (int)merge_num(top, "phases_run"); i++) {
+        json_t *ph = json_array_get(merge_get(top, "phases"), (size_t)i);
+        const char *name = json_string_value(merge_get(ph, "name")), *dir = merge_str(ph, "dir");
+        char sub[128];
+        if (!name) return snprintf(err, len, "%s: phases[%d] has no name", file, i), -1;
+        report_phase_subdir(sub, sizeof sub, i, name);
+        if (strcmp(dir, sub) != 0)
+            return snprintf(err, len, "%s: phases[%d].dir \"%.100s\" is not the directory of phase \"%.100s\" (%s)",
+                            file, i, dir, name, sub), -1;
+    }
+    return 0;
+}
+
 /* The top summary.json of each segment of a phased run (the phases table
  * report_write_phases writes), checked to be parts of one run; NULL and a
  * message in err when they are not, or are not all phased. */
@@ -898,8 +1324,8 @@ static json_t **merge_phased_tops(const merge_opts *o, char *err, size_t len) {
             : merge_num(a, "phases_planned") != merge_num(b, "phases_planned") ? "number of phases"
             : merge_num(merge_get(a, "segment"), "count") != merge_num(merge_get(b, "segment"), "count")
                 ? "segment count" : NULL;
-        if (why) {
-            snprintf(err, len, "%s and %s are not parts of one phased run: %s", o->segs[0].dir, o->segs[i].dir, why);
+        if (why) snprintf(err, len, "%s and %s are not parts of one phased run: %s", o->segs[0].dir, o->segs[i].dir, why);
+        if (why || merge_check_phased(b, path, err, len) != 0) {
             for (int k = 0; k <= i; k++) json_decref(tops[k]);
             free(tops);
             return NULL;
@@ -914,7 +1340,11 @@ static json_t **merge_phased_tops(const merge_opts *o, char *err, size_t len) {
 static int merge_phase(const merge_opts *o, json_t **tops, int i, scenario *sc, run_result *r) {
     merge_opts p = *o;
     char out[4400];
-    const char *sub = merge_str(json_array_get(merge_get(tops[0], "phases"), (size_t)i), "dir");
+    char sub[128];                                  /* as a run names it (checked: phases[i].dir is the same) */
+    int ran = 0;                                    /* the first segment that ran phase i */
+    while (ran < o->nsegs - 1 && (int)merge_num(tops[ran], "phases_run") <= i) ran++;
+    const char *name = merge_str(json_array_get(merge_get(tops[ran], "phases"), (size_t)i), "name");
+    report_phase_subdir(sub, sizeof sub, i, name);
     p.segs = calloc((size_t)o->nsegs, sizeof *p.segs);
     char (*dirs)[4400] = calloc((size_t)o->nsegs, sizeof *dirs);
     if (!p.segs || !dirs) {
@@ -933,8 +1363,8 @@ static int merge_phase(const merge_opts *o, json_t **tops, int i, scenario *sc, 
     }
     snprintf(out, sizeof out, "%s/%s", o->out, sub);
     p.out = out;
-    fprintf(stderr, "luamech merge: phase %d/%d: %s\n", i + 1, (int)merge_num(tops[0], "phases_planned"),
-            merge_str(json_array_get(merge_get(tops[0], "phases"), (size_t)i), "name"));
+    p.phase = i + 1;
+    fprintf(stderr, "luamech merge: phase %d/%d: %s\n", i + 1, (int)merge_num(tops[0], "phases_planned"), name);
     int code = merge_one(&p, sc, r);
     free(p.segs);
     free(dirs);
@@ -1173,10 +1603,66 @@ static int merge_follow(merge_opts *o) {
     return code;
 }
 
+/* dir as an absolute path without symbolic links, ".", ".." or repeated
+ * slashes, also when its last components do not exist yet (they will be
+ * created as directories): the longest prefix that exists through
+ * realpath, the rest collapsed as text.  0, or -1. */
+static int merge_canon(const char *dir, char *buf, size_t len) {
+    char path[PATH_MAX], head[PATH_MAX];
+    if (dir[0] == '/') snprintf(path, sizeof path, "%s", dir);
+    else {
+        if (!getcwd(head, sizeof head)) return -1;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", head, dir) >= sizeof path) return -1;
+    }
+    size_t cut = strlen(path);
+    for (;;) {                                      /* the longest existing prefix, at a '/' */
+        char c = path[cut];
+        path[cut] = 0;
+        int ok = realpath(cut ? path : "/", head) != NULL;
+        path[cut] = c;
+        if (ok) break;
+        while (cut > 0 && path[--cut] != '/') {}
+    }
+    if (strlen(head) >= len) return -1;
+    strcpy(buf, strcmp(head, "/") == 0 ? "" : head);
+    for (char *save = NULL, *c = strtok_r(path + cut, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        if (strcmp(c, ".") == 0) continue;
+        if (strcmp(c, "..") == 0) {
+            char *slash = strrchr(buf, '/');
+            if (slash) *slash = 0;
+            continue;
+        }
+        size_t used = strlen(buf);
+        if (used + 1 + strlen(c) >= len) return -1;
+        snprintf(buf + used, len - used, "/%s", c);
+    }
+    if (!buf[0]) snprintf(buf, len, "/");
+    return 0;
+}
+
+/* --out may not be a segment's directory or inside one: the merged files
+ * would replace or mix with the segment's own (exit 2). */
+static int merge_check_out(const merge_opts *o) {
+    char out[PATH_MAX], seg[PATH_MAX];
+    if (merge_canon(o->out, out, sizeof out) != 0) return merge_usage("--out %s: path too long", o->out);
+    for (int i = 0; i < o->nsegs; i++) {
+        if (!realpath(o->segs[i].dir, seg)) continue;       /* not there (yet): its reading says so */
+        size_t n = strlen(seg);
+        if (strncmp(out, seg, n) == 0 && (out[n] == 0 || out[n] == '/' || n == 1)) {
+            char msg[2 * PATH_MAX + 100];
+            snprintf(msg, sizeof msg, "%s is %s segment %s: the merged files would overwrite its results (give "
+                     "another directory)", o->out, out[n] ? "inside" : "the directory of", o->segs[i].dir);
+            return merge_usage("--out %s", msg);
+        }
+    }
+    return EXIT_OK;
+}
+
 int merge_cmd_main(int argc, char **argv) {
     merge_opts o;
     memset(&o, 0, sizeof o);
     int code = merge_parse(argc, argv, &o);
+    if (code == EXIT_OK) code = merge_check_out(&o);
     if (code == EXIT_OK) code = o.follow ? merge_follow(&o) : merge_once(&o);
     free(o.segs);
     return code;

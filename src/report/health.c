@@ -91,9 +91,10 @@ int report_health(const run_result *r, health_row **out, int *suspect, char *why
     for (int k = 0; k < n; k++) {
         health_row *h = &(*out)[k];
         double period = all ? all->rows[k].period_s : (double)a->interval_ns / 1e9;
-        double worker_us = period * 1e6 * r->nworkers;
-        h->cpu_pct = period > 0 ? 100.0 * (double)health_counter(a, "engine.cpu_us", k) / worker_us : 0;
-        h->cpu_wait_pct = period > 0 ? 100.0 * (double)health_counter(a, "engine.cpu_wait_us", k) / worker_us : 0;
+        int workers = r->workers_at && k < r->nworkers_at ? r->workers_at[k] : r->nworkers;
+        double worker_us = period * 1e6 * workers;
+        h->cpu_pct = worker_us > 0 ? 100.0 * (double)health_counter(a, "engine.cpu_us", k) / worker_us : 0;
+        h->cpu_wait_pct = worker_us > 0 ? 100.0 * (double)health_counter(a, "engine.cpu_wait_us", k) / worker_us : 0;
         if (lag && k < lag->nrows) {
             h->lag_p99_ms = report_ms((double)lag->rows[k].p99_us);
             h->lag_max_ms = report_ms((double)lag->rows[k].max_us);

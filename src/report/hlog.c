@@ -497,7 +497,9 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
     return rc;
 }
 
-int hlog_read_stream(FILE *f, const char *path, hlog_line_fn fn, void *ctx, char *err, size_t err_len) {
+/* hlog_read_stream, with each line's base64 text to raw when it is set. */
+static int hlog_read_lines(FILE *f, const char *path, hlog_line_fn fn, hlog_raw_fn raw, void *ctx, char *err,
+                           size_t err_len) {
     hist *h = malloc(sizeof *h);
     char *line = NULL;
     size_t cap = 0;
@@ -543,11 +545,23 @@ int hlog_read_stream(FILE *f, const char *path, hlog_line_fn fn, void *ctx, char
             rc = text_errf(err, err_len, "%s:%ld: %s", path, lineno, derr);
             break;
         }
-        rc = fn(ctx, tag, start, len, max, h);
+        rc = raw ? raw(ctx, tag, start, len, max, h, fields[3], strlen(fields[3])) : fn(ctx, tag, start, len, max, h);
     }
     if (rc == 0 && ferror(f)) rc = text_errf(err, err_len, "%s: read error", path);
     free(line);
     hist_free(h);
     free(h);
+    return rc;
+}
+
+int hlog_read_stream(FILE *f, const char *path, hlog_line_fn fn, void *ctx, char *err, size_t err_len) {
+    return hlog_read_lines(f, path, fn, NULL, ctx, err, err_len);
+}
+
+int hlog_read_raw(const char *path, hlog_raw_fn fn, void *ctx, char *err, size_t err_len) {
+    FILE *f = fopen(path, "r");
+    if (!f) return text_errf(err, err_len, "%s: %s", path, strerror(errno));
+    int rc = hlog_read_lines(f, path, NULL, fn, ctx, err, err_len);
+    fclose(f);
     return rc;
 }

@@ -103,5 +103,11 @@ int hlog_read(const char *path, hlog_line_fn fn, void *ctx, char *err, size_t er
 /* The same from an open stream (e.g. fmemopen: the hlog fuzz harness reads
  * its input from memory); path only names it in messages; f stays open. */
 int hlog_read_stream(FILE *f, const char *path, hlog_line_fn fn, void *ctx, char *err, size_t err_len);
+/* hlog_read, giving fn also each line's histogram as written (its base64
+ * text, b64_len bytes, valid during the call): a reader that keeps the
+ * lines to decode later (luamech merge) keeps that, not the histogram. */
+typedef int (*hlog_raw_fn)(void *ctx, const char *tag, double start_s, double len_s, double max_us,
+                           const hist *h, const char *b64, size_t b64_len);
+int hlog_read_raw(const char *path, hlog_raw_fn fn, void *ctx, char *err, size_t err_len);
 
 #endif

@@ -22,7 +22,8 @@ void agg_init(agg *a, int nworkers, int64_t interval_ns, int64_t tick_ns) {
     a->nworkers = nworkers;
     a->interval_ns = interval_ns;
     a->tick_ns = tick_ns;
-    a->ticks_per_interval = interval_ns / tick_ns;
+    /* never a division by 0, whatever a caller (a crafted segment) passes */
+    a->ticks_per_interval = tick_ns > 0 && interval_ns >= tick_ns ? interval_ns / tick_ns : 1;
     a->head = calloc((size_t)nworkers, sizeof *a->head);
     a->tail = calloc((size_t)nworkers, sizeof *a->tail);
     a->finished = calloc((size_t)nworkers, sizeof *a->finished);

@@ -2,4 +2,11 @@
  * Filling it is the engine's work; reading it the reports'. */
 #include "stats/run_result.h"
 
-void run_result_free(run_result *r) { agg_free(&r->agg); }
+#include <stdlib.h>
+
+void run_result_free(run_result *r) {
+    agg_free(&r->agg);
+    free(r->workers_at);
+    r->workers_at = NULL;
+    r->nworkers_at = 0;
+}

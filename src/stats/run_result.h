@@ -26,6 +26,10 @@ typedef struct run_result {
     struct timespec start_wall, end_wall;
     int nworkers;
     char io[8];              /* the socket I/O backend the workers used: "uring", "epoll" ("" unknown; a merge of both: "mixed") */
+    int *workers_at;         /* optional, malloc'ed: the workers running in interval k
+                              * (luamech merge: of the segments that had started and not
+                              * ended), for CPU %; NULL: nworkers in every interval */
+    int nworkers_at;         /* its length */
     uint64_t seed;
     int signal;              /* the signal that interrupted the run, or 0 */
     int stopped_by_hook;     /* on_interval asked to stop (a failed threshold) */

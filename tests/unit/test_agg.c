@@ -177,6 +177,23 @@ static void test_tick_divides_interval(void **state) {
     assert_int_equal(engine_tick_ns(1500000000LL), 500000000LL);
 }
 
+/* A zero or inverted interval and tick (a crafted segment's interval_s = 0
+ * reached agg_init through luamech merge): one tick per interval, no
+ * division by zero (SIGFPE) when ticks merge. */
+static void test_zero_interval(void **state) {
+    (void)state;
+    agg a;
+    int64_t cases[][2] = {{0, 0}, {0, 1000000000LL}, {1000000000LL, 0}, {500000000LL, 1000000000LL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        agg_init(&a, 1, cases[i][0], cases[i][1]);
+        assert_int_equal(a.ticks_per_interval, 1);
+        agg_push(&a, msg(0, 0, "x", 3, 100, 0));
+        agg_push(&a, msg(0, 1, "x", 2, 100, 0));
+        assert_int_equal(a.nintervals, 2);
+        agg_free(&a);
+    }
+}
+
 static void test_units(void **state) {
     (void)state;
     int64_t v;
@@ -470,6 +487,7 @@ int main(void) {
         cmocka_unit_test(test_idle_interval_released),
         cmocka_unit_test(test_tick_buffers_reused),
         cmocka_unit_test(test_idle_timer_spares_freed),
+        cmocka_unit_test(test_zero_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,7 @@
 
 #include "common/exit_codes.h"
 #include "common/text.h"
+#include "output/output.h"
 #include "report/hlog.h"
 #include "report/report.h"
 #include "stats/threshold.h"
@@ -99,6 +100,9 @@ typedef struct merge_opts {
     int tty;                   /* --follow: stderr is a terminal (a progress line every round, else per interval) */
     int nwaiting;              /* --follow: segments given whose results are not there yet (preflight, barrier) */
     int progress_at;           /* --follow: merged intervals at the last progress line */
+    output_cfg outcfg;         /* --follow --dashboard: the live page of the merged run */
+    output_set *outs;          /* opened by merge_follow, or NULL */
+    int outs_started;          /* its start event was sent */
     int phase;                 /* merging phase phase - 1 of a phased run; 0: an unphased run */
     int nsegs;
     merge_seg *segs;
@@ -1158,6 +1162,46 @@ static void merge_console_segments(const merge_opts *o) {
     fflush(stdout);
 }
 
+/* The segments as the dashboard shows them (output_segments): the ones
+ * read, with their state, latest active VUs and counts, then the ones given
+ * whose results are not there yet (waiting). */
+static char *merge_segments_json(const merge_opts *o) {
+    json_t *arr = json_array();
+    for (int i = 0; arr && i < o->nsegs; i++) {
+        const merge_seg *s = &o->segs[i];
+        json_t *all = NULL, *t, *vus = merge_get(merge_get(s->root, "load"), "active_vus");
+        size_t k;
+        json_array_foreach(merge_get(s->root, "timers"), k, t)
+            if (strcmp(merge_str(t, "name"), "All Transactions") == 0) all = merge_get(t, "summary");
+        size_t n = json_array_size(vus);
+        const char *state = s->state ? s->state : strcmp(merge_str(s->root, "status"), "running") ? "done" : "lost";
+        json_array_append_new(arr, json_pack("{s:i,s:s,s:s,s:O,s:f,s:f,s:s}", "index", s->index, "dir", s->dir,
+            "state", state, "vus", n ? json_array_get(vus, n - 1) : json_null(), "transactions",
+            merge_num(all, "count") + merge_num(all, "errors"), "errors", merge_num(all, "errors"), "host",
+            merge_str(merge_get(s->root, "segment"), "host")));
+    }
+    for (int i = 0; arr && i < o->nall; i++) {
+        int seen = 0;
+        for (int k = 0; k < o->nsegs && !seen; k++) seen = o->segs[k].dir == o->all[i];
+        if (!seen) json_array_append_new(arr, json_pack("{s:n,s:s,s:s,s:n,s:i,s:i,s:s}", "index", "dir", o->all[i],
+                                                        "state", "waiting", "vus", "transactions", 0, "errors", 0, "host", ""));
+    }
+    char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
+    json_decref(arr);
+    return text;
+}
+
+/* --follow --dashboard: the merged run's intervals as they close, each
+ * segment's state with them, and at the end (status given) the end event. */
+static void merge_outputs(merge_opts *o, const scenario *sc, const run_result *rp, const char *status, int code) {
+    if (!o->outs_started) output_run_start(o->outs, sc, NULL), o->outs_started = 1;
+    char *segs = merge_segments_json(o);
+    output_segments(o->outs, segs);
+    free(segs);
+    if (status) output_run_end(o->outs, sc, rp, status, code);
+    else output_interval(o->outs, sc, rp);
+}
+
 /* --follow's central verdict: with abort_on_threshold, the scenario's
  * criteria judged on the merged data of every segment at each live round,
  * by the rule a single run uses (report_threshold_stop); the first failure
@@ -1212,6 +1256,7 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
         }
         merge_central_verdict(o, sc, rp);
     }
+    if (rc == 0 && o->outs && !o->phase) merge_outputs(o, sc, rp, o->live ? NULL : report_status_name(rp->status), code);
     if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out), merge_console_segments(o);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {
@@ -1233,8 +1278,11 @@ static int merge_write_once(merge_opts *o, json_t *missing) {
 
 static int merge_parse(int argc, char **argv, merge_opts *o) {
     static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"allow-partial", no_argument, 0, 'p'},
-                                         {"follow", no_argument, 0, 'f'},
+                                         {"follow", no_argument, 0, 'f'}, {"dashboard", required_argument, 0, 'D'},
+                                         {"dashboard-linger", no_argument, 0, 'L'},
+                                         {"dashboard-public", no_argument, 0, 'P'},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    char oerr[512];
     int ch;
     opterr = 0;
     optind = 1;
@@ -1242,13 +1290,25 @@ static int merge_parse(int argc, char **argv, merge_opts *o) {
         if (ch == 'o') o->out = optarg;
         else if (ch == 'p') o->allow_partial = 1;
         else if (ch == 'f') o->follow = 1;
+        else if (ch == 'D') {
+            if (output_parse_dashboard(&o->outcfg, optarg, oerr, sizeof oerr) != 0) return merge_usage("%s", oerr);
+        }
+        else if (ch == 'L') o->outcfg.dashboard_linger = 1;
+        else if (ch == 'P') o->outcfg.dashboard_public = 1;
         else if (ch == 'h') {
-            printf("usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow]\n"
-                   "One result from the results directories of a run's --segment parts (docs/distributed.md).\n");
+            printf("usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow [--dashboard [ADDR:]PORT]]\n"
+                   "One result from the results directories of a run's --segment parts (docs/distributed.md).\n"
+                   "  --follow            merge while the segments run, every second, until all have ended; with\n"
+                   "                      abort_on_threshold, a criterion failing on the merged data stops every segment\n"
+                   "  --dashboard [ADDR:]PORT  with --follow: the live dashboard of the merged run and each segment's state\n"
+                   "                      (--dashboard-linger keeps it up after the merge, --dashboard-public allows a\n"
+                   "                      non-loopback ADDR)\n");
             exit(EXIT_OK);
         } else return merge_usage("unknown or incomplete option '%s'", argv[optind - 1]);
     }
     if (!o->out) return merge_usage("%s", "--out DIR is required");
+    if (o->outcfg.dashboard[0] && !o->follow) return merge_usage("%s", "--dashboard is for --follow (a live merge)");
+    if (output_check(&o->outcfg, oerr, sizeof oerr) != 0) return merge_usage("%s", oerr);
     o->nsegs = argc - optind;
     if (o->nsegs < 1) return merge_usage("%s", "no segment directories given");
     if (o->nsegs > MERGE_MAX_SEGMENTS) return merge_usage("%s", "too many directories");
@@ -1527,6 +1587,15 @@ static int merge_follow(merge_opts *o) {
     }
     for (int i = 0; i < n; i++) o->all[i] = all[i].dir;
     o->nall = n;
+    if (o->outcfg.dashboard[0]) {
+        char err[1400];
+        const char *slash = strrchr(o->out, '/');
+        o->outs = output_open(&o->outcfg, slash && slash[1] ? slash + 1 : o->out, err, sizeof err);
+        if (!o->outs) {
+            free(some), free(o->all), free(seen);
+            return merge_usage("%s", err);
+        }
+    }
     o->tty = isatty(STDERR_FILENO);
     o->progress_at = -1;
     for (;;) {
@@ -1565,6 +1634,7 @@ static int merge_follow(merge_opts *o) {
                 o->segs = &g, o->nsegs = 1, merge_reset(o);
                 if (!there) continue;                  /* not started yet: wait */
                 free(some), free(o->all), free(seen);
+                output_close(o->outs);
                 o->segs = all, o->nsegs = n;
                 return merge_usage("%s", err);
             }
@@ -1599,6 +1669,7 @@ static int merge_follow(merge_opts *o) {
     }
     o->segs = all, o->nsegs = n;
     code = merge_once(o);
+    output_close(o->outs);           /* --dashboard-linger: stays up until SIGINT/SIGTERM */
     free(some), free(o->all), free(seen);
     return code;
 }

@@ -139,6 +139,13 @@ static json_t *ojson_counter_kinds(const run_result *r) {
     return o;
 }
 
+/* A merge's segments (output_segments), when there are some. */
+static void ojson_segments(json_t *o, const output_run *run) {
+    json_t *segs = run->segments ? json_loads(run->segments, 0, NULL) : NULL;
+    if (json_is_array(segs)) json_object_set_new(o, "segments", segs);
+    else json_decref(segs);
+}
+
 int output_json_interval(char **buf, size_t *len, const output_run *run, int k) {
     const run_result *r = run->r;
     double iv = (double)r->agg.interval_ns / 1e9, t_s = k * iv;
@@ -165,9 +172,7 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
     json_object_set_new(o, "counter_kinds", ojson_counter_kinds(r));
     json_object_set_new(o, "health", ojson_health(r, k));
     json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
-    json_t *segs = run->segments ? json_loads(run->segments, 0, NULL) : NULL;
-    if (json_is_array(segs)) json_object_set_new(o, "segments", segs);
-    else json_decref(segs);
+    ojson_segments(o, run);
     return rc == 0 ? ojson_append(buf, len, o) : (json_decref(o), -1);
 }
 
@@ -191,5 +196,6 @@ int output_json_end(char **buf, size_t *len, const output_run *run, const char *
     json_object_set_new(o, "intervals", json_integer(r->agg.nintervals));
     json_object_set_new(o, "totals", totals);
     json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
+    ojson_segments(o, run);
     return ojson_append(buf, len, o);
 }

@@ -60,8 +60,8 @@ run_segments() {
         SEGPIDS+=($!)
     done
     if [ -n "$follow" ]; then
-        timeout 120 "$LUAMECH" merge --follow "$d"/seg-1 "$d"/seg-2 "$d"/seg-3 --out "$d/merged" \
-            > "$d/merge.out" 2> "$d/merge.err" &
+        timeout 300 "$LUAMECH" merge --follow "$d"/seg-1 "$d"/seg-2 "$d"/seg-3 --out "$d/merged" \
+            ${DASH:+--dashboard 0 --dashboard-linger} > "$d/merge.out" 2> "$d/merge.err" &
         FOLLOWPID=$!
     fi
     sleep 3.3   # the start, then 0.3 s of load
@@ -122,7 +122,36 @@ check "alone: the merge after the fact fails the criterion on the whole (exit $?
 # ---- a segment lost during the run (killed): the follower says so within 3
 # intervals (5 s at least), its state is "lost" in the segments table, the
 # merged run ends interrupted (exit 5) instead of silently shrinking
-LOSE=2 run_segments "$TMP/l" follow nofault
+# (with the live dashboard, lingering after the merge: its Segments table in Chromium)
+LOSE=2 DASH=1 run_segments "$TMP/l" follow nofault
+URL=""
+for _ in $(seq 100); do URL=$(grep -o 'http://[^ ]*' "$TMP/l/merge.err" | head -1); [ -n "$URL" ] && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q 'Merged from' "$TMP/l/merge.out" 2> /dev/null && break; sleep 0.1; done
+check "lost: the follower's dashboard is up ($URL)" [ -n "$URL" ]
+if [ -x /usr/bin/chromium ] && [ -n "$URL" ]; then
+    if node --experimental-websocket -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2> /dev/null; then
+        timeout 60 /usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+            --disable-component-update --disable-sync --remote-allow-origins='*' --user-data-dir="$TMP/chrome2" \
+            --window-size=1200,1400 --remote-debugging-port=0 "$URL" > /dev/null 2>&1 &
+        chpid=$!
+        timeout 50 node --experimental-websocket "$F/cdp_watch.js" "$TMP/chrome2" "$URL" 4 "$TMP/dash.png" > "$TMP/cdp.txt" 2>&1
+        kill "$chpid" 2> /dev/null
+        [ -n "${KEEP_SHOT:-}" ] && cp "$TMP/dash.png" "$KEEP_SHOT"
+        last=$(grep '"done":true' "$TMP/cdp.txt" | tail -1)
+        segrows=$(echo "$last" | jq -r '[.last.segments[] | "\(.[0]) \(.[1]) \(.[3])"] | join(";")' 2> /dev/null)
+        check "lost: the dashboard lists the 3 segments with their states and counts ($segrows)" \
+            python3 -c 'import sys; r = sys.argv[1].split(";"); sys.exit(not (len(r) == 3 and [x.split()[:2] for x in r] == [["1", "done"], ["2", "lost"], ["3", "done"]] and all(int(x.split()[2]) > 0 for x in r)))' "$segrows"
+        check "lost: the dashboard's VUs chart has the merged intervals" \
+            [ "$(echo "$last" | jq '[.last.series[] | select(startswith("c-vus:active VUs:"))] | length')" -eq 1 ]
+        check "lost: no script error on the page" [ "$(echo "$last" | jq -c '[.errors[], (.last.errors | select(. != ""))]')" = "[]" ]
+        check "lost: a screenshot of the dashboard was taken" [ -s "$TMP/dash.png" ]
+    else
+        echo "SKIP: node --experimental-websocket missing: the follower's dashboard is not checked in a browser"
+    fi
+else
+    echo "SKIP: no chromium: the follower's dashboard is not checked in a browser"
+fi
+pkill -TERM -P "$FOLLOWPID" 2> /dev/null   # the lingering dashboard ends with SIGTERM (the merge under timeout)
 wait "$FOLLOWPID"; lrc=$?
 check "lost: the others exit 0 (${SEGRC[0]} ${SEGRC[2]}), the killed one 137 (${SEGRC[1]})" \
     [ "${SEGRC[0]}" -eq 0 -a "${SEGRC[2]}" -eq 0 -a "${SEGRC[1]}" -eq 137 ]

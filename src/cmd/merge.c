@@ -110,7 +110,7 @@ typedef struct merge_opts {
 
 static int merge_usage(const char *fmt, const char *arg) {
     return text_usage_error("luamech merge", fmt, arg,
-                            "usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow]");
+                            "usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow [--dashboard [ADDR:]PORT]]");
 }
 
 static json_t *merge_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }

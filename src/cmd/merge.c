@@ -1463,6 +1463,11 @@ static int merge_phased(merge_opts *o) {
     for (int k = 0; k < o->nsegs; k++)
         if ((int)merge_num(tops[k], "phases_run") > ran) ran = (int)merge_num(tops[k], "phases_run");
     if (ran > planned) ran = planned;
+    if (ran == 0) {                                /* no phase started anywhere: nothing to write */
+        for (int k = 0; k < o->nsegs; k++) json_decref(tops[k]);
+        free(tops);
+        return merge_usage("%s", "no segment ran a phase (phases_run is 0 in every summary.json): nothing to merge");
+    }
     scenario top;
     run_result *rs = calloc((size_t)ran + 1, sizeof *rs);
     int rc = merge_phased_scenario(&top, tops[0], planned, err, sizeof err);

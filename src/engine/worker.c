@@ -370,7 +370,10 @@ static int worker_load_body(worker *w, char *err, size_t err_len) {
         lua_pushlightuserdata(w->L, w);
         lua_pushcclosure(w->L, fns[i], 1);
     }
-    lua_call(w->L, 3, 1);
+    int mode = w->shared->sc->lifecycle;        /* the lifecycle mode: the script is the scenario file */
+    if (mode) lua_pushstring(w->L, mode == 1 ? "setup" : "teardown");
+    else lua_pushnil(w->L);
+    lua_call(w->L, 4, 1);
     w->body_ref = luaL_ref(w->L, LUA_REGISTRYINDEX);
     lua_newtable(w->L);                         /* VU env metatable: reads fall back to _G */
     lua_pushvalue(w->L, LUA_GLOBALSINDEX);

@@ -3,7 +3,12 @@
 -- values); it must return the transaction function. Then the transaction runs
 -- in a loop until the engine says stop. Errors in a transaction are caught,
 -- counted by message, and the VU goes on with its next iteration.
-local begin, finish, init_failed = ...
+-- In the engine's lifecycle mode (lifecycle = "setup" or "teardown", a run
+-- of its own with one VU: scenario_lifecycle) the script is the scenario
+-- file: the init calls its setup() (whose result goes to the hidden
+-- __luamech_setup_done, lua/lm_lifecycle.c) or teardown(luamech.setup_data),
+-- then one empty transaction runs.
+local begin, finish, init_failed, lifecycle = ...
 
 -- An error value as text: a string as is; a table through its __tostring or
 -- as its first fields; never `table: 0x...`, and never an error itself (an
@@ -30,10 +35,24 @@ local function describe(e)
   return ok and s or ("an error object (" .. type(e) .. ")")
 end
 
+local function noop() end
+
+-- The lifecycle mode's init: the scenario file's function, called once.
+local function lifecycle_init(chunk)
+  local sc = chunk()
+  if lifecycle == "setup" then
+    __luamech_setup_done(sc.setup())
+  else
+    sc.teardown(luamech.setup_data)
+  end
+  return noop
+end
+
 return function(chunk)
   local tx
+  local init = lifecycle and function() return lifecycle_init(chunk) end or chunk
   while true do
-    local ok, res = pcall(chunk)
+    local ok, res = pcall(init)
     if ok then
       if type(res) == "function" then
         tx = res

@@ -7,6 +7,7 @@
 #ifndef LUAMECH_CLIENT_LIFE_H
 #define LUAMECH_CLIENT_LIFE_H
 
+#include <assert.h>
 #include <uv.h>
 
 typedef struct client_life {
@@ -28,6 +29,7 @@ static inline void client_life_hold(client_life *l) { l->nhandles++; }
 
 /* One handle closed: frees the client when it was the last and close was asked. */
 static inline void client_life_release(client_life *l) {
+    assert(l->nhandles > 0);      /* every release matches a hold */
     if (--l->nhandles == 0 && l->closing) l->free_fn(l->client);
 }
 

@@ -6,6 +6,7 @@
 #include "common/clock.h"
 #include "engine/vu.h"
 
+#include <assert.h>
 #include <lauxlib.h>
 #include <string.h>
 #include <time.h>
@@ -119,6 +120,7 @@ static void vu_resume_run(vu *v, int nargs) {
         worker_make_ready(w, v);
         return;
     }
+    assert(v->state != VU_RUNNING);     /* a coroutine is resumed only from outside itself */
     w->current = v;
     v->state = VU_RUNNING;
     v->resumes++;

@@ -64,6 +64,7 @@ static uint64_t worker_runq_us(void) {
 }
 
 static void worker_flush(worker *w, int final) {
+    assert(w->tick <= w->cap_tick);     /* ticks go out in order, none past the cap */
     uint64_t cpu = worker_cpu_us(), runq = worker_runq_us();
     stats_count(&w->stats, w->cid_cpu, (int64_t)(cpu - w->cpu_last_us));
     w->cpu_last_us = cpu;
@@ -179,6 +180,7 @@ void worker_script_stop(worker *w, int abort, const char *reason) {
 static void worker_on_idle(uv_idle_t *h);
 
 void worker_make_ready(worker *w, vu *v) {
+    assert(v->state != VU_READY && v->state != VU_DONE);   /* in the queue at most once, never after its end */
     v->state = VU_READY;
     v->next_ready = NULL;
     if (w->ready_tail) w->ready_tail->next_ready = v;
@@ -206,6 +208,7 @@ static void worker_on_idle(uv_idle_t *h) {
 static void worker_finish(worker *w);
 
 void worker_vu_done(worker *w, vu *v) {
+    assert(w->done < w->nvus && (!v->started || w->active > 0));   /* each VU ends once */
     if (v->started) w->active--;
     w->done++;
     if (w->done == w->nvus && w->going) worker_finish(w);
@@ -271,7 +274,9 @@ static void worker_teardown(worker *w) {
     w->L = NULL;
     uv_walk(&w->loop, worker_close_walk, NULL);
     uv_run(&w->loop, UV_RUN_DEFAULT);
-    uv_loop_close(&w->loop);
+    int busy = uv_loop_close(&w->loop);     /* UV_EBUSY: a handle or request outlived its client */
+    assert(busy == 0);
+    (void)busy;
     stats_local_free(&w->stats);
     free(w->close_fn);
     free(w->close_data);
@@ -370,7 +375,10 @@ static int worker_load_body(worker *w, char *err, size_t err_len) {
         lua_pushlightuserdata(w->L, w);
         lua_pushcclosure(w->L, fns[i], 1);
     }
-    lua_call(w->L, 3, 1);
+    int mode = w->shared->sc->lifecycle;        /* the lifecycle mode: the script is the scenario file */
+    if (mode) lua_pushstring(w->L, mode == 1 ? "setup" : "teardown");
+    else lua_pushnil(w->L);
+    lua_call(w->L, 4, 1);
     w->body_ref = luaL_ref(w->L, LUA_REGISTRYINDEX);
     lua_newtable(w->L);                         /* VU env metatable: reads fall back to _G */
     lua_pushvalue(w->L, LUA_GLOBALSINDEX);

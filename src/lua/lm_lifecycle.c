@@ -1,6 +1,7 @@
 /* lm_lifecycle.c - the Lua side of setup() and teardown(data): in the run
  * of the setup (scenario.lifecycle == 1) a hidden global
- * __luamech_setup_done(data) encodes setup's result as JSON (luamech.json, jansson)
+ * __luamech_setup_done(data), called by lua/vu.lua's lifecycle mode, encodes
+ * setup's result as JSON (luamech.json, jansson)
  * into the share; in every later run's workers (the load, the teardown)
  * luamech.setup_data is that JSON decoded once per worker.  The order of
  * the runs is the runner's (src/run/runner.c); this file runs nothing. */

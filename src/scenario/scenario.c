@@ -398,7 +398,7 @@ void scenario_hash_text(scenario *s, const char *src, size_t len) {
 }
 
 void scenario_hash(scenario *s) { scenario_hash_text(s, NULL, 0); }
-int scenario_lifecycle(scenario *out, const scenario *sc, int what, const char *script) {
+int scenario_lifecycle(scenario *out, const scenario *sc, int what) {
     memset(out, 0, sizeof *out);
     out->path = sc->path;                       /* borrowed: not freed here */
     out->dir = sc->dir;
@@ -419,7 +419,7 @@ int scenario_lifecycle(scenario *out, const scenario *sc, int what, const char *
     group_cfg *g = &out->groups[0];
     g->name = (char *)out->name;
     g->vus = 1;
-    g->script_path = (char *)script;
+    g->script_path = sc->path;                  /* the VU loads the scenario file itself */
     g->script_name = (char *)out->name;
     g->model = MODEL_CLOSED;
     sched_constant(&g->sched, 1);

@@ -121,10 +121,11 @@ void scenario_hash(scenario *s);
 /* The same over src (scenario text from memory) instead of the file. */
 void scenario_hash_text(scenario *s, const char *src, size_t len);
 /* The run of sc's setup (what = 1) or teardown (2): one worker, one VU of
- * a group "setup" / "teardown" running script (which calls the scenario
- * file's function in its init), one transaction.  Free with
+ * a group "setup" / "teardown" whose script is the scenario file itself;
+ * the engine's lifecycle mode (lifecycle != 0, lua/vu.lua) calls the file's
+ * function in that VU's init, then one empty transaction.  Free with
  * scenario_lifecycle_free.  0, or -1 when out of memory. */
-int scenario_lifecycle(scenario *out, const scenario *sc, int what, const char *script);
+int scenario_lifecycle(scenario *out, const scenario *sc, int what);
 void scenario_lifecycle_free(scenario *s);
 
 #endif

@@ -63,4 +63,15 @@ EOF
 rc=$?
 check "setup data of 1.1 M values reaches the VU whole (exit $rc, $(tail -n +2 "$TMP/r6/errors.csv" 2>/dev/null | head -1))" \
     [ $rc -eq 0 -a "$(timer_errors "$TMP/r6/summary.json" "All Transactions")" -eq 0 ]
+# setup and teardown are called by the engine (its lifecycle mode), not
+# through a Lua file generated into the results (which quoted the scenario's
+# path into dofile([==[...]==])): a scenario folder whose name would end that
+# long string changes nothing
+Q="$TMP/odd]==]dir"
+mkdir -p "$Q" && cp "$F/lifecycle.lua" "$F/lifecycle_vu.lua" "$Q/"
+s0=$(mc_stat "$PORT" cmd_set); d0=$(mc_stat "$PORT" delete_hits)
+"$LUAMECH" run "$Q/lifecycle.lua" -q -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r7" > "$TMP/out7" 2>&1
+rc=$?
+check "a scenario under a folder named ']==]' runs its setup and teardown (exit $rc: $(grep luamech: "$TMP/out7" | tail -1))" \
+    [ $rc -eq 0 -a $(( $(mc_stat "$PORT" cmd_set) - s0 )) -eq 20 -a $(( $(mc_stat "$PORT" delete_hits) - d0 )) -eq 20 ]
 finish

@@ -37,7 +37,8 @@ typedef struct net_conn net_conn;
 typedef struct net_tls_client net_tls_client;
 
 typedef struct net_conn_cbs {
-    /* Connected (and TLS established): queued bytes go out from now on. */
+    /* Connected (and TLS established): queued bytes go out from now on.
+     * Fires again when TLS started later (net_conn_start_tls) is established. */
     void (*on_open)(net_conn *c, void *owner);
     /* Bytes arrived: p/n is everything not consumed so far; return how many
      * were consumed (the rest stays, ahead of the next bytes).  May close. */
@@ -81,6 +82,19 @@ void net_conn_close(net_conn *c);
 int net_conn_write(net_conn *c, const void *p, size_t n);
 char *net_conn_wspace(net_conn *c, size_t n);
 void net_conn_wcommit(net_conn *c, size_t n);
+
+/* Start TLS on an open connection (after plaintext was exchanged: STARTTLS,
+ * an upgrade): the handshake with tc's settings, SNI and verification
+ * against server_name (NULL: tc's own), the ALPN offer of cfg->alpn (else
+ * tc's), bounded by cfg->connect_timeout_ns from now.  Call it when the
+ * peer expects the ClientHello and nothing is queued (net_conn_wqueued 0;
+ * typically from on_data, on the peer's go-ahead).  Bytes received and not
+ * consumed stay, ahead of the decrypted ones.  While the handshake runs
+ * net_conn_is_open is 0 and writes wait; once established on_open fires
+ * again (net_conn_alpn is set from then on); a failure is on_fail with
+ * NET_PH_TLS.  0, UV_EINVAL (not open, or TLS already), UV_EBUSY (bytes
+ * queued) or UV_ENOMEM; nothing changed on failure.  tc must outlive c. */
+int net_conn_start_tls(net_conn *c, net_tls_client *tc, const char *server_name);
 
 /* Make room for `need` unconsumed bytes (a large reply); 0 or UV_ENOMEM. */
 int net_conn_rreserve(net_conn *c, size_t need);

@@ -77,6 +77,10 @@ int net_tls_resumed(const net_tls *t);
  * selected ("h2"), NUL-terminated and valid while t lives; NULL when none
  * was offered, the server selected none, or not established yet. */
 int net_tls_set_alpn(net_tls *t, const char *list);
+/* Before net_tls_start: SNI and the name (or address) verified for this
+ * connection instead of the client's server_name (a name of its own per
+ * connection, net_conn_start_tls); 0, UV_EINVAL (empty) or UV_ENOMEM. */
+int net_tls_set_server_name(net_tls *t, const char *name);
 int net_tls_alpn_valid(const char *list);
 const char *net_tls_alpn(const net_tls *t);
 /* 1 once the peer's close_notify was read (a clean end of the stream). */

@@ -3,8 +3,12 @@
  * real nginx (`listen ... ssl http2`, certificates made by
  * tests/scenarios/fixtures/tls_mkpki.sh), the h2 connection answering an
  * HTTP/2 preface with a SETTINGS frame and the http/1.1 one an HTTP/1.1
- * response.  The loop is driven with uv_run until the exchange is done,
- * under a guard timer. */
+ * response; TLS started on an open connection (net_conn_start_tls) after a
+ * plaintext exchange, against starttls_server.py (Python's ssl module),
+ * whose log counts the TLS exchanges it served; and the I/O backend taken
+ * from the value set on the loop, not from the environment.  Every loop
+ * runs the backend LUAMECH_IO names (test_io_use).  The loop is driven with
+ * uv_run until the exchange is done, under a guard timer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +25,7 @@
 
 #include "net/conn.h"
 #include "net/tls.h"
+#include "net/uring.h"
 #include "servers.h"
 
 #ifndef LUAMECH_SRC
@@ -33,6 +38,8 @@ typedef struct env {
     char dir[64];               /* PKI, nginx's files */
     pid_t nginx;
     int port;                   /* nginx: ssl http2 */
+    pid_t py;
+    int py_port;                /* starttls_server.py */
 } env;
 
 static env E;
@@ -82,6 +89,32 @@ static int nginx_start(void) {
     return test_wait_port(E.port, 5000);
 }
 
+static int starttls_start(void) {
+    char py[512], cert[128], key[128], log[128], port[16];
+    snprintf(py, sizeof py, "%s/tests/integration/starttls_server.py", LUAMECH_SRC);
+    snprintf(cert, sizeof cert, "%s/server.pem", E.dir);
+    snprintf(key, sizeof key, "%s/server.key", E.dir);
+    snprintf(log, sizeof log, "%s/starttls.log", E.dir);
+    E.py_port = test_free_port();
+    snprintf(port, sizeof port, "%d", E.py_port);
+    char *argv[] = {"python3", py, port, cert, key, log, NULL};
+    E.py = spawn(argv);
+    return test_wait_port(E.py_port, 10000);
+}
+
+/* Lines of the Python server's log that start with prefix. */
+static int starttls_log_count(const char *prefix) {
+    char path[128], line[256];
+    snprintf(path, sizeof path, "%s/starttls.log", E.dir);
+    FILE *f = fopen(path, "r");
+    int n = 0;
+    if (f == NULL) return 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, prefix, strlen(prefix)) == 0) n++;
+    fclose(f);
+    return n;
+}
+
 static int group_setup(void **state) {
     (void)state;
     snprintf(E.dir, sizeof E.dir, "/tmp/lm-netconn-XXXXXX");
@@ -91,12 +124,13 @@ static int group_setup(void **state) {
         sh("cat '%s/error.log' >&2", E.dir);
         return -1;
     }
-    return 0;
+    return starttls_start();
 }
 
 static int group_teardown(void **state) {
     (void)state;
     stop(&E.nginx);
+    stop(&E.py);
     sh("rm -rf '%s'", E.dir);
     return 0;
 }
@@ -119,6 +153,15 @@ typedef struct run {
     char alpn[64];              /* net_conn_alpn at on_open; "-" when NULL */
     char got[4096];
     size_t ngot;
+    /* STARTTLS runs (st_cbs) */
+    net_tls_client *st_tls;     /* for net_conn_start_tls */
+    const char *st_name;        /* its server_name argument */
+    int st_at_open;             /* start TLS from the first on_open, before any byte */
+    int st_step;                /* 0 HELLO sent, 1 STARTTLS sent, 2 handshake, 3 PING sent */
+    int st_rc, st_again_rc;     /* net_conn_start_tls, then once more on TLS */
+    int st_open_during;         /* net_conn_is_open right after net_conn_start_tls */
+    char st_alpn_plain[64];     /* net_conn_alpn before TLS */
+    int nopen;
 } run;
 
 static void run_on_open(net_conn *c, void *owner) {
@@ -162,10 +205,60 @@ static void run_on_guard(uv_timer_t *t) {
     if (r->c && !r->closed) net_conn_close(r->c);
 }
 
+/* ---- STARTTLS: plaintext lines, then TLS on the same connection ------- */
+
+static void st_start(run *r, net_conn *c) {
+    const char *a = net_conn_alpn(c);
+    snprintf(r->st_alpn_plain, sizeof r->st_alpn_plain, "%s", a ? a : "-");
+    r->st_rc = net_conn_start_tls(c, r->st_tls, r->st_name);
+    r->st_open_during = net_conn_is_open(c);
+    r->st_step = 2;
+    if (r->st_rc != 0) net_conn_close(c);
+}
+
+static void st_on_open(net_conn *c, void *owner) {
+    run *r = owner;
+    r->nopen++;
+    if (r->nopen == 1 && r->st_at_open) {
+        st_start(r, c);
+        return;
+    }
+    if (r->nopen == 1) {
+        assert_int_equal(net_conn_write(c, "HELLO\n", 6), 0);
+        return;
+    }
+    const char *a = net_conn_alpn(c);          /* TLS established */
+    snprintf(r->alpn, sizeof r->alpn, "%s", a ? a : "-");
+    r->st_again_rc = net_conn_start_tls(c, r->st_tls, NULL);
+    r->st_step = 3;
+    assert_int_equal(net_conn_write(c, "PING\n", 5), 0);
+}
+
+/* One line at a time: HI -> STARTTLS, GO -> TLS, PONG -> done. */
+static size_t st_on_data(net_conn *c, void *owner, const char *p, size_t n) {
+    run *r = owner;
+    const char *nl = memchr(p, '\n', n);
+    if (nl == NULL) return 0;
+    size_t len = (size_t)(nl - p) + 1;
+    if (r->st_step == 0 && len == 3 && memcmp(p, "HI\n", 3) == 0) {
+        r->st_step = 1;
+        assert_int_equal(net_conn_write(c, "STARTTLS\n", 9), 0);
+    } else if (r->st_step == 1 && len == 3 && memcmp(p, "GO\n", 3) == 0) {
+        st_start(r, c);
+    } else {
+        snprintf(r->got, sizeof r->got, "%.*s", (int)len, p);
+        net_conn_close(c);
+    }
+    return len;
+}
+
+static const net_conn_cbs st_cbs = {st_on_open, st_on_data, run_on_fail, run_on_closed};
+
 /* client_alpn: the TLS client's list; conn_alpn: the connection's (cfg). */
 static void run_init(run *r, int port, const char *client_alpn, const char *conn_alpn) {
     memset(r, 0, sizeof *r);
     assert_int_equal(uv_loop_init(&r->loop), 0);
+    test_io_use(&r->loop);
     assert_int_equal(uv_timer_init(&r->loop, &r->guard), 0);
     r->guard.data = r;
     struct sockaddr_in *sin = (struct sockaddr_in *)&r->addr;
@@ -256,6 +349,109 @@ static void test_alpn_malformed(void **state) {
     net_tls_client_free(r.tls);
 }
 
+/* A plaintext connection to starttls_server.py, its TLS client offering
+ * ALPN x-line, verified against the test CA under name. */
+static void st_init(run *r, const char *name, int at_open) {
+    run_init(r, E.py_port, NULL, NULL);
+    char ca[128], err[256];
+    snprintf(ca, sizeof ca, "%s/ca.pem", E.dir);
+    net_tls_opts o = {.server_name = "127.0.0.1", .ca_file = ca, .alpn = "x-line"};
+    assert_int_equal(net_tls_client_new(&o, &r->st_tls, err, sizeof err), 0);
+    r->cfg.tls = NULL;
+    r->cfg.cbs = &st_cbs;
+    r->st_name = name;
+    r->st_at_open = at_open;
+}
+
+static void st_done(run *r) {
+    net_tls_client_free(r->st_tls);
+}
+
+/* HELLO/HI in plaintext, STARTTLS/GO, then TLS on the same connection:
+ * verified under the connection's own name (localhost, not the client's
+ * 127.0.0.1), ALPN selected, PING/PONG encrypted; the server logged one
+ * TLS exchange.  Before the change there was no way to start TLS on an
+ * open connection (net_conn_start_tls did not exist). */
+static void test_starttls(void **state) {
+    (void)state;
+    int before = starttls_log_count("tls ");
+    run r;
+    st_init(&r, "localhost", 0);
+    run_go(&r);
+    st_done(&r);
+    assert_false(r.failed);
+    assert_int_equal(r.st_rc, 0);
+    assert_int_equal(r.st_open_during, 0);        /* writes wait for the handshake */
+    assert_string_equal(r.st_alpn_plain, "-");    /* plaintext: no ALPN */
+    assert_int_equal(r.nopen, 2);                 /* on_open again once TLS is up */
+    assert_string_equal(r.alpn, "x-line");
+    assert_int_equal(r.st_again_rc, UV_EINVAL);   /* TLS already */
+    assert_string_equal(r.got, "PONG x-line\n");
+    assert_int_equal(starttls_log_count("tls ") - before, 1);
+}
+
+/* TLS started from the first on_open, before any byte (the io_uring
+ * backend has a recv in flight into the plaintext read buffer then). */
+static void test_starttls_at_open(void **state) {
+    (void)state;
+    int before = starttls_log_count("tls ");
+    run r;
+    st_init(&r, NULL, 1);
+    run_go(&r);
+    st_done(&r);
+    assert_false(r.failed);
+    assert_int_equal(r.st_rc, 0);
+    assert_string_equal(r.got, "PONG x-line\n");
+    assert_int_equal(starttls_log_count("tls ") - before, 1);
+}
+
+/* The connection's name is verified: the certificate has no other.example
+ * (the client's own 127.0.0.1 would have passed). */
+static void test_starttls_wrong_name(void **state) {
+    (void)state;
+    run r;
+    st_init(&r, "other.example", 0);
+    run_go(&r);
+    st_done(&r);
+    assert_int_equal(r.st_rc, 0);
+    assert_true(r.failed);
+    assert_int_equal(r.fail_status, NET_ETLS);
+    assert_non_null(strstr(r.fail_msg, "certificate verification failed"));
+}
+
+/* The backend is the value set on the loop: with LUAMECH_IO=uring in this
+ * process's environment, a loop set to epoll runs no ring (before, net/
+ * read LUAMECH_IO itself), and one set to uring runs one (when the kernel
+ * has io_uring). */
+static void test_io_backend_is_a_value(void **state) {
+    (void)state;
+    char why[160];
+    int have_uring = net_io_probe(why, sizeof why) == 0;
+    const char *old = getenv(NET_IO_ENV);
+    char keep[32];
+    snprintf(keep, sizeof keep, "%s", old ? old : "");
+    setenv(NET_IO_ENV, "uring", 1);
+    for (int m = NET_IO_URING; m <= NET_IO_EPOLL; m++) {
+        run r;
+        run_init(&r, E.port, NULL, NULL);
+        assert_int_equal(net_io_use(&r.loop, (net_io_mode)m), 0);
+        assert_int_equal(net_io_of(&r.loop), m);
+        assert_int_equal(net_conn_open(&r.cfg, &r, &r.c), 0);
+        int uring = net_conn_uring(r.c);
+        assert_int_equal(uv_timer_start(&r.guard, run_on_guard, 10000, 0), 0);
+        while (!r.closed) uv_run(&r.loop, UV_RUN_DEFAULT);
+        uv_close((uv_handle_t *)&r.guard, NULL);
+        uv_run(&r.loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&r.loop), 0);
+        net_tls_client_free(r.tls);
+        assert_false(r.failed);
+        assert_int_equal(uring, m == NET_IO_URING && have_uring);
+    }
+    assert_int_equal(net_io_use(&(uv_loop_t){0}, (net_io_mode)7), UV_EINVAL);
+    if (old) setenv(NET_IO_ENV, keep, 1);
+    else unsetenv(NET_IO_ENV);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
@@ -263,6 +459,10 @@ int main(void) {
         cmocka_unit_test(test_alpn_http11),
         cmocka_unit_test(test_alpn_none),
         cmocka_unit_test(test_alpn_malformed),
+        cmocka_unit_test(test_starttls),
+        cmocka_unit_test(test_starttls_at_open),
+        cmocka_unit_test(test_starttls_wrong_name),
+        cmocka_unit_test(test_io_backend_is_a_value),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

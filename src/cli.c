@@ -130,6 +130,7 @@ typedef struct cli_run {
     output_cfg outputs;      /* --stream, --dashboard */
     scenario_overrides ov;
     params params;
+    const char *io;          /* the backend every worker loop uses, "uring" or "epoll" (cli_io_resolve) */
 } cli_run;
 
 static int cli_bad(const char *fmt, const char *arg) {
@@ -219,24 +220,22 @@ static int cli_dist_resolve(cli_run *c, char *err, size_t err_len) {
 }
 
 /* ---- --io auto|uring|epoll (src/net/uring.h) ----
- * The plan checked the name (flag, else LUAMECH_IO); here the kernel is
- * probed once and LUAMECH_IO set to what every worker loop uses: `auto`
- * falls back to epoll with a one-line notice, `uring` without io_uring is
- * exit 1 (before any worker starts). */
-static int cli_io_resolve(const scenario_overrides *ov) {
+ * The plan checked the name (flag, else LUAMECH_IO, read once here); the
+ * kernel is probed once and c->io set to what every worker loop uses, a
+ * value the runner hands to the bindings (runner_opts.io, lm_share_set_io,
+ * net_io_use on each loop): `auto` falls back to epoll with a one-line
+ * notice, `uring` without io_uring is exit 1 (before any worker starts). */
+static int cli_io_resolve(cli_run *c) {
     net_io_mode m;
     int uring;
     char msg[512];
-    if (net_io_parse(ov->io, &m) != 0) m = NET_IO_AUTO;   /* checked by the plan */
+    if (net_io_parse(c->ov.io, &m) != 0) m = NET_IO_AUTO;   /* checked by the plan */
     if (net_io_resolve(m, &uring, msg, sizeof msg) != 0) {
         fprintf(stderr, "luamech: %s\n", msg);
         return EXIT_RUNTIME;
     }
     if (msg[0]) fprintf(stderr, "luamech: %s\n", msg);
-    if (setenv(NET_IO_ENV, uring ? "uring" : "epoll", 1) != 0) {
-        fprintf(stderr, "luamech: --io: cannot set %s: %s\n", NET_IO_ENV, strerror(errno));
-        return EXIT_RUNTIME;
-    }
+    c->io = net_io_name(uring ? NET_IO_URING : NET_IO_EPOLL);
     return EXIT_OK;
 }
 
@@ -310,7 +309,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
     if (optind >= argc) return cli_bad("run: missing the SCENARIO file%s", "");
     c->scenario_path = argv[optind++];
     if (optind < argc) return cli_bad("run: unexpected argument '%s'", argv[optind]);
-    return cli_io_resolve(&c->ov);
+    return cli_io_resolve(c);
 }
 
 /* scenario_load / suite_load's -1 (bad scenario) or -2 (bad flag). */
@@ -334,7 +333,7 @@ static int cli_run_scenario(cli_run *c) {
         scenario_free(&sc);
         return cli_bad("--start-at: %s has phases; a start time is for a single run", c->scenario_path);
     }
-    runner_opts o = {c->out_dir, c->quiet, c->mm_results, &c->params, 0, &c->outputs, getenv(NET_IO_ENV)};
+    runner_opts o = {c->out_dir, c->quiet, c->mm_results, &c->params, 0, &c->outputs, c->io};
     code = runner_run(&o, &sc);
     scenario_free(&sc);
     return code;
@@ -356,7 +355,7 @@ static int cli_suite(int argc, char **argv) {
     int rc = code == EXIT_OK ? suite_load(&suite, c.scenario_path, &c.params, &c.ov, err, sizeof err) : 0;
     if (rc != 0) code = cli_load_failed(rc, err);
     if (code == EXIT_OK) {
-        runner_opts o = {c.out_dir, c.quiet, c.mm_results, &c.params, 1, &c.outputs, getenv(NET_IO_ENV)};
+        runner_opts o = {c.out_dir, c.quiet, c.mm_results, &c.params, 1, &c.outputs, c.io};
         code = runner_run(&o, &suite);
     }
     suite_free(&suite);

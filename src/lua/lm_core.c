@@ -15,6 +15,7 @@
 #include "engine/vu_api.h"
 #include "scenario/script.h"
 #include "lua/lm_share.h"
+#include "net/uring.h"
 
 #define LM_TIMER_MT "luamech.timer"
 
@@ -301,6 +302,8 @@ void lm_open_all(lua_State *L, worker *w) {
         {"iteration", lm_iteration}, {"now", lm_now}, {"worker_id", lm_worker_id},
         {"stop", lm_stop}, {"abort", lm_abort}, {NULL, NULL}};
     lm_timer_metatable(L);
+    lm_share *share = worker_script_ctx(w);
+    if (share) net_io_use(worker_loop(w), (net_io_mode)share->io);   /* before any connection: cannot be busy */
     script_register_static(L, worker_params(w));
     lua_getglobal(L, "luamech");
     for (const luaL_Reg *f = fns; f->name; f++) {
@@ -332,7 +335,6 @@ void lm_open_all(lua_State *L, worker *w) {
         lua_setfield(L, -2, m->name);
     }
     lua_pop(L, 1);
-    lm_share *share = worker_script_ctx(w);
     char err[256];
     if (share && lm_share_install_paths(L, share, err, sizeof err) != 0) luaL_error(L, "%s", err);
     if (share) lua_pop(L, 1);             /* the undo: workers keep the paths */

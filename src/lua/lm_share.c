@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/uring.h"
 #include "scenario/script.h"
 
 lm_share *lm_share_new(const char *dir) {
@@ -34,6 +35,13 @@ void lm_share_free(lm_share *s) {
     free(s->root);
     uv_mutex_destroy(&s->mu);
     free(s);
+}
+
+int lm_share_set_io(lm_share *s, const char *io) {
+    net_io_mode m;
+    if (net_io_parse(io, &m) != 0) return -1;
+    s->io = (int)m;
+    return 0;
 }
 
 void lm_share_record(lm_share *s, const char *path) {

@@ -2,18 +2,22 @@
  * a timeout, a growable read buffer handed to the owner's on_data, a write
  * queue flushed once per loop turn by a uv_prepare handle (libuv computes the
  * poll timeout after the prepare phase, so nothing waits: every request queued
- * in a turn leaves in one write, uv_try_write first and one uv_write for what
- * the socket did not take), close, and the failure cause.  The transport seam:
- * bytes from the socket go through conn_rx, bytes to it come from conn_tx;
- * both are plaintext unless cfg->tls is set, then net/tls.c decrypts from
- * the space the socket read into and encrypts straight into tout.  The I/O
- * backend seam: connect and close always go through libuv; once connected,
- * the bytes move either through libuv's stream (epoll: uv_read_start,
- * uv_try_write/uv_write) or through the loop's io_uring ring (net/uring.c:
- * one recv and at most one send in flight per connection, all of a turn's
- * submitted by one system call), chosen per loop by LUAMECH_IO.  It knows no
- * protocol, parses nothing, and does not reconnect (the owner opens a new
- * connection after a failure). */
+ * in a turn leaves in one write), close, and the failure cause.
+ *
+ * Two tables of operations, chosen per connection, replace any branching on
+ * what the connection is.  The transport (conn_transport: tp_plain,
+ * tp_tls) says where the socket's bytes land, what arrived bytes become and
+ * what goes on the wire: plaintext moves rbuf and wbuf themselves; TLS
+ * (net/tls.c) decrypts from the space the socket read into and encrypts
+ * wbuf straight into tout.  A connection starts plain and switches to TLS
+ * once, at connect (cfg->tls) or later (net_conn_start_tls).  The I/O
+ * backend (conn_io: io_epoll, io_uring) moves the bytes once connected:
+ * libuv's stream (uv_read_start, uv_try_write then uv_write) or the loop's
+ * io_uring ring (net/uring.c: one recv and at most one send in flight per
+ * connection, all of a turn's submitted by one system call), by the loop's
+ * mode (net_io_use, a value its owner set); connect and close always go
+ * through libuv.  It knows no protocol, parses nothing, and does not
+ * reconnect (the owner opens a new connection after a failure). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -58,11 +62,42 @@ struct net_conn {
     net_buf rbuf;                /* payload not consumed by the owner */
     net_buf tout;                /* TLS: ciphertext for the next write (net/tls.c appends) */
     const net_conn_cbs *cbs;
-    net_tls *tls;                /* NULL: plaintext */
-    net_uio *uio;                /* io_uring backend; NULL: epoll (libuv's stream) */
+    const struct conn_transport *tp;   /* tp_plain, or tp_tls once TLS starts */
+    const struct conn_io *io;          /* io_epoll or io_uring */
+    net_tls *tls;                /* tp_tls's state; NULL: plaintext */
+    net_uio *uio;                /* io_uring's record; NULL: epoll (libuv's stream) */
     size_t wfly_off;             /* io_uring: bytes of wfly already sent */
     char *urx;                   /* io_uring + TLS: where recv lands (NET_URX bytes) */
+    char *rx_given;              /* TLS: the receive space handed out last */
+    char *rx_landed;             /* io_uring: where the recv in flight lands */
 };
+
+/* The transport: where bytes from the socket land and what they become,
+ * and what goes to the socket. */
+typedef struct conn_transport {
+    /* A synchronous read's space (epoll: filled before the call returns). */
+    void (*rx_space)(net_conn *c, char **p, size_t *n);
+    /* An asynchronous read's space (io_uring): a heap block the ring may
+     * fill after the connection is freed (conn_free hands it over); NULL
+     * with a status when it cannot be had. */
+    int (*rx_landing)(net_conn *c, char **p, size_t *n);
+    /* n bytes arrived at p (one of the spaces above, of this or of the
+     * previous transport: a recv in flight when TLS started). */
+    void (*rx)(net_conn *c, char *p, size_t n);
+    /* The bytes to put on the wire now, in *out (payload counted in *payload). */
+    int (*tx)(net_conn *c, net_buf **out, size_t *payload, const char **msg);
+    /* Connected (or, for TLS on an open connection, started). */
+    void (*begin)(net_conn *c);
+} conn_transport;
+
+/* The I/O backend, once connected. */
+typedef struct conn_io {
+    int (*read_start)(net_conn *c);
+    /* Put out's bytes (payload of them the owner's) on the wire. */
+    void (*send)(net_conn *c, net_buf *out, size_t payload);
+    void (*cancel)(net_conn *c);       /* closing: nothing more fires */
+    void (*release)(net_conn *c);      /* freeing: buffers the kernel may still use */
+} conn_io;
 
 #define NET_URX (16 * 1024)
 
@@ -76,6 +111,8 @@ static void conn_on_urecv(void *conn, int res);
 static void conn_on_usend(void *conn, int res);
 
 static const net_uio_cbs conn_uio_cbs = {conn_on_urecv, conn_on_usend};
+static const conn_transport tp_plain, tp_tls;
+static const conn_io io_epoll, io_uring;
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -118,16 +155,13 @@ static void conn_buf_free(net_buf *b) {
 /* ---- closing ---------------------------------------------------------- */
 
 static void conn_free(net_conn *c) {
-    if (c->uio) {      /* buffers the kernel may still use go with the record */
-        void *bufs[3] = {c->rbuf.p, c->wfly.p, c->urx};
-        net_uio_detach(c->uio, bufs, 3);
-        c->rbuf.p = c->wfly.p = c->urx = NULL;
-    }
+    c->io->release(c);
     net_tls_free(c->tls);
     conn_buf_free(&c->wbuf);
     conn_buf_free(&c->wfly);
     conn_buf_free(&c->rbuf);
     conn_buf_free(&c->tout);
+    free(c->urx);
     free(c);
 }
 
@@ -151,7 +185,7 @@ static void conn_on_handle_close(uv_handle_t *h) {
 void net_conn_close(net_conn *c) {
     if (c == NULL || c->state == NS_CLOSED) return;
     c->state = NS_CLOSED;
-    if (c->uio) net_uio_cancel(c->uio);
+    c->io->cancel(c);
     conn_close_handles(c);
 }
 
@@ -192,6 +226,21 @@ static int conn_handles_init(net_conn *c) {
     return rc;
 }
 
+/* The TLS state of c (not started yet): its client, the connection's ALPN
+ * offer and, when given, its own server name. */
+static int conn_tls_new(net_conn *c, net_tls_client *tc, const char *server_name) {
+    int rc = net_tls_new(tc, &c->tout, &c->tls);
+    if (rc == 0 && c->cfg->alpn) rc = net_tls_set_alpn(c->tls, c->cfg->alpn);
+    if (rc == 0 && server_name) rc = net_tls_set_server_name(c->tls, server_name);
+    if (rc < 0) {
+        net_tls_free(c->tls);
+        c->tls = NULL;
+        return rc;
+    }
+    c->tp = &tp_tls;
+    return 0;
+}
+
 int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out) {
     *out = NULL;
     net_conn *c = calloc(1, sizeof *c);
@@ -199,14 +248,13 @@ int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out) {
     c->cfg = cfg;
     c->owner = owner;
     c->tcp = cfg->path == NULL;
+    c->tp = &tp_plain;
+    c->io = &io_epoll;
     c->h.handle.data = c->creq.data = c->wreq.data = c->flush.data = c->timer.data = c;
     int rc = conn_buf_reserve(&c->rbuf, cfg->rbuf_init ? cfg->rbuf_init : NET_RBUF_DEFAULT, 1);
-    if (rc == 0 && cfg->tls) rc = net_tls_new(cfg->tls, &c->tout, &c->tls);
+    if (rc == 0 && cfg->tls) rc = conn_tls_new(c, cfg->tls, NULL);
     if (rc == 0) rc = conn_handles_init(c);
-    if (rc == 0) {
-        c->uio = net_uio_open(cfg->loop, c, &conn_uio_cbs, &rc);
-        if (c->uio && c->tls && (c->urx = malloc(NET_URX)) == NULL) rc = UV_ENOMEM;
-    }
+    if (rc == 0 && (c->uio = net_uio_open(cfg->loop, c, &conn_uio_cbs, &rc)) != NULL) c->io = &io_uring;
     if (rc == 0 && c->tcp)
         rc = uv_tcp_connect(&c->creq, &c->h.tcp, (const struct sockaddr *)cfg->addr, conn_on_connect);
     else if (rc == 0)
@@ -235,23 +283,13 @@ static void conn_opened(net_conn *c) {
     if (c->state == NS_OPEN) conn_flush(c);
 }
 
-/* ---- reading ---------------------------------------------------------- */
+/* ---- the plaintext transport ------------------------------------------ */
 
-static void conn_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
-    net_conn *c = h->data;
-    (void)hint;
-    buf->base = NULL;
-    buf->len = 0;
-    if (c->tls) {
-        net_tls_rx_space(c->tls, &buf->base, &buf->len);
-        return;
-    }
+/* Room for NET_RBUF_MIN_FREE more bytes in rbuf; 0 or UV_ENOMEM. */
+static int conn_rbuf_room(net_conn *c) {
     net_buf *rb = &c->rbuf;
-    if (rb->cap - rb->len < NET_RBUF_MIN_FREE &&
-        conn_buf_reserve(rb, rb->len + NET_RBUF_MIN_FREE, NET_RBUF_DEFAULT) < 0)
-        return; /* libuv reports UV_ENOBUFS to conn_on_read */
-    buf->base = rb->p + rb->len;
-    buf->len = rb->cap - rb->len;
+    if (rb->cap - rb->len >= NET_RBUF_MIN_FREE) return 0;
+    return conn_buf_reserve(rb, rb->len + NET_RBUF_MIN_FREE, NET_RBUF_DEFAULT);
 }
 
 /* Hand the unconsumed payload to the owner; keep what it left. */
@@ -268,8 +306,61 @@ int net_conn_rreserve(net_conn *c, size_t need) {
     return conn_buf_reserve(&c->rbuf, need + NET_RBUF_MIN_FREE, NET_RBUF_DEFAULT);
 }
 
-/* TLS: raw bytes in, payload out into rbuf (and handshake progress). */
-static void conn_rx_tls(net_conn *c, size_t n) {
+/* Plaintext lands in rbuf's free space (none: libuv reports UV_ENOBUFS). */
+static void plain_rx_space(net_conn *c, char **p, size_t *n) {
+    *p = NULL;
+    *n = 0;
+    if (conn_rbuf_room(c) < 0) return;
+    *p = c->rbuf.p + c->rbuf.len;
+    *n = c->rbuf.cap - c->rbuf.len;
+}
+
+static int plain_rx_landing(net_conn *c, char **p, size_t *n) {
+    int rc = conn_rbuf_room(c);
+    *p = rc == 0 ? c->rbuf.p + c->rbuf.len : NULL;
+    *n = rc == 0 ? c->rbuf.cap - c->rbuf.len : 0;
+    return rc;
+}
+
+/* It landed right after what rbuf holds: counted there, handed over. */
+static void plain_rx(net_conn *c, char *p, size_t n) {
+    (void)p;
+    c->rbuf.len += n;
+    conn_deliver(c);
+}
+
+/* Plaintext: wbuf itself. */
+static int plain_tx(net_conn *c, net_buf **out, size_t *payload, const char **msg) {
+    (void)msg;
+    *out = &c->wbuf;
+    *payload = c->wbuf.len;
+    return 0;
+}
+
+static void plain_begin(net_conn *c) { conn_opened(c); }
+
+static const conn_transport tp_plain = {plain_rx_space, plain_rx_landing, plain_rx, plain_tx, plain_begin};
+
+/* ---- the TLS transport ------------------------------------------------ */
+
+static net_phase conn_rphase(const net_conn *c) { return c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_READ; }
+
+static void tls_rx_space(net_conn *c, char **p, size_t *n) {
+    net_tls_rx_space(c->tls, p, n);
+    c->rx_given = *p;
+}
+
+/* The ring's landing buffer (NET_URX bytes, made once). */
+static int tls_rx_landing(net_conn *c, char **p, size_t *n) {
+    if (c->urx == NULL && (c->urx = malloc(NET_URX)) == NULL) return UV_ENOMEM;
+    *p = c->urx;
+    *n = NET_URX;
+    return 0;
+}
+
+/* n ciphertext bytes are in the TLS layer's rx space: payload out into
+ * rbuf (and handshake progress). */
+static void tls_rx_in_place(net_conn *c, size_t n) {
     const char *msg = NULL;
     int was_open = c->state == NS_OPEN;
     int rc = net_tls_rx(c->tls, n, &msg);
@@ -277,8 +368,7 @@ static void conn_rx_tls(net_conn *c, size_t n) {
     if (c->state == NS_CLOSED) return;
     if (rc == 0 && c->state == NS_HANDSHAKE) conn_flush(c);   /* the next handshake flight */
     while (rc == 0 && c->state == NS_OPEN) {
-        if (c->rbuf.cap - c->rbuf.len < NET_RBUF_MIN_FREE &&
-            conn_buf_reserve(&c->rbuf, c->rbuf.len + NET_RBUF_MIN_FREE, NET_RBUF_DEFAULT) < 0) {
+        if (conn_rbuf_room(c) < 0) {
             rc = UV_ENOMEM;
             break;
         }
@@ -293,74 +383,131 @@ static void conn_rx_tls(net_conn *c, size_t n) {
     else if (c->state == NS_OPEN && c->tout.len) conn_schedule(c);
 }
 
-static void conn_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
-    net_conn *c = st->data;
-    (void)buf;
-    if (c->state == NS_CLOSED || nread == 0) return;
-    if (nread < 0) {
-        conn_fail(c, (int)nread, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_READ, NULL);
+/* Bytes in the rx space given out: in place.  Elsewhere (the ring's
+ * landing buffer, or rbuf for a recv armed before TLS started): copied into
+ * the TLS layer's rx space, in pieces of its size. */
+static void tls_rx_copy(net_conn *c, const char *p, size_t n);
+
+static void tls_rx(net_conn *c, char *p, size_t n) {
+    if (p == c->rx_given) {
+        c->rx_given = NULL;
+        tls_rx_in_place(c, n);
         return;
     }
-    if (c->tls) {
-        conn_rx_tls(c, (size_t)nread);
+    if (p == c->urx) {
+        tls_rx_copy(c, p, n);
         return;
     }
-    c->rbuf.len += (size_t)nread;
-    conn_deliver(c);
-}
-
-/* ---- reading through the ring (io_uring backend) ---------------------- */
-
-/* One recv in flight: into rbuf's free space, or (TLS) into urx. */
-static void conn_urecv_arm(net_conn *c) {
-    int rc;
-    if (c->tls) {
-        rc = net_uio_recv(c->uio, c->urx, NET_URX);
-    } else {
-        net_buf *rb = &c->rbuf;
-        rc = rb->cap - rb->len < NET_RBUF_MIN_FREE ? conn_buf_reserve(rb, rb->len + NET_RBUF_MIN_FREE, NET_RBUF_DEFAULT) : 0;
-        if (rc == 0) rc = net_uio_recv(c->uio, rb->p + rb->len, rb->cap - rb->len);
+    /* rbuf's free space (a recv armed before TLS started), where the
+     * decrypted payload goes: moved out first.  Once per connection. */
+    char *tmp = malloc(n);
+    if (tmp == NULL) {
+        conn_fail(c, UV_ENOMEM, conn_rphase(c), NULL);
+        return;
     }
-    if (rc < 0) conn_fail(c, rc, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_READ, NULL);
+    memcpy(tmp, p, n);
+    tls_rx_copy(c, tmp, n);
+    free(tmp);
 }
 
-/* TLS: what recv brought, handed to the TLS layer in pieces of its rx space. */
-static void conn_urecv_tls(net_conn *c, size_t n) {
+static void tls_rx_copy(net_conn *c, const char *p, size_t n) {
     size_t off = 0;
     while (off < n && c->state != NS_CLOSED) {
-        char *p;
+        char *sp;
         size_t room;
-        net_tls_rx_space(c->tls, &p, &room);
+        net_tls_rx_space(c->tls, &sp, &room);
         if (room == 0) {                 /* cannot happen: OpenSSL drains rx each time */
-            conn_fail(c, UV_ENOBUFS, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_READ, NULL);
+            conn_fail(c, UV_ENOBUFS, conn_rphase(c), NULL);
             return;
         }
         size_t k = n - off < room ? n - off : room;
-        memcpy(p, c->urx + off, k);
+        memcpy(sp, p + off, k);
         off += k;
-        conn_rx_tls(c, k);
+        tls_rx_in_place(c, k);
     }
+}
+
+/* tout, where net/tls.c appended the handshake's bytes and appends wbuf
+ * encrypted (once open). */
+static int tls_tx(net_conn *c, net_buf **out, size_t *payload, const char **msg) {
+    size_t took = 0;
+    if (c->state == NS_OPEN && c->wbuf.len) {
+        int rc = net_tls_write(c->tls, c->wbuf.p, c->wbuf.len, &took, msg);
+        if (rc < 0) return rc;
+        c->wbuf.len = 0;      /* net_tls_write takes everything or fails */
+    }
+    *out = &c->tout;
+    *payload = took;
+    return 0;
+}
+
+/* The first handshake flight; on_open fires when it is established. */
+static void tls_begin(net_conn *c) {
+    c->state = NS_HANDSHAKE;
+    const char *msg = NULL;
+    int rc = net_tls_start(c->tls, &msg);
+    if (rc < 0) conn_fail(c, rc, NET_PH_TLS, msg);
+    else conn_flush(c);
+}
+
+static const conn_transport tp_tls = {tls_rx_space, tls_rx_landing, tls_rx, tls_tx, tls_begin};
+
+int net_conn_start_tls(net_conn *c, net_tls_client *tc, const char *server_name) {
+    if (c->state != NS_OPEN || c->tls) return UV_EINVAL;
+    if (c->wbuf.len) return UV_EBUSY;            /* it would leave after the ClientHello */
+    int rc = conn_tls_new(c, tc, server_name);
+    if (rc < 0) return rc;
+    uint64_t to = c->cfg->connect_timeout_ns;
+    if (to) {
+        c->deadline_ns = uv_hrtime() + to;
+        uv_timer_start(&c->timer, conn_on_timer, (to + 999999) / 1000000, 0);   /* cannot fail: initialised */
+    }
+    c->tp->begin(c);
+    return 0;
+}
+
+/* ---- reading through libuv's stream (epoll backend) ------------------- */
+
+static void conn_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+    net_conn *c = h->data;
+    (void)hint;
+    c->tp->rx_space(c, &buf->base, &buf->len);
+}
+
+static void conn_on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
+    net_conn *c = st->data;
+    if (c->state == NS_CLOSED || nread == 0) return;
+    if (nread < 0) conn_fail(c, (int)nread, conn_rphase(c), NULL);
+    else c->tp->rx(c, buf->base, (size_t)nread);
+}
+
+static int epoll_read_start(net_conn *c) { return uv_read_start(&c->h.stream, conn_on_alloc, conn_on_read); }
+
+/* ---- reading through the ring (io_uring backend) ---------------------- */
+
+/* One recv in flight, into the transport's landing space. */
+static void conn_urecv_arm(net_conn *c) {
+    char *p;
+    size_t n;
+    int rc = c->tp->rx_landing(c, &p, &n);
+    if (rc == 0) rc = net_uio_recv(c->uio, p, n);
+    if (rc < 0) conn_fail(c, rc, conn_rphase(c), NULL);
+    else c->rx_landed = p;
 }
 
 static void conn_on_urecv(void *conn, int res) {
     net_conn *c = conn;
     if (c->state == NS_CLOSED) return;
     if (res <= 0) {
-        conn_fail(c, res == 0 ? UV_EOF : res, c->state == NS_HANDSHAKE ? NET_PH_TLS : NET_PH_READ, NULL);
+        conn_fail(c, res == 0 ? UV_EOF : res, conn_rphase(c), NULL);
         return;
     }
-    if (c->tls) {
-        conn_urecv_tls(c, (size_t)res);
-    } else {
-        c->rbuf.len += (size_t)res;
-        conn_deliver(c);
-    }
+    c->tp->rx(c, c->rx_landed, (size_t)res);
     if (c->state != NS_CLOSED) conn_urecv_arm(c);
 }
 
-/* Connected: start reading (libuv's stream, or the ring on the socket's fd). */
-static int conn_read_start(net_conn *c) {
-    if (c->uio == NULL) return uv_read_start(&c->h.stream, conn_on_alloc, conn_on_read);
+/* Start reading: the ring on the socket's fd. */
+static int uring_read_start(net_conn *c) {
     uv_os_fd_t fd;
     int rc = uv_fileno(&c->h.handle, &fd);
     if (rc < 0) return rc;
@@ -372,22 +519,14 @@ static int conn_read_start(net_conn *c) {
 static void conn_on_connect(uv_connect_t *req, int status) {
     net_conn *c = req->data;
     if (c->state == NS_CLOSED) return;
-    if (status == 0) status = conn_read_start(c);
+    if (status == 0) status = c->io->read_start(c);
     if (c->state == NS_CLOSED) return;
     if (status < 0) {
         conn_fail(c, status, NET_PH_CONNECT, NULL);
         return;
     }
     if (c->tcp) uv_tcp_nodelay(&c->h.tcp, 1);   /* cannot fail on a connected socket */
-    if (c->tls == NULL) {
-        conn_opened(c);
-        return;
-    }
-    c->state = NS_HANDSHAKE;
-    const char *msg = NULL;
-    int rc = net_tls_start(c->tls, &msg);
-    if (rc < 0) conn_fail(c, rc, NET_PH_TLS, msg);
-    else conn_flush(c);
+    c->tp->begin(c);
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -417,27 +556,9 @@ int net_conn_write(net_conn *c, const void *p, size_t n) {
     return 0;
 }
 
-/* The bytes to put on the wire now, in *out (payload counted in *payload);
- * 0 or a failure status.  Plaintext: wbuf itself.  TLS: tout, where net/tls.c
- * appended the handshake's bytes and appends wbuf encrypted (once open). */
-static int conn_tx(net_conn *c, net_buf **out, size_t *payload, const char **msg) {
-    *out = &c->wbuf;
-    *payload = c->wbuf.len;
-    if (c->tls == NULL) return 0;
-    size_t took = 0;
-    if (c->state == NS_OPEN && c->wbuf.len) {
-        int rc = net_tls_write(c->tls, c->wbuf.p, c->wbuf.len, &took, msg);
-        if (rc < 0) return rc;
-        c->wbuf.len = 0;      /* net_tls_write takes everything or fails */
-    }
-    *out = &c->tout;
-    *payload = took;
-    return 0;
-}
-
 /* io_uring: swap the bytes into wfly (untouched until sent) and queue one
  * send; conn_on_usend sends the rest of a short send, then flushes again. */
-static void conn_uflush(net_conn *c, net_buf *out, size_t payload) {
+static void uring_send(net_conn *c, net_buf *out, size_t payload) {
     net_buf tmp = c->wfly;
     c->wfly = *out;
     *out = tmp;
@@ -473,23 +594,21 @@ static void conn_on_usend(void *conn, int res) {
     conn_flush(c);
 }
 
-/* Put what is queued on the wire: uv_try_write when nothing is in flight,
- * then uv_write the rest from the swapped-in wfly buffer, untouched until
- * conn_on_write (io_uring: conn_uflush). */
+/* Put what is queued on the wire (the transport says what, the backend
+ * moves it), unless a write is in flight: its completion flushes again. */
 static void conn_flush(net_conn *c) {
     if (c->writing || (c->state != NS_OPEN && c->state != NS_HANDSHAKE)) return;
     net_buf *out;
     size_t payload;
     const char *msg = NULL;
-    int rc = conn_tx(c, &out, &payload, &msg);
-    if (rc < 0 || out->len == 0) {
-        if (rc < 0) conn_fail(c, rc, NET_PH_WRITE, msg);
-        return;
-    }
-    if (c->uio) {
-        conn_uflush(c, out, payload);
-        return;
-    }
+    int rc = c->tp->tx(c, &out, &payload, &msg);
+    if (rc < 0) conn_fail(c, rc, NET_PH_WRITE, msg);
+    else if (out->len) c->io->send(c, out, payload);
+}
+
+/* epoll: uv_try_write, then uv_write the rest from the swapped-in wfly
+ * buffer, untouched until conn_on_write. */
+static void epoll_send(net_conn *c, net_buf *out, size_t payload) {
     uv_buf_t b = uv_buf_init(out->p, (unsigned)out->len);
     int n = uv_try_write(&c->h.stream, &b, 1);
     if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
@@ -507,7 +626,7 @@ static void conn_flush(net_conn *c) {
     *out = tmp;
     out->len = 0;
     b = uv_buf_init(c->wfly.p + n, (unsigned)(c->wfly.len - (size_t)n));
-    rc = uv_write(&c->wreq, &c->h.stream, &b, 1, conn_on_write);
+    int rc = uv_write(&c->wreq, &c->h.stream, &b, 1, conn_on_write);
     if (rc < 0) {
         conn_fail(c, rc, NET_PH_WRITE, NULL);
         return;
@@ -536,6 +655,23 @@ static void conn_on_write(uv_write_t *w, int status) {
     conn_flush(c);
 }
 
+/* ---- the two backends' tables ----------------------------------------- */
+
+static void epoll_cancel(net_conn *c) { (void)c; }   /* uv_close cancels the stream's requests */
+static void epoll_release(net_conn *c) { (void)c; }
+
+static void uring_cancel(net_conn *c) { net_uio_cancel(c->uio); }
+
+/* The buffers the kernel may still use go with the I/O record. */
+static void uring_release(net_conn *c) {
+    void *bufs[3] = {c->rbuf.p, c->wfly.p, c->urx};
+    net_uio_detach(c->uio, bufs, 3);
+    c->rbuf.p = c->wfly.p = c->urx = NULL;
+}
+
+static const conn_io io_epoll = {epoll_read_start, epoll_send, epoll_cancel, epoll_release};
+static const conn_io io_uring = {uring_read_start, uring_send, uring_cancel, uring_release};
+
 /* ---- queries ---------------------------------------------------------- */
 
 int net_conn_is_open(const net_conn *c) { return c && c->state == NS_OPEN; }
@@ -544,7 +680,8 @@ uint64_t net_conn_committed(const net_conn *c) { return c->committed; }
 uint64_t net_conn_handed(const net_conn *c) { return c->committed - c->wbuf.len; }
 int net_conn_wbusy(const net_conn *c) { return c->writing || c->wbuf.len > 0; }
 uint64_t net_conn_sent(const net_conn *c) { return c->sent; }
-int net_conn_uring(const net_conn *c) { return c->uio != NULL; }
+int net_conn_uring(const net_conn *c) { return c->io == &io_uring; }
 uint64_t net_conn_tls_ns(const net_conn *c) { return c->tls ? net_tls_handshake_ns(c->tls) : 0; }
 int net_conn_tls_resumed(const net_conn *c) { return c->tls ? net_tls_resumed(c->tls) : 0; }
+const char *net_conn_alpn(const net_conn *c) { return c->tls ? net_tls_alpn(c->tls) : NULL; }
 int net_conn_clean_eof(const net_conn *c) { return c->tls ? net_tls_peer_closed(c->tls) : 1; }

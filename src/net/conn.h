@@ -37,7 +37,8 @@ typedef struct net_conn net_conn;
 typedef struct net_tls_client net_tls_client;
 
 typedef struct net_conn_cbs {
-    /* Connected (and TLS established): queued bytes go out from now on. */
+    /* Connected (and TLS established): queued bytes go out from now on.
+     * Fires again when TLS started later (net_conn_start_tls) is established. */
     void (*on_open)(net_conn *c, void *owner);
     /* Bytes arrived: p/n is everything not consumed so far; return how many
      * were consumed (the rest stays, ahead of the next bytes).  May close. */
@@ -59,10 +60,15 @@ typedef struct net_conn_cfg {
     size_t rbuf_init;                     /* read buffer size (it grows on demand) */
     net_tls_client *tls;                  /* NULL: plaintext */
     const net_conn_cbs *cbs;
+    /* ALPN offered by this connection's TLS handshake, "h2,http/1.1"
+     * (net/tls.h: ids by preference, comma-separated); NULL: the TLS
+     * client's own list (net_tls_opts.alpn), if any.  Ignored without TLS. */
+    const char *alpn;
 } net_conn_cfg;
 
 /* Start connecting.  Returns 0 with *out set, or a negative status (nothing
- * to close).  cfg and cfg->tls must outlive the connection. */
+ * to close; UV_EINVAL: a malformed cfg->alpn).  cfg and cfg->tls must
+ * outlive the connection. */
 int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out);
 
 /* Close now: no callback fires after this except on_closed.  Unsent bytes
@@ -76,6 +82,19 @@ void net_conn_close(net_conn *c);
 int net_conn_write(net_conn *c, const void *p, size_t n);
 char *net_conn_wspace(net_conn *c, size_t n);
 void net_conn_wcommit(net_conn *c, size_t n);
+
+/* Start TLS on an open connection (after plaintext was exchanged: STARTTLS,
+ * an upgrade): the handshake with tc's settings, SNI and verification
+ * against server_name (NULL: tc's own), the ALPN offer of cfg->alpn (else
+ * tc's), bounded by cfg->connect_timeout_ns from now.  Call it when the
+ * peer expects the ClientHello and nothing is queued (net_conn_wqueued 0;
+ * typically from on_data, on the peer's go-ahead).  Bytes received and not
+ * consumed stay, ahead of the decrypted ones.  While the handshake runs
+ * net_conn_is_open is 0 and writes wait; once established on_open fires
+ * again (net_conn_alpn is set from then on); a failure is on_fail with
+ * NET_PH_TLS.  0, UV_EINVAL (not open, or TLS already), UV_EBUSY (bytes
+ * queued) or UV_ENOMEM; nothing changed on failure.  tc must outlive c. */
+int net_conn_start_tls(net_conn *c, net_tls_client *tc, const char *server_name);
 
 /* Make room for `need` unconsumed bytes (a large reply); 0 or UV_ENOMEM. */
 int net_conn_rreserve(net_conn *c, size_t need);
@@ -95,6 +114,12 @@ int net_conn_uring(const net_conn *c);         /* 1: its bytes move through the 
  * session was resumed. */
 uint64_t net_conn_tls_ns(const net_conn *c);
 int net_conn_tls_resumed(const net_conn *c);
+/* ALPN: the protocol id the server selected in the TLS handshake ("h2",
+ * "http/1.1"), NUL-terminated, valid while c lives; NULL when plaintext,
+ * when nothing was offered or the server selected nothing (the protocol is
+ * then the owner's default), or before the handshake is done.  Set from
+ * on_open on. */
+const char *net_conn_alpn(const net_conn *c);
 /* 1 when the end of c's stream is trustworthy: plaintext, or TLS whose peer
  * sent close_notify; 0 for TLS closed without it (a truncation attack looks
  * like that).  Valid in on_fail too. */

@@ -50,6 +50,7 @@ struct net_tls {
     int failed;               /* a TLS error: the session must not be reused */
     int resumed;
     uint64_t start_ns, handshake_ns;
+    char alpn[256];           /* the protocol id the server selected; "": none */
     char err[256];
     char rx[NET_TLS_RX_SIZE];
 };
@@ -81,6 +82,11 @@ static int tls_alpn_wire(const char *list, unsigned char *out, size_t cap, size_
     }
     *len = n;
     return 0;
+}
+
+static int tls_name_is_ip(const char *name) {
+    unsigned char ip[16];
+    return inet_pton(AF_INET, name, ip) == 1 || inet_pton(AF_INET6, name, ip) == 1;
 }
 
 /* A new session from the server (TLS 1.3 tickets come after the handshake):
@@ -225,10 +231,8 @@ int net_tls_client_new(const net_tls_opts *o, net_tls_client **out, char *err, s
     t->on_handshake = o->on_handshake;
     t->on_handshake_arg = o->on_handshake_arg;
     if (o->server_name && *o->server_name) {
-        unsigned char ip[16];
         t->server_name = strdup(o->server_name);
-        t->name_is_ip = inet_pton(AF_INET, o->server_name, ip) == 1 ||
-                        inet_pton(AF_INET6, o->server_name, ip) == 1;
+        t->name_is_ip = tls_name_is_ip(o->server_name);
     }
     if ((o->server_name && *o->server_name && t->server_name == NULL) ||
         tls_ctx_setup(t, o, err, err_len) != 0) {
@@ -254,15 +258,26 @@ void net_tls_client_stats(const net_tls_client *t, net_tls_stats *s) { *s = t->s
 
 /* ---- one connection --------------------------------------------------- */
 
-static int tls_ssl_peer(net_tls *t) {
-    net_tls_client *tc = t->tc;
-    if (tc->server_name && !tc->name_is_ip &&
-        SSL_set_tlsext_host_name(t->ssl, tc->server_name) != 1)
-        return -1;
-    if (tc->insecure || tc->server_name == NULL) return 0;
-    if (!tc->name_is_ip) return SSL_set1_host(t->ssl, tc->server_name) == 1 ? 0 : -1;
+/* SNI (a name, not an address) and the name or address verified. */
+static int tls_ssl_peer(net_tls *t, const char *name, int is_ip) {
+    if (name && !is_ip && SSL_set_tlsext_host_name(t->ssl, name) != 1) return -1;
+    if (t->tc->insecure || name == NULL) return 0;
+    if (!is_ip) return SSL_set1_host(t->ssl, name) == 1 ? 0 : -1;
     X509_VERIFY_PARAM *vp = SSL_get0_param(t->ssl);
-    return X509_VERIFY_PARAM_set1_ip_asc(vp, tc->server_name) == 1 ? 0 : -1;
+    return X509_VERIFY_PARAM_set1_ip_asc(vp, name) == 1 ? 0 : -1;
+}
+
+int net_tls_set_server_name(net_tls *t, const char *name) {
+    if (name == NULL || *name == '\0') return UV_EINVAL;
+    /* the client's name, set by net_tls_new, goes: SNI, host and address */
+    SSL_set_tlsext_host_name(t->ssl, NULL);
+    SSL_set1_host(t->ssl, NULL);
+    X509_VERIFY_PARAM_set1_ip(SSL_get0_param(t->ssl), NULL, 0);
+    if (tls_ssl_peer(t, name, tls_name_is_ip(name)) != 0) {
+        ERR_clear_error();
+        return UV_ENOMEM;
+    }
+    return 0;
 }
 
 int net_tls_new(net_tls_client *tc, net_buf *out_buf, net_tls **out) {
@@ -283,7 +298,7 @@ int net_tls_new(net_tls_client *tc, net_buf *out_buf, net_tls **out) {
     BIO_set_data(t->bio, t);
     SSL_set_bio(t->ssl, t->bio, t->bio);   /* one BIO both ways: the SSL owns it from here */
     SSL_set_connect_state(t->ssl);
-    if (SSL_set_app_data(t->ssl, t) != 1 || tls_ssl_peer(t) != 0 ||
+    if (SSL_set_app_data(t->ssl, t) != 1 || tls_ssl_peer(t, tc->server_name, tc->name_is_ip) != 0 ||
         (tc->session && SSL_set_session(t->ssl, tc->session) != 1)) {
         ERR_clear_error();
         net_tls_free(t);
@@ -344,6 +359,13 @@ static int tls_handshake(net_tls *t, const char **msg) {
     t->established = 1;
     t->handshake_ns = uv_hrtime() - t->start_ns;
     t->resumed = SSL_session_reused(t->ssl);
+    const unsigned char *sel = NULL;
+    unsigned sel_len = 0;
+    SSL_get0_alpn_selected(t->ssl, &sel, &sel_len);
+    if (sel && sel_len < sizeof t->alpn) {      /* ids are 1..255 bytes */
+        memcpy(t->alpn, sel, sel_len);
+        t->alpn[sel_len] = '\0';
+    }
     t->tc->stats.handshakes++;
     t->tc->stats.resumed += (uint64_t)t->resumed;
     if (t->tc->on_handshake) t->tc->on_handshake(t->tc->on_handshake_arg, t->handshake_ns, t->resumed);
@@ -354,6 +376,25 @@ int net_tls_start(net_tls *t, const char **msg) {
     t->start_ns = uv_hrtime();
     return tls_handshake(t, msg);
 }
+
+int net_tls_set_alpn(net_tls *t, const char *list) {
+    unsigned char wire[512];
+    size_t n;
+    if (list == NULL || tls_alpn_wire(list, wire, sizeof wire, &n) != 0) return UV_EINVAL;
+    if (SSL_set_alpn_protos(t->ssl, wire, (unsigned)n) != 0) {
+        ERR_clear_error();
+        return UV_ENOMEM;
+    }
+    return 0;
+}
+
+int net_tls_alpn_valid(const char *list) {
+    unsigned char wire[512];
+    size_t n;
+    return list != NULL && tls_alpn_wire(list, wire, sizeof wire, &n) == 0;
+}
+
+const char *net_tls_alpn(const net_tls *t) { return t->established && t->alpn[0] ? t->alpn : NULL; }
 
 void net_tls_rx_space(net_tls *t, char **p, size_t *n) {
     if (t->rx_off == t->rx_len) {

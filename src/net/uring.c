@@ -1,14 +1,16 @@
-/* uring.c - the io_uring backend under net/conn.c (see uring.h): the mode
- * (LUAMECH_IO) and the kernel probe, one ring per libuv loop (set up by the
- * first connection, torn down after the last), per-connection I/O records
- * whose recv and send are queued during the loop turn and submitted together
- * by one io_uring_submit in a uv_prepare handle, and the completions reaped
- * from a uv_poll handle on the ring fd; completions run as task work when
- * the thread enters the kernel anyway (COOP_TASKRUN), not by interrupting
- * it.  A record outlives its connection
- * until its operations have completed (their buffers with it), so a close
- * never waits for the kernel.  It parses nothing and knows no TLS: conn.c
- * decides what to send and where to receive. */
+/* uring.c - the io_uring backend under net/conn.c (see uring.h): the
+ * backend of each loop (net_io_use: a value set by the loop's owner, kept in
+ * uv_loop_t.data; nothing read from the environment), the mode names and
+ * the kernel probe, one ring per libuv loop (set up by the first connection,
+ * torn down after the last), per-connection I/O records whose recv and send
+ * are queued during the loop turn and submitted together by one
+ * io_uring_submit in a uv_prepare handle, and the completions reaped from a
+ * uv_poll handle on the ring fd; completions run as task work when the
+ * thread enters the kernel anyway (COOP_TASKRUN), not by interrupting it.
+ * A record outlives its connection until its operations have completed
+ * (their buffers with it), so a close never waits for the kernel.  It
+ * parses nothing and knows no TLS: conn.c decides what to send and where
+ * to receive. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -44,6 +46,7 @@ typedef struct net_ring {
     int nattached;                  /* records whose connection is alive */
     int nclosing;                   /* handles whose close callback is pending */
     size_t inflight;                /* recv/send operations in flight, all records */
+    net_io_mode mode;               /* the loop's: NET_IO_URING or NET_IO_AUTO */
     uint64_t polls, reaped;         /* poll wake-ups, completions reaped (LUAMECH_IO_STATS) */
     uint64_t reaped_early;          /* sends reaped right after their submission */
 } net_ring;
@@ -60,6 +63,36 @@ struct net_uio {
 };
 
 /* ---- the mode and the probe ------------------------------------------- */
+
+/* uv_loop_t.data of a loop: NULL (no backend set: epoll), the address of
+ * its mode's tag (no ring now), or its ring (uring in use; ring->mode).
+ * The tags are constant: only their addresses are stored. */
+static const char io_tag[3] = {NET_IO_AUTO, NET_IO_URING, NET_IO_EPOLL};
+
+static int io_is_tag(const void *d) { return d == &io_tag[0] || d == &io_tag[1] || d == &io_tag[2]; }
+
+net_io_mode net_io_of(const uv_loop_t *loop) {
+    const void *d = loop->data;
+    if (d == NULL) return NET_IO_EPOLL;
+    if (io_is_tag(d)) return (net_io_mode)*(const char *)d;
+    return ((const net_ring *)d)->mode;
+}
+
+int net_io_use(uv_loop_t *loop, net_io_mode m) {
+    if ((unsigned)m > NET_IO_EPOLL) return UV_EINVAL;
+    void *d = loop->data;
+    if (d != NULL && !io_is_tag(d)) {          /* a ring runs: its connections stay on it */
+        if (m == NET_IO_EPOLL) return UV_EBUSY;
+        ((net_ring *)d)->mode = m;
+        return 0;
+    }
+    loop->data = (void *)(uintptr_t)&io_tag[m];   /* never written through */
+    return 0;
+}
+
+const char *net_io_name(net_io_mode m) {
+    return m == NET_IO_URING ? "uring" : m == NET_IO_EPOLL ? "epoll" : "auto";
+}
 
 int net_io_parse(const char *s, net_io_mode *out) {
     if (s == NULL || strcmp(s, "auto") == 0) *out = NET_IO_AUTO;
@@ -214,7 +247,7 @@ static int ring_handle_live(uv_loop_t *loop, uv_handle_t *h) {
 /* Wait (bounded) for cancelled operations, so no buffer is freed while the
  * kernel may use it; then release the ring. */
 static void ring_destroy(net_ring *r) {
-    if (r->loop->data == r) r->loop->data = NULL;
+    if (r->loop->data == r) r->loop->data = (void *)(uintptr_t)&io_tag[r->mode];   /* the loop's mode stays */
     if (getenv(NET_IO_STATS_ENV))   /* a diagnostic for benchmarks and tests */
         fprintf(stderr, "luamech: io_uring ring: %llu completions reaped after %llu poll wake-ups, "
                 "%llu sends at their submission; coop_taskrun %s\n", (unsigned long long)r->reaped,
@@ -241,9 +274,10 @@ static void ring_destroy(net_ring *r) {
     if (r->nclosing == 0 && !leak) free(r);   /* both closed by the owner's walk, and finished */
 }
 
-static int ring_new(uv_loop_t *loop, net_ring **out) {
+static int ring_new(uv_loop_t *loop, net_io_mode m, net_ring **out) {
     net_ring *r = calloc(1, sizeof *r);
     if (r == NULL) return UV_ENOMEM;
+    r->mode = m;
     int rc = io_uring_queue_init(NET_RING_ENTRIES, &r->ring, NET_RING_FLAGS);
     if (rc == -EINVAL) rc = io_uring_queue_init(NET_RING_ENTRIES, &r->ring, 0);
     if (rc < 0) {
@@ -285,11 +319,11 @@ static void uio_free(net_uio *u) {
 
 net_uio *net_uio_open(uv_loop_t *loop, void *conn, const net_uio_cbs *cbs, int *status) {
     *status = 0;
-    net_ring *r = loop->data;
+    net_io_mode m = net_io_of(loop);
+    if (m == NET_IO_EPOLL) return NULL;
+    net_ring *r = io_is_tag(loop->data) ? NULL : loop->data;
     if (r == NULL) {
-        net_io_mode m;
-        if (net_io_parse(getenv(NET_IO_ENV), &m) != 0 || m == NET_IO_EPOLL) return NULL;
-        int rc = ring_new(loop, &r);
+        int rc = ring_new(loop, m, &r);
         if (rc < 0) {
             if (m == NET_IO_URING) *status = rc;   /* auto: epoll, as the run's notice said */
             return NULL;

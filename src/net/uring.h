@@ -6,17 +6,20 @@
  * uv_prepare handle that runs after the connections' write flushes.  Connect
  * and close stay on libuv; steady-state send and recv go through the ring.
  *
- * Which backend: the LUAMECH_IO environment variable ("auto", "uring",
- * "epoll"; unset = auto), which `luamech run --io` sets once the run plan has
- * validated it and net_io_resolve has probed the kernel.  The ring keeps its
- * pointer in uv_loop_t.data of the loops it runs on (nothing else in luamech
- * uses that field). */
+ * Which backend: a value per loop, net_io_use(loop, mode), set by the
+ * loop's owner before its first connection (`luamech run --io`: src/cli.c
+ * resolves the mode once, net_io_resolve, and it travels as a value through
+ * the runner and the bindings' share to each worker's loop; lm_core.c sets
+ * it).  A loop nobody set runs epoll.  The mode, and the ring while one
+ * runs, live in uv_loop_t.data (nothing else in luamech uses that field). */
 #ifndef LUAMECH_NET_URING_H
 #define LUAMECH_NET_URING_H
 
 #include <stddef.h>
 #include <uv.h>
 
+/* The environment variable `luamech run` reads when --io is not given
+ * (src/cli.c, once, into the plan); net/ itself never reads it. */
 #define NET_IO_ENV "LUAMECH_IO"
 /* Set (to anything): each ring prints, when torn down, its completions and
  * poll wake-ups and whether it runs completions cooperatively
@@ -25,8 +28,19 @@
 
 typedef enum net_io_mode { NET_IO_AUTO = 0, NET_IO_URING, NET_IO_EPOLL } net_io_mode;
 
-/* "auto", "uring", "epoll" -> mode; -1 for anything else. */
+/* "auto", "uring", "epoll" -> mode (NULL: auto); -1 for anything else.
+ * net_io_name: the other way. */
 int net_io_parse(const char *s, net_io_mode *out);
+const char *net_io_name(net_io_mode m);
+
+/* The backend of the connections opened on loop from now on: uring (the
+ * loop's ring; a connection fails with the ring's status when it cannot be
+ * set up), epoll, or auto (uring when the ring can be set up, else epoll,
+ * silently: `luamech run` resolves auto before, with its notice).  0,
+ * UV_EINVAL (no such mode) or UV_EBUSY (epoll asked while the loop's ring
+ * carries connections).  net_io_of: the loop's mode (epoll when never set). */
+int net_io_use(uv_loop_t *loop, net_io_mode m);
+net_io_mode net_io_of(const uv_loop_t *loop);
 
 /* Can this process use io_uring?  0, or a negative errno with why in msg
  * (io_uring_setup refused: kernel.io_uring_disabled, a seccomp profile, an old
@@ -47,7 +61,7 @@ typedef struct net_uio_cbs {
 } net_uio_cbs;
 
 /* A connection's I/O record on its loop's ring: NULL with *status 0 when
- * the loop runs the epoll backend (LUAMECH_IO=epoll, or auto without
+ * the loop runs the epoll backend (net_io_of: epoll, or auto without
  * io_uring); NULL with *status < 0 when the ring cannot be set up. */
 net_uio *net_uio_open(uv_loop_t *loop, void *conn, const net_uio_cbs *cbs, int *status);
 void net_uio_set_fd(net_uio *u, int fd);

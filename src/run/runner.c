@@ -230,6 +230,7 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
         return EXIT_RUNTIME;
     }
     for (int i = 0; i < sc->nread_files; i++) lm_share_record(share, sc->read_files[i]);
+    lm_share_set_io(share, c->o->io);          /* resolved by the command line; NULL: auto */
     run_hooks hooks = {&live, runner_on_progress, runner_on_interval, runner_on_hist,
                        c->o->mm_results ? dir : NULL, lm_open_all, share};
     if (sc->has_setup && runner_lifecycle(c, sc, 1, share, seed) != 0) {

@@ -15,7 +15,8 @@ typedef struct runner_opts {
     const params *params;    /* -e parameters, for a scenario without its own */
     int as_phases;           /* run sc's phases even if it has none (a suite) */
     const output_cfg *outputs; /* --stream, --dashboard (checked), or NULL */
-    const char *io;          /* the resolved --io backend ("uring", "epoll"), recorded in the results; or NULL */
+    const char *io;          /* the resolved --io backend ("uring", "epoll"): every worker loop's
+                                (lm_share_set_io), recorded in the results; NULL: auto, not recorded */
 } runner_opts;
 
 /* Runs sc (its phases one after another, when it has them) into the

@@ -1,6 +1,7 @@
 /* servers.c - start and stop real servers for the integration tests; see
  * servers.h.  Blocking sockets and fork/exec: test code only. */
 #include "servers.h"
+#include "net/uring.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -112,4 +113,14 @@ int64_t test_memcached_stat(int port, const char *name) {
     const char *p = strstr(buf, pat);
     if (!p) return -1;
     return strtoll(p + strlen(pat), NULL, 10);
+}
+
+int test_io_use(uv_loop_t *loop) {
+    net_io_mode m;
+    const char *v = getenv(NET_IO_ENV);
+    if (net_io_parse(v, &m) != 0 || net_io_use(loop, m) != 0) {
+        fprintf(stderr, "%s=%s: expected auto, uring or epoll\n", NET_IO_ENV, v ? v : "");
+        abort();
+    }
+    return (int)m;
 }

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <uv.h>
 
 typedef struct test_server {
     pid_t pid;
@@ -26,5 +27,11 @@ int64_t test_memcached_stat(int port, const char *name);
 /* Send raw text to 127.0.0.1:port and read the reply into buf (NUL-terminated)
  * until `until` is seen or timeout. Returns bytes read or -1. */
 int test_raw_request(int port, const char *req, char *buf, size_t cap, const char *until);
+
+/* The tests' I/O backend for loop: LUAMECH_IO ("auto" when unset, as a run
+ * without --io; .ci/run sets epoll, then uring for `ctest -L net`) handed to
+ * net_io_use, as `luamech run` hands its plan's value.  Aborts the test
+ * program on a bad name.  Returns the mode set. */
+int test_io_use(uv_loop_t *loop);
 
 #endif

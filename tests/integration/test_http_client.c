@@ -151,6 +151,7 @@ static void new_client(fx *f, int port, int keepalive, uint64_t timeout_ns) {
 static int setup(void **state) {
     fx *f = calloc(1, sizeof *f);
     uv_loop_init(&f->loop);
+    test_io_use(&f->loop);
     uv_timer_init(&f->loop, &f->guard);
     f->guard.data = f;
     *state = f;

@@ -353,6 +353,7 @@ static int group_teardown(void **state) {
 static int test_setup(void **state) {
     fx *f = *state;
     if (uv_loop_init(&f->loop) != 0) return -1;
+    test_io_use(&f->loop);
     uv_timer_init(&f->loop, &f->guard);
     f->guard.data = f;
     f->recs = calloc(NRECS, sizeof *f->recs);

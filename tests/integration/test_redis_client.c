@@ -282,6 +282,7 @@ static int setup(void **state) {
     fx *f = calloc(1, sizeof *f);
     f->recs = calloc(NRECS, sizeof *f->recs);
     uv_loop_init(&f->loop);
+    test_io_use(&f->loop);
     uv_timer_init(&f->loop, &f->guard);
     f->guard.data = f;
     *state = f;

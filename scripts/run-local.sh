@@ -7,10 +7,11 @@
 # it makes at start (scripts/api-nginx.sh, for scenarios/http_api.lua and
 # the api template) —, runs luamech against them with the matching
 # parameters (-e MEMCACHED=, -e REDIS=, -e HTTP_BASE=, -e API_BASE=https://...,
-# -e API_CA=<its CA file>, -e API_HTTP_BASE=http://...), and stops the
+# -e API_CA=<its CA file>, -e API_HTTP_BASE=http://...; with websocketd
+# installed, an echo WebSocket server too: -e WS_URL=ws://...), and stops the
 # servers afterwards.  Ports: free ones picked at random in PORTS (default
 # 10000-32000, below the kernel's ephemeral range), or fixed ones per server
-# (MEMCACHED_PORT, REDIS_PORT, WEBDIS_PORT, API_PORT, API_TLS_PORT).
+# (MEMCACHED_PORT, REDIS_PORT, WEBDIS_PORT, API_PORT, API_TLS_PORT, WS_PORT).
 # API_ACCESS_LOG=FILE keeps the API's access log (tests reconcile it with
 # luamech's counts).
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
@@ -30,9 +31,10 @@ Starts private servers on loopback ports, runs luamech against them, stops them:
   webdis        -e HTTP_BASE=http://127.0.0.1:PORT   (HTTP front end to that redis)
   nginx         -e API_BASE=https://127.0.0.1:PORT -e API_CA=FILE -e API_HTTP_BASE=http://127.0.0.1:PORT
                 (a small JSON API over https with a CA made at start, and over http)
+  websocketd    -e WS_URL=ws://127.0.0.1:PORT/   (echo; only when websocketd is installed)
 Ports (environment):
   PORTS=LO-HI         pick free ports at random in LO-HI (default 10000-32000)
-  MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N
+  MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N, WS_PORT=N
                       a fixed port for that server (it must be free)
   API_ACCESS_LOG=FILE keep the API's access log
   LUAMECH=PATH        the luamech binary (default: this checkout's build/luamech)
@@ -137,6 +139,13 @@ launch_api() {
     exec nginx -p "$tmp/api" -c "$tmp/api/nginx.conf" -g 'daemon off;' 2> "$tmp/api/stderr"
 }
 start_server nginx launch_api "${API_PORT:-}" "${API_TLS_PORT:-}"; api_port=$port; api_tls_port=$port2
+# websocketd echoing every message (cat), when installed: the ws template
+ws_args=()
+launch_ws() { exec websocketd --port="$1" --address=127.0.0.1 cat > "$tmp/websocketd.log" 2>&1; }
+if command -v websocketd > /dev/null; then
+    start_server websocketd launch_ws "${WS_PORT:-}"; ws_args=(-e WS_URL=ws://127.0.0.1:$port/)
+    echo "==> websocketd (echo) ws://127.0.0.1:$port/" >&2
+fi
 
 echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API https://127.0.0.1:$api_tls_port (CA $tmp/api/tls/ca.pem) and http://127.0.0.1:$api_port" >&2
 set +e
@@ -144,5 +153,5 @@ cmd=run
 if [ "$1" = "--suite" ]; then cmd=suite; shift; fi
 "$LUAMECH" $cmd "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
     -e HTTP_BASE=http://127.0.0.1:$http_port -e API_BASE=https://127.0.0.1:$api_tls_port \
-    -e API_CA="$tmp/api/tls/ca.pem" -e API_HTTP_BASE=http://127.0.0.1:$api_port
+    -e API_CA="$tmp/api/tls/ca.pem" -e API_HTTP_BASE=http://127.0.0.1:$api_port "${ws_args[@]}"
 exit $?

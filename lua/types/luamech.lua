@@ -23,6 +23,7 @@
 ---@field memcached luamech.memcached
 ---@field redis luamech.redis
 ---@field http luamech.http
+---@field ws luamech.ws
 ---@field json luamech.json
 ---@field url luamech.url
 ---@field random luamech.random
@@ -739,6 +740,69 @@ function HttpClient:batch(requests) end
 
 ---Requests in flight fail with "cancelled"; later calls raise.
 function HttpClient:close() end
+
+-- ---------------------------------------------------------------- ws
+
+---@class luamech.ws
+luamech.ws = {}
+
+---@class luamech.WsOptions
+---@field headers? table<string, string> extra headers of the Upgrade request (not Host, Upgrade, Connection, Sec-WebSocket-*)
+---@field subprotocols? string|string[] offered in Sec-WebSocket-Protocol; the server's choice: ws:protocol()
+---@field timeout? number seconds, 0..86400 (default 10; 0 = none): the handshake, each receive by default, the close
+---@field max_message? integer bytes of one received message, fragments reassembled, 1..2^30 (default 1 MiB)
+---@field max_queue? integer bytes of received messages waiting for ws:receive, 1..2^30 (default 4 MiB)
+---@field tls? boolean|luamech.TlsOptions TLS settings for a "wss://" URL
+
+---Opens a WebSocket: "ws://host[:port]/path" or "wss://..." (TLS); yields until
+---the handshake is done.
+---@param url string
+---@param opts? luamech.WsOptions
+---@return luamech.WebSocket|nil ws
+---@return string? err
+function luamech.ws.connect(url, opts) end
+
+---@class luamech.WebSocket
+local WebSocket = {} -- registry: luamech.ws
+
+---Queues one message (it leaves at the end of the loop turn; no yield).
+---Text must be UTF-8.
+---@param data string
+---@param kind? "text"|"binary" default "text"
+---@return true|nil ok
+---@return string? err
+function WebSocket:send(data, kind) end
+
+---Sends a ping (at most 125 bytes); its pong is not waited for.
+---@param data? string
+---@return true|nil ok
+---@return string? err
+function WebSocket:ping(data) end
+
+---Waits for the next message: data and its kind, or nil, err and the close
+---code (nil for a timeout, which leaves the connection usable).
+---@param timeout? number seconds (default: connect's timeout)
+---@return string|nil data
+---@return string err_or_kind "text"|"binary", or why it failed
+---@return integer? code
+function WebSocket:receive(timeout) end
+
+---The close handshake: the server's close code and reason.
+---@param code? integer default 1000 (1000-1003, 1007-1014, 3000-4999)
+---@param reason? string UTF-8, at most 123 bytes
+---@return integer|nil code
+---@return string? reason_or_err
+---@return integer? err_code
+function WebSocket:close(code, reason) end
+
+---nil while open, else the close code (1006: ended without a close frame) and reason.
+---@return integer? code
+---@return string? reason
+function WebSocket:closed() end
+
+---The subprotocol the server chose, or "".
+---@return string
+function WebSocket:protocol() end
 
 -- ---------------------------------------------------------------- json
 

@@ -1,4 +1,4 @@
-/* new.c - `luamech new NAME [--template memcached|redis|http|api|webdis|rate]`:
+/* new.c - `luamech new NAME [--template memcached|redis|http|api|webdis|rate|ws]`:
  * writes a working scenario folder NAME/ in the current directory from the
  * templates embedded in the binary (templates/, lua/types/luamech.lua):
  * scenario.lua, vu.lua, README.md (how to run it), types/luamech.lua and
@@ -59,6 +59,8 @@ static const new_template new_templates[] = {
      "each step timed."},
     {"rate", "MEMCACHED=127.0.0.1:11211",
      "an open workload: 200 transactions/s started on schedule whatever the response times (up to 50 VUs)."},
+    {"ws", "WS_URL=ws://127.0.0.1:8080/",
+     "5 VUs each keeping a WebSocket open and timing echo round trips (a message out, its echo back), with a check."},
     {NULL, NULL, NULL},
 };
 
@@ -72,7 +74,7 @@ static const struct { const char *out, *src; } new_files[] = {
 };
 
 static const char new_usage[] =
-    "usage: luamech new NAME [--template memcached|redis|http|api|webdis|rate]\n"
+    "usage: luamech new NAME [--template memcached|redis|http|api|webdis|rate|ws]\n"
     "writes a scenario folder NAME/ (scenario.lua, vu.lua, README.md, editor types);\n"
     "the default template is memcached.\n";
 
@@ -313,5 +315,5 @@ int new_cmd_main(int argc, char **argv, const char *prog) {
         return new_bad("bad NAME '%s': 1..64 letters, digits, '_', '-' or '.', not starting with '.' or '-'", name);
     for (const new_template *t = new_templates; t->name; t++)
         if (strcmp(t->name, tname) == 0) return new_create(name, t, prog);
-    return new_bad("unknown template '%s' (memcached, redis, http, api, webdis or rate)", tname);
+    return new_bad("unknown template '%s' (memcached, redis, http, api, webdis, rate or ws)", tname);
 }

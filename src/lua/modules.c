@@ -11,22 +11,27 @@ void lm_memcached_open(lua_State *L, struct worker *w);
 void lm_redis_open(lua_State *L, struct worker *w);
 void lm_http_open(lua_State *L, struct worker *w);
 void lm_json_open(lua_State *L, struct worker *w);
+void lm_ws_open(lua_State *L, struct worker *w);
+void lm_ws_timer_names(lm_name_fn fn, void *ctx);
 
 void lm_builtin_timers(lm_name_fn fn, void *ctx) {
     lm_http_timer_names(fn, ctx);
     lm_mc_timer_names(fn, ctx);
     fn(ctx, "redis.pipeline");
     fn(ctx, "redis.tls");
+    lm_ws_timer_names(fn, ctx);
 }
 
 int lm_builtin_closed(const char *name) {
-    return strcmp(name, "http") == 0 || strncmp(name, "http.", 5) == 0 || strncmp(name, "memcached.", 10) == 0;
+    return strcmp(name, "http") == 0 || strncmp(name, "http.", 5) == 0 || strncmp(name, "memcached.", 10) == 0 ||
+           strncmp(name, "ws.", 3) == 0;
 }
 
 const lm_module lm_modules[] = {
     {"memcached", lm_memcached_open, NULL},
     {"redis", lm_redis_open, NULL},
     {"http", lm_http_open, NULL},
+    {"ws", lm_ws_open, NULL},
     {"json", lm_json_open, NULL},
     {"url", NULL, lm_url_fns},
     {NULL, NULL, NULL},

@@ -49,7 +49,7 @@ check "every function is annotated and every annotation exists" compare "$TMP/li
 # classes annotated for that binding
 OPTS_MAP="lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
 lm_http_opts.c:luamech.HttpOptions,luamech.HttpRequestOptions,luamech.HttpDnsOptions lm_random.c:luamech.KeysOptions
-lm_data.c:luamech.DataOptions lm_tls.c:luamech.TlsOptions"
+lm_data.c:luamech.DataOptions lm_tls.c:luamech.TlsOptions lm_ws.c:luamech.WsOptions"
 c_options() { # FILE: option names of every known[] list in it
     tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"' | sort -u
 }
@@ -134,12 +134,15 @@ raises luamech.memcached.connect bad-option "memcached.connect: unknown option '
 raises luamech.memcached.connect tls-file "memcached.connect: tls: cannot load ca_file $TMP/missing.pem"
 raises luamech.redis.connect bad-option "redis.connect: unknown option 'bogus'"
 raises luamech.redis.connect tls-file "redis.connect: tls: cannot load ca_file $TMP/missing.pem"
+raises luamech.ws.connect bad-option "ws.connect: unknown option 'bogus'"
+raises luamech.ws.connect tls-file "ws.connect: tls: cannot load ca_file $TMP/missing.pem"
 raises luamech.counter:add negative "counter:add: expected a whole number >= 0 \\(a counter only grows; use a gauge\\), got -1"
 raises luamech.counter:add not-a-number "counter:add: expected a whole number >= 0, got string"
 returns luamech.http.new ok userdata
 returns luamech.http:get refused nil,string
 returns luamech.memcached.connect refused nil,string
 returns luamech.redis.connect refused nil,string
+returns luamech.ws.connect refused nil,string
 
 # @return lines of FUNC in TYPES, one per line ("T name")
 returns_of() {
@@ -151,7 +154,7 @@ compare_returns() { # TYPES: 0 when the annotations say what the probes got
     # never nil: a client, no error return
     t=$(returns_of "$1" luamech.http.new)
     [ "$t" = "luamech.HttpClient client" ] || { echo "luamech.http.new: @return '$t', expected 'luamech.HttpClient client' (it raises or returns a client)"; rc=1; }
-    for f in luamech.memcached.connect luamech.redis.connect HttpClient:get; do
+    for f in luamech.memcached.connect luamech.redis.connect luamech.ws.connect HttpClient:get; do
         t=$(returns_of "$1" "$f")
         grep -q '^luamech\.[A-Za-z]*|nil ' <<< "$t" && grep -q '^string? err' <<< "$t" ||
             { echo "$f: @return '$(tr '\n' ';' <<< "$t")', expected T|nil and string? err (nil, err when the network fails)"; rc=1; }

@@ -1,7 +1,7 @@
 # `luamech new NAME --template T`: every template's folder is written (scenario,
 # VU script, README with the run commands, editor config and types) and runs
 # green against real local servers (memcached, redis-server, webdis in front
-# of that redis, as scripts/run-local.sh starts them), counting what the
+# of that redis, as scripts/run-local.sh starts them; websocketd for ws), counting what the
 # servers saw; the api template through the run-local.sh command `new`
 # prints (nginx's JSON API over https); the printed luamech command is the
 # one the user typed (a path, or the name on PATH); the memcached template also through the README's run-local.sh
@@ -29,12 +29,16 @@ JSON
     kill $wpid 2>/dev/null; WD=
 done
 [ -n "$WD" ] || { echo "cannot start webdis"; exit 1; }
+# websocketd (Debian's) echoing each message through tee, which keeps a copy
+WS=$(free_port)
+websocketd --port="$WS" --address=127.0.0.1 tee -a "$TMP/ws.lines" > "$TMP/websocketd.log" 2>&1 & PIDS+=($!)
+for _ in $(seq 100); do port_open "$WS" && break; sleep 0.05; done
 LUAMECH=$(realpath "$LUAMECH"); SRC=$(realpath "$SRC")
 # the run-local.sh next to this binary, as `luamech new` looks for it
 RL=$(realpath -e "$(dirname "$LUAMECH")/../share/luamech/run-local.sh" 2>/dev/null ||
      realpath -e "$(dirname "$LUAMECH")/../scripts/run-local.sh" 2>/dev/null)
 check "this binary has a run-local.sh near it ($RL)" [ -n "$RL" ]
-PARAMS=(-e MEMCACHED=127.0.0.1:$MC -e REDIS=127.0.0.1:$RD -e HTTP_BASE=http://127.0.0.1:$WD)
+PARAMS=(-e MEMCACHED=127.0.0.1:$MC -e REDIS=127.0.0.1:$RD -e HTTP_BASE=http://127.0.0.1:$WD -e WS_URL=ws://127.0.0.1:$WS/)
 cd "$TMP"
 
 # run_template T: creates t_T, runs it for 1 s, checks the summary
@@ -85,6 +89,13 @@ check "webdis: redis saw a SET, a GET and a DEL per transaction ($((rs - rs0)) $
 cp=$(jq '[.checks[] | select(.name == "read back what was created") | .passes] | add' "$TMP/r_webdis/summary.json")
 check "webdis: every read-back check passed ($cp)" [ "${cp:-0}" -gt 0 ]
 check "webdis: each step timed (create, read, delete)" [ "$(jq '[.timers[] | select(.name | test("^http (create|read|delete)$"))] | length' "$TMP/r_webdis/summary.json")" -eq 3 ]
+run_template ws
+wsent=$(jq -r '[.counters[] | select(.name == "ws.messages_sent") | .total] | add // 0' "$TMP/r_ws/summary.json")
+wrecv=$(jq -r '[.counters[] | select(.name == "ws.messages_received") | .total] | add // 0' "$TMP/r_ws/summary.json")
+check "ws: websocketd received every message sent ($(wc -l < "$TMP/ws.lines") = $wsent = $TX) and luamech every echo ($wrecv)" \
+    [ "$(wc -l < "$TMP/ws.lines")" -eq "$wsent" -a "$wsent" -eq "$TX" -a "$wrecv" -eq "$TX" ]
+wcp=$(jq '[.checks[] | select(.name == "echoed") | .passes] | add' "$TMP/r_ws/summary.json")
+check "ws: every echo check passed ($wcp = $TX)" [ "${wcp:-0}" -eq "$TX" ]
 
 # The api template, as a newcomer runs it: `luamech new t_api --template api`,
 # then the run-local.sh command it prints (nginx's JSON API over https with
@@ -153,7 +164,7 @@ bad "existing non-empty folder" "'t_memcached' already exists and is not an empt
 check "the existing folder is untouched" [ "$(cat t_memcached/*.lua t_memcached/*.md | md5sum)" = "$sum_before" ]
 touch afile
 bad "existing file" "'afile' already exists" afile
-bad "unknown template" "unknown template 'mongo' (memcached, redis, http, api, webdis or rate)" x1 --template mongo
+bad "unknown template" "unknown template 'mongo' (memcached, redis, http, api, webdis, rate or ws)" x1 --template mongo
 check "unknown template writes nothing" [ ! -e x1 ]
 bad "bad name (slash)" "bad NAME 'a/b'" a/b
 bad "bad name (dot first)" "bad NAME '.hidden'" .hidden
@@ -192,5 +203,5 @@ else
     echo "SKIP: full disk: cannot mount a tmpfs here ($(cat "$TMP/mount.err")): run the test as root"
 fi
 "$LUAMECH" new --help > "$TMP/help.out" 2>&1
-check "new --help exits 0 and shows the templates" grep -q "memcached|redis|http|api|webdis|rate" "$TMP/help.out"
+check "new --help exits 0 and shows the templates" grep -q "memcached|redis|http|api|webdis|rate|ws" "$TMP/help.out"
 finish

@@ -16,6 +16,10 @@
  *   limit what a server can make luamech hold; a reply over them is an error
  *   of its command and resets the connection.  Yields until connected.  pool = true: the VUs of a worker
  *   share one client per (address, options); close() on it does nothing.
+ *   cluster = true: address is a redis Cluster's seeds "host:port,...", the
+ *   client a client/redis_cluster (routing, MOVED/ASK; each redirection
+ *   counted under redis.cluster.moved / redis.cluster.ask); each request
+ *   slot is a redis_cluster_req, whose command buffer it keeps across uses.
  * r:call(cmd, ...) and the wrappers -> value | nil | nil, err.  Arguments are
  *   strings (binary-safe) or finite numbers (integral ones as integers).  Replies:
  *   status and bulk -> string, integer -> number, array -> table (1-based,

@@ -9,7 +9,10 @@
 # parameters (-e MEMCACHED=, -e REDIS=, -e HTTP_BASE=, -e API_BASE=https://...,
 # -e API_CA=<its CA file>, -e API_HTTP_BASE=http://...; with websocketd
 # installed, an echo WebSocket server too: -e WS_URL=ws://...), and stops the
-# servers afterwards.  Ports: free ones picked at random in PORTS (default
+# servers afterwards.  When a .lua file next to SCENARIO names REDIS_CLUSTER
+# (the redis-cluster template, scenarios/redis_cluster.lua), a redis Cluster
+# of 3 masters is started too (redis-cli --cluster create) and passed as
+# -e REDIS_CLUSTER=host:port,host:port,host:port.  Ports: free ones picked at random in PORTS (default
 # 10000-32000, below the kernel's ephemeral range), or fixed ones per server
 # (MEMCACHED_PORT, REDIS_PORT, WEBDIS_PORT, API_PORT, API_TLS_PORT, WS_PORT).
 # API_ACCESS_LOG=FILE keeps the API's access log (tests reconcile it with
@@ -32,6 +35,8 @@ Starts private servers on loopback ports, runs luamech against them, stops them:
   nginx         -e API_BASE=https://127.0.0.1:PORT -e API_CA=FILE -e API_HTTP_BASE=http://127.0.0.1:PORT
                 (a small JSON API over https with a CA made at start, and over http)
   websocketd    -e WS_URL=ws://127.0.0.1:PORT/   (echo; only when websocketd is installed)
+  redis Cluster -e REDIS_CLUSTER=127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3
+                (3 masters; only when a .lua file next to SCENARIO names REDIS_CLUSTER)
 Ports (environment):
   PORTS=LO-HI         pick free ports at random in LO-HI (default 10000-32000)
   MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N, WS_PORT=N
@@ -147,11 +152,34 @@ if command -v websocketd > /dev/null; then
     echo "==> websocketd (echo) ws://127.0.0.1:$port/" >&2
 fi
 
+# a redis Cluster (3 masters, bus ports +10000) for the scenarios that ask for one
+cluster=()
+launch_cluster_node() {
+    mkdir -p "$tmp/cluster-$1"
+    exec redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
+        --cluster-enabled yes --cluster-config-file "$tmp/cluster-$1/nodes.conf" --dir "$tmp/cluster-$1" \
+        --logfile "$tmp/cluster-$1/redis.log"
+}
+if [ "$1" != "--suite" ] && [ -f "$1" ] && grep -qs REDIS_CLUSTER "$(dirname "$1")"/*.lua; then
+    nodes=()
+    for _ in 1 2 3; do start_server "redis-server (cluster)" launch_cluster_node; nodes+=("127.0.0.1:$port"); done
+    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes > "$tmp/cluster-create.log" 2>&1 ||
+        { cat "$tmp/cluster-create.log" >&2; echo "$0: redis-cli --cluster create failed" >&2; exit 1; }
+    for _ in $(seq 100); do
+        ok=0
+        for n in "${nodes[@]}"; do redis-cli -p "${n#*:}" cluster info | grep -q '^cluster_state:ok' && ok=$((ok + 1)); done
+        [ $ok = 3 ] && break
+        sleep 0.1
+    done
+    cluster=(-e "REDIS_CLUSTER=$(IFS=,; echo "${nodes[*]}")")
+    echo "==> redis Cluster ${cluster[1]#REDIS_CLUSTER=}" >&2
+fi
+
 echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API https://127.0.0.1:$api_tls_port (CA $tmp/api/tls/ca.pem) and http://127.0.0.1:$api_port" >&2
 set +e
 cmd=run
 if [ "$1" = "--suite" ]; then cmd=suite; shift; fi
 "$LUAMECH" $cmd "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
     -e HTTP_BASE=http://127.0.0.1:$http_port -e API_BASE=https://127.0.0.1:$api_tls_port \
-    -e API_CA="$tmp/api/tls/ca.pem" -e API_HTTP_BASE=http://127.0.0.1:$api_port "${ws_args[@]}"
+    -e API_CA="$tmp/api/tls/ca.pem" -e API_HTTP_BASE=http://127.0.0.1:$api_port "${ws_args[@]}" "${cluster[@]}"
 exit $?

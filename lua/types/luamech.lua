@@ -518,8 +518,10 @@ luamech.redis = {}
 ---@field max_elements? integer array elements in one reply, all levels, 1..2^31-1 (default 1048576)
 ---@field max_depth? integer nested arrays in one reply, 1..7 (default 7)
 ---@field tls? boolean|luamech.TlsOptions TLS (also: a "rediss://host:port" address)
+---@field cluster? boolean address is a redis Cluster's seeds "host:port,host:port,...": slots discovered, commands routed by key, MOVED/ASK followed (not with tls or db)
 
----Connects to "host:port", "host" (6379), "[v6]:port", "/unix/socket" or "rediss://host:port" (TLS).
+---Connects to "host:port", "host" (6379), "[v6]:port", "/unix/socket" or "rediss://host:port" (TLS);
+---with opts.cluster, to a redis Cluster through its seeds "host:port,host:port,...".
 ---@param address string
 ---@param opts? luamech.RedisOptions
 ---@return luamech.RedisClient|nil client

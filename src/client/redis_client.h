@@ -5,8 +5,8 @@
  * reconnect with doubling backoff; every on_done fires exactly once.  A reply
  * nobody asked for, a malformed one or one over the limits is a protocol error
  * of the connection (reset, reconnect).  TLS when opts.tls is set (not over
- * a unix socket).  Never touches Lua; no pub/sub, MONITOR, cluster, nor
- * retries. */
+ * a unix socket).  Never touches Lua; no pub/sub, MONITOR, nor retries; a
+ * redis Cluster is client/redis_cluster.h's, one of these per node. */
 #ifndef LUAMECH_REDIS_CLIENT_H
 #define LUAMECH_REDIS_CLIENT_H
 

@@ -1,4 +1,4 @@
-/* new.c - `luamech new NAME [--template memcached|redis|http|api|webdis|rate|ws]`:
+/* new.c - `luamech new NAME [--template memcached|redis|redis-cluster|http|api|webdis|rate|ws]`:
  * writes a working scenario folder NAME/ in the current directory from the
  * templates embedded in the binary (templates/, lua/types/luamech.lua):
  * scenario.lua, vu.lua, README.md (how to run it), types/luamech.lua and
@@ -49,6 +49,9 @@ static const new_template new_templates[] = {
      "10 VUs doing 90% get / 10% set on memcached over 10,000 keys with a zipf popularity."},
     {"redis", "REDIS=127.0.0.1:6379",
      "10 VUs doing 80% GET / 20% SET on redis over 10,000 keys drawn from a gaussian."},
+    {"redis-cluster", "REDIS_CLUSTER=127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002",
+     "10 VUs doing 80% GET / 20% SET on a redis Cluster (cluster = true: keys routed to their masters), "
+     "with a multi-key command under one hash tag and a pipeline across the nodes every tenth transaction."},
     {"http", "HTTP_BASE=http://127.0.0.1:7379",
      "10 VUs doing HTTP GETs with exponential think time (50 ms on average)."},
     {"api", "API_BASE=https://host:port -e API_CA=ca.pem",
@@ -74,7 +77,7 @@ static const struct { const char *out, *src; } new_files[] = {
 };
 
 static const char new_usage[] =
-    "usage: luamech new NAME [--template memcached|redis|http|api|webdis|rate|ws]\n"
+    "usage: luamech new NAME [--template memcached|redis|redis-cluster|http|api|webdis|rate|ws]\n"
     "writes a scenario folder NAME/ (scenario.lua, vu.lua, README.md, editor types);\n"
     "the default template is memcached.\n";
 
@@ -315,5 +318,5 @@ int new_cmd_main(int argc, char **argv, const char *prog) {
         return new_bad("bad NAME '%s': 1..64 letters, digits, '_', '-' or '.', not starting with '.' or '-'", name);
     for (const new_template *t = new_templates; t->name; t++)
         if (strcmp(t->name, tname) == 0) return new_create(name, t, prog);
-    return new_bad("unknown template '%s' (memcached, redis, http, api, webdis, rate or ws)", tname);
+    return new_bad("unknown template '%s' (memcached, redis, redis-cluster, http, api, webdis, rate or ws)", tname);
 }

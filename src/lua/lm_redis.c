@@ -16,6 +16,10 @@
  *   limit what a server can make luamech hold; a reply over them is an error
  *   of its command and resets the connection.  Yields until connected.  pool = true: the VUs of a worker
  *   share one client per (address, options); close() on it does nothing.
+ *   cluster = true: address is a redis Cluster's seeds "host:port,...", the
+ *   client a client/redis_cluster (routing, MOVED/ASK; each redirection
+ *   counted under redis.cluster.moved / redis.cluster.ask); each request
+ *   slot is a redis_cluster_req, whose command buffer it keeps across uses.
  * r:call(cmd, ...) and the wrappers -> value | nil | nil, err.  Arguments are
  *   strings (binary-safe) or finite numbers (integral ones as integers).  Replies:
  *   status and bulk -> string, integer -> number, array -> table (1-based,
@@ -47,6 +51,7 @@
 #include <string.h>
 
 #include "client/redis_client.h"
+#include "client/redis_cluster.h"
 #include "engine/vu_api.h"
 #include "lua/lm_client.h"
 #include "lua/lm_core.h"
@@ -87,7 +92,9 @@ typedef struct lm_rd_list {
  * outlive a collected userdata until libuv closes its handles. */
 struct lm_rd {
     lm_client_obj obj;              /* first: the worker's list, the userdata's slot */
-    redis_client *client;           /* NULL once closed */
+    redis_client *client;           /* NULL once closed (or a cluster) */
+    redis_cluster *cluster;         /* cluster = true: NULL once closed */
+    int c_moved, c_ask;             /* a cluster's counters */
     worker *w;
     lm_rd_list *list;
     int pooled;
@@ -109,7 +116,7 @@ typedef struct lm_rd_wrap {
 } lm_rd_wrap;
 
 typedef struct lm_rd_slot {         /* one command of an op */
-    redis_req req;
+    redis_cluster_req cr;           /* first: cr.req is the request (a cluster's keeps its bytes) */
     lm_rd_op *op;
     int idx;
     int tid;
@@ -125,7 +132,7 @@ struct lm_rd_op {
     int pushed;                     /* the value (single) or the table (pipeline) is pushed */
     int cap;
     lm_rd_slot *slots;
-    redis_req **reqs;               /* &slots[i].req, for redis_client_send_encoded */
+    redis_req **reqs;               /* &slots[i].cr.req, for redis_client_send_encoded */
     /* a pipeline's samples not recorded yet: acc_n replies of timer acc_tid
      * with outcome acc_ok, read at acc_done_ns (recorded in one call when
      * the next reply differs, or with the last) */
@@ -147,10 +154,11 @@ static lm_rd_op *lm_rd_op_get(lua_State *L, lm_rd *rd, int n) {
             lm_op_put(&op->core);
             luaL_error(L, "redis: out of memory");
         }
+        memset(s + op->cap, 0, (size_t)(n - op->cap) * sizeof *s);   /* no command buffer yet */
         op->slots = s;
         op->reqs = (redis_req **)(s + n);
         op->cap = n;
-        for (int i = 0; i < n; i++) op->reqs[i] = &s[i].req;
+        for (int i = 0; i < n; i++) op->reqs[i] = &s[i].cr.req;
     }
     op->rd = rd;
     op->pipeline = op->status = op->pushed = 0;
@@ -160,7 +168,11 @@ static lm_rd_op *lm_rd_op_get(lua_State *L, lm_rd *rd, int n) {
     return op;
 }
 
-static void lm_rd_op_fini(lm_op *op) { free(((lm_rd_op *)op)->slots); }
+static void lm_rd_op_fini(lm_op *op) {
+    lm_rd_op *o = (lm_rd_op *)op;
+    for (int i = 0; i < o->cap; i++) redis_cluster_req_free(&o->slots[i].cr);
+    free(o->slots);
+}
 
 /* ---- replies to Lua values ---- */
 
@@ -298,9 +310,11 @@ static void lm_rd_pipe_on_done(redis_req *req, int status, const redisReply *r, 
 
 /* ---- arguments ---- */
 
+static int lm_rd_open(const lm_rd *rd) { return rd->client != NULL || rd->cluster != NULL; }
+
 static lm_rd *lm_rd_check(lua_State *L) {
     lm_rd **ud = lm_check_self(L, LM_RD_MT);
-    if (!*ud || !(*ud)->client) luaL_error(L, "redis: the client is closed");
+    if (!*ud || !lm_rd_open(*ud)) luaL_error(L, "redis: the client is closed");
     return *ud;
 }
 
@@ -371,8 +385,8 @@ static int lm_rd_tid(lua_State *L, lm_rd *rd, int idx, char *cmd) {
 
 static void lm_rd_slot_init(lm_rd_op *op, int i) {
     lm_rd_slot *s = &op->slots[i];
-    s->req.on_done = lm_rd_on_done;
-    s->req.data = s;
+    s->cr.req.on_done = lm_rd_on_done;
+    s->cr.req.data = s;
     s->op = op;
     s->idx = i;
 }
@@ -425,8 +439,9 @@ static int lm_rd_command(lua_State *L, lm_rd *rd, int first, lm_rd_wrap *wr) {
         op->slots[0].tid = lm_rd_tid(L, rd, first, op->slots[0].cmd);
     }
     lm_op_start(&op->core, v, L, 1);
-    op->slots[0].req.base.start_ns = op->core.start_ns;   /* the client's deadline: the same clock read */
-    redis_client_send(rd->client, &op->slots[0].req, argc, argv, lens);
+    op->slots[0].cr.req.base.start_ns = op->core.start_ns;   /* the client's deadline: the same clock read */
+    if (rd->cluster) redis_cluster_send(rd->cluster, &op->slots[0].cr.req, argc, argv, lens);
+    else redis_client_send(rd->client, &op->slots[0].cr.req, argc, argv, lens);
     return lm_op_finish_call(&op->core, L);
 }
 
@@ -445,7 +460,7 @@ static int lm_rd_wrapper(lua_State *L) {
         self = lua_topointer(L, -1) == wr->mt;
         lua_pop(L, 1);
     }
-    lm_rd *rd = self && *ud && (*ud)->client ? *ud : lm_rd_check(L);   /* else its error */
+    lm_rd *rd = self && *ud && lm_rd_open(*ud) ? *ud : lm_rd_check(L);   /* else its error */
     int nargs = lua_gettop(L) - 1;
     if (nargs < wr->min)
         return luaL_error(L, "redis %s: at least %d argument(s) expected, got %d", wr->cmd, wr->min, nargs);
@@ -620,9 +635,9 @@ static int lm_rd_pipe_encode(lua_State *L, lm_rd *rd, int i, vu *v, size_t *off,
 
 static void lm_rd_slot_pipe(lm_rd_op *op, int i, size_t end) {
     lm_rd_slot *slot = &op->slots[i];
-    slot->req.on_done = lm_rd_pipe_on_done;
-    slot->req.data = slot;
-    slot->req.wend = end;
+    slot->cr.req.on_done = lm_rd_pipe_on_done;
+    slot->cr.req.data = slot;
+    slot->cr.req.wend = end;
     slot->op = op;
     slot->idx = i;
 }
@@ -630,8 +645,9 @@ static void lm_rd_slot_pipe(lm_rd_op *op, int i, size_t end) {
 /* The op's n commands, encoded in buf (len bytes), leave. */
 static int lm_rd_pipe_send(lua_State *L, lm_rd_op *op, vu *v, const char *buf, size_t len) {
     lm_op_start(&op->core, v, L, op->n);
-    for (int i = 0; i < op->n; i++) op->slots[i].req.base.start_ns = op->core.start_ns;
-    redis_client_send_encoded(op->rd->client, op->reqs, op->n, buf, len);
+    for (int i = 0; i < op->n; i++) op->slots[i].cr.req.base.start_ns = op->core.start_ns;
+    if (op->rd->cluster) redis_cluster_send_encoded(op->rd->cluster, op->reqs, op->n, buf, len);
+    else redis_client_send_encoded(op->rd->client, op->reqs, op->n, buf, len);
     return lm_op_finish_call(&op->core, L);
 }
 
@@ -641,7 +657,7 @@ static int lm_rd_pipeline_prepared(lua_State *L, lm_rd *rd, const lm_rd_prep *p,
     lm_rd_list *l = rd->list;
     size_t room = p->len + (size_t)p->nholes * (LM_KEY_MAX + REDIS_PROTO_HDR_MAX + 2);
     lm_rd_op *op = lm_rd_op_get(L, rd, p->n);
-    char *start = redis_client_encode_room(rd->client, room);
+    char *start = rd->client ? redis_client_encode_room(rd->client, room) : NULL;   /* a cluster splits it */
     if (start == NULL && lm_rd_enc_room(l, room) == 0) start = l->enc;
     if (start == NULL) {
         lm_op_put(&op->core);
@@ -792,9 +808,11 @@ static int lm_rd_prepare(lua_State *L) {
 
 static void lm_rd_close(lm_rd *rd) {
     redis_client *c = rd->client;
-    if (c == NULL) return;
+    redis_cluster *cl = rd->cluster;
     rd->client = NULL;
-    redis_client_close(c);                  /* pending ops complete with ECANCELED */
+    rd->cluster = NULL;
+    if (c) redis_client_close(c);           /* pending ops complete with ECANCELED */
+    if (cl) redis_cluster_close(cl);
 }
 
 static void lm_rd_free(void *obj) {
@@ -814,6 +832,7 @@ static int lm_rd_gc(lua_State *L) {
     *ud = NULL;
     rd->obj.ud = NULL;
     if (rd->client && redis_client_pending(rd->client) > 0) return 0;
+    if (rd->cluster && redis_cluster_pending(rd->cluster) > 0) return 0;
     lm_rd_close(rd);
     lm_rd_free(rd);
     return 0;
@@ -832,7 +851,9 @@ static void lm_rd_on_connect(void *data, int status, const char *errmsg) {
 }
 
 static void lm_rd_connect(void *rd, lm_connect *cc) {
-    redis_client_connect(((lm_rd *)rd)->client, lm_rd_on_connect, cc);
+    lm_rd *r = rd;
+    if (r->cluster) redis_cluster_connect(r->cluster, lm_rd_on_connect, cc);
+    else redis_client_connect(r->client, lm_rd_on_connect, cc);
 }
 
 /* a failed connect closes a VU's own client (a pooled one keeps retrying);
@@ -867,15 +888,28 @@ static void lm_rd_limits(lua_State *L, int idx, redis_limits *l) {
     lua_pop(L, 3);
 }
 
+/* connect()'s options: the client's, and cluster = true. */
+typedef struct lm_rd_conn_opts {
+    redis_client_opts o;
+    int cluster;
+} lm_rd_conn_opts;
+
 /* Reads the options table at idx; the password stays anchored by it. */
 static const net_tls_opts **lm_rd_opts(lua_State *L, int idx, void *opts, int *pool) {
-    redis_client_opts *o = opts;
+    lm_rd_conn_opts *co = opts;
+    redis_client_opts *o = &co->o;
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "password", "db",
-                                        "max_reply", "max_elements", "max_depth", "tls", NULL};
+                                        "max_reply", "max_elements", "max_depth", "tls", "cluster",
+                                        NULL};
     redis_client_opts_default(o);
+    co->cluster = 0;
     if (!lm_connect_opts(L, idx, "redis.connect", known, pool, &o->timeout_ns,
                          &o->connect_timeout_ns))
         return &o->tls;
+    lua_getfield(L, idx, "cluster");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1)) luaL_error(L, "redis.connect: cluster must be a boolean");
+    co->cluster = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     lua_getfield(L, idx, "password");
     if (!lua_isnil(L, -1)) o->password = luaL_checkstring(L, -1);
     lua_getfield(L, idx, "db");
@@ -885,15 +919,30 @@ static const net_tls_opts **lm_rd_opts(lua_State *L, int idx, void *opts, int *p
     return &o->tls;
 }
 
-/* connect's lm_client_kind.create: the client of a into rd. */
+/* A cluster's MOVED or ASK, counted (redis.cluster.moved, .ask). */
+static void lm_rd_on_event(void *data, int kind) {
+    lm_rd *rd = data;
+    worker_count(rd->w, kind == REDIS_CLUSTER_MOVED ? rd->c_moved : rd->c_ask, 1);
+}
+
+/* connect's lm_client_kind.create: the client (or cluster) of a into rd. */
 static int lm_rd_new(void *obj, const lm_connect_args *a, void *opts, char *err, size_t err_len) {
     lm_rd *rd = obj;
-    if (redis_client_new(worker_loop(a->w), a->address, opts, &rd->client, err, err_len) != 0) return -1;
+    const lm_rd_conn_opts *co = opts;
+    if (co->cluster) {
+        if (redis_cluster_new(worker_loop(a->w), a->address, &co->o, &rd->cluster, err, err_len) != 0) return -1;
+        rd->c_moved = worker_counter_id(a->w, "redis.cluster.moved");
+        rd->c_ask = worker_counter_id(a->w, "redis.cluster.ask");
+        redis_cluster_on_event(rd->cluster, lm_rd_on_event, rd);
+    } else if (redis_client_new(worker_loop(a->w), a->address, &co->o, &rd->client, err, err_len) != 0) {
+        return -1;
+    }
     rd->w = a->w;
     rd->list = (lm_rd_list *)rd->obj.list;
     rd->pooled = a->pool;
     lm_op_pool_init(&rd->ops, sizeof(lm_rd_op), lm_rd_push_results, lm_rd_op_fini);
-    snprintf(rd->name, sizeof rd->name, "%s", redis_client_name(rd->client));
+    snprintf(rd->name, sizeof rd->name, "%s", rd->cluster ? redis_cluster_name(rd->cluster)
+                                                           : redis_client_name(rd->client));
     return 0;
 }
 
@@ -904,15 +953,16 @@ static const lm_client_kind lm_rd_kind = {
 
 static int lm_rd_connect_lua(lua_State *L) {
     lm_rd_list *list = lua_touserdata(L, lua_upvalueindex(2));
-    redis_client_opts o;
+    lm_rd_conn_opts co;
+    const redis_client_opts *o = &co.o;
     lm_connect_args a;
-    lm_connect_args_read(L, &lm_rd_kind, lua_touserdata(L, lua_upvalueindex(1)), &list->base.tls, &a, &o);
-    lm_pool_key key = {.address = a.address, .timeout_ns = o.timeout_ns,
-                       .connect_timeout_ns = o.connect_timeout_ns,
-                       .opt = {o.db, (int64_t)o.limits.max_reply_bytes, (int64_t)o.limits.max_elements,
-                               o.limits.max_depth},
-                       .secret = o.password, .tls = a.tkey};
-    return lm_client_connect(L, &lm_rd_kind, &list->base, &key, &a, &o);
+    lm_connect_args_read(L, &lm_rd_kind, lua_touserdata(L, lua_upvalueindex(1)), &list->base.tls, &a, &co);
+    lm_pool_key key = {.address = a.address, .timeout_ns = o->timeout_ns,
+                       .connect_timeout_ns = o->connect_timeout_ns,
+                       .opt = {o->db, (int64_t)o->limits.max_reply_bytes, (int64_t)o->limits.max_elements,
+                               o->limits.max_depth, co.cluster},
+                       .secret = o->password, .tls = a.tkey};
+    return lm_client_connect(L, &lm_rd_kind, &list->base, &key, &a, &co);
 }
 
 /* ---- module ---- */

@@ -13,6 +13,7 @@
 # nothing behind, and the retry succeeds.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_redis.sh"
+. "$(dirname "$0")/lib_redis_cluster.sh"
 start_memcached MC
 start_redis RD
 # webdis in front of that redis, on a free port (retried if it is taken)
@@ -38,7 +39,9 @@ LUAMECH=$(realpath "$LUAMECH"); SRC=$(realpath "$SRC")
 RL=$(realpath -e "$(dirname "$LUAMECH")/../share/luamech/run-local.sh" 2>/dev/null ||
      realpath -e "$(dirname "$LUAMECH")/../scripts/run-local.sh" 2>/dev/null)
 check "this binary has a run-local.sh near it ($RL)" [ -n "$RL" ]
-PARAMS=(-e MEMCACHED=127.0.0.1:$MC -e REDIS=127.0.0.1:$RD -e HTTP_BASE=http://127.0.0.1:$WD -e WS_URL=ws://127.0.0.1:$WS/)
+start_redis_cluster
+PARAMS=(-e MEMCACHED=127.0.0.1:$MC -e REDIS=127.0.0.1:$RD -e HTTP_BASE=http://127.0.0.1:$WD -e WS_URL=ws://127.0.0.1:$WS/
+        -e REDIS_CLUSTER=$CLUSTER)
 cd "$TMP"
 
 # run_template T: creates t_T, runs it for 1 s, checks the summary
@@ -74,6 +77,11 @@ g2=$(mc_stat "$MC" cmd_get); st2=$(mc_stat "$MC" cmd_set)
 check "memcached saw one set and one get per rate transaction ($((st2 - st)), $((g2 - g)), $TX)" \
     [ $((st2 - st)) -eq "$TX" -a $((g2 - g)) -eq "$TX" ]
 check "rate template: about 200/s for 1 s ($TX)" [ "$TX" -ge 150 -a "$TX" -le 260 ]
+run_template redis-cluster
+g=$(cluster_cmdstat get); st=$(cluster_cmdstat set); ms=$(cluster_cmdstat mset)
+n=0; for p in "${CL_PORTS[@]}"; do [ "$(redis_cmdstat "$p" get)" -gt 0 ] && n=$((n + 1)); done
+check "the cluster saw the template's GETs and SETs ($g + $st >= $TX), MSETs ($ms), on every master ($n)" \
+    [ $((g + st)) -ge "$TX" -a "$ms" -gt 0 -a "$n" -eq 3 ]
 run_template redis
 rg=$(redis_cmdstat "$RD" get); rs=$(redis_cmdstat "$RD" set)
 check "redis saw the template's GETs and SETs ($rg + $rs >= $TX)" [ $((rg + rs)) -ge "$TX" ]
@@ -164,7 +172,7 @@ bad "existing non-empty folder" "'t_memcached' already exists and is not an empt
 check "the existing folder is untouched" [ "$(cat t_memcached/*.lua t_memcached/*.md | md5sum)" = "$sum_before" ]
 touch afile
 bad "existing file" "'afile' already exists" afile
-bad "unknown template" "unknown template 'mongo' (memcached, redis, http, api, webdis, rate or ws)" x1 --template mongo
+bad "unknown template" "unknown template 'mongo' (memcached, redis, redis-cluster, http, api, webdis, rate or ws)" x1 --template mongo
 check "unknown template writes nothing" [ ! -e x1 ]
 bad "bad name (slash)" "bad NAME 'a/b'" a/b
 bad "bad name (dot first)" "bad NAME '.hidden'" .hidden
@@ -203,5 +211,5 @@ else
     echo "SKIP: full disk: cannot mount a tmpfs here ($(cat "$TMP/mount.err")): run the test as root"
 fi
 "$LUAMECH" new --help > "$TMP/help.out" 2>&1
-check "new --help exits 0 and shows the templates" grep -q "memcached|redis|http|api|webdis|rate|ws" "$TMP/help.out"
+check "new --help exits 0 and shows the templates" grep -q "memcached|redis|redis-cluster|http|api|webdis|rate|ws" "$TMP/help.out"
 finish

@@ -20,6 +20,7 @@ done <<'LIST'
 membase.lua|-d 2s -r 1s -i 1s -u 5
 example.lua|-d 1s
 redis_crud.lua|-n 2000 -u 20
+redis_cluster.lua|-d 2s -i 1s -u 10
 http_kv_get.lua|-e REQUESTS=500 -u 5
 http_rest.lua|-n 1000 -u 10
 http_api.lua|-n 200 -u 5

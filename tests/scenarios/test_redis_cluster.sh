@@ -32,7 +32,7 @@ check "the plain redis was asked CLUSTER SLOTS once and nothing else" \
 slot=$(redis-cli -p "${CL_PORTS[0]}" cluster keyslot hot | tr -d '\r')
 from=$(cluster_slot_owner "$slot")
 for p in "${CL_PORTS[@]}"; do [ "$p" != "$from" ] && to=$p && break; done
-g0=$(cluster_cmdstat get); s0=$(cluster_cmdstat set)
+g0=$(cluster_cmdstat get); s0=$(cluster_cmdstat set); cs0=$(cluster_cmdstat 'cluster|slots')
 "$LUAMECH" run "$F/redis_cluster_load.lua" -q -w 2 -e RUN_TIME=12s -e CLUSTER="$CLUSTER" \
     -o "$TMP/l" > "$TMP/stdout_l" 2>&1 &
 lpid=$!
@@ -56,6 +56,11 @@ check "redis.set count == the nodes' cmdstat_set calls" [ "$rs" -eq "$ss" ]
 check "MOVED + ASK == the nodes' rejected GET and SET calls" [ $((moved + ask)) -eq "$rej" ]
 check "ASKING was sent once per ASK" [ "$(cluster_cmdstat asking)" -eq "$ask" ]
 check "the slot is served by its new master now" [ "$(cluster_slot_owner "$slot")" = "$to" ]
+# 6 cluster clients (4 VUs' own, one pooled per worker) discovered the map
+# once each; a MOVED refreshes it (CLUSTER SLOTS again), at most once per MOVED
+cs=$(( $(cluster_cmdstat 'cluster|slots') - cs0 ))
+check "the map was refreshed after MOVED (CLUSTER SLOTS: $cs = 6 discoveries + 1..$moved refreshes)" \
+    [ "$cs" -ge 7 -a "$cs" -le $((6 + moved)) ]
 
 # 3. A node down mid-run: its slots' commands fail, counted, with the node
 #    named; the others go on; the run ends normally.

@@ -52,16 +52,9 @@ static int ojson_append(char **buf, size_t *len, json_t *o) {
     return 0;
 }
 
+/* The figures the stream carries (FIG_OUT_STREAM), by key. */
 static void ojson_row(json_t *o, const agg_row *x) {
-    json_t *f = json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-        "count", (json_int_t)x->count, "errors", (json_int_t)x->errors, "cancelled", (json_int_t)x->cancelled,
-        "skipped", (json_int_t)x->skipped, "period_s", x->period_s, "rate", x->rate,
-        "min_ms", report_ms((double)x->min_us), "avg_ms", report_ms(x->avg_us),
-        "p50_ms", report_ms((double)x->p50_us), "p90_ms", report_ms((double)x->p90_us),
-        "p95_ms", report_ms((double)x->p95_us), "p99_ms", report_ms((double)x->p99_us),
-        "p99_9_ms", report_ms((double)x->p999_us), "max_ms", report_ms((double)x->max_us),
-        "stdev_ms", report_ms(x->stdev_us));
-    report_row_latency_null(f, x);
+    json_t *f = report_row_json(x, FIG_OUT_STREAM);
     if (f) json_object_update(o, f);
     json_decref(f);
 }
@@ -81,6 +74,12 @@ int output_json_start(char **buf, size_t *len, const output_run *run) {
     json_object_set_new(o, "interval_s", json_real((double)sc->interval_ns / 1e9));
     json_object_set_new(o, "run_time_s", json_real((double)sc->run_time_ns / 1e9));
     json_object_set_new(o, "groups", groups);
+    /* the figures table (stats/figures.h): which figures each output carries,
+     * their units and directions; the dashboard's page reads it from here */
+    char *figs = figures_json();
+    json_t *fj = figs ? json_loads(figs, 0, NULL) : NULL;
+    free(figs);
+    if (fj) json_object_set_new(o, "figures", fj);
     return ojson_append(buf, len, o);
 }
 

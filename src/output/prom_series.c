@@ -218,19 +218,20 @@ static void prom_histogram(prom_batch *b, const agg_timer *t) {
 /* Percentiles as gauges: of the interval and of the run so far (absent
  * while there is no latency sample). */
 static void prom_quantiles(prom_batch *b, const agg_timer *t, const agg_row *iv) {
-    static const char *q[] = {"0.5", "0.9", "0.95", "0.99"};
-    const int64_t ivq[] = {iv->p50_us, iv->p90_us, iv->p95_us, iv->p99_us};
-    const double pct[] = {50, 90, 95, 99};
-    /* no latency sample (every one failed, or none): no gauge at all, which
+    /* the figures carrying FIG_OUT_PROM (stats/figures.h), each a quantile;
+     * no latency sample (every one failed, or none): no gauge at all, which
      * Prometheus shows as no data, rather than a 0 that reads as fast */
-    for (int i = 0; i < 4; i++) {
-        prom_series *s = iv->sampled > 0 ? prom_timer_add(b, "luamech_interval_latency_seconds", (double)ivq[i] / 1e6, t)
-                                         : NULL;
-        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
+    for (int i = 0; i < FIG_N; i++) {
+        const figure *f = figure_get((fig_id)i);
+        if (!(f->outputs & FIG_OUT_PROM) || !f->prom_q) continue;
+        int has;
+        double ms = figure_value(f, iv, &has);
+        prom_series *s = has ? prom_timer_add(b, "luamech_interval_latency_seconds", ms / 1e3, t) : NULL;
+        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = f->prom_q;
         s = t->total.total > 0 ? prom_timer_add(b, "luamech_run_latency_seconds",
-                                                (double)hist_percentile_us(&t->total, pct[i]) / 1e6, t)
+                                                figure_of_hist_us(f, &t->total) / 1e6, t)
                                : NULL;
-        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
+        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = f->prom_q;
     }
 }
 

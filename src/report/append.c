@@ -147,7 +147,8 @@ static int append_file_update(report_appender *a, append_file *f, const run_resu
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     if (out == NULL) return -1;
-    if (whole) fputs(is_intervals ? REPORT_INTERVALS_HEADER : REPORT_COUNTERS_HEADER, out);
+    if (whole && is_intervals) report_intervals_header(out);
+    else if (whole) fputs(REPORT_COUNTERS_HEADER, out);
     append_rows(out, f, r, is_intervals, final);
     int rc = fclose(out) == 0 ? 0 : -1;
     if (rc == 0) rc = whole ? append_replace(f, a->dir, path, buf, len) : append_write(f, path, buf, len);

@@ -6,6 +6,7 @@
 #define LUAMECH_REPORT_H
 
 #include <stdio.h>
+#include "stats/figures.h"
 #include "stats/run_result.h"
 #include "scenario/scenario.h"
 
@@ -85,8 +86,9 @@ void report_appender_free(report_appender *a);
 #define REPORT_SUMMARY_GROWTH 8
 int report_summary_due(int closed, int last);
 /* Rows and headers of intervals.csv and counters.csv (docs/results.md). */
-#define REPORT_INTERVALS_HEADER "interval,start_s,end_s,timer,kind,count,errors,cancelled,skipped,rate," \
-    "min_ms,avg_ms,p50_ms,p80_ms,p90_ms,p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n"
+/* intervals.csv's header: its columns are the figures carrying FIG_OUT_CSV
+ * (stats/figures.h), in the table's order. */
+void report_intervals_header(FILE *f);
 #define REPORT_COUNTERS_HEADER "interval,start_s,end_s,counter,value,rate\n"
 void report_interval_row(FILE *f, const agg_timer *t, int k, double interval_s);
 void report_counter_row(FILE *f, const run_result *r, const agg_counter *c, int k, int final);
@@ -96,10 +98,12 @@ void report_csv_string(FILE *f, const char *s);
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
 struct json_t;
-/* A row without a latency sample (agg_row.sampled 0: every sample failed,
- * or none) has no latency: its latency keys (min_ms ... stdev_ms) in the
- * JSON object o become null; "" in CSV, "–" in text (docs/results.md). */
-void report_row_latency_null(struct json_t *o, const agg_row *x);
+/* An interval or summary row as a JSON object: the figures carrying the
+ * bit `output` (FIG_OUT_SUMMARY, FIG_OUT_STREAM; stats/figures.h) by key.
+ * A row without a latency sample (agg_row.sampled 0: every sample failed,
+ * or none) has no latency: its latency figures are null ("" in CSV, "–" in
+ * text; docs/results.md).  NULL when out of memory. */
+struct json_t *report_row_json(const agg_row *x, unsigned output);
 /* A latency cell of a text table, width w: us in ms to 3 decimals, or "–"
  * (right-aligned) when has is 0.  Returns buf. */
 const char *report_ms_cell(char *buf, size_t len, int w, double us, int has);

@@ -155,27 +155,24 @@ static json_t *results_str(const char *s) {
     return j;
 }
 
-static const char *const results_latency_keys[] = {"min_ms", "avg_ms", "p50_ms", "p80_ms", "p90_ms", "p95_ms",
-                                                   "p99_ms", "p99_9_ms", "max_ms", "stdev_ms"};
-
-void report_row_latency_null(json_t *o, const agg_row *x) {
-    if (x->sampled > 0 || !o) return;
-    for (size_t i = 0; i < sizeof results_latency_keys / sizeof *results_latency_keys; i++)
-        if (json_object_get(o, results_latency_keys[i])) json_object_set_new(o, results_latency_keys[i], json_null());
-}
-
-static json_t *results_row_json(const agg_row *x) {
-    json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-        "count", (json_int_t)x->count, "errors", (json_int_t)x->errors,
-        "cancelled", (json_int_t)x->cancelled, "skipped", (json_int_t)x->skipped, "period_s", x->period_s,
-        "rate", x->rate, "min_ms", report_ms((double)x->min_us), "avg_ms", report_ms(x->avg_us),
-        "p50_ms", report_ms((double)x->p50_us), "p80_ms", report_ms((double)x->p80_us),
-        "p90_ms", report_ms((double)x->p90_us), "p95_ms", report_ms((double)x->p95_us),
-        "p99_ms", report_ms((double)x->p99_us), "p99_9_ms", report_ms((double)x->p999_us),
-        "max_ms", report_ms((double)x->max_us), "stdev_ms", report_ms(x->stdev_us));
-    report_row_latency_null(o, x);
+json_t *report_row_json(const agg_row *x, unsigned output) {
+    json_t *o = json_object();
+    const figure *fig = figures_table();
+    for (int i = 0; o && i < FIG_N; i++) {
+        const figure *f = &fig[i];
+        if (!(f->outputs & output)) continue;
+        int has;
+        double v = figure_value(f, x, &has);
+        json_t *j = !has ? json_null() : f->unit == FIG_UNIT_COUNT ? json_integer((json_int_t)v) : json_real(v);
+        if (json_object_set_new(o, f->key, j) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
     return o;
 }
+
+static json_t *results_row_json(const agg_row *x) { return report_row_json(x, FIG_OUT_SUMMARY); }
 
 /* 1 when t is timed from the intended start: it has an "(uncorrected)" twin. */
 static int results_has_twin(const agg_timer *t) {
@@ -492,17 +489,26 @@ void report_csv_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+void report_intervals_header(FILE *f) {
+    fputs("interval,start_s,end_s,timer,kind", f);
+    for (int i = 0; i < FIG_N; i++)
+        if (figures_table()[i].outputs & FIG_OUT_CSV) fprintf(f, ",%s", figures_table()[i].key);
+    fputc('\n', f);
+}
+
 void report_interval_row(FILE *f, const agg_timer *t, int k, double iv) {
     const agg_row *x = &t->rows[k];
     fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + x->period_s);
     report_csv_string(f, t->name);
-    fprintf(f, ",%s,%lld,%lld,%lld,%lld,%.3f", timer_kind_name(t->kind), (long long)x->count, (long long)x->errors,
-            (long long)x->cancelled, (long long)x->skipped, x->rate);
-    const double us[] = {(double)x->min_us, x->avg_us, (double)x->p50_us, (double)x->p80_us, (double)x->p90_us,
-                         (double)x->p95_us, (double)x->p99_us, (double)x->p999_us, (double)x->max_us, x->stdev_us};
-    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
-        if (x->sampled > 0) fprintf(f, ",%.3f", report_ms(us[i]));
-        else fputc(',', f);                 /* no latency sample: an empty field, not 0 */
+    fprintf(f, ",%s", timer_kind_name(t->kind));
+    for (int i = 0; i < FIG_N; i++) {
+        const figure *fg = &figures_table()[i];
+        if (!(fg->outputs & FIG_OUT_CSV)) continue;
+        int has;
+        double v = figure_value(fg, x, &has);
+        if (!has) fputc(',', f);             /* no latency sample: an empty field, not 0 */
+        else if (fg->unit == FIG_UNIT_COUNT) fprintf(f, ",%lld", (long long)v);
+        else fprintf(f, ",%.3f", v);
     }
     fputc('\n', f);
 }
@@ -511,7 +517,7 @@ int report_write_intervals_csv(const char *dir, const run_result *r) {
     char tmp[4096];
     FILE *f = results_open(dir, "intervals.csv", tmp, sizeof tmp);
     if (!f) return -1;
-    fputs(REPORT_INTERVALS_HEADER, f);
+    report_intervals_header(f);
     double iv = (double)r->agg.interval_ns / 1e9;
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];

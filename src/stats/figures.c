@@ -34,7 +34,7 @@ static const figure figures[FIG_N] = {
     {FIG_P50, "p50_ms", "p50", FIG_UNIT_MS, ROW(p50_us), 0, 50, "0.5", FIG_MERGE_HIST, 1,
      LAT | FIG_OUT_PROM | FIG_OUT_DASH | FIG_OUT_HTML_CHART, CMPD},
     {FIG_P80, "p80_ms", "p80", FIG_UNIT_MS, ROW(p80_us), 0, 80, "0.8", FIG_MERGE_HIST, 1,
-     LAT & ~FIG_OUT_STREAM, CMP},
+     LAT | FIG_OUT_PROM | FIG_OUT_DASH, CMP},
     {FIG_P90, "p90_ms", "p90", FIG_UNIT_MS, ROW(p90_us), 0, 90, "0.9", FIG_MERGE_HIST, 1,
      LAT | FIG_OUT_PROM | FIG_OUT_DASH | FIG_OUT_HTML_CHART, CMP},
     {FIG_P95, "p95_ms", "p95", FIG_UNIT_MS, ROW(p95_us), 0, 95, "0.95", FIG_MERGE_HIST, 1,

@@ -1140,15 +1140,17 @@ static int merge_segment_table(const char *dir, const merge_opts *o, json_t *mis
     return rc == 0 ? rename(tmp, path) : -1;
 }
 
-static int merge_exit_code(const scenario *sc, const run_result *r, const merge_opts *o) {
+static int merge_exit_code(report_view *v, const merge_opts *o) {
+    const run_result *r = v->r;
     int code = EXIT_OK;
     for (int i = 0; i < o->nsegs; i++) {           /* a segment's own failure (not its thresholds) */
         int c = (int)merge_num(o->segs[i].root, "exit_code");
         if (c < 0) c = EXIT_INTERRUPTED;            /* still "running": it died or goes on */
         if (c != EXIT_OK && c != EXIT_THRESHOLDS && (code == EXIT_OK || c > code)) code = c;
     }
-    if (code == EXIT_OK && r->status == RUN_COMPLETED && (r->stopped_by_hook || report_thresholds_failed(sc, r) > 0))
-        code = EXIT_THRESHOLDS;
+    int failed = 0;
+    if (code == EXIT_OK && r->status == RUN_COMPLETED && !r->stopped_by_hook) report_view_thresholds(v, &failed);
+    if (code == EXIT_OK && r->status == RUN_COMPLETED && (r->stopped_by_hook || failed > 0)) code = EXIT_THRESHOLDS;
     return code;
 }
 
@@ -1204,13 +1206,14 @@ static char *merge_segments_json(const merge_opts *o) {
 
 /* --follow --dashboard: the merged run's intervals as they close, each
  * segment's state with them, and at the end (status given) the end event. */
-static void merge_outputs(merge_opts *o, const scenario *sc, const run_result *rp, const char *status, int code) {
+static void merge_outputs(merge_opts *o, const scenario *sc, const run_result *rp, const char *status, int code,
+                          report_view *v) {
     if (!o->outs_started) output_run_start(o->outs, sc, NULL), o->outs_started = 1;
     char *segs = merge_segments_json(o);
     output_segments(o->outs, segs);
     free(segs);
     if (status) output_run_end(o->outs, sc, rp, status, code);
-    else output_interval(o->outs, sc, rp);
+    else output_interval(o->outs, sc, rp, v);
 }
 
 /* --follow's central verdict: with abort_on_threshold, the scenario's
@@ -1219,11 +1222,11 @@ static void merge_outputs(merge_opts *o, const scenario *sc, const run_result *r
  * asks every segment to stop (DIR/stop_request.json, written again at each
  * round until they end, for a segment that starts late).  A criterion can
  * fail on the whole while it passes on every segment's share (errors < N). */
-static void merge_central_verdict(merge_opts *o, const scenario *sc, const run_result *rp) {
+static void merge_central_verdict(merge_opts *o, const scenario *sc, const run_result *rp, report_view *v) {
     if (!sc->abort_on_threshold) return;
     if (!o->stop_reason[0]) {
         char why[400];
-        if (!report_threshold_stop(sc, rp, why, sizeof why)) return;
+        if (!report_threshold_stop(v, why, sizeof why)) return;
         snprintf(o->stop_reason, sizeof o->stop_reason, "%s on the merged data of %d segment(s) at %.0f s",
                  why, o->nsegs, (double)rp->run_ns / 1e9);
         fprintf(stderr, "luamech merge: %s: asking every segment to stop\n", o->stop_reason);
@@ -1249,10 +1252,12 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, o->out);
     hlog *log = hlog_open(hpath, 0);
     int rc = merge_run(o, rp, sc, log);
-    int code = rc == 0 ? merge_exit_code(sc, rp, o) : EXIT_RUNTIME;
+    report_view v;                  /* the merged data's verdicts and health, evaluated once for every output */
+    report_view_init(&v, sc, rp);
+    int code = rc == 0 ? merge_exit_code(&v, o) : EXIT_RUNTIME;
     if (log && hlog_close(log) != 0) rc = -1;
     const char *status = o->live ? "running" : report_status_name(rp->status);
-    if (rc == 0 && report_write_all(o->out, sc, rp, status, o->live ? -1 : code) != 0) rc = -1;
+    if (rc == 0 && report_write_all_view(o->out, status, o->live ? -1 : code, &v) != 0) rc = -1;
     if (rc == 0 && merge_segment_table(o->out, o, missing) != 0) rc = -1;
     if (rc == 0 && o->live) {       /* a terminal: every round; a log: when an interval was added */
         if (o->tty || rp->agg.nintervals != o->progress_at) {
@@ -1265,9 +1270,11 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
             report_progress(stderr, rp, (double)rp->run_ns / 1e9, (double)sc->run_time_ns / 1e9);
             o->progress_at = rp->agg.nintervals;
         }
-        merge_central_verdict(o, sc, rp);
+        merge_central_verdict(o, sc, rp, &v);
     }
-    if (rc == 0 && o->outs && !o->phase) merge_outputs(o, sc, rp, o->live ? NULL : report_status_name(rp->status), code);
+    if (rc == 0 && o->outs && !o->phase)
+        merge_outputs(o, sc, rp, o->live ? NULL : report_status_name(rp->status), code, &v);
+    report_view_free(&v);
     if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out), merge_console_segments(o);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {

@@ -91,29 +91,24 @@ static json_t *ojson_targets(const scenario *sc, double t_s) {
     return o;
 }
 
-static json_t *ojson_health(const run_result *r, int k) {
-    health_row *h;
-    int suspect;
-    char why[1024];
-    int n = report_health(r, &h, &suspect, why, sizeof why);
-    json_t *o = k < n ? json_pack("{s:f,s:f,s:f,s:f,s:I,s:I,s:f}", "cpu_percent", h[k].cpu_pct,
+static json_t *ojson_health(report_view *v, int k) {
+    int n;
+    const health_row *h = report_view_health(v, &n, NULL, NULL);
+    json_t *o = h && k < n ? json_pack("{s:f,s:f,s:f,s:f,s:I,s:I,s:f}", "cpu_percent", h[k].cpu_pct,
         "cpu_wait_percent", h[k].cpu_wait_pct, "loop_lag_p99_ms", h[k].lag_p99_ms,
         "loop_lag_max_ms", h[k].lag_max_ms, "late_starts", (json_int_t)h[k].late,
         "skipped_starts", (json_int_t)h[k].skipped, "dispatch_delay_p99_ms", h[k].dispatch_p99_ms) : json_object();
-    free(h);
     return o;
 }
 
-static json_t *ojson_thresholds(const scenario *sc, const run_result *r) {
-    th_result *res;
-    report_threshold_results(sc, r, &res);
+static json_t *ojson_thresholds(const scenario *sc, report_view *v) {
+    const th_result *res = report_view_thresholds(v, NULL);
     json_t *arr = json_array();
     for (int i = 0; res && i < sc->nthresholds; i++) {
         char text[256];
         json_array_append_new(arr, json_pack("{s:o,s:b,s:s}", "threshold", ojson_str(res[i].t->text),
             "passed", res[i].passed, "measured", report_threshold_text(&res[i], text, sizeof text)));
     }
-    free(res);
     return arr;
 }
 
@@ -169,8 +164,8 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
     json_object_set_new(o, "targets", ojson_targets(run->sc, t_s + iv));
     json_object_set_new(o, "counters", ojson_counters(r, k));
     json_object_set_new(o, "counter_kinds", ojson_counter_kinds(r));
-    json_object_set_new(o, "health", ojson_health(r, k));
-    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
+    json_object_set_new(o, "health", ojson_health(run->view, k));
+    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, run->view));
     ojson_segments(o, run);
     return rc == 0 ? ojson_append(buf, len, o) : (json_decref(o), -1);
 }
@@ -194,7 +189,7 @@ int output_json_end(char **buf, size_t *len, const output_run *run, const char *
     json_object_set_new(o, "run_s", json_real((double)r->run_ns / 1e9));
     json_object_set_new(o, "intervals", json_integer(r->agg.nintervals));
     json_object_set_new(o, "totals", totals);
-    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
+    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, run->view));
     ojson_segments(o, run);
     return ojson_append(buf, len, o);
 }

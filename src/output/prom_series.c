@@ -263,17 +263,14 @@ static void prom_run(prom_batch *b, const output_run *run, int k) {
     for (int i = 0; i < r->agg.ncounters; i++)
         prom_add(b, "luamech_counter_total", (double)r->agg.counters[i]->total, "counter", r->agg.counters[i]->name,
                  NULL, NULL, NULL, NULL);
-    health_row *h;
-    int suspect;
-    char why[512];
-    int n = report_health(r, &h, &suspect, why, sizeof why);
-    if (k < n) {
+    int n = 0;
+    const health_row *h = run->view ? report_view_health(run->view, &n, NULL, NULL) : NULL;
+    if (h && k < n) {
         prom_add(b, "luamech_generator_cpu_percent", h[k].cpu_pct, NULL, NULL, NULL, NULL, NULL, NULL);
         prom_add(b, "luamech_generator_cpu_wait_percent", h[k].cpu_wait_pct, NULL, NULL, NULL, NULL, NULL, NULL);
         prom_add(b, "luamech_generator_loop_lag_p99_seconds", h[k].lag_p99_ms / 1e3, NULL, NULL, NULL, NULL, NULL, NULL);
         prom_add(b, "luamech_generator_late_starts", (double)h[k].late, NULL, NULL, NULL, NULL, NULL, NULL);
     }
-    free(h);
     prom_add(b, "luamech_output_dropped_samples_total", (double)b->dropped, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 

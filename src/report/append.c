@@ -174,12 +174,21 @@ static int append_summary_due(const report_appender *a, const run_result *r) {
 
 int report_append_all(report_appender *a, const scenario *sc, const run_result *r,
                       const char *status, int exit_code, int final) {
+    report_view v;
+    report_view_init(&v, sc, r);
+    int rc = report_append_view(a, status, exit_code, final, &v);
+    report_view_free(&v);
+    return rc;
+}
+
+int report_append_view(report_appender *a, const char *status, int exit_code, int final, report_view *v) {
+    const run_result *r = v->r;
     int rc = append_file_update(a, &a->intervals, r, 1, final);
     rc |= report_write_errors_csv(a->dir, r);
     rc |= append_file_update(a, &a->counters, r, 0, final);
-    if (r->status != RUN_ABORTED) rc |= report_write_junit(a->dir, sc, r);
+    if (r->status != RUN_ABORTED) rc |= report_write_junit_view(a->dir, v);
     if (final || append_summary_due(a, r)) {
-        int jrc = report_write_json(a->dir, sc, r, status, exit_code);
+        int jrc = report_write_json_view(a->dir, status, exit_code, v);
         if (jrc == 0) a->summary_at = r->agg.nintervals;
         rc |= jrc;
     }

@@ -162,6 +162,36 @@ typedef struct th_result {
     int passed;
     int64_t failed;           /* failed samples of the subject */
 } th_result;
+
+/* ---- view.c: one closed interval as every output sees it ---- */
+/* The run's merged data with its threshold verdicts and generator health,
+ * each evaluated on first use and kept: built once per closed interval
+ * (runner, merge --follow) and handed to every output, so that thresholds
+ * and health are evaluated once per interval, not once per output.  An
+ * output given NULL builds its own. */
+typedef struct report_view {
+    const scenario *sc;
+    const run_result *r;
+    int th_done, th_failed;
+    th_result *th;           /* sc->nthresholds verdicts (NULL: out of memory) */
+    int health_done, nhealth, suspect;
+    health_row *health;
+    char why[1024];
+} report_view;
+void report_view_init(report_view *v, const scenario *sc, const run_result *r);
+const th_result *report_view_thresholds(report_view *v, int *failed);
+const health_row *report_view_health(report_view *v, int *n, int *suspect, const char **why);
+void report_view_free(report_view *v);
+/* With LUAMECH_TRACE_EVAL set in the environment, one stderr line per
+ * evaluation of the thresholds or of the health ("luamech trace: WHAT
+ * evaluated at N intervals"; tests/scenarios/test_eval_once.sh counts them). */
+void report_trace_eval(const run_result *r, const char *what);
+/* report_write_json and report_append_all with the interval's view. */
+int report_write_json_view(const char *dir, const char *status, int exit_code, report_view *v);
+int report_write_all_view(const char *dir, const char *status, int exit_code, report_view *v);
+struct report_appender;
+int report_append_view(struct report_appender *a, const char *status, int exit_code, int final, report_view *v);
+
 /* "measured 1.234 ms", "no data for X" or "no successful samples of X (N
  * failed)", into buf. */
 const char *report_threshold_text(const th_result *x, char *buf, size_t len);
@@ -175,7 +205,7 @@ int report_thresholds_failed(const scenario *sc, const run_result *r);
  * its segments (luamech merge --follow): the first criterion that was
  * measured and failed, counts left out (they may still grow).  Returns 1
  * and says which, with the measured figure, in why; 0 when none. */
-int report_threshold_stop(const scenario *sc, const run_result *r, char *why, size_t len);
+int report_threshold_stop(report_view *v, char *why, size_t len);
 
 /* A request to stop, from `luamech merge --follow` to the segments it
  * follows (docs/distributed.md "Central thresholds"): DIR/stop_request.json,
@@ -200,6 +230,8 @@ int report_followed(const char *dir);
 void report_thresholds(FILE *out, const scenario *sc, const run_result *r);
 /* DIR/junit.xml, one testcase per threshold (nothing when there are none). */
 int report_write_junit(const char *dir, const scenario *sc, const run_result *r);
+/* The same with the interval's view (its verdicts evaluated once). */
+int report_write_junit_view(const char *dir, report_view *v);
 /* The top-level criteria of a phased scenario sc over its first n phases'
  * results rs, merged: timers of the same name add up (histograms, errors,
  * spans), checks too.  As above: results, console table, junit.xml, and

@@ -267,12 +267,8 @@ static json_t *results_checks_json(const run_result *r) {
     return arr;
 }
 
-static json_t *results_thresholds_json(const scenario *sc, const run_result *r) {
-    th_result *res;
-    report_threshold_results(sc, r, &res);
-    json_t *arr = report_thresholds_json(res, sc->nthresholds);
-    free(res);
-    return arr;
+static json_t *results_thresholds_json(report_view *v) {
+    return report_thresholds_json(report_view_thresholds(v, NULL), v->sc->nthresholds);
 }
 
 /* The generator's health in interval k. */
@@ -288,11 +284,13 @@ static json_t *results_health_elem(const void *data, int k, int64_t *carry) {
         "inflation_percent", h[k].inflation_pct);
 }
 
-static json_t *results_health_json(const run_result *r, lazy_json *lz) {
-    health_row *h;
-    int suspect;
-    char why[1024];
-    int n = report_health(r, &h, &suspect, why, sizeof why);
+static json_t *results_health_json(report_view *v, lazy_json *lz) {
+    const run_result *r = v->r;
+    int n, suspect;
+    const char *why;
+    const health_row *vh = report_view_health(v, &n, &suspect, &why);
+    health_row *h = vh ? malloc(((size_t)n + 1) * sizeof *h) : NULL;   /* the lazy writer keeps its own */
+    if (h) memcpy(h, vh, (size_t)n * sizeof *h);
     if (lz && h && lazy_json_own(lz, h) != 0) lz = NULL;   /* out of memory: built whole */
     json_t *rows = lazy_json_array(lz, results_health_elem, h, h ? n : 0);
     if (!lz) free(h);
@@ -425,6 +423,16 @@ static void results_dist_json(json_t *root, const scenario *sc, const run_result
 
 int report_write_json(const char *dir, const scenario *sc, const run_result *r,
                       const char *status, int exit_code) {
+    report_view v;
+    report_view_init(&v, sc, r);
+    int rc = report_write_json_view(dir, status, exit_code, &v);
+    report_view_free(&v);
+    return rc;
+}
+
+int report_write_json_view(const char *dir, const char *status, int exit_code, report_view *v) {
+    const scenario *sc = v->sc;
+    const run_result *r = v->r;
     char t0[32], t1[32], tmp[4096];
     lazy_json *lz = lazy_json_new();       /* NULL (out of memory): the arrays built whole */
     results_time(t0, sizeof t0, &r->start_wall);
@@ -448,8 +456,8 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     }
     json_object_set_new(root, "finish", json_string(t1));
     json_object_set_new(root, "span_s", json_real(report_span_s(r)));
-    json_object_set_new(root, "thresholds", results_thresholds_json(sc, r));
-    json_object_set_new(root, "generator", results_health_json(r, lz));
+    json_object_set_new(root, "thresholds", results_thresholds_json(v));
+    json_object_set_new(root, "generator", results_health_json(v, lz));
     json_object_set_new(root, "fast_failures", report_fast_failures_json(sc, r));
     json_object_set_new(root, "load", results_load_json(sc, r, lz));
     json_object_set_new(root, "stages", results_stages_json(sc, r));
@@ -572,10 +580,19 @@ void report_counter_row(FILE *f, const run_result *r, const agg_counter *c, int 
 
 int report_write_all(const char *dir, const scenario *sc, const run_result *r,
                      const char *status, int exit_code) {
+    report_view v;
+    report_view_init(&v, sc, r);
+    int rc = report_write_all_view(dir, status, exit_code, &v);
+    report_view_free(&v);
+    return rc;
+}
+
+int report_write_all_view(const char *dir, const char *status, int exit_code, report_view *v) {
+    const run_result *r = v->r;
     int rc = report_write_intervals_csv(dir, r);
     rc |= report_write_errors_csv(dir, r);
     rc |= report_write_counters_csv(dir, r);
-    if (r->status != RUN_ABORTED) rc |= report_write_junit(dir, sc, r);
-    rc |= report_write_json(dir, sc, r, status, exit_code);
+    if (r->status != RUN_ABORTED) rc |= report_write_junit_view(dir, v);
+    rc |= report_write_json_view(dir, status, exit_code, v);
     return rc;
 }

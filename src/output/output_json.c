@@ -142,7 +142,8 @@ static void ojson_segments(json_t *o, const output_run *run) {
 
 int output_json_interval(char **buf, size_t *len, const output_run *run, int k) {
     const run_result *r = run->r;
-    double iv = (double)r->agg.interval_ns / 1e9, t_s = k * iv;
+    double t_s, end_s;                      /* the interval's bounds: the rule of every output */
+    agg_interval_bounds(&r->agg, k, &t_s, &end_s);
     int rc = 0;
     for (int i = 0; i < r->agg.n && rc == 0; i++) {
         const agg_timer *t = r->agg.timers[i];
@@ -150,7 +151,7 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
         json_t *o = ojson_head(run, "timer");
         json_object_set_new(o, "interval", json_integer(k));
         json_object_set_new(o, "t_s", json_real(t_s));
-        json_object_set_new(o, "time", json_real(output_wall_s(r, t_s + t->rows[k].period_s)));
+        json_object_set_new(o, "time", json_real(output_wall_s(r, end_s)));
         json_object_set_new(o, "timer", ojson_str(t->name));
         json_object_set_new(o, "kind", json_string(timer_kind_name(t->kind)));
         ojson_row(o, &t->rows[k]);
@@ -159,9 +160,10 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
     json_t *o = ojson_head(run, "interval");
     json_object_set_new(o, "interval", json_integer(k));
     json_object_set_new(o, "t_s", json_real(t_s));
-    json_object_set_new(o, "time", json_real(output_wall_s(r, t_s + iv)));
+    json_object_set_new(o, "end_s", json_real(end_s));
+    json_object_set_new(o, "time", json_real(output_wall_s(r, end_s)));
     json_object_set_new(o, "active_vus", json_integer(k < r->agg.nrows_vus ? r->agg.vus_rows[k] : r->agg.active_vus));
-    json_object_set_new(o, "targets", ojson_targets(run->sc, t_s + iv));
+    json_object_set_new(o, "targets", ojson_targets(run->sc, t_s + (double)r->agg.interval_ns / 1e9));
     json_object_set_new(o, "counters", ojson_counters(r, k));
     json_object_set_new(o, "counter_kinds", ojson_counter_kinds(r));
     json_object_set_new(o, "health", ojson_health(run->view, k));

@@ -254,7 +254,7 @@ static void prom_run(prom_batch *b, const output_run *run, int k) {
     const run_result *r = run->r;
     prom_add(b, "luamech_vus", (double)(k < r->agg.nrows_vus ? r->agg.vus_rows[k] : r->agg.active_vus),
              NULL, NULL, NULL, NULL, NULL, NULL);
-    double t_s = (double)(k + 1) * (double)r->agg.interval_ns / 1e9;
+    double t_s = (double)(k + 1) * (double)r->agg.interval_ns / 1e9;   /* the schedule's, at the nominal end */
     for (int g = 0; g < run->sc->ngroups; g++) {
         const group_cfg *gc = &run->sc->groups[g];
         prom_add(b, gc->model == MODEL_RATE ? "luamech_target_rate_per_second" : "luamech_target_vus",
@@ -276,9 +276,8 @@ static void prom_run(prom_batch *b, const output_run *run, int k) {
 
 void prom_batch_fill(prom_batch *b, const output_run *run, int k) {
     const run_result *r = run->r;
-    double end_s = (double)(k + 1) * (double)r->agg.interval_ns / 1e9;
-    if (k == r->agg.nintervals - 1 && r->span_ns > 0 && (double)r->span_ns / 1e9 < end_s + 1e-9)
-        end_s = (double)r->span_ns / 1e9;             /* the last one ends with sampling */
+    double start_s, end_s;                  /* the last one ends with sampling */
+    agg_interval_bounds(&r->agg, k, &start_s, &end_s);
     b->ts_ms = (int64_t)llround(output_wall_s(r, end_s) * 1000.0);
     prom_timers(b, r, k);
     prom_run(b, run, k);

@@ -76,13 +76,12 @@ static int append_room(append_file *f, int n) {
 /* The rows of r not yet in f (or all of them, after the header, when whole)
  * into out; each entry's count of rows is updated. */
 static void append_rows(FILE *out, append_file *f, const run_result *r, int is_intervals, int final) {
-    double iv = (double)r->agg.interval_ns / 1e9;
     int n = is_intervals ? r->agg.n : r->agg.ncounters;
     for (int i = 0; i < n; i++) {
         if (is_intervals) {
             const agg_timer *t = r->agg.timers[i];
             if (!agg_timer_reported(t)) continue;
-            for (int k = f->written[i]; k < t->nrows; k++) report_interval_row(out, t, k, iv);
+            for (int k = f->written[i]; k < t->nrows; k++) report_interval_row(out, &r->agg, t, k);
             f->written[i] = t->nrows;
         } else {
             const agg_counter *c = r->agg.counters[i];

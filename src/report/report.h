@@ -90,7 +90,7 @@ int report_summary_due(int closed, int last);
  * (stats/figures.h), in the table's order. */
 void report_intervals_header(FILE *f);
 #define REPORT_COUNTERS_HEADER "interval,start_s,end_s,counter,value,rate\n"
-void report_interval_row(FILE *f, const agg_timer *t, int k, double interval_s);
+void report_interval_row(FILE *f, const agg *a, const agg_timer *t, int k);
 void report_counter_row(FILE *f, const run_result *r, const agg_counter *c, int k, int final);
 /* s in double quotes, a quote doubled, escaped (common/text.h). */
 void report_csv_string(FILE *f, const char *s);

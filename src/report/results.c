@@ -504,9 +504,11 @@ void report_intervals_header(FILE *f) {
     fputc('\n', f);
 }
 
-void report_interval_row(FILE *f, const agg_timer *t, int k, double iv) {
+void report_interval_row(FILE *f, const agg *a, const agg_timer *t, int k) {
     const agg_row *x = &t->rows[k];
-    fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + x->period_s);
+    double s0, s1;
+    agg_interval_bounds(a, k, &s0, &s1);
+    fprintf(f, "%d,%.3f,%.3f,", k + 1, s0, s1);
     report_csv_string(f, t->name);
     fprintf(f, ",%s", timer_kind_name(t->kind));
     for (int i = 0; i < FIG_N; i++) {
@@ -526,11 +528,10 @@ int report_write_intervals_csv(const char *dir, const run_result *r) {
     FILE *f = results_open(dir, "intervals.csv", tmp, sizeof tmp);
     if (!f) return -1;
     report_intervals_header(f);
-    double iv = (double)r->agg.interval_ns / 1e9;
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
         if (!agg_timer_reported(t)) continue;
-        for (int k = 0; k < t->nrows; k++) report_interval_row(f, t, k, iv);
+        for (int k = 0; k < t->nrows; k++) report_interval_row(f, &r->agg, t, k);
     }
     return results_commit(f, dir, "intervals.csv", tmp);
 }

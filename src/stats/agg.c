@@ -173,6 +173,17 @@ void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s) {
     figures_fill_row(r, h);
 }
 
+void agg_interval_bounds(const agg *a, int k, double *start_s, double *end_s) {
+    double iv = (double)a->interval_ns / 1e9, len = iv;
+    for (int i = 0; i < a->n; i++)          /* every timer's row k has the same period */
+        if (k < a->timers[i]->nrows) {
+            len = a->timers[i]->rows[k].period_s;
+            break;
+        }
+    *start_s = k * iv;
+    *end_s = *start_s + len;
+}
+
 int agg_timer_reported(const agg_timer *t) {
     return !t->of || t->of->total_errors || t->of->total_cancelled || t->of->total_skipped;
 }

@@ -79,6 +79,16 @@ for k in $(has csv); do
         awk 'NR == FNR { w[FNR] = $1; next } { d = $1 - w[FNR]; if (d < 0) d = -d; if (d > 0.0006) bad = 1 } END { exit bad || FNR == 0 }' \
         "$TMP/want" "$TMP/got"
 done
+# interval bounds, one rule (agg_interval_bounds): in the stream, an interval's
+# events (its timers' and its own) end at the same time, its end_s is
+# intervals.csv's, and the last one ends with sampling, not at k+1 intervals
+check "bounds: each interval's stream events end at one time" [ "$(jq -s '[.[] | select(.type == "timer" or .type == "interval")]
+    | group_by(.interval) | map(map(.time) | unique | length == 1) | all' "$TMP/s.jsonl")" = true ]
+jq -r 'select(.type == "interval") | .end_s' "$TMP/s.jsonl" > "$TMP/ends_stream"
+awk -F, '$4 == "\"All Transactions\"" { print $3 }' "$TMP/r/intervals.csv" > "$TMP/ends_csv"
+check "bounds: the stream's end_s are intervals.csv's" \
+    awk 'NR == FNR { w[FNR] = $1; next } { d = $1 - w[FNR]; if (d < 0) d = -d; if (d > 0.0006) bad = 1 } END { exit bad || FNR == 0 }' \
+    "$TMP/ends_stream" "$TMP/ends_csv"
 # Prometheus: a quantile gauge per figure flagged prometheus, of the interval and of the run
 for k in $(has prometheus); do
     pct=$(jq -r --arg k "$k" '.[] | select(.key == $k) | .q' "$TMP/figs.json")

@@ -1,8 +1,9 @@
 /* compare.c - `luamech compare A B`: the figures of two runs side by side.
  *
  * A and B are results directories (or their summary.json).  Per timer present
- * in both runs, the main figures of the whole-run summary (rate, count,
- * errors, p50, p95, p99, max, avg) are printed for A and for B with the change
+ * in both runs, the main figures of the whole-run summary (those the figures
+ * table, stats/figures.h, flags FIG_COMPARE_DEFAULT: count, errors, rate, avg,
+ * p50, p95, p99, max) are printed for A and for B with the change
  * of B against A in percent, like seed 000's bare-metal-vs-VM "tax" table.
  * A phased run's top directory is compared phase by phase, the phases matched
  * by name.  --fail-if limits turn the comparison into a CI gate (exit 1).

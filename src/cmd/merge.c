@@ -153,17 +153,19 @@ static int merge_chk(json_t *o, const char *k, double lo, double hi, int whole, 
     return merge_chk_val(merge_get(o, k), lo, hi, whole, file, where, k, err, len);
 }
 
-/* An interval row's figures (timers[].intervals[k]). */
-static int merge_chk_row(json_t *row, double sums[4], const char *file, const char *where, char *err, size_t len) {
-    static const char *const counts[] = {"count", "errors", "cancelled", "skipped"};
-    static const char *const ms[] = {"min_ms", "max_ms", "p50_ms", "p80_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms"};
+/* An interval row's figures (timers[].intervals[k]): those of the figures
+ * table that summary.json carries; counts are whole and summed (sums[fig]),
+ * latencies within MERGE_MAX_MS (null: no data). */
+static int merge_chk_row(json_t *row, double sums[FIG_N], const char *file, const char *where, char *err, size_t len) {
     if (row && !json_is_object(row)) return snprintf(err, len, "%s: %s: not an object", file, where), -1;
-    for (int i = 0; i < 4; i++) {
-        if (merge_chk(row, counts[i], 0, MERGE_MAX_COUNT, 1, file, where, err, len) != 0) return -1;
-        sums[i] += merge_num(row, counts[i]);
+    for (int i = 0; i < FIG_N; i++) {
+        const figure *f = figure_get((fig_id)i);
+        if (!(f->outputs & FIG_OUT_SUMMARY) || (f->unit != FIG_UNIT_COUNT && f->unit != FIG_UNIT_MS)) continue;
+        int count = f->unit == FIG_UNIT_COUNT;
+        if (merge_chk(row, f->key, 0, count ? MERGE_MAX_COUNT : MERGE_MAX_MS, count, file, where, err, len) != 0)
+            return -1;
+        if (count) sums[i] += merge_num(row, f->key);
     }
-    for (int i = 0; i < 8; i++)
-        if (merge_chk(row, ms[i], 0, MERGE_MAX_MS, 0, file, where, err, len) != 0) return -1;
     return 0;
 }
 
@@ -171,7 +173,7 @@ static int merge_chk_row(json_t *row, double sums[4], const char *file, const ch
  * within MERGE_MAX_SUM.  kind 0: timer rows; 1: counter or gauge values;
  * 2: rate rows [true, false]. */
 static int merge_chk_rows(json_t *arr, int kind, const char *file, const char *what, char *err, size_t len) {
-    double sums[4] = {0, 0, 0, 0};
+    double sums[FIG_N] = {0};
     char where[400];
     json_t *row;
     size_t k;
@@ -186,7 +188,7 @@ static int merge_chk_rows(json_t *arr, int kind, const char *file, const char *w
             sums[c] += fabs(json_number_value(v));
         }
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < FIG_N; i++)
         if (sums[i] > MERGE_MAX_SUM)
             return snprintf(err, len, "%s: %s: the intervals add up to %.3g, more than %.0e", file, what, sums[i],
                             MERGE_MAX_SUM), -1;
@@ -380,7 +382,8 @@ static int merge_check_twin_line(const merge_seg *s, const merge_hist *m, char *
                 strcmp(merge_str(t, "latency_over"), "all samples") == 0)
                 continue;
             json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)m->interval);
-            int64_t want = (int64_t)(merge_num(row, "count") + merge_num(row, "cancelled") + merge_num(row, "skipped"));
+            int64_t want = (int64_t)(merge_num(row, FIG_KEY(COUNT)) + merge_num(row, FIG_KEY(CANCELLED)) +
+                                     merge_num(row, FIG_KEY(SKIPPED)));
             if (row && m->total == want) return 0;
             break;
         }
@@ -406,7 +409,7 @@ static int merge_check_log(merge_seg *s, char *err, size_t len) {
         int all = strcmp(merge_str(t, "latency_over"), "all samples") == 0;
         json_array_foreach(merge_get(t, "intervals"), k, row) {
             merge_hist *m = (merge_hist *)merge_find_line(s, merge_str(t, "name"), (int64_t)k);
-            int64_t want = (int64_t)merge_num(row, "count") - (all ? 0 : (int64_t)merge_num(row, "errors"));
+            int64_t want = (int64_t)merge_num(row, FIG_KEY(COUNT)) - (all ? 0 : (int64_t)merge_num(row, FIG_KEY(ERRORS)));
             int64_t got = m ? m->total : 0;
             if (m) m->matched = 1;
             if (got != want)
@@ -427,7 +430,7 @@ static int merge_check_log(merge_seg *s, char *err, size_t len) {
  * tree is loaded beside a third of this one's.  An engine timer keeps its
  * rows whole (merge_health_rows reads their percentiles).  0, or -1. */
 static int merge_shrink(merge_seg *s) {
-    static const char *const keep[] = {"errors", "cancelled", "skipped", "min_ms", "max_ms"};
+    static const fig_id keep[] = {FIG_ERRORS, FIG_CANCELLED, FIG_SKIPPED, FIG_MIN, FIG_MAX};
     json_t *t, *row;
     size_t i, k;
     json_array_foreach(merge_get(s->root, "timers"), i, t) {
@@ -436,11 +439,13 @@ static int merge_shrink(merge_seg *s) {
         json_array_foreach(rows, k, row) {
             json_t *small = json_object();
             if (!small) return -1;
-            for (int f = 0; f < 5; f++)
-                if (merge_get(row, keep[f]) && json_object_set(small, keep[f], merge_get(row, keep[f])) != 0) {
+            for (int f = 0; f < 5; f++) {
+                const char *key = figure_get(keep[f])->key;
+                if (merge_get(row, key) && json_object_set(small, key, merge_get(row, key)) != 0) {
                     json_decref(small);
                     return -1;
                 }
+            }
             if (json_array_set_new(rows, k, small) != 0) return -1;
         }
     }
@@ -654,8 +659,9 @@ static void merge_timer_tags(tick_timer *o, const tick_msg *m, const merge_seg *
  * microsecond) into its histogram decoded from the log, whose lowest value
  * is only its bucket's (3 significant digits). */
 static void merge_exact_minmax(hist *h, json_t *row) {
-    if (!h || h->total == 0 || !merge_get(row, "min_ms") || !merge_get(row, "max_ms")) return;
-    int64_t lo = llround(merge_num(row, "min_ms") * 1000), hi = llround(merge_num(row, "max_ms") * 1000);
+    const char *kmin = figure_get(FIG_MIN)->key, *kmax = figure_get(FIG_MAX)->key;
+    if (!h || h->total == 0 || !merge_get(row, kmin) || !merge_get(row, kmax)) return;
+    int64_t lo = llround(merge_num(row, kmin) * 1000), hi = llround(merge_num(row, kmax) * 1000);
     if (lo <= hi && hist_index_of(lo) == h->lo_idx) h->min_us = lo;       /* the row's figure is this histogram's */
     if (lo <= hi && hist_index_of(hi) == h->hi_idx) h->max_us = hi;
 }
@@ -681,8 +687,9 @@ static int merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t 
     const char *name = merge_str(t, "name");
     int oom = 0;
     hist *h = merge_find_hist(s, name, k, &oom);
-    int64_t errors = (int64_t)merge_num(row, "errors");
-    if (!oom && (!row || (!h && errors == 0 && merge_num(row, "cancelled") == 0 && merge_num(row, "skipped") == 0))) {
+    int64_t errors = (int64_t)merge_num(row, FIG_KEY(ERRORS));
+    if (!oom && (!row || (!h && errors == 0 && merge_num(row, FIG_KEY(CANCELLED)) == 0 &&
+                          merge_num(row, FIG_KEY(SKIPPED)) == 0))) {
         merge_hist_drop(h);                         /* a line without its row (a shorter "intervals") */
         return 0;
     }
@@ -704,8 +711,8 @@ static int merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t 
     if (!o->h) merge_hist_drop(h);
     merge_hist_drop(every);
     o->errors = errors;
-    o->cancelled = (int64_t)merge_num(row, "cancelled");
-    o->skipped = (int64_t)merge_num(row, "skipped");
+    o->cancelled = (int64_t)merge_num(row, FIG_KEY(CANCELLED));
+    o->skipped = (int64_t)merge_num(row, FIG_KEY(SKIPPED));
     merge_timer_tags(o, m, s, t);
     m->n++;
     return 0;
@@ -942,6 +949,15 @@ static int64_t merge_align(merge_opts *o, int64_t interval_ns) {
  * lag, schedule lag, dispatch delay) become the largest of the segments'
  * (the worst generator's, not the percentile of their pooled samples, which
  * one slow generator among many would not move); max stays the max. */
+/* A percentile of the table (merged from histograms, FIG_MERGE_HIST with a
+ * percentile): the highest of the segments' rows. */
+static void merge_health_max(agg_row *x, const figure *f, json_t *row) {
+    if (f->merge != FIG_MERGE_HIST || !(f->q > 0) || f->is_double) return;
+    int64_t v = llround(merge_num(row, f->key) * 1000), cur;
+    memcpy(&cur, (char *)x + f->off, sizeof cur);
+    if (v > cur) memcpy((char *)x + f->off, &v, sizeof v);
+}
+
 static void merge_health_rows(const merge_opts *o, agg *a) {
     for (int i = 0; i < a->n; i++) {
         agg_timer *t = a->timers[i];
@@ -955,13 +971,8 @@ static void merge_health_rows(const merge_opts *o, agg *a) {
                 for (int k = 0; k < t->nrows; k++) {
                     if (k < s->shift || !(row = json_array_get(merge_get(st, "intervals"), (size_t)(k - s->shift))))
                         continue;
-                    agg_row *x = &t->rows[k];
-                    int64_t *p[] = {&x->p50_us, &x->p80_us, &x->p90_us, &x->p95_us, &x->p99_us, &x->p999_us};
-                    const char *f[] = {"p50_ms", "p80_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms"};
-                    for (int q = 0; q < 6; q++) {
-                        int64_t v = llround(merge_num(row, f[q]) * 1000);
-                        if (v > *p[q]) *p[q] = v;
-                    }
+                    for (int q = 0; q < FIG_N; q++)
+                        merge_health_max(&t->rows[k], figure_get((fig_id)q), row);
                 }
             }
         }
@@ -1129,15 +1140,17 @@ static int merge_segment_table(const char *dir, const merge_opts *o, json_t *mis
     return rc == 0 ? rename(tmp, path) : -1;
 }
 
-static int merge_exit_code(const scenario *sc, const run_result *r, const merge_opts *o) {
+static int merge_exit_code(report_view *v, const merge_opts *o) {
+    const run_result *r = v->r;
     int code = EXIT_OK;
     for (int i = 0; i < o->nsegs; i++) {           /* a segment's own failure (not its thresholds) */
         int c = (int)merge_num(o->segs[i].root, "exit_code");
         if (c < 0) c = EXIT_INTERRUPTED;            /* still "running": it died or goes on */
         if (c != EXIT_OK && c != EXIT_THRESHOLDS && (code == EXIT_OK || c > code)) code = c;
     }
-    if (code == EXIT_OK && r->status == RUN_COMPLETED && (r->stopped_by_hook || report_thresholds_failed(sc, r) > 0))
-        code = EXIT_THRESHOLDS;
+    int failed = 0;
+    if (code == EXIT_OK && r->status == RUN_COMPLETED && !r->stopped_by_hook) report_view_thresholds(v, &failed);
+    if (code == EXIT_OK && r->status == RUN_COMPLETED && (r->stopped_by_hook || failed > 0)) code = EXIT_THRESHOLDS;
     return code;
 }
 
@@ -1193,13 +1206,14 @@ static char *merge_segments_json(const merge_opts *o) {
 
 /* --follow --dashboard: the merged run's intervals as they close, each
  * segment's state with them, and at the end (status given) the end event. */
-static void merge_outputs(merge_opts *o, const scenario *sc, const run_result *rp, const char *status, int code) {
+static void merge_outputs(merge_opts *o, const scenario *sc, const run_result *rp, const char *status, int code,
+                          report_view *v) {
     if (!o->outs_started) output_run_start(o->outs, sc, NULL), o->outs_started = 1;
     char *segs = merge_segments_json(o);
     output_segments(o->outs, segs);
     free(segs);
     if (status) output_run_end(o->outs, sc, rp, status, code);
-    else output_interval(o->outs, sc, rp);
+    else output_interval(o->outs, sc, rp, v);
 }
 
 /* --follow's central verdict: with abort_on_threshold, the scenario's
@@ -1208,11 +1222,11 @@ static void merge_outputs(merge_opts *o, const scenario *sc, const run_result *r
  * asks every segment to stop (DIR/stop_request.json, written again at each
  * round until they end, for a segment that starts late).  A criterion can
  * fail on the whole while it passes on every segment's share (errors < N). */
-static void merge_central_verdict(merge_opts *o, const scenario *sc, const run_result *rp) {
+static void merge_central_verdict(merge_opts *o, const scenario *sc, const run_result *rp, report_view *v) {
     if (!sc->abort_on_threshold) return;
     if (!o->stop_reason[0]) {
         char why[400];
-        if (!report_threshold_stop(sc, rp, why, sizeof why)) return;
+        if (!report_threshold_stop(v, why, sizeof why)) return;
         snprintf(o->stop_reason, sizeof o->stop_reason, "%s on the merged data of %d segment(s) at %.0f s",
                  why, o->nsegs, (double)rp->run_ns / 1e9);
         fprintf(stderr, "luamech merge: %s: asking every segment to stop\n", o->stop_reason);
@@ -1238,10 +1252,12 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, o->out);
     hlog *log = hlog_open(hpath, 0);
     int rc = merge_run(o, rp, sc, log);
-    int code = rc == 0 ? merge_exit_code(sc, rp, o) : EXIT_RUNTIME;
+    report_view v;                  /* the merged data's verdicts and health, evaluated once for every output */
+    report_view_init(&v, sc, rp);
+    int code = rc == 0 ? merge_exit_code(&v, o) : EXIT_RUNTIME;
     if (log && hlog_close(log) != 0) rc = -1;
     const char *status = o->live ? "running" : report_status_name(rp->status);
-    if (rc == 0 && report_write_all(o->out, sc, rp, status, o->live ? -1 : code) != 0) rc = -1;
+    if (rc == 0 && report_write_all_view(o->out, status, o->live ? -1 : code, &v) != 0) rc = -1;
     if (rc == 0 && merge_segment_table(o->out, o, missing) != 0) rc = -1;
     if (rc == 0 && o->live) {       /* a terminal: every round; a log: when an interval was added */
         if (o->tty || rp->agg.nintervals != o->progress_at) {
@@ -1254,9 +1270,11 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
             report_progress(stderr, rp, (double)rp->run_ns / 1e9, (double)sc->run_time_ns / 1e9);
             o->progress_at = rp->agg.nintervals;
         }
-        merge_central_verdict(o, sc, rp);
+        merge_central_verdict(o, sc, rp, &v);
     }
-    if (rc == 0 && o->outs && !o->phase) merge_outputs(o, sc, rp, o->live ? NULL : report_status_name(rp->status), code);
+    if (rc == 0 && o->outs && !o->phase)
+        merge_outputs(o, sc, rp, o->live ? NULL : report_status_name(rp->status), code, &v);
+    report_view_free(&v);
     if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out), merge_console_segments(o);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {

@@ -192,7 +192,7 @@ void output_run_start(output_set *s, const scenario *sc, const char *phase) {
     if (!s) return;
     s->phase = phase;
     s->next = 0;
-    output_run run = {sc, NULL, s->run_id, phase, NULL};
+    output_run run = {sc, NULL, s->run_id, phase, NULL, NULL};
     char *buf = NULL;
     size_t len = 0;
     if (output_json_start(&buf, &len, &run) == 0) output_dispatch(s, &run, OUTPUT_EV_START, -1, buf, len);
@@ -207,9 +207,11 @@ void output_segments(output_set *s, const char *json) {
     s->segments = copy;
 }
 
-void output_interval(output_set *s, const scenario *sc, const run_result *r) {
+void output_interval(output_set *s, const scenario *sc, const run_result *r, report_view *v) {
     if (!s) return;
-    output_run run = {sc, r, s->run_id, s->phase, s->segments};
+    report_view own;
+    if (!v) report_view_init(&own, sc, r), v = &own;
+    output_run run = {sc, r, s->run_id, s->phase, s->segments, v};
     for (; s->next < r->agg.nintervals; s->next++) {
         char *buf = NULL;
         size_t len = 0;
@@ -217,17 +219,21 @@ void output_interval(output_set *s, const scenario *sc, const run_result *r) {
             output_dispatch(s, &run, OUTPUT_EV_INTERVAL, s->next, buf, len);
         free(buf);
     }
+    if (v == &own) report_view_free(&own);
 }
 
 void output_run_end(output_set *s, const scenario *sc, const run_result *r, const char *status, int exit_code) {
     if (!s) return;
-    output_interval(s, sc, r);
-    output_run run = {sc, r, s->run_id, s->phase, s->segments};
+    report_view v;
+    report_view_init(&v, sc, r);
+    output_interval(s, sc, r, &v);
+    output_run run = {sc, r, s->run_id, s->phase, s->segments, &v};
     char *buf = NULL;
     size_t len = 0;
     if (output_json_end(&buf, &len, &run, status, exit_code) == 0)
         output_dispatch(s, &run, OUTPUT_EV_END, r->agg.nintervals, buf, len);
     free(buf);
+    report_view_free(&v);
 }
 
 void output_close(output_set *s) {

@@ -13,6 +13,7 @@
 
 #include "stats/run_result.h"
 #include "scenario/scenario.h"
+#include "report/report.h"
 
 #define OUTPUT_SCHEMA_VERSION 1      /* the JSON lines' "v" */
 #define OUTPUT_MAX_STREAMS 8
@@ -59,8 +60,9 @@ output_set *output_open(const output_cfg *c, const char *run_id, char *err, size
 /* One run (a scenario, or one phase of it; phase is its name or NULL). */
 void output_run_start(output_set *s, const scenario *sc, const char *phase);
 /* An interval closed (the engine's on_interval hook): every interval not
- * yet sent goes out. */
-void output_interval(output_set *s, const scenario *sc, const run_result *r);
+ * yet sent goes out.  v: the closed interval's view (its threshold verdicts
+ * and health, evaluated once for every output: report/view.c), or NULL. */
+void output_interval(output_set *s, const scenario *sc, const run_result *r, report_view *v);
 /* A merge's segments as a JSON array ([{ "index", "state", "vus",
  * "transactions", "errors", "host" }, ...]; luamech merge --follow), carried
  * by the interval events from now on ("segments"); NULL: none. */

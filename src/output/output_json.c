@@ -52,16 +52,9 @@ static int ojson_append(char **buf, size_t *len, json_t *o) {
     return 0;
 }
 
+/* The figures the stream carries (FIG_OUT_STREAM), by key. */
 static void ojson_row(json_t *o, const agg_row *x) {
-    json_t *f = json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-        "count", (json_int_t)x->count, "errors", (json_int_t)x->errors, "cancelled", (json_int_t)x->cancelled,
-        "skipped", (json_int_t)x->skipped, "period_s", x->period_s, "rate", x->rate,
-        "min_ms", report_ms((double)x->min_us), "avg_ms", report_ms(x->avg_us),
-        "p50_ms", report_ms((double)x->p50_us), "p90_ms", report_ms((double)x->p90_us),
-        "p95_ms", report_ms((double)x->p95_us), "p99_ms", report_ms((double)x->p99_us),
-        "p99_9_ms", report_ms((double)x->p999_us), "max_ms", report_ms((double)x->max_us),
-        "stdev_ms", report_ms(x->stdev_us));
-    report_row_latency_null(f, x);
+    json_t *f = report_row_json(x, FIG_OUT_STREAM);
     if (f) json_object_update(o, f);
     json_decref(f);
 }
@@ -81,6 +74,12 @@ int output_json_start(char **buf, size_t *len, const output_run *run) {
     json_object_set_new(o, "interval_s", json_real((double)sc->interval_ns / 1e9));
     json_object_set_new(o, "run_time_s", json_real((double)sc->run_time_ns / 1e9));
     json_object_set_new(o, "groups", groups);
+    /* the figures table (stats/figures.h): which figures each output carries,
+     * their units and directions; the dashboard's page reads it from here */
+    char *figs = figures_json();
+    json_t *fj = figs ? json_loads(figs, 0, NULL) : NULL;
+    free(figs);
+    if (fj) json_object_set_new(o, "figures", fj);
     return ojson_append(buf, len, o);
 }
 
@@ -92,29 +91,24 @@ static json_t *ojson_targets(const scenario *sc, double t_s) {
     return o;
 }
 
-static json_t *ojson_health(const run_result *r, int k) {
-    health_row *h;
-    int suspect;
-    char why[1024];
-    int n = report_health(r, &h, &suspect, why, sizeof why);
-    json_t *o = k < n ? json_pack("{s:f,s:f,s:f,s:f,s:I,s:I,s:f}", "cpu_percent", h[k].cpu_pct,
+static json_t *ojson_health(report_view *v, int k) {
+    int n;
+    const health_row *h = report_view_health(v, &n, NULL, NULL);
+    json_t *o = h && k < n ? json_pack("{s:f,s:f,s:f,s:f,s:I,s:I,s:f}", "cpu_percent", h[k].cpu_pct,
         "cpu_wait_percent", h[k].cpu_wait_pct, "loop_lag_p99_ms", h[k].lag_p99_ms,
         "loop_lag_max_ms", h[k].lag_max_ms, "late_starts", (json_int_t)h[k].late,
         "skipped_starts", (json_int_t)h[k].skipped, "dispatch_delay_p99_ms", h[k].dispatch_p99_ms) : json_object();
-    free(h);
     return o;
 }
 
-static json_t *ojson_thresholds(const scenario *sc, const run_result *r) {
-    th_result *res;
-    report_threshold_results(sc, r, &res);
+static json_t *ojson_thresholds(const scenario *sc, report_view *v) {
+    const th_result *res = report_view_thresholds(v, NULL);
     json_t *arr = json_array();
     for (int i = 0; res && i < sc->nthresholds; i++) {
         char text[256];
         json_array_append_new(arr, json_pack("{s:o,s:b,s:s}", "threshold", ojson_str(res[i].t->text),
             "passed", res[i].passed, "measured", report_threshold_text(&res[i], text, sizeof text)));
     }
-    free(res);
     return arr;
 }
 
@@ -148,7 +142,8 @@ static void ojson_segments(json_t *o, const output_run *run) {
 
 int output_json_interval(char **buf, size_t *len, const output_run *run, int k) {
     const run_result *r = run->r;
-    double iv = (double)r->agg.interval_ns / 1e9, t_s = k * iv;
+    double t_s, end_s;                      /* the interval's bounds: the rule of every output */
+    agg_interval_bounds(&r->agg, k, &t_s, &end_s);
     int rc = 0;
     for (int i = 0; i < r->agg.n && rc == 0; i++) {
         const agg_timer *t = r->agg.timers[i];
@@ -156,7 +151,7 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
         json_t *o = ojson_head(run, "timer");
         json_object_set_new(o, "interval", json_integer(k));
         json_object_set_new(o, "t_s", json_real(t_s));
-        json_object_set_new(o, "time", json_real(output_wall_s(r, t_s + t->rows[k].period_s)));
+        json_object_set_new(o, "time", json_real(output_wall_s(r, end_s)));
         json_object_set_new(o, "timer", ojson_str(t->name));
         json_object_set_new(o, "kind", json_string(timer_kind_name(t->kind)));
         ojson_row(o, &t->rows[k]);
@@ -165,13 +160,14 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
     json_t *o = ojson_head(run, "interval");
     json_object_set_new(o, "interval", json_integer(k));
     json_object_set_new(o, "t_s", json_real(t_s));
-    json_object_set_new(o, "time", json_real(output_wall_s(r, t_s + iv)));
+    json_object_set_new(o, "end_s", json_real(end_s));
+    json_object_set_new(o, "time", json_real(output_wall_s(r, end_s)));
     json_object_set_new(o, "active_vus", json_integer(k < r->agg.nrows_vus ? r->agg.vus_rows[k] : r->agg.active_vus));
-    json_object_set_new(o, "targets", ojson_targets(run->sc, t_s + iv));
+    json_object_set_new(o, "targets", ojson_targets(run->sc, t_s + (double)r->agg.interval_ns / 1e9));
     json_object_set_new(o, "counters", ojson_counters(r, k));
     json_object_set_new(o, "counter_kinds", ojson_counter_kinds(r));
-    json_object_set_new(o, "health", ojson_health(r, k));
-    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
+    json_object_set_new(o, "health", ojson_health(run->view, k));
+    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, run->view));
     ojson_segments(o, run);
     return rc == 0 ? ojson_append(buf, len, o) : (json_decref(o), -1);
 }
@@ -195,7 +191,7 @@ int output_json_end(char **buf, size_t *len, const output_run *run, const char *
     json_object_set_new(o, "run_s", json_real((double)r->run_ns / 1e9));
     json_object_set_new(o, "intervals", json_integer(r->agg.nintervals));
     json_object_set_new(o, "totals", totals);
-    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, r));
+    json_object_set_new(o, "thresholds", ojson_thresholds(run->sc, run->view));
     ojson_segments(o, run);
     return ojson_append(buf, len, o);
 }

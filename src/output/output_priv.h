@@ -17,6 +17,7 @@ typedef struct output_run {
     const char *run_id;
     const char *phase;       /* NULL unless the scenario has phases */
     const char *segments;    /* a merge's segments (a JSON array, output_segments), or NULL */
+    report_view *view;       /* the closed interval's verdicts and health (NULL at the start event) */
 } output_run;
 
 typedef enum output_ev { OUTPUT_EV_START, OUTPUT_EV_INTERVAL, OUTPUT_EV_END } output_ev;

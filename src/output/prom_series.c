@@ -218,19 +218,20 @@ static void prom_histogram(prom_batch *b, const agg_timer *t) {
 /* Percentiles as gauges: of the interval and of the run so far (absent
  * while there is no latency sample). */
 static void prom_quantiles(prom_batch *b, const agg_timer *t, const agg_row *iv) {
-    static const char *q[] = {"0.5", "0.9", "0.95", "0.99"};
-    const int64_t ivq[] = {iv->p50_us, iv->p90_us, iv->p95_us, iv->p99_us};
-    const double pct[] = {50, 90, 95, 99};
-    /* no latency sample (every one failed, or none): no gauge at all, which
+    /* the figures carrying FIG_OUT_PROM (stats/figures.h), each a quantile;
+     * no latency sample (every one failed, or none): no gauge at all, which
      * Prometheus shows as no data, rather than a 0 that reads as fast */
-    for (int i = 0; i < 4; i++) {
-        prom_series *s = iv->sampled > 0 ? prom_timer_add(b, "luamech_interval_latency_seconds", (double)ivq[i] / 1e6, t)
-                                         : NULL;
-        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
+    for (int i = 0; i < FIG_N; i++) {
+        const figure *f = figure_get((fig_id)i);
+        if (!(f->outputs & FIG_OUT_PROM) || !f->prom_q) continue;
+        int has;
+        double ms = figure_value(f, iv, &has);
+        prom_series *s = has ? prom_timer_add(b, "luamech_interval_latency_seconds", ms / 1e3, t) : NULL;
+        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = f->prom_q;
         s = t->total.total > 0 ? prom_timer_add(b, "luamech_run_latency_seconds",
-                                                (double)hist_percentile_us(&t->total, pct[i]) / 1e6, t)
+                                                figure_of_hist_us(f, &t->total) / 1e6, t)
                                : NULL;
-        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = q[i];
+        if (s) s->lname[s->nl] = "quantile", s->lval[s->nl++] = f->prom_q;
     }
 }
 
@@ -253,7 +254,7 @@ static void prom_run(prom_batch *b, const output_run *run, int k) {
     const run_result *r = run->r;
     prom_add(b, "luamech_vus", (double)(k < r->agg.nrows_vus ? r->agg.vus_rows[k] : r->agg.active_vus),
              NULL, NULL, NULL, NULL, NULL, NULL);
-    double t_s = (double)(k + 1) * (double)r->agg.interval_ns / 1e9;
+    double t_s = (double)(k + 1) * (double)r->agg.interval_ns / 1e9;   /* the schedule's, at the nominal end */
     for (int g = 0; g < run->sc->ngroups; g++) {
         const group_cfg *gc = &run->sc->groups[g];
         prom_add(b, gc->model == MODEL_RATE ? "luamech_target_rate_per_second" : "luamech_target_vus",
@@ -262,25 +263,21 @@ static void prom_run(prom_batch *b, const output_run *run, int k) {
     for (int i = 0; i < r->agg.ncounters; i++)
         prom_add(b, "luamech_counter_total", (double)r->agg.counters[i]->total, "counter", r->agg.counters[i]->name,
                  NULL, NULL, NULL, NULL);
-    health_row *h;
-    int suspect;
-    char why[512];
-    int n = report_health(r, &h, &suspect, why, sizeof why);
-    if (k < n) {
+    int n = 0;
+    const health_row *h = run->view ? report_view_health(run->view, &n, NULL, NULL) : NULL;
+    if (h && k < n) {
         prom_add(b, "luamech_generator_cpu_percent", h[k].cpu_pct, NULL, NULL, NULL, NULL, NULL, NULL);
         prom_add(b, "luamech_generator_cpu_wait_percent", h[k].cpu_wait_pct, NULL, NULL, NULL, NULL, NULL, NULL);
         prom_add(b, "luamech_generator_loop_lag_p99_seconds", h[k].lag_p99_ms / 1e3, NULL, NULL, NULL, NULL, NULL, NULL);
         prom_add(b, "luamech_generator_late_starts", (double)h[k].late, NULL, NULL, NULL, NULL, NULL, NULL);
     }
-    free(h);
     prom_add(b, "luamech_output_dropped_samples_total", (double)b->dropped, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
 void prom_batch_fill(prom_batch *b, const output_run *run, int k) {
     const run_result *r = run->r;
-    double end_s = (double)(k + 1) * (double)r->agg.interval_ns / 1e9;
-    if (k == r->agg.nintervals - 1 && r->span_ns > 0 && (double)r->span_ns / 1e9 < end_s + 1e-9)
-        end_s = (double)r->span_ns / 1e9;             /* the last one ends with sampling */
+    double start_s, end_s;                  /* the last one ends with sampling */
+    agg_interval_bounds(&r->agg, k, &start_s, &end_s);
     b->ts_ms = (int64_t)llround(output_wall_s(r, end_s) * 1000.0);
     prom_timers(b, r, k);
     prom_run(b, run, k);

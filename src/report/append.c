@@ -76,13 +76,12 @@ static int append_room(append_file *f, int n) {
 /* The rows of r not yet in f (or all of them, after the header, when whole)
  * into out; each entry's count of rows is updated. */
 static void append_rows(FILE *out, append_file *f, const run_result *r, int is_intervals, int final) {
-    double iv = (double)r->agg.interval_ns / 1e9;
     int n = is_intervals ? r->agg.n : r->agg.ncounters;
     for (int i = 0; i < n; i++) {
         if (is_intervals) {
             const agg_timer *t = r->agg.timers[i];
             if (!agg_timer_reported(t)) continue;
-            for (int k = f->written[i]; k < t->nrows; k++) report_interval_row(out, t, k, iv);
+            for (int k = f->written[i]; k < t->nrows; k++) report_interval_row(out, &r->agg, t, k);
             f->written[i] = t->nrows;
         } else {
             const agg_counter *c = r->agg.counters[i];
@@ -147,7 +146,8 @@ static int append_file_update(report_appender *a, append_file *f, const run_resu
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     if (out == NULL) return -1;
-    if (whole) fputs(is_intervals ? REPORT_INTERVALS_HEADER : REPORT_COUNTERS_HEADER, out);
+    if (whole && is_intervals) report_intervals_header(out);
+    else if (whole) fputs(REPORT_COUNTERS_HEADER, out);
     append_rows(out, f, r, is_intervals, final);
     int rc = fclose(out) == 0 ? 0 : -1;
     if (rc == 0) rc = whole ? append_replace(f, a->dir, path, buf, len) : append_write(f, path, buf, len);
@@ -173,12 +173,21 @@ static int append_summary_due(const report_appender *a, const run_result *r) {
 
 int report_append_all(report_appender *a, const scenario *sc, const run_result *r,
                       const char *status, int exit_code, int final) {
+    report_view v;
+    report_view_init(&v, sc, r);
+    int rc = report_append_view(a, status, exit_code, final, &v);
+    report_view_free(&v);
+    return rc;
+}
+
+int report_append_view(report_appender *a, const char *status, int exit_code, int final, report_view *v) {
+    const run_result *r = v->r;
     int rc = append_file_update(a, &a->intervals, r, 1, final);
     rc |= report_write_errors_csv(a->dir, r);
     rc |= append_file_update(a, &a->counters, r, 0, final);
-    if (r->status != RUN_ABORTED) rc |= report_write_junit(a->dir, sc, r);
+    if (r->status != RUN_ABORTED) rc |= report_write_junit_view(a->dir, v);
     if (final || append_summary_due(a, r)) {
-        int jrc = report_write_json(a->dir, sc, r, status, exit_code);
+        int jrc = report_write_json_view(a->dir, status, exit_code, v);
         if (jrc == 0) a->summary_at = r->agg.nintervals;
         rc |= jrc;
     }

@@ -1,8 +1,9 @@
 /* compare.c - `luamech compare A B`: the figures of two runs side by side.
  *
  * A and B are results directories (or their summary.json).  Per timer present
- * in both runs, the main figures of the whole-run summary (rate, count,
- * errors, p50, p95, p99, max, avg) are printed for A and for B with the change
+ * in both runs, the main figures of the whole-run summary (those the figures
+ * table, stats/figures.h, flags FIG_COMPARE_DEFAULT: count, errors, rate, avg,
+ * p50, p95, p99, max) are printed for A and for B with the change
  * of B against A in percent, like seed 000's bare-metal-vs-VM "tax" table.
  * A phased run's top directory is compared phase by phase, the phases matched
  * by name.  --fail-if limits turn the comparison into a CI gate (exit 1).
@@ -30,28 +31,18 @@
 
 /* ---- arithmetic (pure; tests/unit/test_compare.c) ---- */
 
-static const struct {
-    const char *name, *field;
-    int higher_is_worse;
-} cmp_figs[CMP_NFIGS] = {
-    [CMP_RATE] = {"rate", "rate", 0},         [CMP_COUNT] = {"count", "count", 0},
-    [CMP_ERRORS] = {"errors", "errors", 1},   [CMP_MIN] = {"min", "min_ms", 1},
-    [CMP_AVG] = {"avg", "avg_ms", 1},         [CMP_P50] = {"p50", "p50_ms", 1},
-    [CMP_P80] = {"p80", "p80_ms", 1},         [CMP_P90] = {"p90", "p90_ms", 1},
-    [CMP_P95] = {"p95", "p95_ms", 1},         [CMP_P99] = {"p99", "p99_ms", 1},
-    [CMP_P999] = {"p99.9", "p99_9_ms", 1},    [CMP_MAX] = {"max", "max_ms", 1},
-    [CMP_STDEV] = {"stdev", "stdev_ms", 1},
-};
-
-const char *cmp_fig_name(cmp_fig f) { return f >= 0 && f < CMP_NFIGS ? cmp_figs[f].name : "?"; }
-const char *cmp_fig_field(cmp_fig f) { return f >= 0 && f < CMP_NFIGS ? cmp_figs[f].field : "?"; }
-int cmp_fig_higher_is_worse(cmp_fig f) { return f >= 0 && f < CMP_NFIGS ? cmp_figs[f].higher_is_worse : 1; }
+/* The figures are the table's (stats/figures.h); compare reads those
+ * flagged FIG_COMPARE, in the table's order. */
+int cmp_fig_comparable(int f) { return f >= 0 && f < FIG_N && (figure_get((fig_id)f)->flags & FIG_COMPARE); }
+const char *cmp_fig_name(cmp_fig f) { return cmp_fig_comparable(f) ? figure_get(f)->name : "?"; }
+const char *cmp_fig_field(cmp_fig f) { return cmp_fig_comparable(f) ? figure_get(f)->key : "?"; }
+int cmp_fig_higher_is_worse(cmp_fig f) { return cmp_fig_comparable(f) ? figure_get(f)->worse > 0 : 1; }
 
 int cmp_fig_parse(const char *s, size_t len) {
-    for (int f = 0; f < CMP_NFIGS; f++)
-        if (strlen(cmp_figs[f].name) == len && strncmp(s, cmp_figs[f].name, len) == 0) return f;
-    if ((len == 5 && strncmp(s, "p99_9", 5) == 0) || (len == 4 && strncmp(s, "p999", 4) == 0)) return CMP_P999;
-    return -1;
+    const figure *f = figure_find(s, len, FIG_COMPARE);
+    /* by name only ("p95", not "p95_ms"; "p99_9" and "p999" name p99.9) */
+    if (!f || (strlen(f->key) == len && strncmp(s, f->key, len) == 0 && strcmp(f->key, f->name) != 0)) return -1;
+    return (int)f->id;
 }
 
 int cmp_pct_change(double a, double b, double *pct) {
@@ -72,7 +63,8 @@ void cmp_fmt_pct(char *buf, size_t len, double a, double b, int decimals) {
 }
 
 cmp_unit cmp_fig_unit(cmp_fig f) {
-    return f == CMP_RATE ? CMP_UNIT_RATE : f == CMP_COUNT || f == CMP_ERRORS ? CMP_UNIT_COUNT : CMP_UNIT_MS;
+    fig_unit u = figure_get(f) ? figure_get(f)->unit : FIG_UNIT_MS;
+    return u == FIG_UNIT_RATE ? CMP_UNIT_RATE : u == FIG_UNIT_COUNT ? CMP_UNIT_COUNT : CMP_UNIT_MS;
 }
 
 int cmp_is_worse(cmp_fig f, double a, double b) { return cmp_fig_higher_is_worse(f) ? b > a : b < a; }
@@ -199,10 +191,6 @@ int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *err, size
     return 0;
 }
 
-/* The order of every printed figure. */
-const cmp_fig cmp_order[CMP_NFIGS] = {CMP_RATE, CMP_COUNT, CMP_ERRORS, CMP_MIN, CMP_P50, CMP_P80, CMP_P90,
-                                      CMP_P95,  CMP_P99,   CMP_P999,   CMP_MAX, CMP_AVG, CMP_STDEV};
-
 /* What comparing the timers of two runs needs: the options, the runs, the
  * phase (NULL for single runs), where regressions go and the message buffer. */
 typedef struct cmp_ctx {
@@ -215,7 +203,7 @@ typedef struct cmp_ctx {
 } cmp_ctx;
 
 json_t *cmp_num(cmp_fig f, double v) {
-    if ((f == CMP_COUNT || f == CMP_ERRORS) && fabs(v) < 9e15) return json_integer((json_int_t)llround(v));
+    if (cmp_fig_unit(f) == CMP_UNIT_COUNT && fabs(v) < 9e15) return json_integer((json_int_t)llround(v));
     return json_real(v);
 }
 
@@ -272,9 +260,9 @@ static json_t *cmp_figure(const cmp_ctx *c, const char *name, cmp_fig f, double 
  * message (a figure missing from a summary). */
 static int cmp_figures(const cmp_ctx *c, json_t *t, json_t *u, json_t *figs) {
     const char *name = cmp_str(t, "name");
-    for (size_t k = 0; k < sizeof cmp_order / sizeof cmp_order[0]; k++) {
-        cmp_fig f = cmp_order[k];
-        if (!c->o->shown[f]) continue;
+    for (int k = 0; k < CMP_NFIGS; k++) {
+        cmp_fig f = (cmp_fig)k;
+        if (!cmp_fig_comparable(f) || !c->o->shown[f]) continue;
         double va, vb;
         int ra = cmp_value(c->a, t, f, &va, c->err, c->err_len), rb = cmp_value(c->b, u, f, &vb, c->err, c->err_len);
         if (ra < 0 || rb < 0) return -1;
@@ -435,8 +423,8 @@ static json_t *cmp_build(cmp_opts *o, const cmp_run *a, const cmp_run *b, char *
 
 void cmp_fmt_val(char *buf, size_t len, cmp_fig f, json_t *v) {
     if (json_is_integer(v)) snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-    else if (f == CMP_RATE) snprintf(buf, len, "%.2f", json_number_value(v));
-    else if (f == CMP_COUNT || f == CMP_ERRORS) snprintf(buf, len, "%.0f", json_number_value(v));
+    else if (cmp_fig_unit(f) == CMP_UNIT_RATE) snprintf(buf, len, "%.2f", json_number_value(v));
+    else if (cmp_fig_unit(f) == CMP_UNIT_COUNT) snprintf(buf, len, "%.0f", json_number_value(v));
     else snprintf(buf, len, "%.3f", json_number_value(v));
 }
 
@@ -467,7 +455,7 @@ static void cmp_print_figure(FILE *out, cmp_fig f, json_t *fj, const char *inden
     cmp_fmt_val(va, sizeof va, f, cmp_get(fj, "a"));
     cmp_fmt_val(vb, sizeof vb, f, cmp_get(fj, "b"));
     cmp_fmt_change(ch, sizeof ch, cmp_get(fj, "change_pct"), 1);
-    snprintf(label, sizeof label, "%s%s", cmp_fig_name(f), f == CMP_RATE ? "/s" : "");
+    snprintf(label, sizeof label, "%s%s", cmp_fig_name(f), cmp_fig_unit(f) == CMP_UNIT_RATE ? "/s" : "");
     fprintf(out, "%s  %-8s %14s %14s %10s", indent, label, va, vb, ch);
     json_t *past = cmp_get(fj, "past_limits"), *l;
     size_t n;
@@ -480,9 +468,9 @@ static void cmp_print_timer(FILE *out, json_t *t, const char *indent) {
     fprintf(out, "\n%s%s (%s)\n", indent, cmp_str(t, "name"), cmp_str(t, "kind"));
     fprintf(out, "%s  %-8s %14s %14s %10s\n", indent, "figure", "A", "B", "B vs A");
     json_t *figs = cmp_get(t, "figures");
-    for (size_t k = 0; k < sizeof cmp_order / sizeof cmp_order[0]; k++) {
-        cmp_fig f = cmp_order[k];
-        json_t *fj = cmp_get(figs, cmp_fig_name(f));
+    for (int k = 0; k < CMP_NFIGS; k++) {
+        cmp_fig f = (cmp_fig)k;
+        json_t *fj = cmp_fig_comparable(f) ? cmp_get(figs, cmp_fig_name(f)) : NULL;
         if (fj) cmp_print_figure(out, f, fj, indent);
     }
 }
@@ -544,7 +532,7 @@ static void cmp_print_regression(FILE *out, json_t *r, const char *indent) {
     cmp_fmt_val(va, sizeof va, f, cmp_get(r, "a"));
     cmp_fmt_val(vb, sizeof vb, f, cmp_get(r, "b"));
     cmp_fmt_change(ch, sizeof ch, cmp_get(r, "change_pct"), 2);
-    const char *unit = f == CMP_RATE ? "/s" : f == CMP_COUNT || f == CMP_ERRORS ? "" : " ms";
+    const char *unit = cmp_fig_unit(f) == CMP_UNIT_RATE ? "/s" : cmp_fig_unit(f) == CMP_UNIT_COUNT ? "" : " ms";
     fprintf(out, "%s", indent);
     if (cmp_str(r, "phase")) fprintf(out, "phase %s: ", cmp_str(r, "phase"));
     fprintf(out, "timer \"%s\": %s %s (A %s%s, B %s%s), past the limit %s\n", cmp_str(r, "timer"), fig, ch, va,

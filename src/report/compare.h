@@ -12,24 +12,28 @@
 
 #include <stddef.h>
 
-/* The figures of a summary row that can be compared. */
-typedef enum cmp_fig {
-    CMP_RATE = 0,   /* samples/s: lower is worse */
-    CMP_COUNT,      /* samples: lower is worse */
-    CMP_ERRORS,     /* failed samples: higher is worse */
-    CMP_MIN,        /* latencies (ms): higher is worse */
-    CMP_AVG,
-    CMP_P50,
-    CMP_P80,
-    CMP_P90,
-    CMP_P95,
-    CMP_P99,
-    CMP_P999,
-    CMP_MAX,
-    CMP_STDEV,
-    CMP_NFIGS
-} cmp_fig;
+#include "stats/figures.h"
 
+/* The figures of a summary row that can be compared: those of the figures
+ * table (stats/figures.h) flagged FIG_COMPARE; a cmp_fig is a fig_id. */
+typedef fig_id cmp_fig;
+#define CMP_RATE FIG_RATE       /* samples/s: lower is worse */
+#define CMP_COUNT FIG_COUNT     /* samples: lower is worse */
+#define CMP_ERRORS FIG_ERRORS   /* failed samples: higher is worse */
+#define CMP_MIN FIG_MIN         /* latencies (ms): higher is worse */
+#define CMP_AVG FIG_AVG
+#define CMP_P50 FIG_P50
+#define CMP_P80 FIG_P80
+#define CMP_P90 FIG_P90
+#define CMP_P95 FIG_P95
+#define CMP_P99 FIG_P99
+#define CMP_P999 FIG_P999
+#define CMP_MAX FIG_MAX
+#define CMP_STDEV FIG_STDEV
+#define CMP_NFIGS FIG_N         /* loops over every id test cmp_fig_comparable */
+
+/* 1 when f is a figure compare reads (FIG_COMPARE). */
+int cmp_fig_comparable(int f);
 /* "rate", "count", "errors", "min", "avg", "p50", ..., "p99.9", "max", "stdev" */
 const char *cmp_fig_name(cmp_fig f);
 /* The summary.json field: "rate", "count", "errors", "min_ms", ..., "p99_9_ms" */

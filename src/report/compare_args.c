@@ -31,8 +31,14 @@ static int cmp_limit_figure(const char *s, const char **pp, cmp_limit *l, char *
     int f = cmp_fig_parse(name, nlen);
     if (f < 0) {
         if (nlen == 0) text_errf(err, err_len, "'%s': expected a figure, e.g. 'p95>10%%' or 'rate<-5%%'", s);
-        else text_errf(err, err_len, "'%s': unknown figure '%.*s' (rate, count, errors, min, avg, p50, p80, p90, "
-                      "p95, p99, p99.9, max, stdev)", s, (int)nlen, name);
+        else {
+            char names[256] = "";
+            for (int k = 0; k < CMP_NFIGS; k++)
+                if (cmp_fig_comparable(k))
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "",
+                             cmp_fig_name((cmp_fig)k));
+            text_errf(err, err_len, "'%s': unknown figure '%.*s' (%s)", s, (int)nlen, name, names);
+        }
         return -1;
     }
     l->fig = (cmp_fig)f;
@@ -457,14 +463,10 @@ int cmp_parse_args(int argc, char **argv, cmp_opts *o) {
     return CMP_GO_ON;
 }
 
-/* The figures printed by default. */
-static const cmp_fig cmp_default_figs[] = {CMP_RATE, CMP_COUNT, CMP_ERRORS, CMP_P50,
-                                           CMP_P95,  CMP_P99,   CMP_MAX,    CMP_AVG};
-
 int cmp_opts_init(cmp_opts *o, int argc) {
     memset(o, 0, sizeof *o);
-    for (size_t k = 0; k < sizeof cmp_default_figs / sizeof cmp_default_figs[0]; k++)
-        o->shown[cmp_default_figs[k]] = 1;
+    for (int k = 0; k < FIG_N; k++)       /* the figures printed by default */
+        o->shown[k] = (figure_get((fig_id)k)->flags & FIG_COMPARE_DEFAULT) != 0;
     int n = argc > 0 ? argc : 1;
     o->timers = calloc((size_t)n, sizeof *o->timers);
     o->timer_seen = calloc((size_t)n, sizeof *o->timer_seen);

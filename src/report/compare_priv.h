@@ -48,8 +48,6 @@ int cmp_parse_args(int argc, char **argv, cmp_opts *o);
 
 /* ---- compare.c, shared with compare_sets.c ---- */
 
-/* The order of every printed figure. */
-extern const cmp_fig cmp_order[CMP_NFIGS];
 /* o's member k (NULL when o is no object or has none); as a string. */
 json_t *cmp_get(json_t *o, const char *k);
 const char *cmp_str(json_t *o, const char *k);

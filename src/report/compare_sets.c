@@ -107,7 +107,7 @@ static int cmp_sets_values(cmp_sets *s, const cmp_run *runs, int n, const char *
 
 /* A value: an integer for whole counts, else a real. */
 static json_t *cmp_sets_num(cmp_fig f, double v) {
-    if ((f == CMP_COUNT || f == CMP_ERRORS) && v != floor(v)) return json_real(v);
+    if (cmp_fig_unit(f) == CMP_UNIT_COUNT && v != floor(v)) return json_real(v);
     return cmp_num(f, v);
 }
 
@@ -165,8 +165,9 @@ static json_t *cmp_sets_figure(cmp_sets *s, const char *name, cmp_fig f) {
 
 /* The shown figures of timer name (in every run) into figs.  0, or -1. */
 static int cmp_sets_figures(cmp_sets *s, const char *name, json_t *figs) {
-    for (size_t k = 0; k < CMP_NFIGS; k++) {
-        cmp_fig f = cmp_order[k];
+    for (int k = 0; k < CMP_NFIGS; k++) {
+        cmp_fig f = (cmp_fig)k;
+        if (!cmp_fig_comparable(f)) continue;
         if (!s->o->shown[f]) continue;
         int ra = cmp_sets_values(s, s->a, s->o->na, name, f, s->va), rb = cmp_sets_values(s, s->b, s->o->nb, name, f, s->vb);
         if (ra < 0 || rb < 0) return -1;
@@ -254,7 +255,7 @@ static json_t *cmp_sets_build(cmp_sets *s) {
 /* ---- text ---- */
 
 static void cmp_sets_fmt(char *buf, size_t len, cmp_fig f, json_t *v) {
-    if ((f == CMP_COUNT || f == CMP_ERRORS) && json_is_real(v)) snprintf(buf, len, "%.1f", json_real_value(v));
+    if (cmp_fig_unit(f) == CMP_UNIT_COUNT && json_is_real(v)) snprintf(buf, len, "%.1f", json_real_value(v));
     else cmp_fmt_val(buf, len, f, v);
 }
 
@@ -277,7 +278,7 @@ static void cmp_sets_print_figure(FILE *out, cmp_fig f, json_t *fj) {
     cmp_sets_fmt(lo, sizeof lo, f, cmp_get(fj, "b_min"));
     cmp_sets_fmt(hi, sizeof hi, f, cmp_get(fj, "b_max"));
     snprintf(rb, sizeof rb, "%s..%s", lo, hi);
-    snprintf(label, sizeof label, "%s%s", cmp_fig_name(f), f == CMP_RATE ? "/s" : "");
+    snprintf(label, sizeof label, "%s%s", cmp_fig_name(f), cmp_fig_unit(f) == CMP_UNIT_RATE ? "/s" : "");
     fprintf(out, "  %-8s %14s %14s %10s %8s %22s %22s", label, ma, mb, ch, pv, ra, rb);
     json_t *l;
     size_t n;
@@ -293,9 +294,9 @@ static void cmp_sets_print_timer(FILE *out, json_t *t) {
     fprintf(out, "  %-8s %14s %14s %10s %8s %22s %22s\n", "figure", "A median", "B median", "B vs A", "p",
             "A min..max", "B min..max");
     json_t *figs = cmp_get(t, "figures");
-    for (size_t k = 0; k < CMP_NFIGS; k++) {
-        json_t *fj = cmp_get(figs, cmp_fig_name(cmp_order[k]));
-        if (fj) cmp_sets_print_figure(out, cmp_order[k], fj);
+    for (int k = 0; k < CMP_NFIGS; k++) {
+        json_t *fj = cmp_fig_comparable(k) ? cmp_get(figs, cmp_fig_name((cmp_fig)k)) : NULL;
+        if (fj) cmp_sets_print_figure(out, (cmp_fig)k, fj);
     }
 }
 
@@ -339,7 +340,7 @@ static void cmp_sets_print_reg(FILE *out, json_t *r) {
     cmp_sets_fmt(vb, sizeof vb, f, cmp_get(r, "b"));
     cmp_fmt_change(ch, sizeof ch, cmp_get(r, "change_pct"), 2);
     cmp_sets_fmt_p(pv, sizeof pv, cmp_get(r, "p"), 0);
-    const char *unit = f == CMP_RATE ? "/s" : f == CMP_COUNT || f == CMP_ERRORS ? "" : " ms";
+    const char *unit = cmp_fig_unit(f) == CMP_UNIT_RATE ? "/s" : cmp_fig_unit(f) == CMP_UNIT_COUNT ? "" : " ms";
     fprintf(out, "  timer \"%s\": %s %s (A median %s%s, B median %s%s, p %s), past the limit %s\n",
             cmp_str(r, "timer"), fig, ch, va, unit, vb, unit, pv, cmp_str(r, "limit"));
 }

@@ -49,19 +49,23 @@ void report_progress(FILE *out, const run_result *r, double elapsed_s, double to
     fflush(out);
 }
 
+/* count, rate/s and errors lead; then the figures carrying FIG_OUT_CONSOLE. */
 static void report_row_header(FILE *out, const char *first) {
-    fprintf(out, "%-10s %10s %10s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", first,
-            "count", "rate/s", "errors", "min", "avg", "p50", "p80", "p90", "p95", "p99",
-            "p99.9", "max", "stdev");
+    fprintf(out, "%-10s %10s %10s %7s", first, "count", "rate/s", "errors");
+    for (int i = 0; i < FIG_N; i++)
+        if (figures_table()[i].outputs & FIG_OUT_CONSOLE) fprintf(out, " %9s", figures_table()[i].name);
+    fputc('\n', out);
 }
 
 static void report_row(FILE *out, const char *first, const agg_row *x) {
-    const double us[] = {(double)x->min_us, x->avg_us, (double)x->p50_us, (double)x->p80_us, (double)x->p90_us,
-                         (double)x->p95_us, (double)x->p99_us, (double)x->p999_us, (double)x->max_us, x->stdev_us};
     fprintf(out, "%-10s %10lld %10.2f %7lld", first, (long long)x->count, x->rate, (long long)x->errors);
-    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+    for (int i = 0; i < FIG_N; i++) {
+        const figure *f = &figures_table()[i];
+        if (!(f->outputs & FIG_OUT_CONSOLE)) continue;
         char c[32];
-        fprintf(out, " %s", report_ms_cell(c, sizeof c, 9, us[i], x->sampled > 0));
+        int has;
+        double v = figure_value(f, x, &has);
+        fprintf(out, " %s", report_ms_cell(c, sizeof c, 9, v * 1000.0, has));
     }
     fputc('\n', out);
 }

@@ -81,6 +81,7 @@ static int health_reason(const health_row *h, char *buf, size_t len) {
 }
 
 int report_health(const run_result *r, health_row **out, int *suspect, char *why, size_t why_len) {
+    report_trace_eval(r, "health");
     const agg *a = &r->agg;
     const agg_timer *lag = health_timer(a, "engine.loop_lag"), *sched = health_timer(a, "engine.schedule_lag");
     const agg_timer *all = agg_all(a);

@@ -304,8 +304,8 @@ static void html_summary_run(FILE *f, json_t *root) {
     html_kv(f, "throughput", "%.2f transactions/s over %.3f s (the graceful stop's drain included)",
             html_num(sum, "rate"), html_num(sum, "period_s"));
     char m[3][32];
-    html_kv(f, "p50 / p95 / p99", "%s / %s / %s ms", html_ms(sum, "p50_ms", m[0], 32), html_ms(sum, "p95_ms", m[1], 32),
-            html_ms(sum, "p99_ms", m[2], 32));
+    html_kv(f, "p50 / p95 / p99", "%s / %s / %s ms", html_ms(sum, figure_get(FIG_P50)->key, m[0], 32),
+            html_ms(sum, figure_get(FIG_P95)->key, m[1], 32), html_ms(sum, figure_get(FIG_P99)->key, m[2], 32));
     html_kv(f, "run time", "%.3f s", html_num(root, "run_time_s"));
     html_kv_text(f, "test start", html_str(root, "start"));
     html_kv_text(f, "test finish", html_str(root, "finish"));
@@ -476,8 +476,9 @@ static void html_phase_row(FILE *f, json_t *p, size_t i, int linked) {
     char m[4][32];
     fprintf(f, "</td><td>%lld</td><td%s>%lld</td><td>%.3f</td><td>%.2f</td><td>%s</td><td>%s</td>"
                "<td>%s</td><td>%s</td></tr>\n", html_int(p, "transactions"), e > 0 ? " class=\"err\"" : "", e,
-            html_num(p, "run_time_s"), html_num(p, "rate"), html_ms(p, "p50_ms", m[0], 32), html_ms(p, "p95_ms", m[1], 32),
-            html_ms(p, "p99_ms", m[2], 32), html_ms(p, "max_ms", m[3], 32));
+            html_num(p, "run_time_s"), html_num(p, "rate"), html_ms(p, figure_get(FIG_P50)->key, m[0], 32),
+            html_ms(p, figure_get(FIG_P95)->key, m[1], 32), html_ms(p, figure_get(FIG_P99)->key, m[2], 32),
+            html_ms(p, figure_get(FIG_MAX)->key, m[3], 32));
 }
 
 static void html_phases_total(FILE *f, long long tx, long long errors, double secs) {

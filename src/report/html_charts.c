@@ -28,8 +28,11 @@ static const char html_js[] =
 "}\n"
 "window.onerror = function (msg, src, line) { fail(msg + (line ? ' (line ' + line + ')' : '')); };\n"
 "var D = JSON.parse(document.getElementById('summary-data').textContent);\n"
-"var PCTS = [[50, 'p50_ms'], [80, 'p80_ms'], [90, 'p90_ms'], [95, 'p95_ms'], [99, 'p99_ms'],\n"
-"            [99.9, 'p99_9_ms'], [100, 'max_ms']];\n"
+"/* the figures table (stats/figures.h): keys, names, percentiles, and which outputs carry each */\n"
+"var F = LM_FIGURES;\n"
+"function fk(name) { for (var i = 0; i < F.length; i++) if (F[i].name === name) return F[i].key; return name; }\n"
+"function fout(o) { return F.filter(function (f) { return f.outputs.indexOf(o) >= 0; }); }\n"
+"var PCTS = fout('summary').filter(function (f) { return f.q > 0; }).map(function (f) { return [f.q, f.key]; });\n"
 "var COL = {avg: '#1f77b4', p50: '#2ca02c', p90: '#ff7f0e', p95: '#ff7f0e', p99: '#d62728',\n"
 "           max: '#9467bd', rate: '#1f77b4', errors: '#d62728', ms: '#1f77b4', actual: '#17becf'};\n"
 "var LOG10 = Math.LN10;\n"
@@ -144,7 +147,7 @@ static const char html_js[] =
 " * timer's own (from the intended start), so the coordinated-omission gap shows */\n"
 "function rtSpec(t, tw) {\n"
 "  var iv = t.intervals || [];\n"
-"  var series = [['avg', 'avg_ms'], ['p50', 'p50_ms'], ['p90', 'p90_ms'], ['p99', 'p99_ms'], ['max', 'max_ms']]\n"
+"  var series = fout('html_chart').map(function (f) { return [f.name, f.key]; })\n"
 "    .map(function (a) {\n"
 "      return {name: a[0] === 'p99' && tw ? 'p99 intended start' : a[0], color: COL[a[0]], dash: a[0] === 'max',\n"
 "              ys: iv.map(function (r) { return lat(r[a[1]]); })};\n"
@@ -152,7 +155,7 @@ static const char html_js[] =
 "  if (tw) {\n"
 "    var tiv = tw.intervals || [];\n"
 "    series.push({name: 'p99 actual start', color: COL.actual, dash: true,\n"
-"                 ys: iv.map(function (r, i) { return tiv[i] ? lat(tiv[i].p99_ms) : null; })});\n"
+"                 ys: iv.map(function (r, i) { return tiv[i] ? lat(tiv[i][fk('p99')]) : null; })});\n"
 "  }\n"
 "  return {kind: 'rt', title: 'response time per interval', unit: 'ms', xlabel: 'elapsed (s)', xs: ends(t),\n"
 "          x0: 0, xname: ivname, series: series};\n"
@@ -228,7 +231,7 @@ static const char html_js[] =
 "          ticks: ph.map(function (p, i) { return {v: i, label: (i + 1) + ' ' + p.name}; }),\n"
 "          xname: function (i) { return 'phase ' + (i + 1) + ' ' + ph[i].name; },\n"
 "          series: [rate ? {name: 'transactions/s', color: COL.rate, ys: ph.map(function (p) { return num(p.rate); })}\n"
-"                        : {name: 'p95', color: COL.p95, ys: ph.map(function (p) { return lat(p.p95_ms); })}]};\n"
+"                        : {name: 'p95', color: COL.p95, ys: ph.map(function (p) { return lat(p[fk('p95')]); })}]};\n"
 "}\n"
 "function renderAll(onlyResized) {\n"
 "  var els = document.querySelectorAll('div.chart[data-kind]'), n = 0;\n"
@@ -346,6 +349,9 @@ void html_charts_script(FILE *f, json_t *root, size_t merged) {
     fputs("<script type=\"application/json\" id=\"summary-data\">", f);
     html_json(f, root);
     fputs("</script>\n<script>\n", f);
+    char *figs = figures_json();              /* the figures table, as JavaScript's data */
+    fprintf(f, "var LM_FIGURES = %s;\n", figs ? figs : "[]");
+    free(figs);
     html_js_write(f, merged);
     fputs("</script>\n", f);
 }

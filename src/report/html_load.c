@@ -49,12 +49,21 @@ typedef struct hl_state {
 
 /* ---- merging one bucket ---- */
 
+/* Figures merge by the table's rule (stats/figures.h); of the generator
+ * health's, the counts add. */
 static int html_merge_sum_key(const char *k) {
-    static const char *const sum[] = {"count", "errors", "cancelled", "skipped", "period_s", "late_starts",
-                                      "skipped_starts", "dispatch_count"};
+    const figure *f = figure_find(k, strlen(k), 0);
+    if (f) return f->merge == FIG_MERGE_SUM;
+    static const char *const sum[] = {"late_starts", "skipped_starts", "dispatch_count"};
     for (size_t i = 0; i < sizeof sum / sizeof *sum; i++)
         if (strcmp(k, sum[i]) == 0) return 1;
     return 0;
+}
+
+/* The merge rule of the figure keyed k; FIG_MERGE_MAX for any other number. */
+static fig_merge html_merge_rule(const char *k) {
+    const figure *f = figure_find(k, strlen(k), 0);
+    return f ? f->merge : FIG_MERGE_MAX;
 }
 
 static json_t *html_merge_num(json_t *a, json_t *b, int rule) {
@@ -77,9 +86,9 @@ static int html_merge_obj(json_t *acc, json_t *e) {
         json_t *a = json_object_get(acc, key), *m;
         if (!a || (json_is_null(a) && json_is_number(v))) m = json_copy(v);   /* null: no latency yet */
         else if (!json_is_number(a) || !json_is_number(v)) continue;
-        else if (strcmp(key, "avg_ms") == 0)
+        else if (html_merge_rule(key) == FIG_MERGE_WEIGHTED)
             m = json_real(ca + ce > 0 ? (json_number_value(a) * ca + json_number_value(v) * ce) / (ca + ce) : 0.0);
-        else m = html_merge_num(a, v, html_merge_sum_key(key) ? HL_NUM_SUM : strcmp(key, "min_ms") == 0 ? -1 : 2);
+        else m = html_merge_num(a, v, html_merge_sum_key(key) ? HL_NUM_SUM : html_merge_rule(key) == FIG_MERGE_MIN ? -1 : 2);
         if (!m || json_object_set_new(acc, key, m) != 0) return -1;
     }
     return 0;

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "stats/figures.h"
+
 /* ---- JSON access (html.c): missing or mistyped fields read as 0 / NULL ---- */
 
 json_t *html_get(json_t *o, const char *k);

@@ -15,14 +15,13 @@
 
 /* ---- a timer's figures as table cells ---- */
 
-static const char *const html_ms_keys[] = {"min_ms", "avg_ms", "p50_ms", "p80_ms", "p90_ms",
-                                           "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "stdev_ms"};
-static const char *const html_ms_heads[] = {"min", "avg", "p50", "p80", "p90", "p95", "p99", "p99.9", "max", "stdev"};
-
+/* count, rate/s and errors lead; then the latencies carrying FIG_OUT_HTML. */
 static void html_row_head(FILE *f) {
     fputs("<th>count</th><th>rate/s</th><th>errors</th>", f);
-    for (size_t i = 0; i < sizeof html_ms_heads / sizeof *html_ms_heads; i++)
-        fprintf(f, "<th>%s</th>", html_ms_heads[i]);
+    for (int i = 0; i < FIG_N; i++) {
+        const figure *fg = &figures_table()[i];
+        if ((fg->outputs & FIG_OUT_HTML) && fg->unit == FIG_UNIT_MS) fprintf(f, "<th>%s</th>", fg->name);
+    }
 }
 
 /* The errors cell also says how many samples were cancelled or skipped
@@ -35,10 +34,11 @@ static void html_row_cells(FILE *f, json_t *row) {
     if (cancelled > 0) fprintf(f, " (+%lld cancelled)", cancelled);
     if (skipped > 0) fprintf(f, " (+%lld skipped)", skipped);
     fputs("</td>", f);
-    for (size_t i = 0; i < sizeof html_ms_keys / sizeof *html_ms_keys; i++)
-    {
+    for (int i = 0; i < FIG_N; i++) {
+        const figure *fg = &figures_table()[i];
         char m[32];
-        fprintf(f, "<td>%s</td>", html_ms(row, html_ms_keys[i], m, sizeof m));
+        if ((fg->outputs & FIG_OUT_HTML) && fg->unit == FIG_UNIT_MS)
+            fprintf(f, "<td>%s</td>", html_ms(row, fg->key, m, sizeof m));
     }
 }
 
@@ -358,8 +358,9 @@ static void html_stage_row(FILE *f, json_t *timers, const html_stage *s, int any
     char m[4][32];
     fprintf(f, "<td>%lld</td><td%s>%lld</td><td>%.2f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
             html_int(sum, "count"), e > 0 ? " class=\"err\"" : "", e, html_num(sum, "rate"),
-            html_ms(sum, "p50_ms", m[0], 32), html_ms(sum, "p95_ms", m[1], 32), html_ms(sum, "p99_ms", m[2], 32),
-            html_ms(sum, "max_ms", m[3], 32));
+            html_ms(sum, figure_get(FIG_P50)->key, m[0], 32), html_ms(sum, figure_get(FIG_P95)->key, m[1], 32),
+            html_ms(sum, figure_get(FIG_P99)->key, m[2], 32),
+            html_ms(sum, figure_get(FIG_MAX)->key, m[3], 32));
     html_stage_intervals(f, html_get(tm, "intervals"));
 }
 

@@ -11,10 +11,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The latency figures of a phase's line (console, phases.csv, summary.json). */
+#define PHASE_NFIGS 4
+static const fig_id phase_figs[PHASE_NFIGS] = {FIG_P50, FIG_P95, FIG_P99, FIG_MAX};
+
 typedef struct phase_row {
     const char *name, *status;
     int64_t tx, errors;
-    double secs, rate, p50_ms, p95_ms, p99_ms, max_ms;
+    double secs, rate, ms[PHASE_NFIGS];   /* the figures phase_figs, of All Transactions */
     int has_latency;          /* a successful transaction: else the latencies are no data */
 } phase_row;
 
@@ -29,10 +33,8 @@ static void phases_row(phase_row *p, const scenario *ph, const run_result *r) {
     p->errors = all->total_errors;
     p->rate = report_span_s(r) > 0 ? (double)p->tx / report_span_s(r) : 0;   /* drain included */
     p->has_latency = all->total.total > 0;
-    p->p50_ms = report_ms((double)hist_percentile_us(&all->total, 50));
-    p->p95_ms = report_ms((double)hist_percentile_us(&all->total, 95));
-    p->p99_ms = report_ms((double)hist_percentile_us(&all->total, 99));
-    p->max_ms = report_ms((double)hist_max_us(&all->total));
+    for (int k = 0; k < PHASE_NFIGS; k++)
+        p->ms[k] = report_ms(figure_of_hist_us(figure_get(phase_figs[k]), &all->total));
 }
 
 void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n) {
@@ -41,14 +43,14 @@ void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n) {
     const char *what = sc->is_suite ? "run" : "phase";
     fprintf(out, "\n%s of %s (each %s's report is above; times in ms)\n\n", sc->is_suite ? "Runs" : "Phases",
             sc->name, what);
-    fprintf(out, "%-20s %-12s %12s %8s %10s %12s %9s %9s %9s %9s\n", what, "status", "transactions",
-            "errors", "time (s)", "per second", "p50", "p95", "p99", "max");
+    fprintf(out, "%-20s %-12s %12s %8s %10s %12s", what, "status", "transactions", "errors", "time (s)", "per second");
+    for (int k = 0; k < PHASE_NFIGS; k++) fprintf(out, " %9s", figure_get(phase_figs[k])->name);
+    fputc('\n', out);
     for (int i = 0; i < n; i++) {
         phase_row p;
         phases_row(&p, &sc->phases[i], &rs[i]);
-        char c[4][32];
-        const double ms[] = {p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms};
-        for (int k = 0; k < 4; k++) report_ms_cell(c[k], sizeof c[k], 9, ms[k] * 1000, p.has_latency);
+        char c[PHASE_NFIGS][32];
+        for (int k = 0; k < PHASE_NFIGS; k++) report_ms_cell(c[k], sizeof c[k], 9, p.ms[k] * 1000, p.has_latency);
         fprintf(out, "%-20s %-12s %12lld %8lld %10.3f %12.2f %s %s %s %s\n", p.name, p.status,
                 (long long)p.tx, (long long)p.errors, p.secs, p.rate, c[0], c[1], c[2], c[3]);
         tx += p.tx;
@@ -76,16 +78,17 @@ static int phases_write_csv(const char *dir, const scenario *sc, const run_resul
     snprintf(path, sizeof path, "%s/phases.csv", dir);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    fprintf(f, "phase,name,status,transactions,errors,time_s,rate,p50_ms,p95_ms,p99_ms,max_ms\n");
+    fprintf(f, "phase,name,status,transactions,errors,time_s,rate");
+    for (int k = 0; k < PHASE_NFIGS; k++) fprintf(f, ",%s", figure_get(phase_figs[k])->key);
+    fputc('\n', f);
     for (int i = 0; i < n; i++) {
         phase_row p;
         phases_row(&p, &sc->phases[i], &rs[i]);
         fprintf(f, "%d,", i + 1);
         phases_csv_name(f, p.name);
         fprintf(f, ",%s,%lld,%lld,%.3f,%.3f", p.status, (long long)p.tx, (long long)p.errors, p.secs, p.rate);
-        const double ms[] = {p.p50_ms, p.p95_ms, p.p99_ms, p.max_ms};
-        for (int k = 0; k < 4; k++) {
-            if (p.has_latency) fprintf(f, ",%.3f", ms[k]);
+        for (int k = 0; k < PHASE_NFIGS; k++) {
+            if (p.has_latency) fprintf(f, ",%.3f", p.ms[k]);
             else fputc(',', f);             /* no latency: empty, not 0 */
         }
         fputc('\n', f);
@@ -102,12 +105,11 @@ int report_write_phases(const char *dir, const scenario *sc, const run_result *r
         char sub[512];
         report_phase_subdir(sub, sizeof sub, i, p.name);
         if (rs[i].status != RUN_COMPLETED) status = p.status;
-        json_t *lat[4] = {json_real(p.p50_ms), json_real(p.p95_ms), json_real(p.p99_ms), json_real(p.max_ms)};
-        for (int k = 0; k < 4 && !p.has_latency; k++) json_decref(lat[k]), lat[k] = json_null();
-        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:I,s:I,s:f,s:f,s:o,s:o,s:o,s:o}",
-            "name", p.name, "dir", sub, "status", p.status, "transactions", (json_int_t)p.tx,
-            "errors", (json_int_t)p.errors, "run_time_s", p.secs, "rate", p.rate, "p50_ms", lat[0],
-            "p95_ms", lat[1], "p99_ms", lat[2], "max_ms", lat[3]));
+        json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:f,s:f}", "name", p.name, "dir", sub, "status", p.status,
+            "transactions", (json_int_t)p.tx, "errors", (json_int_t)p.errors, "run_time_s", p.secs, "rate", p.rate);
+        for (int k = 0; o && k < PHASE_NFIGS; k++)
+            json_object_set_new(o, figure_get(phase_figs[k])->key, p.has_latency ? json_real(p.ms[k]) : json_null());
+        json_array_append_new(arr, o);
     }
     json_t *root = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:o}", "schema_version",
         RESULTS_SCHEMA_VERSION, "tool", "luamech", "version", LUAMECH_VERSION, "scenario", sc->name,

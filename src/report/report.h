@@ -6,6 +6,7 @@
 #define LUAMECH_REPORT_H
 
 #include <stdio.h>
+#include "stats/figures.h"
 #include "stats/run_result.h"
 #include "scenario/scenario.h"
 
@@ -85,10 +86,11 @@ void report_appender_free(report_appender *a);
 #define REPORT_SUMMARY_GROWTH 8
 int report_summary_due(int closed, int last);
 /* Rows and headers of intervals.csv and counters.csv (docs/results.md). */
-#define REPORT_INTERVALS_HEADER "interval,start_s,end_s,timer,kind,count,errors,cancelled,skipped,rate," \
-    "min_ms,avg_ms,p50_ms,p80_ms,p90_ms,p95_ms,p99_ms,p99_9_ms,max_ms,stdev_ms\n"
+/* intervals.csv's header: its columns are the figures carrying FIG_OUT_CSV
+ * (stats/figures.h), in the table's order. */
+void report_intervals_header(FILE *f);
 #define REPORT_COUNTERS_HEADER "interval,start_s,end_s,counter,value,rate\n"
-void report_interval_row(FILE *f, const agg_timer *t, int k, double interval_s);
+void report_interval_row(FILE *f, const agg *a, const agg_timer *t, int k);
 void report_counter_row(FILE *f, const run_result *r, const agg_counter *c, int k, int final);
 /* s in double quotes, a quote doubled, escaped (common/text.h). */
 void report_csv_string(FILE *f, const char *s);
@@ -96,10 +98,12 @@ void report_csv_string(FILE *f, const char *s);
 /* "1.234" ms from microseconds. */
 double report_ms(double us);
 struct json_t;
-/* A row without a latency sample (agg_row.sampled 0: every sample failed,
- * or none) has no latency: its latency keys (min_ms ... stdev_ms) in the
- * JSON object o become null; "" in CSV, "–" in text (docs/results.md). */
-void report_row_latency_null(struct json_t *o, const agg_row *x);
+/* An interval or summary row as a JSON object: the figures carrying the
+ * bit `output` (FIG_OUT_SUMMARY, FIG_OUT_STREAM; stats/figures.h) by key.
+ * A row without a latency sample (agg_row.sampled 0: every sample failed,
+ * or none) has no latency: its latency figures are null ("" in CSV, "–" in
+ * text; docs/results.md).  NULL when out of memory. */
+struct json_t *report_row_json(const agg_row *x, unsigned output);
 /* A latency cell of a text table, width w: us in ms to 3 decimals, or "–"
  * (right-aligned) when has is 0.  Returns buf. */
 const char *report_ms_cell(char *buf, size_t len, int w, double us, int has);
@@ -158,6 +162,36 @@ typedef struct th_result {
     int passed;
     int64_t failed;           /* failed samples of the subject */
 } th_result;
+
+/* ---- view.c: one closed interval as every output sees it ---- */
+/* The run's merged data with its threshold verdicts and generator health,
+ * each evaluated on first use and kept: built once per closed interval
+ * (runner, merge --follow) and handed to every output, so that thresholds
+ * and health are evaluated once per interval, not once per output.  An
+ * output given NULL builds its own. */
+typedef struct report_view {
+    const scenario *sc;
+    const run_result *r;
+    int th_done, th_failed;
+    th_result *th;           /* sc->nthresholds verdicts (NULL: out of memory) */
+    int health_done, nhealth, suspect;
+    health_row *health;
+    char why[1024];
+} report_view;
+void report_view_init(report_view *v, const scenario *sc, const run_result *r);
+const th_result *report_view_thresholds(report_view *v, int *failed);
+const health_row *report_view_health(report_view *v, int *n, int *suspect, const char **why);
+void report_view_free(report_view *v);
+/* With LUAMECH_TRACE_EVAL set in the environment, one stderr line per
+ * evaluation of the thresholds or of the health ("luamech trace: WHAT
+ * evaluated at N intervals"; tests/scenarios/test_eval_once.sh counts them). */
+void report_trace_eval(const run_result *r, const char *what);
+/* report_write_json and report_append_all with the interval's view. */
+int report_write_json_view(const char *dir, const char *status, int exit_code, report_view *v);
+int report_write_all_view(const char *dir, const char *status, int exit_code, report_view *v);
+struct report_appender;
+int report_append_view(struct report_appender *a, const char *status, int exit_code, int final, report_view *v);
+
 /* "measured 1.234 ms", "no data for X" or "no successful samples of X (N
  * failed)", into buf. */
 const char *report_threshold_text(const th_result *x, char *buf, size_t len);
@@ -171,7 +205,7 @@ int report_thresholds_failed(const scenario *sc, const run_result *r);
  * its segments (luamech merge --follow): the first criterion that was
  * measured and failed, counts left out (they may still grow).  Returns 1
  * and says which, with the measured figure, in why; 0 when none. */
-int report_threshold_stop(const scenario *sc, const run_result *r, char *why, size_t len);
+int report_threshold_stop(report_view *v, char *why, size_t len);
 
 /* A request to stop, from `luamech merge --follow` to the segments it
  * follows (docs/distributed.md "Central thresholds"): DIR/stop_request.json,
@@ -196,6 +230,8 @@ int report_followed(const char *dir);
 void report_thresholds(FILE *out, const scenario *sc, const run_result *r);
 /* DIR/junit.xml, one testcase per threshold (nothing when there are none). */
 int report_write_junit(const char *dir, const scenario *sc, const run_result *r);
+/* The same with the interval's view (its verdicts evaluated once). */
+int report_write_junit_view(const char *dir, report_view *v);
 /* The top-level criteria of a phased scenario sc over its first n phases'
  * results rs, merged: timers of the same name add up (histograms, errors,
  * spans), checks too.  As above: results, console table, junit.xml, and

@@ -155,27 +155,24 @@ static json_t *results_str(const char *s) {
     return j;
 }
 
-static const char *const results_latency_keys[] = {"min_ms", "avg_ms", "p50_ms", "p80_ms", "p90_ms", "p95_ms",
-                                                   "p99_ms", "p99_9_ms", "max_ms", "stdev_ms"};
-
-void report_row_latency_null(json_t *o, const agg_row *x) {
-    if (x->sampled > 0 || !o) return;
-    for (size_t i = 0; i < sizeof results_latency_keys / sizeof *results_latency_keys; i++)
-        if (json_object_get(o, results_latency_keys[i])) json_object_set_new(o, results_latency_keys[i], json_null());
-}
-
-static json_t *results_row_json(const agg_row *x) {
-    json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-        "count", (json_int_t)x->count, "errors", (json_int_t)x->errors,
-        "cancelled", (json_int_t)x->cancelled, "skipped", (json_int_t)x->skipped, "period_s", x->period_s,
-        "rate", x->rate, "min_ms", report_ms((double)x->min_us), "avg_ms", report_ms(x->avg_us),
-        "p50_ms", report_ms((double)x->p50_us), "p80_ms", report_ms((double)x->p80_us),
-        "p90_ms", report_ms((double)x->p90_us), "p95_ms", report_ms((double)x->p95_us),
-        "p99_ms", report_ms((double)x->p99_us), "p99_9_ms", report_ms((double)x->p999_us),
-        "max_ms", report_ms((double)x->max_us), "stdev_ms", report_ms(x->stdev_us));
-    report_row_latency_null(o, x);
+json_t *report_row_json(const agg_row *x, unsigned output) {
+    json_t *o = json_object();
+    const figure *fig = figures_table();
+    for (int i = 0; o && i < FIG_N; i++) {
+        const figure *f = &fig[i];
+        if (!(f->outputs & output)) continue;
+        int has;
+        double v = figure_value(f, x, &has);
+        json_t *j = !has ? json_null() : f->unit == FIG_UNIT_COUNT ? json_integer((json_int_t)v) : json_real(v);
+        if (json_object_set_new(o, f->key, j) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
     return o;
 }
+
+static json_t *results_row_json(const agg_row *x) { return report_row_json(x, FIG_OUT_SUMMARY); }
 
 /* 1 when t is timed from the intended start: it has an "(uncorrected)" twin. */
 static int results_has_twin(const agg_timer *t) {
@@ -270,12 +267,8 @@ static json_t *results_checks_json(const run_result *r) {
     return arr;
 }
 
-static json_t *results_thresholds_json(const scenario *sc, const run_result *r) {
-    th_result *res;
-    report_threshold_results(sc, r, &res);
-    json_t *arr = report_thresholds_json(res, sc->nthresholds);
-    free(res);
-    return arr;
+static json_t *results_thresholds_json(report_view *v) {
+    return report_thresholds_json(report_view_thresholds(v, NULL), v->sc->nthresholds);
 }
 
 /* The generator's health in interval k. */
@@ -291,11 +284,13 @@ static json_t *results_health_elem(const void *data, int k, int64_t *carry) {
         "inflation_percent", h[k].inflation_pct);
 }
 
-static json_t *results_health_json(const run_result *r, lazy_json *lz) {
-    health_row *h;
-    int suspect;
-    char why[1024];
-    int n = report_health(r, &h, &suspect, why, sizeof why);
+static json_t *results_health_json(report_view *v, lazy_json *lz) {
+    const run_result *r = v->r;
+    int n, suspect;
+    const char *why;
+    const health_row *vh = report_view_health(v, &n, &suspect, &why);
+    health_row *h = vh ? malloc(((size_t)n + 1) * sizeof *h) : NULL;   /* the lazy writer keeps its own */
+    if (h) memcpy(h, vh, (size_t)n * sizeof *h);
     if (lz && h && lazy_json_own(lz, h) != 0) lz = NULL;   /* out of memory: built whole */
     json_t *rows = lazy_json_array(lz, results_health_elem, h, h ? n : 0);
     if (!lz) free(h);
@@ -428,6 +423,16 @@ static void results_dist_json(json_t *root, const scenario *sc, const run_result
 
 int report_write_json(const char *dir, const scenario *sc, const run_result *r,
                       const char *status, int exit_code) {
+    report_view v;
+    report_view_init(&v, sc, r);
+    int rc = report_write_json_view(dir, status, exit_code, &v);
+    report_view_free(&v);
+    return rc;
+}
+
+int report_write_json_view(const char *dir, const char *status, int exit_code, report_view *v) {
+    const scenario *sc = v->sc;
+    const run_result *r = v->r;
     char t0[32], t1[32], tmp[4096];
     lazy_json *lz = lazy_json_new();       /* NULL (out of memory): the arrays built whole */
     results_time(t0, sizeof t0, &r->start_wall);
@@ -451,8 +456,8 @@ int report_write_json(const char *dir, const scenario *sc, const run_result *r,
     }
     json_object_set_new(root, "finish", json_string(t1));
     json_object_set_new(root, "span_s", json_real(report_span_s(r)));
-    json_object_set_new(root, "thresholds", results_thresholds_json(sc, r));
-    json_object_set_new(root, "generator", results_health_json(r, lz));
+    json_object_set_new(root, "thresholds", results_thresholds_json(v));
+    json_object_set_new(root, "generator", results_health_json(v, lz));
     json_object_set_new(root, "fast_failures", report_fast_failures_json(sc, r));
     json_object_set_new(root, "load", results_load_json(sc, r, lz));
     json_object_set_new(root, "stages", results_stages_json(sc, r));
@@ -492,17 +497,28 @@ void report_csv_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-void report_interval_row(FILE *f, const agg_timer *t, int k, double iv) {
+void report_intervals_header(FILE *f) {
+    fputs("interval,start_s,end_s,timer,kind", f);
+    for (int i = 0; i < FIG_N; i++)
+        if (figures_table()[i].outputs & FIG_OUT_CSV) fprintf(f, ",%s", figures_table()[i].key);
+    fputc('\n', f);
+}
+
+void report_interval_row(FILE *f, const agg *a, const agg_timer *t, int k) {
     const agg_row *x = &t->rows[k];
-    fprintf(f, "%d,%.3f,%.3f,", k + 1, k * iv, k * iv + x->period_s);
+    double s0, s1;
+    agg_interval_bounds(a, k, &s0, &s1);
+    fprintf(f, "%d,%.3f,%.3f,", k + 1, s0, s1);
     report_csv_string(f, t->name);
-    fprintf(f, ",%s,%lld,%lld,%lld,%lld,%.3f", timer_kind_name(t->kind), (long long)x->count, (long long)x->errors,
-            (long long)x->cancelled, (long long)x->skipped, x->rate);
-    const double us[] = {(double)x->min_us, x->avg_us, (double)x->p50_us, (double)x->p80_us, (double)x->p90_us,
-                         (double)x->p95_us, (double)x->p99_us, (double)x->p999_us, (double)x->max_us, x->stdev_us};
-    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
-        if (x->sampled > 0) fprintf(f, ",%.3f", report_ms(us[i]));
-        else fputc(',', f);                 /* no latency sample: an empty field, not 0 */
+    fprintf(f, ",%s", timer_kind_name(t->kind));
+    for (int i = 0; i < FIG_N; i++) {
+        const figure *fg = &figures_table()[i];
+        if (!(fg->outputs & FIG_OUT_CSV)) continue;
+        int has;
+        double v = figure_value(fg, x, &has);
+        if (!has) fputc(',', f);             /* no latency sample: an empty field, not 0 */
+        else if (fg->unit == FIG_UNIT_COUNT) fprintf(f, ",%lld", (long long)v);
+        else fprintf(f, ",%.3f", v);
     }
     fputc('\n', f);
 }
@@ -511,12 +527,11 @@ int report_write_intervals_csv(const char *dir, const run_result *r) {
     char tmp[4096];
     FILE *f = results_open(dir, "intervals.csv", tmp, sizeof tmp);
     if (!f) return -1;
-    fputs(REPORT_INTERVALS_HEADER, f);
-    double iv = (double)r->agg.interval_ns / 1e9;
+    report_intervals_header(f);
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
         if (!agg_timer_reported(t)) continue;
-        for (int k = 0; k < t->nrows; k++) report_interval_row(f, t, k, iv);
+        for (int k = 0; k < t->nrows; k++) report_interval_row(f, &r->agg, t, k);
     }
     return results_commit(f, dir, "intervals.csv", tmp);
 }
@@ -566,10 +581,19 @@ void report_counter_row(FILE *f, const run_result *r, const agg_counter *c, int 
 
 int report_write_all(const char *dir, const scenario *sc, const run_result *r,
                      const char *status, int exit_code) {
+    report_view v;
+    report_view_init(&v, sc, r);
+    int rc = report_write_all_view(dir, status, exit_code, &v);
+    report_view_free(&v);
+    return rc;
+}
+
+int report_write_all_view(const char *dir, const char *status, int exit_code, report_view *v) {
+    const run_result *r = v->r;
     int rc = report_write_intervals_csv(dir, r);
     rc |= report_write_errors_csv(dir, r);
     rc |= report_write_counters_csv(dir, r);
-    if (r->status != RUN_ABORTED) rc |= report_write_junit(dir, sc, r);
-    rc |= report_write_json(dir, sc, r, status, exit_code);
+    if (r->status != RUN_ABORTED) rc |= report_write_junit_view(dir, v);
+    rc |= report_write_json_view(dir, status, exit_code, v);
     return rc;
 }

@@ -130,6 +130,7 @@ static void thresholds_set(th_result *x, const threshold *t, th_acc *acc) {
 }
 
 int report_threshold_results(const scenario *sc, const run_result *r, th_result **out) {
+    report_trace_eval(r, "thresholds");
     *out = calloc((size_t)sc->nthresholds + 1, sizeof **out);
     if (!*out) return sc->nthresholds;
     int failed = 0;
@@ -166,17 +167,15 @@ int report_thresholds_failed(const scenario *sc, const run_result *r) {
     return failed;
 }
 
-int report_threshold_stop(const scenario *sc, const run_result *r, char *why, size_t len) {
-    th_result *res;
-    report_threshold_results(sc, r, &res);
+int report_threshold_stop(report_view *v, char *why, size_t len) {
+    const th_result *res = report_view_thresholds(v, NULL);
     int stop = 0;
-    for (int i = 0; res && i < sc->nthresholds && !stop; i++) {
+    for (int i = 0; res && i < v->sc->nthresholds && !stop; i++) {
         if (res[i].passed || res[i].state != TH_MEASURED || res[i].t->stat == TH_COUNT) continue;
         snprintf(why, len, "threshold \"%s\" failed (measured %.3f %s)", res[i].t->text, res[i].measured,
                  threshold_unit(res[i].t));
         stop = 1;
     }
-    free(res);
     return stop;
 }
 
@@ -269,12 +268,18 @@ static int thresholds_junit(const char *dir, const char *name, const th_result *
     return fclose(f);
 }
 
+int report_write_junit_view(const char *dir, report_view *v) {
+    if (v->sc->nthresholds == 0) return 0;
+    int failed;
+    const th_result *res = report_view_thresholds(v, &failed);
+    return res ? thresholds_junit(dir, v->sc->name, res, v->sc->nthresholds, failed, (double)v->r->run_ns / 1e9) : -1;
+}
+
 int report_write_junit(const char *dir, const scenario *sc, const run_result *r) {
-    if (sc->nthresholds == 0) return 0;
-    th_result *res;
-    int failed = report_threshold_results(sc, r, &res);
-    int rc = res ? thresholds_junit(dir, sc->name, res, sc->nthresholds, failed, (double)r->run_ns / 1e9) : -1;
-    free(res);
+    report_view v;
+    report_view_init(&v, sc, r);
+    int rc = report_write_junit_view(dir, &v);
+    report_view_free(&v);
     return rc;
 }
 

@@ -98,20 +98,27 @@ static void runner_live_dir(runner_live *l) {
  * data of all segments). */
 static int runner_on_interval(void *ctx, const run_result *r) {
     runner_live *l = ctx;
-    output_interval(l->out, l->sc, r);
+    /* the closed interval's view: its threshold verdicts and health are
+     * evaluated once, for every output below (report/view.c) */
+    report_view v;
+    report_view_init(&v, l->sc, r);
+    output_interval(l->out, l->sc, r, &v);
     runner_live_dir(l);
-    if (l->app) report_append_all(l->app, l->sc, r, "running", -1, 0);
+    if (l->app) report_append_view(l->app, "running", -1, 0, &v);
     else report_write_all(l->dir, l->sc, r, "running", -1);
     char why[sizeof l->stopped_by - 64];
+    int stop = 0;
     if (l->sc->seg_count > 1 && report_stop_requested(l->dir, why, sizeof why)) {
         fprintf(stderr, "luamech: the merge following the segments asks them to stop: %s\n", why);
         snprintf(l->stopped_by, sizeof l->stopped_by, "%s", why);
-        return 1;
+        stop = 1;
+    } else if (l->sc->abort_on_threshold && report_threshold_stop(&v, why, sizeof why)) {
+        fprintf(stderr, "luamech: %s: stopping the run\n", why);
+        snprintf(l->stopped_by, sizeof l->stopped_by, "%s on this run's data", why);
+        stop = 1;
     }
-    if (!l->sc->abort_on_threshold || !report_threshold_stop(l->sc, r, why, sizeof why)) return 0;
-    fprintf(stderr, "luamech: %s: stopping the run\n", why);
-    snprintf(l->stopped_by, sizeof l->stopped_by, "%s on this run's data", why);
-    return 1;
+    report_view_free(&v);
+    return stop;
 }
 
 /* Every timer's histogram of each closed interval, into DIR/histograms.hlog. */

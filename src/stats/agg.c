@@ -4,6 +4,7 @@
  * primitive names run-wide (past the cap: an "(other ...)" bucket).  Runs in
  * the main thread only; never sees a socket or Lua. */
 #include "stats/agg.h"
+#include "stats/figures.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,16 +170,18 @@ void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s) {
     r->sampled = h->total;
     r->period_s = period_s;
     r->rate = period_s > 0 ? (double)r->count / period_s : 0;
-    r->min_us = hist_min_us(h);
-    r->max_us = hist_max_us(h);
-    r->p50_us = hist_percentile_us(h, 50);
-    r->p80_us = hist_percentile_us(h, 80);
-    r->p90_us = hist_percentile_us(h, 90);
-    r->p95_us = hist_percentile_us(h, 95);
-    r->p99_us = hist_percentile_us(h, 99);
-    r->p999_us = hist_percentile_us(h, 99.9);
-    r->avg_us = hist_mean_us(h);
-    r->stdev_us = hist_stdev_us(h);
+    figures_fill_row(r, h);
+}
+
+void agg_interval_bounds(const agg *a, int k, double *start_s, double *end_s) {
+    double iv = (double)a->interval_ns / 1e9, len = iv;
+    for (int i = 0; i < a->n; i++)          /* every timer's row k has the same period */
+        if (k < a->timers[i]->nrows) {
+            len = a->timers[i]->rows[k].period_s;
+            break;
+        }
+    *start_s = k * iv;
+    *end_s = *start_s + len;
 }
 
 int agg_timer_reported(const agg_timer *t) {

@@ -122,6 +122,12 @@ int64_t agg_finish_span(agg *a, int64_t run_ns, int64_t span_ns);
 /* 1 when the open interval holds a sample, an error or a counter value
  * (samples of a preflight in a run stopped before t0). */
 int agg_open_has_data(const agg *a);
+/* The bounds of closed interval k, in seconds since t0: the one rule every
+ * output uses (intervals.csv, the stream's events, Prometheus's timestamps).
+ * It starts at k * interval and lasts the period its rows were closed over:
+ * the interval, but the last one ends with sampling (agg_finish_span: the
+ * graceful stop's drain, or an earlier end). */
+void agg_interval_bounds(const agg *a, int k, double *start_s, double *end_s);
 agg_timer *agg_find(const agg *a, const char *name);
 /* The "All Transactions" timer, or NULL before the first transaction. */
 agg_timer *agg_all(const agg *a);

@@ -17,12 +17,14 @@
 #include <string.h>
 
 #include "common/check_names.h"
+#include "stats/figures.h"
 
-static const struct { const char *name; th_stat stat; } th_stats[] = {
-    {"min", TH_MIN}, {"avg", TH_AVG}, {"p50", TH_P50}, {"p80", TH_P80}, {"p90", TH_P90},
-    {"p95", TH_P95}, {"p99", TH_P99}, {"p99.9", TH_P999}, {"max", TH_MAX}, {"stdev", TH_STDEV},
-    {"count", TH_COUNT}, {"rate", TH_RATE}, {"errors", TH_ERRORS}, {"value", TH_VALUE},
-};
+/* The stat of a figure of the table (FIG_THRESHOLD): its latency, or count,
+ * rate and errors, which also apply to custom metrics. */
+static th_stat th_fig_stat(const figure *f) {
+    if (f->unit == FIG_UNIT_MS) return TH_LATENCY;
+    return f->id == FIG_RATE ? TH_RATE : f->id == FIG_ERRORS ? TH_ERRORS : TH_COUNT;
+}
 
 static int th_op_parse(const char *s, th_op *op) {
     static const struct { const char *s; th_op op; } ops[] = {
@@ -32,7 +34,7 @@ static int th_op_parse(const char *s, th_op *op) {
     return -1;
 }
 
-static int th_is_time(th_stat s) { return s <= TH_STDEV; }
+static int th_is_time(th_stat s) { return s == TH_LATENCY; }
 static int th_is_percent(th_stat s) { return s == TH_ERROR_RATE || s == TH_CHECKS_RATE || s == TH_FRACTION; }
 
 /* "5ms", "0.2s", "300us", "99.9%", "1000/s", "12" -> value in the stat's unit */
@@ -79,8 +81,17 @@ static int th_stat_parse(char **tok, int *n, threshold *t) {
         *n -= 2;
         return 0;
     }
-    for (size_t i = 0; i < sizeof th_stats / sizeof th_stats[0]; i++)
-        if (strcmp(s, th_stats[i].name) == 0) { t->stat = th_stats[i].stat; (*n)--; return 0; }
+    const figure *f = strcmp(s, "p99_9") && strcmp(s, "p999") ? figure_find(s, strlen(s), FIG_THRESHOLD) : NULL;
+    if (f && strcmp(s, f->name) == 0) {        /* by name ("p95"), not by key ("p95_ms") */
+        t->stat = th_fig_stat(f), t->fig = (int)f->id;
+        (*n)--;
+        return 0;
+    }
+    if (strcmp(s, "value") == 0) {             /* a custom counter's or gauge's */
+        t->stat = TH_VALUE;
+        (*n)--;
+        return 0;
+    }
     return -1;
 }
 
@@ -170,6 +181,7 @@ static void th_subject(char **tok, int n, threshold *t) {
 int threshold_parse(const char *text, threshold *t, char *err, size_t err_len) {
     char buf[256], *tok[32];
     memset(t, 0, sizeof *t);
+    t->fig = -1;
     if (strlen(text) >= sizeof buf) return th_fail(err, err_len, text, "too long");
     snprintf(t->text, sizeof t->text, "%s", text);
     snprintf(buf, sizeof buf, "%s", text);
@@ -217,20 +229,10 @@ const agg_timer *threshold_timer(const threshold *t, const agg *a) {
     return NULL;
 }
 
-/* A latency figure of h in ms. */
-static double th_latency_ms(th_stat s, const hist *h) {
-    switch (s) {
-    case TH_MIN: return (double)hist_min_us(h) / 1000;
-    case TH_AVG: return hist_mean_us(h) / 1000;
-    case TH_P50: return (double)hist_percentile_us(h, 50) / 1000;
-    case TH_P80: return (double)hist_percentile_us(h, 80) / 1000;
-    case TH_P90: return (double)hist_percentile_us(h, 90) / 1000;
-    case TH_P95: return (double)hist_percentile_us(h, 95) / 1000;
-    case TH_P99: return (double)hist_percentile_us(h, 99) / 1000;
-    case TH_P999: return (double)hist_percentile_us(h, 99.9) / 1000;
-    case TH_MAX: return (double)hist_max_us(h) / 1000;
-    default: return hist_stdev_us(h) / 1000;
-    }
+/* A latency figure of h in ms (the table's definition of it). */
+static double th_latency_ms(int fig, const hist *h) {
+    const figure *f = figure_get((fig_id)fig);
+    return f ? figure_of_hist_us(f, h) / 1000 : 0;
 }
 
 th_state threshold_eval(const threshold *t, const th_input *in, double *value) {
@@ -254,7 +256,7 @@ th_state threshold_eval(const threshold *t, const th_input *in, double *value) {
     int64_t ok = in->h->total, all = ok + in->errors;
     if (th_is_time(t->stat)) {
         if (ok == 0) return TH_NO_SUCCESS;      /* no latency to judge: never a pass */
-        *value = th_latency_ms(t->stat, in->h);
+        *value = th_latency_ms(t->fig, in->h);
         return TH_MEASURED;
     }
     switch (t->stat) {

@@ -7,9 +7,10 @@
 
 #include <stddef.h>
 #include "stats/agg.h"
+#include "stats/figures.h"
 
 typedef enum th_stat {
-    TH_MIN, TH_AVG, TH_P50, TH_P80, TH_P90, TH_P95, TH_P99, TH_P999, TH_MAX, TH_STDEV, /* ms */
+    TH_LATENCY,      /* a latency figure of the table (threshold.fig: min, avg, p50 ... stdev), ms */
     TH_COUNT,        /* samples */
     TH_RATE,         /* samples per second */
     TH_ERRORS,       /* failed samples */
@@ -28,6 +29,8 @@ typedef struct threshold {
     char text[256];          /* as written */
     char timer[200];         /* subject timer; "All Transactions" by default */
     th_stat stat;
+    int fig;                 /* the figure (stats/figures.h fig_id) of TH_LATENCY, TH_COUNT, TH_RATE
+                              * and TH_ERRORS; -1 for the others */
     th_op op;
     double limit;            /* in the stat's unit: ms, count, per second, percent */
     /* A tag selector "BASE{k=v,...}" (or k6's "BASE{k:v}"): ntags > 0, and

@@ -53,7 +53,7 @@ if [ -x "$CHROMIUM" ] && node --experimental-websocket -e 'process.exit(typeof W
     check "it ends with the run's verdict" [ "$(echo "$done_line" | jq -r .last.state)" = "ended: completed (exit code 0)" ]
     check "as many intervals as summary.json ($N)" [ "$(echo "$done_line" | jq -r .last.n)" = "$N" ]
     check "every chart drawn with every interval" \
-        [ "$(echo "$done_line" | jq --arg n "$N" '[.last.series[] | select(endswith(":" + $n))] | length')" -eq 11 ]
+        [ "$(echo "$done_line" | jq --arg n "$N" '[.last.series[] | select(endswith(":" + $n))] | length')" -eq 12 ]
     check "a table row per timer" [ "$(echo "$done_line" | jq .last.timers)" -ge 4 ]
     check "no script exception or console error" [ "$(echo "$done_line" | jq -c '[.errors[], (.last.errors | select(. != ""))]')" = "[]" ]
     check "a screenshot was taken" [ -s "$TMP/shot.png" ]

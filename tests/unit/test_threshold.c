@@ -21,12 +21,14 @@ static void test_parse(void **state) {
     (void)state;
     threshold t = parse_ok("GET p95 < 5ms");
     assert_string_equal(t.timer, "GET");
-    assert_int_equal(t.stat, TH_P95);
+    assert_int_equal(t.stat, TH_LATENCY);
+    assert_int_equal(t.fig, FIG_P95);
     assert_int_equal(t.op, TH_LT);
     assert_true(t.limit == 5.0);
     t = parse_ok("All Transactions p99.9 <= 0.25s");
     assert_string_equal(t.timer, "All Transactions");
-    assert_int_equal(t.stat, TH_P999);
+    assert_int_equal(t.stat, TH_LATENCY);
+    assert_int_equal(t.fig, FIG_P999);
     assert_true(t.limit == 250.0);
     t = parse_ok("memcached.get max > 300us");
     assert_true(t.limit == 0.3);

@@ -28,7 +28,8 @@ static void test_parse_selector(void **state) {
     assert_string_equal(t.base, "http.*");
     assert_string_equal(t.tag_k[0], "kind");
     assert_string_equal(t.tag_v[0], "api");
-    assert_int_equal(t.stat, TH_P95);
+    assert_int_equal(t.stat, TH_LATENCY);
+    assert_int_equal(t.fig, FIG_P95);
     t = parse_ok("http.get{env=staging,a:b=c d} count > 5");   /* '=' first: the name may hold ':' */
     assert_int_equal(t.ntags, 2);
     assert_string_equal(t.tag_k[1], "a:b");

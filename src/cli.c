@@ -1,8 +1,10 @@
 /* cli.c - parses the command line (getopt_long), loads the scenario (or
  * suite) with the flags' overrides and hands it to the runner
  * (run/runner.c), which runs it and writes the results; dispatches the other
- * sub-commands (report, compare, merge, new).  No run lifecycle, load
- * generation or statistics here. */
+ * sub-commands (report, compare, merge, new).  `--io` is resolved here
+ * once (the kernel probed) and handed on as a value (runner_opts.io), never
+ * through the environment.  No run lifecycle, load generation or
+ * statistics here. */
 #include "cli.h"
 
 #include <errno.h>

@@ -2,7 +2,8 @@
  * luamech.random, luamech.vu_id/vu_group/vu_index/iteration, luamech.now,
  * luamech.param, luamech.shared, luamech.stop and luamech.abort.  Each binding checks its arguments and
  * calls into the engine through engine/vu_api.h; none parses bytes or
- * resumes coroutines itself. */
+ * resumes coroutines itself.  lm_open_all also sets the worker's loop on
+ * the run's I/O backend (net_io_use, the value in the share). */
 #include "lua/lm_core.h"
 
 #include <lauxlib.h>

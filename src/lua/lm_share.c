@@ -1,4 +1,5 @@
 /* lm_share.c - the run's shared Lua-side context (lm_share.h): the
+ * workers' socket I/O backend (a value; lm_core.c sets it on each loop), the
  * scenario's folder, the files scripts read, and the hook that makes
  * relative paths resolve against the folder (lua/paths.lua, installed by
  * scenario/script.c).  It does not

@@ -2,8 +2,11 @@
  * redis and HTTP clients: connect (TCP or unix socket) with a timeout, a
  * read buffer handed to the protocol as it fills, a write queue flushed once
  * per loop turn (everything queued in a turn leaves in one write), close, and
- * the failure cause (phase + status + message).  A transport hook sits under
- * the byte stream: plaintext, or TLS (net/tls.h) when cfg->tls is set.
+ * the failure cause (phase + status + message).  A transport sits under
+ * the byte stream: plaintext, or TLS (net/tls.h) from the connect when
+ * cfg->tls is set or from later on (net_conn_start_tls: STARTTLS, an
+ * upgrade); ALPN offered per client or per connection (cfg->alpn) and the
+ * selected protocol read back (net_conn_alpn).
  *
  * The owner (a client) keeps the protocol: request FIFO, parsing, request
  * deadlines, reconnect policy (net_backoff below).  A connection is one
@@ -11,9 +14,10 @@
  * one.  Callbacks fire from the loop, never from inside net_conn_open/_write.
  *
  * The I/O backend (net/uring.h): per loop, libuv's epoll stream or an
- * io_uring ring, by LUAMECH_IO (`luamech run --io`); the same calls and
- * callbacks on both.  net_conn_open fails with the ring's status when
- * LUAMECH_IO=uring and the ring cannot be set up. */
+ * io_uring ring, by the mode the loop's owner set (net_io_use; `luamech run
+ * --io` sets each worker's); the same calls and callbacks on both.
+ * net_conn_open fails with the ring's status when the loop's mode is uring
+ * and the ring cannot be set up. */
 #ifndef LUAMECH_NET_CONN_H
 #define LUAMECH_NET_CONN_H
 

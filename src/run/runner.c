@@ -1,7 +1,8 @@
 /* runner.c - owns a run from a loaded, checked scenario to its result
  * files: checks the engine's limits for the run and each phase, makes the
  * results directory, runs the scenario (or its phases, or a suite's runs)
- * through the engine with the bindings (lm_open_all), keeps the result files
+ * through the engine with the bindings (lm_open_all; the resolved I/O
+ * backend handed to them as a value in their share), keeps the result files
  * current at each closed interval (so a killed run leaves a valid set),
  * and writes the console report, summary.json and the other files, and
  * report.html at the end.  It does not parse the command line (cli.c) or

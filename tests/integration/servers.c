@@ -1,5 +1,6 @@
-/* servers.c - start and stop real servers for the integration tests; see
- * servers.h.  Blocking sockets and fork/exec: test code only. */
+/* servers.c - start and stop real servers for the integration tests, and
+ * set a test loop's I/O backend from LUAMECH_IO; see servers.h.  Blocking
+ * sockets and fork/exec: test code only. */
 #include "servers.h"
 #include "net/uring.h"
 

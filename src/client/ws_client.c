@@ -11,8 +11,8 @@
  * queue (one buffer, reused, bounded by max_queue).  Pings get pongs, the
  * server's close gets its echo, a close we start waits for the server's
  * within the timeout.  After a failure or a close the connection lingers
- * (bytes read and dropped) until the server ends it or the timeout, so
- * that the close frame we queued leaves.  One timer serves the connect,
+ * (bytes read and dropped) until the server ends it, for at most 2 s (the
+ * timeout when shorter), so that the close frame we queued leaves.  One timer serves the connect,
  * the receive wait and the close.  Never touches Lua; no reconnect. */
 #include "client/ws_client.h"
 #include "common/clock.h"

@@ -27,8 +27,10 @@
  * ws:close([code [, reason]]) -> code, reason (the server's) | nil, err,
  *   code.  Timer "ws.close".  ws:closed() -> nil while open, else code,
  *   reason.  ws:protocol() -> the subprotocol the server chose, or "".
- * Failures of every method are errors of its timer and are tallied as
- * "ws.<method> <url>: <message>". */
+ * Failures are tallied as "ws.<method> <url>: <message>"; those of
+ * connect, receive and close are also failed samples of their timers (the
+ * server's clean close ending a receive is neither).  Every method but
+ * closed and protocol must be called from a VU (its init or transaction). */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -114,6 +116,7 @@ static int lm_ws_sent(lua_State *L, lm_ws *ws, const char *method, int rc) {
 static int lm_ws_send(lua_State *L) {
     lm_ws *ws = lm_ws_check(L);
     size_t len;
+    (void)lm_current_vu(L, ws->w, "ws:send");
     const char *p = luaL_checklstring(L, 2, &len);
     const char *kind = luaL_optstring(L, 3, "text");
     int op = strcmp(kind, "binary") == 0 ? WS_OP_BINARY : strcmp(kind, "text") == 0 ? WS_OP_TEXT : -1;
@@ -126,6 +129,7 @@ static int lm_ws_send(lua_State *L) {
 static int lm_ws_ping(lua_State *L) {
     lm_ws *ws = lm_ws_check(L);
     size_t len = 0;
+    (void)lm_current_vu(L, ws->w, "ws:ping");
     const char *p = luaL_optlstring(L, 2, "", &len);
     if (len > WS_CONTROL_MAX) luaL_error(L, "ws:ping: at most 125 bytes of data");
     return lm_ws_sent(L, ws, "ping", ws_client_send(ws->client, WS_OP_PING, p, len));

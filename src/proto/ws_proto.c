@@ -109,12 +109,11 @@ static int ws_ieq(const char *a, size_t n, const char *lit) {
 int ws_token_ok(const char *s, size_t len) { return hp_header_name_valid(s, len); }
 
 int ws_header_ok(const ws_header *h) {
-    static const char *const own[] = {"host", "upgrade", "connection", "sec-websocket-key",
-                                      "sec-websocket-version", "sec-websocket-protocol",
-                                      "sec-websocket-extensions", "content-length",
+    static const char *const own[] = {"host", "upgrade", "connection", "content-length",
                                       "transfer-encoding", NULL};
     if (!hp_header_name_valid(h->name, h->name_len) || !hp_header_value_valid(h->value, h->value_len))
         return 0;
+    if (h->name_len >= 14 && ws_ieq(h->name, 14, "sec-websocket-")) return 0;
     for (int i = 0; own[i]; i++)
         if (ws_ieq(h->name, h->name_len, own[i])) return 0;
     return 1;

@@ -72,8 +72,8 @@ typedef struct ws_request {
 } ws_request;
 
 /* 1 when a caller's header may be sent: an RFC 7230 token for a name, no CR,
- * LF or NUL in the value, and not one the handshake writes itself (Host,
- * Upgrade, Connection, Sec-WebSocket-Key/-Version/-Protocol/-Extensions,
+ * LF or NUL in the value, and not one the handshake writes itself or
+ * that belongs to it (Host, Upgrade, Connection, Sec-WebSocket-*,
  * Content-Length, Transfer-Encoding). */
 int ws_header_ok(const ws_header *h);
 /* 1 when s is a subprotocol name (an RFC 7230 token). */

@@ -16,6 +16,7 @@ typedef struct runner_opts {
     int as_phases;           /* run sc's phases even if it has none (a suite) */
     const output_cfg *outputs; /* --stream, --dashboard (checked), or NULL */
     const char *io;          /* the resolved --io backend ("uring", "epoll"), recorded in the results; or NULL */
+    int verbose;             /* --verbose: the full end report (else the compact one) */
 } runner_opts;
 
 /* Runs sc (its phases one after another, when it has them) into the

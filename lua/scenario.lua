@@ -20,12 +20,12 @@ local fields = {
   name = true, run_time = true, rampup = true, interval = true,
   requests = true, workers = true, seed = true, graceful_stop = true,
   notes = true, groups = true, phases = true, thresholds = true, abort_on_threshold = true,
-  max_timers = true, setup = true, teardown = true,
+  max_timers = true, setup = true, teardown = true, console = true,
 }
 local phase_fields = {
   name = true, run_time = true, rampup = true, interval = true, requests = true,
   workers = true, seed = true, graceful_stop = true, notes = true, groups = true,
-  thresholds = true, abort_on_threshold = true, max_timers = true,
+  thresholds = true, abort_on_threshold = true, max_timers = true, console = true,
 }
 local group_fields = {
   name = true, vus = true, script = true, model = true, pacing = true, rate = true,
@@ -133,7 +133,12 @@ local function normalise(t, where, default_name, need_groups)
     groups = {},
     thresholds = {},
     abort_on_threshold = t.abort_on_threshold and true or false,
+    console_full = t.console == "full",
   }
+  if t.console ~= nil and t.console ~= "full" and t.console ~= "compact" then
+    fail(where .. "console", "expected \"compact\" (the default end report) or \"full\" (every table, with " ..
+         "the interval details, as with --verbose), got " .. show(t.console))
+  end
   if t.abort_on_threshold ~= nil and type(t.abort_on_threshold) ~= "boolean" then
     fail(where .. "abort_on_threshold", "expected true or false, got " .. show(t.abort_on_threshold))
   end

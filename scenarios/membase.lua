@@ -8,6 +8,7 @@ return {
   run_time = "30m",
   rampup = "30m",
   interval = "100s",
+  console = "full",   -- multi-mechanize's report: summary, interval details, custom timers
   notes = "memcached at " .. luamech.param("MEMCACHED", "127.0.0.1:11211") ..
           "; VU scripts: SETs and GETs of random keys 1..1000, 30 KB values, 50 ms think time",
   groups = {

@@ -63,6 +63,9 @@ static const char cli_usage[] =
 "  -c, --cpus LIST          pin worker i to the i-th CPU of LIST (e.g. 1 or 0,2-3)\n"
 "  -e, --env NAME=VALUE     parameter for scripts: luamech.param(NAME); env is the fallback\n"
 "  -q, --quiet              no live progress line\n"
+"  -v, --verbose            the full end report: every timer (engine, per primitive,\n"
+"                           uncorrected views), the interval details, counters; default:\n"
+"                           a compact one (verdict, thresholds, your timers, top errors)\n"
 "      --mm-results         also write multi-mechanize's results.csv (a line per transaction)\n"
 "      --segment i/N|auto   run segment i of N of the run (docs/distributed.md); auto: from\n"
 "                           LUAMECH_SEGMENT=i/N, JOB_COMPLETION_INDEX + LUAMECH_SEGMENTS,\n"
@@ -127,6 +130,7 @@ typedef struct cli_run {
     const char *scenario_path;
     const char *out_dir;
     int quiet;
+    int verbose;             /* --verbose: the full end report */
     int mm_results;
     const char *segment_arg, *start_at_arg;   /* --segment, --start-at (cli_dist_resolve) */
     output_cfg outputs;      /* --stream, --dashboard */
@@ -248,7 +252,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         {"vus", required_argument, 0, 'u'}, {"workers", required_argument, 0, 'w'},
         {"seed", required_argument, 0, 's'}, {"graceful-stop", required_argument, 0, 'g'},
         {"out", required_argument, 0, 'o'}, {"env", required_argument, 0, 'e'},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {"verbose", no_argument, 0, 'v'},
         {"cpus", required_argument, 0, 'c'}, {"mm-results", no_argument, 0, 'M'},
         {"segment", required_argument, 0, CLI_OPT_SEGMENT}, {"start-at", required_argument, 0, CLI_OPT_START_AT},
         {"io", required_argument, 0, CLI_OPT_IO},
@@ -257,7 +261,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         {"dashboard-linger", no_argument, 0, 'L'}, {"dashboard-public", no_argument, 0, 'P'}, {0, 0, 0, 0}};
     int ch, bad = 0;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, "d:r:i:n:u:w:s:g:o:e:qhc:", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "d:r:i:n:u:w:s:g:o:e:qvhc:", opts, NULL)) != -1) {
         switch (ch) {
         case 'd': bad |= cli_duration("run_time", optarg, &c->ov.run_time_ns); break;
         case 'r': bad |= cli_duration("rampup", optarg, &c->ov.rampup_ns); break;
@@ -276,6 +280,7 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
             break;
         }
         case 'q': c->quiet = 1; break;
+        case 'v': c->verbose = 1; break;
         case 'M': c->mm_results = 1; break;
         case CLI_OPT_SEGMENT: c->segment_arg = optarg; break;
         case CLI_OPT_START_AT: c->start_at_arg = optarg; break;
@@ -335,7 +340,7 @@ static int cli_run_scenario(cli_run *c) {
         scenario_free(&sc);
         return cli_bad("--start-at: %s has phases; a start time is for a single run", c->scenario_path);
     }
-    runner_opts o = {c->out_dir, c->quiet, c->mm_results, &c->params, 0, &c->outputs, c->io};
+    runner_opts o = {c->out_dir, c->quiet, c->mm_results, &c->params, 0, &c->outputs, c->io, c->verbose};
     code = runner_run(&o, &sc);
     scenario_free(&sc);
     return code;
@@ -357,7 +362,7 @@ static int cli_suite(int argc, char **argv) {
     int rc = code == EXIT_OK ? suite_load(&suite, c.scenario_path, &c.params, &c.ov, err, sizeof err) : 0;
     if (rc != 0) code = cli_load_failed(rc, err);
     if (code == EXIT_OK) {
-        runner_opts o = {c.out_dir, c.quiet, c.mm_results, &c.params, 1, &c.outputs, c.io};
+        runner_opts o = {c.out_dir, c.quiet, c.mm_results, &c.params, 1, &c.outputs, c.io, c.verbose};
         code = runner_run(&o, &suite);
     }
     suite_free(&suite);

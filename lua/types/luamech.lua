@@ -54,6 +54,7 @@ luamech = {}
 ---@field thresholds? string[] pass/fail criteria, e.g. "GET p95 < 5ms"
 ---@field abort_on_threshold? boolean stop at the first interval where a criterion fails
 ---@field max_timers? luamech.Count cap on distinct timer names, 1..1000000 (default 1000)
+---@field console? "compact"|"full" the end report on the console: compact (default) or every table with the interval details (as --verbose)
 ---@field groups? luamech.Group[]
 ---@field phases? luamech.Phase[] runs done one after another
 ---@field setup? fun(): any runs once before the load, by one VU with every primitive; its result (JSON-representable) is luamech.setup_data in every VU
@@ -73,6 +74,7 @@ luamech = {}
 ---@field thresholds? string[]
 ---@field abort_on_threshold? boolean
 ---@field max_timers? luamech.Count
+---@field console? "compact"|"full"
 
 ---@class luamech.Group
 ---@field name? string unique; its timer is "group <name>"

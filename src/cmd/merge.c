@@ -1275,7 +1275,7 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     if (rc == 0 && o->outs && !o->phase)
         merge_outputs(o, sc, rp, o->live ? NULL : report_status_name(rp->status), code, &v);
     report_view_free(&v);
-    if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out), merge_console_segments(o);
+    if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out, 0), merge_console_segments(o);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {
         fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);

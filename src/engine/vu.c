@@ -234,6 +234,11 @@ void vu_record_given(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
     vu_record_late(v, tid, dur_ns, 0, now, ok);
 }
 
+void vu_record_phase(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
+    if (!ok && v->state == VU_DONE) ok = SAMPLE_CANCELLED;   /* as vu_record_late */
+    worker_record(v->w, tid, dur_ns, now, ok);
+}
+
 static void vu_on_go(uv_timer_t *t) {
     vu *v = t->data;
     if (vu_timer_early(v, vu_on_go)) return;

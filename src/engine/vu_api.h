@@ -72,6 +72,11 @@ void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
 /* Record a value the script measured itself (luamech.record): as given, in
  * the timer and in its twin; the transaction's start lateness is not added. */
 void vu_record_given(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
+/* Record a phase of one operation (a connect, a handshake, the wait for the
+ * first byte): as measured, never from the intended start, and without an
+ * "(uncorrected)" twin (there is nothing to correct: the phase began when
+ * the operation reached it, however late its transaction started). */
+void vu_record_phase(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok);
 /* count samples of the same duration, time and outcome: exactly count
  * calls of vu_record, in one (the replies of a pipeline read together). */
 void vu_record_count(vu *v, int tid, int64_t dur_ns, uint64_t now_ns, int ok, int64_t count);

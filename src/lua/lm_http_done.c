@@ -25,20 +25,21 @@
  * connect (when it opened a connection), wait (last request byte written ->
  * first response byte) and receive (first response byte -> complete), on
  * the loop's clock (uv_hrtime, as worker_now_ns), and tls (the handshake,
- * when the transport made one). */
+ * when the transport made one).  Phases of one request: recorded as
+ * measured, not from the transaction's intended start (vu_record_phase). */
 static void lm_http_breakdown(lm_http_op *op, int status) {
     lm_http_mod *mod = op->mod;
     http_req *req = &op->req;
     uint64_t now = worker_now_ns();
     vu *v = op->core.v;
-    if (req->dns_ns) vu_record(v, mod->t_dns, (int64_t)req->dns_ns, now, 1);
-    if (req->connects) vu_record(v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
-    if (req->tls_ns) vu_record(v, mod->t_tls, (int64_t)req->tls_ns, now, 1);
+    if (req->dns_ns) vu_record_phase(v, mod->t_dns, (int64_t)req->dns_ns, now, 1);
+    if (req->connects) vu_record_phase(v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
+    if (req->tls_ns) vu_record_phase(v, mod->t_tls, (int64_t)req->tls_ns, now, 1);
     op->setup_ns += req->dns_ns + req->connect_ns + req->tls_ns;
     if (status != 0 || !req->first_byte_ns) return;
     if (req->sent_ns && req->first_byte_ns >= req->sent_ns)
-        vu_record(v, mod->t_wait, (int64_t)(req->first_byte_ns - req->sent_ns), now, 1);
-    if (now >= req->first_byte_ns) vu_record(v, mod->t_receive, (int64_t)(now - req->first_byte_ns), now, 1);
+        vu_record_phase(v, mod->t_wait, (int64_t)(req->first_byte_ns - req->sent_ns), now, 1);
+    if (now >= req->first_byte_ns) vu_record_phase(v, mod->t_receive, (int64_t)(now - req->first_byte_ns), now, 1);
 }
 
 /* Counters of one hop (a response or a failure). */

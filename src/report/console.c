@@ -1,6 +1,7 @@
-/* console.c - what a person sees: the live progress line and the end report
- * (summary, workload, All Transactions, groups, custom timers, primitives,
- * top errors), and a segment's three-line end summary (the full report is
+/* console.c - what a person sees: the live progress line and the full end
+ * report (summary, workload, All Transactions, groups, custom timers,
+ * primitives, top errors: --verbose or the scenario's console = "full"; the
+ * compact default is console_brief.c's), and a segment's three-line end summary (the full report is
  * the merge's).  Times are printed in milliseconds.  Names that scripts make
  * at run time (timers, checks, counters) are printed escaped (common/text.h:
  * no control byte reaches the terminal); error messages are escaped already
@@ -287,7 +288,11 @@ void report_console_segment(FILE *out, const scenario *sc, const run_result *r, 
     fflush(out);
 }
 
-void report_console(FILE *out, const scenario *sc, const run_result *r, const char *dir) {
+void report_console(FILE *out, const scenario *sc, const run_result *r, const char *dir, int full) {
+    if (!full && !sc->console_full) {
+        report_console_brief(out, sc, r, dir);
+        return;
+    }
     report_summary(out, sc, r, dir);
     agg_timer *all = agg_all(&r->agg);
     const agg_timer *twin = all ? all->uncorrected : NULL;

@@ -8,8 +8,12 @@
  * files is HTML-escaped; the embedded JSON has <, > and & as \u escapes, so
  * no data can close the <script> element.
  *
- * Page order: a warning banner when the generator is suspect, the
- * thresholds (pass/FAIL, exit code), the summary, All Transactions, groups,
+ * Page order: a warning banner when the generator is suspect (one
+ * sentence, its reasons folded), the thresholds (pass/FAIL, exit code),
+ * three charts of the run (throughput and errors, latency percentiles over
+ * time, active VUs and target), the contents (each timer once: its
+ * "(uncorrected)" and "(all)" views are in its section, not links of their
+ * own), the summary, All Transactions, groups,
  * stages (one table of the "stage" timers), custom timers, primitives, the
  * generator health (its per-interval table and charts, and the "engine"
  * timers), checks, counters (without the check.pass/check.fail counters),
@@ -237,6 +241,8 @@ static void html_toc(FILE *f, json_t *root) {
         size_t m = html_order(timers, k, ord);
         if (k > 0 && m) fprintf(f, "<span>%s:</span>", html_sections[k]);
         for (size_t j = 0; j < m; j++) {
+            json_t *t = json_array_get(timers, ord[j]);
+            if (html_str(t, "uncorrected_of") || html_str(t, "all_of")) continue;   /* its views: in its section */
             fprintf(f, "<a href=\"#t%zu\">", ord[j]);
             html_esc(f, html_timer_label(json_array_get(timers, ord[j])));
             fputs("</a>", f);
@@ -375,6 +381,22 @@ static void html_all_timers(FILE *f, json_t *root) {
     free(ord);
 }
 
+/* The first screen, under the verdict and the thresholds: three charts of
+ * the run (html_overview_charts), All Transactions' from the intended
+ * start, with its twin's p99 beside when it has one. */
+static void html_overview(FILE *f, json_t *root) {
+    json_t *timers = html_get(root, "timers"), *vus = html_get(html_get(root, "load"), "active_vus");
+    size_t nt = json_array_size(timers), *ord = calloc(nt ? nt : 1, sizeof *ord);
+    size_t m = ord ? html_order(timers, HK_ALL, ord) : 0;
+    if (m > 0) {
+        long twin = m > 1 && html_str(json_array_get(timers, ord[1]), "uncorrected_of") ? (long)ord[1] : -1;
+        fputs("<section id=\"overview\"><h2>The run at a glance</h2>\n", f);
+        html_overview_charts(f, ord[0], twin, json_is_array(vus) && json_array_size(vus) > 0);
+        fputs("</section>\n", f);
+    }
+    free(ord);
+}
+
 /* depth > 0: a phase's page, which links back to the phases index. */
 /* When html_load_summary merged the per-interval rows: says so. */
 static void html_merged_note(FILE *f, size_t merged) {
@@ -394,8 +416,9 @@ static void html_run(FILE *f, json_t *root, int depth, size_t merged) {
     html_run_status(f, root);
     html_merged_note(f, merged);
     if (depth > 0) fputs("<p><a href=\"../report.html\">&larr; all phases</a></p>\n", f);
-    html_toc(f, root);
     html_thresholds(f, root);
+    html_overview(f, root);
+    html_toc(f, root);
     html_summary(f, root);
     html_all_timers(f, root);
     html_load(f, root);

@@ -252,6 +252,7 @@ static const char html_js[] =
 "        }\n"
 "        spec = k === 'rt' ? rtSpec(t, tw) : k === 'tput' ? tputSpec(t) : distSpec(t);\n"
 "      }\n"
+"      if (el.getAttribute('data-view') === 'overview') spec.kind = 'overview-' + spec.kind;\n"
 "      draw(el, spec);\n"
 "      n++;\n"
 "    } catch (e) { fail(k + ': ' + (e && e.message ? e.message : e)); }\n"
@@ -307,6 +308,25 @@ void html_load_charts(FILE *f, int has_rate) {
     if (has_rate)
         fputs("<figure class=\"chart-box\"><figcaption>Rate groups: target and achieved transactions per second"
               "</figcaption><div class=\"chart\" data-kind=\"load-rate\"></div></figure>\n", f);
+    fputs("</div>\n", f);
+}
+
+/* The first screen's three charts (data-view="overview": their series are
+ * tagged overview-<kind>): All Transactions' throughput and errors and its
+ * latency percentiles over time (idx, its twin or -1), active VUs and
+ * their targets. */
+void html_overview_charts(FILE *f, size_t idx, long twin, int has_load) {
+    fprintf(f, "<div class=\"charts overview\">\n<figure class=\"chart-box\"><figcaption>Throughput and errors "
+               "(per second)</figcaption><div class=\"chart\" data-view=\"overview\" data-kind=\"tput\" "
+               "data-timer=\"%zu\"></div></figure>\n", idx);
+    fprintf(f, "<figure class=\"chart-box\"><figcaption>Latency percentiles over time (ms%s)</figcaption>"
+               "<div class=\"chart\" data-view=\"overview\" data-kind=\"rt\" data-timer=\"%zu\"", 
+            twin >= 0 ? "; p99 from the intended and from the actual start" : "", idx);
+    if (twin >= 0) fprintf(f, " data-twin=\"%ld\"", twin);
+    fputs("></div></figure>\n", f);
+    if (has_load)
+        fputs("<figure class=\"chart-box\"><figcaption>Active VUs and target</figcaption>"
+              "<div class=\"chart\" data-view=\"overview\" data-kind=\"load-vus\"></div></figure>\n", f);
     fputs("</div>\n", f);
 }
 

@@ -84,6 +84,9 @@ void html_closed_caveat(FILE *f, json_t *root);
 /* A timer's three charts; its rt chart draws the p99 of twin (or -1) too. */
 void html_timer_charts(FILE *f, size_t idx, long twin);
 void html_health_charts(FILE *f);
+/* The first screen's charts: throughput and errors, latency percentiles over
+ * time (of timer idx, with its twin's p99 when twin >= 0), active VUs and target. */
+void html_overview_charts(FILE *f, size_t idx, long twin, int has_load);
 void html_load_charts(FILE *f, int has_rate);
 /* The "Load" section: VUs over time, target vs achieved rate (load in summary.json). */
 void html_load(FILE *f, json_t *root);

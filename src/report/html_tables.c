@@ -540,12 +540,14 @@ void html_suspect_banner(FILE *f, json_t *root) {
     if (!json_is_true(html_get(gen, "suspect"))) return;
     const char *why = html_str(gen, "reasons");
     fputs("<div class=\"warn banner\" id=\"suspect-warning\" role=\"alert\"><strong>Suspect results: the load "
-          "generator may have been the bottleneck.</strong> ", f);
+          "generator may have been the bottleneck, and its own delays count in the latencies "
+          "(<a href=\"#generator\">Generator health</a>).</strong>", f);
     if (why && *why) {
+        fputs("<details><summary>why</summary>", f);
         html_esc(f, why);
-        fputs(". ", f);
+        fputs(".</details>", f);
     }
-    fputs("Its own delays count in the latencies; see <a href=\"#generator\">Generator health</a>.</div>\n", f);
+    fputs("</div>\n", f);
 }
 
 int html_has_generator(json_t *root) {

@@ -2,7 +2,8 @@
  * phase then read phase): one row per phase with its transactions, time
  * taken, rate and latency, on the console, in summary.json and phases.csv of
  * the top results directory, with the verdict of the scenario's top-level
- * thresholds (summary.json's "thresholds", junit.xml).  Each phase's full results are in its own
+ * thresholds (summary.json's "thresholds", junit.xml); on the console
+ * also a table of the runs' custom timers, per timer and run.  Each phase's full results are in its own
  * subdirectory, written by the usual writers. */
 #include "report/report.h"
 
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "common/text.h"
 
 /* The latency figures of a phase's line (console, phases.csv, summary.json). */
 #define PHASE_NFIGS 4
@@ -37,6 +40,48 @@ static void phases_row(phase_row *p, const scenario *ph, const run_result *r) {
         p->ms[k] = report_ms(figure_of_hist_us(figure_get(phase_figs[k]), &all->total));
 }
 
+/* Is t a custom timer of its own (not a twin), named as `name` when given? */
+static int phases_is_custom(const agg_timer *t, const char *name) {
+    return t->kind == TK_CUSTOM && !t->twin_of && !t->of && (!name || strcmp(t->name, name) == 0);
+}
+
+/* Was this custom timer name listed by an earlier run (or earlier in run i)? */
+static int phases_custom_seen(const run_result *rs, int i, int k) {
+    const char *name = rs[i].agg.timers[k]->name;
+    for (int j = 0; j <= i; j++)
+        for (int m = 0; m < (j == i ? k : rs[j].agg.n); m++)
+            if (phases_is_custom(rs[j].agg.timers[m], name)) return 1;
+    return 0;
+}
+
+/* The custom timers of the runs, one row per timer and run (a run without
+ * it has none): count, errors, rate and p50/p95/p99 over the run. */
+static void phases_custom(FILE *out, const scenario *sc, const run_result *rs, int n) {
+    int shown = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < rs[i].agg.n; k++) {
+            const agg_timer *t = rs[i].agg.timers[k];
+            if (!phases_is_custom(t, NULL) || phases_custom_seen(rs, i, k)) continue;
+            if (!shown++)
+                fprintf(out, "\nCustom timers of the %ss (ms)\n\n%-24s %-20s %12s %8s %12s %9s %9s %9s\n",
+                        sc->is_suite ? "run" : "phase", "timer", sc->is_suite ? "run" : "phase", "count", "errors",
+                        "per second", "p50", "p95", "p99");
+            for (int j = 0; j < n; j++)
+                for (int m = 0; m < rs[j].agg.n; m++) {
+                    if (!phases_is_custom(rs[j].agg.timers[m], t->name)) continue;
+                    agg_row x;
+                    char nb[1024], c[3][32];
+                    agg_timer_total_row(&x, rs[j].agg.timers[m], report_span_s(&rs[j]));
+                    int has = x.sampled > 0;
+                    fprintf(out, "%-24s %-20s %12lld %8lld %12.2f %s %s %s\n", text_clean(t->name, nb, sizeof nb),
+                            sc->phases[j].name, (long long)x.count, (long long)x.errors, x.rate,
+                            report_ms_cell(c[0], 32, 9, (double)x.p50_us, has),
+                            report_ms_cell(c[1], 32, 9, (double)x.p95_us, has),
+                            report_ms_cell(c[2], 32, 9, (double)x.p99_us, has));
+                }
+        }
+}
+
 void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n) {
     int64_t tx = 0, errors = 0;
     double secs = 0;
@@ -60,6 +105,7 @@ void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n) {
     fprintf(out, "%-20s %-12s %12lld %8lld %10.3f %12.2f\n", sc->is_suite ? "all runs" : "all phases", "", (long long)tx,
             (long long)errors, secs, secs > 0 ? (double)tx / secs : 0);
     if (n < sc->nphases) fprintf(out, "(%d of %d %ss ran)\n", n, sc->nphases, what);
+    phases_custom(out, sc, rs, n);
     fflush(out);
 }
 

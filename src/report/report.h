@@ -16,8 +16,20 @@ const char *report_status_name(run_status s);   /* "completed", "interrupted", "
 
 /* One line: elapsed/total, active VUs, transactions, rate, errors, p95. */
 void report_progress(FILE *out, const run_result *r, double elapsed_s, double total_s);
-/* The end report, in the spirit of multi-mechanize's. */
-void report_console(FILE *out, const scenario *sc, const run_result *r, const char *out_dir);
+/* The end report.  Compact unless full or the scenario's console = "full":
+ * the verdict and thresholds, one table of the user's timers (All
+ * Transactions, groups, custom timers, named requests), checks, the top
+ * errors and one line on generator health (console_brief.c).  Full: every
+ * table, in the spirit of multi-mechanize's report (summary, interval
+ * details, custom timers), with the engine's and per-primitive timers, the
+ * uncorrected views, counters and metrics. */
+void report_console(FILE *out, const scenario *sc, const run_result *r, const char *out_dir, int full);
+/* The compact end report (console_brief.c). */
+void report_console_brief(FILE *out, const scenario *sc, const run_result *r, const char *out_dir);
+/* "" or the escaped name under which the brief report lists a timer of the
+ * user's (All Transactions, groups, custom timers, named requests), into
+ * buf; NULL for the others (engine, per-primitive, tagged, stage, twins). */
+const char *report_user_timer_name(const scenario *sc, const agg_timer *t, char *buf, size_t len);
 /* A --segment run's end report: status, counts, p95 and where the results are, in three lines. */
 void report_console_segment(FILE *out, const scenario *sc, const run_result *r, const char *out_dir, int code);
 

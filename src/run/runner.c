@@ -263,7 +263,7 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
                 text_clean(r->error, buf, sizeof buf));
     }
     else if (sc->seg_count > 1) report_console_segment(c->console, sc, r, dir, code);
-    else report_console(c->console, sc, r, dir);
+    else report_console(c->console, sc, r, dir, c->o->verbose);
     if (r->status == RUN_STUCK) {
         char buf[4 * sizeof r->error];
         fprintf(stderr, "luamech: stopped by the watchdog: %s\n", text_clean(r->error, buf, sizeof buf));

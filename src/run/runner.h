@@ -17,6 +17,7 @@ typedef struct runner_opts {
     const output_cfg *outputs; /* --stream, --dashboard (checked), or NULL */
     const char *io;          /* the resolved --io backend ("uring", "epoll"): every worker loop's
                                 (lm_share_set_io), recorded in the results; NULL: auto, not recorded */
+    int verbose;             /* --verbose: the full end report (else the compact one) */
 } runner_opts;
 
 /* Runs sc (its phases one after another, when it has them) into the

@@ -176,7 +176,9 @@ static int scenario_copy(scenario *s, lua_State *L) {
     lua_pop(L, 1);
     lua_getfield(L, -1, "abort_on_threshold");
     s->abort_on_threshold = lua_toboolean(L, -1);
-    lua_pop(L, 1);
+    lua_getfield(L, -2, "console_full");
+    s->console_full = lua_toboolean(L, -1);
+    lua_pop(L, 2);
     lua_getfield(L, -1, "has_setup");
     s->has_setup = lua_toboolean(L, -1);
     lua_getfield(L, -2, "has_teardown");

@@ -45,6 +45,7 @@ typedef struct scenario {
     int nthresholds;      /* pass/fail criteria; a failure makes exit code 6 */
     threshold *thresholds;
     int abort_on_threshold;   /* stop the run at the first interval a criterion fails */
+    int console_full;     /* console = "full": the full end report by default (as --verbose) */
     const params *params; /* a suite run's own -e parameters; NULL = the command line's */
     int is_suite;         /* the phases are a suite's runs (wording of reports) */
     char **read_files;    /* files the scenario file read (require, io.open: real paths) */

@@ -40,7 +40,7 @@ all=$(tc "$s" "memcached.set (all)" count)
 check "memcached.set (all) counts the cancelled ones too ($all = $ok_err + 6)" [ "$all" = $((ok_err + 6)) ]
 
 # ---- latency over all samples: failures in "(all)", not in the timer ----
-"$LUAMECH" run "$F/all_samples.lua" -n 1000 -d 0 -o "$TMP/a" > "$TMP/a.out" 2>&1
+"$LUAMECH" run "$F/all_samples.lua" -n 1000 -d 0 --verbose -o "$TMP/a" > "$TMP/a.out" 2>&1
 rc=$?
 s=$TMP/a/summary.json
 n=$(tc "$s" op count) e=$(tc "$s" op errors)

@@ -9,7 +9,7 @@
 F=$SRC/tests/scenarios/fixtures
 start_memcached PORT
 h0=$(mc_stat "$PORT" get_hits); m0=$(mc_stat "$PORT" get_misses); s0=$(mc_stat "$PORT" cmd_set)
-"$LUAMECH" run "$F/metrics.lua" -q -n 600 -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r1" > "$TMP/out1" 2>&1
+"$LUAMECH" run "$F/metrics.lua" -q -n 600 --verbose -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r1" > "$TMP/out1" 2>&1
 rc=$?
 check "the run exits 0 (got $rc)" [ $rc -eq 0 ]
 S=$TMP/r1/summary.json
@@ -58,7 +58,7 @@ for i, n in ipairs(names) do cs[i] = luamech.metrics.counter(n) end
 return function() for _, c in ipairs(cs) do c:add(3) end end
 LUA
 printf 'return { groups = { { vus = 1, script = "look_vu.lua" } } }\n' > "$TMP/look.lua"
-"$LUAMECH" run "$TMP/look.lua" -q -n 1 -w 1 -o "$TMP/r5" > "$TMP/out5" 2>&1
+"$LUAMECH" run "$TMP/look.lua" -q -n 1 -w 1 --verbose -o "$TMP/r5" > "$TMP/out5" 2>&1
 rc=$?
 check "lookalike counters: the run exits 0 (got $rc)" [ $rc -eq 0 ]
 for n in "engine.mine" "gauge lookalike" "check.pass lookalike" "rate.true lookalike"; do

@@ -125,6 +125,11 @@ ntwins=$(jq '[.timers[] | select(.latency_from == "intended start")] | length' "
 check "paced run: 5 timers with a twin: All, group, inner, memcached.get/set ($ntwins)" [ "$ntwins" -eq 5 ]
 check "each labelled from the intended start" [ "$(grep -c 'class="lf intended">latency from the intended start<' "$PH")" -eq "$ntwins" ]
 check "each twin labelled uncorrected" [ "$(grep -c 'class="lf actual">uncorrected: from the actual start<' "$PH")" -eq "$ntwins" ]
+toc=$(sed -n 's/.*<nav class="toc">\(.*\)<\/nav>.*/\1/p' "$PH")
+check "paced run: the contents list each timer once, not its (uncorrected) view" \
+    [ -n "$toc" -a "$(echo "$toc" | grep -c '(uncorrected)')" -eq 0 -a "$(echo "$toc" | grep -o '>All Transactions<' | wc -l)" -eq 1 ]
+check "paced run: the first screen's latency chart draws the twin's p99 too" \
+    grep -q 'data-view="overview" data-kind="rt" data-timer="0" data-twin=' "$PH"
 tw=$(jq '[.timers[].name] | index("All Transactions (uncorrected)")' "$PS")
 check "All Transactions' twin right after it" \
     grep -A1 -q "<section class=\"timer twin\" id=\"t$tw\">" <(grep -A9999 -m1 '<section class="timer" id="t0">' "$PH" | grep -m2 '<section class="timer')
@@ -155,9 +160,20 @@ chrome --window-size=1200,2000 --dump-dom "file://$H" > "$TMP/dom.html"
 check "chromium dumped the page" grep -q '</html>' "$TMP/dom.html"
 check "the script finished (render-ok)" grep -q 'id="render-ok"' "$TMP/dom.html"
 check "no script error (render-errors)" not_grep -q 'id="render-errors"' "$TMP/dom.html"
-check "3 charts per timer and the health charts drawn" \
-    grep -q "id=\"render-ok\"[^>]*data-charts=\"$((3 * ntimers + nhealth + nload))\"" "$TMP/dom.html"
+nover=$(( nload > 0 ? 3 : 2 ))     # the first screen: throughput, latency, and the load when there is one
+check "3 charts per timer, the health charts and the first screen's $nover drawn" \
+    grep -q "id=\"render-ok\"[^>]*data-charts=\"$((3 * ntimers + nhealth + nload + nover))\"" "$TMP/dom.html"
+# issue 24: the first screen is the verdict, the thresholds and three charts of the run, then the contents
+pos() { grep -ob "$1" "$H" | head -1 | cut -d: -f1; }
+check "the first screen: verdict, charts, then the contents and the summary" \
+    [ "$(pos 'class="verdict')" -lt "$(pos '<section id="overview">')" -a "$(pos '<section id="overview">')" -lt "$(pos '<nav class="toc">')" \
+      -a "$(pos '<nav class="toc">')" -lt "$(pos '<section id="summary">')" ]
 series() { grep -o "data-kind=\"$1\" data-series=\"[^\"]*\" data-points=\"[0-9]*\"" "$TMP/dom.html"; }
+check "its throughput and errors: 2 series of $N points" \
+    [ "$(series overview-tput | grep -c "data-points=\"$N\"")" -eq 2 ]
+check "its latency percentiles over time: 5 series of $N points" \
+    [ "$(series overview-rt | grep -c "data-points=\"$N\"")" -eq 5 ]
+check "its active VUs and targets: $((1 + ngroups)) series" [ "$(series overview-load-vus | wc -l)" -eq $((1 + ngroups)) ]
 check "response time: 5 series per timer" [ "$(series rt | wc -l)" -eq $((5 * ntimers)) ]
 check "response time: $N points in every series" [ "$(series rt | grep -vc "data-points=\"$N\"")" -eq 0 ]
 check "throughput: 2 series per timer" [ "$(series tput | wc -l)" -eq $((2 * ntimers)) ]

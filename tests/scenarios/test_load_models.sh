@@ -58,7 +58,7 @@ check_quiet "ramping rate 100 -> 300/s over 2 s then 300/s for 2 s: $rn transact
 start_memcached FPORT
 eval "fpid=\$MC_PID_$FPORT"
 busy_mark
-"$LUAMECH" run "$F/models_paced.lua" -q -w 1 -e MEMCACHED=127.0.0.1:$FPORT -o "$TMP/freeze" > "$TMP/freeze.out" 2>&1 &
+"$LUAMECH" run "$F/models_paced.lua" -q -w 1 --verbose -e MEMCACHED=127.0.0.1:$FPORT -o "$TMP/freeze" > "$TMP/freeze.out" 2>&1 &
 pid=$!
 sleep 1.5; kill -STOP "$fpid"; sleep 1; kill -CONT "$fpid"
 wait $pid

@@ -28,6 +28,7 @@ check "interval counts add up to the total ($sum)" [ "$sum" -eq "$tx" ]
 check "scenario copied" [ -f "$out/scenario/membase.lua" -a -f "$out/scenario/membase_get.lua" -a -f "$out/scenario/membase_set.lua" ]
 check "report has the custom timers" grep -q "Custom Timer: GET" "$TMP/stdout"
 check "report has the workload table" grep -q "user_group-2" "$TMP/stdout"
+check "seed 004's report: the interval details by default (console = \"full\")" [ "$(grep -c "^Interval Details (ms)$" "$TMP/stdout")" -ge 2 ]
 # Think time (50 ms per transaction) is not response time.
 p99=$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.p99_ms' "$s")
 check "transaction p99 ($p99 ms) excludes the 50 ms think time" awk "BEGIN { exit !($p99 < 50) }"

@@ -14,6 +14,12 @@ for d in 1-vus=1 2-vus=3 3-vus=6; do
 done
 check "sweep: VUs per run in each run's summary" [ "$(jq '.groups[0].vus' "$TMP/s1/3-vus=6/summary.json")" -eq 6 ]
 check "sweep: one table of runs" grep -qE "^all runs +180 " "$TMP/s1.out"
+# issue 24, item 8: the runs' custom timers, a row per timer and run, counts as each run's summary.json
+check "sweep: the custom timers table" grep -q "^Custom timers of the runs (ms)$" "$TMP/s1.out"
+for d in 1-vus=1 2-vus=3 3-vus=6; do
+    n=$(timer_count "$TMP/s1/$d/summary.json" step); r=${d#*-}
+    check "sweep: custom timer step of $r: $n as in its summary.json" grep -qE "^step +$r +$n +0 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$" "$TMP/s1.out"
+done
 check "sweep: the HTML index" [ -f "$TMP/s1/report.html" ]
 
 "$LUAMECH" suite "$F/suite_params.lua" -q -e OUT="$TMP/o2" -o "$TMP/s2" > /dev/null 2>&1

@@ -16,7 +16,7 @@ server_rate() { awk 'NR == 1 {a = $1} {b = $3; n++} END {printf "%.3f", n / (b -
 for rt in 2.05s 2s; do
     log=$TMP/drain$rt.log
     start_delay_server DPORT "$log"
-    "$LUAMECH" run "$F/drain.lua" -q -e BASE=http://127.0.0.1:$DPORT -e RUN_TIME=$rt -o "$TMP/drain$rt" > "$TMP/drain$rt.out" 2>&1
+    "$LUAMECH" run "$F/drain.lua" -q --verbose -e BASE=http://127.0.0.1:$DPORT -e RUN_TIME=$rt -o "$TMP/drain$rt" > "$TMP/drain$rt.out" 2>&1
     rc=$?
     s=$TMP/drain$rt/summary.json
     truth=$(server_rate "$log")

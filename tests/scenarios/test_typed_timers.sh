@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 
-"$LUAMECH" run "$F/typed_timers.lua" -q -w 1 -o "$TMP/tt" > "$TMP/tt.out" 2>&1
+"$LUAMECH" run "$F/typed_timers.lua" -q -w 1 --verbose -o "$TMP/tt" > "$TMP/tt.out" 2>&1
 check "look-alike names: exit 0" [ $? -eq 0 ]
 S=$TMP/tt/summary.json
 tm() { jq -r --arg n "$1" ".timers[] | select(.name == \$n) | $2" "$S"; }

@@ -193,9 +193,9 @@ static void test_run_report(void **state) {
     assert_non_null(strstr(html, "value matches</td><td>200</td><td class=\"err\">100</td><td>66.67%</td>"));
     assert_non_null(strstr(html, "http.bytes_sent</td><td>3000</td><td>666.67</td>"));
     assert_non_null(strstr(html, "memcached.get 127.0.0.1:1: timeout"));
-    /* one chart of each kind per timer, and the code that draws them */
-    assert_int_equal(count(html, "data-kind=\"rt\""), 4);
-    assert_int_equal(count(html, "data-kind=\"tput\""), 4);
+    /* one chart of each kind per timer (and All Transactions' on the first screen), and the code that draws them */
+    assert_int_equal(count(html, "data-kind=\"rt\""), 5);
+    assert_int_equal(count(html, "data-kind=\"tput\""), 5);
     assert_int_equal(count(html, "data-kind=\"dist\""), 4);
     assert_non_null(strstr(html, "data-points"));
     assert_non_null(strstr(html, "render-ok"));
@@ -423,10 +423,22 @@ static void test_health_thresholds_twins(void **state) {
     /* the suspect banner, at the top: before the thresholds and the summary */
     const char *banner = strstr(page, "<div class=\"warn banner\" id=\"suspect-warning\" role=\"alert\">");
     assert_non_null(banner);
-    assert_non_null(strstr(banner, "generator may have been the bottleneck.</strong> " REASONS ". "));
+    /* one sentence, the reasons (one per interval) folded */
+    assert_non_null(strstr(banner, "generator may have been the bottleneck, and its own delays count in the latencies "
+                                   "(<a href=\"#generator\">Generator health</a>).</strong><details><summary>why"
+                                   "</summary>" REASONS ".</details></div>"));
     const char *ths = strstr(page, "<section id=\"thresholds\">"), *sum = strstr(page, "<section id=\"summary\">");
     assert_non_null(ths);
     assert_true(banner < ths && ths < sum);
+    /* the first screen: verdict, thresholds, then the charts of All Transactions (with its twin) and the load
+     * (when summary.json has it: the cli test's), then the contents */
+    const char *ov = strstr(page, "<section id=\"overview\">"), *nav = strstr(page, "<nav class=\"toc\">");
+    assert_non_null(ov);
+    assert_true(ths < ov && ov < nav && nav < sum);
+    assert_non_null(strstr(ov, "data-view=\"overview\" data-kind=\"tput\" data-timer=\"0\""));
+    assert_non_null(strstr(ov, "data-view=\"overview\" data-kind=\"rt\" data-timer=\"0\" data-twin=\"9\""));
+    assert_null(strstr(page, "data-view=\"overview\" data-kind=\"load-vus\""));   /* no load figures in this file */
+    assert_int_equal(count(page, "data-view=\"overview\""), 2);
 
     /* thresholds: rows with pass/FAIL badges, measured with units, no data, escaped text, the exit code */
     assert_non_null(strstr(ths, "<span class=\"badge fail\">FAIL</span> 1 of 4 passed &middot; exit code 6 "
@@ -496,7 +508,7 @@ static void test_health_thresholds_twins(void **state) {
     assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"0\" data-twin=\"9\""));
     assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"3\" data-twin=\"10\""));
     assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"4\" data-twin=\"7\""));
-    assert_int_equal(count(page, "data-twin="), 3);
+    assert_int_equal(count(page, "data-twin="), 4);                          /* and the first screen's */
     const char *g = strstr(page, ">g1<span class=\"lf intended\">"), *gu = strstr(page, ">g1<span class=\"lf actual\">");
     const char *mg = strstr(page, ">memcached.get<span class=\"lf intended\">");
     const char *mgu = strstr(page, ">memcached.get<span class=\"lf actual\">");
@@ -506,9 +518,12 @@ static void test_health_thresholds_twins(void **state) {
     assert_int_equal(count(page, "class=\"lf intended\""), 3);                /* the 3 timers with a twin */
     assert_int_equal(count(page, "class=\"lf actual\""), 3);
     assert_int_equal(count(page, "<section class=\"timer"), 9);             /* every timer but the stages */
-    assert_int_equal(count(page, "data-kind=\"rt\""), 9);
+    assert_int_equal(count(page, "data-kind=\"rt\""), 10);                  /* and the first screen's */
     assert_null(strstr(toc, "stage "));
-    assert_non_null(strstr(toc, "<a href=\"#t0\">All Transactions</a><a href=\"#t9\">All Transactions (uncorrected)"));
+    /* each timer once: its views are in its section, not links of their own */
+    assert_non_null(strstr(toc, "<a href=\"#t0\">All Transactions</a><span>Groups:"));
+    assert_null(strstr(toc, "(uncorrected)"));
+    assert_null(strstr(toc, "href=\"#t9\""));
 
     /* checks are not counters: the kind says so, not the name */
     char *ctr = between(page, "<section id=\"counters\">", "</section>");

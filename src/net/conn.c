@@ -202,6 +202,7 @@ int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out) {
     c->h.handle.data = c->creq.data = c->wreq.data = c->flush.data = c->timer.data = c;
     int rc = conn_buf_reserve(&c->rbuf, cfg->rbuf_init ? cfg->rbuf_init : NET_RBUF_DEFAULT, 1);
     if (rc == 0 && cfg->tls) rc = net_tls_new(cfg->tls, &c->tout, &c->tls);
+    if (rc == 0 && cfg->tls && cfg->alpn) rc = net_tls_set_alpn(c->tls, cfg->alpn);
     if (rc == 0) rc = conn_handles_init(c);
     if (rc == 0) {
         c->uio = net_uio_open(cfg->loop, c, &conn_uio_cbs, &rc);
@@ -547,4 +548,5 @@ uint64_t net_conn_sent(const net_conn *c) { return c->sent; }
 int net_conn_uring(const net_conn *c) { return c->uio != NULL; }
 uint64_t net_conn_tls_ns(const net_conn *c) { return c->tls ? net_tls_handshake_ns(c->tls) : 0; }
 int net_conn_tls_resumed(const net_conn *c) { return c->tls ? net_tls_resumed(c->tls) : 0; }
+const char *net_conn_alpn(const net_conn *c) { return c->tls ? net_tls_alpn(c->tls) : NULL; }
 int net_conn_clean_eof(const net_conn *c) { return c->tls ? net_tls_peer_closed(c->tls) : 1; }

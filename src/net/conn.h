@@ -59,10 +59,15 @@ typedef struct net_conn_cfg {
     size_t rbuf_init;                     /* read buffer size (it grows on demand) */
     net_tls_client *tls;                  /* NULL: plaintext */
     const net_conn_cbs *cbs;
+    /* ALPN offered by this connection's TLS handshake, "h2,http/1.1"
+     * (net/tls.h: ids by preference, comma-separated); NULL: the TLS
+     * client's own list (net_tls_opts.alpn), if any.  Ignored without TLS. */
+    const char *alpn;
 } net_conn_cfg;
 
 /* Start connecting.  Returns 0 with *out set, or a negative status (nothing
- * to close).  cfg and cfg->tls must outlive the connection. */
+ * to close; UV_EINVAL: a malformed cfg->alpn).  cfg and cfg->tls must
+ * outlive the connection. */
 int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out);
 
 /* Close now: no callback fires after this except on_closed.  Unsent bytes
@@ -95,6 +100,12 @@ int net_conn_uring(const net_conn *c);         /* 1: its bytes move through the 
  * session was resumed. */
 uint64_t net_conn_tls_ns(const net_conn *c);
 int net_conn_tls_resumed(const net_conn *c);
+/* ALPN: the protocol id the server selected in the TLS handshake ("h2",
+ * "http/1.1"), NUL-terminated, valid while c lives; NULL when plaintext,
+ * when nothing was offered or the server selected nothing (the protocol is
+ * then the owner's default), or before the handshake is done.  Set from
+ * on_open on. */
+const char *net_conn_alpn(const net_conn *c);
 /* 1 when the end of c's stream is trustworthy: plaintext, or TLS whose peer
  * sent close_notify; 0 for TLS closed without it (a truncation attack looks
  * like that).  Valid in on_fail too. */

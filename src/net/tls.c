@@ -50,6 +50,7 @@ struct net_tls {
     int failed;               /* a TLS error: the session must not be reused */
     int resumed;
     uint64_t start_ns, handshake_ns;
+    char alpn[256];           /* the protocol id the server selected; "": none */
     char err[256];
     char rx[NET_TLS_RX_SIZE];
 };
@@ -344,6 +345,13 @@ static int tls_handshake(net_tls *t, const char **msg) {
     t->established = 1;
     t->handshake_ns = uv_hrtime() - t->start_ns;
     t->resumed = SSL_session_reused(t->ssl);
+    const unsigned char *sel = NULL;
+    unsigned sel_len = 0;
+    SSL_get0_alpn_selected(t->ssl, &sel, &sel_len);
+    if (sel && sel_len < sizeof t->alpn) {      /* ids are 1..255 bytes */
+        memcpy(t->alpn, sel, sel_len);
+        t->alpn[sel_len] = '\0';
+    }
     t->tc->stats.handshakes++;
     t->tc->stats.resumed += (uint64_t)t->resumed;
     if (t->tc->on_handshake) t->tc->on_handshake(t->tc->on_handshake_arg, t->handshake_ns, t->resumed);
@@ -354,6 +362,25 @@ int net_tls_start(net_tls *t, const char **msg) {
     t->start_ns = uv_hrtime();
     return tls_handshake(t, msg);
 }
+
+int net_tls_set_alpn(net_tls *t, const char *list) {
+    unsigned char wire[512];
+    size_t n;
+    if (list == NULL || tls_alpn_wire(list, wire, sizeof wire, &n) != 0) return UV_EINVAL;
+    if (SSL_set_alpn_protos(t->ssl, wire, (unsigned)n) != 0) {
+        ERR_clear_error();
+        return UV_ENOMEM;
+    }
+    return 0;
+}
+
+int net_tls_alpn_valid(const char *list) {
+    unsigned char wire[512];
+    size_t n;
+    return list != NULL && tls_alpn_wire(list, wire, sizeof wire, &n) == 0;
+}
+
+const char *net_tls_alpn(const net_tls *t) { return t->established && t->alpn[0] ? t->alpn : NULL; }
 
 void net_tls_rx_space(net_tls *t, char **p, size_t *n) {
     if (t->rx_off == t->rx_len) {

@@ -28,7 +28,11 @@ typedef struct net_tls_opts {
     const char *ca_file;      /* PEM bundle; NULL: the system store */
     const char *cert_file;    /* client certificate chain (PEM); NULL: none */
     const char *key_file;     /* its key (PEM); NULL: in cert_file */
-    const char *alpn;         /* "http/1.1" or "h2,http/1.1"; NULL: none */
+    /* ALPN: the protocol ids offered, in order of preference, separated by
+     * commas ("h2,http/1.1"; each 1..255 bytes, no empty id); NULL: no ALPN
+     * extension.  A connection may offer another list (net_tls_set_alpn,
+     * net_conn_cfg.alpn); what the server selected: net_tls_alpn. */
+    const char *alpn;
     int insecure;             /* 1: no verification at all */
     int min_version;          /* 12 (default) or 13 */
     /* Called after each completed handshake (from the loop): its duration
@@ -66,6 +70,15 @@ int net_tls_read(net_tls *t, char *dst, size_t cap, size_t *got, const char **ms
 int net_tls_write(net_tls *t, const char *p, size_t n, size_t *took, const char **msg);
 uint64_t net_tls_handshake_ns(const net_tls *t);
 int net_tls_resumed(const net_tls *t);
+/* ALPN of one connection.  net_tls_set_alpn (before net_tls_start) offers
+ * `list` ("h2,http/1.1", as net_tls_opts.alpn) instead of its client's;
+ * 0, UV_EINVAL (malformed list) or UV_ENOMEM.  net_tls_alpn_valid: 1 when
+ * list is well formed.  net_tls_alpn: once established, the id the server
+ * selected ("h2"), NUL-terminated and valid while t lives; NULL when none
+ * was offered, the server selected none, or not established yet. */
+int net_tls_set_alpn(net_tls *t, const char *list);
+int net_tls_alpn_valid(const char *list);
+const char *net_tls_alpn(const net_tls *t);
 /* 1 once the peer's close_notify was read (a clean end of the stream). */
 int net_tls_peer_closed(const net_tls *t);
 

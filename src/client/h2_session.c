@@ -68,6 +68,7 @@ const char *h2_strerror(int status) {
     case H2_EGOAWAY: return "connection going away (GOAWAY) before the response ended";
     case H2_ECONN: return "connection failed";
     case H2_ECONNECT: return "connect failed";
+    case H2_ENOTH2: return "the server did not select h2 by ALPN";
     case H2_EPROTO: return "HTTP/2 protocol error";
     case H2_ETIMEOUT: return "timeout";
     case H2_ECANCELED: return "cancelled";
@@ -129,7 +130,7 @@ static void h2_fail_all(h2_session *s, int status, uint32_t code, int sys, const
     while (s->active) {
         h2_stream *st = s->active;
         int stc = status;
-        if (status != H2_ECONNECT && status != H2_ECANCELED &&
+        if (status != H2_ECONNECT && status != H2_ECANCELED && status != H2_ENOTH2 &&
             (!st->headers_sent || (s->goaway_in && st->id > s->goaway_last)))
             stc = H2_EREFUSED;
         h2_st_finish(st, stc, code, sys, msg);
@@ -415,7 +416,15 @@ static size_t h2_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
 
 static void h2_on_open(net_conn *nc, void *owner) {
     h2_session *s = owner;
-    (void)nc;
+    const char *alpn = net_conn_alpn(nc);
+    if (s->cfg->conn.tls && (!alpn || strcmp(alpn, "h2") != 0)) {   /* nothing sent yet: closing drops it */
+        snprintf(s->msg, sizeof s->msg, "the server did not select h2 by ALPN (it selected %s)",
+                 alpn ? alpn : "nothing");
+        h2_mark_dead(s);
+        h2_fail_all(s, H2_ENOTH2, 0, 0, s->msg);
+        h2_session_close(s);
+        return;
+    }
     s->open = 1;
     uint64_t now = uv_hrtime();
     for (h2_stream *st = s->active; st; st = st->next)

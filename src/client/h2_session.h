@@ -24,6 +24,9 @@
  *                stream may have been processed;
  *   H2_ECONNECT  the connection could not be opened (connect or TLS
  *                handshake; sys: the libuv status or NET_ETLS, msg);
+ *   H2_ENOTH2    over TLS, the server did not select "h2" by ALPN (msg
+ *                names what it selected): nothing was sent, the session
+ *                is closed (its on_open does not fire);
  *   H2_ECONN     the connection failed later (sys: the libuv status);
  *   H2_EPROTO    the peer broke the protocol (bad frames, HPACK, floods:
  *                nghttp2's verdict, msg); the session sends GOAWAY and closes;
@@ -65,6 +68,7 @@
 #define H2_ECANCELED (-34007)
 #define H2_ENOMEM    (-34008)
 #define H2_ECONNECT  (-34009)   /* connect or TLS handshake failed (sys, msg) */
+#define H2_ENOTH2    (-34010)   /* TLS: the server did not select h2 by ALPN (msg) */
 
 #define H2_STREAM_WINDOW (1u << 20)       /* 1 MiB per stream */
 #define H2_CONN_WINDOW   (16u << 20)      /* 16 MiB per connection */
@@ -117,7 +121,8 @@ typedef struct h2_session_cbs {
 } h2_session_cbs;
 
 typedef struct h2_session_cfg {
-    net_conn_cfg conn;                   /* loop, address, TLS, timeout; cbs is the session's */
+    net_conn_cfg conn;                   /* loop, address, TLS (conn.alpn: the offer, which must
+                                          * include "h2"), timeout; cbs is the session's */
     unsigned max_streams;                /* 0: H2_DEFAULT_MAX_STREAMS */
     size_t max_header_bytes;             /* a response header block larger: the stream is
                                           * reset (H2_EPROTO); 0: 64 KiB */

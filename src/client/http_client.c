@@ -188,8 +188,11 @@ static int hc_client_tls(http_client *c, const char *host, char *err, size_t err
 }
 
 /* HTTP/2: the requests go to client/http_h2's sessions. */
+static void hc_send1(http_client *c, http_req *req, const hp_request *r);
+static void hc_fallback(void *arg, http_req *req, const hp_request *r) { hc_send1(arg, req, r); }
+
 static int hc_client_h2(http_client *c, char *err, size_t err_len) {
-    if (c->opts.version != HTTP_V2) return 0;
+    if (c->opts.version != HTTP_V2 && !(c->opts.version == HTTP_VAUTO && c->tls)) return 0;
     hh2_cfg hc;
     memset(&hc, 0, sizeof hc);
     hc.loop = c->loop;
@@ -204,6 +207,11 @@ static int hc_client_h2(http_client *c, char *err, size_t err_len) {
     hc.keepalive = c->opts.keepalive;
     hc.max_body = c->opts.max_body;
     hc.discard_body = c->opts.discard_body;
+    hc.alpn = c->opts.version == HTTP_V2 ? "h2" : "h2,http/1.1";
+    if (c->opts.version == HTTP_VAUTO) {
+        hc.fallback = hc_fallback;
+        hc.fallback_arg = c;
+    }
     if (hh2_new(&hc, &c->h2) != 0) {
         snprintf(err, err_len, "out of memory");
         return -1;
@@ -559,7 +567,7 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
         req->on_done(req, HTTP_ECANCELED, NULL);
         return;
     }
-    if (c->h2) {
+    if (c->h2 && !hh2_h1(c->h2)) {
         hp_request rr = *r;
         if (!rr.host) rr.host = c->authority, rr.host_len = c->authority_len;
         uint64_t to = req->timeout_ns ? req->timeout_ns : c->opts.timeout_ns;
@@ -569,6 +577,11 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
         hh2_send(c->h2, req, &rr);
         return;
     }
+    hc_send1(c, req, r);
+}
+
+/* HTTP/1.1: an idle connection, or a new one. */
+static void hc_send1(http_client *c, http_req *req, const hp_request *r) {
     http_conn *conn = c->idle_open ? c->idle_open : c->idle_closed ? c->idle_closed : hc_conn_new(c);
     if (!conn) {
         req->on_done(req, HTTP_ENOMEM, NULL);

@@ -53,13 +53,20 @@ typedef struct http_client_opts {
                                 connection; UINT64_MAX: once */
     int version;             /* HTTP_V1 (default): HTTP/1.1; HTTP_V2: HTTP/2 on every
                                 connection (h2c with prior knowledge on plaintext;
-                                TLS offers ALPN "h2" alone) */
+                                TLS offers ALPN "h2" alone and fails when the server
+                                does not select it); HTTP_VAUTO: over TLS, connections
+                                offer "h2,http/1.1" and the client speaks HTTP/2 while
+                                servers select h2; the first that selects http/1.1
+                                turns it to HTTP/1.1 for good (that connection is
+                                closed unused: one extra handshake); plaintext:
+                                HTTP/1.1 */
     unsigned max_streams;    /* HTTP/2: streams per connection at most (also the
                                 server's SETTINGS_MAX_CONCURRENT_STREAMS); 0: 100 */
 } http_client_opts;
 
 #define HTTP_V1 1
 #define HTTP_V2 2
+#define HTTP_VAUTO 3
 
 #define HTTP_MAX_BODY_DEFAULT ((size_t)64 << 20)
 #define HTTP_DNS_TTL_DEFAULT_NS (300ull * 1000000000ull)   /* 5 minutes, as k6 */

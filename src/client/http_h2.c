@@ -48,6 +48,8 @@ typedef struct hh2_rx {
     size_t nnv, nv_cap;
     size_t body_off, body_len;
     char errmsg[300];
+    hp_header *h1;                 /* the request rebuilt for HTTP/1.1 (fallback) */
+    size_t h1_cap;
     struct hh2_rx *prev, *next;    /* busy or waiting list; free list (next) */
 } hh2_rx;
 
@@ -57,7 +59,7 @@ struct hh2 {
     struct sockaddr_storage addr;
     uint64_t addr_ns;
     uv_getaddrinfo_t gai;
-    int resolving, closing;
+    int resolving, closing, h1;
     uint64_t lookups, connects, retries, requests;
     hh2_conn *conns;
     hh2_rx *busy, *waiting, *free;
@@ -109,6 +111,7 @@ void hh2_free(hh2 *h) {
         hp_parser_free(&rx->parser);
         free(rx->buf);
         free(rx->nv);
+        free(rx->h1);
         free(rx);
     }
     free(h);
@@ -147,6 +150,7 @@ static hh2_conn *hh2_conn_open(hh2 *h, int *rc) {
     }
     c->h = h;
     c->scfg.conn = h->conn;
+    c->scfg.conn.alpn = h->cfg.tls ? h->cfg.alpn : NULL;
     c->scfg.max_streams = h->cfg.max_streams;
     c->scfg.cbs = &hh2_session_cbs;
     c->start_ns = uv_hrtime();
@@ -238,6 +242,54 @@ static void hh2_account(hh2_rx *rx, h2_stream *st) {
     rx->opener = 0;
 }
 
+/* The server chose HTTP/1.1: rx's request, rebuilt from its copy (the
+ * authority as a Host header), goes to the client's HTTP/1.1 path; the
+ * record returns to the pool. */
+static void hh2_fallback(hh2_rx *rx) {
+    hh2 *h = rx->h;
+    http_req *req = rx->req;
+    hp_request r;
+    memset(&r, 0, sizeof r);
+    if (rx->nnv > rx->h1_cap) {
+        hp_header *a = realloc(rx->h1, rx->nnv * sizeof *a);
+        if (!a) {
+            hh2_finish(rx, HTTP_ENOMEM, 0, NULL);
+            return;
+        }
+        rx->h1 = a;
+        rx->h1_cap = rx->nnv;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < rx->nnv; i++) {
+        const h2_nv *v = &rx->nv[i];
+        if (v->name_len == 7 && memcmp(v->name, ":method", 7) == 0) {
+            r.method = (hp_method)hp_method_parse(v->value, v->value_len);
+        } else if (v->name_len == 5 && memcmp(v->name, ":path", 5) == 0) {
+            r.path = v->value;
+            r.path_len = v->value_len;
+        } else if (v->name_len == 10 && memcmp(v->name, ":authority", 10) == 0) {
+            rx->h1[n++] = (hp_header){"host", 4, v->value, v->value_len};
+        } else if (v->name[0] != ':' && !(v->name_len == 14 && memcmp(v->name, "content-length", 14) == 0)) {
+            rx->h1[n++] = (hp_header){v->name, v->name_len, v->value, v->value_len};
+        }
+    }
+    r.headers = rx->h1;
+    r.nheaders = n;
+    r.body = rx->body_len ? rx->buf + rx->body_off : NULL;
+    r.body_len = rx->body_len;
+    hh2_unlink(&h->busy, rx);
+    h->nbusy--;
+    req->h2 = NULL;
+    rx->conn = NULL;
+    rx->req = NULL;
+    client_life *life = h->cfg.life;
+    client_life_hold(life);
+    h->cfg.fallback(h->cfg.fallback_arg, req, &r);   /* copies what it needs before returning */
+    rx->next = h->free;
+    h->free = rx;
+    client_life_release(life);
+}
+
 static void hh2_on_close(void *ud, int status, uint32_t code, int sys, const char *msg) {
     hh2_rx *rx = ud;
     hh2 *h = rx->h;
@@ -279,6 +331,15 @@ static void hh2_on_close(void *ud, int status, uint32_t code, int sys, const cha
         return;
     case H2_ECONN:
         hh2_finish(rx, HTTP_EREAD, sys, NULL);
+        return;
+    case H2_ENOTH2:
+        if (h->cfg.fallback && !h->closing) {
+            h->h1 = 1;
+            hh2_fallback(rx);
+            return;
+        }
+        snprintf(rx->errmsg, sizeof rx->errmsg, "HTTP/2 required (http = \"2\") but %s", msg ? msg : "the server did not select h2");
+        hh2_finish(rx, HTTP_ECONNECT, 0, rx->errmsg);
         return;
     case H2_ECONNECT:
         if (sys == NET_ETLS) {
@@ -541,6 +602,7 @@ void hh2_close(hh2 *h) {
 }
 
 size_t hh2_pending(const hh2 *h) { return h->nbusy; }
+int hh2_h1(const hh2 *h) { return h->h1; }
 uint64_t hh2_lookups(const hh2 *h) { return h->lookups; }
 
 void hh2_add_stats(const hh2 *h, http_client_stats *s) {

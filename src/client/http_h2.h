@@ -36,6 +36,14 @@ typedef struct hh2_cfg {
     int keepalive;                   /* 0: a connection closes once it has no stream left */
     size_t max_body;
     int discard_body;
+    const char *alpn;                /* TLS: the offer of each connection ("h2" or "h2,http/1.1") */
+    /* "auto" (alpn offers http/1.1 too): when a server does not select h2,
+     * the client turns to HTTP/1.1 for good (hh2_h1) and the requests that
+     * were waiting for that connection go to fallback (the http_client's
+     * HTTP/1.1 path), rebuilt from their copy.  NULL: they fail instead
+     * (HTTP_ECONNECT, "HTTP/2 required ..."). */
+    void (*fallback)(void *arg, http_req *req, const hp_request *r);
+    void *fallback_arg;
 } hh2_cfg;
 
 /* cfg is copied (its strings must outlive the hh2).  0 or UV_ENOMEM. */
@@ -48,6 +56,8 @@ void hh2_close(hh2 *h);
 /* Free the memory once every session's on_closed has come. */
 void hh2_free(hh2 *h);
 size_t hh2_pending(const hh2 *h);
+/* 1 once a server did not select h2 and the client fell back to HTTP/1.1. */
+int hh2_h1(const hh2 *h);
 void hh2_add_stats(const hh2 *h, http_client_stats *s);
 uint64_t hh2_lookups(const hh2 *h);
 

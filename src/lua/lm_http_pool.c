@@ -43,11 +43,12 @@ void lm_http_pool_key(const char *authority, int port, const lm_http_cfg *cfg, c
 }
 
 /* The protocol a client speaks: "2" is HTTP/2 (h2c with prior knowledge
- * on http://, ALPN h2 on https://); "1.1" and, for now, "auto" HTTP/1.1
- * (auto becomes an ALPN choice on https:// once net/tls reports the
- * negotiated protocol). */
+ * on http://, ALPN h2 required on https://); "1.1" HTTP/1.1; "auto" is
+ * ALPN's choice on https:// (client/http_client.h: HTTP_VAUTO) and
+ * HTTP/1.1 on http://. */
 static int lm_http_version_for(const lm_http_cfg *cfg) {
-    return cfg->version == HTTP_V2 ? HTTP_V2 : HTTP_V1;
+    if (cfg->version == LM_HTTP_AUTO) return cfg->tls_on ? HTTP_VAUTO : HTTP_V1;
+    return cfg->version;
 }
 
 /* A private client, or the worker's pooled one for this key (made on

@@ -13,7 +13,9 @@ mkdir -p "$D/www" "$D/www/gz"
 printf 'hello static\n' > "$D/www/small.txt"
 seq 1 20000 | sed 's/$/ luamech h2 gzip line/' > "$D/www/gz/text.txt"
 chmod -R a+rX "$D"
-H2=$(free_port); H1=$(free_port)
+H2=$(free_port); H1=$(free_port); S2=$(free_port); S1=$(free_port)
+PKI=$TMP/pki
+test_pki "$PKI"
 nginx_conf_head "$D" '$connection $server_protocol $request_method $uri $status'
 cat >> "$D/nginx.conf" <<NG
     default_type application/octet-stream;
@@ -30,9 +32,17 @@ cat >> "$D/nginx.conf" <<NG
         location = /missing { return 404; }
         location /gz/ { gzip on; gzip_types *; gzip_min_length 1; }
     }
+    server {
+        listen 127.0.0.1:$S2 ssl http2;
+        listen 127.0.0.1:$S1 ssl;
+        ssl_certificate $PKI/server.pem;
+        ssl_certificate_key $PKI/server.key;
+        location = /hello { return 200 "hello"; }
+        location = /echo { echo_read_request_body; echo -n "\$request_method \$args \$http_content_type|"; echo_request_body; }
+    }
 NG
 nginx_conf_end "$D"
-nginx_launch "$D" "$H2" "$H1"
+nginx_launch "$D" "$H2" "$H1" "$S2" "$S1"
 LOG=$D/access.log
 
 cat > "$TMP/s.lua" <<'S'
@@ -42,10 +52,11 @@ return { requests = n, groups = { { name = "h2", vus = vus, script = "vu.lua" } 
 S
 cat > "$TMP/vu.lua" <<'S'
 local port, mode = luamech.param("PORT"), luamech.param("HTTP")
-local ms = luamech.param("MAX_STREAMS")
-local c = luamech.http.new("http://127.0.0.1:" .. port,
-                           { http = mode, pool = luamech.param("POOL") == "1", max_streams = ms and tonumber(ms) })
-local want = mode == "2" and "HTTP/2" or "HTTP/1.1"
+local ms, ca = luamech.param("MAX_STREAMS"), luamech.param("CA")
+local c = luamech.http.new((ca and "https" or "http") .. "://127.0.0.1:" .. port,
+                           { http = mode, pool = luamech.param("POOL") == "1", max_streams = ms and tonumber(ms),
+                             tls = ca and { ca_file = ca } or nil })
+local want = luamech.param("WANT") or (mode == "2" and "HTTP/2" or "HTTP/1.1")
 return function()
   local r = assert(c:get("/hello"))
   assert(r.status == 200 and r.body == "hello", "GET")
@@ -54,9 +65,10 @@ return function()
   assert(r.body == "POST  |payload-" .. string.rep("x", 3000), "POST echo: " .. r.body:sub(1, 40))
 end
 S
-run_h2() { # OUT PORT HTTP POOL [MAX_STREAMS] [N] [VUS]
+run_h2() { # OUT PORT HTTP POOL [MAX_STREAMS] [N] [VUS] [extra -e ...]
     local args=(-e PORT="$2" -e HTTP="$3" -e POOL="$4" -e N="${6:-400}" -e VUS="${7:-8}")
     [ -n "${5:-}" ] && args+=(-e MAX_STREAMS="$5")
+    args+=("${@:8}")
     : > "$LOG"
     timeout 60 "$LUAMECH" run "$TMP/s.lua" -q -w 1 "${args[@]}" -o "$TMP/$1" > "$TMP/$1.out" 2>&1
     RC=$?
@@ -91,4 +103,29 @@ check "private clients: 800 HTTP/2.0 requests on 8 connections ($(nginx_requests
 run_h2 h1 "$H1" 1.1 1
 check "http=1.1: 800 HTTP/1.1 requests, res.proto HTTP/1.1 (exit $RC, $(nginx_requests "$LOG" ' HTTP/1.1 '))" \
     [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/1.1 ')" -eq 800 ]
+
+# https: ALPN.  http = "auto" on a server offering h2: HTTP/2, one connection
+run_h2 sauto "$S2" auto 1 "" 400 8 -e CA="$PKI/ca.pem" -e WANT=HTTP/2
+S=$TMP/sauto/summary.json
+check "https auto, h2 server: 800 HTTP/2.0 requests on 1 connection (exit $RC, $(nginx_requests "$LOG" ' HTTP/2.0 ') on $(conns))" \
+    [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/2.0 ')" -eq 800 -a "$(conns)" -eq 1 ]
+check "one TLS handshake ($(counter "$S" http.tls_handshakes)) and one connect ($(counter "$S" http.connects))" \
+    [ "$(counter "$S" http.connects)" -eq 1 ]
+# auto on a server without h2: HTTP/1.1 (the first connection, which selected http/1.1, is closed unused)
+run_h2 sauto1 "$S1" auto 1 "" 400 8 -e CA="$PKI/ca.pem" -e WANT=HTTP/1.1
+check "https auto, HTTP/1.1-only server: 800 HTTP/1.1 requests (exit $RC, $(nginx_requests "$LOG" ' HTTP/1.1 '))" \
+    [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/1.1 ')" -eq 800 -a "$(nginx_requests "$LOG")" -eq 800 ]
+# "2" requires h2 (it offers h2 alone): nginx refuses the handshake (no_application_protocol), every request fails with the reason
+run_h2 sreq "$S1" 2 1 "" 20 2 -e CA="$PKI/ca.pem"
+check "https http=2 on an HTTP/1.1-only server: 20 failed transactions, nothing served (exit $RC, $(timer_errors "$TMP/sreq/summary.json" "All Transactions"), $(nginx_requests "$LOG"))" \
+    [ "$(timer_errors "$TMP/sreq/summary.json" "All Transactions")" -eq 20 -a "$(nginx_requests "$LOG")" -eq 0 ]
+check "the reason is tallied" grep -q 'tls: .*no application protocol' "$TMP/sreq/errors.csv"
+# "1.1" never offers h2
+run_h2 s11 "$S2" 1.1 1 "" 400 8 -e CA="$PKI/ca.pem"
+check "https http=1.1 on an h2 server: 800 HTTP/1.1 requests (exit $RC, $(nginx_requests "$LOG" ' HTTP/1.1 '))" \
+    [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/1.1 ')" -eq 800 ]
+# https http=2 with 8 private clients: 8 connections
+run_h2 s2 "$S2" 2 0 "" 400 8 -e CA="$PKI/ca.pem"
+check "https http=2: 800 HTTP/2.0 requests on 8 connections (exit $RC, $(nginx_requests "$LOG" ' HTTP/2.0 ') on $(conns))" \
+    [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/2.0 ')" -eq 800 -a "$(conns)" -eq 8 ]
 finish

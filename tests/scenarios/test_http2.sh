@@ -11,6 +11,7 @@
 D=$TMP/ng
 mkdir -p "$D/www" "$D/www/gz"
 printf 'hello static\n' > "$D/www/small.txt"
+head -c 3145728 /dev/urandom > "$D/www/large.bin"
 seq 1 20000 | sed 's/$/ luamech h2 gzip line/' > "$D/www/gz/text.txt"
 chmod -R a+rX "$D"
 H2=$(free_port); H1=$(free_port); S2=$(free_port); S1=$(free_port)
@@ -20,6 +21,8 @@ nginx_conf_head "$D" '$connection $server_protocol $request_method $uri $status'
 cat >> "$D/nginx.conf" <<NG
     default_type application/octet-stream;
     http2_max_concurrent_streams 128;
+    client_max_body_size 8m;
+    client_body_buffer_size 8m;
     server {
         listen 127.0.0.1:$H2 http2;
         listen 127.0.0.1:$H1;
@@ -103,6 +106,66 @@ check "private clients: 800 HTTP/2.0 requests on 8 connections ($(nginx_requests
 run_h2 h1 "$H1" 1.1 1
 check "http=1.1: 800 HTTP/1.1 requests, res.proto HTTP/1.1 (exit $RC, $(nginx_requests "$LOG" ' HTTP/1.1 '))" \
     [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/1.1 ')" -eq 800 ]
+
+# everything the HTTP/1.1 client does, on HTTP/2 (h2c), one private client per VU:
+# methods, JSON, form, query, cookies, redirects, gzip, expect, tags, HEAD,
+# discard_body, a batch of 20 as concurrent streams of one connection, and
+# flow control both ways: a 3 MiB response (over the 1 MiB stream window)
+# and a 2 MiB request body (over nginx's 64 KiB initial window)
+cat > "$TMP/p.lua" <<'S'
+return { requests = 1, groups = { { name = "parity", vus = 1, script = "pvu.lua" } } }
+S
+cat > "$TMP/pvu.lua" <<'S'
+local port, www = luamech.param("PORT"), luamech.param("WWW")
+local c = luamech.http.new("http://127.0.0.1:" .. port, { http = "2", tags = { proto = "h2" } })
+local function slurp(p) local f = assert(io.open(p, "rb")); local d = f:read("*a"); f:close(); return d end
+local large, text = slurp(www .. "/large.bin"), slurp(www .. "/gz/text.txt")
+return function()
+  local r = assert(c:post("/echo", nil, { json = { a = 1 }, query = { q = "a b" } }))
+  assert(r.proto == "HTTP/2" and r.body == 'POST q=a%20b application/json|{"a":1}', "json+query: " .. r.body)
+  r = assert(c:post("/echo", nil, { form = { u = "ada" } }))
+  assert(r.body == "POST  application/x-www-form-urlencoded|u=ada", "form: " .. r.body)
+  for _, m in ipairs({ "PUT", "PATCH", "DELETE", "OPTIONS" }) do
+    r = assert(c:request(m, "/echo", { body = m == "PUT" and "p" or nil }))
+    assert(r.body:sub(1, #m) == m, m .. ": " .. r.body)
+  end
+  r = assert(c:head("/small.txt"))
+  assert(r.status == 200 and r.body == "" and r.headers["content-length"] == "13", "HEAD")
+  r = assert(c:get("/cookies"))
+  assert(r.cookies.a == "1", "cookie set")
+  r = assert(c:get("/showcookie"))
+  assert(r.body == "cookie:a=1", "cookie sent: " .. r.body)
+  r = assert(c:get("/r1"))
+  assert(r.body == "hello" and r.redirects == 1, "redirect")
+  r = assert(c:get("/gz/text.txt"))
+  assert(r.headers["content-encoding"] == "gzip" and r.body == text, "gzip")
+  r = assert(c:get("/missing", { expect = 404, tags = { kind = "miss" } }))
+  assert(r.status == 404, "expect")
+  r = assert(c:get("/large.bin"))
+  assert(r.body == large, "3 MiB body: " .. #r.body)
+  r = assert(c:get("/large.bin", { discard_body = true }))
+  assert(r.body == nil and r.body_bytes == #large, "discard_body")
+  local big = string.rep("0123456789abcdef", 131072)
+  r = assert(c:post("/echo", big))
+  assert(r.body == "POST  |" .. big, "2 MiB request body: " .. #r.body)
+  local reqs = {}
+  for i = 1, 20 do reqs[i] = "/hello" end
+  local res, errs = c:batch(reqs)
+  for i = 1, 20 do assert(res[i] and res[i].body == "hello", errs[i]) end
+end
+S
+: > "$LOG"
+timeout 60 "$LUAMECH" run "$TMP/p.lua" -q -w 1 -e PORT="$H2" -e WWW="$D/www" -o "$TMP/par" > "$TMP/par.out" 2>&1
+RC=$?
+nginx_settle "$LOG"
+S=$TMP/par/summary.json
+check "parity transaction passed (exit $RC, $(grep -v '^source' "$TMP/par/errors.csv" | head -2))" \
+    [ $RC -eq 0 -a "$(timer_count "$S" "All Transactions")" -eq 1 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+check "nginx served all 36 of them over HTTP/2.0 ($(nginx_requests "$LOG" ' HTTP/2.0 ') of $(nginx_requests "$LOG"))" \
+    [ "$(nginx_requests "$LOG" ' HTTP/2.0 ')" -eq 36 -a "$(nginx_requests "$LOG")" -eq 36 ]
+check "on one connection, the batch's 20 streams included ($(conns))" [ "$(conns)" -eq 1 ]
+check "tagged timer and breakdown timers are there" \
+    [ "$(timer_count "$S" "http.get{kind=miss,proto=h2}")" -eq 1 -a "$(timer_count "$S" http.wait)" -eq 36 -a "$(timer_count "$S" http.connect)" -eq 1 ]
 
 # https: ALPN.  http = "auto" on a server offering h2: HTTP/2, one connection
 run_h2 sauto "$S2" auto 1 "" 400 8 -e CA="$PKI/ca.pem" -e WANT=HTTP/2

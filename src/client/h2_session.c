@@ -296,6 +296,11 @@ static int h2_cb_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *u
     h2_session *s = ud;
     (void)ng;
     s->st.frames_out++;
+    if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR && !s->msg[0]) {
+        int dl = (int)(f->goaway.opaque_data_len > 160 ? 160 : f->goaway.opaque_data_len);
+        snprintf(s->msg, sizeof s->msg, "the server broke the protocol (%s%s%.*s)", h2_error_name(f->goaway.error_code),
+                 dl ? ": " : "", dl, f->goaway.opaque_data ? (const char *)f->goaway.opaque_data : "");
+    }
     if (f->hd.stream_id <= 0) return 0;
     h2_stream *st = h2_st_of(s, f->hd.stream_id);
     if (!st) return 0;

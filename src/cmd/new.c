@@ -1,4 +1,4 @@
-/* new.c - `luamech new NAME [--template memcached|redis|http|api|webdis|rate]`:
+/* new.c - `luamech new NAME [--template memcached|redis|http|http2|api|webdis|rate]`:
  * writes a working scenario folder NAME/ in the current directory from the
  * templates embedded in the binary (templates/, lua/types/luamech.lua):
  * scenario.lua, vu.lua, README.md (how to run it), types/luamech.lua and
@@ -51,6 +51,8 @@ static const new_template new_templates[] = {
      "10 VUs doing 80% GET / 20% SET on redis over 10,000 keys drawn from a gaussian."},
     {"http", "HTTP_BASE=http://127.0.0.1:7379",
      "10 VUs doing HTTP GETs with exponential think time (50 ms on average)."},
+    {"http2", "H2_BASE=http://127.0.0.1:8080",
+     "20 VUs doing HTTP/2 GETs as concurrent streams of one shared connection (h2c, or h2 by ALPN on https)."},
     {"api", "API_BASE=https://host:port -e API_CA=ca.pem",
      "5 VUs each running a JSON API session over https (login, token, GET, PATCH, logout through a redirect), "
      "with checks and thresholds."},
@@ -72,7 +74,7 @@ static const struct { const char *out, *src; } new_files[] = {
 };
 
 static const char new_usage[] =
-    "usage: luamech new NAME [--template memcached|redis|http|api|webdis|rate]\n"
+    "usage: luamech new NAME [--template memcached|redis|http|http2|api|webdis|rate]\n"
     "writes a scenario folder NAME/ (scenario.lua, vu.lua, README.md, editor types);\n"
     "the default template is memcached.\n";
 
@@ -313,5 +315,5 @@ int new_cmd_main(int argc, char **argv, const char *prog) {
         return new_bad("bad NAME '%s': 1..64 letters, digits, '_', '-' or '.', not starting with '.' or '-'", name);
     for (const new_template *t = new_templates; t->name; t++)
         if (strcmp(t->name, tname) == 0) return new_create(name, t, prog);
-    return new_bad("unknown template '%s' (memcached, redis, http, api, webdis or rate)", tname);
+    return new_bad("unknown template '%s' (memcached, redis, http, http2, api, webdis or rate)", tname);
 }

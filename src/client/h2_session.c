@@ -2,8 +2,9 @@
  * flow control) driven in memory on a net/conn connection of ours, on the
  * caller's loop.  Bytes that arrive go to nghttp2_session_mem_recv; what
  * nghttp2 has to send is copied into the connection's write queue by
- * h2_flush (after every input and every call that submits something), so a
- * loop turn's frames leave in one write.  Streams are records pooled in the
+ * h2_flush (after every input, and in the loop's idle phase after the calls
+ * that submit something, so that no stream callback fires inside them), so
+ * a loop turn's frames leave in one write.  Streams are records pooled in the
  * session; each ends with exactly one on_close (h2_session.h lists the
  * statuses).  Per-stream deadlines share one timer per session.  It knows
  * frames and streams, not HTTP's methods, bodies' meaning or Lua; it never
@@ -41,7 +42,9 @@ struct h2_session {
     net_conn *nc;                /* NULL once failed or closed */
     uv_timer_t timer;
     uint64_t timer_due;
-    int open, dead, closing, freed_conn, freed_timer, in_recv, want_flush;
+    uv_idle_t idle;              /* flushes what the API calls submitted (never from inside them) */
+    int idle_on;
+    int open, dead, closing, freed_conn, freed_timer, freed_idle, in_recv, want_flush;
     int goaway_in;
     int32_t goaway_last;
     uint32_t goaway_code;
@@ -448,6 +451,25 @@ static void h2_on_fail(void *owner, int status, net_phase ph, const char *msg) {
     h2_session_close(s);
 }
 
+static void h2_on_idle(uv_idle_t *h) {
+    h2_session *s = h->data;
+    uv_idle_stop(h);
+    s->idle_on = 0;
+    h2_flush(s);
+}
+
+/* Flush on the loop's next idle phase (before it polls): the API calls
+ * submit and return, so no stream callback fires inside them. */
+static void h2_flush_soon(h2_session *s) {
+    if (s->idle_on || s->closing) return;
+    if (s->in_recv) {
+        s->want_flush = 1;
+        return;
+    }
+    uv_idle_start(&s->idle, h2_on_idle);
+    s->idle_on = 1;
+}
+
 static void h2_on_conn_closed(void *owner) {
     h2_session *s = owner;
     s->freed_conn = 1;
@@ -465,12 +487,13 @@ static const net_conn_cbs h2_conn_cbs = {
 
 static void h2_on_timer_closed(uv_handle_t *h) {
     h2_session *s = h->data;
-    s->freed_timer = 1;
+    if (h == (uv_handle_t *)&s->idle) s->freed_idle = 1;
+    else s->freed_timer = 1;
     h2_maybe_free(s);
 }
 
 static void h2_maybe_free(h2_session *s) {
-    if (!s->closing || !s->freed_conn || !s->freed_timer) return;
+    if (!s->closing || !s->freed_conn || !s->freed_timer || !s->freed_idle) return;
     const h2_session_cbs *cbs = s->cfg->cbs;
     void *owner = s->owner;
     nghttp2_session_del(s->ng);
@@ -545,6 +568,8 @@ int h2_session_new(const h2_session_cfg *cfg, void *owner, h2_session **out) {
     }
     uv_timer_init(cfg->conn.loop, &s->timer);
     s->timer.data = s;
+    uv_idle_init(cfg->conn.loop, &s->idle);
+    s->idle.data = s;
     *out = s;
     h2_flush(s);                              /* preface and SETTINGS wait in the queue for the open */
     return 0;
@@ -561,6 +586,7 @@ void h2_session_close(h2_session *s) {
     }
     clock_timer_disarm(&s->timer, &s->timer_due);
     uv_close((uv_handle_t *)&s->timer, h2_on_timer_closed);
+    uv_close((uv_handle_t *)&s->idle, h2_on_timer_closed);
 }
 
 unsigned h2_session_room(const h2_session *s) {
@@ -667,7 +693,7 @@ h2_stream *h2_stream_open(h2_session *s, const h2_nv *hdrs, size_t n, const char
     s->nactive++;
     s->st.streams++;
     h2_arm(s, deadline_ns, uv_hrtime());
-    h2_flush(s);
+    h2_flush_soon(s);
     *status = 0;
     return st;
 }
@@ -681,7 +707,7 @@ int h2_stream_send(h2_stream *st, const char *p, size_t len, int eos) {
         st->deferred = 0;
         nghttp2_session_resume_data(s->ng, st->id);
     }
-    h2_flush(s);
+    h2_flush_soon(s);
     return 0;
 }
 
@@ -690,7 +716,7 @@ void h2_stream_cancel(h2_stream *st) {
     if (st->state != ST_OPEN) return;
     nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
     h2_st_finish(st, H2_ECANCELED, NGHTTP2_CANCEL, UV_ECANCELED, NULL);
-    h2_flush(s);
+    h2_flush_soon(s);
 }
 
 uint64_t h2_stream_bytes_out(const h2_stream *st) { return st->bytes_out; }

@@ -3,7 +3,9 @@
  * with lowercased names and the decoded body, and stops at the end of one
  * response so the caller can tell which bytes belong to it), with a fast
  * path of our own for the common whole, plain Content-Length response (see
- * "fast path" below).  See http_proto.h. */
+ * "fast path" below), and the store of responses framed elsewhere
+ * (hp_parser_put_*: HTTP/2's, decoded by nghttp2 in client/).  See
+ * http_proto.h. */
 #include "proto/http_proto.h"
 
 #include <limits.h>

@@ -1,6 +1,8 @@
 /* http_proto.h - HTTP/1.1 client side, pure code: a request encoder that
  * writes into a caller buffer, and an incremental response parser wrapping
- * Debian's http-parser (see docs/http.md for why we did not write our own).
+ * Debian's http-parser (see docs/http.md for why we did not write our own),
+ * which also stores HTTP/2 responses decoded by client/http_h2.c
+ * (hp_parser_put_*).
  * Nothing here touches sockets or knows about Lua.  The parser says "need more
  * bytes" instead of blocking; it allocates only to grow its own header and
  * body buffers, which are kept from one response to the next. */

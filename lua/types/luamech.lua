@@ -641,6 +641,8 @@ luamech.http = {}
 ---@field tags? table<string, string|number|boolean> default tags of every request (docs/http.md#tags)
 ---@field dns? luamech.HttpDnsOptions host name lookups (default { ttl = 300 })
 ---@field credential_headers? string[] more headers that carry credentials (at most 16), e.g. {"X-Api-Key"}: like Authorization, Proxy-Authorization and Cookie, sent to the base URL's origin only (docs/http.md#credentials-and-redirects)
+---@field http? "1.1"|"2"|"auto" protocol: "1.1" (default); "2" HTTP/2 (h2c with prior knowledge on http://, ALPN h2 required on https://); "auto" ALPN's choice on https:// (docs/http.md#http2)
+---@field max_streams? integer HTTP/2 streams per connection, 1..1000 (default 100; the server's SETTINGS_MAX_CONCURRENT_STREAMS also caps them)
 
 ---@class luamech.HttpDnsOptions
 ---@field ttl? number seconds a looked-up address serves new connections (default 300; 0 = look up for every new connection; math.huge = once)
@@ -667,6 +669,7 @@ luamech.http = {}
 ---@field body string|nil nil with discard_body
 ---@field body_bytes integer
 ---@field redirects integer|nil redirects followed (nil when none)
+---@field proto "HTTP/2"|"HTTP/1.1"|"HTTP/1.0" the protocol the response came over
 ---@field cookies table<string, string> the cookies this response set (name = value)
 ---@field json fun(self: luamech.HttpResponse, opts?: luamech.JsonLimits): any, string? res:json(): the body decoded (once); nil, err over the limits (16 MiB, 1,000,000 values)
 ---@field header_all fun(self: luamech.HttpResponse, name: string): string[] every value of a header

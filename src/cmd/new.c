@@ -1,4 +1,4 @@
-/* new.c - `luamech new NAME [--template memcached|redis|redis-cluster|http|api|webdis|rate|ws]`:
+/* new.c - `luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws]`:
  * writes a working scenario folder NAME/ in the current directory from the
  * templates embedded in the binary (templates/, lua/types/luamech.lua):
  * scenario.lua, vu.lua, README.md (how to run it), types/luamech.lua and
@@ -54,6 +54,8 @@ static const new_template new_templates[] = {
      "with a multi-key command under one hash tag and a pipeline across the nodes every tenth transaction."},
     {"http", "HTTP_BASE=http://127.0.0.1:7379",
      "10 VUs doing HTTP GETs with exponential think time (50 ms on average)."},
+    {"http2", "H2_BASE=http://127.0.0.1:8080",
+     "20 VUs doing HTTP/2 GETs as concurrent streams of one shared connection (h2c, or h2 by ALPN on https)."},
     {"api", "API_BASE=https://host:port -e API_CA=ca.pem",
      "5 VUs each running a JSON API session over https (login, token, GET, PATCH, logout through a redirect), "
      "with checks and thresholds."},
@@ -77,7 +79,7 @@ static const struct { const char *out, *src; } new_files[] = {
 };
 
 static const char new_usage[] =
-    "usage: luamech new NAME [--template memcached|redis|redis-cluster|http|api|webdis|rate|ws]\n"
+    "usage: luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws]\n"
     "writes a scenario folder NAME/ (scenario.lua, vu.lua, README.md, editor types);\n"
     "the default template is memcached.\n";
 
@@ -318,5 +320,5 @@ int new_cmd_main(int argc, char **argv, const char *prog) {
         return new_bad("bad NAME '%s': 1..64 letters, digits, '_', '-' or '.', not starting with '.' or '-'", name);
     for (const new_template *t = new_templates; t->name; t++)
         if (strcmp(t->name, tname) == 0) return new_create(name, t, prog);
-    return new_bad("unknown template '%s' (memcached, redis, redis-cluster, http, api, webdis, rate or ws)", tname);
+    return new_bad("unknown template '%s' (memcached, redis, redis-cluster, http, http2, api, webdis, rate or ws)", tname);
 }

@@ -1,6 +1,8 @@
 /* http_proto.h - HTTP/1.1 client side, pure code: a request encoder that
  * writes into a caller buffer, and an incremental response parser wrapping
- * Debian's http-parser (see docs/http.md for why we did not write our own).
+ * Debian's http-parser (see docs/http.md for why we did not write our own),
+ * which also stores HTTP/2 responses decoded by client/http_h2.c
+ * (hp_parser_put_*).
  * Nothing here touches sockets or knows about Lua.  The parser says "need more
  * bytes" instead of blocking; it allocates only to grow its own header and
  * body buffers, which are kept from one response to the next. */
@@ -144,6 +146,19 @@ size_t hp_parser_headers_pack(const hp_parser *p, char *out, size_t cap);
  * hp_parser_headers_pack). */
 int hp_headers_next(const char *blk, size_t len, size_t *pos, const char **name,
                     size_t *name_len, const char **value, size_t *value_len);
+
+/* ---- a response framed elsewhere (HTTP/2: client/http_h2.c) ----
+ * The parser as the store of a response whose bytes another layer decoded
+ * (nghttp2's frames and HPACK): after hp_parser_reset, put the status, the
+ * header fields and the body chunks, then the end; the results read as
+ * those of a parsed response (http_major 2), under the same max_body and
+ * discard_body.  The put functions return 0, or HP_ERROR with
+ * hp_parser_error (a body over max_body: hp_parser_too_big; a header block
+ * over 256 KiB; out of memory). */
+void hp_parser_put_status(hp_parser *p, int status, int major, int minor);
+int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len);
+int hp_parser_put_body(hp_parser *p, const char *data, size_t len);
+void hp_parser_put_end(hp_parser *p);
 
 /* First header called name (compared case-insensitively), or NULL. */
 const char *hp_parser_find(const hp_parser *p, const char *name, size_t *value_len);

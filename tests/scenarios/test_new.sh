@@ -14,7 +14,14 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_redis.sh"
 . "$(dirname "$0")/lib_redis_cluster.sh"
+. "$(dirname "$0")/lib_http.sh"
 start_memcached MC
+# nginx speaking h2c (prior knowledge) for the http2 template, its protocol logged
+H2=$(free_port)
+nginx_conf_head "$TMP/ng2" '$connection $server_protocol $request_method $uri $status'
+printf '    server {\n        listen 127.0.0.1:%s http2;\n        location = / { return 200 "ok"; }\n    }\n' "$H2" >> "$TMP/ng2/nginx.conf"
+nginx_conf_end "$TMP/ng2"
+nginx_launch "$TMP/ng2" "$H2"
 start_redis RD
 # webdis in front of that redis, on a free port (retried if it is taken)
 for _ in 1 2 3 4 5; do
@@ -40,7 +47,7 @@ RL=$(realpath -e "$(dirname "$LUAMECH")/../share/luamech/run-local.sh" 2>/dev/nu
      realpath -e "$(dirname "$LUAMECH")/../scripts/run-local.sh" 2>/dev/null)
 check "this binary has a run-local.sh near it ($RL)" [ -n "$RL" ]
 start_redis_cluster
-PARAMS=(-e MEMCACHED=127.0.0.1:$MC -e REDIS=127.0.0.1:$RD -e HTTP_BASE=http://127.0.0.1:$WD -e WS_URL=ws://127.0.0.1:$WS/
+PARAMS=(-e MEMCACHED=127.0.0.1:$MC -e REDIS=127.0.0.1:$RD -e HTTP_BASE=http://127.0.0.1:$WD -e WS_URL=ws://127.0.0.1:$WS/ -e H2_BASE=http://127.0.0.1:$H2
         -e REDIS_CLUSTER=$CLUSTER)
 cd "$TMP"
 
@@ -90,6 +97,10 @@ run_template http
 rg=$(redis_cmdstat "$RD" get)
 check "redis (behind webdis) saw one GET per http transaction ($((rg - rg0)) >= $TX)" [ $((rg - rg0)) -ge "$TX" ]
 rg0=$rg; rd0=$(redis_cmdstat "$RD" del); rs0=$(redis_cmdstat "$RD" set)
+run_template http2
+nginx_settle "$TMP/ng2/access.log"
+check "nginx served the http2 template's $TX GETs over HTTP/2.0, one connection per worker ($(nginx_requests "$TMP/ng2/access.log" ' HTTP/2.0 GET / 200'), $(nginx_connections "$TMP/ng2/access.log") <= $(nproc))" \
+    [ "$(nginx_requests "$TMP/ng2/access.log" ' HTTP/2.0 GET / 200')" -eq "$TX" -a "$(nginx_connections "$TMP/ng2/access.log")" -le "$(nproc)" ]
 run_template webdis
 rs=$(redis_cmdstat "$RD" set); rd=$(redis_cmdstat "$RD" del); rg=$(redis_cmdstat "$RD" get)
 check "webdis: redis saw a SET, a GET and a DEL per transaction ($((rs - rs0)) $((rg - rg0)) $((rd - rd0)) >= $TX)" \
@@ -172,7 +183,7 @@ bad "existing non-empty folder" "'t_memcached' already exists and is not an empt
 check "the existing folder is untouched" [ "$(cat t_memcached/*.lua t_memcached/*.md | md5sum)" = "$sum_before" ]
 touch afile
 bad "existing file" "'afile' already exists" afile
-bad "unknown template" "unknown template 'mongo' (memcached, redis, redis-cluster, http, api, webdis, rate or ws)" x1 --template mongo
+bad "unknown template" "unknown template 'mongo' (memcached, redis, redis-cluster, http, http2, api, webdis, rate or ws)" x1 --template mongo
 check "unknown template writes nothing" [ ! -e x1 ]
 bad "bad name (slash)" "bad NAME 'a/b'" a/b
 bad "bad name (dot first)" "bad NAME '.hidden'" .hidden
@@ -211,5 +222,5 @@ else
     echo "SKIP: full disk: cannot mount a tmpfs here ($(cat "$TMP/mount.err")): run the test as root"
 fi
 "$LUAMECH" new --help > "$TMP/help.out" 2>&1
-check "new --help exits 0 and shows the templates" grep -q "memcached|redis|redis-cluster|http|api|webdis|rate|ws" "$TMP/help.out"
+check "new --help exits 0 and shows the templates" grep -q "memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws" "$TMP/help.out"
 finish

@@ -1,0 +1,69 @@
+# Hostile HTTP/2 servers (fixtures/h2_hostile.py writes raw frames): streams
+# reset, GOAWAY mid-run, a frame on stream 0, a huge HPACK table size, no
+# flow-control window, a SETTINGS flood.  Each run ends on time with its
+# failures counted (as the server counted them) and bounded memory;
+# requests the server never processed (above a GOAWAY's last stream) are
+# sent again on a new connection and succeed.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_http.sh"
+cat > "$TMP/s.lua" <<'S'
+return { requests = tonumber(luamech.param("N")), run_time = "8s",
+         groups = { { name = "h", vus = 2, script = "vu.lua" } } }
+S
+cat > "$TMP/vu.lua" <<'S'
+local c = luamech.http.new("http://127.0.0.1:" .. luamech.param("PORT"), { http = "2", pool = true, timeout = 0.5 })
+local post = luamech.param("POST") == "1"
+return function()
+  local r, err
+  if post then r, err = c:post("/x", "body") else r, err = c:get("/x") end
+  assert(r, err)
+  assert(r.status == 200 and r.body == "ok" and r.proto == "HTTP/2", "response")
+end
+S
+hostile() { # MODE N [POST]
+    local port
+    port=$(free_port)
+    python3 "$SRC/tests/scenarios/fixtures/h2_hostile.py" "$port" "$1" "$TMP/$1.counts" &
+    PIDS+=($!)
+    for _ in $(seq 60); do port_open "$port" && break; sleep 0.05; done
+    local t0=$SECONDS
+    /usr/bin/time -f '%M' -o "$TMP/$1.rss" timeout 30 "$LUAMECH" run "$TMP/s.lua" -q -w 1 -e PORT="$port" \
+        -e N="$2" -e POST="${3:-0}" -o "$TMP/$1" > "$TMP/$1.out" 2>&1
+    RC=$?
+    EL=$((SECONDS - t0))
+    S=$TMP/$1/summary.json
+    E=$TMP/$1/errors.csv
+    read -r CONNS REQS SERVED RSTS GOAWAYS < "$TMP/$1.counts"
+    TX=$(timer_count "$S" "All Transactions"); ERRS=$(timer_errors "$S" "All Transactions")
+    RSS=$(tail -1 "$TMP/$1.rss")
+    check "$1: exit 0 within 10 s, rss < 150 MB (exit $RC, ${EL}s, ${RSS} KB)" [ $RC -eq 0 -a $EL -le 10 -a "$RSS" -lt 150000 ]
+}
+
+hostile rst 100
+check "rst: 100 failures, as many as the server's resets ($ERRS, $RSTS)" [ "$ERRS" -eq 100 -a "$RSTS" -eq 100 ]
+check "rst: the reason is tallied" grep -q 'read: HTTP/2 stream reset by the server (INTERNAL_ERROR)' "$E"
+
+hostile goaway 200
+check "goaway: 200 transactions, no error, served == 200 ($TX, $ERRS, $SERVED)" [ "$TX" -eq 200 -a "$ERRS" -eq 0 -a "$SERVED" -eq 200 ]
+check "goaway: $GOAWAYS GOAWAYs, $CONNS connections, retries counted ($(counter "$S" http.retries))" \
+    [ "$GOAWAYS" -ge 15 -a "$CONNS" -ge 16 -a "$(counter "$S" http.retries)" -ge "$GOAWAYS" ]
+check "goaway: http.connects equals the server's connections less the port probe ($(counter "$S" http.connects), $CONNS)" \
+    [ "$(counter "$S" http.connects)" -eq $((CONNS - 1)) ]
+
+hostile badframe 60
+check "badframe: 60 transactions, the successes are the server's ($TX, $ERRS errors, $SERVED served)" \
+    [ "$TX" -eq 60 -a $((TX - ERRS)) -eq "$SERVED" -a "$ERRS" -ge 1 ]
+check "badframe: a protocol error is tallied" grep -q 'protocol error: HTTP/2: the server broke the protocol (PROTOCOL_ERROR' "$E"
+
+hostile hpack 40
+check "hpack: 40 failures, nothing accepted ($ERRS)" [ "$ERRS" -eq 40 ]
+check "hpack: a compression error is tallied" grep -q 'protocol error: HTTP/2: the server broke the protocol (COMPRESSION_ERROR)' "$E"
+
+hostile window 4 1
+check "window: 4 requests, all timed out ($ERRS of $TX, the server saw $REQS)" [ "$TX" -eq 4 -a "$ERRS" -eq 4 ]
+check "window: timeouts tallied" grep -q 'timeout' "$E"
+
+hostile flood 40
+check "flood: 40 transactions ended (as successes or counted errors: $TX, $ERRS errors, $SERVED served)" \
+    [ "$TX" -eq 40 -a $((TX - ERRS)) -le "$SERVED" ]
+finish

@@ -17,6 +17,7 @@
 #include "common/net.h"
 #include "client/http_client.h"
 #include "client/life.h"
+#include "client/http_h2.h"
 #include "net/conn.h"
 #include "net/tls.h"
 
@@ -71,6 +72,7 @@ struct http_client {
     int resolving;
     uint64_t lookups;
     client_life life;            /* freed when its last handle closes after close */
+    hh2 *h2;                     /* HTTP/2 (opts.version HTTP_V2): its requests go there */
 };
 
 static const net_conn_cbs hc_conn_cbs;
@@ -83,6 +85,7 @@ void http_client_opts_default(http_client_opts *o) {
     o->dns_ttl_ns = HTTP_DNS_TTL_DEFAULT_NS;
     o->keepalive = 1;
     o->max_body = HTTP_MAX_BODY_DEFAULT;
+    o->version = HTTP_V1;
 }
 
 /* ---- lists ---- */
@@ -168,6 +171,7 @@ static int hc_client_tls(http_client *c, const char *host, char *err, size_t err
         net_tls_opts to = *c->opts.tls;
         char terr[300];
         if (to.server_name == NULL) to.server_name = host;
+        if (c->opts.version == HTTP_V2) to.alpn = "h2";
         if (net_tls_client_new(&to, &c->tls, terr, sizeof terr) != 0) {
             snprintf(err, err_len, "tls: %s", terr);
             return -1;
@@ -180,6 +184,30 @@ static int hc_client_tls(http_client *c, const char *host, char *err, size_t err
     c->cfg.rbuf_init = HC_RBUF_SIZE;
     c->cfg.tls = c->tls;
     c->cfg.cbs = &hc_conn_cbs;
+    return 0;
+}
+
+/* HTTP/2: the requests go to client/http_h2's sessions. */
+static int hc_client_h2(http_client *c, char *err, size_t err_len) {
+    if (c->opts.version != HTTP_V2) return 0;
+    hh2_cfg hc;
+    memset(&hc, 0, sizeof hc);
+    hc.loop = c->loop;
+    hc.life = &c->life;
+    hc.tls = c->tls;
+    hc.host = c->host;
+    hc.addr = &c->addr;
+    hc.port = c->port;
+    hc.dns_ttl_ns = c->opts.dns_ttl_ns;
+    hc.authority = c->authority;
+    hc.max_streams = c->opts.max_streams;
+    hc.keepalive = c->opts.keepalive;
+    hc.max_body = c->opts.max_body;
+    hc.discard_body = c->opts.discard_body;
+    if (hh2_new(&hc, &c->h2) != 0) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -215,7 +243,8 @@ int http_client_new(uv_loop_t *loop, const char *host, int port, const char *aut
         return -1;
     }
     c->authority_len = strlen(c->authority);
-    if (hc_client_tls(c, host, err, err_len) != 0) {
+    if (hc_client_tls(c, host, err, err_len) != 0 || hc_client_h2(c, err, err_len) != 0) {
+        net_tls_client_free(c->tls);
         free(c->authority);
         free(c->host);
         free(c);
@@ -233,6 +262,7 @@ static void hc_client_free(http_client *c) {
         free(conn->wbuf);
         free(conn);
     }
+    hh2_free(c->h2);
     net_tls_client_free(c->tls);
     free(c->authority);
     free(c->host);
@@ -529,6 +559,16 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
         req->on_done(req, HTTP_ECANCELED, NULL);
         return;
     }
+    if (c->h2) {
+        hp_request rr = *r;
+        if (!rr.host) rr.host = c->authority, rr.host_len = c->authority_len;
+        uint64_t to = req->timeout_ns ? req->timeout_ns : c->opts.timeout_ns;
+        uint64_t now = req->start_ns ? req->start_ns : uv_hrtime();
+        req->deadline_ns = to ? now + to : 0;
+        req->h2 = NULL;
+        hh2_send(c->h2, req, &rr);
+        return;
+    }
     http_conn *conn = c->idle_open ? c->idle_open : c->idle_closed ? c->idle_closed : hc_conn_new(c);
     if (!conn) {
         req->on_done(req, HTTP_ENOMEM, NULL);
@@ -584,6 +624,7 @@ void http_client_close(http_client *c) {
     if (!c || c->life.closing) return;
     c->life.closing = 1;
     while (c->busy) hc_finish(c->busy, HTTP_ECANCELED, UV_ECANCELED, NULL);
+    hh2_close(c->h2);
     for (http_conn *conn = c->all; conn; conn = conn->next_all) {
         hc_detach(conn);
         hc_disarm(conn);
@@ -593,7 +634,7 @@ void http_client_close(http_client *c) {
     if (c->life.nhandles == 0) hc_client_free(c);
 }
 
-size_t http_client_pending(const http_client *c) { return c->nbusy; }
+size_t http_client_pending(const http_client *c) { return c->nbusy + (c->h2 ? hh2_pending(c->h2) : 0); }
 
 void http_client_get_stats(const http_client *c, http_client_stats *s) {
     s->connects = c->connects;
@@ -605,8 +646,9 @@ void http_client_get_stats(const http_client *c, http_client_stats *s) {
     if (c->tls) net_tls_client_stats(c->tls, &ts);
     s->tls_handshakes = ts.handshakes;
     s->tls_resumed = ts.resumed;
+    if (c->h2) hh2_add_stats(c->h2, s);
 }
 
-uint64_t http_client_lookups(const http_client *c) { return c->lookups; }
+uint64_t http_client_lookups(const http_client *c) { return c->lookups + (c->h2 ? hh2_lookups(c->h2) : 0); }
 
 const char *http_client_name(const http_client *c) { return c->name; }

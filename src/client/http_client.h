@@ -51,12 +51,20 @@ typedef struct http_client_opts {
     uint64_t dns_ttl_ns;     /* a host name's address is looked up again for a new
                                 connection once it is this old; 0: for every new
                                 connection; UINT64_MAX: once */
+    int version;             /* HTTP_V1 (default): HTTP/1.1; HTTP_V2: HTTP/2 on every
+                                connection (h2c with prior knowledge on plaintext;
+                                TLS offers ALPN "h2" alone) */
+    unsigned max_streams;    /* HTTP/2: streams per connection at most (also the
+                                server's SETTINGS_MAX_CONCURRENT_STREAMS); 0: 100 */
 } http_client_opts;
+
+#define HTTP_V1 1
+#define HTTP_V2 2
 
 #define HTTP_MAX_BODY_DEFAULT ((size_t)64 << 20)
 #define HTTP_DNS_TTL_DEFAULT_NS (300ull * 1000000000ull)   /* 5 minutes, as k6 */
 
-/* 10 s, keep-alive, max_body 64 MiB, bodies kept, DNS TTL 5 min. */
+/* 10 s, keep-alive, max_body 64 MiB, bodies kept, DNS TTL 5 min, HTTP/1.1. */
 void http_client_opts_default(http_client_opts *o);
 
 typedef struct http_client http_client;
@@ -94,6 +102,7 @@ struct http_req {
     uint64_t deadline_ns;
     size_t body_limit;            /* the max_body in force, for the message */
     int head;
+    void *h2;                     /* the HTTP/2 record carrying it (client/http_h2.c) */
 };
 
 typedef struct http_client_stats {

@@ -141,6 +141,8 @@ static void lm_http_wrap(lua_State *L, lm_http_mod *mod, http_client *c, const l
     h->client = c;
     h->pooled = cfg->pool;
     h->keepalive = cfg->keepalive;
+    h->version = cfg->version;
+    h->max_streams = cfg->max_streams;
     h->headers_ref = cfg->headers_ref;
     h->tags_ref = cfg->tags_ref;
     h->timeout_ns = cfg->timeout_ns;

@@ -123,6 +123,8 @@ struct lm_http {
     uint64_t timeout_ns;           /* 0 = none */
     size_t max_body;               /* bytes */
     int discard_body;
+    int version;                   /* lm_http_cfg's, for the clients of other origins */
+    unsigned max_streams;
     lm_http *prev, *next;
     lm_http **ud;
 };
@@ -176,7 +178,11 @@ typedef struct lm_http_cfg {
     uint64_t timeout_ns;
     uint64_t dns_ttl_ns;          /* dns = { ttl = s }: UINT64_MAX once, 0 every new connection */
     size_t max_body;
+    int version;                  /* http = "auto" (LM_HTTP_AUTO), "1.1" (HTTP_V1), "2" (HTTP_V2) */
+    unsigned max_streams;         /* HTTP/2 streams per connection; 0: 100 */
 } lm_http_cfg;
+
+#define LM_HTTP_AUTO 0
 
 /* The options of one request, read and checked before any op is taken
  * (stack indexes of the values that must stay anchored). */

@@ -341,11 +341,34 @@ static void lm_http_new_tags(lua_State *L, int idx, lm_http_cfg *cfg) {
     lua_pop(L, 1);
 }
 
+/* http = "auto" | "1.1" | "2" and max_streams (1..1000) of new's options. */
+static void lm_http_version_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
+    lua_getfield(L, idx, "http");
+    if (!lua_isnil(L, -1)) {
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (v && strcmp(v, "auto") == 0) cfg->version = LM_HTTP_AUTO;
+        else if (v && strcmp(v, "1.1") == 0) cfg->version = HTTP_V1;
+        else if (v && strcmp(v, "2") == 0) cfg->version = HTTP_V2;
+        else luaL_error(L, "luamech.http.new: http must be \"auto\", \"1.1\" or \"2\"");
+    }
+    lua_getfield(L, idx, "max_streams");
+    if (!lua_isnil(L, -1)) {
+        lua_Number n = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+        if (n < 1 || n > 1000 || n != (lua_Number)(unsigned)n)
+            luaL_error(L, "luamech.http.new: max_streams must be a whole number from 1 to 1000");
+        cfg->max_streams = (unsigned)n;
+    }
+    lua_pop(L, 2);
+}
+
 /* The options table at idx (or nil) into cfg; misuse raises. */
 void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     static const char *const known[] = {"pool", "keepalive", "timeout", "headers", "max_body",
-                                        "discard_body", "jar", "tls", "tags", "dns", "credential_headers", NULL};
+                                        "discard_body", "jar", "tls", "tags", "dns", "credential_headers",
+                                        "http", "max_streams", NULL};
     cfg->pool = 0;
+    cfg->version = LM_HTTP_AUTO;
+    cfg->max_streams = 0;
     cfg->keepalive = 1;
     cfg->headers_ref = cfg->tags_ref = LUA_NOREF;
     cfg->timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
@@ -363,6 +386,7 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     lua_pop(L, 1);
     lm_http_body_opts(L, idx, "luamech.http.new", &cfg->max_body, &cfg->discard_body);
     lm_http_dns_opt(L, idx, cfg);
+    lm_http_version_opts(L, idx, cfg);
     lua_getfield(L, idx, "credential_headers");
     if (!lua_isnil(L, -1)) cfg->ncred = lm_http_cred_opt(L, lua_gettop(L), "luamech.http.new", cfg->cred);
     lua_pop(L, 1);

@@ -24,7 +24,8 @@ static int lm_http_client_make(lm_http_mod *mod, const char *host, int port, con
  * URL wrote it (host, and the port when written: the Host header sent) and
  * the port; the scheme and every TLS option are tkey (lm_tls_key: "" for
  * http://); keep-alive is opt[0], the pool flag opt[1] (only pooled clients
- * are registered: always 1 there), the port opt[2], dns.ttl opt[3].  Request timeouts are per request
+ * are registered: always 1 there), the port opt[2], dns.ttl opt[3], http
+ * (the version) opt[4], max_streams opt[5].  Request timeouts are per request
  * (http_req.timeout_ns), not the client's: its timeout_ns is 0.  tkey is
  * the caller's buffer the key points into. */
 void lm_http_pool_key(const char *authority, int port, const lm_http_cfg *cfg, char *tkey, size_t tkey_len,
@@ -36,7 +37,17 @@ void lm_http_pool_key(const char *authority, int port, const lm_http_cfg *cfg, c
     key->opt[1] = cfg->pool;
     key->opt[2] = port;
     key->opt[3] = (int64_t)(cfg->dns_ttl_ns > INT64_MAX ? INT64_MAX : cfg->dns_ttl_ns);   /* dns.ttl */
+    key->opt[4] = cfg->version;
+    key->opt[5] = cfg->max_streams;
     key->tls = tkey;
+}
+
+/* The protocol a client speaks: "2" is HTTP/2 (h2c with prior knowledge
+ * on http://, ALPN h2 on https://); "1.1" and, for now, "auto" HTTP/1.1
+ * (auto becomes an ALPN choice on https:// once net/tls reports the
+ * negotiated protocol). */
+static int lm_http_version_for(const lm_http_cfg *cfg) {
+    return cfg->version == HTTP_V2 ? HTTP_V2 : HTTP_V1;
 }
 
 /* A private client, or the worker's pooled one for this key (made on
@@ -49,6 +60,8 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
     o.timeout_ns = 0;                          /* every request carries its own */
     o.tls = cfg->tls_on ? &cfg->tls : NULL;
     o.dns_ttl_ns = cfg->dns_ttl_ns;
+    o.version = lm_http_version_for(cfg);
+    o.max_streams = cfg->max_streams;
     if (!cfg->pool) return lm_http_client_make(mod, host, port, authority, &o, out, err, err_len);
     char tkey[1200];
     lm_pool_key key;
@@ -111,6 +124,8 @@ static lm_http_other *lm_http_other_new(lm_http *h, const hp_base_url *bu, const
     memset(&cfg, 0, sizeof cfg);
     cfg.pool = h->pooled;
     cfg.keepalive = h->keepalive;
+    cfg.version = h->version;
+    cfg.max_streams = h->max_streams;
     cfg.tls_on = bu->tls;
     if (bu->tls) lm_http_tls_for(h, 0, &cfg.tls);
     if (lm_http_client_for(h->mod, o->host, bu->port, o->authority, &cfg, &o->client, err, err_len) != 0) {

@@ -139,6 +139,7 @@ static int lm_http_res_build(lua_State *L, const char *name, lm_http_res_add_fn 
 }
 
 /* __index of responses: headers and cookies (built on first access),
+ * proto ("HTTP/1.1" unless the response stored "HTTP/2" or "HTTP/1.0"),
  * body_bytes of a kept body (its length; a discarded body's count is stored
  * in the response itself), and the methods json and header_all (upvalues 1
  * and 2). */
@@ -152,6 +153,10 @@ static int lm_http_res_index(lua_State *L) {
     }
     if (kl == 10 && memcmp(k, "header_all", 10) == 0) {
         lua_pushvalue(L, lua_upvalueindex(2));
+        return 1;
+    }
+    if (kl == 5 && memcmp(k, "proto", 5) == 0) {     /* not stored: HTTP/1.1 */
+        lua_pushliteral(L, "HTTP/1.1");
         return 1;
     }
     if (kl == 10 && memcmp(k, "body_bytes", 10) == 0) {
@@ -216,6 +221,11 @@ int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parser *res)
     }
     lua_rawset(L, -3);
     lm_http_push_headers(L, mod, res);
+    if (res->http_major != 1 || res->http_minor != 1) {   /* HTTP/1.1, the common case, is __index's */
+        lua_pushliteral(L, "proto");
+        lua_pushstring(L, res->http_major == 2 ? "HTTP/2" : "HTTP/1.0");
+        lua_rawset(L, -3);
+    }
     lua_rawgeti(L, LUA_REGISTRYINDEX, mod->res_mt_ref);
     lua_setmetatable(L, -2);
     return 1;

@@ -362,6 +362,66 @@ void hp_parser_free(hp_parser *p) {
     hp_parser_reset(p, 0);
 }
 
+/* ---- a response framed elsewhere (HTTP/2) ---- */
+
+#define HP_PUT_HDR_MAX (256u * 1024u)
+
+void hp_parser_put_status(hp_parser *p, int status, int major, int minor) {
+    p->status = status;
+    p->http_major = major;
+    p->http_minor = minor;
+    p->keep_alive = 1;
+    p->started = 1;
+    p->in_body = 0;
+}
+
+int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len) {
+    if (p->hlen + name_len + value_len > HP_PUT_HDR_MAX) {
+        p->err = "response header block larger than 256 KiB";
+        return HP_ERROR;
+    }
+    if (p->nheaders == p->hdrs_cap) {
+        size_t cap = p->hdrs_cap ? p->hdrs_cap * 2 : HP_HDRS_INIT;
+        hp_hdr_ref *h = realloc(p->hdrs, cap * sizeof *h);
+        if (!h) { p->err = "out of memory"; return HP_ERROR; }
+        p->hdrs = h;
+        p->hdrs_cap = cap;
+    }
+    if (hp_grow(&p->hbuf, &p->hcap, p->hlen + name_len + value_len, HP_HBUF_INIT) < 0) {
+        p->err = "out of memory";
+        return HP_ERROR;
+    }
+    hp_hdr_ref *h = &p->hdrs[p->nheaders++];
+    h->name_off = p->hlen;
+    h->name_len = name_len;
+    for (size_t i = 0; i < name_len; i++) p->hbuf[p->hlen + i] = (char)hp_lower((unsigned char)name[i]);
+    p->hlen += name_len;
+    h->value_off = p->hlen;
+    h->value_len = value_len;
+    if (value_len) memcpy(p->hbuf + p->hlen, value, value_len);
+    p->hlen += value_len;
+    return 0;
+}
+
+int hp_parser_put_body(hp_parser *p, const char *data, size_t len) {
+    p->in_body = 1;
+    p->body_seen += len;
+    if (p->max_body && p->body_seen > p->max_body) {
+        p->err = HP_ERR_TOO_BIG;
+        return HP_ERROR;
+    }
+    if (p->discard_body || p->head || len == 0) return 0;
+    if (hp_grow(&p->body, &p->body_cap, p->body_len + len, HP_BODY_INIT) < 0) {
+        p->err = "out of memory";
+        return HP_ERROR;
+    }
+    memcpy(p->body + p->body_len, data, len);
+    p->body_len += len;
+    return 0;
+}
+
+void hp_parser_put_end(hp_parser *p) { p->done = 1; }
+
 /* ---- fast path ----
  *
  * Most responses of a load test arrive whole in one read: a plain status

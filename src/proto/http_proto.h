@@ -145,6 +145,19 @@ size_t hp_parser_headers_pack(const hp_parser *p, char *out, size_t cap);
 int hp_headers_next(const char *blk, size_t len, size_t *pos, const char **name,
                     size_t *name_len, const char **value, size_t *value_len);
 
+/* ---- a response framed elsewhere (HTTP/2: client/http_h2.c) ----
+ * The parser as the store of a response whose bytes another layer decoded
+ * (nghttp2's frames and HPACK): after hp_parser_reset, put the status, the
+ * header fields and the body chunks, then the end; the results read as
+ * those of a parsed response (http_major 2), under the same max_body and
+ * discard_body.  The put functions return 0, or HP_ERROR with
+ * hp_parser_error (a body over max_body: hp_parser_too_big; a header block
+ * over 256 KiB; out of memory). */
+void hp_parser_put_status(hp_parser *p, int status, int major, int minor);
+int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len);
+int hp_parser_put_body(hp_parser *p, const char *data, size_t len);
+void hp_parser_put_end(hp_parser *p);
+
 /* First header called name (compared case-insensitively), or NULL. */
 const char *hp_parser_find(const hp_parser *p, const char *name, size_t *value_len);
 

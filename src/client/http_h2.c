@@ -1,0 +1,554 @@
+/* http_h2.c - HTTP requests over HTTP/2 for http_client (see http_h2.h):
+ * each request becomes a header list (pseudo-headers, the caller's headers
+ * with lowercase names, content-length; connection-specific headers
+ * dropped) and a body, copied into a record kept for the next request
+ * (and for a retry), then a stream of the first session with room, or of a
+ * new connection.  The response's fields and DATA go into the record's
+ * hp_parser through hp_parser_put_* (limits as for HTTP/1.1).  Host names
+ * are looked up on libuv's thread pool when a new connection needs the
+ * address and the last lookup is older than dns_ttl_ns.  Frames are
+ * client/h2_session's business; nothing here touches a socket or Lua. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "client/http_h2.h"
+#include "client/h2_session.h"
+#include "common/net.h"
+#include "net/conn.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define HH2_RBUF_SIZE (64 * 1024)
+#define HH2_MAX_RETRIES 2
+
+typedef struct hh2_conn {
+    hh2 *h;
+    h2_session *s;
+    h2_session_cfg scfg;           /* outlives the session (freed in its on_closed) */
+    int dead, opened;
+    uint64_t start_ns, connect_ns, tls_ns;
+    struct hh2_conn *next;
+} hh2_conn;
+
+typedef struct hh2_rx {
+    hh2 *h;
+    http_req *req;
+    hh2_conn *conn;
+    h2_stream *st;                 /* its stream, while one is open */
+    int opener;                    /* this request opened conn (its timing is the request's) */
+    int fail;                      /* the HTTP status of a stream we reset ourselves */
+    hp_parser parser;
+    char *buf;                     /* names (lowercase), values, body */
+    size_t cap;
+    h2_nv *nv;
+    size_t nnv, nv_cap;
+    size_t body_off, body_len;
+    char errmsg[300];
+    struct hh2_rx *prev, *next;    /* busy or waiting list; free list (next) */
+} hh2_rx;
+
+struct hh2 {
+    hh2_cfg cfg;
+    net_conn_cfg conn;
+    struct sockaddr_storage addr;
+    uint64_t addr_ns;
+    uv_getaddrinfo_t gai;
+    int resolving, closing;
+    uint64_t lookups, connects, retries, requests;
+    hh2_conn *conns;
+    hh2_rx *busy, *waiting, *free;
+    size_t nbusy;
+};
+
+static const h2_stream_cbs hh2_stream_cbs;
+static const h2_session_cbs hh2_session_cbs;
+static void hh2_dispatch(hh2_rx *rx, int fresh);
+
+/* ---- lists ---- */
+
+static void hh2_unlink(hh2_rx **list, hh2_rx *rx) {
+    if (rx->prev) rx->prev->next = rx->next;
+    else *list = rx->next;
+    if (rx->next) rx->next->prev = rx->prev;
+    rx->prev = rx->next = NULL;
+}
+
+static void hh2_push(hh2_rx **list, hh2_rx *rx) {
+    rx->prev = NULL;
+    rx->next = *list;
+    if (*list) (*list)->prev = rx;
+    *list = rx;
+}
+
+/* ---- creation ---- */
+
+int hh2_new(const hh2_cfg *cfg, hh2 **out) {
+    hh2 *h = calloc(1, sizeof *h);
+    if (!h) return UV_ENOMEM;
+    h->cfg = *cfg;
+    if (cfg->addr) h->addr = *cfg->addr;
+    h->gai.data = h;
+    h->conn.loop = cfg->loop;
+    h->conn.addr = &h->addr;
+    h->conn.connect_timeout_ns = 0;         /* the requests' deadlines cover connecting */
+    h->conn.rbuf_init = HH2_RBUF_SIZE;
+    h->conn.tls = cfg->tls;
+    *out = h;
+    return 0;
+}
+
+void hh2_free(hh2 *h) {
+    if (!h) return;
+    while (h->free) {
+        hh2_rx *rx = h->free;
+        h->free = rx->next;
+        hp_parser_free(&rx->parser);
+        free(rx->buf);
+        free(rx->nv);
+        free(rx);
+    }
+    free(h);
+}
+
+/* ---- completion ---- */
+
+/* The request is over: on_done last; the record returns to the pool after
+ * it (the response lives in its parser), the client kept alive meanwhile. */
+static void hh2_finish(hh2_rx *rx, int status, int sys, const char *detail) {
+    hh2 *h = rx->h;
+    http_req *req = rx->req;
+    hh2_unlink(&h->busy, rx);
+    h->nbusy--;
+    h->requests++;
+    req->sys_err = sys;
+    req->detail = detail;
+    req->h2 = NULL;
+    rx->conn = NULL;
+    client_life *life = h->cfg.life;
+    client_life_hold(life);
+    req->on_done(req, status, status == 0 ? &rx->parser : NULL);
+    rx->req = NULL;
+    rx->next = h->free;
+    h->free = rx;
+    client_life_release(life);
+}
+
+/* ---- sessions ---- */
+
+static hh2_conn *hh2_conn_open(hh2 *h, int *rc) {
+    hh2_conn *c = calloc(1, sizeof *c);
+    if (!c) {
+        *rc = UV_ENOMEM;
+        return NULL;
+    }
+    c->h = h;
+    c->scfg.conn = h->conn;
+    c->scfg.max_streams = h->cfg.max_streams;
+    c->scfg.cbs = &hh2_session_cbs;
+    c->start_ns = uv_hrtime();
+    *rc = h2_session_new(&c->scfg, c, &c->s);
+    if (*rc < 0) {
+        free(c);
+        return NULL;
+    }
+    client_life_hold(h->cfg.life);
+    c->next = h->conns;
+    h->conns = c;
+    return c;
+}
+
+static void hh2_on_open(h2_session *s, void *owner) {
+    hh2_conn *c = owner;
+    c->opened = 1;
+    c->h->connects++;
+    net_conn *nc = h2_session_conn(s);
+    c->tls_ns = nc ? net_conn_tls_ns(nc) : 0;
+    uint64_t took = uv_hrtime() - c->start_ns;
+    c->connect_ns = took > c->tls_ns ? took - c->tls_ns : 0;
+}
+
+static void hh2_on_dead(h2_session *s, void *owner) {
+    hh2_conn *c = owner;
+    (void)s;
+    c->dead = 1;
+}
+
+static void hh2_on_closed(void *owner) {
+    hh2_conn *c = owner;
+    hh2 *h = c->h;
+    for (hh2_conn **pp = &h->conns; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
+    free(c);
+    client_life_release(h->cfg.life);
+}
+
+static const h2_session_cbs hh2_session_cbs = {
+    .on_open = hh2_on_open,
+    .on_dead = hh2_on_dead,
+    .on_closed = hh2_on_closed,
+};
+
+/* ---- a stream's callbacks ---- */
+
+static int hh2_on_header(void *ud, int block, const char *n, size_t nl, const char *v, size_t vl) {
+    hh2_rx *rx = ud;
+    if (block != H2_BLOCK_HEADERS) return 0;          /* trailers: not kept (as with HTTP/1.1) */
+    if (nl == 7 && memcmp(n, ":status", 7) == 0) {
+        int st = 0;
+        for (size_t i = 0; i < vl && i < 3; i++) st = st * 10 + (v[i] - '0');
+        hp_parser_put_status(&rx->parser, st, 2, 0);
+        return 0;
+    }
+    if (nl && n[0] == ':') return 0;
+    if (hp_parser_put_header(&rx->parser, n, nl, v, vl) != 0) {
+        rx->fail = HTTP_EPROTO;
+        return 1;
+    }
+    return 0;
+}
+
+static int hh2_on_data(void *ud, const char *p, size_t n) {
+    hh2_rx *rx = ud;
+    if (hp_parser_put_body(&rx->parser, p, n) != 0) {
+        rx->fail = hp_parser_too_big(&rx->parser) ? HTTP_EBODY : HTTP_EPROTO;
+        return 1;
+    }
+    return 0;
+}
+
+/* The stream's figures into the request (retries add up). */
+static void hh2_account(hh2_rx *rx, h2_stream *st) {
+    http_req *req = rx->req;
+    req->bytes_sent += h2_stream_bytes_out(st);
+    req->bytes_received += h2_stream_bytes_in(st);
+    if (h2_stream_sent_ns(st)) req->sent_ns = h2_stream_sent_ns(st);
+    if (h2_stream_first_byte_ns(st)) req->first_byte_ns = h2_stream_first_byte_ns(st);
+    if (rx->opener && rx->conn && rx->conn->opened) {
+        req->connects++;
+        req->connect_ns += rx->conn->connect_ns;
+        req->tls_ns += rx->conn->tls_ns;
+    }
+    rx->opener = 0;
+}
+
+static void hh2_on_close(void *ud, int status, uint32_t code, int sys, const char *msg) {
+    hh2_rx *rx = ud;
+    hh2 *h = rx->h;
+    hh2_conn *conn = rx->conn;
+    http_req *req = rx->req;
+    hh2_account(rx, rx->st);
+    rx->st = NULL;
+    if (conn && !h->cfg.keepalive && !conn->dead && h2_session_active(conn->s) == 0) h2_session_close(conn->s);
+    switch (status) {
+    case 0:
+        if (rx->parser.status == 0) {
+            hh2_finish(rx, HTTP_EPROTO, 0, "HTTP/2 response without :status");
+            return;
+        }
+        hp_parser_put_end(&rx->parser);
+        hh2_finish(rx, 0, 0, NULL);
+        return;
+    case H2_EREFUSED:
+        if (req->retried < HH2_MAX_RETRIES && !h->closing) {
+            req->retried++;
+            h->retries++;
+            rx->conn = NULL;
+            hp_parser_reset(&rx->parser, req->head);
+            hh2_dispatch(rx, 0);
+            return;
+        }
+        snprintf(rx->errmsg, sizeof rx->errmsg, "HTTP/2 request refused by the server (%s), %d retries",
+                 code ? h2_error_name(code) : "GOAWAY", req->retried);
+        hh2_finish(rx, HTTP_EREAD, 0, rx->errmsg);
+        return;
+    case H2_ERESET:
+        snprintf(rx->errmsg, sizeof rx->errmsg, "HTTP/2 stream reset by the server (%s)", h2_error_name(code));
+        hh2_finish(rx, HTTP_EREAD, 0, rx->errmsg);
+        return;
+    case H2_EGOAWAY:
+        snprintf(rx->errmsg, sizeof rx->errmsg, "HTTP/2 connection going away (GOAWAY %s) before the response ended",
+                 h2_error_name(code));
+        hh2_finish(rx, HTTP_EREAD, 0, rx->errmsg);
+        return;
+    case H2_ECONN:
+        hh2_finish(rx, HTTP_EREAD, sys, NULL);
+        return;
+    case H2_ECONNECT:
+        if (sys == NET_ETLS) {
+            snprintf(rx->errmsg, sizeof rx->errmsg, "%s", msg ? msg : "TLS error");
+            hh2_finish(rx, HTTP_ETLS, sys, rx->errmsg);
+            return;
+        }
+        hh2_finish(rx, HTTP_ECONNECT, sys, NULL);
+        return;
+    case H2_EPROTO:
+        snprintf(rx->errmsg, sizeof rx->errmsg, "HTTP/2: %s", msg ? msg : "protocol error");
+        hh2_finish(rx, HTTP_EPROTO, 0, rx->errmsg);
+        return;
+    case H2_ETIMEOUT:
+        hh2_finish(rx, HTTP_ETIMEOUT, UV_ETIMEDOUT, NULL);
+        return;
+    case H2_ECANCELED:
+        if (rx->fail == HTTP_EBODY || rx->fail == HTTP_EPROTO) {
+            hh2_finish(rx, rx->fail, 0, hp_parser_error(&rx->parser));
+            return;
+        }
+        hh2_finish(rx, HTTP_ECANCELED, UV_ECANCELED, NULL);
+        return;
+    default:
+        hh2_finish(rx, HTTP_ENOMEM, 0, NULL);
+    }
+}
+
+static const h2_stream_cbs hh2_stream_cbs = {
+    .on_header = hh2_on_header,
+    .on_data = hh2_on_data,
+    .on_close = hh2_on_close,
+};
+
+/* ---- name lookups ---- */
+
+static void hh2_on_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *res) {
+    hh2 *h = gai->data;
+    uint64_t now = uv_hrtime();
+    int rc = status == 0 ? net_addr_pick(res, h->cfg.port, &h->addr) : status;
+    uv_freeaddrinfo(res);
+    h->resolving = 0;
+    if (rc == 0) h->addr_ns = now;
+    client_life *life = h->cfg.life;
+    client_life_hold(life);                  /* on_done may close the client */
+    client_life_release(life);               /* the lookup's own hold */
+    while (h->waiting && !h->closing) {
+        hh2_rx *rx = h->waiting;
+        hh2_unlink(&h->waiting, rx);
+        hh2_push(&h->busy, rx);
+        rx->req->dns_ns += now - rx->req->dns_start_ns;
+        if (rc == 0) {
+            hh2_dispatch(rx, 1);
+            continue;
+        }
+        snprintf(rx->errmsg, sizeof rx->errmsg, "cannot resolve %s: %s", h->cfg.host, uv_strerror(rc));
+        hh2_finish(rx, HTTP_ECONNECT, rc, rx->errmsg);
+    }
+    client_life_release(life);
+}
+
+/* Wait for a fresh address. 0 or a libuv status. */
+static int hh2_wait_lookup(hh2_rx *rx) {
+    hh2 *h = rx->h;
+    if (!h->resolving) {
+        struct addrinfo hints;
+        memset(&hints, 0, sizeof hints);
+        hints.ai_socktype = SOCK_STREAM;
+        int rc = uv_getaddrinfo(h->cfg.loop, &h->gai, hh2_on_resolved, h->cfg.host, NULL, &hints);
+        if (rc < 0) return rc;
+        h->resolving = 1;
+        h->lookups++;
+        client_life_hold(h->cfg.life);
+    }
+    rx->req->dns_start_ns = uv_hrtime();
+    hh2_unlink(&h->busy, rx);
+    hh2_push(&h->waiting, rx);
+    return 0;
+}
+
+/* ---- sending ---- */
+
+static hh2_conn *hh2_pick(hh2 *h) {
+    for (hh2_conn *c = h->conns; c; c = c->next)
+        if (!c->dead && c->s && h2_session_room(c->s) > 0) return c;
+    return NULL;
+}
+
+/* Send the request rx holds on a session with room, or a new connection
+ * (fresh: the address was just looked up). */
+static void hh2_dispatch(hh2_rx *rx, int fresh) {
+    hh2 *h = rx->h;
+    http_req *req = rx->req;
+    hh2_conn *c = hh2_pick(h);
+    if (!c) {
+        uint64_t now = uv_hrtime();
+        if (!fresh && h->cfg.host && (h->addr_ns == 0 || now - h->addr_ns >= h->cfg.dns_ttl_ns)) {
+            int rc = hh2_wait_lookup(rx);
+            if (rc < 0) hh2_finish(rx, HTTP_ECONNECT, rc, NULL);
+            return;
+        }
+        int rc;
+        if ((c = hh2_conn_open(h, &rc)) == NULL) {
+            hh2_finish(rx, HTTP_ECONNECT, rc, NULL);
+            return;
+        }
+        rx->opener = 1;
+        if (!req->connect_start_ns) req->connect_start_ns = now;
+    }
+    rx->conn = c;
+    rx->fail = 0;
+    int status;
+    h2_stream *st = h2_stream_open(c->s, rx->nv, rx->nnv, rx->buf + rx->body_off, rx->body_len, 1,
+                                   req->deadline_ns, &hh2_stream_cbs, rx, &status);
+    if (!st) {
+        rx->conn = NULL;
+        hh2_finish(rx, status == H2_ENOMEM ? HTTP_ENOMEM : HTTP_EINVAL, 0,
+                   status == H2_ENOMEM ? NULL : "HTTP/2: the header list was refused");
+        return;
+    }
+    rx->st = st;
+}
+
+/* Headers HTTP/2 forbids (RFC 9113 8.2.2): connection-specific ones. */
+static int hh2_dropped(const char *n, size_t nl) {
+    static const char *const drop[] = {"connection", "keep-alive", "proxy-connection", "upgrade", "te", "host"};
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+        if (strlen(drop[i]) == nl && strncasecmp(n, drop[i], nl) == 0) return 1;
+    return 0;
+}
+
+static int hh2_body_method(hp_method m) { return m == HP_POST || m == HP_PUT || m == HP_PATCH; }
+
+/* The request's header list and body into rx (copied).  0, or -1: invalid
+ * (HTTP_EINVAL), -2: out of memory. */
+static int hh2_build(hh2_rx *rx, const hp_request *r) {
+    hh2 *h = rx->h;
+    if (!hp_path_valid(r->path, r->path_len)) return -1;
+    const char *auth = h->cfg.authority;
+    size_t alen = strlen(auth);
+    if (r->host) auth = r->host, alen = r->host_len;
+    const char *method = hp_method_name(r->method);
+    size_t need = strlen(method) + alen + r->path_len + r->body_len + 24 + 64;
+    for (size_t i = 0; i < r->nheaders; i++) {
+        const hp_header *hd = &r->headers[i];
+        if (!hp_header_name_valid(hd->name, hd->name_len) || !hp_header_value_valid(hd->value, hd->value_len) ||
+            hp_header_reserved(hd->name, hd->name_len))
+            return -1;
+        if (hd->name_len == 4 && strncasecmp(hd->name, "host", 4) == 0) auth = hd->value, alen = hd->value_len;
+        need += hd->name_len + hd->value_len;
+    }
+    need += alen;
+    if (need > rx->cap) {
+        size_t c = rx->cap ? rx->cap : 1024;
+        while (c < need) c *= 2;
+        char *b = realloc(rx->buf, c);
+        if (!b) return -2;
+        rx->buf = b;
+        rx->cap = c;
+    }
+    size_t nmax = r->nheaders + 5;
+    if (nmax > rx->nv_cap) {
+        size_t c = rx->nv_cap ? rx->nv_cap : 16;
+        while (c < nmax) c *= 2;
+        h2_nv *nv = realloc(rx->nv, c * sizeof *nv);
+        if (!nv) return -2;
+        rx->nv = nv;
+        rx->nv_cap = c;
+    }
+    char *o = rx->buf;
+    size_t n = 0;
+#define HH2_PUT(NAME, NL, VAL, VL)                                                      \
+    do {                                                                                \
+        rx->nv[n].name = o;                                                             \
+        for (size_t k_ = 0; k_ < (NL); k_++) o[k_] = (char)tolower((unsigned char)(NAME)[k_]); \
+        rx->nv[n].name_len = (NL);                                                      \
+        o += (NL);                                                                      \
+        if (VL) memcpy(o, (VAL), (VL));                                                 \
+        rx->nv[n].value = o;                                                            \
+        rx->nv[n].value_len = (VL);                                                     \
+        o += (VL);                                                                      \
+        n++;                                                                            \
+    } while (0)
+    HH2_PUT(":method", 7, method, strlen(method));
+    const char *scheme = h->cfg.tls ? "https" : "http";
+    size_t slen = strlen(scheme);
+    HH2_PUT(":scheme", 7, scheme, slen);
+    HH2_PUT(":authority", 10, auth, alen);
+    HH2_PUT(":path", 5, r->path, r->path_len);
+    for (size_t i = 0; i < r->nheaders; i++) {
+        const hp_header *hd = &r->headers[i];
+        if (hh2_dropped(hd->name, hd->name_len)) continue;
+        HH2_PUT(hd->name, hd->name_len, hd->value, hd->value_len);
+    }
+    if (r->body_len || hh2_body_method(r->method)) {
+        char num[24];
+        int nl = snprintf(num, sizeof num, "%zu", r->body_len);
+        HH2_PUT("content-length", 14, num, (size_t)nl);
+    }
+#undef HH2_PUT
+    rx->nnv = n;
+    rx->body_off = (size_t)(o - rx->buf);
+    rx->body_len = r->body_len;
+    if (r->body_len) memcpy(o, r->body, r->body_len);
+    return 0;
+}
+
+static hh2_rx *hh2_rx_take(hh2 *h) {
+    hh2_rx *rx = h->free;
+    if (rx) {
+        h->free = rx->next;
+        rx->next = NULL;
+        return rx;
+    }
+    rx = calloc(1, sizeof *rx);
+    if (!rx) return NULL;
+    rx->h = h;
+    hp_parser_init(&rx->parser);
+    return rx;
+}
+
+void hh2_send(hh2 *h, http_req *req, const hp_request *r) {
+    hh2_rx *rx = hh2_rx_take(h);
+    if (!rx) {
+        req->on_done(req, HTTP_ENOMEM, NULL);
+        return;
+    }
+    int rc = hh2_build(rx, r);
+    if (rc != 0) {
+        rx->next = h->free;
+        h->free = rx;
+        req->on_done(req, rc == -2 ? HTTP_ENOMEM : HTTP_EINVAL, NULL);
+        return;
+    }
+    rx->req = req;
+    rx->opener = 0;
+    rx->conn = NULL;
+    req->h2 = rx;
+    rx->st = NULL;
+    rx->parser.max_body = req->max_body ? req->max_body : h->cfg.max_body;
+    req->body_limit = rx->parser.max_body;
+    rx->parser.discard_body = req->discard_body || h->cfg.discard_body;
+    hp_parser_reset(&rx->parser, req->head);
+    hh2_push(&h->busy, rx);
+    h->nbusy++;
+    hh2_dispatch(rx, 0);
+}
+
+void hh2_close(hh2 *h) {
+    if (!h || h->closing) return;
+    h->closing = 1;
+    while (h->waiting) {
+        hh2_rx *rx = h->waiting;
+        hh2_unlink(&h->waiting, rx);
+        hh2_push(&h->busy, rx);
+        hh2_finish(rx, HTTP_ECANCELED, UV_ECANCELED, NULL);
+    }
+    for (hh2_conn *c = h->conns; c; c = c->next) h2_session_close(c->s);
+    if (h->resolving) uv_cancel((uv_req_t *)&h->gai);
+}
+
+size_t hh2_pending(const hh2 *h) { return h->nbusy; }
+uint64_t hh2_lookups(const hh2 *h) { return h->lookups; }
+
+void hh2_add_stats(const hh2 *h, http_client_stats *s) {
+    s->connects += h->connects;
+    s->retries += h->retries;
+    s->requests += h->requests;
+    for (const hh2_conn *c = h->conns; c; c = c->next) {
+        s->conns++;
+        if (!c->dead) s->open++;
+    }
+}

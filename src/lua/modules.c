@@ -11,12 +11,15 @@ void lm_memcached_open(lua_State *L, struct worker *w);
 void lm_redis_open(lua_State *L, struct worker *w);
 void lm_http_open(lua_State *L, struct worker *w);
 void lm_json_open(lua_State *L, struct worker *w);
+void lm_grpc_open(lua_State *L, struct worker *w);
+void lm_protobuf_open(lua_State *L, struct worker *w);
 
 void lm_builtin_timers(lm_name_fn fn, void *ctx) {
     lm_http_timer_names(fn, ctx);
     lm_mc_timer_names(fn, ctx);
     fn(ctx, "redis.pipeline");
     fn(ctx, "redis.tls");
+    fn(ctx, "grpc.tls");
 }
 
 int lm_builtin_closed(const char *name) {
@@ -28,6 +31,8 @@ const lm_module lm_modules[] = {
     {"redis", lm_redis_open, NULL},
     {"http", lm_http_open, NULL},
     {"json", lm_json_open, NULL},
+    {"grpc", lm_grpc_open, NULL},
+    {"protobuf", lm_protobuf_open, NULL},
     {"url", NULL, lm_url_fns},
     {NULL, NULL, NULL},
 };

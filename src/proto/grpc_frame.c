@@ -136,6 +136,17 @@ const char *grpc_status_name(int code) {
     return code >= 0 && code <= 16 ? names[code] : "UNKNOWN";
 }
 
+int grpc_status_from_http(int http_status) {
+    switch (http_status) {
+    case 400: return 13;                /* INTERNAL */
+    case 401: return 16;                /* UNAUTHENTICATED */
+    case 403: return 7;                 /* PERMISSION_DENIED */
+    case 404: return 12;                /* UNIMPLEMENTED */
+    case 429: case 502: case 503: case 504: return 14;   /* UNAVAILABLE */
+    default: return 2;                  /* UNKNOWN */
+    }
+}
+
 static int grpc_hex(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;

@@ -48,6 +48,9 @@ int grpc_timeout_parse(const char *s, size_t n, uint64_t *ms);
 int grpc_status_parse(const char *s, size_t n);
 /* The name of a status code ("OK", "DEADLINE_EXCEEDED"; "UNKNOWN" past 16). */
 const char *grpc_status_name(int code);
+/* The status a response without grpc-status maps to from its HTTP status
+ * (gRPC's http-grpc-status-mapping: 404 UNIMPLEMENTED, 503 UNAVAILABLE, ...). */
+int grpc_status_from_http(int http_status);
 /* grpc-message percent-decoded into out (cap bytes, NUL-terminated, cut
  * short if needed); a malformed escape is kept as it is.  Returns the length. */
 size_t grpc_message_decode(const char *s, size_t n, char *out, size_t cap);

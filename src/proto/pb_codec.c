@@ -242,6 +242,24 @@ static void pb_set_fixed(pb_val *v, uint8_t t, uint64_t raw) {
     }
 }
 
+/* Appends v; a member of a oneof replaces the member read before it (the
+ * last one on the wire wins, as in every protobuf implementation). */
+static void pb_dec_append(pb_val *parent, pb_val *v) {
+    if (v->f->oneof >= 0) {
+        pb_val **pp = &parent->v.m.first, *prev = NULL;
+        while (*pp) {
+            if ((*pp)->f->oneof == v->f->oneof) {
+                *pp = (*pp)->next;
+                continue;
+            }
+            prev = *pp;
+            pp = &(*pp)->next;
+        }
+        parent->v.m.last = prev;
+    }
+    pb_val_append(parent, v);
+}
+
 /* One scalar (not length-delimited) value of f at *pp, appended to parent. */
 static int pb_dec_scalar(pb_dec *d, const pb_field *f, const uint8_t **pp, const uint8_t *end, pb_val *parent) {
     const uint8_t *at = *pp;
@@ -258,7 +276,7 @@ static int pb_dec_scalar(pb_dec *d, const pb_field *f, const uint8_t **pp, const
         pb_set_fixed(v, f->type, pb_rd_le(*pp, (int)n));
         *pp += n;
     }
-    pb_val_append(parent, v);
+    pb_dec_append(parent, v);
     return 0;
 }
 
@@ -289,7 +307,7 @@ static int pb_dec_len(pb_dec *d, const pb_field *f, const uint8_t **pp, const ui
         v->v.s.p = (const char *)p;
         v->v.s.n = (size_t)n;
     }
-    pb_val_append(parent, v);
+    pb_dec_append(parent, v);
     return 0;
 }
 
@@ -305,7 +323,7 @@ static int pb_dec_field(pb_dec *d, const pb_field *f, int wt, const uint8_t **pp
         pb_val *v = pb_val_new(d->a, f);
         if (!v) return pb_fail(d, at, "too many values (memory limit)");
         if (pb_dec_msg(d, v, pp, end, depth + 1, f->number) < 0) return -1;
-        pb_val_append(parent, v);
+        pb_dec_append(parent, v);
         return 0;
     }
     return pb_dec_scalar(d, f, pp, end, parent);

@@ -249,6 +249,16 @@ static void test_malformed(void **state) {
     expect_err(x, "\x93\x03\x08\x01\x9c\x03", 6, "end of group 51 inside group 50");
     expect_err(x, "\x94\x03", 2, "end of group 50 outside");
     char err[256];
+    /* two members of one oneof (text, then obj): the last wins, and the tree encodes
+     * (fuzz_pb's first finding: the encoder refused what the decoder had kept) */
+    pb_val *root;
+    pb_arena_reset(&x->a);
+    assert_int_equal(pb_decode(x->s, x->all, (const uint8_t *)"\xd2\x01\x01t\x28\x01\xda\x01\x00", 9, &x->a, NULL,
+                               &root, err, sizeof(err)), 0);
+    assert_null(kid(root, "text", 0));
+    assert_non_null(kid(root, "obj", 0));
+    assert_int_equal(kid(root, "i32", 0)->v.i, 1);
+    assert_int_equal(pb_encode_size(x->s, root, NULL, err, sizeof(err)), 5);
     /* an unknown group is skipped */
     assert_int_equal(dec(x, x->all, "\x93\x03\x08\x01\x94\x03\x28\x05", 8, NULL, err), 0);
     /* every truncation of every fixture: decoded or refused, never read past the end (ASan) */

@@ -8,14 +8,16 @@
 # INTERNAL for a malformed response, DEADLINE_EXCEEDED for a server that
 # answers late and for one that never says anything (a bare TCP listener),
 # UNAVAILABLE at connect for a closed port, script mistakes refused with
-# one message, thresholds on "grpc <method>" timers.
+# one message, thresholds on "grpc <method>" timers; the shipped
+# scenario scenarios/grpc_greeter.lua (its proto is this test's).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 PY=/usr/bin/python3
 F=$SRC/tests/scenarios/fixtures/grpc
+P=$SRC/scenarios
 mkdir -p "$TMP/sc"
-cp "$F/greeter.proto" "$TMP/sc/"
-protoc --include_imports --descriptor_set_out="$TMP/g.desc" -I "$F" greeter.proto || { fail "protoc"; finish; }
+cp "$P/greeter.proto" "$TMP/sc/"
+protoc --include_imports --descriptor_set_out="$TMP/g.desc" -I "$P" greeter.proto || { fail "protoc"; finish; }
 GP=$(free_port)
 "$PY" "$F/greeter_server.py" "$TMP/g.desc" "$GP" "$TMP/counts.json" > "$TMP/srv.log" 2>&1 &
 PIDS+=($!)
@@ -67,6 +69,17 @@ check "server: Garbage $N = INTERNAL $N ($(served Garbage), $(counter "$S" grpc.
     [ "$(served Garbage)" -eq $N -a "$(counter "$S" grpc.status.INTERNAL)" -eq $N ]
 check "UNIMPLEMENTED $N ($(counter "$S" grpc.status.UNIMPLEMENTED))" [ "$(counter "$S" grpc.status.UNIMPLEMENTED)" -eq $N ]
 check "failures tallied with the status name" grep -q "grpc lmgrpc.Greeter/Missing: UNIMPLEMENTED" "$TMP/o1/errors.csv"
+
+# the shipped scenario, shortened: its thresholds hold, the server saw what luamech counted
+before=$(served SayHello.ok)
+timeout 120 "$LUAMECH" run "$SRC/scenarios/grpc_greeter.lua" -q -w 2 -n 300 -u 10 -e GRPC="127.0.0.1:$GP" \
+    -o "$TMP/shipped" > "$TMP/shipped.out" 2>&1
+RC=$?
+S=$TMP/shipped/summary.json
+check "scenarios/grpc_greeter.lua: exit 0, 300 transactions, no error (exit $RC, $(timer_count "$S" "All Transactions")/$(timer_errors "$S" "All Transactions"))" \
+    [ $RC -eq 0 -a "$(timer_count "$S" "All Transactions")" -eq 300 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+check "scenarios/grpc_greeter.lua: the server served its 300 SayHello ($(( $(served SayHello.ok) - before )))" \
+    [ $(( $(served SayHello.ok) - before )) -eq 300 ]
 
 # a threshold on a gRPC timer fails the run (exit 6)
 timeout 120 "$LUAMECH" run "$TMP/sc/s.lua" -q -w 1 -e PORT="$GP" -e N=4 -e TH="grpc lmgrpc.Greeter/Count errors > 1000" \

@@ -9,7 +9,8 @@
 # answers late and for one that never says anything (a bare TCP listener),
 # UNAVAILABLE at connect for a closed port, script mistakes refused with
 # one message, thresholds on "grpc <method>" timers; the shipped
-# scenario scenarios/grpc_greeter.lua (its proto is this test's).
+# scenario scenarios/grpc_greeter.lua (its proto is this test's); TLS
+# with ALPN h2 against the same server with the test PKI's certificate.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 PY=/usr/bin/python3
@@ -80,6 +81,34 @@ check "scenarios/grpc_greeter.lua: exit 0, 300 transactions, no error (exit $RC,
     [ $RC -eq 0 -a "$(timer_count "$S" "All Transactions")" -eq 300 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
 check "scenarios/grpc_greeter.lua: the server served its 300 SayHello ($(( $(served SayHello.ok) - before )))" \
     [ $(( $(served SayHello.ok) - before )) -eq 300 ]
+
+# over TLS (ALPN h2; the test PKI's CA), against the same server code with a certificate
+PKI=$TMP/pki
+test_pki "$PKI"
+TP=$(free_port)
+"$PY" "$F/greeter_server.py" "$TMP/g.desc" "$TP" "$TMP/tcounts.json" "$PKI/server.pem" "$PKI/server.key" > "$TMP/tsrv.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do grep -q ready "$TMP/tsrv.log" && break; sleep 0.1; done
+cat > "$TMP/sc/t.lua" <<'S'
+return { requests = 20, groups = { { name = "g", vus = 2, script = "tvu.lua" } } }
+S
+cat > "$TMP/sc/tvu.lua" <<'S'
+local c = assert(luamech.grpc.connect("localhost:" .. luamech.param("PORT"),
+  { proto = "greeter.proto", tls = { ca_file = luamech.param("CA") } }))
+return function()
+  local r, code, msg = c:invoke("lmgrpc.Greeter/SayHello", { name = "tls" })
+  luamech.check(code == 0 and r.message == "hello tls", "over TLS: " .. tostring(code) .. " " .. tostring(msg))
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/sc/t.lua" -q -w 1 -e PORT="$TP" -e CA="$PKI/ca.pem" -o "$TMP/o6" > "$TMP/o6.out" 2>&1
+RC=$?
+S=$TMP/o6/summary.json
+check "over TLS: exit 0, 20 OK = the TLS server's 20 (exit $RC, $(counter "$S" grpc.status.OK), $(jq -r '."SayHello.ok" // 0' "$TMP/tcounts.json"))" \
+    [ $RC -eq 0 -a "$(counter "$S" grpc.status.OK)" -eq 20 -a "$(jq -r '."SayHello.ok" // 0' "$TMP/tcounts.json")" -eq 20 ]
+echo 'local c = luamech.grpc.connect("localhost:" .. luamech.param("PORT"), { proto = "greeter.proto", tls = { ca_file = luamech.param("CA") } }) assert(c == nil) return function() end' > "$TMP/sc/tvu.lua"
+timeout 60 "$LUAMECH" run "$TMP/sc/t.lua" -q -w 1 -e PORT="$TP" -e CA="$PKI/ca2.pem" -o "$TMP/o7" > "$TMP/o7.out" 2>&1
+RC=$?
+check "over TLS with another CA: connect returns nil, err (exit $RC)" [ $RC -eq 0 ]
 
 # a threshold on a gRPC timer fails the run (exit 6)
 timeout 120 "$LUAMECH" run "$TMP/sc/s.lua" -q -w 1 -e PORT="$GP" -e N=4 -e TH="grpc lmgrpc.Greeter/Count errors > 1000" \

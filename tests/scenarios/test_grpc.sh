@@ -10,7 +10,8 @@
 # UNAVAILABLE at connect for a closed port, script mistakes refused with
 # one message, thresholds on "grpc <method>" timers; the shipped
 # scenario scenarios/grpc_greeter.lua (its proto is this test's); TLS
-# with ALPN h2 against the same server with the test PKI's certificate.
+# with ALPN h2 against the same server with the test PKI's certificate;
+# the folder of `luamech new --template grpc`.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 PY=/usr/bin/python3
@@ -109,6 +110,17 @@ echo 'local c = luamech.grpc.connect("localhost:" .. luamech.param("PORT"), { pr
 timeout 60 "$LUAMECH" run "$TMP/sc/t.lua" -q -w 1 -e PORT="$TP" -e CA="$PKI/ca2.pem" -o "$TMP/o7" > "$TMP/o7.out" 2>&1
 RC=$?
 check "over TLS with another CA: connect returns nil, err (exit $RC)" [ $RC -eq 0 ]
+
+# luamech new --template grpc: its folder (with service.proto) runs green against this server
+(cd "$TMP" && "$LUAMECH" new t_grpc --template grpc > "$TMP/new.out" 2>&1)
+check "new --template grpc writes service.proto ($(head -1 "$TMP/new.out"))" [ -s "$TMP/t_grpc/service.proto" ]
+before=$(served SayHello.ok)
+timeout 60 "$LUAMECH" run "$TMP/t_grpc/scenario.lua" -q -w 1 -d 1s -e GRPC="127.0.0.1:$GP" -o "$TMP/o8" > "$TMP/o8.out" 2>&1
+RC=$?
+S=$TMP/o8/summary.json
+check "the grpc template runs green, its calls = the server's ($RC, $(timer_count "$S" "grpc lmgrpc.Greeter/SayHello") = $(( $(served SayHello.ok) - before )))" \
+    [ $RC -eq 0 -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -gt 0 -a "$(timer_errors "$S" "grpc lmgrpc.Greeter/SayHello")" -eq 0 \
+      -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -eq $(( $(served SayHello.ok) - before )) ]
 
 # a threshold on a gRPC timer fails the run (exit 6)
 timeout 120 "$LUAMECH" run "$TMP/sc/s.lua" -q -w 1 -e PORT="$GP" -e N=4 -e TH="grpc lmgrpc.Greeter/Count errors > 1000" \

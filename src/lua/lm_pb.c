@@ -79,19 +79,20 @@ static int lm_pb_protoc(const char *proto, const char *out, char *err, size_t er
     char *argv[] = {"protoc", "--include_imports", setarg, "-I", dir, (char *)base, NULL};
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa) != 0) return snprintf(err, err_len, "out of memory"), -1;
-    posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, "protoc", &fa, NULL, argv, environ);
+    int rc = posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (rc == 0) rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    if (rc == 0) rc = posix_spawnp(&pid, "protoc", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         snprintf(err, err_len, "cannot run protoc (%s): install protobuf-compiler, or give a descriptor set "
                  "made with protoc --include_imports --descriptor_set_out", strerror(rc));
         return -1;
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+    int st = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {}
+    if (w == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
         unlink(errpath);
         return 0;
     }

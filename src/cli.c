@@ -44,7 +44,7 @@ static const char cli_usage[] =
 "                                     see 'luamech compare --help')\n"
 "       luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow [--dashboard [ADDR:]PORT]]\n"
 "                                    (one result from a run's --segment parts; docs/distributed.md)\n"
-"       luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws]   (writes a scenario folder NAME/)\n"
+"       luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws|grpc]   (writes a scenario folder NAME/)\n"
 "       luamech --help | --version\n"
 "\n"
 "Runs SCENARIO (a Lua file returning { run_time=, rampup=, interval=, groups= })\n"

@@ -24,6 +24,8 @@
 ---@field redis luamech.redis
 ---@field http luamech.http
 ---@field ws luamech.ws
+---@field grpc luamech.grpc
+---@field protobuf luamech.protobuf
 ---@field json luamech.json
 ---@field url luamech.url
 ---@field random luamech.random
@@ -810,6 +812,85 @@ function WebSocket:closed() end
 ---The subprotocol the server chose, or "".
 ---@return string
 function WebSocket:protocol() end
+-- ---------------------------------------------------------------- grpc
+
+---@class luamech.grpc
+luamech.grpc = {}
+
+---@class luamech.GrpcOptions
+---@field proto string a .proto file (luamech runs protoc --include_imports; its folder is the import path) or a descriptor set file; relative to the scenario's folder
+---@field tls? boolean|luamech.TlsOptions TLS with ALPN h2 (default: plaintext h2c with prior knowledge)
+---@field metadata? table<string,string> sent with every call (lowercase names)
+---@field timeout? number seconds per call, 0..86400 (default 60; 0 = none); sent as grpc-timeout
+---@field connect_timeout? number seconds for connect + TLS (default 10)
+---@field pool? boolean share one client (one HTTP/2 connection) per worker (default false)
+---@field max_recv? integer largest response message in bytes, 1..2^30 (default 4 MiB)
+
+---Connects to "host:port" over HTTP/2 (h2c, or TLS with `tls`).
+---@param target string
+---@param opts luamech.GrpcOptions
+---@return luamech.GrpcClient|nil client
+---@return string? err
+function luamech.grpc.connect(target, opts) end
+
+---@class luamech.GrpcCallOptions
+---@field metadata? table<string,string> added to the client's for this call
+---@field timeout? number seconds (default: the client's)
+---@field name? string the timer is "grpc <name>" instead of "grpc <method>"
+
+---@class luamech.GrpcClient
+local GrpcClient = {} -- registry: luamech.grpc.client
+
+---A unary call: the response table (nil unless the status is OK), the
+---status code (0 = OK) and its message ("" when OK). A failed call
+---returns its status; only script mistakes raise.
+---@param method string "pkg.Service/Method"
+---@param request table the request message as a table
+---@param opts? luamech.GrpcCallOptions
+---@return table|nil response
+---@return integer code
+---@return string message
+function GrpcClient:invoke(method, request, opts) end
+
+---A server-streaming call: every response (an array of tables, nil unless
+---the status is OK) once the stream ended, the status code and message.
+---@param method string "pkg.Service/Method"
+---@param request table
+---@param opts? luamech.GrpcCallOptions
+---@return table[]|nil responses
+---@return integer code
+---@return string message
+function GrpcClient:stream(method, request, opts) end
+
+---Calls in flight end with CANCELLED (1).
+function GrpcClient:close() end
+
+-- ---------------------------------------------------------------- protobuf
+
+---@class luamech.protobuf
+luamech.protobuf = {}
+
+---A schema from a .proto (compiled by protoc) or a descriptor set file.
+---@param path string relative to the scenario's folder
+---@return luamech.ProtobufSchema
+function luamech.protobuf.load(path) end
+
+---@class luamech.ProtobufSchema
+local ProtobufSchema = {} -- registry: luamech.protobuf.schema
+
+---@param type string a message's full name, "pkg.Message"
+---@param message table
+---@return string bytes
+function ProtobufSchema:encode(type, message) end
+
+---@param type string
+---@param bytes string
+---@return table|nil message
+---@return string? err
+function ProtobufSchema:decode(type, bytes) end
+
+---@return string[] names the full names of every message type
+function ProtobufSchema:types() end
 
 -- ---------------------------------------------------------------- json
 

@@ -1,4 +1,4 @@
-/* new.c - `luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws]`:
+/* new.c - `luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws|grpc]`:
  * writes a working scenario folder NAME/ in the current directory from the
  * templates embedded in the binary (templates/, lua/types/luamech.lua):
  * scenario.lua, vu.lua, README.md (how to run it), types/luamech.lua and
@@ -66,20 +66,25 @@ static const new_template new_templates[] = {
      "an open workload: 200 transactions/s started on schedule whatever the response times (up to 50 VUs)."},
     {"ws", "WS_URL=ws://127.0.0.1:8080/",
      "5 VUs each keeping a WebSocket open and timing echo round trips (a message out, its echo back), with a check."},
+    {"grpc", "GRPC=127.0.0.1:50051",
+     "10 VUs calling a unary gRPC method (service.proto: replace it with your service's) over a shared HTTP/2 "
+     "connection, with thresholds on its timer."},
     {NULL, NULL, NULL},
 };
 
-/* output file -> embedded source; %s is the template's name */
-static const struct { const char *out, *src; } new_files[] = {
-    {"scenario.lua", "templates/%s/scenario.lua"},
-    {"vu.lua", "templates/%s/vu.lua"},
-    {"README.md", "templates/README.md"},
-    {".luarc.json", "templates/luarc.json"},
-    {"types/luamech.lua", "lua/types/luamech.lua"},
+/* output file -> embedded source; %s is the template's name; optional:
+ * written only when the template has it (grpc's service.proto) */
+static const struct { const char *out, *src; int optional; } new_files[] = {
+    {"scenario.lua", "templates/%s/scenario.lua", 0},
+    {"vu.lua", "templates/%s/vu.lua", 0},
+    {"service.proto", "templates/%s/service.proto", 1},
+    {"README.md", "templates/README.md", 0},
+    {".luarc.json", "templates/luarc.json", 0},
+    {"types/luamech.lua", "lua/types/luamech.lua", 0},
 };
 
 static const char new_usage[] =
-    "usage: luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws]\n"
+    "usage: luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws|grpc]\n"
     "writes a scenario folder NAME/ (scenario.lua, vu.lua, README.md, editor types);\n"
     "the default template is memcached.\n";
 
@@ -254,7 +259,9 @@ static int new_fill(const char *tmp, const new_template *t, const new_ctx *ctx) 
     }
     int rc = new_make_dir(sub);
     for (size_t i = 0; rc == EXIT_OK && i < sizeof new_files / sizeof new_files[0]; i++) {
+        size_t len;
         snprintf(src, sizeof src, new_files[i].src, t->name);
+        if (new_files[i].optional && !embedded_file_find(src, &len)) continue;
         rc = new_write_file(tmp, new_files[i].out, src, ctx);
     }
     return rc;
@@ -290,10 +297,12 @@ static int new_create(const char *name, const new_template *t, const char *prog)
         fprintf(stderr, "luamech new: nothing was written (%s/ was not created)\n", name);
         return rc;
     }
-    printf("created %s/ (template %s): scenario.lua, vu.lua, README.md, types/luamech.lua, .luarc.json\n"
-           "run it:  %s run %s/scenario.lua -e %s\n"
-           "    or:  bash %s %s/scenario.lua   (private local servers; see README.md)\n",
-           name, t->name, lm, name, t->param, rl.cmd, name);
+    int grpc = strcmp(t->name, "grpc") == 0;
+    printf("created %s/ (template %s): scenario.lua, vu.lua, %sREADME.md, types/luamech.lua, .luarc.json\n"
+           "run it:  %s run %s/scenario.lua -e %s\n",
+           name, t->name, grpc ? "service.proto, " : "", lm, name, t->param);
+    if (!grpc)      /* run-local.sh starts no gRPC server */
+        printf("    or:  bash %s %s/scenario.lua   (private local servers; see README.md)\n", rl.cmd, name);
     return EXIT_OK;
 }
 
@@ -320,5 +329,5 @@ int new_cmd_main(int argc, char **argv, const char *prog) {
         return new_bad("bad NAME '%s': 1..64 letters, digits, '_', '-' or '.', not starting with '.' or '-'", name);
     for (const new_template *t = new_templates; t->name; t++)
         if (strcmp(t->name, tname) == 0) return new_create(name, t, prog);
-    return new_bad("unknown template '%s' (memcached, redis, redis-cluster, http, http2, api, webdis, rate or ws)", tname);
+    return new_bad("unknown template '%s' (memcached, redis, redis-cluster, http, http2, api, webdis, rate, ws or grpc)", tname);
 }

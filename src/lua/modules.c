@@ -13,6 +13,8 @@ void lm_http_open(lua_State *L, struct worker *w);
 void lm_json_open(lua_State *L, struct worker *w);
 void lm_ws_open(lua_State *L, struct worker *w);
 void lm_ws_timer_names(lm_name_fn fn, void *ctx);
+void lm_grpc_open(lua_State *L, struct worker *w);
+void lm_protobuf_open(lua_State *L, struct worker *w);
 
 void lm_builtin_timers(lm_name_fn fn, void *ctx) {
     lm_http_timer_names(fn, ctx);
@@ -20,6 +22,7 @@ void lm_builtin_timers(lm_name_fn fn, void *ctx) {
     fn(ctx, "redis.pipeline");
     fn(ctx, "redis.tls");
     lm_ws_timer_names(fn, ctx);
+    fn(ctx, "grpc.tls");
 }
 
 int lm_builtin_closed(const char *name) {
@@ -33,6 +36,8 @@ const lm_module lm_modules[] = {
     {"http", lm_http_open, NULL},
     {"ws", lm_ws_open, NULL},
     {"json", lm_json_open, NULL},
+    {"grpc", lm_grpc_open, NULL},
+    {"protobuf", lm_protobuf_open, NULL},
     {"url", NULL, lm_url_fns},
     {NULL, NULL, NULL},
 };

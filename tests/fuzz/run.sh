@@ -26,7 +26,7 @@ if [ "${BUILD:-1}" != 0 ]; then
     cmake --build "$B" -j"$(nproc)" > "$B/build.log" 2>&1 || { tail -30 "$B/build.log"; exit 1; }
 fi
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(mc_proto http_proto redis_proto redis_scan ws_proto hlog scenario suite report compare merge)
+[ ${#names[@]} -gt 0 ] || names=(mc_proto http_proto redis_proto redis_scan ws_proto hlog scenario suite report compare merge pb)
 # quarantine_size_mb: ASan keeps freed blocks poisoned (use after free is
 # caught) until 16 MB more have been freed, not 256 MB: an input frees far
 # less than that, and the default's fresh pages cost a harness up to half its

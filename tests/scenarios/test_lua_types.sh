@@ -49,7 +49,7 @@ check "every function is annotated and every annotation exists" compare "$TMP/li
 # classes annotated for that binding
 OPTS_MAP="lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
 lm_http_opts.c:luamech.HttpOptions,luamech.HttpRequestOptions,luamech.HttpDnsOptions lm_random.c:luamech.KeysOptions
-lm_data.c:luamech.DataOptions lm_tls.c:luamech.TlsOptions lm_ws.c:luamech.WsOptions"
+lm_data.c:luamech.DataOptions lm_tls.c:luamech.TlsOptions lm_ws.c:luamech.WsOptions lm_grpc.c:luamech.GrpcOptions,luamech.GrpcCallOptions"
 c_options() { # FILE: option names of every known[] list in it
     tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"' | sort -u
 }

@@ -183,7 +183,7 @@ bad "existing non-empty folder" "'t_memcached' already exists and is not an empt
 check "the existing folder is untouched" [ "$(cat t_memcached/*.lua t_memcached/*.md | md5sum)" = "$sum_before" ]
 touch afile
 bad "existing file" "'afile' already exists" afile
-bad "unknown template" "unknown template 'mongo' (memcached, redis, redis-cluster, http, http2, api, webdis, rate or ws)" x1 --template mongo
+bad "unknown template" "unknown template 'mongo' (memcached, redis, redis-cluster, http, http2, api, webdis, rate, ws or grpc)" x1 --template mongo
 check "unknown template writes nothing" [ ! -e x1 ]
 bad "bad name (slash)" "bad NAME 'a/b'" a/b
 bad "bad name (dot first)" "bad NAME '.hidden'" .hidden

@@ -1,0 +1,87 @@
+/* grpc_client.h - gRPC calls over client/h2_session, with no Lua and no
+ * protobuf: a client keeps one HTTP/2 session to its server (h2c, or TLS
+ * with ALPN h2), opened by grpc_client_connect and opened again by the next
+ * call after it died; a call is one stream: POST of the caller's framed
+ * request (proto/grpc_frame.h) with te: trailers, content-type
+ * application/grpc, grpc-timeout and the caller's metadata; the response's
+ * messages are handed to on_message as they are read, then on_done gives
+ * the status: grpc-status and grpc-message from the trailers (or a
+ * trailers-only response), else one made here from what went wrong
+ * (DEADLINE_EXCEEDED for the deadline, UNAVAILABLE when the connection
+ * failed or the server refused the stream, INTERNAL for a broken answer,
+ * from the HTTP status without grpc-status).  The caller owns the call's
+ * memory (grpc_call) until on_done. */
+#ifndef LUAMECH_GRPC_CLIENT_H
+#define LUAMECH_GRPC_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "client/h2_session.h"
+#include "net/tls.h"
+#include "proto/grpc_frame.h"
+
+typedef struct grpc_client grpc_client;
+
+typedef struct grpc_client_cfg {
+    uv_loop_t *loop;
+    const char *address;            /* "host:port" */
+    const net_tls_opts *tls;        /* NULL: plaintext (h2c with prior knowledge) */
+    uint64_t connect_timeout_ns;    /* 0: none */
+    size_t max_recv;                /* a response message larger fails the call; 0: 4 MiB */
+    unsigned max_streams;           /* 0: H2_DEFAULT_MAX_STREAMS */
+} grpc_client_cfg;
+
+typedef struct grpc_result {
+    int code;                       /* the gRPC status code */
+    int local;                      /* 1: the status was made here (no grpc-status from the server) */
+    int http_status;                /* 0: no response headers */
+    const char *message;            /* grpc-message percent-decoded, or what went wrong; "" */
+    uint64_t messages;              /* response messages read */
+} grpc_result;
+
+typedef struct grpc_call_cbs {
+    /* One response message (valid during the call).  Nonzero cancels the
+     * call: on_done follows with code (RESOURCE_EXHAUSTED, INTERNAL ...)
+     * and the message the caller left with grpc_call_fail. */
+    int (*on_message)(void *ud, const uint8_t *p, size_t n);
+    void (*on_done)(void *ud, const grpc_result *r);
+} grpc_call_cbs;
+
+typedef struct grpc_call {
+    grpc_client *c;
+    h2_stream *st;
+    const grpc_call_cbs *cbs;
+    void *ud;
+    grpc_deframer df;               /* kept across uses of the record */
+    int http_status, code, fail_code;
+    uint64_t messages;
+    char msg[512];
+} grpc_call;
+
+/* A client (nothing connects yet).  0 with *out, or -1 with err. */
+int grpc_client_new(const grpc_client_cfg *cfg, grpc_client **out, char *err, size_t err_len);
+/* Open the session now; on_open(ud, 0, NULL) once connected, or
+ * on_open(ud, status, message) when it failed.  0, or a libuv status
+ * (nothing fires). */
+int grpc_client_connect(grpc_client *c, void (*on_open)(void *ud, int status, const char *msg), void *ud);
+/* Start a call of path ("/pkg.Service/Method") with metadata md[0..nmd)
+ * (names lowercase), the framed request body[0..len) (copied) and a
+ * deadline (uv_hrtime clock; 0 none; its grpc-timeout is sent).  0, or -1
+ * when the call could not start: then on_done has fired already with the
+ * status (UNAVAILABLE, RESOURCE_EXHAUSTED). */
+int grpc_call_start(grpc_client *c, grpc_call *call, const char *path, const h2_nv *md, size_t nmd,
+                    const char *body, size_t len, uint64_t deadline_ns, const grpc_call_cbs *cbs, void *ud);
+/* From on_message: the call fails with code and msg (then return nonzero). */
+void grpc_call_fail(grpc_call *call, int code, const char *msg);
+/* Cancel a call in flight (on_done fires with CANCELLED before this returns). */
+void grpc_call_cancel(grpc_call *call);
+void grpc_call_fini(grpc_call *call);   /* frees the record's buffers */
+/* Close the session (calls in flight end CANCELLED); the client frees
+ * itself once its handles are closed. */
+void grpc_client_close(grpc_client *c);
+/* Connections opened so far (the first included). */
+uint64_t grpc_client_connects(const grpc_client *c);
+
+#endif

@@ -1,0 +1,465 @@
+/* lm_grpc.c - luamech.grpc: connect(target, {proto =, tls =, metadata =,
+ * pool =, timeout =, connect_timeout =, max_recv =}) makes a client of
+ * client/grpc_client.c (one HTTP/2 connection, shared by a worker's VUs
+ * when pooled); c:invoke(method, request, {metadata =, timeout =, name =})
+ * returns the response table, the status code and its message (never
+ * raises for a call that failed); c:stream(...) the same for a
+ * server-streaming method, with the responses in an array.  Requests are
+ * built from Lua tables through lm_pb.c into the codec's tree and encoded
+ * by proto/pb_codec.c; responses are decoded there on completion.  Each
+ * call is a sample of timer "grpc <method>" (or "grpc <name>"), failed
+ * unless its status is OK, a count in counter "grpc.status.<NAME>", and a
+ * tallied error when not OK.  No bytes are parsed here and no socket is
+ * touched. */
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/grpc_client.h"
+#include "lua/lm_client.h"
+#include "lua/lm_core.h"
+#include "lua/lm_op.h"
+#include "lua/lm_pb.h"
+
+#define LM_GR_MT "luamech.grpc.client"
+#define LM_GR_MAX_MD 32
+#define LM_GR_STREAM_MAX (64u << 20)     /* bytes of a server stream's messages kept for the script */
+
+typedef struct lm_gr_list {
+    lm_client_list base;            /* first */
+    worker *w;
+    pb_arena enc;                   /* requests' trees (built and encoded inside the call) */
+    char *tx;
+    size_t tx_cap;
+    int status_cid[18];             /* grpc.status.<NAME> counters, 17: any other code; 0: not yet */
+} lm_gr_list;
+
+typedef struct lm_gr {
+    lm_client_obj obj;              /* first */
+    lm_gr_list *list;
+    worker *w;
+    grpc_client *client;
+    const pb_schema *schema;
+    int pooled;
+    uint64_t timeout_ns;
+    h2_nv md[LM_GR_MAX_MD];         /* connect's metadata (copies in mdbuf) */
+    size_t nmd;
+    char *mdbuf;
+    char name[128];
+    struct { const pb_method *m; int tid; } tids[16];
+    int ntids;
+    lm_op_pool ops;                 /* lm_gr_op */
+} lm_gr;
+
+typedef struct lm_gr_opts {
+    uint64_t timeout_ns, connect_timeout_ns;
+    const net_tls_opts *tls;
+    const char *proto;
+    size_t max_recv;
+    int md_idx;                     /* the metadata table's stack index, 0: none */
+} lm_gr_opts;
+
+typedef struct lm_gr_op {
+    lm_op core;                     /* first */
+    lm_gr *g;
+    grpc_call call;
+    const pb_method *m;
+    int tid, stream;
+    int code, local;
+    char msg[600];
+    uint8_t *rx;                    /* the response messages, one after another */
+    size_t rx_len, rx_cap;
+    size_t *ends;                   /* where each message ends in rx */
+    size_t nends, ends_cap;
+    pb_arena dec;
+    pb_val **trees;                 /* decoded on completion */
+    size_t trees_cap;
+} lm_gr_op;
+
+/* ---- completion ---- */
+
+static int lm_gr_on_message(void *ud, const uint8_t *p, size_t n) {
+    lm_gr_op *op = ud;
+    if (!op->stream && op->nends >= 1) {
+        grpc_call_fail(&op->call, 13, "a unary method answered more than one message");
+        return 1;
+    }
+    if (op->rx_len + n > LM_GR_STREAM_MAX) {
+        grpc_call_fail(&op->call, 8, "the stream's messages passed 64 MiB");
+        return 1;
+    }
+    if (op->rx_len + n > op->rx_cap) {
+        size_t cap = op->rx_cap ? op->rx_cap : 4096;
+        while (cap < op->rx_len + n) cap *= 2;
+        uint8_t *b = realloc(op->rx, cap);
+        if (!b) return grpc_call_fail(&op->call, 8, "out of memory"), 1;
+        op->rx = b;
+        op->rx_cap = cap;
+    }
+    if (op->nends == op->ends_cap) {
+        size_t cap = op->ends_cap ? op->ends_cap * 2 : 8;
+        size_t *e = realloc(op->ends, cap * sizeof *e);
+        if (!e) return grpc_call_fail(&op->call, 8, "out of memory"), 1;
+        op->ends = e;
+        op->ends_cap = cap;
+    }
+    if (n) memcpy(op->rx + op->rx_len, p, n);
+    op->rx_len += n;
+    op->ends[op->nends++] = op->rx_len;
+    return 0;
+}
+
+/* The responses decoded into op->trees; 0, or -1 with op->msg. */
+static int lm_gr_decode(lm_gr_op *op) {
+    const pb_schema *s = op->g->schema;
+    pb_arena_reset(&op->dec);
+    if (op->nends > op->trees_cap) {
+        pb_val **t = realloc(op->trees, op->nends * sizeof *t);
+        if (!t) return snprintf(op->msg, sizeof op->msg, "out of memory"), -1;
+        op->trees = t;
+        op->trees_cap = op->nends;
+    }
+    size_t start = 0;
+    char err[300];
+    pb_limits lim = {0, LM_GR_STREAM_MAX};
+    for (size_t i = 0; i < op->nends; i++) {
+        if (pb_decode(s, op->m->out, op->rx + start, op->ends[i] - start, &op->dec, &lim, &op->trees[i], err,
+                      sizeof err) < 0) {
+            snprintf(op->msg, sizeof op->msg, "response %zu: %s", i + 1, err);
+            return -1;
+        }
+        start = op->ends[i];
+    }
+    return 0;
+}
+
+static int lm_gr_status_cid(lm_gr_list *l, int code) {
+    int k = code >= 0 && code <= 16 ? code : 17;
+    if (!l->status_cid[k]) {
+        char name[64];
+        snprintf(name, sizeof name, "grpc.status.%s", k == 17 ? "OTHER" : grpc_status_name(code));
+        l->status_cid[k] = worker_counter_id(l->w, name) + 1;
+    }
+    return l->status_cid[k] - 1;
+}
+
+static void lm_gr_on_done(void *ud, const grpc_result *r) {
+    lm_gr_op *op = ud;
+    lm_gr *g = op->g;
+    op->code = r->code;
+    op->local = r->local;
+    snprintf(op->msg, sizeof op->msg, "%s", r->message ? r->message : "");
+    if (op->code == 0 && !op->stream && op->nends != 1) {
+        op->code = 12;                  /* UNIMPLEMENTED, as gRPC's clients say for a missing response */
+        snprintf(op->msg, sizeof op->msg, "a unary method answered OK with %zu messages", op->nends);
+    }
+    if (op->code == 0 && lm_gr_decode(op) < 0) op->code = 13;
+    lm_op_record(&op->core, op->tid, op->code == 0);
+    worker_count(g->w, lm_gr_status_cid(g->list, op->code), 1);
+    if (op->code != 0) {
+        char e[800];
+        int n = snprintf(e, sizeof e, "grpc %s: %s: %s", op->m->path, grpc_status_name(op->code), op->msg);
+        worker_error(g->w, e, n < (int)sizeof e ? (size_t)n : sizeof e - 1);
+    }
+    lm_op_request_done(&op->core);
+}
+
+static const grpc_call_cbs lm_gr_call_cbs = {lm_gr_on_message, lm_gr_on_done};
+
+static int lm_gr_push(lm_op *o, lua_State *L) {
+    lm_gr_op *op = (lm_gr_op *)o;
+    const pb_schema *s = op->g->schema;
+    if (op->code != 0) {
+        lua_pushnil(L);
+    } else if (op->stream) {
+        lua_createtable(L, (int)op->nends, 0);
+        for (size_t i = 0; i < op->nends; i++) {
+            lm_pb_push(L, s, op->trees[i]);
+            lua_rawseti(L, -2, (int)i + 1);
+        }
+    } else {
+        lm_pb_push(L, s, op->trees[0]);
+    }
+    lua_pushinteger(L, op->code);
+    lua_pushstring(L, op->code == 0 ? "" : op->msg);
+    return 3;
+}
+
+static void lm_gr_op_fini(lm_op *o) {
+    lm_gr_op *op = (lm_gr_op *)o;
+    grpc_call_fini(&op->call);
+    free(op->rx);
+    free(op->ends);
+    free(op->trees);
+    pb_arena_free(&op->dec);
+}
+
+/* ---- calls ---- */
+
+static int lm_gr_tid(lua_State *L, lm_gr *g, const pb_method *m, const char *name) {
+    char t[400];
+    if (name) {
+        snprintf(t, sizeof t, "grpc %s", name);
+        return lm_timer_id(g->w, t, TK_PRIMITIVE);
+    }
+    for (int i = 0; i < g->ntids; i++)
+        if (g->tids[i].m == m) return g->tids[i].tid;
+    snprintf(t, sizeof t, "grpc %s", m->path);
+    int tid = lm_timer_id(g->w, t, TK_PRIMITIVE);
+    if (g->ntids < (int)(sizeof g->tids / sizeof g->tids[0])) {
+        g->tids[g->ntids].m = m;
+        g->tids[g->ntids++].tid = tid;
+    }
+    (void)L;
+    return tid;
+}
+
+/* The metadata of the table at idx appended to md[n..max) (names must be lowercase). */
+static size_t lm_gr_metadata(lua_State *L, int idx, h2_nv *md, size_t n, size_t max, const char *fname) {
+    if (lua_isnil(L, idx)) return n;
+    if (!lua_istable(L, idx)) luaL_error(L, "%s: metadata must be a table of strings", fname);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "%s: metadata: string names and values expected", fname);
+        if (n == max) luaL_error(L, "%s: metadata: more than %d entries", fname, LM_GR_MAX_MD);
+        size_t nl, vl;
+        const char *k = lua_tolstring(L, -2, &nl), *v = lua_tolstring(L, -1, &vl);
+        for (size_t i = 0; i < nl; i++)
+            if ((k[i] >= 'A' && k[i] <= 'Z') || k[i] == ':' || (unsigned char)k[i] <= ' ')
+                luaL_error(L, "%s: metadata name '%s': lowercase, no ':' or spaces", fname, k);
+        md[n++] = (h2_nv){k, nl, v, vl};       /* the strings stay in the table during the call */
+        lua_pop(L, 1);
+    }
+    return n;
+}
+
+static int lm_gr_call(lua_State *L, int stream) {
+    lm_gr *g = *(lm_gr **)lm_check_self(L, LM_GR_MT);
+    const char *fname = stream ? "grpc stream" : "grpc invoke";
+    if (!g || !g->client) return luaL_error(L, "%s: the client is closed", fname);
+    const char *path = luaL_checkstring(L, 2);
+    const pb_method *m = pb_schema_find_method(g->schema, path);
+    if (!m) return luaL_error(L, "%s: no method '%s' in the proto (\"pkg.Service/Method\")", fname, path);
+    if (m->client_streaming) return luaL_error(L, "%s: %s is client-streaming: not supported yet", fname, m->path);
+    if (m->server_streaming != stream)
+        return luaL_error(L, "%s: %s is %s: use c:%s", fname, m->path, stream ? "unary" : "server-streaming",
+                          stream ? "invoke" : "stream");
+    uint64_t timeout_ns = g->timeout_ns;
+    const char *name = NULL;
+    h2_nv md[2 * LM_GR_MAX_MD];
+    size_t nmd = g->nmd;
+    memcpy(md, g->md, nmd * sizeof *md);
+    if (!lua_isnoneornil(L, 4)) {
+        static const char *const known[] = {"metadata", "timeout", "name", NULL};
+        luaL_checktype(L, 4, LUA_TTABLE);
+        lm_check_options(L, 4, fname, known);
+        lua_getfield(L, 4, "timeout");
+        if (!lua_isnil(L, -1)) timeout_ns = lm_seconds_opt(L, fname, "timeout");
+        lua_getfield(L, 4, "name");
+        if (!lua_isnil(L, -1)) name = luaL_checkstring(L, -1);
+        lua_getfield(L, 4, "metadata");
+        nmd = lm_gr_metadata(L, lua_gettop(L), md, nmd, sizeof md / sizeof md[0], fname);
+        /* the three values stay on the stack: the strings are anchored until the call returns */
+    }
+    lm_gr_list *l = g->list;
+    pb_arena_reset(&l->enc);
+    pb_val *root = lm_pb_from_table(L, 3, g->schema, m->in, &l->enc, fname);
+    char err[300];
+    int64_t n = pb_encode_size(g->schema, root, NULL, err, sizeof err);
+    if (n < 0) return luaL_error(L, "%s: %s", fname, err);
+    if (n > 0x7fffffff || lm_buf_reserve(&l->tx, &l->tx_cap, (size_t)n + GRPC_PREFIX) < 0)
+        return luaL_error(L, "%s: request too large", fname);
+    grpc_frame_prefix((uint8_t *)l->tx, (uint32_t)n);
+    pb_encode_write(root, (uint8_t *)l->tx + GRPC_PREFIX);
+    vu *v = lm_current_vu(L, g->w, fname);
+    int tid = lm_gr_tid(L, g, m, name);
+    lm_gr_op *op = (lm_gr_op *)lm_op_get(&g->ops);
+    if (!op) return luaL_error(L, "%s: out of memory", fname);
+    op->g = g;
+    op->m = m;
+    op->tid = tid;
+    op->stream = stream;
+    op->rx_len = op->nends = 0;
+    op->code = 0;
+    op->msg[0] = '\0';
+    lm_op_start(&op->core, v, L, 1);
+    uint64_t deadline = timeout_ns ? op->core.start_ns + timeout_ns : 0;
+    char rpath[512];
+    snprintf(rpath, sizeof rpath, "/%s", m->path);
+    grpc_call_start(g->client, &op->call, rpath, md, nmd, l->tx, (size_t)n + GRPC_PREFIX, deadline, &lm_gr_call_cbs,
+                    op);
+    return lm_op_finish_call(&op->core, L);
+}
+
+static int lm_gr_invoke(lua_State *L) { return lm_gr_call(L, 0); }
+static int lm_gr_stream(lua_State *L) { return lm_gr_call(L, 1); }
+
+/* ---- client objects ---- */
+
+static void lm_gr_close(lm_gr *g) {
+    if (g->client) grpc_client_close(g->client);
+    g->client = NULL;
+}
+
+static void lm_gr_free(void *obj) {
+    lm_gr *g = obj;
+    lm_client_unlink(&g->obj);
+    lm_op_pool_free(&g->ops);
+    free(g->mdbuf);
+    free(g);
+}
+
+static int lm_gr_gc(lua_State *L) {
+    lm_gr **ud = luaL_checkudata(L, 1, LM_GR_MT);
+    lm_gr *g = *ud;
+    if (g == NULL) return 0;
+    *ud = NULL;
+    g->obj.ud = NULL;
+    if (g->ops.out > 0) return 0;       /* calls in flight: left to the worker's teardown */
+    lm_gr_close(g);
+    lm_gr_free(g);
+    return 0;
+}
+
+static int lm_gr_close_lua(lua_State *L) {
+    lm_gr **ud = luaL_checkudata(L, 1, LM_GR_MT);
+    if (*ud && !(*ud)->pooled) lm_gr_close(*ud);
+    return 0;
+}
+
+static int lm_gr_tostring(lua_State *L) {
+    lm_gr **ud = luaL_checkudata(L, 1, LM_GR_MT);
+    lua_pushfstring(L, "grpc client %s", *ud ? (*ud)->name : "(closed)");
+    return 1;
+}
+
+static void lm_gr_on_open(void *cc, int status, const char *msg) {
+    const lm_gr *g = lm_connect_client(cc);
+    lm_connect_done(cc, status, "grpc.connect %s: %s", g->name, msg ? msg : "failed");
+}
+
+static void lm_gr_connect(void *obj, lm_connect *cc) {
+    lm_gr *g = obj;
+    int rc = grpc_client_connect(g->client, lm_gr_on_open, cc);
+    if (rc != 0) lm_connect_done(cc, rc, "grpc.connect %s: %s", g->name, uv_strerror(rc));
+}
+
+static void lm_gr_close_client(void *obj) { lm_gr_close(obj); }
+
+static void lm_gr_worker_close(void *list) {
+    lm_gr_list *l = list;
+    pb_arena_free(&l->enc);
+    free(l->tx);
+    lm_client_list_close(list, lm_gr_close_client, lm_gr_free);
+}
+
+static const net_tls_opts **lm_gr_opts_read(lua_State *L, int idx, void *opts, int *pool) {
+    lm_gr_opts *o = opts;
+    static const char *const known[] = {"pool", "timeout", "connect_timeout", "tls", "proto", "metadata",
+                                        "max_recv", NULL};
+    memset(o, 0, sizeof *o);
+    o->timeout_ns = 60ull * 1000000000ull;
+    o->connect_timeout_ns = 10ull * 1000000000ull;
+    if (!lm_connect_opts(L, idx, "grpc.connect", known, pool, &o->timeout_ns, &o->connect_timeout_ns))
+        luaL_error(L, "grpc.connect: options with proto = \"file.proto\" (or a descriptor set) expected");
+    lua_getfield(L, idx, "proto");
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "grpc.connect: proto: a .proto file or a descriptor set expected");
+    o->proto = lua_tostring(L, -1);
+    lua_pop(L, 1);                                  /* anchored by the options table */
+    lua_getfield(L, idx, "max_recv");
+    if (!lua_isnil(L, -1)) {
+        double d = luaL_checknumber(L, -1);
+        if (!(d >= 1 && d <= 1 << 30)) luaL_error(L, "grpc.connect: max_recv must be 1 to 2^30 bytes");
+        o->max_recv = (size_t)d;
+    }
+    lua_pop(L, 1);
+    return &o->tls;
+}
+
+/* Connect's metadata copied into g (names checked). */
+static int lm_gr_copy_md(lm_gr *g, const h2_nv *md, size_t n) {
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += md[i].name_len + md[i].value_len + 2;
+    g->mdbuf = malloc(total + 1);
+    if (!g->mdbuf) return -1;
+    char *p = g->mdbuf;
+    for (size_t i = 0; i < n; i++) {
+        g->md[i] = md[i];
+        memcpy(p, md[i].name, md[i].name_len);
+        g->md[i].name = p;
+        p += md[i].name_len + 1;
+        memcpy(p, md[i].value, md[i].value_len);
+        g->md[i].value = p;
+        p += md[i].value_len + 1;
+    }
+    g->nmd = n;
+    return 0;
+}
+
+typedef struct lm_gr_create {
+    lm_gr_opts *o;
+    const pb_schema *schema;
+    h2_nv md[LM_GR_MAX_MD];
+    size_t nmd;
+} lm_gr_create;
+
+static int lm_gr_new(void *obj, const lm_connect_args *a, void *opts, char *err, size_t err_len) {
+    lm_gr *g = obj;
+    lm_gr_create *cr = opts;
+    grpc_client_cfg cfg = {worker_loop(a->w), a->address, cr->o->tls, cr->o->connect_timeout_ns, cr->o->max_recv, 0};
+    if (grpc_client_new(&cfg, &g->client, err, err_len) != 0) return -1;
+    if (lm_gr_copy_md(g, cr->md, cr->nmd) != 0) {
+        grpc_client_close(g->client);
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    g->w = a->w;
+    g->list = (lm_gr_list *)g->obj.list;
+    g->pooled = a->pool;
+    g->schema = cr->schema;
+    g->timeout_ns = cr->o->timeout_ns;
+    snprintf(g->name, sizeof g->name, "%s", a->address);
+    lm_op_pool_init(&g->ops, sizeof(lm_gr_op), lm_gr_push, lm_gr_op_fini);
+    return 0;
+}
+
+static const net_tls_opts **lm_gr_kind_opts(lua_State *L, int idx, void *opts, int *pool) {
+    lm_gr_create *cr = opts;
+    return lm_gr_opts_read(L, idx, cr->o, pool);
+}
+
+static const lm_client_kind lm_gr_kind = {
+    .fname = "grpc.connect", .vu_fname = "luamech.grpc.connect", .mt = LM_GR_MT, .size = sizeof(lm_gr),
+    .tls_scheme = NULL, .plain_scheme = NULL, .opts = lm_gr_kind_opts, .create = lm_gr_new,
+    .connect = lm_gr_connect, .close = lm_gr_close_client};
+
+static int lm_gr_connect_lua(lua_State *L) {
+    lm_gr_list *list = lua_touserdata(L, lua_upvalueindex(2));
+    worker *w = lua_touserdata(L, lua_upvalueindex(1));
+    lm_gr_opts o;
+    lm_gr_create cr = {.o = &o};
+    lm_connect_args a;
+    lm_connect_args_read(L, &lm_gr_kind, w, &list->base.tls, &a, &cr);
+    cr.schema = lm_pb_load(L, w, o.proto, "grpc.connect proto");
+    lua_pop(L, 1);                                  /* the schema stays in the worker's cache */
+    lua_getfield(L, 2, "metadata");
+    cr.nmd = lm_gr_metadata(L, lua_gettop(L), cr.md, 0, LM_GR_MAX_MD, "grpc.connect");
+    lua_pop(L, 1);
+    char key[4400];
+    snprintf(key, sizeof key, "%s", o.proto);
+    lm_pool_key pk = {.address = a.address, .timeout_ns = o.timeout_ns, .connect_timeout_ns = o.connect_timeout_ns,
+                      .opt = {(int64_t)o.max_recv, (int64_t)cr.nmd}, .secret = key, .tls = a.tkey};
+    return lm_client_connect(L, &lm_gr_kind, &list->base, &pk, &a, &cr);
+}
+
+void lm_grpc_open(lua_State *L, worker *w) {
+    static const luaL_Reg methods[] = {{"invoke", lm_gr_invoke}, {"stream", lm_gr_stream}, {"close", lm_gr_close_lua},
+                                       {NULL, NULL}};
+    static const luaL_Reg meta[] = {{"__gc", lm_gr_gc}, {"__tostring", lm_gr_tostring}, {NULL, NULL}};
+    lm_client_type(L, LM_GR_MT, methods, meta, NULL);
+    lm_gr_list *list = calloc(1, sizeof *list);
+    if (list) list->w = w;
+    lm_client_module(L, w, list ? &list->base : NULL, "grpc", lm_gr_worker_close, lm_gr_connect_lua);
+}

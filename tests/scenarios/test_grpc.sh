@@ -1,0 +1,206 @@
+# gRPC against a real server: tests/scenarios/fixtures/grpc/greeter_server.py
+# (Debian's python3-grpcio, generic handlers, no generated code) counts what
+# it served; luamech's timers and grpc.status.* counters must equal it.
+# luamech compiles greeter.proto itself (protoc, run time).  Unary calls
+# with every kind of field (maps, sint64 arrays, int64 as strings, oneof,
+# Timestamp), metadata, server streaming, statuses from the server
+# (percent-decoded message), UNIMPLEMENTED for a method the server lacks,
+# INTERNAL for a malformed response, DEADLINE_EXCEEDED for a server that
+# answers late and for one that never says anything (a bare TCP listener),
+# UNAVAILABLE at connect for a closed port, script mistakes refused with
+# one message, thresholds on "grpc <method>" timers; the shipped
+# scenario scenarios/grpc_greeter.lua (its proto is this test's); TLS
+# with ALPN h2 against the same server with the test PKI's certificate;
+# the folder of `luamech new --template grpc`.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_http.sh"
+PY=/usr/bin/python3
+F=$SRC/tests/scenarios/fixtures/grpc
+P=$SRC/scenarios
+mkdir -p "$TMP/sc"
+cp "$P/greeter.proto" "$TMP/sc/"
+protoc --include_imports --descriptor_set_out="$TMP/g.desc" -I "$P" greeter.proto || { fail "protoc"; finish; }
+GP=$(free_port)
+"$PY" "$F/greeter_server.py" "$TMP/g.desc" "$GP" "$TMP/counts.json" > "$TMP/srv.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do grep -q ready "$TMP/srv.log" && break; sleep 0.1; done
+grep -q ready "$TMP/srv.log" || { fail "the gRPC server did not start: $(cat "$TMP/srv.log")"; finish; }
+served() { jq -r --arg k "$1" '.[$k] // 0' "$TMP/counts.json"; }
+checks() { jq -r --arg k "$2" '[.checks[]? | .[$k]] | add // 0' "$1"; }   # checks FILE passes|fails
+
+cat > "$TMP/sc/s.lua" <<'S'
+return { requests = tonumber(luamech.param("N")), groups = { { name = "g", vus = 4, script = "vu.lua" } },
+         thresholds = { luamech.param("TH") } }
+S
+cat > "$TMP/sc/vu.lua" <<'S'
+local c = luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"),
+  { proto = "greeter.proto", pool = true, metadata = { ["x-user"] = "ann" } })
+return function()
+  local r, code, msg = c:invoke("lmgrpc.Greeter/SayHello", { name = "bob", count = 3, nums = { 1, -2 },
+    tags = { a = "b" }, at = { seconds = 5, nanos = 7 } }, { metadata = { ["x-run"] = "r1" } })
+  luamech.check(code == 0 and r.message == "hello bob" and r.n == 3, "unary reply")
+  luamech.check(code == 0 and r.nums[1] == 2 and r.nums[2] == -4 and r.meta["x-user"] == "ann"
+    and r.meta["x-run"] == "r1" and r.meta["tag-a"] == "b", "repeated, map, metadata")
+  luamech.check(code == 0 and r.big == "-9007199254740993" and r.note == nil and r.at.seconds == 6
+    and r.at.nanos == 7, "int64 past 2^53, oneof, Timestamp")
+  local rs, c2 = c:stream("lmgrpc.Greeter/Count", { name = "s", count = 3 })
+  luamech.check(c2 == 0 and #rs == 3 and rs[3].message == "s 2" and rs[3].n == 2, "server stream")
+  local none, c3, m3 = c:invoke("lmgrpc.Greeter/SayHello", { name = "z", status = 5 }, { name = "refused" })
+  luamech.check(none == nil and c3 == 5 and m3 == "refused: café 100% z", "status and message")
+  local _, c4 = c:invoke("lmgrpc.Greeter/Missing", {})
+  luamech.check(c4 == 12, "unimplemented")
+  local _, c5, m5 = c:invoke("lmgrpc.Greeter/Garbage", {})
+  luamech.check(c5 == 13 and m5:find("past the end", 1, true) ~= nil, "malformed response")
+end
+S
+N=40
+timeout 120 "$LUAMECH" run "$TMP/sc/s.lua" -q -w 2 -e PORT="$GP" -e N=$N -e TH="grpc lmgrpc.Greeter/SayHello p99 < 10s" \
+    -o "$TMP/o1" > "$TMP/o1.out" 2>&1
+RC=$?
+S=$TMP/o1/summary.json
+check "run exits 0 (exit $RC)" [ $RC -eq 0 ]
+check "every check passed ($(checks "$S" passes) passed, $(checks "$S" fails) failed)" [ "$(checks "$S" fails)" -eq 0 -a "$(checks "$S" passes)" -eq $((N * 7)) ]
+check "server: SayHello ok $N = luamech's grpc lmgrpc.Greeter/SayHello ($(served SayHello.ok), $(timer_count "$S" "grpc lmgrpc.Greeter/SayHello"))" \
+    [ "$(served SayHello.ok)" -eq $N -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -eq $N -a "$(timer_errors "$S" "grpc lmgrpc.Greeter/SayHello")" -eq 0 ]
+check "server: refused $N = luamech's grpc refused errors and NOT_FOUND ($(served SayHello.status.5), $(timer_errors "$S" "grpc refused"), $(counter "$S" grpc.status.NOT_FOUND))" \
+    [ "$(served SayHello.status.5)" -eq $N -a "$(timer_errors "$S" "grpc refused")" -eq $N -a "$(counter "$S" grpc.status.NOT_FOUND)" -eq $N ]
+check "server: $((N * 3)) streamed messages in $N streams = luamech's Count timer ($(served Count.msg)/$(served Count.ok), $(timer_count "$S" "grpc lmgrpc.Greeter/Count"))" \
+    [ "$(served Count.msg)" -eq $((N * 3)) -a "$(served Count.ok)" -eq $N -a "$(timer_count "$S" "grpc lmgrpc.Greeter/Count")" -eq $N ]
+check "OK = SayHello + Count ($(counter "$S" grpc.status.OK))" [ "$(counter "$S" grpc.status.OK)" -eq $((N * 2)) ]
+check "server: Garbage $N = INTERNAL $N ($(served Garbage), $(counter "$S" grpc.status.INTERNAL))" \
+    [ "$(served Garbage)" -eq $N -a "$(counter "$S" grpc.status.INTERNAL)" -eq $N ]
+check "UNIMPLEMENTED $N ($(counter "$S" grpc.status.UNIMPLEMENTED))" [ "$(counter "$S" grpc.status.UNIMPLEMENTED)" -eq $N ]
+check "failures tallied with the status name" grep -q "grpc lmgrpc.Greeter/Missing: UNIMPLEMENTED" "$TMP/o1/errors.csv"
+
+# the shipped scenario, shortened: its thresholds hold, the server saw what luamech counted
+before=$(served SayHello.ok)
+timeout 120 "$LUAMECH" run "$SRC/scenarios/grpc_greeter.lua" -q -w 2 -n 300 -u 10 -e GRPC="127.0.0.1:$GP" \
+    -o "$TMP/shipped" > "$TMP/shipped.out" 2>&1
+RC=$?
+S=$TMP/shipped/summary.json
+check "scenarios/grpc_greeter.lua: exit 0, 300 transactions, no error (exit $RC, $(timer_count "$S" "All Transactions")/$(timer_errors "$S" "All Transactions"))" \
+    [ $RC -eq 0 -a "$(timer_count "$S" "All Transactions")" -eq 300 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+check "scenarios/grpc_greeter.lua: the server served its 300 SayHello ($(( $(served SayHello.ok) - before )))" \
+    [ $(( $(served SayHello.ok) - before )) -eq 300 ]
+
+# over TLS (ALPN h2; the test PKI's CA), against the same server code with a certificate
+PKI=$TMP/pki
+test_pki "$PKI"
+TP=$(free_port)
+"$PY" "$F/greeter_server.py" "$TMP/g.desc" "$TP" "$TMP/tcounts.json" "$PKI/server.pem" "$PKI/server.key" > "$TMP/tsrv.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do grep -q ready "$TMP/tsrv.log" && break; sleep 0.1; done
+cat > "$TMP/sc/t.lua" <<'S'
+return { requests = 20, groups = { { name = "g", vus = 2, script = "tvu.lua" } } }
+S
+cat > "$TMP/sc/tvu.lua" <<'S'
+local c = assert(luamech.grpc.connect("localhost:" .. luamech.param("PORT"),
+  { proto = "greeter.proto", tls = { ca_file = luamech.param("CA") } }))
+return function()
+  local r, code, msg = c:invoke("lmgrpc.Greeter/SayHello", { name = "tls" })
+  luamech.check(code == 0 and r.message == "hello tls", "over TLS: " .. tostring(code) .. " " .. tostring(msg))
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/sc/t.lua" -q -w 1 -e PORT="$TP" -e CA="$PKI/ca.pem" -o "$TMP/o6" > "$TMP/o6.out" 2>&1
+RC=$?
+S=$TMP/o6/summary.json
+check "over TLS: exit 0, 20 OK = the TLS server's 20 (exit $RC, $(counter "$S" grpc.status.OK), $(jq -r '."SayHello.ok" // 0' "$TMP/tcounts.json"))" \
+    [ $RC -eq 0 -a "$(counter "$S" grpc.status.OK)" -eq 20 -a "$(jq -r '."SayHello.ok" // 0' "$TMP/tcounts.json")" -eq 20 ]
+echo 'local c = luamech.grpc.connect("localhost:" .. luamech.param("PORT"), { proto = "greeter.proto", tls = { ca_file = luamech.param("CA") } }) assert(c == nil) return function() end' > "$TMP/sc/tvu.lua"
+timeout 60 "$LUAMECH" run "$TMP/sc/t.lua" -q -w 1 -e PORT="$TP" -e CA="$PKI/ca2.pem" -o "$TMP/o7" > "$TMP/o7.out" 2>&1
+RC=$?
+check "over TLS with another CA: connect returns nil, err (exit $RC)" [ $RC -eq 0 ]
+
+# luamech new --template grpc: its folder (with service.proto) runs green against this server
+(cd "$TMP" && "$LUAMECH" new t_grpc --template grpc > "$TMP/new.out" 2>&1)
+check "new --template grpc writes service.proto ($(head -1 "$TMP/new.out"))" [ -s "$TMP/t_grpc/service.proto" ]
+before=$(served SayHello.ok)
+timeout 60 "$LUAMECH" run "$TMP/t_grpc/scenario.lua" -q -w 1 -d 1s -e GRPC="127.0.0.1:$GP" -o "$TMP/o8" > "$TMP/o8.out" 2>&1
+RC=$?
+S=$TMP/o8/summary.json
+check "the grpc template runs green, its calls = the server's ($RC, $(timer_count "$S" "grpc lmgrpc.Greeter/SayHello") = $(( $(served SayHello.ok) - before )))" \
+    [ $RC -eq 0 -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -gt 0 -a "$(timer_errors "$S" "grpc lmgrpc.Greeter/SayHello")" -eq 0 \
+      -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -eq $(( $(served SayHello.ok) - before )) ]
+
+# a threshold on a gRPC timer fails the run (exit 6)
+timeout 120 "$LUAMECH" run "$TMP/sc/s.lua" -q -w 1 -e PORT="$GP" -e N=4 -e TH="grpc lmgrpc.Greeter/Count errors > 1000" \
+    -o "$TMP/o2" > "$TMP/o2.out" 2>&1
+RC=$?
+check "a failing threshold on grpc lmgrpc.Greeter/Count: exit 6 (exit $RC)" [ $RC -eq 6 ]
+
+# deadlines: a server that answers only after the deadline, and one that never says anything
+SP=$(free_port)
+"$PY" -c 'import socket,sys,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64)
+held=[]
+while True:
+    c,_=s.accept(); held.append(c)' "$SP" &
+PIDS+=($!)
+for _ in $(seq 50); do port_open "$SP" && break; sleep 0.1; done
+cat > "$TMP/sc/d.lua" <<'S'
+return { requests = 8, groups = { { name = "g", vus = 4, script = "dvu.lua" } } }
+S
+cat > "$TMP/sc/dvu.lua" <<'S'
+local late = luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto" })
+local mute = luamech.grpc.connect("127.0.0.1:" .. luamech.param("SILENT"), { proto = "greeter.proto", timeout = 0.3 })
+return function()
+  local _, c1, m1 = late:invoke("lmgrpc.Greeter/Never", {}, { timeout = 0.2 })
+  luamech.check(c1 == 4, "late server: DEADLINE_EXCEEDED")
+  local _, c2, m2 = mute:invoke("lmgrpc.Greeter/SayHello", { name = "x" })
+  luamech.check(c2 == 4 and m2:find("deadline", 1, true) ~= nil, "silent server: DEADLINE_EXCEEDED")
+end
+S
+before=$(served Never.started)
+start=$(date +%s%N)
+timeout 60 "$LUAMECH" run "$TMP/sc/d.lua" -q -w 1 -e PORT="$GP" -e SILENT="$SP" -o "$TMP/o3" > "$TMP/o3.out" 2>&1
+RC=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+S=$TMP/o3/summary.json
+check "deadline run exits 0 (exit $RC)" [ $RC -eq 0 ]
+check "16 DEADLINE_EXCEEDED, checks pass ($(counter "$S" grpc.status.DEADLINE_EXCEEDED), $(checks "$S" passes))" \
+    [ "$(counter "$S" grpc.status.DEADLINE_EXCEEDED)" -eq 16 -a "$(checks "$S" passes)" -eq 16 ]
+check "the late server saw 8 calls ($(( $(served Never.started) - before )))" [ $(( $(served Never.started) - before )) -eq 8 ]
+check "bounded: 2 rounds of 0.5 s deadlines took under 10 s ($ms ms)" [ $ms -lt 10000 ]
+
+# connect to a closed port: the init fails (exit 4) with one message
+CP=$(free_port)
+cat > "$TMP/sc/c.lua" <<'S'
+return { requests = 1, groups = { { name = "g", vus = 1, script = "cvu.lua" } } }
+S
+echo 'local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto", connect_timeout = 2 })) return function() end' > "$TMP/sc/cvu.lua"
+timeout 60 "$LUAMECH" run "$TMP/sc/c.lua" -q -w 1 -e PORT="$CP" -o "$TMP/o4" > "$TMP/o4.out" 2>&1
+RC=$?
+check "a closed port: exit 4 with grpc.connect's message (exit $RC: $(grep -m1 grpc.connect "$TMP/o4.out"))" \
+    [ $RC -eq 4 ] && grep -q "grpc.connect 127.0.0.1:$CP" "$TMP/o4.out"
+
+# script mistakes: one clear message each, raised to the script
+cat > "$TMP/sc/e.lua" <<'S'
+return { requests = 1, groups = { { name = "g", vus = 1, script = "evu.lua" } } }
+S
+cat > "$TMP/sc/evu.lua" <<'S'
+local function err(f) local ok, e = pcall(f) assert(not ok) return tostring(e) end
+local c = luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto" })
+local e1 = err(function() c:invoke("lmgrpc.Greeter/Nope", {}) end)
+assert(e1:find("no method 'lmgrpc.Greeter/Nope'", 1, true), e1)
+local e2 = err(function() c:invoke("lmgrpc.Greeter/SayHello", { nme = "x" }) end)
+assert(e2:find("lmgrpc.HelloRequest has no field 'nme'", 1, true), e2)
+local e3 = err(function() c:invoke("lmgrpc.Greeter/SayHello", { count = "many" }) end)
+assert(e3:find("lmgrpc.HelloRequest.count: 'many' is not an integer", 1, true), e3)
+local e4 = err(function() c:invoke("lmgrpc.Greeter/SayHello", { count = 2^40 }) end)
+assert(e4:find("out of the 32-bit range", 1, true), e4)
+local e5 = err(function() c:invoke("lmgrpc.Greeter/Count", {}) end)
+assert(e5:find("server-streaming: use c:stream", 1, true), e5)
+local e6 = err(function() luamech.grpc.connect("127.0.0.1:1", { proto = "nope.proto" }) end)
+assert(e6:find("protoc failed", 1, true), e6)
+local pb = luamech.protobuf.load("greeter.proto")
+local bytes = pb:encode("lmgrpc.HelloRequest", { name = "ü", nums = { -1, 5 }, tags = { k = "v" } })
+local back = pb:decode("lmgrpc.HelloRequest", bytes)
+assert(back.name == "ü" and back.nums[1] == -1 and back.nums[2] == 5 and back.tags.k == "v", "protobuf round trip")
+local bad, e7 = pb:decode("lmgrpc.HelloRequest", "\10\9ab")
+assert(bad == nil and e7:find("past the end", 1, true), tostring(e7))
+return function() end
+S
+timeout 60 "$LUAMECH" run "$TMP/sc/e.lua" -q -w 1 -e PORT="$GP" -o "$TMP/o5" > "$TMP/o5.out" 2>&1
+RC=$?
+check "script mistakes raise clear messages (exit $RC: $(grep -m1 -i error "$TMP/o5.out"))" [ $RC -eq 0 ]
+finish

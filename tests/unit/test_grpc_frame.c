@@ -1,0 +1,139 @@
+/* test_grpc_frame.c - unit tests for proto/grpc_frame.c: the message prefix
+ * (the bytes of gRPC's PROTOCOL-HTTP2 document; the real server's side is
+ * tested with the client, tests/scenarios), messages
+ * read whole, in place and split at every byte, several in one piece; the
+ * compressed flag and lengths above the limit refused with one message;
+ * grpc-timeout both ways; grpc-status and grpc-message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proto/grpc_frame.h"
+
+static void test_prefix(void **state) {
+    (void)state;
+    uint8_t p[5];
+    grpc_frame_prefix(p, 0x01020304);
+    assert_memory_equal(p, "\x00\x01\x02\x03\x04", 5);
+    grpc_frame_prefix(p, 0);
+    assert_memory_equal(p, "\x00\x00\x00\x00\x00", 5);
+}
+
+/* Three messages (7, 0 and 300 bytes) in one stream, fed in pieces of k bytes. */
+static void feed_in_pieces(size_t k) {
+    uint8_t stream[5 + 7 + 5 + 5 + 300];
+    size_t n = 0;
+    size_t lens[3] = {7, 0, 300};
+    for (int m = 0; m < 3; m++) {
+        grpc_frame_prefix(stream + n, (uint32_t)lens[m]);
+        n += 5;
+        memset(stream + n, 'a' + m, lens[m]);
+        n += lens[m];
+    }
+    grpc_deframer d = {0};
+    char err[128];
+    int got = 0;
+    for (size_t off = 0; off < n; off += k) {
+        const uint8_t *p = stream + off;
+        size_t left = n - off < k ? n - off : k;
+        const uint8_t *msg;
+        size_t len;
+        int rc;
+        while ((rc = grpc_deframe(&d, &p, &left, &msg, &len, err, sizeof(err))) == 1) {
+            assert_true(got < 3);
+            assert_int_equal(len, lens[got]);
+            for (size_t i = 0; i < len; i++) assert_int_equal(msg[i], 'a' + got);
+            got++;
+        }
+        assert_int_equal(rc, 0);
+        assert_int_equal(left, 0);
+    }
+    assert_int_equal(got, 3);
+    assert_false(grpc_deframe_partial(&d));
+    grpc_deframer_free(&d);
+}
+
+static void test_deframe_pieces(void **state) {
+    (void)state;
+    for (size_t k = 1; k <= 330; k++) feed_in_pieces(k);
+}
+
+static void test_deframe_refusals(void **state) {
+    (void)state;
+    grpc_deframer d = {0};
+    char err[128];
+    const uint8_t *msg, *p = (const uint8_t *)"\x01\x00\x00\x00\x01x";
+    size_t n = 6, len;
+    assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "compressed message"));
+    grpc_deframer_free(&d);
+    p = (const uint8_t *)"\x02\x00\x00\x00\x01x", n = 6;
+    assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "message flag 2"));
+    grpc_deframer_free(&d);
+    d.max = 100;
+    p = (const uint8_t *)"\x00\x00\x00\x00\x65", n = 5;
+    assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "101 bytes, above the receive limit of 100"));
+    grpc_deframer_free(&d);
+    p = (const uint8_t *)"\x00\x00\x00\x00\x05xy", n = 7;           /* the stream ends mid-message */
+    assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), 0);
+    assert_true(grpc_deframe_partial(&d));
+    grpc_deframer_free(&d);
+}
+
+static void test_timeout(void **state) {
+    (void)state;
+    char b[16];
+    grpc_timeout_format(b, 250);
+    assert_string_equal(b, "250m");
+    grpc_timeout_format(b, 99999999);
+    assert_string_equal(b, "99999999m");
+    grpc_timeout_format(b, 100000000);
+    assert_string_equal(b, "100000S");
+    grpc_timeout_format(b, UINT64_MAX / 2);
+    assert_true(strlen(b) <= 9);
+    uint64_t ms;
+    assert_int_equal(grpc_timeout_parse("1500u", 5, &ms), 0);
+    assert_int_equal(ms, 2);
+    assert_int_equal(grpc_timeout_parse("2S", 2, &ms), 0);
+    assert_int_equal(ms, 2000);
+    assert_int_equal(grpc_timeout_parse("1H", 2, &ms), 0);
+    assert_int_equal(ms, 3600000);
+    assert_int_equal(grpc_timeout_parse("10x", 3, &ms), -1);
+    assert_int_equal(grpc_timeout_parse("123456789m", 10, &ms), -1);   /* at most 8 digits */
+    assert_int_equal(grpc_timeout_parse("m", 1, &ms), -1);
+}
+
+static void test_status(void **state) {
+    (void)state;
+    assert_int_equal(grpc_status_parse("0", 1), 0);
+    assert_int_equal(grpc_status_parse("14", 2), 14);
+    assert_int_equal(grpc_status_parse("", 0), -1);
+    assert_int_equal(grpc_status_parse("1a", 2), -1);
+    assert_int_equal(grpc_status_parse("99999999999", 11), -1);
+    assert_string_equal(grpc_status_name(4), "DEADLINE_EXCEEDED");
+    assert_string_equal(grpc_status_name(16), "UNAUTHENTICATED");
+    assert_string_equal(grpc_status_name(17), "UNKNOWN");
+    assert_string_equal(grpc_status_name(-1), "UNKNOWN");
+    char out[32];
+    const char *m = "no %E2%82%AC here%2";      /* a euro sign; a cut escape kept */
+    assert_int_equal(grpc_message_decode(m, strlen(m), out, sizeof(out)), 13);
+    assert_string_equal(out, "no \xe2\x82\xac here%2");
+    assert_int_equal(grpc_message_decode("abcdef", 6, out, 4), 3);
+    assert_string_equal(out, "abc");
+    assert_int_equal(grpc_message_decode("%zz%41", 6, out, sizeof(out)), 4);
+    assert_string_equal(out, "%zzA");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prefix),  cmocka_unit_test(test_deframe_pieces), cmocka_unit_test(test_deframe_refusals),
+        cmocka_unit_test(test_timeout), cmocka_unit_test(test_status),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 mkdir -p "$TMP/a" "$TMP/b" "$TMP/c"
-"$LUAMECH" run "$F/lua_api.lua" -q -s 42 -e OUT="$TMP/a" -o "$TMP/ra" > "$TMP/stdout" 2>&1
+"$LUAMECH" run "$F/lua_api.lua" -q --verbose -s 42 -e OUT="$TMP/a" -o "$TMP/ra" > "$TMP/stdout" 2>&1
 check "run exits 0" [ $? -eq 0 ]
 s=$TMP/ra/summary.json
 num() { jq -r --arg n "$1" ".timers[] | select(.name == \$n) | .summary.$2" "$s"; }

@@ -54,10 +54,10 @@ check "slurm: each task said where its segment came from" [ "$(grep -c 'from SLU
 for i in 1 2 3 4; do
     check "slurm: segment $i's end summary in the job log" grep -q "segment $i/4 of segments_budget: completed (exit 0), 100 transactions" "$S/job.out"
 done
-check "slurm: one full report in the job log, the merge's ($(grep -c 'Performance Results Report' "$S/job.out"))" \
-    [ "$(grep -c 'Performance Results Report' "$S/job.out")" -eq 1 ]
-check "slurm: the segments' part of the job log is short ($(sed '/Performance Results Report/,$d' "$S/job.out" | wc -l) lines)" \
-    [ "$(sed '/Performance Results Report/,$d' "$S/job.out" | wc -l)" -lt 60 ]
+check "slurm: one end report in the job log, the merge's ($(grep -c '^Timers (ms' "$S/job.out"))" \
+    [ "$(grep -c '^Timers (ms' "$S/job.out")" -eq 1 ]
+check "slurm: the segments' part of the job log is short ($(sed '/^Timers (ms/,$d' "$S/job.out" | wc -l) lines)" \
+    [ "$(sed '/^Timers (ms/,$d' "$S/job.out" | wc -l)" -lt 60 ]
 hdrjs_check_merge "$m" "$S"/results/run/seg-?
 
 # ---- central thresholds under Slurm (docs/distributed.md "Central

@@ -84,6 +84,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "net")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "protobuf-compiler")   # luamech.grpc / luamech.protobuf run protoc on a .proto at run time
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "memcached, redis-server, webdis, nginx-light | nginx, openssl")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_STRIP_FILES ON)

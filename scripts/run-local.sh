@@ -117,7 +117,7 @@ start_server() {
             port_open "$port" && kill -0 "$pid" 2>/dev/null && { pids+=($pid); return 0; }
             sleep 0.05
         done
-        kill "$pid" 2>/dev/null
+        kill "$pid" 2>/dev/null || true                  # (it may be gone already: not an error under set -e)
         [ -z "$fixed$fixed2" ] || break
     done
     echo "$name did not start${fixed:+ on port $fixed}; see $tmp" >&2; exit 1

@@ -40,6 +40,20 @@ check "MEMCACHED_PORT=$mp: memcached there ($(head -1 "$TMP/p2"))" grep -qx "MEM
 check "MEMCACHED_PORT=$mp: 10 transactions, no error" \
     [ "$(jq -r '.timers[] | select(.name == "All Transactions") | "\(.summary.count) \(.summary.errors)"' "$TMP/r2/summary.json")" = "10 0" ]
 
+# a server that dies on its first port (taken between the check and the
+# bind by a parallel test) is started again on another: a memcached that
+# exits at once the first time
+mkdir -p "$TMP/bin"
+cat > "$TMP/bin/memcached" <<SH
+#!/bin/sh
+[ -f "$TMP/died" ] || { touch "$TMP/died"; exit 1; }
+exec $(command -v memcached) "\$@"
+SH
+chmod +x "$TMP/bin/memcached"
+PATH=$TMP/bin:$PATH bash "$RL" "$TMP/sc.lua" -q -e OUT="$TMP/p3" -o "$TMP/r3" > "$TMP/o3" 2>&1
+check "a server that died on its first port is started on another ($(tail -c 200 "$TMP/o3"))" \
+    [ -f "$TMP/died" -a "$(jq -r .status "$TMP/r3/summary.json" 2>/dev/null)" = completed ]
+
 # bad settings: exit 2, one message; a busy fixed port: exit 1, named
 bad() { # bad CODE PATTERN VAR=VALUE
     env "$3" bash "$RL" "$TMP/sc.lua" -q -e OUT="$TMP/px" -o "$TMP/rx" > "$TMP/ox" 2>&1

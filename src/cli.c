@@ -44,7 +44,7 @@ static const char cli_usage[] =
 "                                     see 'luamech compare --help')\n"
 "       luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow [--dashboard [ADDR:]PORT]]\n"
 "                                    (one result from a run's --segment parts; docs/distributed.md)\n"
-"       luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws|grpc]   (writes a scenario folder NAME/)\n"
+"       luamech new NAME [--template %s]   (writes a scenario folder NAME/)\n"
 "       luamech --help | --version\n"
 "\n"
 "Runs SCENARIO (a Lua file returning { run_time=, rampup=, interval=, groups= })\n"
@@ -121,8 +121,9 @@ static const char cli_suite_usage[] =
 
 /* The usage text, with the defaults from the plan's one table. */
 static void cli_print_usage(FILE *f) {
-    char iv[32], gs[32];
-    fprintf(f, cli_usage, units_format_duration(PLAN_DEFAULT_INTERVAL_NS, iv, sizeof iv),
+    char iv[32], gs[32], templates[256];
+    fprintf(f, cli_usage, new_template_list(templates, sizeof templates, "|", NULL),
+            units_format_duration(PLAN_DEFAULT_INTERVAL_NS, iv, sizeof iv),
             units_format_duration(PLAN_DEFAULT_GRACEFUL_STOP_NS, gs, sizeof gs));
 }
 

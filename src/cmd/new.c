@@ -1,4 +1,4 @@
-/* new.c - `luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws|grpc]`:
+/* new.c - `luamech new NAME [--template T]` (T one of new_templates[]):
  * writes a working scenario folder NAME/ in the current directory from the
  * templates embedded in the binary (templates/, lua/types/luamech.lua):
  * scenario.lua, vu.lua, README.md (how to run it), types/luamech.lua and
@@ -83,10 +83,23 @@ static const struct { const char *out, *src; int optional; } new_files[] = {
     {"types/luamech.lua", "lua/types/luamech.lua", 0},
 };
 
-static const char new_usage[] =
-    "usage: luamech new NAME [--template memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws|grpc]\n"
-    "writes a scenario folder NAME/ (scenario.lua, vu.lua, README.md, editor types);\n"
-    "the default template is memcached.\n";
+const char *new_template_list(char *buf, size_t len, const char *sep, const char *last) {
+    size_t used = 0;
+    if (len) buf[0] = 0;
+    for (const new_template *t = new_templates; t->name && used < len; t++) {
+        const char *join = t == new_templates ? "" : (t + 1)->name || !last ? sep : last;
+        int n = snprintf(buf + used, len - used, "%s%s", join, t->name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+static void new_print_usage(void) {
+    char list[256];
+    printf("usage: luamech new NAME [--template %s]\n"
+           "writes a scenario folder NAME/ (scenario.lua, vu.lua, README.md, editor types);\n"
+           "the default template is %s.\n", new_template_list(list, sizeof list, "|", NULL), new_templates[0].name);
+}
 
 static int new_bad(const char *fmt, const char *arg) {
     fprintf(stderr, "luamech new: ");
@@ -307,10 +320,10 @@ static int new_create(const char *name, const new_template *t, const char *prog)
 }
 
 int new_cmd_main(int argc, char **argv, const char *prog) {
-    const char *name = NULL, *tname = "memcached";
+    const char *name = NULL, *tname = new_templates[0].name;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { fputs(new_usage, stdout); return EXIT_OK; }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { new_print_usage(); return EXIT_OK; }
         if (strcmp(a, "--template") == 0 || strcmp(a, "-t") == 0) {
             if (++i >= argc) return new_bad("%s needs a value", a);
             tname = argv[i];
@@ -329,5 +342,7 @@ int new_cmd_main(int argc, char **argv, const char *prog) {
         return new_bad("bad NAME '%s': 1..64 letters, digits, '_', '-' or '.', not starting with '.' or '-'", name);
     for (const new_template *t = new_templates; t->name; t++)
         if (strcmp(t->name, tname) == 0) return new_create(name, t, prog);
-    return new_bad("unknown template '%s' (memcached, redis, redis-cluster, http, http2, api, webdis, rate, ws or grpc)", tname);
+    char list[256], fmt[400];
+    snprintf(fmt, sizeof fmt, "unknown template '%%s' (%s)", new_template_list(list, sizeof list, ", ", " or "));
+    return new_bad(fmt, tname);
 }

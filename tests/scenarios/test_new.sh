@@ -223,4 +223,16 @@ else
 fi
 "$LUAMECH" new --help > "$TMP/help.out" 2>&1
 check "new --help exits 0 and shows the templates" grep -q "memcached|redis|redis-cluster|http|http2|api|webdis|rate|ws" "$TMP/help.out"
+# every template directory is offered, and every list of them names the same
+list=$(sed -nE 's/^usage: luamech new NAME \[--template ([^]]*)\]$/\1/p' "$TMP/help.out")
+dirs=$(cd "$SRC/templates" && for d in */; do echo "${d%/}"; done | sort | paste -sd'|')
+check "new --help lists each folder of templates/ ($list; $dirs)" [ "$(tr '|' '\n' <<< "$list" | sort | paste -sd'|')" = "$dirs" ]
+"$LUAMECH" --help > "$TMP/main-help.out" 2>&1
+check "luamech --help lists the same templates" grep -qF -- "luamech new NAME [--template $list]" "$TMP/main-help.out"
+check "README.md lists the same templates" grep -qF -- "luamech new NAME [--template $list]" "$SRC/README.md"
+"$LUAMECH" new x --template nope > "$TMP/nope.out" 2>&1
+rc=$?
+want="unknown template 'nope' ($(sed 's/|/, /g; s/, \([^,]*\)$/ or \1/' <<< "$list"))"
+check "an unknown template: exit 2 ($rc), the list named ($(head -1 "$TMP/nope.out"))" \
+    [ $rc -eq 2 -a "$(grep -cF "$want" "$TMP/nope.out")" = 1 ]
 finish

@@ -456,7 +456,7 @@ static int merge_read_seg(merge_seg *s, char *err, size_t len) {
     char path[4200];
     json_error_t je;
     snprintf(path, sizeof path, "%s/summary.json", s->dir);
-    s->root = json_load_file(path, 0, &je);
+    if (!s->root) s->root = json_load_file(path, 0, &je);     /* merge_once may have read it */
     if (!s->root) {
         snprintf(err, len, "%s: %s", path, je.text);
         return -1;
@@ -1537,8 +1537,19 @@ static int merge_is_phased(const char *dir) {
     return phased;
 }
 
+/* The first segment's summary.json is read once: to tell a phased run,
+ * then, when it is not one, kept for merge_read_seg (which reads it again
+ * only when it could not be parsed here, for its message). */
 static int merge_once(merge_opts *o) {
-    return merge_is_phased(o->segs[0].dir) ? merge_phased(o) : merge_one(o, NULL, NULL);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/summary.json", o->segs[0].dir);
+    json_t *first = json_load_file(path, 0, NULL);
+    if (merge_get(first, "phases_run")) {
+        json_decref(first);
+        return merge_phased(o);
+    }
+    o->segs[0].root = first;
+    return merge_one(o, NULL, NULL);
 }
 
 /* The newest of the phase directories' summary.json and intervals.csv

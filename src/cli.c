@@ -42,7 +42,7 @@ static const char cli_usage[] =
 "       luamech compare A1 A2 A3 ... -- B1 B2 B3 ... [same options]\n"
 "                                    (sets of repeated runs: medians and a significance test;\n"
 "                                     see 'luamech compare --help')\n"
-"       luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow [--dashboard [ADDR:]PORT]]\n"
+"       luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--verbose] [--follow [--dashboard [ADDR:]PORT]]\n"
 "                                    (one result from a run's --segment parts; docs/distributed.md)\n"
 "       luamech new NAME [--template %s]   (writes a scenario folder NAME/)\n"
 "       luamech --help | --version\n"

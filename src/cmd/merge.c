@@ -92,6 +92,7 @@ typedef struct merge_seg {
 typedef struct merge_opts {
     const char *out;
     int allow_partial;
+    int verbose;               /* --verbose: the full end report, as `run --verbose` */
     int follow;                /* --follow: merge again every second until every segment ended */
     int live;                  /* this round is a live one: status "running", a progress line */
     const char **all;          /* --follow: every segment directory given (stop requests go to each) */
@@ -110,7 +111,7 @@ typedef struct merge_opts {
 
 static int merge_usage(const char *fmt, const char *arg) {
     return text_usage_error("luamech merge", fmt, arg,
-                            "usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow [--dashboard [ADDR:]PORT]]");
+                            "usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--verbose] [--follow [--dashboard [ADDR:]PORT]]");
 }
 
 static json_t *merge_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
@@ -1275,7 +1276,7 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     if (rc == 0 && o->outs && !o->phase)
         merge_outputs(o, sc, rp, o->live ? NULL : report_status_name(rp->status), code, &v);
     report_view_free(&v);
-    if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out, 0), merge_console_segments(o);
+    if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out, o->verbose), merge_console_segments(o);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {
         fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
@@ -1299,13 +1300,15 @@ static int merge_parse(int argc, char **argv, merge_opts *o) {
                                          {"follow", no_argument, 0, 'f'}, {"dashboard", required_argument, 0, 'D'},
                                          {"dashboard-linger", no_argument, 0, 'L'},
                                          {"dashboard-public", no_argument, 0, 'P'},
+                                         {"verbose", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     char oerr[512];
     int ch;
     opterr = 0;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
         if (ch == 'o') o->out = optarg;
+        else if (ch == 'v') o->verbose = 1;
         else if (ch == 'p') o->allow_partial = 1;
         else if (ch == 'f') o->follow = 1;
         else if (ch == 'D') {
@@ -1314,8 +1317,10 @@ static int merge_parse(int argc, char **argv, merge_opts *o) {
         else if (ch == 'L') o->outcfg.dashboard_linger = 1;
         else if (ch == 'P') o->outcfg.dashboard_public = 1;
         else if (ch == 'h') {
-            printf("usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--follow [--dashboard [ADDR:]PORT]]\n"
+            printf("usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--verbose] [--follow [--dashboard [ADDR:]PORT]]\n"
                    "One result from the results directories of a run's --segment parts (docs/distributed.md).\n"
+                   "  -v, --verbose       the full end report (every timer, the uncorrected views, intervals,\n"
+                   "                      counters), as run --verbose; without it, the compact one\n"
                    "  --follow            merge while the segments run, every second, until all have ended; with\n"
                    "                      abort_on_threshold, a criterion failing on the merged data stops every segment\n"
                    "  --dashboard [ADDR:]PORT  with --follow: the live dashboard of the merged run and each segment's state\n"

@@ -4,23 +4,25 @@
  * CSS and a small JavaScript that draws SVG line charts are inline, the data
  * is an embedded copy of summary.json, and a Content-Security-Policy forbids
  * every fetch.  The tables are static HTML (all numbers are readable without
- * JavaScript); the script only draws the charts.  Every string taken from the
+ * JavaScript); the script draws the charts and switches a timer's views.  Every string taken from the
  * files is HTML-escaped; the embedded JSON has <, > and & as \u escapes, so
  * no data can close the <script> element.
  *
  * Page order: a warning banner when the generator is suspect (one
  * sentence, its reasons folded), the thresholds (pass/FAIL, exit code),
  * three charts of the run (throughput and errors, latency percentiles over
- * time, active VUs and target), the contents (each timer once: its
- * "(uncorrected)" and "(all)" views are in its section, not links of their
- * own), the summary, All Transactions, groups,
+ * time, active VUs and target), the contents (each timer once), the
+ * summary, All Transactions, groups,
  * stages (one table of the "stage" timers), custom timers, primitives, the
  * generator health (its per-interval table and charts, and the "engine"
  * timers), checks, counters (without the check.pass/check.fail counters),
- * custom rates and gauges, and the error tallies.  A timer's "(uncorrected)" twin (the timer whose
- * uncorrected_of names it: data, never parsed from names) is shown right
- * after it; its response time chart draws both p99 lines (intended and
- * actual start).
+ * custom rates and gauges, and the error tallies.  Each timer has one
+ * section; its "(uncorrected)" and "(all)" twins (the timers whose
+ * uncorrected_of / all_of name it: data, never parsed from names) are
+ * views in it, behind a switch (corrected / uncorrected / all) that the
+ * script shows and that changes the section's tables and charts in place;
+ * without JavaScript every view is shown.  The corrected view's response
+ * time chart draws both p99 lines (intended and actual start).
  *
  * This file: the page around the sections (head and CSS, title and
  * warnings, contents, summary and workload, the phases index, footer), the
@@ -159,6 +161,12 @@ static const char html_css[] =
 "pre.notes{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--panel);padding:8px 10px;"
 "border-radius:6px;font:inherit;margin:.3em 0}\n"
 "details>summary{cursor:pointer;color:var(--accent);margin:.4em 0}\n"
+".view-switch{display:flex;flex-wrap:wrap;gap:4px;align-items:center;margin:.3em 0 .5em;font-size:.9em}\n"
+".view-switch span{color:var(--muted);margin-right:4px}\n"
+".view-switch button{font:inherit;padding:2px 10px;border:1px solid var(--line);border-radius:12px;"
+"background:var(--bg);color:var(--accent);cursor:pointer}\n"
+".view-switch button[aria-pressed=true]{background:var(--accent);border-color:var(--accent);color:var(--bg)}\n"
+".view-switch[hidden],div.view[hidden]{display:none}\n"
 ".render-errors{background:#fde7e6;color:#8a1c14;padding:6px 10px;border:1px solid #b3261e;margin:.6em 0}\n"
 "footer{color:var(--muted);font-size:.85em;margin-top:3em;border-top:1px solid var(--line);padding-top:.6em}\n"
 "@media (max-width:600px){body{font-size:13px}main{padding:8px 8px 28px}th,td{padding:2px 5px}"
@@ -241,8 +249,6 @@ static void html_toc(FILE *f, json_t *root) {
         size_t m = html_order(timers, k, ord);
         if (k > 0 && m) fprintf(f, "<span>%s:</span>", html_sections[k]);
         for (size_t j = 0; j < m; j++) {
-            json_t *t = json_array_get(timers, ord[j]);
-            if (html_str(t, "uncorrected_of") || html_str(t, "all_of")) continue;   /* its views: in its section */
             fprintf(f, "<a href=\"#t%zu\">", ord[j]);
             html_esc(f, html_timer_label(json_array_get(timers, ord[j])));
             fputs("</a>", f);
@@ -366,7 +372,7 @@ static void html_summary(FILE *f, json_t *root) {
 }
 
 /* All Transactions, groups, stages, custom timers, primitives; each
- * "(uncorrected)" twin right after its timer. */
+ * timer's views in its section. */
 static void html_all_timers(FILE *f, json_t *root) {
     json_t *timers = html_get(root, "timers");
     size_t nt = json_array_size(timers), *ord = calloc(nt ? nt : 1, sizeof *ord);
@@ -389,7 +395,7 @@ static void html_overview(FILE *f, json_t *root) {
     size_t nt = json_array_size(timers), *ord = calloc(nt ? nt : 1, sizeof *ord);
     size_t m = ord ? html_order(timers, HK_ALL, ord) : 0;
     if (m > 0) {
-        long twin = m > 1 && html_str(json_array_get(timers, ord[1]), "uncorrected_of") ? (long)ord[1] : -1;
+        long twin = html_view_of(timers, ord[0], HV_UNCORRECTED);
         fputs("<section id=\"overview\"><h2>The run at a glance</h2>\n", f);
         html_overview_charts(f, ord[0], twin, json_is_array(vus) && json_array_size(vus) > 0);
         fputs("</section>\n", f);

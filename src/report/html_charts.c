@@ -11,7 +11,9 @@
 
 /* Draws every <div class="chart" data-kind=...> from the embedded JSON.
  * Each drawn series is a <path class="series" data-kind data-series
- * data-points>; when all are drawn, <div id="render-ok" data-charts=N
+ * data-points>; a timer's views other than the first are hidden behind its
+ * switch (.view-switch, shown by the script) and their charts drawn when
+ * first shown; when all visible charts are drawn, <div id="render-ok" data-charts=N
  * data-viewport=W data-page-width=W data-verdict-colour=C> is appended (the page is narrower than
  * the window: only tables scroll sideways); any script error is written into
  * <div id="render-errors">. */
@@ -143,7 +145,7 @@ static const char html_js[] =
 "  return xs;\n"
 "}\n"
 "function ivname(i) { return 'interval ' + (i + 1); }\n"
-"/* tw: the timer's \"(uncorrected)\" twin: its p99 (from the actual start) is drawn next to the\n"
+"/* tw: the timer's \"(uncorrected)\" view: its p99 (from the actual start) is drawn next to the\n"
 " * timer's own (from the intended start), so the coordinated-omission gap shows */\n"
 "function rtSpec(t, tw) {\n"
 "  var iv = t.intervals || [];\n"
@@ -233,10 +235,12 @@ static const char html_js[] =
 "          series: [rate ? {name: 'transactions/s', color: COL.rate, ys: ph.map(function (p) { return num(p.rate); })}\n"
 "                        : {name: 'p95', color: COL.p95, ys: ph.map(function (p) { return lat(p[fk('p95')]); })}]};\n"
 "}\n"
-"function renderAll(onlyResized) {\n"
-"  var els = document.querySelectorAll('div.chart[data-kind]'), n = 0;\n"
+"/* root: only its charts (a view just shown); a chart in a hidden view is drawn when shown */\n"
+"function renderAll(onlyResized, root) {\n"
+"  var els = (root || document).querySelectorAll('div.chart[data-kind]'), n = 0;\n"
 "  for (var i = 0; i < els.length; i++) {\n"
 "    var el = els[i], k = el.getAttribute('data-kind');\n"
+"    if (el.closest('div.view[hidden]')) continue;\n"
 "    if (onlyResized && String(Math.max(240, Math.floor(el.clientWidth))) === el.getAttribute('data-width')) continue;\n"
 "    try {\n"
 "      var spec;\n"
@@ -259,6 +263,31 @@ static const char html_js[] =
 "  }\n"
 "  return n;\n"
 "}\n"
+"/* a timer's views (corrected / uncorrected / all): the switch shows one, hides the others */\n"
+"function showView(sec, v) {\n"
+"  var shown = null;\n"
+"  Array.prototype.forEach.call(sec.querySelectorAll(':scope > div.view'), function (p) {\n"
+"    p.hidden = p.getAttribute('data-view') !== v;\n"
+"    if (!p.hidden) shown = p;\n"
+"  });\n"
+"  Array.prototype.forEach.call(sec.querySelectorAll(':scope > .view-switch button'), function (b) {\n"
+"    b.setAttribute('aria-pressed', b.getAttribute('data-view') === v ? 'true' : 'false');\n"
+"  });\n"
+"  sec.setAttribute('data-shown', v);\n"
+"  return shown;\n"
+"}\n"
+"Array.prototype.forEach.call(document.querySelectorAll('section.timer'), function (sec) {\n"
+"  var sw = sec.querySelector(':scope > .view-switch'), first = sec.querySelector(':scope > div.view');\n"
+"  if (!sw || !first) return;\n"
+"  sw.hidden = false;\n"
+"  showView(sec, first.getAttribute('data-view'));\n"
+"  sw.addEventListener('click', function (e) {\n"
+"    var b = e.target.closest('button[data-view]');\n"
+"    if (!b) return;\n"
+"    var p = showView(sec, b.getAttribute('data-view'));\n"
+"    if (p) renderAll(true, p);\n"
+"  });\n"
+"});\n"
 "var drawn = renderAll(false);\n"
 "var ok = document.createElement('div');\n"
 "ok.id = 'render-ok'; ok.hidden = true; ok.setAttribute('data-charts', drawn);\n"

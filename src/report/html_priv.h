@@ -44,12 +44,18 @@ void html_row_span(json_t *row, size_t k, size_t *first, size_t *last);
  * takes kinds this version does not know). */
 enum { HK_ALL, HK_GROUP, HK_CUSTOM, HK_PRIMITIVE, HK_STAGE, HK_ENGINE, HK_N };
 
-/* The timers of category c in file order, each followed by its
- * "(uncorrected)" twin.  out has room for every timer; returns how many. */
+/* The timers of category c in file order, without their views (the
+ * "(uncorrected)" and "(all)" twins, shown in their timer's section).  out
+ * has room for every timer; returns how many. */
 size_t html_order(json_t *timers, int c, size_t *out);
+/* A timer's views: itself, its "(uncorrected)" twin (uncorrected_of), its
+ * "(all)" twin (all_of). */
+enum { HV_MAIN, HV_UNCORRECTED, HV_ALL, HV_N };
+/* The index of timer i's view (HV_MAIN: i), -1 when it has none. */
+long html_view_of(json_t *timers, size_t i, int view);
 /* A timer's name in headings and the contents ("group " prefix dropped). */
 const char *html_timer_label(json_t *t);
-/* One section per timer of category c, each followed by its twin's. */
+/* One section per timer of category c, with a switch between its views. */
 void html_timers(FILE *f, json_t *timers, int c, const char *heading_tag, int open_intervals);
 /* The table of the "stage K GROUP" timers (nothing when there are none). */
 void html_stages(FILE *f, json_t *root, json_t *timers);

@@ -2,9 +2,11 @@
  * timer (heading, summary row, interval details), the stages table, the
  * thresholds, the generator health, checks, counters, custom rates and
  * gauges, and the error tallies;
- * and the timer kinds and "(uncorrected)" twins (summary.json's kind and
- * uncorrected_of fields) that decide which section a timer goes to and in
- * which order.  Not here: the page around the
+ * and the timer kinds and views (summary.json's kind, uncorrected_of and
+ * all_of fields) that decide which section a timer goes to, in which
+ * order, and which views its switch offers (corrected / uncorrected /
+ * all: the "(uncorrected)" and "(all)" twins are views in their timer's
+ * section, not sections of their own).  Not here: the page around the
  * sections (head, title, contents, summary, the phases index: html.c) and
  * the charts (html_charts.c), of which this file only places the
  * placeholders through html_timer_charts and html_health_charts. */
@@ -42,7 +44,7 @@ static void html_row_cells(FILE *f, json_t *row) {
     }
 }
 
-/* ---- timers: kinds and "(uncorrected)" twins ---- */
+/* ---- timers: kinds and views ("(uncorrected)" and "(all)" twins) ---- */
 
 static const char *const html_kinds[HK_N] = {"all", "group", "custom", "primitive", "stage", "engine"};
 
@@ -68,38 +70,51 @@ static long html_find_timer(json_t *timers, const char *name, const char *kind, 
     return -1;
 }
 
-/* The "(uncorrected)" twin of timer i: the timer whose uncorrected_of names
- * it (same kind); -1 when it has none.  Read from the data, never from the
- * names (docs/results.md). */
-static long html_twin_of(json_t *timers, size_t i) {
+/* Timer i's view twin: the timer whose FIELD ("uncorrected_of" or
+ * "all_of") names it (same kind); -1 when it has none, or when i is itself
+ * a view.  Read from the data, never from the names (docs/results.md). */
+static long html_view_twin(json_t *timers, size_t i, const char *field) {
     json_t *t = json_array_get(timers, i), *u;
     const char *name = html_str(t, "name"), *kind = html_str(t, "kind");
     size_t j;
-    if (!name || html_str(t, "uncorrected_of")) return -1;
+    if (!name || html_str(t, "uncorrected_of") || html_str(t, "all_of")) return -1;
     json_array_foreach(timers, j, u) {
-        if (j != i && html_str_eq(html_str(u, "uncorrected_of"), name) && html_str_eq(html_str(u, "kind"), kind))
+        if (j != i && html_str_eq(html_str(u, field), name) && html_str_eq(html_str(u, "kind"), kind))
             return (long)j;
     }
     return -1;
 }
 
-/* 1 when timer i is the twin of another timer (shown right after it). */
+/* The "(uncorrected)" twin of timer i; -1 when it has none. */
+static long html_twin_of(json_t *timers, size_t i) { return html_view_twin(timers, i, "uncorrected_of"); }
+
+long html_view_of(json_t *timers, size_t i, int view) {
+    if (view == HV_MAIN) return (long)i;
+    return html_view_twin(timers, i, view == HV_UNCORRECTED ? "uncorrected_of" : "all_of");
+}
+
+/* 1 when timer i is the "(uncorrected)" twin of another timer. */
 static int html_is_twin(json_t *timers, size_t i) {
     json_t *t = json_array_get(timers, i);
     const char *of = html_str(t, "uncorrected_of");
     return of && html_find_timer(timers, of, html_str(t, "kind"), i) >= 0;
 }
 
-/* The timers of category c in file order, each followed by its twin.
- * out has room for every timer; returns how many were written. */
+/* 1 when timer i is a view ("(uncorrected)" or "(all)") of another timer,
+ * shown in that timer's section. */
+static int html_is_view(json_t *timers, size_t i) {
+    json_t *t = json_array_get(timers, i);
+    const char *of = html_str(t, "all_of");
+    return html_is_twin(timers, i) || (of && html_find_timer(timers, of, html_str(t, "kind"), i) >= 0);
+}
+
+/* The timers of category c in file order, without their views.  out has
+ * room for every timer; returns how many were written. */
 size_t html_order(json_t *timers, int c, size_t *out) {
     size_t i, n = 0;
     json_t *t;
     json_array_foreach(timers, i, t) {
-        if (html_cat(t) != c || html_is_twin(timers, i)) continue;
-        out[n++] = i;
-        long tw = html_twin_of(timers, i);
-        if (tw >= 0) out[n++] = (size_t)tw;
+        if (html_cat(t) == c && !html_is_view(timers, i)) out[n++] = i;
     }
     return n;
 }
@@ -113,24 +128,37 @@ const char *html_timer_label(json_t *t) {
     return name;
 }
 
-/* The label; a twin's is its timer's (its heading says it is the twin). */
-static void html_heading_name(FILE *f, json_t *t, int is_twin) {
-    const char *label = html_timer_label(t), *of = html_str(t, "uncorrected_of");
-    if (is_twin && of && !html_str_eq(html_str(t, "kind"), "group")) label = of;
-    html_esc(f, label);
-}
-
-/* ---- one section per timer ---- */
+/* ---- one section per timer, its views behind a switch ---- */
 
 static const char html_lf_intended[] = "latency from the intended start";
 static const char html_lf_actual[] = "uncorrected: from the actual start";
+static const char html_lf_all[] = "all samples: failures, cancelled and skipped ones included";
 
-static void html_timer_heading(FILE *f, json_t *t, size_t idx, const char *heading_tag, long twin, int is_twin) {
-    fprintf(f, "<section class=\"timer%s\" id=\"t%zu\">\n<%s>", is_twin ? " twin" : "", idx, heading_tag);
-    html_heading_name(f, t, is_twin);
-    if (twin >= 0) fprintf(f, "<span class=\"lf intended\">%s</span>", html_lf_intended);
-    if (is_twin) fprintf(f, "<span class=\"lf actual\">%s</span>", html_lf_actual);
+/* The views' data-view values and switch labels, by HV_*; the main view is
+ * "corrected" when it has an "(uncorrected)" twin, else "successes". */
+static const char *html_view_name(int view, int corrected) {
+    if (view == HV_UNCORRECTED) return "uncorrected";
+    if (view == HV_ALL) return "all";
+    return corrected ? "corrected" : "successes";
+}
+
+static void html_timer_heading(FILE *f, json_t *t, size_t idx, const char *heading_tag, int nviews) {
+    fprintf(f, "<section class=\"timer\" id=\"t%zu\" data-views=\"%d\">\n<%s>", idx, nviews, heading_tag);
+    html_esc(f, html_timer_label(t));
     fprintf(f, "</%s>\n", heading_tag);
+}
+
+/* The switch between the views (hidden until the page's script shows it:
+ * without JavaScript every view is shown, one after another). */
+static void html_view_switch(FILE *f, const long views[HV_N], int corrected) {
+    fputs("<div class=\"view-switch\" role=\"group\" aria-label=\"latency view\" hidden><span>view:</span>", f);
+    for (int v = 0; v < HV_N; v++) {
+        if (views[v] < 0) continue;
+        const char *name = html_view_name(v, corrected);
+        fprintf(f, "<button type=\"button\" data-view=\"%s\" aria-pressed=\"%s\">%s</button>", name,
+                v == HV_MAIN ? "true" : "false", name);
+    }
+    fputs("</div>\n", f);
 }
 
 /* What the timer measures: by its kind, engine timers by their name. */
@@ -152,19 +180,23 @@ static void html_timer_about(FILE *f, json_t *t) {
         fputs("<p class=\"sub\">Lateness of every paced or rate start (0 when on time).</p>\n", f);
 }
 
-/* Where the latency is measured from, for a timer with a twin and for a twin. */
-static void html_timer_twin_notes(FILE *f, json_t *t, long twin, int is_twin) {
-    if (twin >= 0)
-        fputs("<p class=\"sub\">Latency from the intended start (the transaction's slot or arrival time): a late "
-              "start counts, so a stall shows in every sample it delayed. The response time chart also draws the "
-              "p99 of the uncorrected twin (from the actual start); the gap between the two p99 lines is what a "
-              "closed-loop tool would not see (coordinated omission).</p>\n", f);
-    if (is_twin) {
-        fputs("<p class=\"sub\">Timer &ldquo;", f);
-        html_esc(f, html_str(t, "name"));
-        fputs("&rdquo;: the same samples measured from the actual start, as closed-loop tools report them.</p>\n",
-              f);
-    }
+/* What view v of a timer shows (t: that view's timer). */
+static void html_view_notes(FILE *f, json_t *t, int view, int corrected) {
+    if (view == HV_MAIN && corrected)
+        fprintf(f, "<p class=\"sub\"><span class=\"lf intended\">%s</span> (the transaction's slot or arrival "
+                   "time): a late start counts, so a stall shows in every sample it delayed. The response time chart "
+                   "also draws the p99 of the uncorrected view (from the actual start); the gap between the two p99 "
+                   "lines is what a closed-loop tool would not see (coordinated omission).</p>\n", html_lf_intended);
+    if (view == HV_MAIN && !corrected)
+        fputs("<p class=\"sub\"><span class=\"lf successes\">successes</span>: latency over successful samples."
+              "</p>\n", f);
+    if (view == HV_MAIN) return;
+    fprintf(f, "<p class=\"sub\"><span class=\"lf %s\">%s</span>: timer &ldquo;", view == HV_ALL ? "all" : "actual",
+            view == HV_ALL ? html_lf_all : html_lf_actual);
+    html_esc(f, html_str(t, "name"));
+    fputs(view == HV_ALL ? "&rdquo;, latency over every sample (failures at the time they failed).</p>\n"
+                         : "&rdquo;, the same samples measured from the actual start, as closed-loop tools report "
+                           "them.</p>\n", f);
 }
 
 static void html_timer_summary(FILE *f, json_t *t) {
@@ -224,29 +256,43 @@ static void html_timer_intervals(FILE *f, json_t *t, int open_intervals) {
     fputs("</tbody></table></div>\n</details>\n", f);
 }
 
-/* twin: index of t's twin (its rt chart draws the twin's p99 too), or -1;
- * is_twin: t is the twin of the timer shown just before. */
-static void html_timer(FILE *f, json_t *t, size_t idx, const char *heading_tag, int open_intervals, long twin,
-                       int is_twin) {
-    html_timer_heading(f, t, idx, heading_tag, twin, is_twin);
-    html_timer_about(f, t);
-    html_timer_twin_notes(f, t, twin, is_twin);
+/* View v of a timer (idx: that view's timer): notes, summary, charts
+ * (the main view's rt chart draws the twin's p99 too) and interval rows. */
+static void html_view(FILE *f, json_t *timers, const long views[HV_N], int v, int open_intervals) {
+    size_t idx = (size_t)views[v];
+    json_t *t = json_array_get(timers, idx);
+    int corrected = views[HV_UNCORRECTED] >= 0;
+    fprintf(f, "<div class=\"view\" data-view=\"%s\" data-timer=\"%zu\"", html_view_name(v, corrected), idx);
+    if (v != HV_MAIN) fprintf(f, " id=\"t%zu\"", idx);      /* links to a view still land in its section */
+    fputs(">\n", f);
+    if (views[HV_UNCORRECTED] >= 0 || views[HV_ALL] >= 0) html_view_notes(f, t, v, corrected);   /* views: which */
     html_timer_summary(f, t);
-    html_timer_charts(f, idx, twin);
+    html_timer_charts(f, idx, v == HV_MAIN ? views[HV_UNCORRECTED] : -1);
     html_timer_intervals(f, t, open_intervals);
+    fputs("</div>\n", f);
+}
+
+/* Timer idx's section: its heading, what it measures, the view switch
+ * when it has views, and each view. */
+static void html_timer(FILE *f, json_t *timers, size_t idx, const char *heading_tag, int open_intervals) {
+    json_t *t = json_array_get(timers, idx);
+    long views[HV_N];
+    int nviews = 0;
+    for (int v = 0; v < HV_N; v++) nviews += (views[v] = html_view_of(timers, idx, v)) >= 0;
+    html_timer_heading(f, t, idx, heading_tag, nviews);
+    html_timer_about(f, t);
+    if (nviews > 1) html_view_switch(f, views, views[HV_UNCORRECTED] >= 0);
+    for (int v = 0; v < HV_N; v++)
+        if (views[v] >= 0) html_view(f, timers, views, v, open_intervals);
     fputs("</section>\n", f);
 }
 
-/* The timers of category c, each followed by its twin. */
+/* The timers of category c, one section each, their views in it. */
 void html_timers(FILE *f, json_t *timers, int c, const char *heading_tag, int open_intervals) {
     size_t n = json_array_size(timers), *ord = calloc(n ? n : 1, sizeof *ord);
     if (!ord) return;
     size_t m = html_order(timers, c, ord);
-    for (size_t k = 0; k < m; k++) {
-        long tw = html_twin_of(timers, ord[k]);
-        int is_twin = k > 0 && tw < 0 && html_twin_of(timers, ord[k - 1]) == (long)ord[k];
-        html_timer(f, json_array_get(timers, ord[k]), ord[k], heading_tag, open_intervals, tw, is_twin);
-    }
+    for (size_t k = 0; k < m; k++) html_timer(f, timers, ord[k], heading_tag, open_intervals);
     free(ord);
 }
 

@@ -194,6 +194,26 @@ void report_view_init(report_view *v, const scenario *sc, const run_result *r);
 const th_result *report_view_thresholds(report_view *v, int *failed);
 const health_row *report_view_health(report_view *v, int *n, int *suspect, const char **why);
 void report_view_free(report_view *v);
+
+/* The interval bus: the sinks of a run's closed intervals (the live
+ * outputs, the result files), each handed the interval's one view in the
+ * order added.  Not a sink: the progress line (a line a second, not an
+ * interval event) and histograms.hlog (the engine's per-timer hook). */
+#define REPORT_BUS_MAX 8
+typedef struct report_sink {
+    const char *name;        /* what it is, for messages */
+    void *self;
+    void (*on_interval)(void *self, report_view *v);
+} report_sink;
+typedef struct report_bus {
+    int n;
+    report_sink sinks[REPORT_BUS_MAX];
+} report_bus;
+/* 0, or -1 when the bus already has REPORT_BUS_MAX sinks or on_interval is NULL. */
+int report_bus_add(report_bus *b, const char *name, void *self, void (*on_interval)(void *self, report_view *v));
+/* Every sink of b, in the order added, with v (built once by the caller,
+ * freed by it after its own reads, e.g. the stop checks). */
+void report_bus_publish(const report_bus *b, report_view *v);
 /* With LUAMECH_TRACE_EVAL set in the environment, one stderr line per
  * evaluation of the thresholds or of the health ("luamech trace: WHAT
  * evaluated at N intervals"; tests/scenarios/test_eval_once.sh counts them). */

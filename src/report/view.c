@@ -2,8 +2,10 @@
  * run's merged data, and the threshold verdicts and generator health over
  * it, each evaluated at most once however many outputs read them (the JSON
  * stream, Prometheus, the dashboard, summary.json, junit.xml, the stop on a
- * failed threshold).  Also the trace of evaluations (report_trace_eval).
- * Not here: what any output makes of them. */
+ * failed threshold).  Also the trace of evaluations (report_trace_eval),
+ * and the interval bus that hands the view to every sink of a run (the live
+ * outputs, the result files: the runner adds them).  Not here: what any
+ * output makes of them. */
 #include "report/report.h"
 
 #include <stdio.h>
@@ -47,4 +49,14 @@ void report_view_free(report_view *v) {
     free(v->health);
     v->th = NULL, v->health = NULL;
     v->th_done = v->health_done = 0;
+}
+
+int report_bus_add(report_bus *b, const char *name, void *self, void (*on_interval)(void *self, report_view *v)) {
+    if (b->n >= REPORT_BUS_MAX || !on_interval) return -1;
+    b->sinks[b->n++] = (report_sink){name, self, on_interval};
+    return 0;
+}
+
+void report_bus_publish(const report_bus *b, report_view *v) {
+    for (int i = 0; i < b->n; i++) b->sinks[i].on_interval(b->sinks[i].self, v);
 }

@@ -47,6 +47,7 @@ typedef struct runner_live {
     hlog *hlog;              /* DIR/histograms.hlog, or NULL */
     output_set *out;         /* live outputs, or NULL */
     report_appender *app;    /* the result files, appended at each interval */
+    report_bus bus;          /* the sinks of each closed interval: live outputs, result files */
     char stopped_by[512];    /* why on_interval stopped the run */
 } runner_live;
 
@@ -92,7 +93,23 @@ static void runner_live_dir(runner_live *l) {
     if (!l->hlog) fprintf(stderr, "luamech: cannot write %s: %s\n", hpath, strerror(errno));
 }
 
-/* Keep the result files current, so even a killed run leaves a valid set;
+/* Sink "outputs": the live outputs (--stream, --dashboard). */
+static void runner_sink_outputs(void *self, report_view *v) {
+    runner_live *l = self;
+    output_interval(l->out, l->sc, v->r, v);
+}
+
+/* Sink "files": the result files, kept current so even a killed run
+ * leaves a valid set (the directory made again if it was removed). */
+static void runner_sink_files(void *self, report_view *v) {
+    runner_live *l = self;
+    runner_live_dir(l);
+    if (l->app) report_append_view(l->app, "running", -1, 0, v);
+    else report_write_all(l->dir, l->sc, v->r, "running", -1);
+}
+
+/* Each closed interval: its view to every sink of the bus (live outputs,
+ * result files), then the stop checks:
  * with abort_on_threshold, stop at the first failed criterion (counts are
  * left out: they may still grow); a segment also stops when the merge that
  * follows it asks (DIR/stop_request.json: a criterion failed on the merged
@@ -100,13 +117,11 @@ static void runner_live_dir(runner_live *l) {
 static int runner_on_interval(void *ctx, const run_result *r) {
     runner_live *l = ctx;
     /* the closed interval's view: its threshold verdicts and health are
-     * evaluated once, for every output below (report/view.c) */
+     * evaluated once, for every sink of the bus and the stop checks below
+     * (report/view.c) */
     report_view v;
     report_view_init(&v, l->sc, r);
-    output_interval(l->out, l->sc, r, &v);
-    runner_live_dir(l);
-    if (l->app) report_append_view(l->app, "running", -1, 0, &v);
-    else report_write_all(l->dir, l->sc, r, "running", -1);
+    report_bus_publish(&l->bus, &v);
     char why[sizeof l->stopped_by - 64];
     int stop = 0;
     if (l->sc->seg_count > 1 && report_stop_requested(l->dir, why, sizeof why)) {
@@ -225,7 +240,7 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
     runner_banner(sc, workers, seed, dir);
     char hpath[4200];
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
-    runner_live live = {sc, dir, c->o->quiet, runner_progress_every(sc), 0, r, hlog_open(hpath, 0), c->out, NULL, ""};
+    runner_live live = {sc, dir, c->o->quiet, runner_progress_every(sc), 0, r, hlog_open(hpath, 0), c->out, NULL, {0}, ""};
     if (sc->seg_count > 1 && report_stop_clear(dir) != 0)   /* a request left from an earlier run here */
         fprintf(stderr, "luamech: cannot remove %s/%s: %s\n", dir, REPORT_STOP_FILE, strerror(errno));
     output_run_start(c->out, sc, c->phase);
@@ -248,6 +263,8 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
         return EXIT_PREFLIGHT;
     }
     live.app = report_appender_new(dir);   /* NULL (out of memory): files rewritten whole */
+    report_bus_add(&live.bus, "outputs", &live, runner_sink_outputs);   /* 2 of REPORT_BUS_MAX: cannot fail */
+    report_bus_add(&live.bus, "files", &live, runner_sink_files);
     engine_run(sc, sc->params ? sc->params : c->o->params, workers, seed, &hooks, r);
     snprintf(r->io, sizeof r->io, "%s", c->o->io ? c->o->io : "");
     if (r->stopped_by_hook) snprintf(r->stopped_by, sizeof r->stopped_by, "%s", live.stopped_by);

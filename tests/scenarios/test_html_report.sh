@@ -8,7 +8,10 @@
 # chart of their timer draws next to its own (from the intended start).  The
 # Load section: active VUs per interval against the groups' targets (a
 # rampup), and a rate group's target against its achieved rate; the event
-# loop lag with its own title.
+# loop lag with its own title.  Each timer has one section, its
+# "(uncorrected)" and "(all)" views behind a switch: clicked in Chromium
+# (fixtures/cdp_views.js), each view shows its own figures from summary.json
+# and its own chart.
 . "$(dirname "$0")/lib.sh"
 
 not_grep() { ! grep "$@"; }
@@ -32,8 +35,12 @@ check "report.html written" [ -s "$R/report.html" ]
 check "the re-rendered report equals the one written at the end of the run" cmp -s "$R/report.html" "$TMP/report.at-run.html"
 check "no temporary file left" [ ! -e "$R/.report.html.tmp" ]
 H=$R/report.html
-# timers with a section (stage timers are one table); health charts when there are intervals
-ntimers=$(jq '[.timers[] | select(.kind != "stage")] | length' "$S")
+# timers with a section (stage timers are one table; a timer's "(uncorrected)" and "(all)" twins are
+# views in its section); health charts when there are intervals
+SECTIONS='[.timers[] | select(.kind != "stage") | . as $t | select(([$t.uncorrected_of, $t.all_of] - [null]) as $of
+           | [$of[] as $o | $all[] | select(.name == $o and .kind == $t.kind)] | length == 0)]'
+sections() { jq ".timers as \$all | $SECTIONS | length" "$1"; }
+ntimers=$(sections "$S")
 nhealth=$(jq 'if (.generator.intervals | length) > 0 then 2 else 0 end' "$S")
 nload=$(jq 'if (.load.active_vus | length) > 0 then 1 + ([.load.groups[] | select(.target == "rate")] | if length > 0 then 1 else 0 end) else 0 end' "$S")
 ngroups=$(jq '.load.groups | length' "$S")
@@ -131,8 +138,23 @@ check "paced run: the contents list each timer once, not its (uncorrected) view"
 check "paced run: the first screen's latency chart draws the twin's p99 too" \
     grep -q 'data-view="overview" data-kind="rt" data-timer="0" data-twin=' "$PH"
 tw=$(jq '[.timers[].name] | index("All Transactions (uncorrected)")' "$PS")
-check "All Transactions' twin right after it" \
-    grep -A1 -q "<section class=\"timer twin\" id=\"t$tw\">" <(grep -A9999 -m1 '<section class="timer" id="t0">' "$PH" | grep -m2 '<section class="timer')
+check "All Transactions' twin is a view in its section, not a section" \
+    grep -q "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"$tw\" id=\"t$tw\">" \
+        <(sed -n '/<section class="timer" id="t0"/,/<\/section>/p' "$PH")
+check "paced run: one section per timer, the twins in them ($(sections "$PS"))" \
+    [ "$(grep -c '<section class="timer' "$PH")" -eq "$(sections "$PS")" ]
+# a paced run with failures: All Transactions, the group and "op" have three views each (corrected,
+# uncorrected, all), one section each with a switch between them
+"$LUAMECH" run "$SRC/tests/scenarios/fixtures/html_views.lua" -q -w 1 -o "$TMP/vw" > /dev/null 2>&1
+check "views run exits 0" [ $? -eq 0 ]
+VS=$TMP/vw/summary.json VH=$TMP/vw/report.html
+nviews=$(jq '[.timers[] | select(.uncorrected_of != null or .all_of != null)] | length' "$VS")
+check "views run: 6 twins, of All Transactions, the group and op ($nviews)" [ "$nviews" -eq 6 ]
+check "views run: 3 switches, each with corrected, uncorrected and all" \
+    [ "$(grep -o '<div class="view-switch"[^>]*><span>view:</span><button type="button" data-view="corrected" aria-pressed="true">corrected</button><button type="button" data-view="uncorrected" aria-pressed="false">uncorrected</button><button type="button" data-view="all" aria-pressed="false">all</button></div>' "$VH" | wc -l)" -eq 3 ]
+toc=$(sed -n 's/.*<nav class="toc">\(.*\)<\/nav>.*/\1/p' "$VH")
+check "views run: the contents list op once, not its views" \
+    [ "$(echo "$toc" | grep -o '>op<' | wc -l)" -eq 1 -a "$(echo "$toc" | grep -c '(all)\|(uncorrected)')" -eq 0 ]
 rm -f "$TMP/p/report.html" "$TMP/p"/*/report.html
 "$LUAMECH" report "$TMP/p" > /dev/null 2> "$TMP/err"
 check "luamech report on the phases directory exits 0" [ $? -eq 0 ]
@@ -237,4 +259,46 @@ at=$(grep -oP '<div class="chart" data-kind="rt" data-timer="0" data-twin="'"$tw
 check "All Transactions' rt chart draws the p99 from the intended and from the actual start" \
     [ -n "$(grep -o "data-series=\"p99 intended start\" data-points=\"$PN\" d=\"M" <<< "$at")" \
       -a -n "$(grep -o "data-series=\"p99 actual start\" data-points=\"$PN\" d=\"M" <<< "$at")" ]
+
+# the view switch, clicked in Chromium (fixtures/cdp_views.js): each click shows one view, its summary
+# table's figures are that view's timer's in summary.json, and its response time chart is that timer's
+if ! node --experimental-websocket -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2> /dev/null; then
+    echo "SKIP: node --experimental-websocket missing: the view switch is not clicked"
+    finish
+fi
+mkdir -p "$TMP/chrome-views"
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+    --disable-component-update --disable-sync --remote-allow-origins='*' --user-data-dir="$TMP/chrome-views" \
+    --window-size=1200,1000 --remote-debugging-port=0 "file://$VH" > /dev/null 2>&1 &
+PIDS+=($!)
+timeout 110 node --experimental-websocket "$SRC/tests/scenarios/fixtures/cdp_views.js" "$TMP/chrome-views" "file://$VH" \
+    > "$TMP/cdp-views.txt" 2>&1
+V=$(grep '"done":true' "$TMP/cdp-views.txt" | tail -1)
+[ -n "$V" ] || cat "$TMP/cdp-views.txt"
+check "views: 9 buttons clicked (3 timers x 3 views) ($(echo "$V" | jq -c .buttons))" [ "$(echo "$V" | jq .buttons)" = 9 ]
+check "views: no script exception or console error" [ "$(echo "$V" | jq -c .errors)" = "[]" ]
+# each click: the button pressed, one view visible, the timer of that view (by uncorrected_of / all_of),
+# its count and every latency cell equal to summary.json's (to the 3 decimals shown), its chart drawn
+bad=$(jq -r --slurpfile s "$VS" '
+  def view($i; $v): $s[0].timers as $T | $T[$i] as $b
+    | if $v == "corrected" then $i
+      else [range($T | length) | select($T[.].kind == $b.kind and
+             (if $v == "uncorrected" then $T[.].uncorrected_of else $T[.].all_of end) == $b.name)][0] end;
+  .clicks[] | . as $c | ($c.section[1:] | tonumber) as $i | view($i; $c.view) as $want
+  | ($s[0].timers[$want].summary) as $sum
+  | [range($c.heads | length) | {h: $c.heads[.], v: $c.cells[.]}] as $cells
+  | [$cells[] | select(.h == "count") | (.v | tonumber) == $sum.count] as $cnt
+  | [$cells[] | select(.h | test("^(min|avg|p[0-9.]+|max)$")) | .h as $h
+     | (.v | tonumber) as $shown
+     | ($sum | to_entries[] | select(.key == ($h | gsub("\\."; "_")) + "_ms") | .value) as $f
+     | (($shown - $f) | fabs) <= 0.0006] as $lat
+  | select($c.pressed != "true" or $c.visible != 1 or $c.timer != $want or $c.rt.timer != $want
+           or ($c.rt.series | length) < 5 or ([$c.rt.series[] | select(endswith(":0"))] | length) > 0
+           or $cnt != [true] or ($lat | length) < 5 or ($lat | all | not))
+  | "\($c.section) \($c.view): shown timer \($c.timer) chart \($c.rt.timer) want \($want) cells \($c.cells)"' <<< "$V" 2>&1)
+check "views: every click shows its view's figures and chart${bad:+: $bad}" [ -n "$V" -a -z "$bad" ]
+op=$(jq '[.timers[].name] | index("op")' "$VS")
+p99s=$(echo "$V" | jq -r --arg t "t$op" '[.clicks[] | select(.section == $t) | .cells[(.heads | index("p99"))]] | join(" ")')
+check "views: op's p99 changes with the view: successes 1 ms, all samples 300 ms ($p99s)" \
+    [ "$p99s" = "1.000 1.000 300.000" ]
 finish

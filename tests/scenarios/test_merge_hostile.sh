@@ -6,7 +6,8 @@
 # the merge runs under a 2 GB address-space limit (not in the ASan build)
 # and a 20 s timeout, so a
 # regression fails instead of eating the machine); the segments' own files
-# are never touched and nothing is written outside --out.
+# are never touched and nothing is written outside --out.  Also the merge's
+# console: the compact end report, the full one with --verbose / -v.
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
 jqe() { jq "$@" > /dev/null; }
@@ -22,8 +23,22 @@ wait
 "$LUAMECH" run "$F/merge_seed.lua" -q -e RUN_TIME=2s -e INTERVAL=2s --segment 2/2 -o "$TMP/int2" > /dev/null 2>&1
 # another run of 3 intervals: its log cannot match seg-2 by chance (sleeping VUs make equal counts)
 "$LUAMECH" run "$F/merge_seed.lua" -q -e RUN_TIME=3s --segment 2/2 -o "$TMP/other" > /dev/null 2>&1
-"$LUAMECH" merge "$S/seg-1" "$S/seg-2" --out "$TMP/good" > /dev/null 2>&1
+"$LUAMECH" merge "$S/seg-1" "$S/seg-2" --out "$TMP/good" > "$TMP/good.out" 2>&1
 check "the real segments merge (exit $?)" [ $? -eq 0 ]
+# the console: the compact end report by default, the full one with --verbose (as run's), both ending with the segments
+check "merge prints the compact end report (its Timers table, no full summary)" \
+    [ -n "$(grep '^Timers (ms' "$TMP/good.out")" -a -z "$(grep 'Transaction Response Summary' "$TMP/good.out")" ]
+for v in --verbose -v; do
+    "$LUAMECH" merge "$S/seg-1" "$S/seg-2" --out "$TMP/good$v" $v > "$TMP/good$v.out" 2>&1
+    check "merge $v: exit 0 ($?)" [ $? -eq 0 ]
+    check "merge $v: the full end report (summary, interval details), then the segments" \
+        [ -n "$(grep 'Transaction Response Summary' "$TMP/good$v.out")" -a -n "$(grep '^Interval Details (ms)' "$TMP/good$v.out")" \
+          -a -z "$(grep '^Timers (ms' "$TMP/good$v.out")" -a -n "$(grep '^Merged from 2 of 2 segments' "$TMP/good$v.out")" ]
+    check "merge $v: the same summary.json as without it" \
+        [ "$(jq -S -c 'del(.start, .finish)' "$TMP/good$v/summary.json")" = "$(jq -S -c 'del(.start, .finish)' "$TMP/good/summary.json")" ]
+done
+"$LUAMECH" merge --help > "$TMP/merge-help" 2>&1
+check "merge --help names --verbose" grep -q -- '-v, --verbose  *the full end report' "$TMP/merge-help"
 sums() { (cd "$S" && find . -type f | sort | xargs md5sum); }
 before=$(sums)
 

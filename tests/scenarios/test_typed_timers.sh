@@ -20,7 +20,8 @@ check "the group timer 'group a (uncorrected)' is group 'a (uncorrected)', nobod
 check "the end report has a section for each group" \
     [ "$(grep -c -x -e 'Group: a' -e 'Group: a (uncorrected)' "$TMP/tt.out")" = 2 ]
 check "report.html: the group 'a (uncorrected)' has its own section" grep -q '<h3>a (uncorrected)</h3>' "$TMP/tt/report.html"
-check "report.html: ... and no section is a twin's" [ "$(grep -c 'class="timer twin"' "$TMP/tt/report.html")" = 0 ]
+check "report.html: ... and no timer shown as another's uncorrected view" \
+    [ "$(grep -c 'data-view="uncorrected"' "$TMP/tt/report.html")" = 0 ]
 check "report.html: its stage 1 row is over 0-1 s, not marked uncorrected" \
     grep -q '<tr class="stage"><td class="l">a (uncorrected)</td><td>1</td><td>0.000&ndash;1.000</td>' "$TMP/tt/report.html"
 

@@ -132,7 +132,7 @@ check "console: one closed-loop caveat (closed group users)" \
     [ "$(grep -c '^Note: closed-loop group(s) users: ' "$TMP/af.out")" -eq 1 ]
 check "report.html: one closed-loop caveat, before All Transactions" \
     [ "$(grep -c 'id="closed-loop-caveat"' "$H")" -eq 1 -a \
-      "$(grep -n 'id="closed-loop-caveat"' "$H" | cut -d: -f1)" -lt "$(grep -n '<section class="timer" id="t0">' "$H" | cut -d: -f1)" ]
+      "$(grep -n 'id="closed-loop-caveat"' "$H" | cut -d: -f1)" -lt "$(grep -n '<section class="timer" id="t0"' "$H" | cut -d: -f1)" ]
 check "a rate-only run has no caveat" not_grep -q 'closed-loop group\|closed-loop-caveat' "$TMP/st.out" "$TMP/st/report.html"
 
 CHROMIUM=/usr/bin/chromium

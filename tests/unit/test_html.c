@@ -76,14 +76,18 @@ static json_t *row(long long count, long long errors, double period, double base
 }
 
 /* What results.c writes beside a timer's name (docs/results.md): its group
- * and stage, and whose "(uncorrected)" twin it is.  The report reads these,
+ * and stage, and whose "(uncorrected)" or "(all)" twin it is.  The report reads these,
  * never the names; this fixture derives them from its names. */
 static void timer_tags(json_t *t, const char *name, const char *kind) {
-    static const char twin[] = " (uncorrected)";
-    size_t n = strlen(name), k = sizeof twin - 1;
+    static const char twin[] = " (uncorrected)", all[] = " (all)";
+    size_t n = strlen(name), k = sizeof twin - 1, ka = sizeof all - 1;
     char base[256];
     snprintf(base, sizeof base, "%.*s", (int)(n > k && strcmp(name + n - k, twin) == 0 ? n - k : n), name);
     if (strcmp(base, name) != 0) json_object_set_new(t, "uncorrected_of", json_string(base));
+    else if (n > ka && strcmp(name + n - ka, all) == 0) {
+        snprintf(base, sizeof base, "%.*s", (int)(n - ka), name);
+        json_object_set_new(t, "all_of", json_string(base));
+    }
     int stage = 0, off = 0;
     if (strcmp(kind, "group") == 0 && strncmp(base, "group ", 6) == 0)
         json_object_set_new(t, "group", json_string(base + 6));
@@ -338,7 +342,7 @@ static void test_phases_index(void **state) {
 }
 
 /* A paced run's summary.json: thresholds (one failed), a suspect generator,
- * engine and stage timers, and "(uncorrected)" twins listed out of order. */
+ * engine and stage timers, and "(uncorrected)" and "(all)" twins listed out of order. */
 #define REASONS "interval 2: generator CPU above 90%; interval 3: event loop lag p99 above 20 ms"
 
 static json_t *timer_lf(const char *name, const char *kind, const char *from) {
@@ -358,7 +362,7 @@ static json_t *gen_row(double cpu, double lag, int late) {
 }
 
 static void write_paced_run(const char *dir) {
-    json_t *timers = json_pack("[o,o,o,o,o,o,o,o,o,o,o,o]",
+    json_t *timers = json_pack("[o,o,o,o,o,o,o,o,o,o,o,o,o]",
         timer_lf("All Transactions", "all", "intended start"),                 /* 0 */
         timer_lf("engine.loop_lag", "engine", "actual start"),                 /* 1 */
         timer_lf("engine.schedule_lag", "engine", "actual start"),             /* 2 */
@@ -370,7 +374,8 @@ static void write_paced_run(const char *dir) {
         timer_lf("stage 1 g1 (uncorrected)", "stage", "actual start"),         /* 8 */
         timer_lf("All Transactions (uncorrected)", "all", "actual start"),     /* 9 */
         timer_lf("group g1 (uncorrected)", "group", "actual start"),           /* 10 */
-        timer_lf("memcached.set", "primitive", "actual start"));               /* 11: closed, no twin */
+        timer_lf("memcached.set", "primitive", "actual start"),                /* 11: closed, no twin */
+        timer_lf("memcached.get (all)", "primitive", "intended start"));       /* 12 */
     json_t *root = json_pack(
         "{s:i,s:s,s:s,s:i,s:s,s:f,s:{s:f,s:f,s:i},s:[{s:s,s:i,s:s}],s:o,s:[],"
         "s:[{s:s,s:s,s:b,s:f,s:s},{s:s,s:s,s:b,s:f,s:s},{s:s,s:s,s:b,s:n,s:s},{s:s,s:s,s:b,s:i,s:s}],"
@@ -497,33 +502,64 @@ static void test_health_thresholds_twins(void **state) {
     assert_null(strstr(page, "id=\"t6\""));
     assert_null(strstr(page, "id=\"t8\""));
 
-    /* twins: labelled, right after their timer; the timer's rt chart names its twin */
-    assert_non_null(strstr(page, "<section class=\"timer\" id=\"t0\">\n<h2>All Transactions<span class=\"lf intended\">"
-                                 "latency from the intended start</span></h2>"));
-    const char *at = strstr(page, "id=\"t0\""), *atu = strstr(page, "<section class=\"timer twin\" id=\"t9\">\n<h2>"
-                                  "All Transactions<span class=\"lf actual\">uncorrected: from the actual start</span></h2>");
-    assert_non_null(atu);
-    assert_true(at < atu && atu < strstr(page, "<h2>Groups</h2>"));
-    assert_non_null(strstr(atu, "Timer &ldquo;All Transactions (uncorrected)&rdquo;"));
-    assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"0\" data-twin=\"9\""));
+    /* views: one section per timer, its twins views in it behind a switch (hidden until the script shows
+     * it: without JavaScript every view is shown); the corrected view's rt chart names its twin */
+    assert_non_null(strstr(page, "<section class=\"timer\" id=\"t0\" data-views=\"2\">\n<h2>All Transactions</h2>"));
+    char *at = between(page, "<section class=\"timer\" id=\"t0\"", "</section>");
+    assert_non_null(strstr(at, "<div class=\"view-switch\" role=\"group\" aria-label=\"latency view\" hidden>"
+                               "<span>view:</span><button type=\"button\" data-view=\"corrected\" aria-pressed=\"true\">"
+                               "corrected</button><button type=\"button\" data-view=\"uncorrected\" "
+                               "aria-pressed=\"false\">uncorrected</button></div>"));
+    const char *v0 = strstr(at, "<div class=\"view\" data-view=\"corrected\" data-timer=\"0\">\n<p class=\"sub\">"
+                                "<span class=\"lf intended\">latency from the intended start</span>");
+    const char *v9 = strstr(at, "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"9\" id=\"t9\">\n"
+                                "<p class=\"sub\"><span class=\"lf actual\">uncorrected: from the actual start</span>: "
+                                "timer &ldquo;All Transactions (uncorrected)&rdquo;");
+    assert_true(v0 && v9 && v0 < v9);
+    /* each view its own summary table, charts and interval rows */
+    assert_int_equal(count(at, "<table class=\"summary\">"), 2);
+    assert_int_equal(count(at, "<table class=\"intervals\">"), 2);
+    assert_non_null(strstr(v0, "data-kind=\"rt\" data-timer=\"0\" data-twin=\"9\""));
+    assert_non_null(strstr(v9, "data-kind=\"rt\" data-timer=\"9\"></div>"));
+    assert_non_null(strstr(v9, "data-kind=\"tput\" data-timer=\"9\""));
+    free(at);
     assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"3\" data-twin=\"10\""));
     assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"4\" data-twin=\"7\""));
     assert_int_equal(count(page, "data-twin="), 4);                          /* and the first screen's */
-    const char *g = strstr(page, ">g1<span class=\"lf intended\">"), *gu = strstr(page, ">g1<span class=\"lf actual\">");
-    const char *mg = strstr(page, ">memcached.get<span class=\"lf intended\">");
-    const char *mgu = strstr(page, ">memcached.get<span class=\"lf actual\">");
-    const char *ms = strstr(page, ">memcached.set</h3>");                   /* no twin: no label */
-    assert_true(g && gu && mg && mgu && ms);
-    assert_true(g < gu && gu < mg && mg < mgu && mgu < ms);
+    /* memcached.get: three views, corrected, uncorrected and all, in that order */
+    char *mg = between(page, "<section class=\"timer\" id=\"t4\" data-views=\"3\">\n<h3>memcached.get</h3>", "</section>");
+    assert_non_null(strstr(mg, "data-view=\"corrected\" aria-pressed=\"true\">corrected</button><button type=\"button\" "
+                               "data-view=\"uncorrected\" aria-pressed=\"false\">uncorrected</button><button "
+                               "type=\"button\" data-view=\"all\" aria-pressed=\"false\">all</button></div>"));
+    const char *m4 = strstr(mg, "<div class=\"view\" data-view=\"corrected\" data-timer=\"4\">");
+    const char *m7 = strstr(mg, "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"7\" id=\"t7\">");
+    const char *m12 = strstr(mg, "<div class=\"view\" data-view=\"all\" data-timer=\"12\" id=\"t12\">\n<p class=\"sub\">"
+                                 "<span class=\"lf all\">all samples: failures, cancelled and skipped ones included</span>: "
+                                 "timer &ldquo;memcached.get (all)&rdquo;");
+    assert_true(m4 && m7 && m12 && m4 < m7 && m7 < m12);
+    assert_non_null(strstr(m12, "data-kind=\"rt\" data-timer=\"12\"></div>"));
+    free(mg);
+    /* no views: no switch, no view label */
+    char *ms = between(page, "<section class=\"timer\" id=\"t11\" data-views=\"1\">\n<h3>memcached.set</h3>", "</section>");
+    assert_null(strstr(ms, "view-switch"));
+    assert_null(strstr(ms, "class=\"lf"));
+    free(ms);
+    assert_int_equal(count(page, "<div class=\"view-switch\""), 3);         /* All Transactions, g1, memcached.get */
     assert_int_equal(count(page, "class=\"lf intended\""), 3);                /* the 3 timers with a twin */
     assert_int_equal(count(page, "class=\"lf actual\""), 3);
-    assert_int_equal(count(page, "<section class=\"timer"), 9);             /* every timer but the stages */
-    assert_int_equal(count(page, "data-kind=\"rt\""), 10);                  /* and the first screen's */
+    assert_int_equal(count(page, "class=\"lf all\""), 1);
+    assert_int_equal(count(page, "<section class=\"timer"), 6);             /* every timer but the stages and views */
+    assert_int_equal(count(page, "data-kind=\"rt\""), 11);                  /* one per view, and the first screen's */
+    assert_null(strstr(page, "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"9\" id=\"t9\" hidden"));
+    /* the script shows the switch and hides the other views */
+    assert_non_null(strstr(html, "function showView(sec, v)"));
     assert_null(strstr(toc, "stage "));
     /* each timer once: its views are in its section, not links of their own */
     assert_non_null(strstr(toc, "<a href=\"#t0\">All Transactions</a><span>Groups:"));
     assert_null(strstr(toc, "(uncorrected)"));
     assert_null(strstr(toc, "href=\"#t9\""));
+    assert_null(strstr(toc, "href=\"#t12\""));
+    assert_null(strstr(toc, "(all)"));
 
     /* checks are not counters: the kind says so, not the name */
     char *ctr = between(page, "<section id=\"counters\">", "</section>");

@@ -1,13 +1,13 @@
 /* lm_op.h - the one operation pattern of the bindings (memcached, redis,
- * http): a free-listed op per request or batch, started inside the Lua
- * call, completed either inside that call (the client failed at once: the
- * call returns the results) or later from the loop (the results are pushed
- * on the VU's stack and the VU is resumed through vu_resume), and given
- * back to its pool either way.  A binding embeds lm_op first in its own op
- * struct and gives its pool one push function (what the call returns).
- * Also the one registry of pooled clients (lm_registry), keyed by a
- * canonical struct, one per worker and module.  Only engine/vu_api.h is
- * used (tests/unit/test_lm_op.c runs all of it on a fake engine). */
+ * http, ws, grpc): a free-listed op per request or batch, started inside the
+ * Lua call, completed either inside that call (the client failed at once: the
+ * call returns the results) or later from the loop (the results are pushed on
+ * the VU's stack and the VU is resumed through vu_resume), and given back to
+ * its pool either way.  A binding embeds lm_op first in its own op struct and
+ * gives its pool one push function (what the call returns).  Also the
+ * registry of pooled clients (lm_registry), keyed by a canonical struct, one
+ * per worker and module.  Only engine/vu_api.h is used
+ * (tests/unit/test_lm_op.c runs all of it on a fake engine). */
 #ifndef LUAMECH_LM_OP_H
 #define LUAMECH_LM_OP_H
 

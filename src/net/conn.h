@@ -1,12 +1,12 @@
 /* conn.h - one client connection on a libuv loop, shared by the memcached,
- * redis and HTTP clients: connect (TCP or unix socket) with a timeout, a
- * read buffer handed to the protocol as it fills, a write queue flushed once
- * per loop turn (everything queued in a turn leaves in one write), close, and
- * the failure cause (phase + status + message).  A transport sits under
- * the byte stream: plaintext, or TLS (net/tls.h) from the connect when
- * cfg->tls is set or from later on (net_conn_start_tls: STARTTLS, an
- * upgrade); ALPN offered per client or per connection (cfg->alpn) and the
- * selected protocol read back (net_conn_alpn).
+ * redis, HTTP/1.1, HTTP/2 (h2_session) and WebSocket clients: connect (TCP or
+ * unix socket) with a timeout, a read buffer handed to the protocol as it
+ * fills, a write queue flushed once per loop turn (everything queued in a
+ * turn leaves in one write), close, and the failure cause (phase + status +
+ * message).  A transport sits under the byte stream: plaintext, or TLS
+ * (net/tls.h) from the connect when cfg->tls is set or from later on
+ * (net_conn_start_tls: STARTTLS, an upgrade); ALPN offered per client or per
+ * connection (cfg->alpn) and the selected protocol read back (net_conn_alpn).
  *
  * The owner (a client) keeps the protocol: request FIFO, parsing, request
  * deadlines, reconnect policy (net_backoff below).  A connection is one

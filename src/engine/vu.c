@@ -77,36 +77,11 @@ static void vu_finished(vu *v) {
     worker_vu_done(w, v);
 }
 
-/* Dispatch delay: how long a completion that resumes a VU has waited for
- * the loop.  Its reference is the loop's wake-up: the first resume after the
- * loop's last poll returned (vu_on_prepare clears it before each poll; the
- * first resume of the turn, a completion or the engine's own, stamps it).
- * A lower bound: a completion that was ready while the worker was busy
- * before the poll, or off its CPU, waited longer. */
-static void vu_dispatch_record(worker *w) {
-    uint64_t now = worker_now_ns();
-    if (!w->disp_ref_ns) w->disp_ref_ns = now;
-    worker_record(w, w->tid_dispatch, (int64_t)(now - w->disp_ref_ns), now, 1);
-}
-
-static void vu_on_prepare(uv_prepare_t *h) {
-    worker *w = h->data;
-    w->disp_ref_ns = 0;
-}
-
-int vu_dispatch_init(worker *w) {
-    int rc = uv_prepare_init(&w->loop, &w->disp_prepare);
-    if (rc != 0) return rc;
-    w->disp_prepare.data = w;
-    uv_unref((uv_handle_t *)&w->disp_prepare);
-    w->tid_dispatch = stats_timer_id(&w->stats, STATS_ENGINE_DISPATCH_DELAY, TK_ENGINE);
-    return uv_prepare_start(&w->disp_prepare, vu_on_prepare);
-}
-
 static void vu_resume_run(vu *v, int nargs);
 
 void vu_resume(vu *v, int nargs) {
-    if (v->state == VU_WAITING && !v->w->current && v->w->tid_dispatch >= 0) vu_dispatch_record(v->w);
+    /* a completion resumes it: how long it waited for the loop (health.h) */
+    if (v->state == VU_WAITING && !v->w->current) health_dispatch_record(&v->w->health);
     vu_resume_run(v, nargs);
 }
 
@@ -114,7 +89,7 @@ void vu_resume(vu *v, int nargs) {
 static void vu_resume_run(vu *v, int nargs) {
     worker *w = v->w;
     if (v->state == VU_DONE) return;
-    if (!w->disp_ref_ns) w->disp_ref_ns = worker_now_ns();   /* the loop's wake-up */
+    health_dispatch_mark(&w->health);        /* the loop's wake-up */
     if (w->current) {            /* a completion fired inside another VU's call */
         v->ready_nargs = nargs;  /* (e.g. a shared client closed): resume it later */
         worker_make_ready(w, v);
@@ -396,11 +371,7 @@ void vu_wheel_wake(vu_wheel *wh, vu *v) {
     worker *w = v->w;
     (void)wh;
     uint64_t now = worker_now_ns();
-    if (w->tid_wake_lag1 == 0) {
-        int id = stats_timer_id(&w->stats, STATS_ENGINE_WAKE_LAG, TK_ENGINE);
-        w->tid_wake_lag1 = id >= 0 ? id + 1 : -1;
-    }
-    if (w->tid_wake_lag1 > 0) worker_record(w, w->tid_wake_lag1 - 1, (int64_t)(now - v->due_ns), now, 1);
+    health_wake_lag(&w->health, (int64_t)(now - v->due_ns), now);
     vu_wake(v, now);
 }
 

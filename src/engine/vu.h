@@ -80,9 +80,6 @@ void vu_start(vu *v);
 struct vu_wheel;
 /* The worker's sleep wheel wakes v (engine/wheel.c). */
 void vu_wheel_wake(struct vu_wheel *wh, vu *v);
-/* Measure every completion's dispatch delay (engine.dispatch_delay) on the
- * worker's loop; before its loop runs.  0 or a libuv error. */
-int vu_dispatch_init(struct worker *w);
 /* The engine stops: a sleeping VU wakes now; a pending one never starts. */
 void vu_stop(vu *v);
 /* Hard stop: the VU is done whatever it was doing. */

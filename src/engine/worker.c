@@ -8,7 +8,6 @@
 #include <assert.h>
 #include <lauxlib.h>
 #include <pthread.h>
-#include <sys/resource.h>
 #include <sched.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -44,32 +43,9 @@ static void worker_send(worker *w, tick_msg *m) {
     stats_local_take_back(&w->stats, back);
 }
 
-/* This thread's CPU time (user + system), microseconds. */
-static uint64_t worker_cpu_us(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_THREAD, &ru);
-    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-           (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
-
-/* Time this thread was ready to run but waited for a CPU, microseconds
- * (the kernel's schedstat); 0 when the kernel does not say. */
-static uint64_t worker_runq_us(void) {
-    FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    unsigned long long run = 0, wait = 0;
-    if (!f) return 0;
-    if (fscanf(f, "%llu %llu", &run, &wait) != 2) wait = 0;
-    fclose(f);
-    return (uint64_t)wait / 1000;
-}
-
 static void worker_flush(worker *w, int final) {
     assert(w->tick <= w->cap_tick);     /* ticks go out in order, none past the cap */
-    uint64_t cpu = worker_cpu_us(), runq = worker_runq_us();
-    stats_count(&w->stats, w->cid_cpu, (int64_t)(cpu - w->cpu_last_us));
-    w->cpu_last_us = cpu;
-    if (runq > w->runq_last_us) stats_count(&w->stats, w->cid_runq, (int64_t)(runq - w->runq_last_us));
-    w->runq_last_us = runq;
+    health_flush(&w->health);
     tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick);
     if (!m) {            /* out of memory: the tick's data stays for the next one */
         if (!final) return;
@@ -234,7 +210,7 @@ static void worker_begin_stop(worker *w) {
     w->cap_tick = w->tick;          /* late samples land in the last tick */
     int64_t grace_ms = w->shared->sc->graceful_stop_ns / 1000000;
     uv_timer_start(&w->grace_timer, worker_on_grace, (uint64_t)grace_ms, 0);
-    uv_timer_stop(&w->lag_timer);
+    health_stop(&w->health);
     if (w->groups) pace_stop(w);
     worker_stop_all(w, 0);
 }
@@ -284,32 +260,16 @@ static void worker_teardown(worker *w) {
 
 /* ---- start ---- */
 
-/* Event-loop lag: how late a 100 ms timer fires, against the precise clock
- * (re-armed from a fresh loop time each time: libuv's cached loop time would
- * hide a loop that was busy when the timer was armed). */
-static void worker_on_lag(uv_timer_t *t) {
-    worker *w = t->data;
-    uint64_t now = worker_now_ns();
-    if (w->lag_expected_ns)
-        worker_record(w, w->tid_loop_lag, now > w->lag_expected_ns ? (int64_t)(now - w->lag_expected_ns) : 0, now, 1);
-    uv_update_time(&w->loop);
-    w->lag_expected_ns = worker_now_ns() + 100000000;
-    uv_timer_start(t, worker_on_lag, 100, 0);
-}
-
 static void worker_go(worker *w) {
     uint64_t t0 = atomic_load(&w->shared->t0_ns);
     const scenario *sc = w->shared->sc;
     w->going = 1;
     w->tick = 0;
-    w->cpu_last_us = worker_cpu_us();    /* interval 1 counts from t0, not the set-up */
-    w->runq_last_us = worker_runq_us();
     w->next_tick_ns = t0 + (uint64_t)w->shared->tick_ns;
     w->cap_tick = sc->run_time_ns > 0
         ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;
+    health_go(&w->health);
     pace_go(w, t0);
-    w->lag_expected_ns = 0;
-    worker_on_lag(&w->lag_timer);
     if (w->done == w->nvus) worker_finish(w);
 }
 
@@ -471,7 +431,7 @@ static void worker_main(void *arg) {
         w->going = 0;
     } else {
         pace_prepare(w);
-        if (vu_dispatch_init(w) != 0) w->tid_dispatch = -1;   /* not measured; the run goes on */
+        health_dispatch_init(&w->health, &w->loop, &w->stats);   /* on failure not measured; the run goes on */
         worker_preflight(w);
     }
     uv_run(&w->loop, UV_RUN_DEFAULT);
@@ -570,18 +530,13 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err
     uv_timer_init(&w->loop, &w->tick_timer);      /* these only link the handle: they cannot fail */
     uv_timer_init(&w->loop, &w->grace_timer);
     uv_idle_init(&w->loop, &w->idle);
-    uv_timer_init(&w->loop, &w->lag_timer);
     wheel_init(&w->wheel, &w->loop, vu_wheel_wake);
-    w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w->lag_timer.data = w;
+    w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w;
     w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
-    w->tid_loop_lag = stats_timer_id(&w->stats, STATS_ENGINE_LOOP_LAG, TK_ENGINE);
-    w->tid_sched_lag = stats_timer_id(&w->stats, STATS_ENGINE_SCHEDULE_LAG, TK_ENGINE);
-    w->tid_dispatch = -1;
     w->cid_late = stats_counter_kind_id(&w->stats, "engine.late_starts", CK_ENGINE);
     w->cid_skipped = stats_counter_kind_id(&w->stats, "engine.skipped_starts", CK_ENGINE);
-    w->cid_cpu = stats_counter_kind_id(&w->stats, "engine.cpu_us", CK_ENGINE);
-    w->cid_runq = stats_counter_kind_id(&w->stats, "engine.cpu_wait_us", CK_ENGINE);
-    w->cpu_last_us = 0;
+    health_init(&w->health, w, &w->loop, &w->stats);   /* the ids keep their order: timers, then counters */
+    w->tid_sched_lag = stats_timer_id(&w->stats, STATS_ENGINE_SCHEDULE_LAG, TK_ENGINE);
     w->L = luaL_newstate();
     if (!w->L) return worker_start_fail(w, 1, 0, "its Lua state", err, err_len);
     if (lua_cpcall(w->L, worker_open_lua, w) != 0) {

@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "common/params.h"
+#include "engine/health.h"
 #include "engine/wheel.h"
 #include "engine/vu_api.h"
 #include "scenario/schedule.h"
@@ -103,16 +104,10 @@ typedef struct worker {
     wgroup *groups;                /* per scenario group */
     int any_scheduled;             /* a paced or rate group exists: twins are kept for all */
     rawlog raw;                    /* --mm-results, else raw.f == NULL */
-    int tid_loop_lag, tid_sched_lag;   /* generator health */
-    int tid_wake_lag1;             /* 1 + engine.wake_lag's id (sleep wheel); 0 = not yet, -1 = none */
+    int tid_sched_lag;             /* engine.schedule_lag */
     vu_wheel wheel;                /* sleeping VUs (engine/wheel.c) */
-    int cid_late, cid_skipped, cid_cpu, cid_runq;
-    uv_timer_t lag_timer;
-    uint64_t lag_expected_ns;
-    int tid_dispatch;              /* engine.dispatch_delay, or -1 */
-    uv_prepare_t disp_prepare;     /* clears disp_ref_ns before each poll (vu.c) */
-    uint64_t disp_ref_ns;          /* the first resume after the last poll, or 0 */
-    uint64_t cpu_last_us, runq_last_us;   /* CPU time and CPU wait so far (us) */
+    int cid_late, cid_skipped;     /* engine.late_starts, engine.skipped_starts */
+    health health;                 /* loop lag, dispatch delay, wake lag, CPU (engine/health.c) */
     int64_t tick, cap_tick;        /* current tick index; last tick allowed */
     uint64_t next_tick_ns;         /* absolute hrtime of the next tick boundary */
     int64_t quota;                 /* transactions this worker may still start; -1 = unbounded */

@@ -40,8 +40,9 @@ static fake *fake_new(int64_t tick_ns, int64_t interval_ns) {
     f->sh.notify = &f->notify;
     f->w.shared = &f->sh;
     assert_int_equal(stats_local_init(&f->w.stats), 0);
-    f->w.cid_cpu = stats_counter_id(&f->w.stats, "engine.cpu_us");
-    f->w.cid_runq = stats_counter_id(&f->w.stats, "engine.cpu_wait_us");
+    f->w.health.w = &f->w;
+    f->w.health.cid_cpu = stats_counter_id(&f->w.stats, "engine.cpu_us");
+    f->w.health.cid_runq = stats_counter_id(&f->w.stats, "engine.cpu_wait_us");
     f->w.going = 1;
     f->w.next_tick_ns = T0 + (uint64_t)tick_ns;
     f->w.cap_tick = INT64_MAX;

@@ -188,14 +188,14 @@ static void pace_grow(wgroup *wg) {
 static void pace_dispatch(wgroup *wg) {
     uint64_t now = worker_now_ns();
     pace_refresh(wg, now);
-    while (wg->k_assign < wg->k_due && wg->idle && wg->w->quota != 0) {
+    while (wg->k_assign < wg->k_due && wg->idle && !budget_spent(&wg->w->budget)) {
         vu *v = wg->idle;
         wg->idle = v->next_idle;
         v->in_begin = 0;
         pace_take_arrival(v, wg, now);
         vu_begin_resume(v, 1);
     }
-    if (wg->k_assign < wg->k_due && !wg->w->stopping && wg->w->quota != 0) pace_grow(wg);
+    if (wg->k_assign < wg->k_due && !wg->w->stopping && !budget_spent(&wg->w->budget)) pace_grow(wg);
     pace_arm(wg);
 }
 
@@ -211,7 +211,7 @@ static void pace_on_arrival(uv_poll_t *p, int status, int events) {
  * would count as latency.  A timerfd on CLOCK_MONOTONIC (uv_hrtime's clock)
  * wakes the loop at the arrival's nanosecond. */
 static void pace_arm(wgroup *wg) {
-    if (wg->w->stopping || wg->tfd < 0) return;
+    if (wg->w->stopping || wg->tfd < 0 || budget_spent(&wg->w->budget)) return;
     uint64_t at = pace_arrival_ns(wg, wg->k_due);
     if (at == UINT64_MAX) return;
     pace_arm_at(wg, at);
@@ -319,7 +319,7 @@ begin_result pace_try_begin(vu *v) {
     worker *w = v->w;
     uint64_t fin = v->fin_now_ns;           /* finish's clock read, just before this begin */
     v->fin_now_ns = 0;
-    if (w->stopping || w->quota == 0) return BEGIN_STOP;
+    if (w->stopping || budget_spent(&w->budget)) return BEGIN_STOP;
     const group_cfg *g = &w->shared->sc->groups[v->group];
     uint64_t now = fin ? fin : worker_now_ns();
     v->in_begin = 0;

@@ -156,7 +156,6 @@ void vu_start(vu *v) {
 /* A transaction starts now; it was meant to start at intended_ns. */
 void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
     worker *w = v->w;
-    if (w->quota > 0 && --w->quota == 0) worker_command(w, 0); /* last one: let the worker notice */
     v->intended_ns = intended_ns;
     v->lateness_ns = now > intended_ns ? (int64_t)(now - intended_ns) : 0;
     if (v->scheduled) {
@@ -168,6 +167,7 @@ void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
     v->tx_slept_ns = v->slept_ns;
     v->ntx_timers = 0;
     v->iter_resumes = v->resumes;
+    if (budget_take(&w->budget)) worker_budget_spent(w);   /* the last one: no more starts */
 }
 
 void vu_begin_resume(vu *v, int go) {
@@ -327,7 +327,7 @@ int vu_lua_finish(lua_State *L) {
 
 static void vu_on_retry(uv_timer_t *t) {
     vu *v = t->data;
-    lua_pushboolean(v->L, !v->w->stopping && v->w->quota != 0);
+    lua_pushboolean(v->L, !v->w->stopping && !budget_spent(&v->w->budget));
     vu_resume_run(v, 1);
 }
 

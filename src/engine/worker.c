@@ -215,9 +215,10 @@ static void worker_begin_stop(worker *w) {
     worker_stop_all(w, 0);
 }
 
-/* The transaction budget is used up: VUs not yet started never start; the
- * others end after their current transaction (think time included). */
-static void worker_quota_spent(worker *w) {
+/* Called directly by the start that took the budget's last transaction,
+ * also from inside a VU's begin(): the VUs it resumes wait in the ready
+ * queue until that VU yields (vu_resume). */
+void worker_budget_spent(worker *w) {
     for (int i = 0; i < w->nvus; i++)
         if (w->vus[i].state == VU_PENDING) vu_stop(&w->vus[i]);
     pace_release_idle(w);
@@ -270,6 +271,7 @@ static void worker_go(worker *w) {
         ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;
     health_go(&w->health);
     pace_go(w, t0);
+    if (budget_spent(&w->budget)) worker_budget_spent(w);   /* a share of none */
     if (w->done == w->nvus) worker_finish(w);
 }
 
@@ -290,7 +292,6 @@ static void worker_on_wake(uv_async_t *h) {
     }
     if (cmd & (WCMD_STOP | WCMD_HARD)) worker_begin_stop(w);
     if (cmd & WCMD_HARD) worker_on_grace(&w->grace_timer);
-    if (w->quota == 0 && w->going) worker_quota_spent(w);
     if (!w->going && (cmd & (WCMD_STOP | WCMD_HARD))) worker_finish(w);
 }
 
@@ -517,7 +518,7 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err
     memset(w, 0, sizeof *w);
     w->id = id;
     w->shared = shared;
-    w->quota = quota;
+    budget_init(&w->budget, quota);
     int rc = uv_loop_init(&w->loop);
     if (rc != 0) {
         snprintf(err, err_len, "cannot start worker %d: its event loop: %s", id + 1, uv_strerror(rc));

@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "common/params.h"
+#include "engine/budget.h"
 #include "engine/health.h"
 #include "engine/wheel.h"
 #include "engine/vu_api.h"
@@ -110,7 +111,7 @@ typedef struct worker {
     health health;                 /* loop lag, dispatch delay, wake lag, CPU (engine/health.c) */
     int64_t tick, cap_tick;        /* current tick index; last tick allowed */
     uint64_t next_tick_ns;         /* absolute hrtime of the next tick boundary */
-    int64_t quota;                 /* transactions this worker may still start; -1 = unbounded */
+    budget budget;                 /* its share of --requests (engine/budget.h) */
     int going, stopping, hard, finished;
     uint64_t end_ns;
 
@@ -167,6 +168,10 @@ int worker_twin(worker *w, int tid);
 void worker_rotate(worker *w, uint64_t now_ns);
 void worker_vu_done(worker *w, struct vu *v);
 void worker_make_ready(worker *w, struct vu *v);
+/* The budget's last transaction started (budget_take said so), on the
+ * worker's thread: VUs not yet started never start; the others end after
+ * their current transaction (think time included). */
+void worker_budget_spent(worker *w);
 void worker_preflight_result(worker *w, const char *errmsg);
 
 #endif

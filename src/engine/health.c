@@ -33,6 +33,9 @@ void health_init(health *h, worker *w, uv_loop_t *loop, stats_local *st) {
     h->lag_timer.data = h;
     h->tid_loop_lag = stats_timer_id(st, STATS_ENGINE_LOOP_LAG, TK_ENGINE);
     h->tid_dispatch = -1;
+}
+
+void health_counters(health *h, stats_local *st) {
     h->cid_cpu = stats_counter_kind_id(st, "engine.cpu_us", CK_ENGINE);
     h->cid_runq = stats_counter_kind_id(st, "engine.cpu_wait_us", CK_ENGINE);
 }

@@ -27,8 +27,11 @@ typedef struct health {
 } health;
 
 /* Set up on the worker's loop (before its thread runs): links the lag
- * timer (cannot fail) and creates the figures' ids in st. */
+ * timer (cannot fail) and creates engine.loop_lag in st; then
+ * health_counters creates the CPU counters (the worker keeps the order of
+ * its figures' ids: the load models' come between). */
 void health_init(health *h, worker *w, uv_loop_t *loop, stats_local *st);
+void health_counters(health *h, stats_local *st);
 /* Measure the dispatch delay of every completion; before the loop runs.
  * 0, or a libuv error (then it is not measured; the run goes on). */
 int health_dispatch_init(health *h, uv_loop_t *loop, stats_local *st);

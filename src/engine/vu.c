@@ -1,8 +1,10 @@
 /* vu.c - virtual users: coroutine creation, the single resume function, the
- * transaction boundaries (begin/finish), think time (sleep), a closed group's
- * pause after a failed transaction (on_error.pause) and per-VU random
- * streams.  It does not know any protocol; bindings resume VUs only through
- * vu_resume. */
+ * transaction boundaries (the start pace.c decides on, the finish), think
+ * time (sleep), a closed group's pause after a failed transaction
+ * (on_error.pause) and per-VU random streams.  It does not know any
+ * protocol; bindings resume VUs only through vu_resume.  It calls worker.c
+ * (statistics, the ready queue, a VU's end), never pace.c: it only reads
+ * the pace_vu figures of a transaction (lateness, stage timer). */
 #include "common/clock.h"
 #include "engine/vu.h"
 
@@ -11,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/pace.h"
 #include "engine/worker.h"
 
 static uint64_t vu_splitmix(uint64_t *x) {
@@ -72,7 +73,6 @@ static void vu_finished(vu *v) {
     v->state = VU_DONE;
     uv_timer_stop(&v->timer);
     wheel_remove(&w->wheel, v);
-    pace_unwait(v);
     vu_release(v);
     worker_vu_done(w, v);
 }
@@ -156,11 +156,11 @@ void vu_start(vu *v) {
 /* A transaction starts now; it was meant to start at intended_ns. */
 void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
     worker *w = v->w;
-    v->intended_ns = intended_ns;
-    v->lateness_ns = now > intended_ns ? (int64_t)(now - intended_ns) : 0;
-    if (v->scheduled) {
-        worker_record(w, w->tid_sched_lag, v->lateness_ns, now, 1);
-        if (v->lateness_ns > 2000000) worker_count(w, w->cid_late, 1);
+    v->pace.intended_ns = intended_ns;
+    v->pace.lateness_ns = now > intended_ns ? (int64_t)(now - intended_ns) : 0;
+    if (v->pace.scheduled) {
+        worker_record(w, w->pace.tid_sched_lag, v->pace.lateness_ns, now, 1);
+        if (v->pace.lateness_ns > PACE_LATE_NS) worker_count(w, w->pace.cid_late, 1);
     }
     v->tx_start_ns = now;
     v->in_tx = 1;
@@ -185,12 +185,12 @@ static void vu_record_late(vu *v, int tid, int64_t dur_ns, int64_t late_ns, uint
         v->rawtx->seconds[v->ntx_timers++] = (double)(dur_ns + late_ns) / 1e9;
     }
     worker_record(w, tid, dur_ns + late_ns, now, ok);
-    if (v->scheduled || w->any_scheduled) worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
+    if (v->pace.scheduled || w->pace.any_scheduled) worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
 }
 
 void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
     /* closed: intended start == actual start */
-    vu_record_late(v, tid, dur_ns, v->scheduled ? v->lateness_ns : 0, now, ok);
+    vu_record_late(v, tid, dur_ns, v->pace.scheduled ? v->pace.lateness_ns : 0, now, ok);
 }
 
 void vu_record_count(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok, int64_t count) {
@@ -199,10 +199,10 @@ void vu_record_count(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok, int64
         for (int64_t i = 0; i < count; i++) vu_record(v, tid, dur_ns, now, ok);
         return;
     }
-    int64_t late = v->scheduled ? v->lateness_ns : 0;
+    int64_t late = v->pace.scheduled ? v->pace.lateness_ns : 0;
     if (!ok && v->state == VU_DONE) ok = SAMPLE_CANCELLED;   /* as vu_record_late */
     worker_record_count(w, tid, dur_ns + late, now, ok, count);
-    if (v->scheduled || w->any_scheduled) worker_record_count(w, worker_twin(w, tid), dur_ns, now, ok, count);
+    if (v->pace.scheduled || w->pace.any_scheduled) worker_record_count(w, worker_twin(w, tid), dur_ns, now, ok, count);
 }
 
 void vu_record_given(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
@@ -214,29 +214,11 @@ void vu_record_phase(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
     worker_record(v->w, tid, dur_ns, now, ok);
 }
 
-static void vu_on_go(uv_timer_t *t) {
-    vu *v = t->data;
-    if (vu_timer_early(v, vu_on_go)) return;
-    begin_result r = pace_try_begin(v);
-    if (r != BEGIN_WAIT) vu_begin_resume(v, r == BEGIN_NOW);
-}
-
-int vu_lua_begin(lua_State *L) {
-    worker *w = lua_touserdata(L, lua_upvalueindex(1));
-    vu *v = w->current;
-    if (v->preflight && !w->going) {
-        v->fin_now_ns = 0;
-        worker_preflight_result(w, NULL);  /* init worked: the server is there */
-        v->state = VU_WAITING;
-        return lua_yield(L, 0);            /* resumed by vu_on_go */
-    }
-    begin_result r = pace_try_begin(v);
-    if (r == BEGIN_WAIT) {
-        v->state = VU_WAITING;
-        return lua_yield(L, 0);
-    }
-    lua_pushboolean(L, r == BEGIN_NOW);
-    return 1;
+int vu_preflight_begin(vu *v, lua_State *L) {
+    v->fin_now_ns = 0;
+    worker_preflight_result(v->w, NULL);  /* init worked: the server is there */
+    v->state = VU_WAITING;
+    return lua_yield(L, 0);               /* resumed by pace's timer at its start */
 }
 
 static void vu_on_start(uv_timer_t *t) {
@@ -245,9 +227,7 @@ static void vu_on_start(uv_timer_t *t) {
     vu_start(v);
 }
 
-void vu_schedule(vu *v, uint64_t at_ns) {
-    vu_timer_at(v, at_ns, v->preflight ? vu_on_go : vu_on_start);
-}
+void vu_schedule(vu *v, uint64_t at_ns) { vu_timer_at(v, at_ns, vu_on_start); }
 
 /* --mm-results: one line per transaction, multi-mechanize style. */
 static void vu_rawlog(vu *v, int64_t dur_ns, const char *error) {
@@ -259,7 +239,7 @@ static void vu_rawlog(vu *v, int64_t dur_ns, const char *error) {
     }
     double start_s = (double)(int64_t)(v->tx_start_ns - atomic_load(&w->shared->t0_ns)) / 1e9;
     rawlog_tx(&w->raw, start_s, (int64_t)time(NULL), w->shared->sc->groups[v->group].name,
-              (double)(dur_ns + v->lateness_ns) / 1e9, error, t, v->ntx_timers);
+              (double)(dur_ns + v->pace.lateness_ns) / 1e9, error, t, v->ntx_timers);
 }
 
 /* The transaction ends now (ok: SAMPLE_OK, SAMPLE_FAILED or
@@ -272,9 +252,9 @@ static int64_t vu_record_tx(vu *v, uint64_t now, int ok) {
     uint64_t slept = v->slept_ns - v->tx_slept_ns;
     int64_t dur = (int64_t)(now - v->tx_start_ns - slept);
     v->in_tx = 0;
-    int ids[3] = {w->tid_all, w->tid_group[v->group], pace_stage_tid(v)};
+    int ids[3] = {w->tid_all, w->tid_group[v->group], v->pace.stage_tid};
     int n = ids[2] >= 0 ? 3 : 2;
-    if (v->scheduled || w->any_scheduled) {  /* with twins: each timer, then its twin */
+    if (v->pace.scheduled || w->pace.any_scheduled) {  /* with twins: each timer, then its twin */
         for (int i = 0; i < n; i++) vu_record(v, ids[i], dur, now, ok);
         return dur;
     }
@@ -402,11 +382,6 @@ void vu_stop(vu *v) {
         vu_wake(v, worker_now_ns());
     } else if (v->preflight && !v->w->going && v->state == VU_WAITING) {
         vu_kill(v);
-    } else if (v->in_begin) {              /* parked until its next start: stop now */
-        uv_timer_stop(&v->timer);
-        pace_unwait(v);
-        v->in_begin = 0;
-        vu_begin_resume(v, 0);
     }
 }
 

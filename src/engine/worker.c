@@ -184,6 +184,7 @@ static void worker_on_idle(uv_idle_t *h) {
 static void worker_finish(worker *w);
 
 void worker_vu_done(worker *w, vu *v) {
+    pace_unwait(v);                 /* ended while parked for its start */
     assert(w->done < w->nvus && (!v->started || w->active > 0));   /* each VU ends once */
     if (v->started) w->active--;
     w->done++;
@@ -211,7 +212,7 @@ static void worker_begin_stop(worker *w) {
     int64_t grace_ms = w->shared->sc->graceful_stop_ns / 1000000;
     uv_timer_start(&w->grace_timer, worker_on_grace, (uint64_t)grace_ms, 0);
     health_stop(&w->health);
-    if (w->groups) pace_stop(w);
+    if (w->pace.groups) pace_stop(w);
     worker_stop_all(w, 0);
 }
 
@@ -331,7 +332,7 @@ static int worker_load_body(worker *w, char *err, size_t err_len) {
         snprintf(err, err_len, "internal error: cannot load vu.lua");
         return -1;
     }
-    lua_CFunction fns[] = {vu_lua_begin, vu_lua_finish, vu_lua_init_failed};
+    lua_CFunction fns[] = {pace_lua_begin, vu_lua_finish, vu_lua_init_failed};
     for (int i = 0; i < 3; i++) {
         lua_pushlightuserdata(w->L, w);
         lua_pushcclosure(w->L, fns[i], 1);
@@ -534,10 +535,9 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err
     wheel_init(&w->wheel, &w->loop, vu_wheel_wake);
     w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w;
     w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
-    w->cid_late = stats_counter_kind_id(&w->stats, "engine.late_starts", CK_ENGINE);
-    w->cid_skipped = stats_counter_kind_id(&w->stats, "engine.skipped_starts", CK_ENGINE);
-    health_init(&w->health, w, &w->loop, &w->stats);   /* the ids keep their order: timers, then counters */
-    w->tid_sched_lag = stats_timer_id(&w->stats, STATS_ENGINE_SCHEDULE_LAG, TK_ENGINE);
+    health_init(&w->health, w, &w->loop, &w->stats);    /* the figures' ids in their order of old */
+    pace_ids(w);
+    health_counters(&w->health, &w->stats);
     w->L = luaL_newstate();
     if (!w->L) return worker_start_fail(w, 1, 0, "its Lua state", err, err_len);
     if (lua_cpcall(w->L, worker_open_lua, w) != 0) {

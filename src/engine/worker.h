@@ -13,6 +13,7 @@
 #include "common/params.h"
 #include "engine/budget.h"
 #include "engine/health.h"
+#include "engine/pace.h"
 #include "engine/wheel.h"
 #include "engine/vu_api.h"
 #include "scenario/schedule.h"
@@ -21,35 +22,6 @@
 #include "stats/rawlog.h"
 
 struct vu;
-struct group_cfg;
-
-/* A worker's part of one user group. */
-typedef struct wgroup {
-    const struct group_cfg *cfg;
-    int nvus;                      /* this worker's VUs of the group */
-    struct vu **vus;               /* them, by index in the group */
-    /* rate model: this worker takes arrivals k = k_first, k_first + k_step, ...
-     * (its rank among the group's hosting workers, within its segment's
-     * arrivals: plan_segment_arrivals) */
-    uint64_t k_first, k_step;
-    int tid_stage[SCHED_MAX_STAGES + 1];   /* staged groups: a timer per stage (-1 until used) */
-    uint64_t k_due;                /* next arrival not yet due */
-    uint64_t k_assign;             /* next arrival to hand to a VU (<= k_due) */
-    int settled;                   /* the arrivals left at the end are counted */
-    struct vu *idle;               /* VUs waiting for an arrival */
-    int nstarted;                  /* pool VUs started so far */
-    int tfd;                       /* timerfd: fires at the next arrival or slot, to the microsecond */
-    struct vu **wait;              /* paced and staged: VUs waiting for their start, a min-heap by due_ns */
-    int nwait;
-    uv_poll_t poll;                /* (libuv timers count whole milliseconds) */
-    /* closed and paced: the ramp-up.  VU i starts when the target first
-     * exceeds i, which never comes earlier for a larger i, so the VUs start
-     * in index order: a cursor and one timer, not a timer per VU. */
-    int next_start;                /* index in vus of the next VU to start */
-    uv_timer_t start_timer;        /* armed for its start */
-    uv_idle_t start_idle;          /* more starts are due: go on next loop turn */
-    struct worker *w;
-} wgroup;
 
 /* Commands from the main thread; several may be pending at once (bit set). */
 enum { WCMD_GO = 1, WCMD_STOP = 2, WCMD_HARD = 4 };
@@ -102,12 +74,9 @@ typedef struct worker {
     stats_local stats;
     int tid_all;
     int *tid_group;
-    wgroup *groups;                /* per scenario group */
-    int any_scheduled;             /* a paced or rate group exists: twins are kept for all */
+    pace_worker pace;              /* the load models' state (engine/pace.c) */
     rawlog raw;                    /* --mm-results, else raw.f == NULL */
-    int tid_sched_lag;             /* engine.schedule_lag */
     vu_wheel wheel;                /* sleeping VUs (engine/wheel.c) */
-    int cid_late, cid_skipped;     /* engine.late_starts, engine.skipped_starts */
     health health;                 /* loop lag, dispatch delay, wake lag, CPU (engine/health.c) */
     int64_t tick, cap_tick;        /* current tick index; last tick allowed */
     uint64_t next_tick_ns;         /* absolute hrtime of the next tick boundary */

@@ -109,7 +109,7 @@ static void pace_on_slot(uv_poll_t *p, int status, int events) {
         begin_result r = pace_try_begin(v);
         if (r != BEGIN_WAIT) vu_begin_resume(v, r == BEGIN_NOW);
     }
-    if (wg->nwait && !wg->w->stopping) pace_arm_at(wg, wg->wait[0]->due_ns);
+    if (wg->nwait && !wg->w->run.stopping) pace_arm_at(wg, wg->wait[0]->due_ns);
 }
 
 /* ---- the start of a transaction ---- */
@@ -213,7 +213,7 @@ static void pace_dispatch(wgroup *wg) {
         pace_take_arrival(v, wg, now);
         vu_begin_resume(v, 1);
     }
-    if (wg->k_assign < wg->k_due && !wg->w->stopping && !budget_spent(&wg->w->budget)) pace_grow(wg);
+    if (wg->k_assign < wg->k_due && !wg->w->run.stopping && !budget_spent(&wg->w->budget)) pace_grow(wg);
     pace_arm(wg);
 }
 
@@ -229,7 +229,7 @@ static void pace_on_arrival(uv_poll_t *p, int status, int events) {
  * would count as latency.  A timerfd on CLOCK_MONOTONIC (uv_hrtime's clock)
  * wakes the loop at the arrival's nanosecond. */
 static void pace_arm(wgroup *wg) {
-    if (wg->w->stopping || wg->tfd < 0 || budget_spent(&wg->w->budget)) return;
+    if (wg->w->run.stopping || wg->tfd < 0 || budget_spent(&wg->w->budget)) return;
     uint64_t at = pace_arrival_ns(wg, wg->k_due);
     if (at == UINT64_MAX) return;
     pace_arm_at(wg, at);
@@ -271,7 +271,7 @@ static void pace_start_due(wgroup *wg) {
     uint64_t t0 = pace_t0(w), begin = pace_now_ns(), now = begin;
     vu *v;
     uv_idle_stop(&wg->start_idle);
-    while (!w->stopping && (v = pace_next_pending(wg)) != NULL) {
+    while (!w->run.stopping && (v = pace_next_pending(wg)) != NULL) {
         int64_t at = pace_start_at(wg, v);
         if (at == SCHED_NEVER) return;     /* pace_go stopped those already */
         if (t0 + (uint64_t)at > now) {
@@ -346,7 +346,7 @@ static begin_result pace_try_begin(vu *v) {
     worker *w = v->w;
     uint64_t fin = v->fin_now_ns;           /* finish's clock read, just before this begin */
     v->fin_now_ns = 0;
-    if (w->stopping || budget_spent(&w->budget)) return BEGIN_STOP;
+    if (w->run.stopping || budget_spent(&w->budget)) return BEGIN_STOP;
     const group_cfg *g = &w->shared->sc->groups[v->group];
     uint64_t now = fin ? fin : pace_now_ns();
     v->pace.in_begin = 0;
@@ -358,7 +358,7 @@ static begin_result pace_try_begin(vu *v) {
 int pace_lua_begin(lua_State *L) {
     worker *w = lua_touserdata(L, lua_upvalueindex(1));
     vu *v = w->current;
-    if (v->preflight && !w->going) return vu_preflight_begin(v, L);
+    if (v->preflight && !w->run.going) return vu_preflight_begin(v, L);
     begin_result r = pace_try_begin(v);
     if (r == BEGIN_WAIT) return vu_wait(v, L);
     lua_pushboolean(L, r == BEGIN_NOW);

@@ -113,7 +113,7 @@ static void vu_resume_run(vu *v, int nargs) {
         size_t len;
         const char *msg = lua_tolstring(v->L, -1, &len);
         worker_tx_error(w, msg ? msg : "VU failed", msg ? len : 9);
-        if (v->preflight && !w->going) worker_preflight_result(w, msg ? msg : "VU failed");  /* no 60 s wait */
+        if (v->preflight && !w->run.going) worker_preflight_result(w, msg ? msg : "VU failed");  /* no 60 s wait */
     }
     vu_finished(v);
 }
@@ -126,11 +126,11 @@ void vu_prepare(vu *v) {
     if (v->L) return;
     v->L = lua_newthread(L);
     v->thread_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, w->body_ref);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, w->chunk_ref[v->group]);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, w->script.body_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, w->script.chunk_ref[v->group]);
     lua_call(L, 0, 1);                     /* a fresh closure of the script */
     lua_newtable(L);                       /* its own globals */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, w->env_mt_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, w->script.env_mt_ref);
     lua_setmetatable(L, -2);
     lua_setfenv(L, -2);
     lua_xmove(L, v->L, 2);                 /* body, script */
@@ -292,7 +292,7 @@ int vu_lua_finish(lua_State *L) {
     if (w->raw.f) vu_rawlog(v, dur, msg);
     v->iterations++;
     int64_t pause = ok ? 0 : w->shared->sc->groups[v->group].error_pause_ns;
-    if (pause > 0 && !w->stopping) {       /* on_error.pause: after the sample, so not in its time */
+    if (pause > 0 && !w->run.stopping) {   /* on_error.pause: after the sample, so not in its time */
         v->spin_start_ns = 0;
         return vu_sleep(v, L, (double)pause / 1e9);
     }
@@ -307,7 +307,7 @@ int vu_lua_finish(lua_State *L) {
 
 static void vu_on_retry(uv_timer_t *t) {
     vu *v = t->data;
-    lua_pushboolean(v->L, !v->w->stopping && !budget_spent(&v->w->budget));
+    lua_pushboolean(v->L, !v->w->run.stopping && !budget_spent(&v->w->budget));
     vu_resume_run(v, 1);
 }
 
@@ -324,7 +324,7 @@ int vu_lua_init_failed(lua_State *L) {
     char buf[TALLY_MSG_MAX];
     int n = snprintf(buf, sizeof buf, "init: %.*s", (int)len, msg);
     worker_tx_error(w, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
-    if (w->stopping) {
+    if (w->run.stopping) {
         lua_pushboolean(L, 0);
         return 1;
     }
@@ -341,7 +341,7 @@ static void vu_wake(vu *v, uint64_t now) {
 
 static void vu_on_wake(uv_timer_t *t) {
     vu *v = t->data;
-    if (!v->w->stopping && vu_timer_early(v, vu_on_wake)) return;
+    if (!v->w->run.stopping && vu_timer_early(v, vu_on_wake)) return;
     vu_wake(v, worker_now_ns());
 }
 
@@ -356,7 +356,7 @@ void vu_wheel_wake(vu_wheel *wh, vu *v) {
 }
 
 int vu_sleep(vu *v, lua_State *L, double seconds) {
-    if (v->w->stopping) return 0;          /* draining: think time is over */
+    if (v->w->run.stopping) return 0;          /* draining: think time is over */
     if (!(seconds > 0)) {
         worker_make_ready(v->w, v);
         return lua_yield(L, 0);
@@ -380,7 +380,7 @@ void vu_stop(vu *v) {
         uv_timer_stop(&v->timer);
         wheel_remove(&v->w->wheel, v);
         vu_wake(v, worker_now_ns());
-    } else if (v->preflight && !v->w->going && v->state == VU_WAITING) {
+    } else if (v->preflight && !v->w->run.going && v->state == VU_WAITING) {
         vu_kill(v);
     }
 }

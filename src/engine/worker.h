@@ -49,6 +49,53 @@ typedef struct run_shared {
     char fail_msg[1024];
 } run_shared;
 
+/* The parts of a worker, each a small struct of its own. */
+
+/* Its tick clock: statistics rotate at tick boundaries (worker_rotate). */
+typedef struct worker_ticks {
+    int64_t index, cap;            /* current tick index; last tick allowed */
+    uint64_t next_ns;              /* absolute hrtime of the next tick boundary */
+    uv_timer_t timer;              /* rotates ticks when no sample does */
+} worker_ticks;
+
+/* Where the run stands on this worker. */
+typedef struct worker_run {
+    int going;                     /* GO came: t0 is set, ticks run */
+    int stopping;                  /* no more starts; draining (graceful stop) */
+    int hard;                      /* the graceful stop is over: VUs killed */
+    int finished;                  /* final tick sent; the loop stops */
+    uint64_t end_ns;               /* when it finished */
+} worker_run;
+
+/* The compiled scripts every VU's coroutine is made from. */
+typedef struct worker_script {
+    int body_ref;                  /* lua/vu.lua: the body of every VU */
+    int *chunk_ref;                /* per group: the compiled script factory */
+    int env_mt_ref;                /* metatable of VU environments */
+} worker_script;
+
+/* VUs that yielded only to let the loop run, resumed from the idle handle. */
+typedef struct worker_ready {
+    struct vu *head, *tail;
+    uv_idle_t idle;
+} worker_ready;
+
+/* For the main thread's watchdog (engine.c): the VU whose coroutine runs
+ * now (NULL between resumes) and a count of resumes; a VU running with an
+ * unchanged count is not yielding.  Stored by vu_resume only. */
+typedef struct worker_watch {
+    _Atomic(struct vu *) running;
+    _Atomic uint64_t resume_seq;
+    char stuck_where[256];         /* file:line where the watchdog's hook stopped a VU */
+} worker_watch;
+
+/* Hooks run at teardown, before lua_close (worker_on_close). */
+typedef struct worker_hooks {
+    int n, cap;
+    worker_close_fn *fn;
+    void **data;
+} worker_hooks;
+
 typedef struct worker {
     int id;
     run_shared *shared;
@@ -57,19 +104,16 @@ typedef struct worker {
     uv_async_t wake;
     _Atomic int cmd;               /* WCMD_* bits */
     int alive;                     /* wake handle usable (under shared->mu) */
-    uv_timer_t tick_timer, grace_timer;
-    uv_idle_t idle;
+    uv_timer_t grace_timer;
     lua_State *L;
-    int body_ref;                  /* lua/vu.lua: the body of every VU */
-    int *chunk_ref;                /* per group: the compiled script factory */
-    int env_mt_ref;                /* metatable of VU environments */
+    worker_script script;
 
     struct vu *vus;
     struct vu_rawtx *rawtx;        /* --mm-results: the VUs' custom timers (vu.h); else NULL */
     int nvus, started, active, done;
     int preflight_pending;
     struct vu *current;            /* the VU whose coroutine is running */
-    struct vu *ready_head, *ready_tail;  /* VUs to resume from the idle handle */
+    worker_ready ready;
 
     stats_local stats;
     int tid_all;
@@ -78,22 +122,11 @@ typedef struct worker {
     rawlog raw;                    /* --mm-results, else raw.f == NULL */
     vu_wheel wheel;                /* sleeping VUs (engine/wheel.c) */
     health health;                 /* loop lag, dispatch delay, wake lag, CPU (engine/health.c) */
-    int64_t tick, cap_tick;        /* current tick index; last tick allowed */
-    uint64_t next_tick_ns;         /* absolute hrtime of the next tick boundary */
+    worker_ticks tick;
     budget budget;                 /* its share of --requests (engine/budget.h) */
-    int going, stopping, hard, finished;
-    uint64_t end_ns;
-
-    /* For the main thread's watchdog (engine.c): the VU whose coroutine runs
-     * now (NULL between resumes) and a count of resumes; a VU running with
-     * an unchanged count is not yielding.  Stored by vu_resume only. */
-    _Atomic(struct vu *) running;
-    _Atomic uint64_t resume_seq;
-    char stuck_where[256];         /* file:line where the watchdog's hook stopped a VU */
-
-    int nclose, cap_close;         /* hooks run at teardown, before lua_close */
-    worker_close_fn *close_fn;
-    void **close_data;
+    worker_run run;
+    worker_watch watch;
+    worker_hooks closing;
 } worker;
 
 /* Create the worker and start its thread; it compiles scripts and runs the
@@ -112,12 +145,12 @@ int worker_interrupt(worker *w);
 
 /* vu_resume around lua_resume: what the watchdog reads. */
 static inline void worker_enter(worker *w, struct vu *v) {
-    uint64_t seq = atomic_load_explicit(&w->resume_seq, memory_order_relaxed);
-    atomic_store_explicit(&w->resume_seq, seq + 1, memory_order_relaxed);
-    atomic_store_explicit(&w->running, v, memory_order_release);
+    uint64_t seq = atomic_load_explicit(&w->watch.resume_seq, memory_order_relaxed);
+    atomic_store_explicit(&w->watch.resume_seq, seq + 1, memory_order_relaxed);
+    atomic_store_explicit(&w->watch.running, v, memory_order_release);
 }
 static inline void worker_leave(worker *w) {
-    atomic_store_explicit(&w->running, NULL, memory_order_relaxed);
+    atomic_store_explicit(&w->watch.running, NULL, memory_order_relaxed);
 }
 
 /* A failed transaction (engine): tallied by message. */

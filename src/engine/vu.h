@@ -50,8 +50,8 @@ typedef struct vu {
     uint64_t rng[4];
     struct vu *next_ready;
     int ready_nargs;           /* values waiting on the stack for a deferred resume */
-    pace_vu pace;              /* the load models' state (engine/pace.c) */
     int ntx_timers;            /* --mm-results: custom timers of this transaction */
+    pace_vu pace;              /* the load models' state (engine/pace.c) */
     struct vu_rawtx *rawtx;    /* --mm-results: their values (the worker's array); else NULL */
 } vu;
 

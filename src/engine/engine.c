@@ -352,8 +352,8 @@ static void engine_abandon(engine *e, int wi) {
 static void engine_watch_worker(engine *e, int wi, uint64_t now) {
     engine_watch *ws = &e->watch[wi];
     worker *w = &e->workers[wi];
-    const vu *v = atomic_load_explicit(&w->running, memory_order_acquire);
-    uint64_t seq = atomic_load_explicit(&w->resume_seq, memory_order_relaxed);
+    const vu *v = atomic_load_explicit(&w->watch.running, memory_order_acquire);
+    uint64_t seq = atomic_load_explicit(&w->watch.resume_seq, memory_order_relaxed);
     if (!v || seq != ws->seq) ws->still_since_ns = now;
     ws->seq = seq;
     if (ws->interrupted_ns) {
@@ -382,7 +382,7 @@ static void engine_report_interrupted(engine *e) {
     for (int i = 0; i < e->nstarted; i++) {
         const engine_watch *ws = &e->watch[i];
         if (!ws->interrupted_ns || ws->abandoned) continue;
-        const char *at = e->workers[i].stuck_where;
+        const char *at = e->workers[i].watch.stuck_where;
         size_t n = strlen(e->r->error);
         if (at[0]) snprintf(e->r->error + n, sizeof e->r->error - n, "; stopped at %s", at);
         fprintf(stderr, "luamech: watchdog: worker %d stopped%s%s\n", i + 1, at[0] ? "; the VU was at " : "", at);
@@ -520,10 +520,10 @@ static void engine_collect(engine *e) {
     clock_gettime(CLOCK_REALTIME, &r->end_wall);
     uint64_t t0 = atomic_load(&e->shared.t0_ns), end = e->stop_ns;
     for (int i = 0; i < e->nstarted && !e->stop_sent; i++)
-        if (e->workers[i].end_ns > end) end = e->workers[i].end_ns;
+        if (e->workers[i].run.end_ns > end) end = e->workers[i].run.end_ns;
     r->run_ns = e->going && end > t0 ? (int64_t)(end - t0) : 0;
     for (int i = 0; i < e->nstarted; i++)            /* the drain: sampling went on */
-        if (!e->watch[i].abandoned && e->workers[i].end_ns > end) end = e->workers[i].end_ns;
+        if (!e->watch[i].abandoned && e->workers[i].run.end_ns > end) end = e->workers[i].run.end_ns;
     r->span_ns = e->going && end > t0 ? (int64_t)(end - t0) : 0;
     if (e->going) r->span_ns = agg_finish_span(&r->agg, r->run_ns, r->span_ns);
     /* Stopped in the preflight: what its inits recorded (connections, sets)

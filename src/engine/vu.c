@@ -1,8 +1,10 @@
 /* vu.c - virtual users: coroutine creation, the single resume function, the
- * transaction boundaries (begin/finish), think time (sleep), a closed group's
- * pause after a failed transaction (on_error.pause) and per-VU random
- * streams.  It does not know any protocol; bindings resume VUs only through
- * vu_resume. */
+ * transaction boundaries (the start pace.c decides on, the finish), think
+ * time (sleep), a closed group's pause after a failed transaction
+ * (on_error.pause) and per-VU random streams.  It does not know any
+ * protocol; bindings resume VUs only through vu_resume.  It calls worker.c
+ * (statistics, the ready queue, a VU's end), never pace.c: it only reads
+ * the pace_vu figures of a transaction (lateness, stage timer). */
 #include "common/clock.h"
 #include "engine/vu.h"
 
@@ -11,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/pace.h"
 #include "engine/worker.h"
 
 static uint64_t vu_splitmix(uint64_t *x) {
@@ -72,41 +73,15 @@ static void vu_finished(vu *v) {
     v->state = VU_DONE;
     uv_timer_stop(&v->timer);
     wheel_remove(&w->wheel, v);
-    pace_unwait(v);
     vu_release(v);
     worker_vu_done(w, v);
-}
-
-/* Dispatch delay: how long a completion that resumes a VU has waited for
- * the loop.  Its reference is the loop's wake-up: the first resume after the
- * loop's last poll returned (vu_on_prepare clears it before each poll; the
- * first resume of the turn, a completion or the engine's own, stamps it).
- * A lower bound: a completion that was ready while the worker was busy
- * before the poll, or off its CPU, waited longer. */
-static void vu_dispatch_record(worker *w) {
-    uint64_t now = worker_now_ns();
-    if (!w->disp_ref_ns) w->disp_ref_ns = now;
-    worker_record(w, w->tid_dispatch, (int64_t)(now - w->disp_ref_ns), now, 1);
-}
-
-static void vu_on_prepare(uv_prepare_t *h) {
-    worker *w = h->data;
-    w->disp_ref_ns = 0;
-}
-
-int vu_dispatch_init(worker *w) {
-    int rc = uv_prepare_init(&w->loop, &w->disp_prepare);
-    if (rc != 0) return rc;
-    w->disp_prepare.data = w;
-    uv_unref((uv_handle_t *)&w->disp_prepare);
-    w->tid_dispatch = stats_timer_id(&w->stats, STATS_ENGINE_DISPATCH_DELAY, TK_ENGINE);
-    return uv_prepare_start(&w->disp_prepare, vu_on_prepare);
 }
 
 static void vu_resume_run(vu *v, int nargs);
 
 void vu_resume(vu *v, int nargs) {
-    if (v->state == VU_WAITING && !v->w->current && v->w->tid_dispatch >= 0) vu_dispatch_record(v->w);
+    /* a completion resumes it: how long it waited for the loop (health.h) */
+    if (v->state == VU_WAITING && !v->w->current) health_dispatch_record(&v->w->health);
     vu_resume_run(v, nargs);
 }
 
@@ -114,7 +89,7 @@ void vu_resume(vu *v, int nargs) {
 static void vu_resume_run(vu *v, int nargs) {
     worker *w = v->w;
     if (v->state == VU_DONE) return;
-    if (!w->disp_ref_ns) w->disp_ref_ns = worker_now_ns();   /* the loop's wake-up */
+    health_dispatch_mark(&w->health);        /* the loop's wake-up */
     if (w->current) {            /* a completion fired inside another VU's call */
         v->ready_nargs = nargs;  /* (e.g. a shared client closed): resume it later */
         worker_make_ready(w, v);
@@ -138,7 +113,7 @@ static void vu_resume_run(vu *v, int nargs) {
         size_t len;
         const char *msg = lua_tolstring(v->L, -1, &len);
         worker_tx_error(w, msg ? msg : "VU failed", msg ? len : 9);
-        if (v->preflight && !w->going) worker_preflight_result(w, msg ? msg : "VU failed");  /* no 60 s wait */
+        if (v->preflight && !w->run.going) worker_preflight_result(w, msg ? msg : "VU failed");  /* no 60 s wait */
     }
     vu_finished(v);
 }
@@ -151,11 +126,11 @@ void vu_prepare(vu *v) {
     if (v->L) return;
     v->L = lua_newthread(L);
     v->thread_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, w->body_ref);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, w->chunk_ref[v->group]);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, w->script.body_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, w->script.chunk_ref[v->group]);
     lua_call(L, 0, 1);                     /* a fresh closure of the script */
     lua_newtable(L);                       /* its own globals */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, w->env_mt_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, w->script.env_mt_ref);
     lua_setmetatable(L, -2);
     lua_setfenv(L, -2);
     lua_xmove(L, v->L, 2);                 /* body, script */
@@ -181,18 +156,18 @@ void vu_start(vu *v) {
 /* A transaction starts now; it was meant to start at intended_ns. */
 void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
     worker *w = v->w;
-    if (w->quota > 0 && --w->quota == 0) worker_command(w, 0); /* last one: let the worker notice */
-    v->intended_ns = intended_ns;
-    v->lateness_ns = now > intended_ns ? (int64_t)(now - intended_ns) : 0;
-    if (v->scheduled) {
-        worker_record(w, w->tid_sched_lag, v->lateness_ns, now, 1);
-        if (v->lateness_ns > 2000000) worker_count(w, w->cid_late, 1);
+    v->pace.intended_ns = intended_ns;
+    v->pace.lateness_ns = now > intended_ns ? (int64_t)(now - intended_ns) : 0;
+    if (v->pace.scheduled) {
+        worker_record(w, w->pace.tid_sched_lag, v->pace.lateness_ns, now, 1);
+        if (v->pace.lateness_ns > PACE_LATE_NS) worker_count(w, w->pace.cid_late, 1);
     }
     v->tx_start_ns = now;
     v->in_tx = 1;
     v->tx_slept_ns = v->slept_ns;
     v->ntx_timers = 0;
     v->iter_resumes = v->resumes;
+    if (budget_take(&w->budget)) worker_budget_spent(w);   /* the last one: no more starts */
 }
 
 void vu_begin_resume(vu *v, int go) {
@@ -210,12 +185,12 @@ static void vu_record_late(vu *v, int tid, int64_t dur_ns, int64_t late_ns, uint
         v->rawtx->seconds[v->ntx_timers++] = (double)(dur_ns + late_ns) / 1e9;
     }
     worker_record(w, tid, dur_ns + late_ns, now, ok);
-    if (v->scheduled || w->any_scheduled) worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
+    if (v->pace.scheduled || w->pace.any_scheduled) worker_record(w, worker_twin(w, tid), dur_ns, now, ok);
 }
 
 void vu_record(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
     /* closed: intended start == actual start */
-    vu_record_late(v, tid, dur_ns, v->scheduled ? v->lateness_ns : 0, now, ok);
+    vu_record_late(v, tid, dur_ns, v->pace.scheduled ? v->pace.lateness_ns : 0, now, ok);
 }
 
 void vu_record_count(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok, int64_t count) {
@@ -224,10 +199,10 @@ void vu_record_count(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok, int64
         for (int64_t i = 0; i < count; i++) vu_record(v, tid, dur_ns, now, ok);
         return;
     }
-    int64_t late = v->scheduled ? v->lateness_ns : 0;
+    int64_t late = v->pace.scheduled ? v->pace.lateness_ns : 0;
     if (!ok && v->state == VU_DONE) ok = SAMPLE_CANCELLED;   /* as vu_record_late */
     worker_record_count(w, tid, dur_ns + late, now, ok, count);
-    if (v->scheduled || w->any_scheduled) worker_record_count(w, worker_twin(w, tid), dur_ns, now, ok, count);
+    if (v->pace.scheduled || w->pace.any_scheduled) worker_record_count(w, worker_twin(w, tid), dur_ns, now, ok, count);
 }
 
 void vu_record_given(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
@@ -239,29 +214,11 @@ void vu_record_phase(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
     worker_record(v->w, tid, dur_ns, now, ok);
 }
 
-static void vu_on_go(uv_timer_t *t) {
-    vu *v = t->data;
-    if (vu_timer_early(v, vu_on_go)) return;
-    begin_result r = pace_try_begin(v);
-    if (r != BEGIN_WAIT) vu_begin_resume(v, r == BEGIN_NOW);
-}
-
-int vu_lua_begin(lua_State *L) {
-    worker *w = lua_touserdata(L, lua_upvalueindex(1));
-    vu *v = w->current;
-    if (v->preflight && !w->going) {
-        v->fin_now_ns = 0;
-        worker_preflight_result(w, NULL);  /* init worked: the server is there */
-        v->state = VU_WAITING;
-        return lua_yield(L, 0);            /* resumed by vu_on_go */
-    }
-    begin_result r = pace_try_begin(v);
-    if (r == BEGIN_WAIT) {
-        v->state = VU_WAITING;
-        return lua_yield(L, 0);
-    }
-    lua_pushboolean(L, r == BEGIN_NOW);
-    return 1;
+int vu_preflight_begin(vu *v, lua_State *L) {
+    v->fin_now_ns = 0;
+    worker_preflight_result(v->w, NULL);  /* init worked: the server is there */
+    v->state = VU_WAITING;
+    return lua_yield(L, 0);               /* resumed by pace's timer at its start */
 }
 
 static void vu_on_start(uv_timer_t *t) {
@@ -270,9 +227,7 @@ static void vu_on_start(uv_timer_t *t) {
     vu_start(v);
 }
 
-void vu_schedule(vu *v, uint64_t at_ns) {
-    vu_timer_at(v, at_ns, v->preflight ? vu_on_go : vu_on_start);
-}
+void vu_schedule(vu *v, uint64_t at_ns) { vu_timer_at(v, at_ns, vu_on_start); }
 
 /* --mm-results: one line per transaction, multi-mechanize style. */
 static void vu_rawlog(vu *v, int64_t dur_ns, const char *error) {
@@ -284,7 +239,7 @@ static void vu_rawlog(vu *v, int64_t dur_ns, const char *error) {
     }
     double start_s = (double)(int64_t)(v->tx_start_ns - atomic_load(&w->shared->t0_ns)) / 1e9;
     rawlog_tx(&w->raw, start_s, (int64_t)time(NULL), w->shared->sc->groups[v->group].name,
-              (double)(dur_ns + v->lateness_ns) / 1e9, error, t, v->ntx_timers);
+              (double)(dur_ns + v->pace.lateness_ns) / 1e9, error, t, v->ntx_timers);
 }
 
 /* The transaction ends now (ok: SAMPLE_OK, SAMPLE_FAILED or
@@ -297,9 +252,9 @@ static int64_t vu_record_tx(vu *v, uint64_t now, int ok) {
     uint64_t slept = v->slept_ns - v->tx_slept_ns;
     int64_t dur = (int64_t)(now - v->tx_start_ns - slept);
     v->in_tx = 0;
-    int ids[3] = {w->tid_all, w->tid_group[v->group], pace_stage_tid(v)};
+    int ids[3] = {w->tid_all, w->tid_group[v->group], v->pace.stage_tid};
     int n = ids[2] >= 0 ? 3 : 2;
-    if (v->scheduled || w->any_scheduled) {  /* with twins: each timer, then its twin */
+    if (v->pace.scheduled || w->pace.any_scheduled) {  /* with twins: each timer, then its twin */
         for (int i = 0; i < n; i++) vu_record(v, ids[i], dur, now, ok);
         return dur;
     }
@@ -337,7 +292,7 @@ int vu_lua_finish(lua_State *L) {
     if (w->raw.f) vu_rawlog(v, dur, msg);
     v->iterations++;
     int64_t pause = ok ? 0 : w->shared->sc->groups[v->group].error_pause_ns;
-    if (pause > 0 && !w->stopping) {       /* on_error.pause: after the sample, so not in its time */
+    if (pause > 0 && !w->run.stopping) {   /* on_error.pause: after the sample, so not in its time */
         v->spin_start_ns = 0;
         return vu_sleep(v, L, (double)pause / 1e9);
     }
@@ -352,7 +307,7 @@ int vu_lua_finish(lua_State *L) {
 
 static void vu_on_retry(uv_timer_t *t) {
     vu *v = t->data;
-    lua_pushboolean(v->L, !v->w->stopping && v->w->quota != 0);
+    lua_pushboolean(v->L, !v->w->run.stopping && !budget_spent(&v->w->budget));
     vu_resume_run(v, 1);
 }
 
@@ -369,7 +324,7 @@ int vu_lua_init_failed(lua_State *L) {
     char buf[TALLY_MSG_MAX];
     int n = snprintf(buf, sizeof buf, "init: %.*s", (int)len, msg);
     worker_tx_error(w, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
-    if (w->stopping) {
+    if (w->run.stopping) {
         lua_pushboolean(L, 0);
         return 1;
     }
@@ -386,7 +341,7 @@ static void vu_wake(vu *v, uint64_t now) {
 
 static void vu_on_wake(uv_timer_t *t) {
     vu *v = t->data;
-    if (!v->w->stopping && vu_timer_early(v, vu_on_wake)) return;
+    if (!v->w->run.stopping && vu_timer_early(v, vu_on_wake)) return;
     vu_wake(v, worker_now_ns());
 }
 
@@ -396,16 +351,12 @@ void vu_wheel_wake(vu_wheel *wh, vu *v) {
     worker *w = v->w;
     (void)wh;
     uint64_t now = worker_now_ns();
-    if (w->tid_wake_lag1 == 0) {
-        int id = stats_timer_id(&w->stats, STATS_ENGINE_WAKE_LAG, TK_ENGINE);
-        w->tid_wake_lag1 = id >= 0 ? id + 1 : -1;
-    }
-    if (w->tid_wake_lag1 > 0) worker_record(w, w->tid_wake_lag1 - 1, (int64_t)(now - v->due_ns), now, 1);
+    health_wake_lag(&w->health, (int64_t)(now - v->due_ns), now);
     vu_wake(v, now);
 }
 
 int vu_sleep(vu *v, lua_State *L, double seconds) {
-    if (v->w->stopping) return 0;          /* draining: think time is over */
+    if (v->w->run.stopping) return 0;          /* draining: think time is over */
     if (!(seconds > 0)) {
         worker_make_ready(v->w, v);
         return lua_yield(L, 0);
@@ -429,13 +380,8 @@ void vu_stop(vu *v) {
         uv_timer_stop(&v->timer);
         wheel_remove(&v->w->wheel, v);
         vu_wake(v, worker_now_ns());
-    } else if (v->preflight && !v->w->going && v->state == VU_WAITING) {
+    } else if (v->preflight && !v->w->run.going && v->state == VU_WAITING) {
         vu_kill(v);
-    } else if (v->in_begin) {              /* parked until its next start: stop now */
-        uv_timer_stop(&v->timer);
-        pace_unwait(v);
-        v->in_begin = 0;
-        vu_begin_resume(v, 0);
     }
 }
 

@@ -7,6 +7,7 @@
 #include <lua.h>
 #include <stdint.h>
 #include <uv.h>
+#include "engine/pace.h"
 #include "engine/vu_api.h"
 #include "stats/rawlog.h"
 
@@ -49,15 +50,8 @@ typedef struct vu {
     uint64_t rng[4];
     struct vu *next_ready;
     int ready_nargs;           /* values waiting on the stack for a deferred resume */
-    /* load models (engine/pace.c) */
-    int scheduled;             /* paced or rate: latency also counts from the intended start */
-    int in_begin;              /* waiting inside begin() for its next start */
-    int wait_pos;              /* 1 + its index in the group's heap of waits; 0 = not in it */
-    uint64_t intended_ns;      /* when this transaction should have started */
-    uint64_t next_intended_ns; /* paced: the next slot; 0 = from the next begin */
-    int64_t lateness_ns;       /* actual start - intended start (>= 0) */
-    struct vu *next_idle;      /* rate: the pool's idle list */
     int ntx_timers;            /* --mm-results: custom timers of this transaction */
+    pace_vu pace;              /* the load models' state (engine/pace.c) */
     struct vu_rawtx *rawtx;    /* --mm-results: their values (the worker's array); else NULL */
 } vu;
 
@@ -69,7 +63,8 @@ typedef struct vu_rawtx {
 } vu_rawtx;
 
 void vu_init(vu *v, struct worker *w, int id, int group, int index, uint64_t seed);
-/* Start the VU (or, for a preflight VU, its first transaction) at at_ns. */
+/* Start the VU at at_ns (a preflight VU, started already, is resumed by
+ * pace's own timer). */
 void vu_schedule(vu *v, uint64_t at_ns);
 /* Create the coroutine (body and script closure; no script code runs):
  * before t0, so that a ramp-up start is only a resume.  Nothing when it
@@ -80,10 +75,8 @@ void vu_start(vu *v);
 struct vu_wheel;
 /* The worker's sleep wheel wakes v (engine/wheel.c). */
 void vu_wheel_wake(struct vu_wheel *wh, vu *v);
-/* Measure every completion's dispatch delay (engine.dispatch_delay) on the
- * worker's loop; before its loop runs.  0 or a libuv error. */
-int vu_dispatch_init(struct worker *w);
-/* The engine stops: a sleeping VU wakes now; a pending one never starts. */
+/* The engine stops: a sleeping VU wakes now; a pending one never starts
+ * (one waiting in begin() is pace_stop's). */
 void vu_stop(vu *v);
 /* Hard stop: the VU is done whatever it was doing. */
 void vu_kill(vu *v);
@@ -98,8 +91,12 @@ int vu_timer_early(vu *v, uv_timer_cb cb);
 /* Mark the start of a transaction that was meant to start at intended_ns. */
 void vu_begin_tx(vu *v, uint64_t now_ns, uint64_t intended_ns);
 
-/* Engine primitives used by lua/vu.lua (bindings: engine/vu_api.h) */
-int vu_lua_begin(lua_State *L);
+/* begin() of a preflight VU before t0: its init worked; it waits for
+ * its first start (pace's timer resumes it).  Yields. */
+int vu_preflight_begin(vu *v, lua_State *L);
+
+/* Engine primitives used by lua/vu.lua (bindings: engine/vu_api.h; begin
+ * is pace_lua_begin) */
 int vu_lua_finish(lua_State *L);
 int vu_lua_init_failed(lua_State *L);
 

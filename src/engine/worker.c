@@ -8,7 +8,6 @@
 #include <assert.h>
 #include <lauxlib.h>
 #include <pthread.h>
-#include <sys/resource.h>
 #include <sched.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -25,7 +24,7 @@ uint64_t worker_now_ns(void) { return uv_hrtime(); }
 
 double worker_run_time_s(const worker *w) {
     uint64_t t0 = atomic_load(&w->shared->t0_ns);
-    if (!w->going) return -0.0;
+    if (!w->run.going) return -0.0;
     return (double)(int64_t)(worker_now_ns() - t0) / 1e9;
 }
 
@@ -44,39 +43,16 @@ static void worker_send(worker *w, tick_msg *m) {
     stats_local_take_back(&w->stats, back);
 }
 
-/* This thread's CPU time (user + system), microseconds. */
-static uint64_t worker_cpu_us(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_THREAD, &ru);
-    return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-           (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
-
-/* Time this thread was ready to run but waited for a CPU, microseconds
- * (the kernel's schedstat); 0 when the kernel does not say. */
-static uint64_t worker_runq_us(void) {
-    FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    unsigned long long run = 0, wait = 0;
-    if (!f) return 0;
-    if (fscanf(f, "%llu %llu", &run, &wait) != 2) wait = 0;
-    fclose(f);
-    return (uint64_t)wait / 1000;
-}
-
 static void worker_flush(worker *w, int final) {
-    assert(w->tick <= w->cap_tick);     /* ticks go out in order, none past the cap */
-    uint64_t cpu = worker_cpu_us(), runq = worker_runq_us();
-    stats_count(&w->stats, w->cid_cpu, (int64_t)(cpu - w->cpu_last_us));
-    w->cpu_last_us = cpu;
-    if (runq > w->runq_last_us) stats_count(&w->stats, w->cid_runq, (int64_t)(runq - w->runq_last_us));
-    w->runq_last_us = runq;
-    tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick);
+    assert(w->tick.index <= w->tick.cap);   /* ticks go out in order, none past the cap */
+    health_flush(&w->health);
+    tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick.index);
     if (!m) {            /* out of memory: the tick's data stays for the next one */
         if (!final) return;
         m = calloc(1, sizeof *m);   /* the final mark must arrive */
         if (!m) return;
         m->worker = w->id;
-        m->tick = w->tick;
+        m->tick = w->tick.index;
     }
     m->final = final;
     m->active_vus = w->active;
@@ -93,21 +69,21 @@ static void worker_flush_late(worker *w) {
         const stat_timer *t = &w->stats.timers[i];
         any = t->h || t->nok || t->errors || t->cancelled || t->skipped;
     }
-    if (!any || !w->going) return;
-    tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick);
+    if (!any || !w->run.going) return;
+    tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick.index);
     if (m) worker_send(w, m);
 }
 
 void worker_rotate(worker *w, uint64_t now_ns) {
-    while (w->going && now_ns >= w->next_tick_ns && w->tick < w->cap_tick) {
+    while (w->run.going && now_ns >= w->tick.next_ns && w->tick.index < w->tick.cap) {
         worker_flush(w, 0);
-        w->tick++;
-        w->next_tick_ns += (uint64_t)w->shared->tick_ns;
+        w->tick.index++;
+        w->tick.next_ns += (uint64_t)w->shared->tick_ns;
     }
 }
 
 void worker_record(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok) {
-    if (now_ns >= w->next_tick_ns) worker_rotate(w, now_ns);
+    if (now_ns >= w->tick.next_ns) worker_rotate(w, now_ns);
     stats_record(&w->stats, id, dur_ns < 0 ? 0 : dur_ns, ok);
 }
 
@@ -118,12 +94,12 @@ void worker_tx_error(worker *w, const char *msg, size_t len) { stats_error(&w->s
 int worker_counter_id(worker *w, const char *name) { return stats_counter_id(&w->stats, name); }
 
 void worker_record_n(worker *w, const int *ids, int n, int64_t dur_ns, uint64_t now_ns, int ok) {
-    if (now_ns >= w->next_tick_ns) worker_rotate(w, now_ns);
+    if (now_ns >= w->tick.next_ns) worker_rotate(w, now_ns);
     stats_record_n(&w->stats, ids, n, dur_ns < 0 ? 0 : dur_ns, ok);
 }
 
 void worker_record_count(worker *w, int id, int64_t dur_ns, uint64_t now_ns, int ok, int64_t count) {
-    if (now_ns >= w->next_tick_ns) worker_rotate(w, now_ns);
+    if (now_ns >= w->tick.next_ns) worker_rotate(w, now_ns);
     stats_record_count(&w->stats, id, dur_ns < 0 ? 0 : dur_ns, ok, count);
 }
 
@@ -136,20 +112,20 @@ void worker_count(worker *w, int id, int64_t n) { stats_count(&w->stats, id, n);
 void worker_skipped(worker *w, int id, int64_t wait_ns, int64_t n) { stats_skipped(&w->stats, id, wait_ns, n); }
 
 void worker_on_close(worker *w, worker_close_fn fn, void *data) {
-    if (w->nclose == w->cap_close) {
-        int cap = w->cap_close ? w->cap_close * 2 : 8;
-        worker_close_fn *fns = realloc(w->close_fn, (size_t)cap * sizeof *fns);
-        if (fns) w->close_fn = fns;
-        void **datas = fns ? realloc(w->close_data, (size_t)cap * sizeof *datas) : NULL;
+    if (w->closing.n == w->closing.cap) {
+        int cap = w->closing.cap ? w->closing.cap * 2 : 8;
+        worker_close_fn *fns = realloc(w->closing.fn, (size_t)cap * sizeof *fns);
+        if (fns) w->closing.fn = fns;
+        void **datas = fns ? realloc(w->closing.data, (size_t)cap * sizeof *datas) : NULL;
         if (!datas) {        /* a client could not be closed at teardown: give up now */
             fprintf(stderr, "luamech: worker %d: out of memory\n", w->id + 1);
             abort();
         }
-        w->close_data = datas;
-        w->cap_close = cap;
+        w->closing.data = datas;
+        w->closing.cap = cap;
     }
-    w->close_fn[w->nclose] = fn;
-    w->close_data[w->nclose++] = data;
+    w->closing.fn[w->closing.n] = fn;
+    w->closing.data[w->closing.n++] = data;
 }
 
 void worker_preflight_result(worker *w, const char *errmsg) {
@@ -183,16 +159,16 @@ void worker_make_ready(worker *w, vu *v) {
     assert(v->state != VU_READY && v->state != VU_DONE);   /* in the queue at most once, never after its end */
     v->state = VU_READY;
     v->next_ready = NULL;
-    if (w->ready_tail) w->ready_tail->next_ready = v;
-    else w->ready_head = v;
-    w->ready_tail = v;
-    uv_idle_start(&w->idle, worker_on_idle);
+    if (w->ready.tail) w->ready.tail->next_ready = v;
+    else w->ready.head = v;
+    w->ready.tail = v;
+    uv_idle_start(&w->ready.idle, worker_on_idle);
 }
 
 static void worker_on_idle(uv_idle_t *h) {
     worker *w = h->data;
-    vu *v = w->ready_head;
-    w->ready_head = w->ready_tail = NULL;
+    vu *v = w->ready.head;
+    w->ready.head = w->ready.tail = NULL;
     uv_idle_stop(h);
     while (v) {
         vu *next = v->next_ready;
@@ -208,10 +184,11 @@ static void worker_on_idle(uv_idle_t *h) {
 static void worker_finish(worker *w);
 
 void worker_vu_done(worker *w, vu *v) {
+    pace_unwait(v);                 /* ended while parked for its start */
     assert(w->done < w->nvus && (!v->started || w->active > 0));   /* each VU ends once */
     if (v->started) w->active--;
     w->done++;
-    if (w->done == w->nvus && w->going) worker_finish(w);
+    if (w->done == w->nvus && w->run.going) worker_finish(w);
 }
 
 static void worker_stop_all(worker *w, int hard) {
@@ -223,25 +200,26 @@ static void worker_stop_all(worker *w, int hard) {
 
 static void worker_on_grace(uv_timer_t *t) {
     worker *w = t->data;
-    w->hard = 1;
+    w->run.hard = 1;
     worker_stop_all(w, 1);
 }
 
 static void worker_begin_stop(worker *w) {
-    if (w->stopping) return;
-    w->stopping = 1;
+    if (w->run.stopping) return;
+    w->run.stopping = 1;
     worker_rotate(w, worker_now_ns());
-    w->cap_tick = w->tick;          /* late samples land in the last tick */
+    w->tick.cap = w->tick.index;   /* late samples land in the last tick */
     int64_t grace_ms = w->shared->sc->graceful_stop_ns / 1000000;
     uv_timer_start(&w->grace_timer, worker_on_grace, (uint64_t)grace_ms, 0);
-    uv_timer_stop(&w->lag_timer);
-    if (w->groups) pace_stop(w);
+    health_stop(&w->health);
+    if (w->pace.groups) pace_stop(w);
     worker_stop_all(w, 0);
 }
 
-/* The transaction budget is used up: VUs not yet started never start; the
- * others end after their current transaction (think time included). */
-static void worker_quota_spent(worker *w) {
+/* Called directly by the start that took the budget's last transaction,
+ * also from inside a VU's begin(): the VUs it resumes wait in the ready
+ * queue until that VU yields (vu_resume). */
+void worker_budget_spent(worker *w) {
     for (int i = 0; i < w->nvus; i++)
         if (w->vus[i].state == VU_PENDING) vu_stop(&w->vus[i]);
     pace_release_idle(w);
@@ -253,12 +231,12 @@ static void worker_close_walk(uv_handle_t *h, void *arg) {
 }
 
 static void worker_finish(worker *w) {
-    if (w->finished) return;
-    w->finished = 1;
-    w->end_ns = worker_now_ns();
-    if (!w->stopping) pace_finish(w, w->end_ns);
-    worker_rotate(w, w->end_ns);
-    w->cap_tick = w->tick;          /* later samples stay in this tick (worker_flush_late) */
+    if (w->run.finished) return;
+    w->run.finished = 1;
+    w->run.end_ns = worker_now_ns();
+    if (!w->run.stopping) pace_finish(w, w->run.end_ns);
+    worker_rotate(w, w->run.end_ns);
+    w->tick.cap = w->tick.index;   /* later samples stay in this tick (worker_flush_late) */
     worker_flush(w, 1);
     uv_stop(&w->loop);
 }
@@ -268,7 +246,7 @@ static void worker_teardown(worker *w) {
     w->alive = 0;
     lua_sethook(w->L, NULL, 0, 0);   /* a watchdog hook that never fired must not fire in __gc */
     uv_mutex_unlock(&w->shared->mu);
-    for (int i = 0; i < w->nclose; i++) w->close_fn[i](w->close_data[i]);
+    for (int i = 0; i < w->closing.n; i++) w->closing.fn[i](w->closing.data[i]);
     lua_close(w->L);
     worker_flush_late(w);
     w->L = NULL;
@@ -278,38 +256,23 @@ static void worker_teardown(worker *w) {
     assert(busy == 0);
     (void)busy;
     stats_local_free(&w->stats);
-    free(w->close_fn);
-    free(w->close_data);
+    free(w->closing.fn);
+    free(w->closing.data);
 }
 
 /* ---- start ---- */
 
-/* Event-loop lag: how late a 100 ms timer fires, against the precise clock
- * (re-armed from a fresh loop time each time: libuv's cached loop time would
- * hide a loop that was busy when the timer was armed). */
-static void worker_on_lag(uv_timer_t *t) {
-    worker *w = t->data;
-    uint64_t now = worker_now_ns();
-    if (w->lag_expected_ns)
-        worker_record(w, w->tid_loop_lag, now > w->lag_expected_ns ? (int64_t)(now - w->lag_expected_ns) : 0, now, 1);
-    uv_update_time(&w->loop);
-    w->lag_expected_ns = worker_now_ns() + 100000000;
-    uv_timer_start(t, worker_on_lag, 100, 0);
-}
-
 static void worker_go(worker *w) {
     uint64_t t0 = atomic_load(&w->shared->t0_ns);
     const scenario *sc = w->shared->sc;
-    w->going = 1;
-    w->tick = 0;
-    w->cpu_last_us = worker_cpu_us();    /* interval 1 counts from t0, not the set-up */
-    w->runq_last_us = worker_runq_us();
-    w->next_tick_ns = t0 + (uint64_t)w->shared->tick_ns;
-    w->cap_tick = sc->run_time_ns > 0
+    w->run.going = 1;
+    w->tick.index = 0;
+    w->tick.next_ns = t0 + (uint64_t)w->shared->tick_ns;
+    w->tick.cap = sc->run_time_ns > 0
         ? (sc->run_time_ns + w->shared->tick_ns - 1) / w->shared->tick_ns - 1 : INT64_MAX;
+    health_go(&w->health);
     pace_go(w, t0);
-    w->lag_expected_ns = 0;
-    worker_on_lag(&w->lag_timer);
+    if (budget_spent(&w->budget)) worker_budget_spent(w);   /* a share of none */
     if (w->done == w->nvus) worker_finish(w);
 }
 
@@ -317,21 +280,20 @@ static void worker_on_tick(uv_timer_t *t) {
     worker *w = t->data;
     uint64_t now = worker_now_ns();
     worker_rotate(w, now);
-    uint64_t due = w->next_tick_ns > now ? (w->next_tick_ns - now) / 1000000 + 1 : 1;
+    uint64_t due = w->tick.next_ns > now ? (w->tick.next_ns - now) / 1000000 + 1 : 1;
     uv_timer_start(t, worker_on_tick, due, 0);
 }
 
 static void worker_on_wake(uv_async_t *h) {
     worker *w = h->data;
     int cmd = atomic_exchange(&w->cmd, 0);
-    if ((cmd & WCMD_GO) && !w->going) {
+    if ((cmd & WCMD_GO) && !w->run.going) {
         worker_go(w);
-        worker_on_tick(&w->tick_timer);
+        worker_on_tick(&w->tick.timer);
     }
     if (cmd & (WCMD_STOP | WCMD_HARD)) worker_begin_stop(w);
     if (cmd & WCMD_HARD) worker_on_grace(&w->grace_timer);
-    if (w->quota == 0 && w->going) worker_quota_spent(w);
-    if (!w->going && (cmd & (WCMD_STOP | WCMD_HARD))) worker_finish(w);
+    if (!w->run.going && (cmd & (WCMD_STOP | WCMD_HARD))) worker_finish(w);
 }
 
 /* Safe from any thread, also after the worker has finished: `alive` is
@@ -347,15 +309,15 @@ void worker_command(worker *w, int cmd) {
 
 static int worker_load_scripts(worker *w, char *err, size_t err_len) {
     const scenario *sc = w->shared->sc;
-    w->chunk_ref = calloc((size_t)sc->ngroups + 1, sizeof *w->chunk_ref);
+    w->script.chunk_ref = calloc((size_t)sc->ngroups + 1, sizeof *w->script.chunk_ref);
     w->tid_group = calloc((size_t)sc->ngroups + 1, sizeof *w->tid_group);
-    if (!w->chunk_ref || !w->tid_group) {
+    if (!w->script.chunk_ref || !w->tid_group) {
         snprintf(err, err_len, "worker %d: out of memory", w->id + 1);
         return -1;
     }
     for (int g = 0; g < sc->ngroups; g++) {
         if (script_load(w->L, sc->groups[g].script_path, err, err_len) != 0) return -1;
-        w->chunk_ref[g] = luaL_ref(w->L, LUA_REGISTRYINDEX);
+        w->script.chunk_ref[g] = luaL_ref(w->L, LUA_REGISTRYINDEX);
         char name[256];
         snprintf(name, sizeof name, "group %s", sc->groups[g].name);
         w->tid_group[g] = stats_group_timer_id(&w->stats, name, TK_GROUP, g, 0);
@@ -370,7 +332,7 @@ static int worker_load_body(worker *w, char *err, size_t err_len) {
         snprintf(err, err_len, "internal error: cannot load vu.lua");
         return -1;
     }
-    lua_CFunction fns[] = {vu_lua_begin, vu_lua_finish, vu_lua_init_failed};
+    lua_CFunction fns[] = {pace_lua_begin, vu_lua_finish, vu_lua_init_failed};
     for (int i = 0; i < 3; i++) {
         lua_pushlightuserdata(w->L, w);
         lua_pushcclosure(w->L, fns[i], 1);
@@ -379,11 +341,11 @@ static int worker_load_body(worker *w, char *err, size_t err_len) {
     if (mode) lua_pushstring(w->L, mode == 1 ? "setup" : "teardown");
     else lua_pushnil(w->L);
     lua_call(w->L, 4, 1);
-    w->body_ref = luaL_ref(w->L, LUA_REGISTRYINDEX);
+    w->script.body_ref = luaL_ref(w->L, LUA_REGISTRYINDEX);
     lua_newtable(w->L);                         /* VU env metatable: reads fall back to _G */
     lua_pushvalue(w->L, LUA_GLOBALSINDEX);
     lua_setfield(w->L, -2, "__index");
-    w->env_mt_ref = luaL_ref(w->L, LUA_REGISTRYINDEX);
+    w->script.env_mt_ref = luaL_ref(w->L, LUA_REGISTRYINDEX);
     return 0;
 }
 
@@ -468,14 +430,14 @@ static void worker_main(void *arg) {
     if (placed && pace_init(w, err, sizeof err) != 0) placed = 0;
     if (!placed) {
         worker_preflight_result(w, err);
-        w->going = 0;
+        w->run.going = 0;
     } else {
         pace_prepare(w);
-        if (vu_dispatch_init(w) != 0) w->tid_dispatch = -1;   /* not measured; the run goes on */
+        health_dispatch_init(&w->health, &w->loop, &w->stats);   /* on failure not measured; the run goes on */
         worker_preflight(w);
     }
     uv_run(&w->loop, UV_RUN_DEFAULT);
-    if (!w->finished) worker_finish(w);
+    if (!w->run.finished) worker_finish(w);
     for (int i = 0; i < w->nvus; i++) vu_close(&w->vus[i]);
     pace_close(w);
     worker_teardown(w);
@@ -483,7 +445,7 @@ static void worker_main(void *arg) {
     rawlog_close(&w->raw);
     free(w->rawtx);
     w->rawtx = NULL;
-    free(w->chunk_ref);
+    free(w->script.chunk_ref);
     free(w->tid_group);
 }
 
@@ -504,10 +466,10 @@ static void worker_on_hook(lua_State *L, lua_Debug *ar) {
     if (!w) return;
     lua_Debug d;
     if (lua_getstack(L, 0, &d) && lua_getinfo(L, "Sl", &d) && d.currentline > 0)
-        snprintf(w->stuck_where, sizeof w->stuck_where, "%s:%d", d.short_src, d.currentline);
+        snprintf(w->watch.stuck_where, sizeof w->watch.stuck_where, "%s:%d", d.short_src, d.currentline);
     worker_begin_stop(w);
     lua_pushfstring(L, "stopped by the watchdog: the VU ran too long without yielding%s%s",
-                    w->stuck_where[0] ? " at " : "", w->stuck_where);
+                    w->watch.stuck_where[0] ? " at " : "", w->watch.stuck_where);
     lua_error(L);
 }
 
@@ -557,7 +519,7 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err
     memset(w, 0, sizeof *w);
     w->id = id;
     w->shared = shared;
-    w->quota = quota;
+    budget_init(&w->budget, quota);
     int rc = uv_loop_init(&w->loop);
     if (rc != 0) {
         snprintf(err, err_len, "cannot start worker %d: its event loop: %s", id + 1, uv_strerror(rc));
@@ -567,21 +529,15 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err
     w->stats.max_timers = w->shared->sc->max_timers > 0 ? w->shared->sc->max_timers : STATS_MAX_TIMERS;
     if ((rc = uv_async_init(&w->loop, &w->wake, worker_on_wake)) != 0)
         return worker_start_fail(w, 0, rc, "its wake-up handle", err, err_len);
-    uv_timer_init(&w->loop, &w->tick_timer);      /* these only link the handle: they cannot fail */
+    uv_timer_init(&w->loop, &w->tick.timer);      /* these only link the handle: they cannot fail */
     uv_timer_init(&w->loop, &w->grace_timer);
-    uv_idle_init(&w->loop, &w->idle);
-    uv_timer_init(&w->loop, &w->lag_timer);
+    uv_idle_init(&w->loop, &w->ready.idle);
     wheel_init(&w->wheel, &w->loop, vu_wheel_wake);
-    w->wake.data = w->tick_timer.data = w->grace_timer.data = w->idle.data = w->lag_timer.data = w;
+    w->wake.data = w->tick.timer.data = w->grace_timer.data = w->ready.idle.data = w;
     w->tid_all = stats_timer_id(&w->stats, "All Transactions", TK_ALL);
-    w->tid_loop_lag = stats_timer_id(&w->stats, STATS_ENGINE_LOOP_LAG, TK_ENGINE);
-    w->tid_sched_lag = stats_timer_id(&w->stats, STATS_ENGINE_SCHEDULE_LAG, TK_ENGINE);
-    w->tid_dispatch = -1;
-    w->cid_late = stats_counter_kind_id(&w->stats, "engine.late_starts", CK_ENGINE);
-    w->cid_skipped = stats_counter_kind_id(&w->stats, "engine.skipped_starts", CK_ENGINE);
-    w->cid_cpu = stats_counter_kind_id(&w->stats, "engine.cpu_us", CK_ENGINE);
-    w->cid_runq = stats_counter_kind_id(&w->stats, "engine.cpu_wait_us", CK_ENGINE);
-    w->cpu_last_us = 0;
+    health_init(&w->health, w, &w->loop, &w->stats);    /* the figures' ids in their order of old */
+    pace_ids(w);
+    health_counters(&w->health, &w->stats);
     w->L = luaL_newstate();
     if (!w->L) return worker_start_fail(w, 1, 0, "its Lua state", err, err_len);
     if (lua_cpcall(w->L, worker_open_lua, w) != 0) {
@@ -592,9 +548,9 @@ int worker_start(worker *w, int id, run_shared *shared, int64_t quota, char *err
     w->alive = 1;
     if ((rc = uv_thread_create(&w->thread, worker_main, w)) != 0) {
         w->alive = 0;
-        for (int i = 0; i < w->nclose; i++) w->close_fn[i](w->close_data[i]);
-        free(w->close_fn);
-        free(w->close_data);
+        for (int i = 0; i < w->closing.n; i++) w->closing.fn[i](w->closing.data[i]);
+        free(w->closing.fn);
+        free(w->closing.data);
         return worker_start_fail(w, 1, rc, "its thread", err, err_len);
     }
     return 0;

@@ -11,6 +11,9 @@
 #include <uv.h>
 
 #include "common/params.h"
+#include "engine/budget.h"
+#include "engine/health.h"
+#include "engine/pace.h"
 #include "engine/wheel.h"
 #include "engine/vu_api.h"
 #include "scenario/schedule.h"
@@ -19,35 +22,6 @@
 #include "stats/rawlog.h"
 
 struct vu;
-struct group_cfg;
-
-/* A worker's part of one user group. */
-typedef struct wgroup {
-    const struct group_cfg *cfg;
-    int nvus;                      /* this worker's VUs of the group */
-    struct vu **vus;               /* them, by index in the group */
-    /* rate model: this worker takes arrivals k = k_first, k_first + k_step, ...
-     * (its rank among the group's hosting workers, within its segment's
-     * arrivals: plan_segment_arrivals) */
-    uint64_t k_first, k_step;
-    int tid_stage[SCHED_MAX_STAGES + 1];   /* staged groups: a timer per stage (-1 until used) */
-    uint64_t k_due;                /* next arrival not yet due */
-    uint64_t k_assign;             /* next arrival to hand to a VU (<= k_due) */
-    int settled;                   /* the arrivals left at the end are counted */
-    struct vu *idle;               /* VUs waiting for an arrival */
-    int nstarted;                  /* pool VUs started so far */
-    int tfd;                       /* timerfd: fires at the next arrival or slot, to the microsecond */
-    struct vu **wait;              /* paced and staged: VUs waiting for their start, a min-heap by due_ns */
-    int nwait;
-    uv_poll_t poll;                /* (libuv timers count whole milliseconds) */
-    /* closed and paced: the ramp-up.  VU i starts when the target first
-     * exceeds i, which never comes earlier for a larger i, so the VUs start
-     * in index order: a cursor and one timer, not a timer per VU. */
-    int next_start;                /* index in vus of the next VU to start */
-    uv_timer_t start_timer;        /* armed for its start */
-    uv_idle_t start_idle;          /* more starts are due: go on next loop turn */
-    struct worker *w;
-} wgroup;
 
 /* Commands from the main thread; several may be pending at once (bit set). */
 enum { WCMD_GO = 1, WCMD_STOP = 2, WCMD_HARD = 4 };
@@ -75,6 +49,53 @@ typedef struct run_shared {
     char fail_msg[1024];
 } run_shared;
 
+/* The parts of a worker, each a small struct of its own. */
+
+/* Its tick clock: statistics rotate at tick boundaries (worker_rotate). */
+typedef struct worker_ticks {
+    int64_t index, cap;            /* current tick index; last tick allowed */
+    uint64_t next_ns;              /* absolute hrtime of the next tick boundary */
+    uv_timer_t timer;              /* rotates ticks when no sample does */
+} worker_ticks;
+
+/* Where the run stands on this worker. */
+typedef struct worker_run {
+    int going;                     /* GO came: t0 is set, ticks run */
+    int stopping;                  /* no more starts; draining (graceful stop) */
+    int hard;                      /* the graceful stop is over: VUs killed */
+    int finished;                  /* final tick sent; the loop stops */
+    uint64_t end_ns;               /* when it finished */
+} worker_run;
+
+/* The compiled scripts every VU's coroutine is made from. */
+typedef struct worker_script {
+    int body_ref;                  /* lua/vu.lua: the body of every VU */
+    int *chunk_ref;                /* per group: the compiled script factory */
+    int env_mt_ref;                /* metatable of VU environments */
+} worker_script;
+
+/* VUs that yielded only to let the loop run, resumed from the idle handle. */
+typedef struct worker_ready {
+    struct vu *head, *tail;
+    uv_idle_t idle;
+} worker_ready;
+
+/* For the main thread's watchdog (engine.c): the VU whose coroutine runs
+ * now (NULL between resumes) and a count of resumes; a VU running with an
+ * unchanged count is not yielding.  Stored by vu_resume only. */
+typedef struct worker_watch {
+    _Atomic(struct vu *) running;
+    _Atomic uint64_t resume_seq;
+    char stuck_where[256];         /* file:line where the watchdog's hook stopped a VU */
+} worker_watch;
+
+/* Hooks run at teardown, before lua_close (worker_on_close). */
+typedef struct worker_hooks {
+    int n, cap;
+    worker_close_fn *fn;
+    void **data;
+} worker_hooks;
+
 typedef struct worker {
     int id;
     run_shared *shared;
@@ -83,52 +104,29 @@ typedef struct worker {
     uv_async_t wake;
     _Atomic int cmd;               /* WCMD_* bits */
     int alive;                     /* wake handle usable (under shared->mu) */
-    uv_timer_t tick_timer, grace_timer;
-    uv_idle_t idle;
+    uv_timer_t grace_timer;
     lua_State *L;
-    int body_ref;                  /* lua/vu.lua: the body of every VU */
-    int *chunk_ref;                /* per group: the compiled script factory */
-    int env_mt_ref;                /* metatable of VU environments */
+    worker_script script;
 
     struct vu *vus;
     struct vu_rawtx *rawtx;        /* --mm-results: the VUs' custom timers (vu.h); else NULL */
     int nvus, started, active, done;
     int preflight_pending;
     struct vu *current;            /* the VU whose coroutine is running */
-    struct vu *ready_head, *ready_tail;  /* VUs to resume from the idle handle */
+    worker_ready ready;
 
     stats_local stats;
     int tid_all;
     int *tid_group;
-    wgroup *groups;                /* per scenario group */
-    int any_scheduled;             /* a paced or rate group exists: twins are kept for all */
+    pace_worker pace;              /* the load models' state (engine/pace.c) */
     rawlog raw;                    /* --mm-results, else raw.f == NULL */
-    int tid_loop_lag, tid_sched_lag;   /* generator health */
-    int tid_wake_lag1;             /* 1 + engine.wake_lag's id (sleep wheel); 0 = not yet, -1 = none */
     vu_wheel wheel;                /* sleeping VUs (engine/wheel.c) */
-    int cid_late, cid_skipped, cid_cpu, cid_runq;
-    uv_timer_t lag_timer;
-    uint64_t lag_expected_ns;
-    int tid_dispatch;              /* engine.dispatch_delay, or -1 */
-    uv_prepare_t disp_prepare;     /* clears disp_ref_ns before each poll (vu.c) */
-    uint64_t disp_ref_ns;          /* the first resume after the last poll, or 0 */
-    uint64_t cpu_last_us, runq_last_us;   /* CPU time and CPU wait so far (us) */
-    int64_t tick, cap_tick;        /* current tick index; last tick allowed */
-    uint64_t next_tick_ns;         /* absolute hrtime of the next tick boundary */
-    int64_t quota;                 /* transactions this worker may still start; -1 = unbounded */
-    int going, stopping, hard, finished;
-    uint64_t end_ns;
-
-    /* For the main thread's watchdog (engine.c): the VU whose coroutine runs
-     * now (NULL between resumes) and a count of resumes; a VU running with
-     * an unchanged count is not yielding.  Stored by vu_resume only. */
-    _Atomic(struct vu *) running;
-    _Atomic uint64_t resume_seq;
-    char stuck_where[256];         /* file:line where the watchdog's hook stopped a VU */
-
-    int nclose, cap_close;         /* hooks run at teardown, before lua_close */
-    worker_close_fn *close_fn;
-    void **close_data;
+    health health;                 /* loop lag, dispatch delay, wake lag, CPU (engine/health.c) */
+    worker_ticks tick;
+    budget budget;                 /* its share of --requests (engine/budget.h) */
+    worker_run run;
+    worker_watch watch;
+    worker_hooks closing;
 } worker;
 
 /* Create the worker and start its thread; it compiles scripts and runs the
@@ -147,12 +145,12 @@ int worker_interrupt(worker *w);
 
 /* vu_resume around lua_resume: what the watchdog reads. */
 static inline void worker_enter(worker *w, struct vu *v) {
-    uint64_t seq = atomic_load_explicit(&w->resume_seq, memory_order_relaxed);
-    atomic_store_explicit(&w->resume_seq, seq + 1, memory_order_relaxed);
-    atomic_store_explicit(&w->running, v, memory_order_release);
+    uint64_t seq = atomic_load_explicit(&w->watch.resume_seq, memory_order_relaxed);
+    atomic_store_explicit(&w->watch.resume_seq, seq + 1, memory_order_relaxed);
+    atomic_store_explicit(&w->watch.running, v, memory_order_release);
 }
 static inline void worker_leave(worker *w) {
-    atomic_store_explicit(&w->running, NULL, memory_order_relaxed);
+    atomic_store_explicit(&w->watch.running, NULL, memory_order_relaxed);
 }
 
 /* A failed transaction (engine): tallied by message. */
@@ -172,6 +170,10 @@ int worker_twin(worker *w, int tid);
 void worker_rotate(worker *w, uint64_t now_ns);
 void worker_vu_done(worker *w, struct vu *v);
 void worker_make_ready(worker *w, struct vu *v);
+/* The budget's last transaction started (budget_take said so), on the
+ * worker's thread: VUs not yet started never start; the others end after
+ * their current transaction (think time included). */
+void worker_budget_spent(worker *w);
 void worker_preflight_result(worker *w, const char *errmsg);
 
 #endif

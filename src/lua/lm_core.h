@@ -49,6 +49,14 @@ typedef void (*lm_module_open)(lua_State *L, struct worker *w);
  * (open NULL) and gets a table of them. */
 typedef struct lm_module { const char *name; lm_module_open open; const luaL_Reg *fns; } lm_module;
 extern const lm_module lm_modules[];   /* terminated by {NULL, NULL, NULL}; read-only */
+/* The protocol modules' open functions, one per binding file (the
+ * lm_module_open of their line in modules.c); json's and protobuf's are in
+ * lm_json.h and lm_pb.h. */
+void lm_memcached_open(lua_State *L, struct worker *w);   /* lm_memcached.c */
+void lm_redis_open(lua_State *L, struct worker *w);       /* lm_redis.c */
+void lm_http_open(lua_State *L, struct worker *w);        /* lm_http.c */
+void lm_ws_open(lua_State *L, struct worker *w);          /* lm_ws.c */
+void lm_grpc_open(lua_State *L, struct worker *w);        /* lm_grpc.c */
 
 /* Counter name prefixes of luamech.check: common/check_names.h. */
 #include "common/check_names.h"
@@ -105,6 +113,7 @@ void lm_builtin_timers(lm_name_fn fn, void *ctx);
 int lm_builtin_closed(const char *name);
 void lm_http_timer_names(lm_name_fn fn, void *ctx);       /* lm_http.c */
 void lm_mc_timer_names(lm_name_fn fn, void *ctx);         /* lm_memcached.c */
+void lm_ws_timer_names(lm_name_fn fn, void *ctx);         /* lm_ws.c */
 /* Timer tid's samples also count in aggregate timer agg_id, summed once
  * per tick (stats/local.h, stats_part_of). */
 void lm_timer_part_of(struct worker *w, int tid, int agg_id);

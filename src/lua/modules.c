@@ -5,16 +5,9 @@
 #include <string.h>
 
 #include "lua/lm_core.h"
+#include "lua/lm_json.h"
+#include "lua/lm_pb.h"
 #include "lua/lm_url.h"
-
-void lm_memcached_open(lua_State *L, struct worker *w);
-void lm_redis_open(lua_State *L, struct worker *w);
-void lm_http_open(lua_State *L, struct worker *w);
-void lm_json_open(lua_State *L, struct worker *w);
-void lm_ws_open(lua_State *L, struct worker *w);
-void lm_ws_timer_names(lm_name_fn fn, void *ctx);
-void lm_grpc_open(lua_State *L, struct worker *w);
-void lm_protobuf_open(lua_State *L, struct worker *w);
 
 void lm_builtin_timers(lm_name_fn fn, void *ctx) {
     lm_http_timer_names(fn, ctx);

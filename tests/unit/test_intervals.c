@@ -40,11 +40,12 @@ static fake *fake_new(int64_t tick_ns, int64_t interval_ns) {
     f->sh.notify = &f->notify;
     f->w.shared = &f->sh;
     assert_int_equal(stats_local_init(&f->w.stats), 0);
-    f->w.cid_cpu = stats_counter_id(&f->w.stats, "engine.cpu_us");
-    f->w.cid_runq = stats_counter_id(&f->w.stats, "engine.cpu_wait_us");
-    f->w.going = 1;
-    f->w.next_tick_ns = T0 + (uint64_t)tick_ns;
-    f->w.cap_tick = INT64_MAX;
+    f->w.health.w = &f->w;
+    f->w.health.cid_cpu = stats_counter_id(&f->w.stats, "engine.cpu_us");
+    f->w.health.cid_runq = stats_counter_id(&f->w.stats, "engine.cpu_wait_us");
+    f->w.run.going = 1;
+    f->w.tick.next_ns = T0 + (uint64_t)tick_ns;
+    f->w.tick.cap = INT64_MAX;
     f->tid = stats_timer_id(&f->w.stats, "T", TK_CUSTOM);
     agg_init(&f->a, 1, interval_ns, tick_ns);
     return f;
@@ -68,7 +69,7 @@ static void fake_merge(fake *f) {
 /* The final tick (what worker_flush(w, 1) sends at the stop), then the end. */
 static const agg_timer *fake_finish(fake *f, int64_t run_ns) {
     fake_merge(f);
-    tick_msg *m = stats_local_flush(&f->w.stats, 0, f->w.tick);
+    tick_msg *m = stats_local_flush(&f->w.stats, 0, f->w.tick.index);
     assert_non_null(m);
     m->final = 1;
     agg_push(&f->a, m);
@@ -115,9 +116,9 @@ static void test_cuts(void **state) {
         const cut_case *k = &cut_cases[c];
         fake *f = fake_new(k->tick_ns, k->interval_ns);
         for (int i = 0; i < k->nsamples; i++) {
-            if (i == k->stop_at) f->w.cap_tick = f->w.tick;
+            if (i == k->stop_at) f->w.tick.cap = f->w.tick.index;
             fake_sample(f, k->at_ns[i]);
-            if (k->tick_after[i] >= 0) assert_int_equal(f->w.tick, k->tick_after[i]);
+            if (k->tick_after[i] >= 0) assert_int_equal(f->w.tick.index, k->tick_after[i]);
         }
         const agg_timer *t = fake_finish(f, k->run_ns);
         assert_non_null(t);
@@ -133,11 +134,11 @@ static void test_cuts(void **state) {
 static void test_no_rotation_when_stopped(void **state) {
     (void)state;
     fake *f = fake_new(100 * MS, 100 * MS);
-    f->w.going = 0;
+    f->w.run.going = 0;
     fake_sample(f, 350 * MS);
-    assert_int_equal(f->w.tick, 0);
+    assert_int_equal(f->w.tick.index, 0);
     assert_null(f->sh.q_head);
-    f->w.going = 1;
+    f->w.run.going = 1;
     const agg_timer *t = fake_finish(f, 100 * MS);
     assert_int_equal(t->nrows, 1);
     assert_int_equal(t->rows[0].count, 1);

@@ -175,6 +175,23 @@ static void hh2_on_open(h2_session *s, void *owner) {
     c->connect_ns = took > c->tls_ns ? took - c->tls_ns : 0;
 }
 
+/* The server chose HTTP/1.1 (auto): the connection goes to the HTTP/1.1
+ * path, counted here as one connection opened (its timing is the opening
+ * request's, as for an h2 connection). */
+static int hh2_on_other_alpn(h2_session *s, void *owner, net_conn *nc, const char *alpn) {
+    hh2_conn *c = owner;
+    hh2 *h = c->h;
+    (void)s;
+    if (!h->cfg.adopt || h->closing || (alpn && strcmp(alpn, "http/1.1") != 0)) return 0;
+    uint64_t tls_ns = net_conn_tls_ns(nc), took = uv_hrtime() - c->start_ns;
+    if (!h->cfg.adopt(h->cfg.fallback_arg, nc)) return 0;
+    c->opened = 1;
+    h->connects++;
+    c->tls_ns = tls_ns;
+    c->connect_ns = took > tls_ns ? took - tls_ns : 0;
+    return 1;
+}
+
 static void hh2_on_dead(h2_session *s, void *owner) {
     hh2_conn *c = owner;
     (void)s;
@@ -197,6 +214,7 @@ static const h2_session_cbs hh2_session_cbs = {
     .on_open = hh2_on_open,
     .on_dead = hh2_on_dead,
     .on_closed = hh2_on_closed,
+    .on_other_alpn = hh2_on_other_alpn,
 };
 
 /* ---- a stream's callbacks ---- */

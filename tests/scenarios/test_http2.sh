@@ -14,7 +14,7 @@ printf 'hello static\n' > "$D/www/small.txt"
 head -c 3145728 /dev/urandom > "$D/www/large.bin"
 seq 1 20000 | sed 's/$/ luamech h2 gzip line/' > "$D/www/gz/text.txt"
 chmod -R a+rX "$D"
-H2=$(free_port); H1=$(free_port); S2=$(free_port); S1=$(free_port)
+H2=$(free_port); H1=$(free_port); S2=$(free_port); S1=$(free_port); R2=$(free_port); R1=$(free_port)
 PKI=$TMP/pki
 test_pki "$PKI"
 nginx_conf_head "$D" '$connection $server_protocol $request_method $uri $status'
@@ -44,9 +44,24 @@ cat >> "$D/nginx.conf" <<NG
         location = /hello { return 200 "hello"; }
         location = /echo { echo_read_request_body; echo -n "\$request_method \$args \$http_content_type|"; echo_request_body; }
     }
+    server {
+        listen 127.0.0.1:$R2 ssl http2;
+        ssl_certificate $PKI/server.pem;
+        ssl_certificate_key $PKI/server.key;
+        access_log $D/r2.log lm;
+        location = /start { return 302 https://127.0.0.1:$R1/mid; }
+        location = /end { return 200 "end"; }
+    }
+    server {
+        listen 127.0.0.1:$R1 ssl;
+        ssl_certificate $PKI/server.pem;
+        ssl_certificate_key $PKI/server.key;
+        access_log $D/r1.log lm;
+        location = /mid { return 302 https://127.0.0.1:$R2/end; }
+    }
 NG
 nginx_conf_end "$D"
-nginx_launch "$D" "$H2" "$H1" "$S2" "$S1"
+nginx_launch "$D" "$H2" "$H1" "$S2" "$S1" "$R2" "$R1"
 LOG=$D/access.log
 
 cat > "$TMP/s.lua" <<'S'
@@ -216,6 +231,33 @@ check "https default on an HTTP/1.1-only server: 200 HTTP/1.1 requests on 4 conn
 run_h2 pdef "$H1" "" 1 "" 100 4 -e WANT=HTTP/1.1
 check "http:// default: HTTP/1.1 (exit $RC, $(nginx_requests "$LOG" ' HTTP/1.1 ') HTTP/1.1 requests)" \
     [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/1.1 ')" -eq 200 ]
+# a redirect that changes protocol: an h2 server sends to an HTTP/1.1-only
+# one, which sends back (https, the default auto): each hop on the
+# protocol its server negotiated, counted at both servers' logs
+cat > "$TMP/rvu.lua" <<'S'
+local c = luamech.http.new("https://127.0.0.1:" .. luamech.param("R2"), { tls = { ca_file = luamech.param("CA") } })
+return function()
+  local r = assert(c:get("/start"))
+  assert(r.status == 200 and r.body == "end" and r.redirects == 2, "redirects: " .. r.status .. " " .. r.redirects)
+  assert(r.proto == "HTTP/2", "the last hop's proto: " .. tostring(r.proto))
+end
+S
+printf 'return { requests = 60, groups = { { name = "r", vus = 3, script = "rvu.lua" } } }\n' > "$TMP/r.lua"
+: > "$D/r1.log"; : > "$D/r2.log"
+timeout 60 "$LUAMECH" run "$TMP/r.lua" -q -w 1 -e R2="$R2" -e CA="$PKI/ca.pem" -o "$TMP/redir" > "$TMP/redir.out" 2>&1
+RC=$?
+nginx_settle "$D/r1.log"; nginx_settle "$D/r2.log"
+S=$TMP/redir/summary.json
+check "cross-protocol redirects: 60 transactions, no error (exit $RC, $(timer_errors "$S" "All Transactions") errors)" \
+    [ $RC -eq 0 -a "$(timer_count "$S" "All Transactions")" -eq 60 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+check "the h2 server saw 60 HTTP/2.0 /start 302 and 60 HTTP/2.0 /end 200 ($(grep -c ' HTTP/2.0 GET /start 302$' "$D/r2.log"), $(grep -c ' HTTP/2.0 GET /end 200$' "$D/r2.log") of $(wc -l < "$D/r2.log"))" \
+    [ "$(grep -c ' HTTP/2.0 GET /start 302$' "$D/r2.log")" -eq 60 -a "$(grep -c ' HTTP/2.0 GET /end 200$' "$D/r2.log")" -eq 60 \
+      -a "$(wc -l < "$D/r2.log")" -eq 120 ]
+check "the HTTP/1.1-only server saw 60 HTTP/1.1 /mid 302 ($(grep -c ' HTTP/1.1 GET /mid 302$' "$D/r1.log") of $(wc -l < "$D/r1.log"))" \
+    [ "$(grep -c ' HTTP/1.1 GET /mid 302$' "$D/r1.log")" -eq 60 -a "$(wc -l < "$D/r1.log")" -eq 60 ]
+check "one connection per VU at each server ($(awk '{print $1}' "$D/r2.log" | sort -u | wc -l) h2, $(awk '{print $1}' "$D/r1.log" | sort -u | wc -l) HTTP/1.1)" \
+    [ "$(awk '{print $1}' "$D/r2.log" | sort -u | wc -l)" -eq 3 -a "$(awk '{print $1}' "$D/r1.log" | sort -u | wc -l)" -eq 3 ]
+check "http.redirects says 120 ($(counter "$S" http.redirects))" [ "$(counter "$S" http.redirects)" -eq 120 ]
 # "2" requires h2 (it offers h2 alone): nginx refuses the handshake (no_application_protocol), every request fails with the reason
 run_h2 sreq "$S1" 2 1 "" 20 2 -e CA="$PKI/ca.pem"
 check "https http=2 on an HTTP/1.1-only server: 20 failed transactions, nothing served (exit $RC, $(timer_errors "$TMP/sreq/summary.json" "All Transactions"), $(nginx_requests "$LOG"))" \

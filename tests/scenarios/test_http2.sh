@@ -5,7 +5,10 @@
 # connection (streams multiplexed); max_streams caps the streams of a
 # connection (more connections); http = "1.1" on the same client code
 # speaks HTTP/1.1 and res.proto says which; GET, POST with a body, HEAD,
-# redirects, cookies, query, JSON, form, expect and gzip on HTTP/2.
+# redirects, cookies, query, JSON, form, expect and gzip on HTTP/2.  Over
+# TLS: ALPN (auto, the default on https://, opens exactly the connections
+# http = "1.1" opens on an HTTP/1.1-only server: nginx's stub_status counts
+# them), a redirect chain h2 -> HTTP/1.1 -> h2 counted at both servers.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 D=$TMP/ng

@@ -4,18 +4,20 @@
 # Starts private servers on loopback ports — memcached, redis-server and
 # webdis (an HTTP front end to that redis, the /SET/X/1 and /GET/X API of
 # seed 002) and nginx serving a tiny JSON API over http and https with a CA
-# it makes at start (scripts/api-nginx.sh, for scenarios/http_api.lua and
-# the api template) —, runs luamech against them with the matching
-# parameters (-e MEMCACHED=, -e REDIS=, -e HTTP_BASE=, -e API_BASE=https://...,
-# -e API_CA=<its CA file>, -e API_HTTP_BASE=http://...; with websocketd
+# it makes at start, and over https with HTTP/2 (scripts/api-nginx.sh, for
+# scenarios/http_api.lua, scenarios/http2_api.lua and the api template) —,
+# runs luamech against them with the matching parameters (-e MEMCACHED=,
+# -e REDIS=, -e HTTP_BASE=, -e API_BASE=https://..., -e API_CA=<its CA
+# file>, -e API_HTTP_BASE=http://..., -e API_H2_BASE=https://...; with websocketd
 # installed, an echo WebSocket server too: -e WS_URL=ws://...), and stops the
 # servers afterwards.  When a .lua file next to SCENARIO names REDIS_CLUSTER
 # (the redis-cluster template, scenarios/redis_cluster.lua), a redis Cluster
 # of 3 masters is started too (redis-cli --cluster create) and passed as
 # -e REDIS_CLUSTER=host:port,host:port,host:port.  Ports: free ones picked at random in PORTS (default
 # 10000-32000, below the kernel's ephemeral range), or fixed ones per server
-# (MEMCACHED_PORT, REDIS_PORT, WEBDIS_PORT, API_PORT, API_TLS_PORT, WS_PORT).
-# API_ACCESS_LOG=FILE keeps the API's access log (tests reconcile it with
+# (MEMCACHED_PORT, REDIS_PORT, WEBDIS_PORT, API_PORT, API_TLS_PORT,
+# API_H2_PORT, WS_PORT).  API_ACCESS_LOG=FILE keeps the API's access log,
+# API_H2_ACCESS_LOG=FILE its HTTP/2 listener's (tests reconcile them with
 # luamech's counts).
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
 set -euo pipefail
@@ -34,14 +36,15 @@ Starts private servers on loopback ports, runs luamech against them, stops them:
   webdis        -e HTTP_BASE=http://127.0.0.1:PORT   (HTTP front end to that redis)
   nginx         -e API_BASE=https://127.0.0.1:PORT -e API_CA=FILE -e API_HTTP_BASE=http://127.0.0.1:PORT
                 (a small JSON API over https with a CA made at start, and over http)
+                -e API_H2_BASE=https://127.0.0.1:PORT   (the same API over https with HTTP/2)
   websocketd    -e WS_URL=ws://127.0.0.1:PORT/   (echo; only when websocketd is installed)
   redis Cluster -e REDIS_CLUSTER=127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3
                 (3 masters; only when a .lua file next to SCENARIO names REDIS_CLUSTER)
 Ports (environment):
   PORTS=LO-HI         pick free ports at random in LO-HI (default 10000-32000)
-  MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N, WS_PORT=N
+  MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N, API_H2_PORT=N, WS_PORT=N
                       a fixed port for that server (it must be free)
-  API_ACCESS_LOG=FILE keep the API's access log
+  API_ACCESS_LOG=FILE keep the API's access log (API_H2_ACCESS_LOG=FILE: its HTTP/2 listener's)
   LUAMECH=PATH        the luamech binary (default: this checkout's build/luamech)
 Example: PORTS=20000-20100 $0 scenarios/membase.lua -d 60s
 USAGE
@@ -60,7 +63,7 @@ if [ -n "${PORTS:-}" ]; then
         exit 2
     fi
 fi
-for v in MEMCACHED_PORT REDIS_PORT WEBDIS_PORT API_PORT API_TLS_PORT; do
+for v in MEMCACHED_PORT REDIS_PORT WEBDIS_PORT API_PORT API_TLS_PORT API_H2_PORT; do
     val=${!v:-}
     if [ -n "$val" ] && ! { [[ $val =~ ^[0-9]{1,5}$ ]] && [ "$val" -ge 1 ] && [ "$val" -le 65535 ]; }; then
         echo "$0: $v=$val: expected a port number 1-65535" >&2
@@ -95,22 +98,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_server NAME LAUNCHER [FIXED [FIXED2]]: LAUNCHER PORT PORT2 starts
-# the server in the background on PORT (and PORT2 if it needs a second one,
-# binding both before it accepts); a free port can be taken between the
+# start_server NAME LAUNCHER [FIXED [FIXED2 [FIXED3]]]: LAUNCHER PORT PORT2
+# PORT3 starts the server in the background on PORT (and PORT2, PORT3 if it
+# needs more, binding them all before it accepts); a free port can be taken between the
 # check and the bind (tests run in parallel), so a server that died or never
 # answered is tried again on other ports.  A FIXED port (the user's
-# *_PORT) is tried once.  Sets $port and $port2.
+# *_PORT) is tried once.  Sets $port, $port2 and $port3.
 start_server() {
-    local name=$1 launcher=$2 fixed=${3:-} fixed2=${4:-} try pid
+    local name=$1 launcher=$2 fixed=${3:-} fixed2=${4:-} fixed3=${5:-} try pid p
     for try in 1 2 3 4 5; do
         port=${fixed:-$(free_port)}
         port2=${fixed2:-$(free_port)}
-        [ "$port2" != "$port" ] || { [ -z "$fixed$fixed2" ] && continue; echo "$0: $name: the same port $port twice" >&2; exit 2; }
-        if [ -n "$fixed$fixed2" ] && { port_open "$port" || { [ -n "$fixed2" ] && port_open "$port2"; }; }; then
-            echo "$0: $name: port ${fixed:+$port}${fixed2:+ $port2} already in use (its *_PORT setting)" >&2; exit 1
+        port3=${fixed3:-$(free_port)}
+        if [ "$port2" = "$port" ] || [ "$port3" = "$port" ] || [ "$port3" = "$port2" ]; then
+            [ -z "$fixed$fixed2$fixed3" ] && continue
+            echo "$0: $name: the same port twice ($port $port2 $port3)" >&2; exit 2
         fi
-        $launcher "$port" "$port2" &
+        for p in $fixed $fixed2 $fixed3; do
+            port_open "$p" && { echo "$0: $name: port $p already in use (its *_PORT setting)" >&2; exit 1; }
+        done
+        $launcher "$port" "$port2" "$port3" &
         pid=$!
         for _ in $(seq 200); do
             kill -0 "$pid" 2>/dev/null || break          # it died: the port was taken
@@ -118,7 +125,7 @@ start_server() {
             sleep 0.05
         done
         kill "$pid" 2>/dev/null || true                  # (it may be gone already: not an error under set -e)
-        [ -z "$fixed$fixed2" ] || break
+        [ -z "$fixed$fixed2$fixed3" ] || break
     done
     echo "$name did not start${fixed:+ on port $fixed}; see $tmp" >&2; exit 1
 }
@@ -140,10 +147,12 @@ JSON
 start_server webdis launch_webdis "${WEBDIS_PORT:-}"; http_port=$port
 launch_api() {
     mkdir -p "$tmp/api"
-    bash "$here/api-nginx.sh" "$1" "$tmp/api" "${API_ACCESS_LOG:-$tmp/api/access.log}" "$2" > "$tmp/api/nginx.conf"
+    bash "$here/api-nginx.sh" "$1" "$tmp/api" "${API_ACCESS_LOG:-$tmp/api/access.log}" "$2" "$3" \
+        "${API_H2_ACCESS_LOG:-$tmp/api/h2_access.log}" > "$tmp/api/nginx.conf"
     exec nginx -p "$tmp/api" -c "$tmp/api/nginx.conf" -g 'daemon off;' 2> "$tmp/api/stderr"
 }
-start_server nginx launch_api "${API_PORT:-}" "${API_TLS_PORT:-}"; api_port=$port; api_tls_port=$port2
+start_server nginx launch_api "${API_PORT:-}" "${API_TLS_PORT:-}" "${API_H2_PORT:-}"
+api_port=$port; api_tls_port=$port2; api_h2_port=$port3
 # websocketd echoing every message (cat), when installed: the ws template
 ws_args=()
 launch_ws() { exec websocketd --port="$1" --address=127.0.0.1 cat > "$tmp/websocketd.log" 2>&1; }
@@ -175,11 +184,12 @@ if [ "$1" != "--suite" ] && [ -f "$1" ] && grep -qs REDIS_CLUSTER "$(dirname "$1
     echo "==> redis Cluster ${cluster[1]#REDIS_CLUSTER=}" >&2
 fi
 
-echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API https://127.0.0.1:$api_tls_port (CA $tmp/api/tls/ca.pem) and http://127.0.0.1:$api_port" >&2
+echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API https://127.0.0.1:$api_tls_port (CA $tmp/api/tls/ca.pem), http://127.0.0.1:$api_port and HTTP/2 https://127.0.0.1:$api_h2_port" >&2
 set +e
 cmd=run
 if [ "$1" = "--suite" ]; then cmd=suite; shift; fi
 "$LUAMECH" $cmd "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
     -e HTTP_BASE=http://127.0.0.1:$http_port -e API_BASE=https://127.0.0.1:$api_tls_port \
-    -e API_CA="$tmp/api/tls/ca.pem" -e API_HTTP_BASE=http://127.0.0.1:$api_port "${ws_args[@]}" "${cluster[@]}"
+    -e API_CA="$tmp/api/tls/ca.pem" -e API_HTTP_BASE=http://127.0.0.1:$api_port \
+    -e API_H2_BASE=https://127.0.0.1:$api_h2_port "${ws_args[@]}" "${cluster[@]}"
 exit $?

@@ -643,7 +643,7 @@ luamech.http = {}
 ---@field tags? table<string, string|number|boolean> default tags of every request (docs/http.md#tags)
 ---@field dns? luamech.HttpDnsOptions host name lookups (default { ttl = 300 })
 ---@field credential_headers? string[] more headers that carry credentials (at most 16), e.g. {"X-Api-Key"}: like Authorization, Proxy-Authorization and Cookie, sent to the base URL's origin only (docs/http.md#credentials-and-redirects)
----@field http? "1.1"|"2"|"auto" protocol: "1.1" (default); "2" HTTP/2 (h2c with prior knowledge on http://, ALPN h2 required on https://); "auto" ALPN's choice on https:// (docs/http.md#http2)
+---@field http? "1.1"|"2"|"auto" protocol: "auto" (default) ALPN's choice on https://, HTTP/1.1 on http://; "1.1" HTTP/1.1 only; "2" HTTP/2 (h2c with prior knowledge on http://, ALPN h2 required on https://) (docs/http.md#http2)
 ---@field max_streams? integer HTTP/2 streams per connection, 1..1000 (default 100; the server's SETTINGS_MAX_CONCURRENT_STREAMS also caps them)
 
 ---@class luamech.HttpDnsOptions

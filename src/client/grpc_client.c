@@ -159,7 +159,11 @@ static void gc_on_closed(void *owner) {
     if (--c->nsess == 0 && c->closing) gc_client_free(c);
 }
 
-static const h2_session_cbs gc_session_cbs = {gc_on_open, NULL, gc_on_dead, gc_on_closed};
+static const h2_session_cbs gc_session_cbs = {
+    .on_open = gc_on_open,
+    .on_dead = gc_on_dead,
+    .on_closed = gc_on_closed,
+};
 
 void grpc_client_close(grpc_client *c) {
     if (!c || c->closing) return;

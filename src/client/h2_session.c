@@ -384,6 +384,7 @@ static void h2_fatal(h2_session *s, int rv) {
 
 static void h2_flush(h2_session *s) {
     if (s->closing || !s->ng) return;
+    if (!s->open && s->cfg->conn.tls) return;   /* ALPN first: the connection may go to HTTP/1.1 */
     if (s->in_recv) {
         s->want_flush = 1;
         return;
@@ -425,9 +426,14 @@ static size_t h2_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
 static void h2_on_open(net_conn *nc, void *owner) {
     h2_session *s = owner;
     const char *alpn = net_conn_alpn(nc);
-    if (s->cfg->conn.tls && (!alpn || strcmp(alpn, "h2") != 0)) {   /* nothing sent yet: closing drops it */
+    if (s->cfg->conn.tls && (!alpn || strcmp(alpn, "h2") != 0)) {   /* nothing queued yet */
         snprintf(s->msg, sizeof s->msg, "the server did not select h2 by ALPN (it selected %s)",
                  alpn ? alpn : "nothing");
+        const h2_session_cbs *cbs = s->cfg->cbs;
+        if (cbs->on_other_alpn && cbs->on_other_alpn(s, s->owner, nc, alpn)) {
+            s->nc = NULL;                     /* another owner's now: its on_closed is theirs */
+            s->freed_conn = 1;
+        }
         h2_mark_dead(s);
         h2_fail_all(s, H2_ENOTH2, 0, 0, s->msg);
         h2_session_close(s);
@@ -438,6 +444,7 @@ static void h2_on_open(net_conn *nc, void *owner) {
     for (h2_stream *st = s->active; st; st = st->next)
         if (st->headers_sent) st->sent_ns = now;
     if (s->cfg->cbs->on_open) s->cfg->cbs->on_open(s, s->owner);
+    if (s->cfg->conn.tls) h2_flush(s);        /* the preface and streams held for ALPN */
 }
 
 static void h2_on_fail(void *owner, int status, net_phase ph, const char *msg) {
@@ -571,7 +578,7 @@ int h2_session_new(const h2_session_cfg *cfg, void *owner, h2_session **out) {
     uv_idle_init(cfg->conn.loop, &s->idle);
     s->idle.data = s;
     *out = s;
-    h2_flush(s);                              /* preface and SETTINGS wait in the queue for the open */
+    h2_flush(s);                              /* h2c: preface and SETTINGS wait in the queue for the open */
     return 0;
 }
 

@@ -6,7 +6,9 @@
  * HTTP over it is client/http_h2.c; gRPC can sit on it the same way.
  *
  * A session opens its own connection (h2_session_new), sends the client
- * preface and SETTINGS at once (h2c with prior knowledge, or after TLS), and
+ * preface and SETTINGS at once (h2c with prior knowledge; over TLS nothing
+ * is queued before ALPN selected h2, so that a connection whose server
+ * chose another protocol can be handed over untouched), and
  * carries streams.  A stream is opened with a header list (pseudo-headers
  * first, names lowercase: the caller's job) and a request body that may be
  * given at once or in chunks (h2_stream_send), the last with end of stream.
@@ -118,6 +120,13 @@ typedef struct h2_session_cbs {
     /* Its handles are closed and its memory freed: the owner may count
      * it down.  Exactly once per h2_session_new that returned 0. */
     void (*on_closed)(void *owner);
+    /* Over TLS, the server selected another protocol than h2 by ALPN
+     * (alpn: its id, or NULL when it selected none).  Nothing was queued on
+     * nc: the owner may take the connection (net_conn_hand_over to a client
+     * of that protocol) and return 1; the session then no longer has it.
+     * Either way the streams end with H2_ENOTH2 right after this returns
+     * and the session closes (on_open never fires).  May be NULL (0). */
+    int (*on_other_alpn)(h2_session *s, void *owner, net_conn *nc, const char *alpn);
 } h2_session_cbs;
 
 typedef struct h2_session_cfg {

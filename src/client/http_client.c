@@ -42,6 +42,7 @@ struct http_conn {
     uint64_t timer_due;          /* deadline the timer is armed for; 0 = idle */
     http_req *req;               /* in flight, or NULL */
     int reused;                  /* the request went out on an already open connection */
+    int adopted;                 /* handed over by the HTTP/2 side, not used yet */
     char *wbuf;                  /* the encoded request (kept for a retry) */
     size_t wlen, wcap;
     uint64_t sent_mark;          /* net_conn_sent when the request was queued */
@@ -190,6 +191,7 @@ static int hc_client_tls(http_client *c, const char *host, char *err, size_t err
 /* HTTP/2: the requests go to client/http_h2's sessions. */
 static void hc_send1(http_client *c, http_req *req, const hp_request *r);
 static void hc_fallback(void *arg, http_req *req, const hp_request *r) { hc_send1(arg, req, r); }
+static int hc_adopt(void *arg, net_conn *nc);
 
 static int hc_client_h2(http_client *c, char *err, size_t err_len) {
     if (c->opts.version != HTTP_V2 && !(c->opts.version == HTTP_VAUTO && c->tls)) return 0;
@@ -210,6 +212,7 @@ static int hc_client_h2(http_client *c, char *err, size_t err_len) {
     hc.alpn = c->opts.version == HTTP_V2 ? "h2" : "h2,http/1.1";
     if (c->opts.version == HTTP_VAUTO) {
         hc.fallback = hc_fallback;
+        hc.adopt = hc_adopt;
         hc.fallback_arg = c;
     }
     if (hh2_new(&hc, &c->h2) != 0) {
@@ -551,6 +554,24 @@ static const net_conn_cbs hc_conn_cbs = {
     .on_closed = client_life_on_owner_closed,
 };
 
+/* "auto": a connection whose server selected http/1.1 by ALPN, handed over
+ * by the HTTP/2 side (client/http_h2.c, which counted it as opened): an
+ * idle open slot, taken first by the next request.  1 when taken. */
+static int hc_adopt(void *arg, net_conn *nc) {
+    http_client *c = arg;
+    if (c->life.closing) return 0;
+    http_conn *conn = c->idle_closed ? c->idle_closed : hc_conn_new(c);
+    if (!conn || net_conn_hand_over(nc, &c->cfg, conn) != 0) return 0;
+    conn->nc = nc;
+    conn->state = HC_OPEN;
+    conn->adopted = 1;
+    conn->sent_mark = net_conn_sent(nc);
+    client_life_hold(&c->life);              /* released by its on_closed, as for hc_open */
+    c->nopen++;
+    hc_push(&c->idle_open, conn);
+    return 1;
+}
+
 /* ---- public ---- */
 
 void http_client_send(http_client *c, http_req *req, const hp_request *r) {
@@ -623,7 +644,8 @@ static void hc_send1(http_client *c, http_req *req, const hp_request *r) {
     req->deadline_ns = to ? now + to : 0;
     hc_arm(conn, req->deadline_ns, now);
     if (conn->state == HC_OPEN) {
-        conn->reused = 1;
+        conn->reused = !conn->adopted;       /* a handed-over connection is fresh: no retry */
+        conn->adopted = 0;
         int qrc = hc_queue(conn);
         if (qrc < 0) hc_finish(conn, HTTP_ENOMEM, qrc, NULL);
         return;

@@ -11,7 +11,7 @@
  * keepalive = 0).  Requests are caller-allocated (libuv style); every
  * request's on_done fires exactly once: with the response (status 0), or with
  * a negative status saying what failed (connect, write, read, timeout,
- * protocol, cancelled).  The timeout covers connecting, sending and the whole
+ * protocol, cancelled).  The timeout covers a name lookup, connecting, sending and the whole
  * response.  A request sent on a reused idle connection that the server had
  * closed (end of stream, reset or broken pipe before any response byte) is
  * retried once on a fresh connection.
@@ -57,9 +57,9 @@ typedef struct http_client_opts {
                                 does not select it); HTTP_VAUTO: over TLS, connections
                                 offer "h2,http/1.1" and the client speaks HTTP/2 while
                                 servers select h2; the first that selects http/1.1
-                                turns it to HTTP/1.1 for good (that connection is
-                                closed unused: one extra handshake); plaintext:
-                                HTTP/1.1 */
+                                turns it to HTTP/1.1 for good, starting on that very
+                                connection (handed over: no extra handshake);
+                                plaintext: HTTP/1.1 */
     unsigned max_streams;    /* HTTP/2: streams per connection at most (also the
                                 server's SETTINGS_MAX_CONCURRENT_STREAMS); 0: 100 */
 } http_client_opts;

@@ -6,13 +6,17 @@
  * new connection.  The response's fields and DATA go into the record's
  * hp_parser through hp_parser_put_* (limits as for HTTP/1.1).  Host names
  * are looked up on libuv's thread pool when a new connection needs the
- * address and the last lookup is older than dns_ttl_ns.  Frames are
+ * address and the last lookup is older than dns_ttl_ns (one timer fails
+ * the requests whose deadline passes while they wait for it); with
+ * "auto", a connection whose server selected http/1.1 is handed to the
+ * HTTP/1.1 path (cfg.adopt) rather than closed.  Frames are
  * client/h2_session's business; nothing here touches a socket or Lua. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "client/http_h2.h"
 #include "client/h2_session.h"
+#include "common/clock.h"
 #include "common/net.h"
 #include "net/conn.h"
 
@@ -59,6 +63,8 @@ struct hh2 {
     struct sockaddr_storage addr;
     uint64_t addr_ns;
     uv_getaddrinfo_t gai;
+    uv_timer_t timer;              /* the deadlines of the requests waiting for a lookup */
+    uint64_t timer_due;
     int resolving, closing, h1;
     uint64_t lookups, connects, retries, requests;
     hh2_conn *conns;
@@ -99,6 +105,13 @@ int hh2_new(const hh2_cfg *cfg, hh2 **out) {
     h->conn.connect_timeout_ns = 0;         /* the requests' deadlines cover connecting */
     h->conn.rbuf_init = HH2_RBUF_SIZE;
     h->conn.tls = cfg->tls;
+    int rc = uv_timer_init(cfg->loop, &h->timer);
+    if (rc < 0) {
+        free(h);
+        return rc;
+    }
+    h->timer.data = h;
+    client_life_hold(cfg->life);             /* released when the timer is closed (hh2_close) */
     *out = h;
     return 0;
 }
@@ -175,6 +188,23 @@ static void hh2_on_open(h2_session *s, void *owner) {
     c->connect_ns = took > c->tls_ns ? took - c->tls_ns : 0;
 }
 
+/* The server chose HTTP/1.1 (auto): the connection goes to the HTTP/1.1
+ * path, counted here as one connection opened (its timing is the opening
+ * request's, as for an h2 connection). */
+static int hh2_on_other_alpn(h2_session *s, void *owner, net_conn *nc, const char *alpn) {
+    hh2_conn *c = owner;
+    hh2 *h = c->h;
+    (void)s;
+    if (!h->cfg.adopt || h->closing || (alpn && strcmp(alpn, "http/1.1") != 0)) return 0;
+    uint64_t tls_ns = net_conn_tls_ns(nc), took = uv_hrtime() - c->start_ns;
+    if (!h->cfg.adopt(h->cfg.fallback_arg, nc)) return 0;
+    c->opened = 1;
+    h->connects++;
+    c->tls_ns = tls_ns;
+    c->connect_ns = took > tls_ns ? took - tls_ns : 0;
+    return 1;
+}
+
 static void hh2_on_dead(h2_session *s, void *owner) {
     hh2_conn *c = owner;
     (void)s;
@@ -197,6 +227,7 @@ static const h2_session_cbs hh2_session_cbs = {
     .on_open = hh2_on_open,
     .on_dead = hh2_on_dead,
     .on_closed = hh2_on_closed,
+    .on_other_alpn = hh2_on_other_alpn,
 };
 
 /* ---- a stream's callbacks ---- */
@@ -401,6 +432,39 @@ static void hh2_on_resolved(uv_getaddrinfo_t *gai, int status, struct addrinfo *
     client_life_release(life);
 }
 
+/* A request's deadline passed while it waited for the lookup (the
+ * request timeout covers getaddrinfo, as on the HTTP/1.1 path): it fails
+ * with HTTP_ETIMEOUT; the lookup goes on for the others. */
+static void hh2_on_timer(uv_timer_t *t) {
+    hh2 *h = t->data;
+    h->timer_due = 0;
+    if (h->closing) return;
+    uint64_t now = uv_hrtime(), next = 0;
+    client_life *life = h->cfg.life;
+    client_life_hold(life);                  /* on_done may close the client */
+    hh2_rx *rx = h->waiting;
+    while (rx && !h->closing) {
+        hh2_rx *nx = rx->next;
+        uint64_t dl = rx->req->deadline_ns;
+        if (dl && dl <= now) {
+            hh2_unlink(&h->waiting, rx);
+            hh2_push(&h->busy, rx);
+            rx->req->dns_ns += now - rx->req->dns_start_ns;
+            hh2_finish(rx, HTTP_ETIMEOUT, UV_ETIMEDOUT, NULL);
+        } else if (dl && (next == 0 || dl < next)) {
+            next = dl;
+        }
+        rx = nx;
+    }
+    if (next && !h->closing) clock_timer_arm(&h->timer, &h->timer_due, hh2_on_timer, next, now);
+    client_life_release(life);
+}
+
+static void hh2_on_timer_closed(uv_handle_t *t) {
+    hh2 *h = t->data;
+    client_life_release(h->cfg.life);
+}
+
 /* Wait for a fresh address. 0 or a libuv status. */
 static int hh2_wait_lookup(hh2_rx *rx) {
     hh2 *h = rx->h;
@@ -414,9 +478,11 @@ static int hh2_wait_lookup(hh2_rx *rx) {
         h->lookups++;
         client_life_hold(h->cfg.life);
     }
-    rx->req->dns_start_ns = uv_hrtime();
+    uint64_t now = uv_hrtime();
+    rx->req->dns_start_ns = now;
     hh2_unlink(&h->busy, rx);
     hh2_push(&h->waiting, rx);
+    clock_timer_arm(&h->timer, &h->timer_due, hh2_on_timer, rx->req->deadline_ns, now);
     return 0;
 }
 
@@ -599,6 +665,8 @@ void hh2_close(hh2 *h) {
     }
     for (hh2_conn *c = h->conns; c; c = c->next) h2_session_close(c->s);
     if (h->resolving) uv_cancel((uv_req_t *)&h->gai);
+    clock_timer_disarm(&h->timer, &h->timer_due);
+    uv_close((uv_handle_t *)&h->timer, hh2_on_timer_closed);
 }
 
 size_t hh2_pending(const hh2 *h) { return h->nbusy; }

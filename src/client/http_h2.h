@@ -19,6 +19,7 @@
 
 #include "client/http_client.h"
 #include "client/life.h"
+#include "net/conn.h"
 #include "net/tls.h"
 
 typedef struct hh2 hh2;
@@ -43,6 +44,11 @@ typedef struct hh2_cfg {
      * HTTP/1.1 path), rebuilt from their copy.  NULL: they fail instead
      * (HTTP_ECONNECT, "HTTP/2 required ..."). */
     void (*fallback)(void *arg, http_req *req, const hp_request *r);
+    /* With fallback: the connection whose server selected http/1.1 (or
+     * nothing) by ALPN, offered to the HTTP/1.1 path before the requests
+     * are (net_conn_hand_over): 1 when taken, and the first of them goes
+     * out on it, with no second handshake.  NULL: it is closed unused. */
+    int (*adopt)(void *arg, net_conn *nc);
     void *fallback_arg;
 } hh2_cfg;
 

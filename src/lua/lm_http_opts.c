@@ -367,7 +367,7 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
                                         "discard_body", "jar", "tls", "tags", "dns", "credential_headers",
                                         "http", "max_streams", NULL};
     cfg->pool = 0;
-    cfg->version = HTTP_V1;              /* the default: docs/http.md#http2 says why */
+    cfg->version = LM_HTTP_AUTO;         /* the default (h2 by ALPN on https://): docs/http.md#http2 says why */
     cfg->max_streams = 0;
     cfg->keepalive = 1;
     cfg->headers_ref = cfg->tags_ref = LUA_NOREF;

@@ -466,6 +466,15 @@ int net_conn_start_tls(net_conn *c, net_tls_client *tc, const char *server_name)
     return 0;
 }
 
+int net_conn_hand_over(net_conn *c, const net_conn_cfg *cfg, void *owner) {
+    if (c->state != NS_OPEN || !cfg || !cfg->cbs) return UV_EINVAL;
+    if (c->wbuf.len) return UV_EBUSY;            /* the old owner's bytes would reach the new one's peer */
+    c->cfg = cfg;
+    c->cbs = cfg->cbs;
+    c->owner = owner;
+    return 0;
+}
+
 /* ---- reading through libuv's stream (epoll backend) ------------------- */
 
 static void conn_on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {

@@ -100,6 +100,17 @@ void net_conn_wcommit(net_conn *c, size_t n);
  * queued) or UV_ENOMEM; nothing changed on failure.  tc must outlive c. */
 int net_conn_start_tls(net_conn *c, net_tls_client *tc, const char *server_name);
 
+/* Hand an open connection to another owner: from now on cfg->cbs fire
+ * for `owner` (on_closed included: the old owner hears nothing more, not
+ * even on_closed) and cfg replaces the settings given at open (cfg must
+ * outlive c; its address, TLS and ALPN are not used again, the connection
+ * is established).  For a connection whose ALPN chose another protocol than
+ * its opener speaks (client/http_h2.c gives an "http/1.1" pick to the
+ * HTTP/1.1 client).  Call it with nothing queued (typically from on_open).
+ * 0, UV_EINVAL (not open, no callbacks) or UV_EBUSY (bytes queued);
+ * nothing changed on failure. */
+int net_conn_hand_over(net_conn *c, const net_conn_cfg *cfg, void *owner);
+
 /* Make room for `need` unconsumed bytes (a large reply); 0 or UV_ENOMEM. */
 int net_conn_rreserve(net_conn *c, size_t need);
 

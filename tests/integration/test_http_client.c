@@ -562,8 +562,65 @@ static void test_invalid_request(void **state) {
     assert_int_equal(s->status, HTTP_EINVAL);
 }
 
+/* ---- a deadline while only the name lookup is pending ---- */
+
+/* libuv's thread pool (UV_THREADPOOL_SIZE=2, set in main before its first
+ * use) held by two blocking jobs: a getaddrinfo queued behind them cannot
+ * run, so a request to a host name waits for its lookup until released. */
+typedef struct pool_block {
+    uv_sem_t sem;
+    uv_work_t work[2];
+    int done;
+} pool_block;
+
+static void block_work(uv_work_t *w) { uv_sem_wait(&((pool_block *)w->data)->sem); }
+static void block_after(uv_work_t *w, int status) {
+    (void)status;
+    ((pool_block *)w->data)->done++;
+}
+
+static void dns_deadline_case(fx *f, int version) {
+    pool_block b;
+    memset(&b, 0, sizeof b);
+    assert_int_equal(uv_sem_init(&b.sem, 0), 0);
+    for (int i = 0; i < 2; i++) {
+        b.work[i].data = &b;
+        assert_int_equal(uv_queue_work(&f->loop, &b.work[i], block_work, block_after), 0);
+    }
+    http_client_opts o;
+    http_client_opts_default(&o);
+    o.timeout_ns = 200 * MS;
+    o.version = version;
+    char err[256] = "";
+    assert_int_equal(http_client_new(&f->loop, "localhost", f->fake.port, "localhost", &o, &f->c, err, sizeof err), 0);
+    int before = f->ndone;
+    rec *r = get(f, "/");
+    run_until(f, before + 1, 3000);          /* the guard: 3 s; without the deadline it never ends */
+    assert_int_equal(r->status, HTTP_ETIMEOUT);
+    assert_string_equal(r->why, "timeout");
+    assert_int_equal(r->req.connects, 0);    /* it never reached a connect */
+    assert_int_equal(http_client_lookups(f->c), 1);
+    assert_int_equal(b.done, 0);             /* the lookup was still pending */
+    assert_int_equal(atomic_load(&f->fake.accepted), 0);
+    for (int i = 0; i < 2; i++) uv_sem_post(&b.sem);
+    while (b.done < 2) uv_run(&f->loop, UV_RUN_ONCE);
+    run_for(f, 100);                         /* the lookup ends with nobody waiting */
+    assert_int_equal(r->ndone, 1);
+    http_client_close(f->c);
+    f->c = NULL;
+    uv_sem_destroy(&b.sem);
+}
+
+static void test_dns_deadline(void **state) {
+    fx *f = *state;
+    start_fake(f, FAKE_SILENT);
+    dns_deadline_case(f, HTTP_V1);
+    dns_deadline_case(f, HTTP_V2);           /* h2c: client/http_h2.c's own lookup */
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
+    setenv("UV_THREADPOOL_SIZE", "2", 1);    /* test_dns_deadline blocks the whole pool */
     nginx_ok = test_nginx_start(&nginx) == 0;
     if (!nginx_ok) fprintf(stderr, "cannot start nginx\n");
     const struct CMUnitTest tests[] = {
@@ -584,6 +641,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_eof_body, setup, teardown),
         cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_invalid_request, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dns_deadline, setup, teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     test_nginx_stop(&nginx);

@@ -3,7 +3,8 @@
  * real nginx (`listen ... ssl http2`, certificates made by
  * tests/scenarios/fixtures/tls_mkpki.sh), the h2 connection answering an
  * HTTP/2 preface with a SETTINGS frame and the http/1.1 one an HTTP/1.1
- * response; TLS started on an open connection (net_conn_start_tls) after a
+ * response, and an open connection handed to another owner
+ * (net_conn_hand_over); TLS started on an open connection (net_conn_start_tls) after a
  * plaintext exchange, against starttls_server.py (Python's ssl module),
  * whose log counts the TLS exchanges it served; and the I/O backend taken
  * from the value set on the loop, not from the environment.  Every loop
@@ -162,6 +163,11 @@ typedef struct run {
     int st_open_during;         /* net_conn_is_open right after net_conn_start_tls */
     char st_alpn_plain[64];     /* net_conn_alpn before TLS */
     int nopen;
+    /* hand-over runs (ho_cbs: the first owner's) */
+    net_conn_cfg cfg2;          /* the new owner's settings (run_cbs) */
+    int ho_einval, ho_rc, ho_busy;
+    void *open_owner;           /* net_conn_open's owner; NULL: the run */
+    int ho_given;
 } run;
 
 static void run_on_open(net_conn *c, void *owner) {
@@ -254,6 +260,45 @@ static size_t st_on_data(net_conn *c, void *owner, const char *p, size_t n) {
 
 static const net_conn_cbs st_cbs = {st_on_open, st_on_data, run_on_fail, run_on_closed};
 
+/* ---- net_conn_hand_over: the first owner gives the open connection away -- */
+
+typedef struct ho_first {      /* the first owner: another object than the run */
+    run *r;
+    int calls;                  /* callbacks it got after handing over */
+} ho_first;
+
+static void ho_on_open(net_conn *c, void *owner) {
+    ho_first *f = owner;
+    run *r = f->r;
+    net_conn_cfg bad = r->cfg2;
+    bad.cbs = NULL;
+    r->ho_einval = net_conn_hand_over(c, &bad, r);
+    r->ho_rc = net_conn_hand_over(c, &r->cfg2, r);
+    r->ho_given = 1;
+    run_on_open(c, r);                         /* the new owner's request */
+    r->ho_busy = net_conn_hand_over(c, &r->cfg2, r);   /* bytes queued now */
+}
+
+static size_t ho_on_data(net_conn *c, void *owner, const char *p, size_t n) {
+    (void)c, (void)p;
+    ((ho_first *)owner)->calls++;
+    return n;
+}
+
+static void ho_on_fail(void *owner, int status, net_phase ph, const char *msg) {
+    (void)status, (void)ph, (void)msg;
+    ((ho_first *)owner)->calls++;
+}
+
+static void ho_on_closed(void *owner) {
+    ho_first *f = owner;
+    f->calls++;
+    f->r->closed = 1;                          /* ends run_go; the test then fails */
+    uv_stop(&f->r->loop);
+}
+
+static const net_conn_cbs ho_cbs = {ho_on_open, ho_on_data, ho_on_fail, ho_on_closed};
+
 /* client_alpn: the TLS client's list; conn_alpn: the connection's (cfg). */
 static void run_init(run *r, int port, const char *client_alpn, const char *conn_alpn) {
     memset(r, 0, sizeof *r);
@@ -276,7 +321,7 @@ static void run_init(run *r, int port, const char *client_alpn, const char *conn
 }
 
 static void run_go(run *r) {
-    assert_int_equal(net_conn_open(&r->cfg, r, &r->c), 0);
+    assert_int_equal(net_conn_open(&r->cfg, r->open_owner ? r->open_owner : r, &r->c), 0);
     assert_int_equal(uv_timer_start(&r->guard, run_on_guard, 10000, 0), 0);
     while (!r->closed) uv_run(&r->loop, UV_RUN_DEFAULT);
     uv_close((uv_handle_t *)&r->guard, NULL);
@@ -321,6 +366,35 @@ static void test_alpn_http11(void **state) {
     assert_false(r.failed);
     assert_string_equal(r.alpn, "http/1.1");
     assert_memory_equal(r.got, "HTTP/1.1 200", 12);
+}
+
+/* An open TLS connection (ALPN: http/1.1) handed to another owner from
+ * the first owner's on_open: refused without callbacks (UV_EINVAL), taken
+ * (0), refused once bytes are queued (UV_EBUSY); the new owner's request
+ * goes out on the same connection, its response and the close reach the
+ * new owner's callbacks only (run_on_closed ends the loop). */
+static void test_hand_over(void **state) {
+    (void)state;
+    static const char req[] = "GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    run r;
+    run_init(&r, E.port, "h2,http/1.1", "http/1.1");
+    ho_first first = {&r, 0};
+    r.open_owner = &first;
+    r.cfg2 = r.cfg;
+    r.cfg.cbs = &ho_cbs;
+    r.send = req;
+    r.send_len = sizeof req - 1;
+    r.want = 12;
+    run_go(&r);
+    assert_false(r.failed);
+    assert_true(r.ho_given);
+    assert_int_equal(r.ho_einval, UV_EINVAL);
+    assert_int_equal(r.ho_rc, 0);
+    assert_int_equal(r.ho_busy, UV_EBUSY);
+    assert_string_equal(r.alpn, "http/1.1");
+    assert_memory_equal(r.got, "HTTP/1.1 200", 12);
+    assert_int_equal(first.calls, 0);
+    assert_true(r.closed);
 }
 
 /* Nothing offered: nothing selected (NULL), the protocol is the owner's. */
@@ -458,6 +532,7 @@ int main(void) {
         cmocka_unit_test(test_alpn_h2),
         cmocka_unit_test(test_alpn_http11),
         cmocka_unit_test(test_alpn_none),
+        cmocka_unit_test(test_hand_over),
         cmocka_unit_test(test_alpn_malformed),
         cmocka_unit_test(test_starttls),
         cmocka_unit_test(test_starttls_at_open),

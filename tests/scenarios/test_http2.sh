@@ -5,7 +5,10 @@
 # connection (streams multiplexed); max_streams caps the streams of a
 # connection (more connections); http = "1.1" on the same client code
 # speaks HTTP/1.1 and res.proto says which; GET, POST with a body, HEAD,
-# redirects, cookies, query, JSON, form, expect and gzip on HTTP/2.
+# redirects, cookies, query, JSON, form, expect and gzip on HTTP/2.  Over
+# TLS: ALPN (auto, the default on https://, opens exactly the connections
+# http = "1.1" opens on an HTTP/1.1-only server: nginx's stub_status counts
+# them), a redirect chain h2 -> HTTP/1.1 -> h2 counted at both servers.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 D=$TMP/ng
@@ -14,7 +17,7 @@ printf 'hello static\n' > "$D/www/small.txt"
 head -c 3145728 /dev/urandom > "$D/www/large.bin"
 seq 1 20000 | sed 's/$/ luamech h2 gzip line/' > "$D/www/gz/text.txt"
 chmod -R a+rX "$D"
-H2=$(free_port); H1=$(free_port); S2=$(free_port); S1=$(free_port)
+H2=$(free_port); H1=$(free_port); S2=$(free_port); S1=$(free_port); R2=$(free_port); R1=$(free_port)
 PKI=$TMP/pki
 test_pki "$PKI"
 nginx_conf_head "$D" '$connection $server_protocol $request_method $uri $status'
@@ -34,6 +37,7 @@ cat >> "$D/nginx.conf" <<NG
         location = /showcookie { echo -n "cookie:\$http_cookie"; }
         location = /missing { return 404; }
         location /gz/ { gzip on; gzip_types *; gzip_min_length 1; }
+        location = /status { access_log off; stub_status; }
     }
     server {
         listen 127.0.0.1:$S2 ssl http2;
@@ -43,9 +47,24 @@ cat >> "$D/nginx.conf" <<NG
         location = /hello { return 200 "hello"; }
         location = /echo { echo_read_request_body; echo -n "\$request_method \$args \$http_content_type|"; echo_request_body; }
     }
+    server {
+        listen 127.0.0.1:$R2 ssl http2;
+        ssl_certificate $PKI/server.pem;
+        ssl_certificate_key $PKI/server.key;
+        access_log $D/r2.log lm;
+        location = /start { return 302 https://127.0.0.1:$R1/mid; }
+        location = /end { return 200 "end"; }
+    }
+    server {
+        listen 127.0.0.1:$R1 ssl;
+        ssl_certificate $PKI/server.pem;
+        ssl_certificate_key $PKI/server.key;
+        access_log $D/r1.log lm;
+        location = /mid { return 302 https://127.0.0.1:$R2/end; }
+    }
 NG
 nginx_conf_end "$D"
-nginx_launch "$D" "$H2" "$H1" "$S2" "$S1"
+nginx_launch "$D" "$H2" "$H1" "$S2" "$S1" "$R2" "$R1"
 LOG=$D/access.log
 
 cat > "$TMP/s.lua" <<'S'
@@ -55,6 +74,7 @@ return { requests = n, groups = { { name = "h2", vus = vus, script = "vu.lua" } 
 S
 cat > "$TMP/vu.lua" <<'S'
 local port, mode = luamech.param("PORT"), luamech.param("HTTP")
+if mode == "" then mode = nil end   -- the default
 local ms, ca = luamech.param("MAX_STREAMS"), luamech.param("CA")
 local c = luamech.http.new((ca and "https" or "http") .. "://127.0.0.1:" .. port,
                            { http = mode, pool = luamech.param("POOL") == "1", max_streams = ms and tonumber(ms),
@@ -78,6 +98,17 @@ run_h2() { # OUT PORT HTTP POOL [MAX_STREAMS] [N] [VUS] [extra -e ...]
     nginx_settle "$LOG"
 }
 conns() { awk '{print $1}' "$LOG" | sort -u | wc -l; }
+# every TCP connection nginx accepted, those that never carried a request
+# included (stub_status's "accepts"; the access log sees only the others)
+accepts() { curl -s "http://127.0.0.1:$H1/status" | awk 'NR == 3 {print $1}'; }
+# run_accepts OUT ARGS...: run_h2 OUT ARGS..., ACC = connections nginx accepted for it
+run_accepts() {
+    local a0 a1
+    a0=$(accepts)
+    run_h2 "$@"
+    a1=$(accepts)
+    ACC=$((a1 - a0 - 1))      # less the status request's own
+}
 
 # pooled: 8 VUs share one client, one connection, 400 transactions = 800 requests
 run_h2 pool "$H2" 2 1
@@ -174,10 +205,62 @@ check "https auto, h2 server: 800 HTTP/2.0 requests on 1 connection (exit $RC, $
     [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/2.0 ')" -eq 800 -a "$(conns)" -eq 1 ]
 check "one TLS handshake ($(counter "$S" http.tls_handshakes)) and one connect ($(counter "$S" http.connects))" \
     [ "$(counter "$S" http.connects)" -eq 1 ]
-# auto on a server without h2: HTTP/1.1 (the first connection, which selected http/1.1, is closed unused)
-run_h2 sauto1 "$S1" auto 1 "" 400 8 -e CA="$PKI/ca.pem" -e WANT=HTTP/1.1
+# auto on a server without h2: HTTP/1.1 on the connection whose ALPN
+# selected it (handed to the HTTP/1.1 path: no second handshake), so as
+# many connections as http = "1.1", counted by nginx (accepted, and in the
+# access log): 1 VU, then 8 VUs with a client each
+run_accepts sauto1 "$S1" auto 1 "" 400 8 -e CA="$PKI/ca.pem" -e WANT=HTTP/1.1
 check "https auto, HTTP/1.1-only server: 800 HTTP/1.1 requests (exit $RC, $(nginx_requests "$LOG" ' HTTP/1.1 '))" \
     [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/1.1 ')" -eq 800 -a "$(nginx_requests "$LOG")" -eq 800 ]
+for vus_pool in "1 1" "8 0"; do
+    set -- $vus_pool
+    run_accepts ca11 "$S1" 1.1 "$2" "" 100 "$1" -e CA="$PKI/ca.pem"
+    A11=$ACC C11=$(conns) R11=$RC
+    run_accepts caut "$S1" auto "$2" "" 100 "$1" -e CA="$PKI/ca.pem" -e WANT=HTTP/1.1
+    check "$1 VU(s), HTTP/1.1-only server: auto opens as many connections as 1.1 (accepted $ACC vs $A11, in the log $(conns) vs $C11, exit $RC/$R11)" \
+        [ $RC -eq 0 -a $R11 -eq 0 -a "$ACC" -eq "$A11" -a "$(conns)" -eq "$C11" -a "$ACC" -eq "$1" ]
+    check "$1 VU(s): the handed-over connections are counted once, their handshakes timed (http.connects $(counter "$TMP/caut/summary.json" http.connects), http.tls count $(timer_count "$TMP/caut/summary.json" http.tls) vs $(timer_count "$TMP/ca11/summary.json" http.tls))" \
+        [ "$(counter "$TMP/caut/summary.json" http.connects)" -eq "$1" -a "$(timer_count "$TMP/caut/summary.json" http.tls)" -eq "$1" \
+          -a "$(timer_count "$TMP/ca11/summary.json" http.tls)" -eq "$1" ]
+done
+# the default on https:// is auto: HTTP/2 on the h2 listener, HTTP/1.1 on the other
+run_accepts sdef2 "$S2" "" 1 "" 100 4 -e CA="$PKI/ca.pem" -e WANT=HTTP/2
+check "https default on an h2 server: 200 HTTP/2.0 requests on 1 connection (exit $RC, $(nginx_requests "$LOG" ' HTTP/2.0 ') on $(conns), accepted $ACC)" \
+    [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/2.0 ')" -eq 200 -a "$(conns)" -eq 1 -a "$ACC" -eq 1 ]
+run_accepts sdef1 "$S1" "" 0 "" 100 4 -e CA="$PKI/ca.pem" -e WANT=HTTP/1.1
+check "https default on an HTTP/1.1-only server: 200 HTTP/1.1 requests on 4 connections (exit $RC, $(nginx_requests "$LOG" ' HTTP/1.1 ') on $(conns), accepted $ACC)" \
+    [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/1.1 ')" -eq 200 -a "$(conns)" -eq 4 -a "$ACC" -eq 4 ]
+# plaintext http:// stays HTTP/1.1 by default (h2c only with http = "2")
+run_h2 pdef "$H1" "" 1 "" 100 4 -e WANT=HTTP/1.1
+check "http:// default: HTTP/1.1 (exit $RC, $(nginx_requests "$LOG" ' HTTP/1.1 ') HTTP/1.1 requests)" \
+    [ $RC -eq 0 -a "$(nginx_requests "$LOG" ' HTTP/1.1 ')" -eq 200 ]
+# a redirect that changes protocol: an h2 server sends to an HTTP/1.1-only
+# one, which sends back (https, the default auto): each hop on the
+# protocol its server negotiated, counted at both servers' logs
+cat > "$TMP/rvu.lua" <<'S'
+local c = luamech.http.new("https://127.0.0.1:" .. luamech.param("R2"), { tls = { ca_file = luamech.param("CA") } })
+return function()
+  local r = assert(c:get("/start"))
+  assert(r.status == 200 and r.body == "end" and r.redirects == 2, "redirects: " .. r.status .. " " .. r.redirects)
+  assert(r.proto == "HTTP/2", "the last hop's proto: " .. tostring(r.proto))
+end
+S
+printf 'return { requests = 60, groups = { { name = "r", vus = 3, script = "rvu.lua" } } }\n' > "$TMP/r.lua"
+: > "$D/r1.log"; : > "$D/r2.log"
+timeout 60 "$LUAMECH" run "$TMP/r.lua" -q -w 1 -e R2="$R2" -e CA="$PKI/ca.pem" -o "$TMP/redir" > "$TMP/redir.out" 2>&1
+RC=$?
+nginx_settle "$D/r1.log"; nginx_settle "$D/r2.log"
+S=$TMP/redir/summary.json
+check "cross-protocol redirects: 60 transactions, no error (exit $RC, $(timer_errors "$S" "All Transactions") errors)" \
+    [ $RC -eq 0 -a "$(timer_count "$S" "All Transactions")" -eq 60 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+check "the h2 server saw 60 HTTP/2.0 /start 302 and 60 HTTP/2.0 /end 200 ($(grep -c ' HTTP/2.0 GET /start 302$' "$D/r2.log"), $(grep -c ' HTTP/2.0 GET /end 200$' "$D/r2.log") of $(wc -l < "$D/r2.log"))" \
+    [ "$(grep -c ' HTTP/2.0 GET /start 302$' "$D/r2.log")" -eq 60 -a "$(grep -c ' HTTP/2.0 GET /end 200$' "$D/r2.log")" -eq 60 \
+      -a "$(wc -l < "$D/r2.log")" -eq 120 ]
+check "the HTTP/1.1-only server saw 60 HTTP/1.1 /mid 302 ($(grep -c ' HTTP/1.1 GET /mid 302$' "$D/r1.log") of $(wc -l < "$D/r1.log"))" \
+    [ "$(grep -c ' HTTP/1.1 GET /mid 302$' "$D/r1.log")" -eq 60 -a "$(wc -l < "$D/r1.log")" -eq 60 ]
+check "one connection per VU at each server ($(awk '{print $1}' "$D/r2.log" | sort -u | wc -l) h2, $(awk '{print $1}' "$D/r1.log" | sort -u | wc -l) HTTP/1.1)" \
+    [ "$(awk '{print $1}' "$D/r2.log" | sort -u | wc -l)" -eq 3 -a "$(awk '{print $1}' "$D/r1.log" | sort -u | wc -l)" -eq 3 ]
+check "http.redirects says 120 ($(counter "$S" http.redirects))" [ "$(counter "$S" http.redirects)" -eq 120 ]
 # "2" requires h2 (it offers h2 alone): nginx refuses the handshake (no_application_protocol), every request fails with the reason
 run_h2 sreq "$S1" 2 1 "" 20 2 -e CA="$PKI/ca.pem"
 check "https http=2 on an HTTP/1.1-only server: 20 failed transactions, nothing served (exit $RC, $(timer_errors "$TMP/sreq/summary.json" "All Transactions"), $(nginx_requests "$LOG"))" \

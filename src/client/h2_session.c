@@ -719,6 +719,7 @@ void h2_stream_cancel(h2_stream *st) {
     h2_flush_soon(s);
 }
 
+size_t h2_stream_unsent(const h2_stream *st) { return st->state == ST_OPEN ? st->len - st->off : 0; }
 uint64_t h2_stream_bytes_out(const h2_stream *st) { return st->bytes_out; }
 uint64_t h2_stream_bytes_in(const h2_stream *st) { return st->bytes_in; }
 uint64_t h2_stream_sent_ns(const h2_stream *st) { return st->sent_ns; }

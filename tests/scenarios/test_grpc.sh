@@ -1,4 +1,4 @@
-# gRPC against a real server: tests/scenarios/fixtures/grpc/greeter_server.py
+# gRPC against a real server: scripts/grpc-greeter.py
 # (Debian's python3-grpcio, generic handlers, no generated code) counts what
 # it served; luamech's timers and grpc.status.* counters must equal it.
 # luamech compiles greeter.proto itself (protoc, run time).  Unary calls
@@ -15,7 +15,7 @@
 # window, the deadline while sending, cancelled, dropped); the shipped
 # scenario scenarios/grpc_greeter.lua (its proto is this test's); TLS
 # with ALPN h2 against the same server with the test PKI's certificate;
-# the folder of `luamech new --template grpc`.
+# the folder of `luamech new --template grpc`, also through run-local.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 PY=/usr/bin/python3
@@ -25,7 +25,7 @@ mkdir -p "$TMP/sc"
 cp "$P/greeter.proto" "$TMP/sc/"
 protoc --include_imports --descriptor_set_out="$TMP/g.desc" -I "$P" greeter.proto || { fail "protoc"; finish; }
 GP=$(free_port)
-"$PY" "$F/greeter_server.py" "$TMP/g.desc" "$GP" "$TMP/counts.json" > "$TMP/srv.log" 2>&1 &
+"$PY" "$SRC/scripts/grpc-greeter.py" "$TMP/g.desc" "$GP" "$TMP/counts.json" > "$TMP/srv.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do grep -q ready "$TMP/srv.log" && break; sleep 0.1; done
 grep -q ready "$TMP/srv.log" || { fail "the gRPC server did not start: $(cat "$TMP/srv.log")"; finish; }
@@ -91,7 +91,7 @@ check "scenarios/grpc_greeter.lua: the server served its 300 SayHello ($(( $(ser
 PKI=$TMP/pki
 test_pki "$PKI"
 TP=$(free_port)
-"$PY" "$F/greeter_server.py" "$TMP/g.desc" "$TP" "$TMP/tcounts.json" "$PKI/server.pem" "$PKI/server.key" > "$TMP/tsrv.log" 2>&1 &
+"$PY" "$SRC/scripts/grpc-greeter.py" "$TMP/g.desc" "$TP" "$TMP/tcounts.json" "$PKI/server.pem" "$PKI/server.key" > "$TMP/tsrv.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do grep -q ready "$TMP/tsrv.log" && break; sleep 0.1; done
 cat > "$TMP/sc/t.lua" <<'S'
@@ -125,6 +125,14 @@ S=$TMP/o8/summary.json
 check "the grpc template runs green, its calls = the server's ($RC, $(timer_count "$S" "grpc lmgrpc.Greeter/SayHello") = $(( $(served SayHello.ok) - before )))" \
     [ $RC -eq 0 -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -gt 0 -a "$(timer_errors "$S" "grpc lmgrpc.Greeter/SayHello")" -eq 0 \
       -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -eq $(( $(served SayHello.ok) - before )) ]
+
+# ... and through run-local.sh, which starts a gRPC server of its own for it (the command new prints)
+check "new --template grpc prints the run-local.sh command" grep -q "or:  bash .*run-local.sh t_grpc/scenario.lua" "$TMP/new.out"
+(cd "$TMP" && LUAMECH=$LUAMECH timeout 120 bash "$SRC/scripts/run-local.sh" t_grpc/scenario.lua -d 1s -q -o "$TMP/o9" > "$TMP/o9.out" 2>&1)
+RC=$?
+S=$TMP/o9/summary.json
+check "the grpc template through run-local.sh: exit 0, calls, no error ($RC, $(timer_count "$S" "grpc lmgrpc.Greeter/SayHello"), $(grep -m1 'gRPC greeter' "$TMP/o9.out"))" \
+    [ $RC -eq 0 -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -gt 0 -a "$(timer_errors "$S" "grpc lmgrpc.Greeter/SayHello")" -eq 0 ]
 
 # a threshold on a gRPC timer fails the run (exit 6)
 timeout 120 "$LUAMECH" run "$TMP/sc/s.lua" -q -w 1 -e PORT="$GP" -e N=4 -e TH="grpc lmgrpc.Greeter/Count errors > 1000" \

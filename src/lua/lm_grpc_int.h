@@ -33,6 +33,7 @@ typedef struct lm_gr_list {
     int cid_sent, cid_received;     /* grpc.stream.messages_sent, _received; 0: not yet */
     lm_op_pool sops;                /* lm_gs_op: a VU waiting on a stream */
     lm_gs_waker *waker;             /* wakes VUs waiting on streams after the loop's I/O */
+    lm_gs *gs_free;                 /* stream records collected, kept with their buffers */
 } lm_gr_list;
 
 typedef struct lm_gr {

@@ -279,7 +279,7 @@ static int lm_gs_recv(lua_State *L) {
     lm_gs *s = lm_gs_check(L, "stream recv");
     if (!s->m->server_streaming)
         luaL_error(L, "stream recv: %s is client-streaming: its reply comes from s:close_send()", s->m->path);
-    if (s->head < s->nends) return lm_gs_pop(s, L);
+    if (lm_gs_pop(s, L)) return 1;
     if (s->done) return lm_gs_push_status(s, L);
     return lm_gs_wait(L, s, LM_GS_RECV, "stream recv");
 }
@@ -335,6 +335,29 @@ static int lm_gs_cancel(lua_State *L) {
     return 0;
 }
 
+static void lm_gs_free(lm_gs *s) {
+    grpc_call_fini(&s->call);
+    free(s->rx);
+    free(s->ends);
+    free(s);
+}
+
+/* A record for a new stream: a pooled one (its buffers kept, the rest
+ * zeroed) or a new one; NULL when out of memory. */
+static lm_gs *lm_gs_take(lm_gr_list *l) {
+    lm_gs *s = l->gs_free;
+    if (!s) return calloc(1, sizeof *s);
+    l->gs_free = s->next;
+    lm_gs keep = *s;
+    memset(s, 0, sizeof *s);
+    s->call.df = keep.call.df;
+    s->rx = keep.rx;
+    s->rx_cap = keep.rx_cap;
+    s->ends = keep.ends;
+    s->ends_cap = keep.ends_cap;
+    return s;
+}
+
 static int lm_gs_gc(lua_State *L) {
     lm_gs **ud = luaL_checkudata(L, 1, LM_GS_MT);
     lm_gs *s = *ud;
@@ -343,10 +366,13 @@ static int lm_gs_gc(lua_State *L) {
     if (!s->done && s->g) grpc_call_cancel(&s->call);   /* dropped while running: CANCELLED */
     lm_gs_unwake(s);
     lm_gs_unlink(s);
-    grpc_call_fini(&s->call);
-    free(s->rx);
-    free(s->ends);
-    free(s);
+    if (s->g) {                         /* the record and its buffers serve the next stream */
+        lm_gr_list *l = s->g->list;
+        s->next = l->gs_free;
+        l->gs_free = s;
+        return 0;
+    }
+    lm_gs_free(s);
     return 0;
 }
 
@@ -368,6 +394,11 @@ void lm_gs_type(lua_State *L) {
 static void lm_gs_waker_closed(uv_handle_t *h) { free(h->data); }
 
 void lm_gs_list_close(lm_gr_list *l) {
+    while (l->gs_free) {
+        lm_gs *s = l->gs_free;
+        l->gs_free = s->next;
+        lm_gs_free(s);
+    }
     lm_op_pool_free(&l->sops);
     if (l->waker) uv_close((uv_handle_t *)&l->waker->chk, lm_gs_waker_closed);
     l->waker = NULL;
@@ -403,7 +434,7 @@ int lm_gs_open(lua_State *L) {
     const char *body = lua_isnoneornil(L, 3) ? "" : lm_gr_encode(L, g, 3, m->in, fname, &len);
     lm_gs **ud = lua_newuserdata(L, sizeof *ud);
     *ud = NULL;
-    lm_gs *s = calloc(1, sizeof *s);
+    lm_gs *s = lm_gs_take(g->list);
     if (!s) luaL_error(L, "%s: out of memory", fname);
     *ud = s;
     luaL_getmetatable(L, LM_GS_MT);

@@ -17,8 +17,9 @@
  * not OK; messages count in grpc.stream.messages_sent and _received.  A
  * waiting VU is woken from a uv_check handle after the loop's I/O, never
  * from inside HTTP/2's callbacks (the script may cancel or drop the stream
- * there), except by the call's end.  No bytes are parsed here and no socket
- * is touched. */
+ * there), except by the call's end.  A collected stream's record goes back
+ * to its worker's pool with its buffers.  No bytes are parsed here and no
+ * socket is touched. */
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,8 @@
 # written while they run (c:open_stream: server-streaming, client-streaming,
 # bidirectional), the server's counts of the messages it received and sent
 # equal to luamech's, and hostile streams (reset mid-stream, no flow-control
-# window, the deadline while sending, cancelled, dropped); the shipped
+# window, the deadline while sending, cancelled, dropped; 2.5 MiB per call
+# through the windows); the shipped
 # scenario scenarios/grpc_greeter.lua (its proto is this test's); TLS
 # with ALPN h2 against the same server with the test PKI's certificate;
 # the folder of `luamech new --template grpc`, also through run-local.sh.
@@ -278,6 +279,10 @@ return function()
   for _ = 1, 50 do assert(h:send({ name = string.rep("h", 2000) })) end
   local r4, c4 = h:close_send()
   luamech.check(r4 == nil and c4 == 4, "deadline while sending: DEADLINE_EXCEEDED")
+  local big = real:open_stream("lmgrpc.Greeter/Collect")
+  for _ = 1, 40 do assert(big:send({ name = string.rep("b", 65536) })) end   -- 2.5 MiB: past every window
+  local rb, cb = big:close_send()
+  luamech.check(cb == 0 and rb.n == 40, "2.5 MiB through the windows: all 40 messages")
   local k = win:open_stream("lmgrpc.Greeter/Chat")
   k:cancel()
   local m5, c5 = k:recv()
@@ -286,7 +291,7 @@ return function()
   collectgarbage() collectgarbage()
 end
 S
-before=$(served Hold.started)
+before=$(served Hold.started); bcol=$(served Collect.recv)
 N=6
 timeout 60 "$LUAMECH" run "$TMP/sc/hs.lua" -q -w 1 -e PORT="$GP" -e RST="$RP" -e WIN="$WP" -e N=$N -o "$TMP/oh" > "$TMP/oh.out" 2>&1
 RC=$?
@@ -294,13 +299,15 @@ S=$TMP/oh/summary.json
 read -r rreqs rresets rdata < "$TMP/rst.txt"
 read -r wreqs _ wdata < "$TMP/win.txt"
 check "hostile streams: exit 0, every check passed (exit $RC, $(checks "$S" passes) passed, $(checks "$S" fails) failed)" \
-    [ $RC -eq 0 -a "$(checks "$S" fails)" -eq 0 -a "$(checks "$S" passes)" -eq $((N * 6)) ]
+    [ $RC -eq 0 -a "$(checks "$S" fails)" -eq 0 -a "$(checks "$S" passes)" -eq $((N * 7)) ]
 check "reset mid-stream: the server's $rreqs calls and $rresets resets = luamech's INTERNAL ($(counter "$S" grpc.status.INTERNAL)); it got one 8-byte message each, nothing after the reset ($rdata bytes)" \
     [ "$rreqs" -eq $N -a "$rresets" -eq $N -a "$(counter "$S" grpc.status.INTERNAL)" -eq $N -a "$rdata" -eq $((N * 8)) ]
 check "no window: $wreqs calls reached the server (Collect's; the streams cancelled or dropped in the same loop turn never left), $wdata request bytes left luamech (flow control honoured)" \
     [ "$wreqs" -eq $N -a "$wdata" -eq 0 ]
 check "deadline while sending: the server's Hold calls ($(( $(served Hold.started) - before ))) and DEADLINE_EXCEEDED ($(counter "$S" grpc.status.DEADLINE_EXCEEDED)) = 2 per transaction" \
     [ $(( $(served Hold.started) - before )) -eq $N -a "$(counter "$S" grpc.status.DEADLINE_EXCEEDED)" -eq $((N * 2)) ]
+check "2.5 MiB per call through the flow-control windows: the server received $(( $(served Collect.recv) - bcol )) messages, $((N * 40)) sent" \
+    [ $(( $(served Collect.recv) - bcol )) -eq $((N * 40)) ]
 check "a stream cancelled and one dropped: CANCELLED $((N * 2)) ($(counter "$S" grpc.status.CANCELLED))" \
     [ "$(counter "$S" grpc.status.CANCELLED)" -eq $((N * 2)) ]
 

@@ -11,6 +11,7 @@
 #   share/luamech/types/luamech.lua      the Lua API's editor annotations
 #   share/luamech/run-local.sh           private local servers + a run
 #   share/luamech/api-nginx.sh           its API server's nginx config
+#   share/luamech/grpc-greeter.py        its gRPC server (python3-grpcio)
 #   share/doc/luamech/                   README.md, docs/
 # Builds luamech.1 in the build directory (`man ./build/luamech.1`).
 include(GNUInstallDirs)
@@ -56,10 +57,10 @@ endif()
 # --- install rules ---
 install(TARGETS luamech RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/luamech/scenarios
-        FILES_MATCHING PATTERN "*.lua" PATTERN "*.csv" PATTERN "*.jsonl" PATTERN "*.md")
+        FILES_MATCHING PATTERN "*.lua" PATTERN "*.csv" PATTERN "*.jsonl" PATTERN "*.md" PATTERN "*.proto")
 install(FILES ${CMAKE_SOURCE_DIR}/lua/types/luamech.lua DESTINATION ${CMAKE_INSTALL_DATADIR}/luamech/types)
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/scripts/run-local.sh ${CMAKE_SOURCE_DIR}/scripts/api-nginx.sh
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/luamech)
+        ${CMAKE_SOURCE_DIR}/scripts/grpc-greeter.py DESTINATION ${CMAKE_INSTALL_DATADIR}/luamech)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs DESTINATION ${CMAKE_INSTALL_DOCDIR}
         FILES_MATCHING PATTERN "*.md" PATTERN "*.png")

@@ -3,10 +3,11 @@
 -- lmgrpc.Greeter (scenarios/greeter.proto, compiled by protoc at start):
 -- a unary SayHello and a server-streaming Count of 5 replies per
 -- transaction, with checks and thresholds on the "grpc <method>" timers.
+--   bash scripts/run-local.sh scenarios/grpc_greeter.lua   (starts the server below)
 --   luamech run scenarios/grpc_greeter.lua -e GRPC=127.0.0.1:50051
--- A server for it: tests/scenarios/fixtures/grpc/greeter_server.py (python3-grpcio):
+-- A server for it: scripts/grpc-greeter.py (python3-grpcio):
 --   protoc --include_imports --descriptor_set_out=g.desc -I scenarios greeter.proto
---   /usr/bin/python3 tests/scenarios/fixtures/grpc/greeter_server.py g.desc 50051 counts.json
+--   /usr/bin/python3 scripts/grpc-greeter.py g.desc 50051 counts.json
 return {
   name = "grpc_greeter",
   run_time = "20s",

@@ -13,10 +13,14 @@
 # servers afterwards.  When a .lua file next to SCENARIO names REDIS_CLUSTER
 # (the redis-cluster template, scenarios/redis_cluster.lua), a redis Cluster
 # of 3 masters is started too (redis-cli --cluster create) and passed as
-# -e REDIS_CLUSTER=host:port,host:port,host:port.  Ports: free ones picked at random in PORTS (default
+# -e REDIS_CLUSTER=host:port,host:port,host:port.  When SCENARIO, or a
+# script it names, uses luamech.grpc (scenarios/grpc_greeter.lua, the grpc
+# template), the gRPC greeter (scripts/grpc-greeter.py on python3-grpcio,
+# serving scenarios/greeter.proto compiled by protoc) is started too and
+# passed as -e GRPC=host:port.  Ports: free ones picked at random in PORTS (default
 # 10000-32000, below the kernel's ephemeral range), or fixed ones per server
 # (MEMCACHED_PORT, REDIS_PORT, WEBDIS_PORT, API_PORT, API_TLS_PORT,
-# API_H2_PORT, WS_PORT).  API_ACCESS_LOG=FILE keeps the API's access log,
+# API_H2_PORT, WS_PORT, GRPC_PORT).  API_ACCESS_LOG=FILE keeps the API's access log,
 # API_H2_ACCESS_LOG=FILE its HTTP/2 listener's (tests reconcile them with
 # luamech's counts).
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
@@ -40,9 +44,12 @@ Starts private servers on loopback ports, runs luamech against them, stops them:
   websocketd    -e WS_URL=ws://127.0.0.1:PORT/   (echo; only when websocketd is installed)
   redis Cluster -e REDIS_CLUSTER=127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3
                 (3 masters; only when a .lua file next to SCENARIO names REDIS_CLUSTER)
+  gRPC greeter  -e GRPC=127.0.0.1:PORT   (scripts/grpc-greeter.py, python3-grpcio; only when
+                SCENARIO or a script it names uses luamech.grpc)
 Ports (environment):
   PORTS=LO-HI         pick free ports at random in LO-HI (default 10000-32000)
-  MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N, API_H2_PORT=N, WS_PORT=N
+  MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N, API_H2_PORT=N, WS_PORT=N,
+  GRPC_PORT=N
                       a fixed port for that server (it must be free)
   API_ACCESS_LOG=FILE keep the API's access log (API_H2_ACCESS_LOG=FILE: its HTTP/2 listener's)
   LUAMECH=PATH        the luamech binary (default: this checkout's build/luamech)
@@ -63,7 +70,7 @@ if [ -n "${PORTS:-}" ]; then
         exit 2
     fi
 fi
-for v in MEMCACHED_PORT REDIS_PORT WEBDIS_PORT API_PORT API_TLS_PORT API_H2_PORT; do
+for v in MEMCACHED_PORT REDIS_PORT WEBDIS_PORT API_PORT API_TLS_PORT API_H2_PORT WS_PORT GRPC_PORT; do
     val=${!v:-}
     if [ -n "$val" ] && ! { [[ $val =~ ^[0-9]{1,5}$ ]] && [ "$val" -ge 1 ] && [ "$val" -le 65535 ]; }; then
         echo "$0: $v=$val: expected a port number 1-65535" >&2
@@ -184,6 +191,31 @@ if [ "$1" != "--suite" ] && [ -f "$1" ] && grep -qs REDIS_CLUSTER "$(dirname "$1
     echo "==> redis Cluster ${cluster[1]#REDIS_CLUSTER=}" >&2
 fi
 
+# the gRPC greeter for the scenarios that use luamech.grpc: its service is
+# scenarios/greeter.proto (the grpc template's service.proto is a subset of it)
+grpc_args=()
+launch_grpc() {
+    exec /usr/bin/python3 "$greeter" "$tmp/greeter.desc" "$1" "$tmp/grpc-counts.json" > "$tmp/grpc-greeter.log" 2>&1
+}
+uses_grpc() {   # SCENARIO: it, or a script it names (script = "x.lua"), uses luamech.grpc
+    local files=("$1") s
+    for s in $(grep -o 'script *= *"[^"]*"' "$1" | sed 's/.*"\(.*\)"/\1/'); do files+=("$(dirname "$1")/$s"); done
+    grep -qs 'luamech\.grpc' "${files[@]}"
+}
+if [ "$1" != "--suite" ] && [ -f "$1" ] && uses_grpc "$1"; then
+    greeter=$here/grpc-greeter.py
+    proto_dir=$here/scenarios                                   # installed: share/luamech/scenarios
+    [ -f "$proto_dir/greeter.proto" ] || proto_dir=$root/scenarios
+    if ! /usr/bin/python3 -c 'import grpc, google.protobuf' 2> /dev/null || ! command -v protoc > /dev/null; then
+        echo "$0: the scenario uses luamech.grpc, but the greeter needs python3-grpcio, python3-protobuf and protoc (bash .ci/setup installs them)" >&2
+        exit 1
+    fi
+    protoc --include_imports --descriptor_set_out="$tmp/greeter.desc" -I "$proto_dir" greeter.proto ||
+        { echo "$0: protoc failed on $proto_dir/greeter.proto" >&2; exit 1; }
+    start_server "gRPC greeter" launch_grpc "${GRPC_PORT:-}"; grpc_args=(-e GRPC=127.0.0.1:$port)
+    echo "==> gRPC greeter 127.0.0.1:$port" >&2
+fi
+
 echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API https://127.0.0.1:$api_tls_port (CA $tmp/api/tls/ca.pem), http://127.0.0.1:$api_port and HTTP/2 https://127.0.0.1:$api_h2_port" >&2
 set +e
 cmd=run
@@ -191,5 +223,5 @@ if [ "$1" = "--suite" ]; then cmd=suite; shift; fi
 "$LUAMECH" $cmd "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
     -e HTTP_BASE=http://127.0.0.1:$http_port -e API_BASE=https://127.0.0.1:$api_tls_port \
     -e API_CA="$tmp/api/tls/ca.pem" -e API_HTTP_BASE=http://127.0.0.1:$api_port \
-    -e API_H2_BASE=https://127.0.0.1:$api_h2_port "${ws_args[@]}" "${cluster[@]}"
+    -e API_H2_BASE=https://127.0.0.1:$api_h2_port "${ws_args[@]}" "${cluster[@]}" "${grpc_args[@]}"
 exit $?

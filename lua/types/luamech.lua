@@ -862,8 +862,46 @@ function GrpcClient:invoke(method, request, opts) end
 ---@return string message
 function GrpcClient:stream(method, request, opts) end
 
+---A call of a server-streaming, client-streaming or bidirectional method,
+---read and written while it runs. `request`, when given, is its first
+---message (required for a server-streaming method). Unary methods raise.
+---@param method string "pkg.Service/Method"
+---@param request? table
+---@param opts? luamech.GrpcCallOptions timeout is for the whole call
+---@return luamech.GrpcStream stream
+function GrpcClient:open_stream(method, request, opts) end
+
 ---Calls in flight end with CANCELLED (1).
 function GrpcClient:close() end
+
+---@class luamech.GrpcStream
+local GrpcStream = {} -- registry: luamech.grpc.stream
+
+---The next message (yields the VU until it arrives), or at the end nil,
+---the status code (0 = OK) and its message. Server-streaming and
+---bidirectional methods (a client-streaming one raises).
+---@return table|nil message
+---@return integer? code
+---@return string? message
+function GrpcStream:recv() end
+
+---One more request (client-streaming, bidirectional); never yields: it
+---leaves as the server's flow-control window allows. nil, err when the
+---call is over or 16 MiB wait for the window.
+---@param request table
+---@return true|nil ok
+---@return string? err
+function GrpcStream:send(request) end
+
+---Ends the requests. Client-streaming: waits and returns the reply (nil
+---unless OK), the status code and message, as c:invoke; others: true.
+---@return table|true|nil reply
+---@return integer? code
+---@return string? message
+function GrpcStream:close_send() end
+
+---Resets the call: it ends CANCELLED (1).
+function GrpcStream:cancel() end
 
 -- ---------------------------------------------------------------- protobuf
 

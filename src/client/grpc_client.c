@@ -287,8 +287,9 @@ static const h2_stream_cbs gc_stream_cbs = {gc_on_header, NULL, gc_on_data, gc_o
 #define GC_NV(n, v) ((h2_nv){(n), sizeof(n) - 1, (v), strlen(v)})
 #define GC_MAX_MD 64
 
-int grpc_call_start(grpc_client *c, grpc_call *call, const char *path, const h2_nv *md, size_t nmd,
-                    const char *body, size_t len, uint64_t deadline_ns, const grpc_call_cbs *cbs, void *ud) {
+static int gc_call_begin(grpc_client *c, grpc_call *call, const char *path, const h2_nv *md, size_t nmd,
+                         const char *body, size_t len, int eos, uint64_t deadline_ns, const grpc_call_cbs *cbs,
+                         void *ud) {
     call->c = c;
     call->cbs = cbs;
     call->ud = ud;
@@ -329,7 +330,7 @@ int grpc_call_start(grpc_client *c, grpc_call *call, const char *path, const h2_
     memcpy(nv + n, md, nmd * sizeof *md);
     n += nmd;
     int status = 0;
-    call->st = h2_stream_open(c->cur->s, nv, n, body, len, 1, deadline_ns, &gc_stream_cbs, call, &status);
+    call->st = h2_stream_open(c->cur->s, nv, n, body, len, eos, deadline_ns, &gc_stream_cbs, call, &status);
     if (!call->st) {
         snprintf(call->msg, sizeof call->msg, "%s", h2_strerror(status));
         gc_done(call, status == H2_ENOMEM ? GC_RESOURCE : status == H2_EPROTO ? GC_INTERNAL : GC_UNAVAILABLE, 1);
@@ -337,6 +338,23 @@ int grpc_call_start(grpc_client *c, grpc_call *call, const char *path, const h2_
     }
     return 0;
 }
+
+int grpc_call_start(grpc_client *c, grpc_call *call, const char *path, const h2_nv *md, size_t nmd,
+                    const char *body, size_t len, uint64_t deadline_ns, const grpc_call_cbs *cbs, void *ud) {
+    return gc_call_begin(c, call, path, md, nmd, body, len, 1, deadline_ns, cbs, ud);
+}
+
+int grpc_call_start_open(grpc_client *c, grpc_call *call, const char *path, const h2_nv *md, size_t nmd,
+                         const char *body, size_t len, uint64_t deadline_ns, const grpc_call_cbs *cbs, void *ud) {
+    return gc_call_begin(c, call, path, md, nmd, body, len, 0, deadline_ns, cbs, ud);
+}
+
+int grpc_call_send(grpc_call *call, const char *body, size_t len, int end) {
+    if (!call->st) return H2_ECANCELED;
+    return h2_stream_send(call->st, body, len, end);
+}
+
+size_t grpc_call_unsent(const grpc_call *call) { return call->st ? h2_stream_unsent(call->st) : 0; }
 
 void grpc_call_cancel(grpc_call *call) {
     if (call->st) h2_stream_cancel(call->st);

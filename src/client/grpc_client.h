@@ -3,7 +3,8 @@
  * with ALPN h2), opened by grpc_client_connect and opened again by the next
  * call after it died; a call is one stream: POST of the caller's framed
  * request (proto/grpc_frame.h) with te: trailers, content-type
- * application/grpc, grpc-timeout and the caller's metadata; the response's
+ * application/grpc, grpc-timeout and the caller's metadata (the request may
+ * stay open for more messages: grpc_call_start_open, grpc_call_send); the response's
  * messages are handed to on_message as they are read, then on_done gives
  * the status: grpc-status and grpc-message from the trailers (or a
  * trailers-only response), else one made here from what went wrong
@@ -73,6 +74,19 @@ int grpc_client_connect(grpc_client *c, void (*on_open)(void *ud, int status, co
  * status (UNAVAILABLE, RESOURCE_EXHAUSTED). */
 int grpc_call_start(grpc_client *c, grpc_call *call, const char *path, const h2_nv *md, size_t nmd,
                     const char *body, size_t len, uint64_t deadline_ns, const grpc_call_cbs *cbs, void *ud);
+/* The same with the request's end of stream left open: body (may be
+ * empty) is the first of the request's messages, grpc_call_send adds more
+ * and ends it (client-streaming and bidirectional methods). */
+int grpc_call_start_open(grpc_client *c, grpc_call *call, const char *path, const h2_nv *md, size_t nmd,
+                         const char *body, size_t len, uint64_t deadline_ns, const grpc_call_cbs *cbs, void *ud);
+/* More framed request messages body[0..len) (copied) for a call started
+ * open; end 1 ends the request (len may be 0).  They leave as the server's
+ * flow-control windows allow.  0, or H2_ECANCELED (the call is over or
+ * its request ended already), H2_ENOMEM. */
+int grpc_call_send(grpc_call *call, const char *body, size_t len, int end);
+/* Request bytes given and not yet taken by HTTP/2 (waiting for the
+ * server's window); 0 once the call is over. */
+size_t grpc_call_unsent(const grpc_call *call);
 /* From on_message: the call fails with code and msg (then return nonzero). */
 void grpc_call_fail(grpc_call *call, int code, const char *msg);
 /* Cancel a call in flight (on_done fires with CANCELLED before this returns). */

@@ -631,6 +631,11 @@ static h2_stream *h2_st_take(h2_session *s) {
 static int h2_st_append(h2_stream *st, const char *p, size_t n) {
     if (n == 0) return 0;
     if (st->off == st->len) st->off = st->len = 0;
+    if (st->off && st->len + n > st->cap) {     /* a body sent in chunks: what left makes room */
+        memmove(st->buf, st->buf + st->off, st->len - st->off);
+        st->len -= st->off;
+        st->off = 0;
+    }
     if (st->len + n > st->cap) {
         size_t c = st->cap ? st->cap : 1024;
         while (c < st->len + n) c *= 2;
@@ -726,6 +731,7 @@ void h2_stream_cancel(h2_stream *st) {
     h2_flush_soon(s);
 }
 
+size_t h2_stream_unsent(const h2_stream *st) { return st->state == ST_OPEN ? st->len - st->off : 0; }
 uint64_t h2_stream_bytes_out(const h2_stream *st) { return st->bytes_out; }
 uint64_t h2_stream_bytes_in(const h2_stream *st) { return st->bytes_in; }
 uint64_t h2_stream_sent_ns(const h2_stream *st) { return st->sent_ns; }

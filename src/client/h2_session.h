@@ -177,6 +177,10 @@ h2_stream *h2_stream_open(h2_session *s, const h2_nv *hdrs, size_t n, const char
  * H2_ENOMEM / H2_ECANCELED (the stream is closed or already ended). */
 int h2_stream_send(h2_stream *st, const char *p, size_t len, int eos);
 
+/* Body bytes given (h2_stream_open, _send) that nghttp2 has not taken yet:
+ * they wait for the server's flow-control windows.  0 once closed. */
+size_t h2_stream_unsent(const h2_stream *st);
+
 /* Reset the stream (CANCEL); its on_close fires with H2_ECANCELED before
  * this returns. */
 void h2_stream_cancel(h2_stream *st);

@@ -312,10 +312,9 @@ static int new_create(const char *name, const new_template *t, const char *prog)
     }
     int grpc = strcmp(t->name, "grpc") == 0;
     printf("created %s/ (template %s): scenario.lua, vu.lua, %sREADME.md, types/luamech.lua, .luarc.json\n"
-           "run it:  %s run %s/scenario.lua -e %s\n",
-           name, t->name, grpc ? "service.proto, " : "", lm, name, t->param);
-    if (!grpc)      /* run-local.sh starts no gRPC server */
-        printf("    or:  bash %s %s/scenario.lua   (private local servers; see README.md)\n", rl.cmd, name);
+           "run it:  %s run %s/scenario.lua -e %s\n"
+           "    or:  bash %s %s/scenario.lua   (private local servers; see README.md)\n",
+           name, t->name, grpc ? "service.proto, " : "", lm, name, t->param, rl.cmd, name);
     return EXIT_OK;
 }
 

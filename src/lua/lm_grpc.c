@@ -4,7 +4,8 @@
  * when pooled); c:invoke(method, request, {metadata =, timeout =, name =})
  * returns the response table, the status code and its message (never
  * raises for a call that failed); c:stream(...) the same for a
- * server-streaming method, with the responses in an array.  Requests are
+ * server-streaming method, with the responses in an array; c:open_stream
+ * is lm_grpc_stream.c's (streams read and written while they run).  Requests are
  * built from Lua tables through lm_pb.c into the codec's tree and encoded
  * by proto/pb_codec.c; responses are decoded there on completion.  Each
  * call is a sample of timer "grpc <method>" (or "grpc <name>"), failed
@@ -16,41 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/grpc_client.h"
-#include "lua/lm_client.h"
 #include "lua/lm_core.h"
-#include "lua/lm_op.h"
-#include "lua/lm_pb.h"
-
-#define LM_GR_MT "luamech.grpc.client"
-#define LM_GR_MAX_MD 32
-#define LM_GR_STREAM_MAX (64u << 20)     /* bytes of a server stream's messages kept for the script */
-
-typedef struct lm_gr_list {
-    lm_client_list base;            /* first */
-    worker *w;
-    pb_arena enc;                   /* requests' trees (built and encoded inside the call) */
-    char *tx;
-    size_t tx_cap;
-    int status_cid[18];             /* grpc.status.<NAME> counters, 17: any other code; 0: not yet */
-} lm_gr_list;
-
-typedef struct lm_gr {
-    lm_client_obj obj;              /* first */
-    lm_gr_list *list;
-    worker *w;
-    grpc_client *client;
-    const pb_schema *schema;
-    int pooled;
-    uint64_t timeout_ns;
-    h2_nv md[LM_GR_MAX_MD];         /* connect's metadata (copies in mdbuf) */
-    size_t nmd;
-    char *mdbuf;
-    char name[128];
-    struct { const pb_method *m; int tid; } tids[16];
-    int ntids;
-    lm_op_pool ops;                 /* lm_gr_op */
-} lm_gr;
+#include "lua/lm_grpc_int.h"
 
 typedef struct lm_gr_opts {
     uint64_t timeout_ns, connect_timeout_ns;
@@ -144,9 +112,17 @@ static int lm_gr_status_cid(lm_gr_list *l, int code) {
     return l->status_cid[k] - 1;
 }
 
+void lm_gr_count_status(lm_gr_list *l, const pb_method *m, int code, const char *msg) {
+    worker_count(l->w, lm_gr_status_cid(l, code), 1);
+    if (code != 0) {
+        char e[800];
+        int n = snprintf(e, sizeof e, "grpc %s: %s: %s", m->path, grpc_status_name(code), msg);
+        worker_error(l->w, e, n < (int)sizeof e ? (size_t)n : sizeof e - 1);
+    }
+}
+
 static void lm_gr_on_done(void *ud, const grpc_result *r) {
     lm_gr_op *op = ud;
-    lm_gr *g = op->g;
     op->code = r->code;
     op->local = r->local;
     snprintf(op->msg, sizeof op->msg, "%s", r->message ? r->message : "");
@@ -156,12 +132,7 @@ static void lm_gr_on_done(void *ud, const grpc_result *r) {
     }
     if (op->code == 0 && lm_gr_decode(op) < 0) op->code = 13;
     lm_op_record(&op->core, op->tid, op->code == 0);
-    worker_count(g->w, lm_gr_status_cid(g->list, op->code), 1);
-    if (op->code != 0) {
-        char e[800];
-        int n = snprintf(e, sizeof e, "grpc %s: %s: %s", op->m->path, grpc_status_name(op->code), op->msg);
-        worker_error(g->w, e, n < (int)sizeof e ? (size_t)n : sizeof e - 1);
-    }
+    lm_gr_count_status(op->g->list, op->m, op->code, op->msg);
     lm_op_request_done(&op->core);
 }
 
@@ -235,61 +206,74 @@ static size_t lm_gr_metadata(lua_State *L, int idx, h2_nv *md, size_t n, size_t 
     return n;
 }
 
-static int lm_gr_call(lua_State *L, int stream) {
+lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr_call_args *a) {
     lm_gr *g = *(lm_gr **)lm_check_self(L, LM_GR_MT);
-    const char *fname = stream ? "grpc stream" : "grpc invoke";
-    if (!g || !g->client) return luaL_error(L, "%s: the client is closed", fname);
+    if (!g || !g->client) luaL_error(L, "%s: the client is closed", fname);
     const char *path = luaL_checkstring(L, 2);
-    const pb_method *m = pb_schema_find_method(g->schema, path);
-    if (!m) return luaL_error(L, "%s: no method '%s' in the proto (\"pkg.Service/Method\")", fname, path);
-    if (m->client_streaming) return luaL_error(L, "%s: %s is client-streaming: not supported yet", fname, m->path);
+    a->m = pb_schema_find_method(g->schema, path);
+    if (!a->m) luaL_error(L, "%s: no method '%s' in the proto (\"pkg.Service/Method\")", fname, path);
+    a->timeout_ns = g->timeout_ns;
+    a->name = NULL;
+    a->nmd = g->nmd;
+    memcpy(a->md, g->md, a->nmd * sizeof *a->md);
+    if (!lua_isnoneornil(L, opts_idx)) {
+        static const char *const known[] = {"metadata", "timeout", "name", NULL};
+        luaL_checktype(L, opts_idx, LUA_TTABLE);
+        lm_check_options(L, opts_idx, fname, known);
+        lua_getfield(L, opts_idx, "timeout");
+        if (!lua_isnil(L, -1)) a->timeout_ns = lm_seconds_opt(L, fname, "timeout");
+        lua_getfield(L, opts_idx, "name");
+        if (!lua_isnil(L, -1)) a->name = luaL_checkstring(L, -1);
+        lua_getfield(L, opts_idx, "metadata");
+        a->nmd = lm_gr_metadata(L, lua_gettop(L), a->md, a->nmd, sizeof a->md / sizeof a->md[0], fname);
+        /* the three values stay on the stack: the strings are anchored until the call returns */
+    }
+    a->tid = lm_gr_tid(L, g, a->m, a->name);
+    snprintf(a->path, sizeof a->path, "/%s", a->m->path);
+    return g;
+}
+
+const char *lm_gr_encode(lua_State *L, lm_gr *g, int idx, int32_t msg, const char *fname, size_t *len) {
+    lm_gr_list *l = g->list;
+    pb_arena_reset(&l->enc);
+    pb_val *root = lm_pb_from_table(L, idx, g->schema, msg, &l->enc, fname);
+    char err[300];
+    int64_t n = pb_encode_size(g->schema, root, NULL, err, sizeof err);
+    if (n < 0) luaL_error(L, "%s: %s", fname, err);
+    if (n > 0x7fffffff || lm_buf_reserve(&l->tx, &l->tx_cap, (size_t)n + GRPC_PREFIX) < 0)
+        luaL_error(L, "%s: request too large", fname);
+    grpc_frame_prefix((uint8_t *)l->tx, (uint32_t)n);
+    pb_encode_write(root, (uint8_t *)l->tx + GRPC_PREFIX);
+    *len = (size_t)n + GRPC_PREFIX;
+    return l->tx;
+}
+
+static int lm_gr_call(lua_State *L, int stream) {
+    const char *fname = stream ? "grpc stream" : "grpc invoke";
+    lm_gr_call_args a;
+    lm_gr *g = lm_gr_call_args_read(L, 4, fname, &a);
+    const pb_method *m = a.m;
+    if (m->client_streaming)
+        return luaL_error(L, "%s: %s is %s: use c:open_stream", fname, m->path,
+                          m->server_streaming ? "bidirectional" : "client-streaming");
     if (m->server_streaming != stream)
         return luaL_error(L, "%s: %s is %s: use c:%s", fname, m->path, stream ? "unary" : "server-streaming",
                           stream ? "invoke" : "stream");
-    uint64_t timeout_ns = g->timeout_ns;
-    const char *name = NULL;
-    h2_nv md[2 * LM_GR_MAX_MD];
-    size_t nmd = g->nmd;
-    memcpy(md, g->md, nmd * sizeof *md);
-    if (!lua_isnoneornil(L, 4)) {
-        static const char *const known[] = {"metadata", "timeout", "name", NULL};
-        luaL_checktype(L, 4, LUA_TTABLE);
-        lm_check_options(L, 4, fname, known);
-        lua_getfield(L, 4, "timeout");
-        if (!lua_isnil(L, -1)) timeout_ns = lm_seconds_opt(L, fname, "timeout");
-        lua_getfield(L, 4, "name");
-        if (!lua_isnil(L, -1)) name = luaL_checkstring(L, -1);
-        lua_getfield(L, 4, "metadata");
-        nmd = lm_gr_metadata(L, lua_gettop(L), md, nmd, sizeof md / sizeof md[0], fname);
-        /* the three values stay on the stack: the strings are anchored until the call returns */
-    }
-    lm_gr_list *l = g->list;
-    pb_arena_reset(&l->enc);
-    pb_val *root = lm_pb_from_table(L, 3, g->schema, m->in, &l->enc, fname);
-    char err[300];
-    int64_t n = pb_encode_size(g->schema, root, NULL, err, sizeof err);
-    if (n < 0) return luaL_error(L, "%s: %s", fname, err);
-    if (n > 0x7fffffff || lm_buf_reserve(&l->tx, &l->tx_cap, (size_t)n + GRPC_PREFIX) < 0)
-        return luaL_error(L, "%s: request too large", fname);
-    grpc_frame_prefix((uint8_t *)l->tx, (uint32_t)n);
-    pb_encode_write(root, (uint8_t *)l->tx + GRPC_PREFIX);
+    size_t len;
+    const char *body = lm_gr_encode(L, g, 3, m->in, fname, &len);
     vu *v = lm_current_vu(L, g->w, fname);
-    int tid = lm_gr_tid(L, g, m, name);
     lm_gr_op *op = (lm_gr_op *)lm_op_get(&g->ops);
     if (!op) return luaL_error(L, "%s: out of memory", fname);
     op->g = g;
     op->m = m;
-    op->tid = tid;
+    op->tid = a.tid;
     op->stream = stream;
     op->rx_len = op->nends = 0;
     op->code = 0;
     op->msg[0] = '\0';
     lm_op_start(&op->core, v, L, 1);
-    uint64_t deadline = timeout_ns ? op->core.start_ns + timeout_ns : 0;
-    char rpath[512];
-    snprintf(rpath, sizeof rpath, "/%s", m->path);
-    grpc_call_start(g->client, &op->call, rpath, md, nmd, l->tx, (size_t)n + GRPC_PREFIX, deadline, &lm_gr_call_cbs,
-                    op);
+    uint64_t deadline = a.timeout_ns ? op->core.start_ns + a.timeout_ns : 0;
+    grpc_call_start(g->client, &op->call, a.path, a.md, a.nmd, body, len, deadline, &lm_gr_call_cbs, op);
     return lm_op_finish_call(&op->core, L);
 }
 
@@ -299,8 +283,9 @@ static int lm_gr_stream(lua_State *L) { return lm_gr_call(L, 1); }
 /* ---- client objects ---- */
 
 static void lm_gr_close(lm_gr *g) {
-    if (g->client) grpc_client_close(g->client);
+    if (g->client) grpc_client_close(g->client);    /* every call ends CANCELLED now */
     g->client = NULL;
+    lm_gs_detach_all(g);
 }
 
 static void lm_gr_free(void *obj) {
@@ -350,7 +335,10 @@ static void lm_gr_close_client(void *obj) { lm_gr_close(obj); }
 
 static void lm_gr_worker_close(void *list) {
     lm_gr_list *l = list;
+    for (lm_client_obj *o = l->base.head; o; o = o->next) lm_gr_close((lm_gr *)o);  /* waiters given back */
+    lm_gs_list_close(l);
     pb_arena_free(&l->enc);
+    pb_arena_free(&l->dec);
     free(l->tx);
     lm_client_list_close(list, lm_gr_close_client, lm_gr_free);
 }
@@ -455,10 +443,11 @@ static int lm_gr_connect_lua(lua_State *L) {
 }
 
 void lm_grpc_open(lua_State *L, worker *w) {
-    static const luaL_Reg methods[] = {{"invoke", lm_gr_invoke}, {"stream", lm_gr_stream}, {"close", lm_gr_close_lua},
-                                       {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"invoke", lm_gr_invoke}, {"stream", lm_gr_stream},
+                                       {"open_stream", lm_gs_open}, {"close", lm_gr_close_lua}, {NULL, NULL}};
     static const luaL_Reg meta[] = {{"__gc", lm_gr_gc}, {"__tostring", lm_gr_tostring}, {NULL, NULL}};
     lm_client_type(L, LM_GR_MT, methods, meta, NULL);
+    lm_gs_type(L);
     lm_gr_list *list = calloc(1, sizeof *list);
     if (list) list->w = w;
     lm_client_module(L, w, list ? &list->base : NULL, "grpc", lm_gr_worker_close, lm_gr_connect_lua);

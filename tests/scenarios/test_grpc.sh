@@ -1,4 +1,4 @@
-# gRPC against a real server: tests/scenarios/fixtures/grpc/greeter_server.py
+# gRPC against a real server: scripts/grpc-greeter.py
 # (Debian's python3-grpcio, generic handlers, no generated code) counts what
 # it served; luamech's timers and grpc.status.* counters must equal it.
 # luamech compiles greeter.proto itself (protoc, run time).  Unary calls
@@ -8,10 +8,15 @@
 # INTERNAL for a malformed response, DEADLINE_EXCEEDED for a server that
 # answers late and for one that never says anything (a bare TCP listener),
 # UNAVAILABLE at connect for a closed port, script mistakes refused with
-# one message, thresholds on "grpc <method>" timers; the shipped
+# one message, thresholds on "grpc <method>" timers; streams read and
+# written while they run (c:open_stream: server-streaming, client-streaming,
+# bidirectional), the server's counts of the messages it received and sent
+# equal to luamech's, and hostile streams (reset mid-stream, no flow-control
+# window, the deadline while sending, cancelled, dropped; 2.5 MiB per call
+# through the windows); the shipped
 # scenario scenarios/grpc_greeter.lua (its proto is this test's); TLS
 # with ALPN h2 against the same server with the test PKI's certificate;
-# the folder of `luamech new --template grpc`.
+# the folder of `luamech new --template grpc`, also through run-local.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 PY=/usr/bin/python3
@@ -21,7 +26,7 @@ mkdir -p "$TMP/sc"
 cp "$P/greeter.proto" "$TMP/sc/"
 protoc --include_imports --descriptor_set_out="$TMP/g.desc" -I "$P" greeter.proto || { fail "protoc"; finish; }
 GP=$(free_port)
-"$PY" "$F/greeter_server.py" "$TMP/g.desc" "$GP" "$TMP/counts.json" > "$TMP/srv.log" 2>&1 &
+"$PY" "$SRC/scripts/grpc-greeter.py" "$TMP/g.desc" "$GP" "$TMP/counts.json" > "$TMP/srv.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do grep -q ready "$TMP/srv.log" && break; sleep 0.1; done
 grep -q ready "$TMP/srv.log" || { fail "the gRPC server did not start: $(cat "$TMP/srv.log")"; finish; }
@@ -87,7 +92,7 @@ check "scenarios/grpc_greeter.lua: the server served its 300 SayHello ($(( $(ser
 PKI=$TMP/pki
 test_pki "$PKI"
 TP=$(free_port)
-"$PY" "$F/greeter_server.py" "$TMP/g.desc" "$TP" "$TMP/tcounts.json" "$PKI/server.pem" "$PKI/server.key" > "$TMP/tsrv.log" 2>&1 &
+"$PY" "$SRC/scripts/grpc-greeter.py" "$TMP/g.desc" "$TP" "$TMP/tcounts.json" "$PKI/server.pem" "$PKI/server.key" > "$TMP/tsrv.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do grep -q ready "$TMP/tsrv.log" && break; sleep 0.1; done
 cat > "$TMP/sc/t.lua" <<'S'
@@ -121,6 +126,14 @@ S=$TMP/o8/summary.json
 check "the grpc template runs green, its calls = the server's ($RC, $(timer_count "$S" "grpc lmgrpc.Greeter/SayHello") = $(( $(served SayHello.ok) - before )))" \
     [ $RC -eq 0 -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -gt 0 -a "$(timer_errors "$S" "grpc lmgrpc.Greeter/SayHello")" -eq 0 \
       -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -eq $(( $(served SayHello.ok) - before )) ]
+
+# ... and through run-local.sh, which starts a gRPC server of its own for it (the command new prints)
+check "new --template grpc prints the run-local.sh command" grep -q "or:  bash .*run-local.sh t_grpc/scenario.lua" "$TMP/new.out"
+(cd "$TMP" && LUAMECH=$LUAMECH timeout 120 bash "$SRC/scripts/run-local.sh" t_grpc/scenario.lua -d 1s -q -o "$TMP/o9" > "$TMP/o9.out" 2>&1)
+RC=$?
+S=$TMP/o9/summary.json
+check "the grpc template through run-local.sh: exit 0, calls, no error ($RC, $(timer_count "$S" "grpc lmgrpc.Greeter/SayHello"), $(grep -m1 'gRPC greeter' "$TMP/o9.out"))" \
+    [ $RC -eq 0 -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -gt 0 -a "$(timer_errors "$S" "grpc lmgrpc.Greeter/SayHello")" -eq 0 ]
 
 # a threshold on a gRPC timer fails the run (exit 6)
 timeout 120 "$LUAMECH" run "$TMP/sc/s.lua" -q -w 1 -e PORT="$GP" -e N=4 -e TH="grpc lmgrpc.Greeter/Count errors > 1000" \
@@ -173,6 +186,131 @@ RC=$?
 check "a closed port: exit 4 with grpc.connect's message (exit $RC: $(grep -m1 grpc.connect "$TMP/o4.out"))" \
     [ $RC -eq 4 ] && grep -q "grpc.connect 127.0.0.1:$CP" "$TMP/o4.out"
 
+# streams read and written while they run (c:open_stream): server-streaming read message by message,
+# client-streaming (the reply at close_send), bidirectional; the server's counts of the messages it
+# received and sent equal luamech's grpc.stream.messages_sent and _received, its calls the timers'
+cat > "$TMP/sc/st.lua" <<'S'
+return { requests = tonumber(luamech.param("N")), groups = { { name = "g", vus = 4, script = "stvu.lua" } } }
+S
+cat > "$TMP/sc/stvu.lua" <<'S'
+local c = luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto", pool = true })
+return function()
+  local s = c:open_stream("lmgrpc.Greeter/Count", { name = "s", count = 4 })
+  local got, last, code, msg = 0, nil, nil, nil
+  while true do
+    local m, c1, m1 = s:recv()
+    if not m then code, msg = c1, m1 break end
+    got, last = got + 1, m
+  end
+  luamech.check(got == 4 and last.message == "s 3" and code == 0 and msg == "", "server stream read message by message")
+  local cs = c:open_stream("lmgrpc.Greeter/Collect", { name = "n0" })
+  assert(cs:send({ name = "n1" }))
+  assert(cs:send({ name = "n2" }))
+  local r, c2 = cs:close_send()
+  luamech.check(c2 == 0 and r.n == 3 and r.message == "n0,n1,n2", "client stream: the reply at close_send")
+  local ok1, e1 = pcall(s.send, s, { name = "no" })
+  local ok2, e2 = pcall(cs.recv, cs)
+  luamech.check(not ok1 and tostring(e1):find("is server-streaming: its request went at open", 1, true)
+    and not ok2 and tostring(e2):find("its reply comes from s:close_send()", 1, true), "stream misuse raises")
+  local b = c:open_stream("lmgrpc.Greeter/Chat", { name = "x", count = 2 })
+  local seen = {}
+  for _ = 1, 2 do seen[#seen + 1] = b:recv().message end
+  assert(b:send({ name = "y", count = 3 }))
+  assert(b:close_send() == true)
+  while true do
+    local m, c3 = b:recv()
+    if not m then luamech.check(c3 == 0, "bidi ends OK") break end
+    seen[#seen + 1] = m.message
+  end
+  luamech.check(table.concat(seen, "|") == "x 0|x 1|y 0|y 1|y 2", "bidi: replies in order")
+end
+S
+b_crecv=$(served Collect.recv); b_chrecv=$(served Chat.recv); b_chsent=$(served Chat.sent); b_cmsg=$(served Count.msg)
+b_cok=$(served Count.ok); b_colok=$(served Collect.ok); b_chok=$(served Chat.ok)
+N=30
+timeout 120 "$LUAMECH" run "$TMP/sc/st.lua" -q -w 2 -e PORT="$GP" -e N=$N -o "$TMP/os" > "$TMP/os.out" 2>&1
+RC=$?
+S=$TMP/os/summary.json
+d() { echo $(( $(served "$1") - $2 )); }
+srv_in=$(( N + $(d Collect.recv "$b_crecv") + $(d Chat.recv "$b_chrecv") ))       # Count's request, then streams
+srv_out=$(( $(d Count.msg "$b_cmsg") + $(d Collect.ok "$b_colok") + $(d Chat.sent "$b_chsent") ))
+check "streams: exit 0, every check passed (exit $RC, $(checks "$S" passes) passed, $(checks "$S" fails) failed)" \
+    [ $RC -eq 0 -a "$(checks "$S" fails)" -eq 0 -a "$(checks "$S" passes)" -eq $((N * 5)) ]
+check "streams: the server received $srv_in messages = luamech's grpc.stream.messages_sent ($(counter "$S" grpc.stream.messages_sent)), $((N * 6)) expected" \
+    [ "$(counter "$S" grpc.stream.messages_sent)" -eq "$srv_in" -a "$srv_in" -eq $((N * 6)) ]
+check "streams: the server sent $srv_out messages = luamech's grpc.stream.messages_received ($(counter "$S" grpc.stream.messages_received)), $((N * 10)) expected" \
+    [ "$(counter "$S" grpc.stream.messages_received)" -eq "$srv_out" -a "$srv_out" -eq $((N * 10)) ]
+check "streams: the server's finished calls = luamech's timers (Count $(d Count.ok "$b_cok")/$(timer_count "$S" "grpc lmgrpc.Greeter/Count"), Collect $(d Collect.ok "$b_colok")/$(timer_count "$S" "grpc lmgrpc.Greeter/Collect"), Chat $(d Chat.ok "$b_chok")/$(timer_count "$S" "grpc lmgrpc.Greeter/Chat"))" \
+    [ "$(d Count.ok "$b_cok")" -eq $N -a "$(timer_count "$S" "grpc lmgrpc.Greeter/Count")" -eq $N \
+      -a "$(d Collect.ok "$b_colok")" -eq $N -a "$(timer_count "$S" "grpc lmgrpc.Greeter/Collect")" -eq $N \
+      -a "$(d Chat.ok "$b_chok")" -eq $N -a "$(timer_count "$S" "grpc lmgrpc.Greeter/Chat")" -eq $N \
+      -a "$(counter "$S" grpc.status.OK)" -eq $((N * 3)) ]
+
+# hostile streams: a server that resets a bidirectional call mid-stream (raw frames,
+# fixtures/grpc/grpc_hostile.py rst), one that never opens a flow-control window (window: the
+# request's messages must not leave, the deadline ends the call), the real server's Hold reading
+# nothing while luamech sends (the deadline while sending), a stream cancelled and one dropped
+RP=$(free_port); WP=$(free_port)
+"$PY" "$F/grpc_hostile.py" "$RP" rst "$TMP/rst.txt" & PIDS+=($!)
+"$PY" "$F/grpc_hostile.py" "$WP" window "$TMP/win.txt" & PIDS+=($!)
+for _ in $(seq 50); do port_open "$RP" && port_open "$WP" && break; sleep 0.1; done
+cat > "$TMP/sc/hs.lua" <<'S'
+return { requests = tonumber(luamech.param("N")), groups = { { name = "g", vus = 2, script = "hsvu.lua" } } }
+S
+cat > "$TMP/sc/hsvu.lua" <<'S'
+local p = luamech.param
+local rst = luamech.grpc.connect("127.0.0.1:" .. p("RST"), { proto = "greeter.proto" })
+local win = luamech.grpc.connect("127.0.0.1:" .. p("WIN"), { proto = "greeter.proto", timeout = 0.3 })
+local real = luamech.grpc.connect("127.0.0.1:" .. p("PORT"), { proto = "greeter.proto" })
+return function()
+  local b = rst:open_stream("lmgrpc.Greeter/Chat")
+  local m = b:recv()
+  luamech.check(m ~= nil and m.message == "r", "the message before the reset")
+  assert(b:send({ name = "x" }))
+  local m2, c2, e2 = b:recv()
+  luamech.check(m2 == nil and c2 == 13 and e2:find("reset by the server (INTERNAL_ERROR)", 1, true) ~= nil, "reset mid-stream: INTERNAL")
+  local ok, e = b:send({ name = "late" })
+  luamech.check(ok == nil and e:find("the call is over (INTERNAL", 1, true) ~= nil, "send after the end: nil, err")
+  local w = win:open_stream("lmgrpc.Greeter/Collect", { name = "a" })
+  for _ = 1, 3 do assert(w:send({ name = string.rep("z", 1000) })) end
+  local r, c3 = w:close_send()
+  luamech.check(r == nil and c3 == 4, "no window: DEADLINE_EXCEEDED")
+  local h = real:open_stream("lmgrpc.Greeter/Hold", nil, { timeout = 0.3 })
+  for _ = 1, 50 do assert(h:send({ name = string.rep("h", 2000) })) end
+  local r4, c4 = h:close_send()
+  luamech.check(r4 == nil and c4 == 4, "deadline while sending: DEADLINE_EXCEEDED")
+  local big = real:open_stream("lmgrpc.Greeter/Collect")
+  for _ = 1, 40 do assert(big:send({ name = string.rep("b", 65536) })) end   -- 2.5 MiB: past every window
+  local rb, cb = big:close_send()
+  luamech.check(cb == 0 and rb.n == 40, "2.5 MiB through the windows: all 40 messages")
+  local k = win:open_stream("lmgrpc.Greeter/Chat")
+  k:cancel()
+  local m5, c5 = k:recv()
+  luamech.check(m5 == nil and c5 == 1, "cancelled: CANCELLED")
+  do local _ = win:open_stream("lmgrpc.Greeter/Chat") end
+  collectgarbage() collectgarbage()
+end
+S
+before=$(served Hold.started); bcol=$(served Collect.recv)
+N=6
+timeout 60 "$LUAMECH" run "$TMP/sc/hs.lua" -q -w 1 -e PORT="$GP" -e RST="$RP" -e WIN="$WP" -e N=$N -o "$TMP/oh" > "$TMP/oh.out" 2>&1
+RC=$?
+S=$TMP/oh/summary.json
+read -r rreqs rresets rdata < "$TMP/rst.txt"
+read -r wreqs _ wdata < "$TMP/win.txt"
+check "hostile streams: exit 0, every check passed (exit $RC, $(checks "$S" passes) passed, $(checks "$S" fails) failed)" \
+    [ $RC -eq 0 -a "$(checks "$S" fails)" -eq 0 -a "$(checks "$S" passes)" -eq $((N * 7)) ]
+check "reset mid-stream: the server's $rreqs calls and $rresets resets = luamech's INTERNAL ($(counter "$S" grpc.status.INTERNAL)); it got one 8-byte message each, nothing after the reset ($rdata bytes)" \
+    [ "$rreqs" -eq $N -a "$rresets" -eq $N -a "$(counter "$S" grpc.status.INTERNAL)" -eq $N -a "$rdata" -eq $((N * 8)) ]
+check "no window: $wreqs calls reached the server (Collect's; the streams cancelled or dropped in the same loop turn never left), $wdata request bytes left luamech (flow control honoured)" \
+    [ "$wreqs" -eq $N -a "$wdata" -eq 0 ]
+check "deadline while sending: the server's Hold calls ($(( $(served Hold.started) - before ))) and DEADLINE_EXCEEDED ($(counter "$S" grpc.status.DEADLINE_EXCEEDED)) = 2 per transaction" \
+    [ $(( $(served Hold.started) - before )) -eq $N -a "$(counter "$S" grpc.status.DEADLINE_EXCEEDED)" -eq $((N * 2)) ]
+check "2.5 MiB per call through the flow-control windows: the server received $(( $(served Collect.recv) - bcol )) messages, $((N * 40)) sent" \
+    [ $(( $(served Collect.recv) - bcol )) -eq $((N * 40)) ]
+check "a stream cancelled and one dropped: CANCELLED $((N * 2)) ($(counter "$S" grpc.status.CANCELLED))" \
+    [ "$(counter "$S" grpc.status.CANCELLED)" -eq $((N * 2)) ]
+
 # script mistakes: one clear message each, raised to the script
 cat > "$TMP/sc/e.lua" <<'S'
 return { requests = 1, groups = { { name = "g", vus = 1, script = "evu.lua" } } }
@@ -190,6 +328,12 @@ local e4 = err(function() c:invoke("lmgrpc.Greeter/SayHello", { count = 2^40 }) 
 assert(e4:find("out of the 32-bit range", 1, true), e4)
 local e5 = err(function() c:invoke("lmgrpc.Greeter/Count", {}) end)
 assert(e5:find("server-streaming: use c:stream", 1, true), e5)
+local e8 = err(function() c:open_stream("lmgrpc.Greeter/SayHello", {}) end)
+assert(e8:find("SayHello is unary: use c:invoke", 1, true), e8)
+local e9 = err(function() c:invoke("lmgrpc.Greeter/Chat", {}) end)
+assert(e9:find("Chat is bidirectional: use c:open_stream", 1, true), e9)
+local e10 = err(function() c:open_stream("lmgrpc.Greeter/Count") end)
+assert(e10:find("its request is given here", 1, true), e10)
 local e6 = err(function() luamech.grpc.connect("127.0.0.1:1", { proto = "nope.proto" }) end)
 assert(e6:find("protoc failed", 1, true), e6)
 local pb = luamech.protobuf.load("greeter.proto")

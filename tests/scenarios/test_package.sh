@@ -4,7 +4,8 @@
 #     under P; the installed binary runs the installed membase scenario from
 #     a directory outside the source tree against a real memcached (which
 #     counts what the run reports), and the installed run-local.sh runs the
-#     installed binary, not the checkout's; `luamech new` from P writes a
+#     installed binary, not the checkout's (and the installed gRPC scenario,
+#     its .proto and the greeter server it starts); `luamech new` from P writes a
 #     README whose run-local.sh command is P's, and that command runs.
 #  B. cpack builds luamech_<version>_<arch>.deb: its Depends are Debian
 #     package names (dpkg-shlibdeps) that this machine has at the required
@@ -46,6 +47,13 @@ mkdir -p "$TMP/wd-rl"
 check "installed run-local.sh runs the installed example scenario (exit $rc; $(tail -c 200 "$TMP/wd-rl/rl.log"))" \
     [ $rc -eq 0 -a "$(jq -r .status "$TMP/wd-rl/out/summary.json" 2>/dev/null)" = completed ]
 check "installed run-local.sh used $P/bin/luamech" grep -qx "$P/bin/luamech" "$TMP/ran"
+# ... and the installed gRPC scenario with its greeter.proto, against the
+# installed grpc-greeter.py that run-local.sh starts for it
+(cd "$TMP/wd-rl" && env -u LUAMECH timeout 120 "$P/share/luamech/run-local.sh" "$P/share/luamech/scenarios/grpc_greeter.lua" \
+    -n 100 -u 5 -q -o grpc > rlg.log 2>&1); rc=$?
+check "installed run-local.sh runs the installed grpc_greeter.lua with its server (exit $rc; $(tail -c 200 "$TMP/wd-rl/rlg.log"))" \
+    [ $rc -eq 0 -a "$(timer_count "$TMP/wd-rl/grpc/summary.json" "All Transactions")" -eq 100 \
+      -a "$(timer_errors "$TMP/wd-rl/grpc/summary.json" "All Transactions")" -eq 0 ]
 # `luamech new` from the prefix: its README's run-local.sh command names the
 # installed script (PREFIX/share/luamech/run-local.sh) and runs as written
 mkdir -p "$TMP/wd-new"

@@ -26,6 +26,7 @@ http_kv_get.lua|-e REQUESTS=500 -u 5
 http_rest.lua|-n 1000 -u 10
 http_api.lua|-n 200 -u 5
 ws_echo.lua|-d 2s -u 5
+grpc_greeter.lua|-n 300 -u 10
 kv_correctness.lua|-e N=500
 kv_performance.lua|-e N=1000
 suites/http_kv_get_sweep.lua|-e REQUESTS=300

@@ -170,6 +170,22 @@ fi
 
 # a redis Cluster (3 masters, bus ports +10000) for the scenarios that ask for one
 cluster=()
+# A node binds its cluster bus port (PORT+10000) after its client port, and
+# exits when the bus port is taken: it has started once it answers PING, and
+# is started again on another port when it died instead.
+start_cluster_node() {
+    for _ in 1 2 3 4 5; do
+        start_server "redis-server (cluster)" launch_cluster_node
+        for _ in $(seq 100); do
+            [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && return 0
+            kill -0 "${pids[-1]}" 2>/dev/null || break
+            sleep 0.05
+        done
+        kill "${pids[-1]}" 2>/dev/null || true
+        unset 'pids[-1]'
+    done
+    echo "redis-server (cluster) did not start; see $tmp" >&2; exit 1
+}
 launch_cluster_node() {
     mkdir -p "$tmp/cluster-$1"
     exec redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
@@ -178,7 +194,7 @@ launch_cluster_node() {
 }
 if [ "$1" != "--suite" ] && [ -f "$1" ] && grep -qs REDIS_CLUSTER "$(dirname "$1")"/*.lua; then
     nodes=()
-    for _ in 1 2 3; do start_server "redis-server (cluster)" launch_cluster_node; nodes+=("127.0.0.1:$port"); done
+    for _ in 1 2 3; do start_cluster_node; nodes+=("127.0.0.1:$port"); done
     redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes > "$tmp/cluster-create.log" 2>&1 ||
         { cat "$tmp/cluster-create.log" >&2; echo "$0: redis-cli --cluster create failed" >&2; exit 1; }
     for _ in $(seq 100); do

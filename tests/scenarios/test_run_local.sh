@@ -54,6 +54,32 @@ PATH=$TMP/bin:$PATH bash "$RL" "$TMP/sc.lua" -q -e OUT="$TMP/p3" -o "$TMP/r3" > 
 check "a server that died on its first port is started on another ($(tail -c 200 "$TMP/o3"))" \
     [ -f "$TMP/died" -a "$(jq -r .status "$TMP/r3/summary.json" 2>/dev/null)" = completed ]
 
+# a cluster node that accepted on its client port and then died (its bus
+# port, PORT+10000, was taken) is started again: a redis-server whose first
+# cluster node listens for a moment and exits
+mkdir -p "$TMP/bin2" "$TMP/cl"
+cat > "$TMP/bin2/redis-server" <<SH
+#!/bin/bash
+case " \$* " in *" --cluster-enabled yes "*)
+    if [ ! -f "$TMP/node-died" ]; then
+        touch "$TMP/node-died"
+        exec python3 -c 'import socket, sys, time; s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(0.5)' "\$2"
+    fi;;
+esac
+exec $(command -v redis-server) "\$@"
+SH
+chmod +x "$TMP/bin2/redis-server"
+cat > "$TMP/cl/vu.lua" <<'LUA'
+local r = luamech.redis.connect(luamech.param("REDIS_CLUSTER"), { cluster = true })
+return function() assert(r:set("run-local-cluster", "1")) end
+LUA
+cat > "$TMP/cl/sc.lua" <<'LUA'
+return { run_time = "1s", requests = 10, notes = luamech.param("REDIS_CLUSTER", "-"), groups = { { vus = 1, script = "vu.lua" } } }
+LUA
+PATH=$TMP/bin2:$PATH bash "$RL" "$TMP/cl/sc.lua" -q -o "$TMP/r4" > "$TMP/o4" 2>&1
+check "a cluster node that died after its port opened is started again ($(tail -c 300 "$TMP/o4"))" \
+    [ -f "$TMP/node-died" -a "$(jq -r .status "$TMP/r4/summary.json" 2>/dev/null)" = completed ]
+
 # bad settings: exit 2, one message; a busy fixed port: exit 1, named
 bad() { # bad CODE PATTERN VAR=VALUE
     env "$3" bash "$RL" "$TMP/sc.lua" -q -e OUT="$TMP/px" -o "$TMP/rx" > "$TMP/ox" 2>&1

@@ -16,6 +16,7 @@ server_rate() { awk 'NR == 1 {a = $1} {b = $3; n++} END {printf "%.3f", n / (b -
 for rt in 2.05s 2s; do
     log=$TMP/drain$rt.log
     start_delay_server DPORT "$log"
+    busy_mark
     "$LUAMECH" run "$F/drain.lua" -q --verbose -e BASE=http://127.0.0.1:$DPORT -e RUN_TIME=$rt -o "$TMP/drain$rt" > "$TMP/drain$rt.out" 2>&1
     rc=$?
     s=$TMP/drain$rt/summary.json
@@ -27,8 +28,9 @@ for rt in 2.05s 2s; do
     set -- $last
     sum_rate=$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.rate' "$s")
     if [ -z "$(jq -r '.generator.reasons | select(test("waited for a CPU"))' "$s")" ]; then
-        check "drain $rt: last interval rate $3/s ($1 in $2 s) within 40% of the server's $truth/s (the stop's inflation was 2x to 4x)" within "$3" "$truth" 0.40
-        check "drain $rt: summary rate $sum_rate/s within 10% of the server's $truth/s" within "$sum_rate" "$truth" 0.10
+        # rates of a short last interval measure the machine too: skipped with the reason when it was busy
+        check_quiet "drain $rt: last interval rate $3/s ($1 in $2 s) within 40% of the server's $truth/s (the stop's inflation was 2x to 4x)" "$s" within "$3" "$truth" 0.40
+        check_quiet "drain $rt: summary rate $sum_rate/s within 10% of the server's $truth/s" "$s" within "$sum_rate" "$truth" 0.10
     else   # completions recorded in bursts when the worker gets its CPU back: no truth to compare with
         echo "note: drain $rt: the worker was starved of CPU ($(jq -r .generator.reasons "$s")): rates not compared"
     fi

@@ -28,6 +28,7 @@ struct grpc_client {
     char authority[300];
     int port;
     net_tls_client *tls;
+    hz_decoder hz;                  /* compressed responses, for every call (decoded and used in turn) */
     gc_sess *cur;                   /* the live session, or NULL */
     int nsess;                      /* sessions not yet closed */
     int closing;
@@ -96,6 +97,7 @@ fail:
 
 static void gc_client_free(grpc_client *c) {
     net_tls_client_free(c->tls);
+    hz_free(&c->hz);
     free(c);
 }
 
@@ -304,6 +306,7 @@ static int gc_call_begin(grpc_client *c, grpc_call *call, const char *path, cons
     call->df.have_hdr = call->df.have = 0;
     call->df.max = c->cfg.max_recv;
     call->df.coding = 0;
+    call->df.hz = &c->hz;
     int rc = 0;
     if (nmd > GC_MAX_MD) {
         snprintf(call->msg, sizeof call->msg, "more than %d metadata entries", GC_MAX_MD);

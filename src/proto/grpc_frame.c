@@ -59,7 +59,7 @@ static int grpc_header_done(grpc_deframer *d, char *err, size_t err_len) {
         snprintf(err, err_len, "grpc: a compressed message on a response without grpc-encoding");
         return -1;
     }
-    if (d->hdr[0] == 1 && d->coding < 0) {
+    if (d->hdr[0] == 1 && (d->coding < 0 || !d->hz)) {
         snprintf(err, err_len, "grpc: a compressed message in a grpc-encoding luamech cannot decode (gzip, deflate)");
         return -1;
     }
@@ -107,7 +107,7 @@ static int grpc_deliver(grpc_deframer *d, const uint8_t *in, size_t n, const uin
     }
     size_t max = d->max ? d->max : GRPC_MAX_RECV_DEFAULT;
     const char *why = NULL;
-    int rc = hz_decode(&d->hz, d->coding, (const char *)in, n, max, &why);
+    int rc = hz_decode(d->hz, d->coding, (const char *)in, n, max, &why);
     if (rc == HZ_TOO_BIG) {
         snprintf(err, err_len, "grpc: a compressed message of %zu bytes decompresses past the receive limit of %zu",
                  n, max);
@@ -118,8 +118,8 @@ static int grpc_deliver(grpc_deframer *d, const uint8_t *in, size_t n, const uin
                  rc == HZ_NOMEM ? "out of memory" : why ? why : "corrupt");
         return -1;
     }
-    *msg = (const uint8_t *)d->hz.out;
-    *len = d->hz.out_len;
+    *msg = (const uint8_t *)d->hz->out;
+    *len = d->hz->out_len;
     return 1;
 }
 
@@ -147,7 +147,6 @@ int grpc_deframe_partial(const grpc_deframer *d) { return d->have_hdr > 0; }
 
 void grpc_deframer_free(grpc_deframer *d) {
     free(d->buf);
-    hz_free(&d->hz);
     memset(d, 0, sizeof(*d));
 }
 

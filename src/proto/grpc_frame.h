@@ -41,7 +41,9 @@ void grpc_gzip_free(grpc_gzip *z);
 /* Reads messages from a byte stream fed in pieces.  A message that lies whole
  * in one piece is handed out in place; one split across pieces is gathered in
  * buf (grown up to max, kept across messages); a compressed one (flag 1) is
- * decoded by coding into hz's buffer, which never grows past max. */
+ * decoded by coding into the buffer of hz, the caller's decoder (one may
+ * serve many readers: a message is used before the next is read), which
+ * never grows past max. */
 typedef struct grpc_deframer {
     uint8_t hdr[GRPC_PREFIX];
     size_t have_hdr;
@@ -50,7 +52,7 @@ typedef struct grpc_deframer {
     size_t have, cap;
     size_t max;                 /* 0: GRPC_MAX_RECV_DEFAULT; on both the compressed and decompressed size */
     int coding;                 /* the stream's grpc-encoding: hz_coding()'s 0 none, 1 gzip, 2 deflate, -1 other */
-    hz_decoder hz;              /* compressed messages' decoder, kept across messages */
+    hz_decoder *hz;             /* compressed messages' decoder (the caller's); NULL: they are refused */
 } grpc_deframer;
 
 /* Consumes from *p (n bytes): 1 with a message in msg and len (valid until the next
@@ -63,6 +65,7 @@ int grpc_deframe(grpc_deframer *d, const uint8_t **p, size_t *n, const uint8_t *
                  size_t err_len);
 /* Bytes of an unfinished message are buffered (the stream ended mid-message). */
 int grpc_deframe_partial(const grpc_deframer *d);
+/* Frees buf (not hz, the caller's). */
 void grpc_deframer_free(grpc_deframer *d);
 
 /* The grpc-timeout value for ms milliseconds (at most 8 digits and a unit:

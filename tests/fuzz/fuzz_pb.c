@@ -72,9 +72,11 @@ static void fz_pb_codec(const pb_schema *s, int32_t msg, const uint8_t *data, si
 }
 
 static void fz_pb_deframe(const uint8_t *data, size_t size, size_t piece, int coding) {
+    hz_decoder hz = {0};
     grpc_deframer d = {0};
     d.max = 1 << 16;
     d.coding = coding;
+    d.hz = &hz;
     char err[256];
     for (size_t off = 0; off < size; off += piece) {
         const uint8_t *p = data + off, *start = p;
@@ -85,13 +87,14 @@ static void fz_pb_deframe(const uint8_t *data, size_t size, size_t piece, int co
         while ((rc = grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err))) == 1) {
             int in_piece = msg >= start && msg + len <= start + fed;
             int in_buf = d.buf && msg == d.buf && len <= d.cap;
-            int in_hz = d.hz.out && msg == (const uint8_t *)d.hz.out && len <= d.max && d.hz.out_cap <= d.max;
+            int in_hz = hz.out && msg == (const uint8_t *)hz.out && len <= d.max && hz.out_cap <= d.max;
             if (!in_piece && !in_buf && !in_hz && len) abort();
         }
         if (rc < 0) break;
         if (n != 0) abort();                     /* 0: the piece is used up */
     }
     grpc_deframer_free(&d);
+    hz_free(&hz);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -114,8 +114,10 @@ static void test_gzip_roundtrip(void **state) {
     n += w;
     grpc_gzip_free(&z);
     for (size_t k = 1; k <= n; k++) {
+        hz_decoder hz = {0};
         grpc_deframer d = {0};
         d.coding = 1;
+        d.hz = &hz;
         char err[160];
         size_t got = 0;
         for (size_t off = 0; off < n; off += k) {
@@ -132,6 +134,7 @@ static void test_gzip_roundtrip(void **state) {
         }
         assert_int_equal(got, 3);
         grpc_deframer_free(&d);
+        hz_free(&hz);
     }
 }
 
@@ -151,25 +154,29 @@ static void test_gzip_bomb(void **state) {
     grpc_gzip_free(&z);
     free(zeros);
     assert_true(w < (1u << 20));
+    hz_decoder hz = {0};
     grpc_deframer d = {0};
     d.coding = 1;
+    d.hz = &hz;
     d.max = 1u << 20;
     char err[160];
     const uint8_t *p = framed, *msg;
     size_t n = w, len;
     assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "decompresses past the receive limit of 1048576"));
-    assert_true(d.hz.out_cap <= d.max);
+    assert_true(hz.out_cap <= d.max);
     grpc_deframer_free(&d);
     grpc_gzip z2 = {0};
     assert_int_equal(grpc_gzip_frame(&z2, (const uint8_t *)"hello hello", 11, framed, &w), 0);
     grpc_gzip_free(&z2);
     framed[w - 8] ^= 0xff;                                      /* the gzip trailer's CRC */
     d.coding = 1;
+    d.hz = &hz;
     p = framed, n = w;
     assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "cannot be decoded"));
     grpc_deframer_free(&d);
+    hz_free(&hz);
     free(framed);
 }
 

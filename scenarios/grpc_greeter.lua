@@ -1,7 +1,8 @@
 -- grpc_greeter.lua: a gRPC service under load, as k6's k6/net/grpc or ghz
 -- would drive it: 20 VUs share one HTTP/2 connection per worker and call
 -- lmgrpc.Greeter (scenarios/greeter.proto, compiled by protoc at start):
--- a unary SayHello and a server-streaming Count of 5 replies per
+-- a unary SayHello, a server-streaming Count of 5 replies and a
+-- bidirectional Chat (c:open_stream: 2 requests, 3 replies) per
 -- transaction, with checks and thresholds on the "grpc <method>" timers.
 --   bash scripts/run-local.sh scenarios/grpc_greeter.lua   (starts the server below)
 --   luamech run scenarios/grpc_greeter.lua -e GRPC=127.0.0.1:50051

@@ -11,4 +11,21 @@ return function()
   local replies, scode, smsg = c:stream("lmgrpc.Greeter/Count", { name = name, count = 5 })
   if scode ~= 0 then error("Count: " .. scode .. " " .. smsg) end
   luamech.check(#replies == 5 and replies[5].n == 4, "Count streams 5 replies")
+  -- a bidirectional stream, read and written while it runs: Chat answers
+  -- each request with `count` replies; close_send ends the requests, recv
+  -- returns nil and the status once the server is done
+  local s = c:open_stream("lmgrpc.Greeter/Chat", { name = name, count = 2 })
+  local first = s:recv()
+  assert(s:send({ name = name, count = 1 }))
+  s:close_send()
+  local got = first and 1 or 0
+  while true do
+    local m, ccode, cmsg = s:recv()
+    if not m then
+      if ccode ~= 0 then error("Chat: " .. ccode .. " " .. cmsg) end
+      break
+    end
+    got = got + 1
+  end
+  luamech.check(first ~= nil and first.message == name .. " 0" and got == 3, "Chat answers as it is written to")
 end

@@ -824,7 +824,8 @@ luamech.grpc = {}
 ---@field timeout? number seconds per call, 0..86400 (default 60; 0 = none); sent as grpc-timeout
 ---@field connect_timeout? number seconds for connect + TLS (default 10)
 ---@field pool? boolean share one client (one HTTP/2 connection) per worker (default false)
----@field max_recv? integer largest response message in bytes, 1..2^30 (default 4 MiB)
+---@field max_recv? integer largest response message in bytes, 1..2^30 (default 4 MiB), as received and once decompressed
+---@field compression? "gzip"|"none" "gzip": requests gzip-compressed (grpc-encoding) and grpc-accept-encoding: gzip offered (default "none")
 
 ---Connects to "host:port" over HTTP/2 (h2c, or TLS with `tls`).
 ---@param target string

@@ -1,7 +1,7 @@
 /* grpc_client.c - gRPC calls as HTTP/2 streams (see grpc_client.h): the
  * request's header list, the response's headers and trailers read for
  * :status, content-type, grpc-status and grpc-message, DATA fed to
- * proto/grpc_frame.c's reader, the status of a call that went wrong made
+ * proto/grpc_frame.c's reader (grpc-encoding read for it), the status of a call that went wrong made
  * from the stream's close.  One session at a time per client; a dead one is
  * replaced by the next call.  It does not touch Lua, protobuf or a socket
  * (h2_session and net/conn do). */
@@ -28,6 +28,7 @@ struct grpc_client {
     char authority[300];
     int port;
     net_tls_client *tls;
+    hz_decoder hz;                  /* compressed responses, for every call (decoded and used in turn) */
     gc_sess *cur;                   /* the live session, or NULL */
     int nsess;                      /* sessions not yet closed */
     int closing;
@@ -96,6 +97,7 @@ fail:
 
 static void gc_client_free(grpc_client *c) {
     net_tls_client_free(c->tls);
+    hz_free(&c->hz);
     free(c);
 }
 
@@ -195,6 +197,8 @@ static int gc_on_header(void *ud, int block, const char *name, size_t nlen, cons
     } else if (nlen == 11 && memcmp(name, "grpc-status", 11) == 0) {
         call->code = grpc_status_parse(value, vlen);
         if (call->code < 0) call->code = GC_UNKNOWN;
+    } else if (block == H2_BLOCK_HEADERS && nlen == 13 && memcmp(name, "grpc-encoding", 13) == 0) {
+        call->df.coding = hz_coding(value, vlen);
     } else if (nlen == 12 && memcmp(name, "grpc-message", 12) == 0) {
         grpc_message_decode(value, vlen, call->msg, sizeof call->msg);
     } else if (block == H2_BLOCK_HEADERS && nlen == 12 && memcmp(name, "content-type", 12) == 0 &&
@@ -301,6 +305,8 @@ static int gc_call_begin(grpc_client *c, grpc_call *call, const char *path, cons
     call->msg[0] = '\0';
     call->df.have_hdr = call->df.have = 0;
     call->df.max = c->cfg.max_recv;
+    call->df.coding = 0;
+    call->df.hz = &c->hz;
     int rc = 0;
     if (nmd > GC_MAX_MD) {
         snprintf(call->msg, sizeof call->msg, "more than %d metadata entries", GC_MAX_MD);
@@ -322,6 +328,10 @@ static int gc_call_begin(grpc_client *c, grpc_call *call, const char *path, cons
     nv[n++] = GC_NV("te", "trailers");
     nv[n++] = GC_NV("content-type", "application/grpc");
     nv[n++] = GC_NV("user-agent", "luamech-grpc/" LUAMECH_VERSION);
+    if (c->cfg.gzip) {
+        nv[n++] = GC_NV("grpc-encoding", "gzip");
+        nv[n++] = GC_NV("grpc-accept-encoding", "gzip");
+    }
     if (deadline_ns) {
         uint64_t now = uv_hrtime();
         grpc_timeout_format(tmo, deadline_ns > now ? (deadline_ns - now + 999999) / 1000000 : 1);

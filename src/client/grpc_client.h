@@ -3,9 +3,12 @@
  * with ALPN h2), opened by grpc_client_connect and opened again by the next
  * call after it died; a call is one stream: POST of the caller's framed
  * request (proto/grpc_frame.h) with te: trailers, content-type
- * application/grpc, grpc-timeout and the caller's metadata (the request may
+ * application/grpc, grpc-timeout, with cfg.gzip grpc-encoding and
+ * grpc-accept-encoding, and the caller's metadata (the request may
  * stay open for more messages: grpc_call_start_open, grpc_call_send); the response's
- * messages are handed to on_message as they are read, then on_done gives
+ * messages are handed to on_message as they are read (compressed ones
+ * decoded by the response's grpc-encoding, whatever cfg.gzip says; past
+ * max_recv once decoded: RESOURCE_EXHAUSTED), then on_done gives
  * the status: grpc-status and grpc-message from the trailers (or a
  * trailers-only response), else one made here from what went wrong
  * (DEADLINE_EXCEEDED for the deadline, UNAVAILABLE when the connection
@@ -32,6 +35,8 @@ typedef struct grpc_client_cfg {
     uint64_t connect_timeout_ns;    /* 0: none */
     size_t max_recv;                /* a response message larger fails the call; 0: 4 MiB */
     unsigned max_streams;           /* 0: H2_DEFAULT_MAX_STREAMS */
+    int gzip;                       /* 1: calls send grpc-encoding: gzip (the caller compresses
+                                     * their messages, grpc_gzip_frame) and grpc-accept-encoding: gzip */
 } grpc_client_cfg;
 
 typedef struct grpc_result {

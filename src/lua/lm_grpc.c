@@ -1,5 +1,5 @@
 /* lm_grpc.c - luamech.grpc: connect(target, {proto =, tls =, metadata =,
- * pool =, timeout =, connect_timeout =, max_recv =}) makes a client of
+ * pool =, timeout =, connect_timeout =, max_recv =, compression =}) makes a client of
  * client/grpc_client.c (one HTTP/2 connection, shared by a worker's VUs
  * when pooled); c:invoke(method, request, {metadata =, timeout =, name =})
  * returns the response table, the status code and its message (never
@@ -25,6 +25,7 @@ typedef struct lm_gr_opts {
     const net_tls_opts *tls;
     const char *proto;
     size_t max_recv;
+    int gzip;                       /* compression = "gzip" */
     int md_idx;                     /* the metadata table's stack index, 0: none */
 } lm_gr_opts;
 
@@ -245,7 +246,11 @@ const char *lm_gr_encode(lua_State *L, lm_gr *g, int idx, int32_t msg, const cha
     grpc_frame_prefix((uint8_t *)l->tx, (uint32_t)n);
     pb_encode_write(root, (uint8_t *)l->tx + GRPC_PREFIX);
     *len = (size_t)n + GRPC_PREFIX;
-    return l->tx;
+    if (!g->gzip) return l->tx;
+    if (lm_buf_reserve(&l->ztx, &l->ztx_cap, grpc_gzip_bound((size_t)n)) < 0 ||
+        grpc_gzip_frame(&l->gz, (const uint8_t *)l->tx + GRPC_PREFIX, (size_t)n, (uint8_t *)l->ztx, len) < 0)
+        luaL_error(L, "%s: out of memory compressing the request", fname);
+    return l->ztx;
 }
 
 static int lm_gr_call(lua_State *L, int stream) {
@@ -340,13 +345,15 @@ static void lm_gr_worker_close(void *list) {
     pb_arena_free(&l->enc);
     pb_arena_free(&l->dec);
     free(l->tx);
+    free(l->ztx);
+    grpc_gzip_free(&l->gz);
     lm_client_list_close(list, lm_gr_close_client, lm_gr_free);
 }
 
 static const net_tls_opts **lm_gr_opts_read(lua_State *L, int idx, void *opts, int *pool) {
     lm_gr_opts *o = opts;
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "tls", "proto", "metadata",
-                                        "max_recv", NULL};
+                                        "max_recv", "compression", NULL};
     memset(o, 0, sizeof *o);
     o->timeout_ns = 60ull * 1000000000ull;
     o->connect_timeout_ns = 10ull * 1000000000ull;
@@ -361,6 +368,14 @@ static const net_tls_opts **lm_gr_opts_read(lua_State *L, int idx, void *opts, i
         double d = luaL_checknumber(L, -1);
         if (!(d >= 1 && d <= 1 << 30)) luaL_error(L, "grpc.connect: max_recv must be 1 to 2^30 bytes");
         o->max_recv = (size_t)d;
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "compression");
+    if (!lua_isnil(L, -1)) {
+        const char *c = lua_tostring(L, -1);
+        if (lua_type(L, -1) != LUA_TSTRING || (strcmp(c, "gzip") != 0 && strcmp(c, "none") != 0))
+            luaL_error(L, "grpc.connect: compression must be \"gzip\" or \"none\"");
+        o->gzip = strcmp(c, "gzip") == 0;
     }
     lua_pop(L, 1);
     return &o->tls;
@@ -396,7 +411,8 @@ typedef struct lm_gr_create {
 static int lm_gr_new(void *obj, const lm_connect_args *a, void *opts, char *err, size_t err_len) {
     lm_gr *g = obj;
     lm_gr_create *cr = opts;
-    grpc_client_cfg cfg = {worker_loop(a->w), a->address, cr->o->tls, cr->o->connect_timeout_ns, cr->o->max_recv, 0};
+    grpc_client_cfg cfg = {worker_loop(a->w), a->address, cr->o->tls, cr->o->connect_timeout_ns, cr->o->max_recv, 0,
+                           cr->o->gzip};
     if (grpc_client_new(&cfg, &g->client, err, err_len) != 0) return -1;
     if (lm_gr_copy_md(g, cr->md, cr->nmd) != 0) {
         grpc_client_close(g->client);
@@ -408,6 +424,7 @@ static int lm_gr_new(void *obj, const lm_connect_args *a, void *opts, char *err,
     g->pooled = a->pool;
     g->schema = cr->schema;
     g->timeout_ns = cr->o->timeout_ns;
+    g->gzip = cr->o->gzip;
     snprintf(g->name, sizeof g->name, "%s", a->address);
     lm_op_pool_init(&g->ops, sizeof(lm_gr_op), lm_gr_push, lm_gr_op_fini);
     return 0;
@@ -438,7 +455,7 @@ static int lm_gr_connect_lua(lua_State *L) {
     char key[4400];
     snprintf(key, sizeof key, "%s", o.proto);
     lm_pool_key pk = {.address = a.address, .timeout_ns = o.timeout_ns, .connect_timeout_ns = o.connect_timeout_ns,
-                      .opt = {(int64_t)o.max_recv, (int64_t)cr.nmd}, .secret = key, .tls = a.tkey};
+                      .opt = {(int64_t)o.max_recv, (int64_t)cr.nmd, o.gzip}, .secret = key, .tls = a.tkey};
     return lm_client_connect(L, &lm_gr_kind, &list->base, &pk, &a, &cr);
 }
 

@@ -29,6 +29,9 @@ typedef struct lm_gr_list {
     pb_arena dec;                   /* a stream's messages, checked on arrival and decoded at recv */
     char *tx;
     size_t tx_cap;
+    char *ztx;                      /* tx gzip-compressed, for clients with compression = "gzip" */
+    size_t ztx_cap;
+    grpc_gzip gz;
     int status_cid[18];             /* grpc.status.<NAME> counters, 17: any other code; 0: not yet */
     int cid_sent, cid_received;     /* grpc.stream.messages_sent, _received; 0: not yet */
     lm_op_pool sops;                /* lm_gs_op: a VU waiting on a stream */
@@ -43,6 +46,7 @@ typedef struct lm_gr {
     grpc_client *client;
     const pb_schema *schema;
     int pooled;
+    int gzip;                       /* compression = "gzip": requests compressed */
     uint64_t timeout_ns;
     h2_nv md[LM_GR_MAX_MD];         /* connect's metadata (copies in mdbuf) */
     size_t nmd;
@@ -70,8 +74,8 @@ typedef struct lm_gr_call_args {
  * the options at opts_idx read into a (their strings stay on the stack). */
 lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr_call_args *a);
 /* The request table at idx encoded as message
- * type msg with its 5-byte gRPC prefix into the list's buffer; *len its
- * size.  Raises "<fname>: ..." for a bad table. */
+ * type msg with its 5-byte gRPC prefix into the list's buffer (gzip-compressed,
+ * flag 1, for a client with compression = "gzip"); *len its size.  Raises "<fname>: ..." for a bad table. */
 const char *lm_gr_encode(lua_State *L, lm_gr *g, int idx, int32_t msg, const char *fname, size_t *len);
 /* A finished call: its grpc.status.<NAME> count and, unless OK, the
  * tallied error "grpc <path>: <NAME>: <msg>". */

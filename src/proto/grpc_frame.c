@@ -1,7 +1,9 @@
 /* grpc_frame.c - the gRPC message prefix, an incremental message reader,
- * grpc-timeout, grpc-status and grpc-message (see grpc_frame.h).  It does
- * not touch sockets, HTTP/2 streams or protobuf; compressed messages are
- * refused with a clear error (no grpc-encoding is offered). */
+ * grpc-timeout, grpc-status and grpc-message (see grpc_frame.h); gzip
+ * messages compressed here and decoded through http_gzip.c under the
+ * receive limit.  It does not touch sockets, HTTP/2 streams or protobuf, and
+ * decides nothing about which encoding a call uses (the client does). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +18,52 @@ void grpc_frame_prefix(uint8_t out[GRPC_PREFIX], uint32_t len) {
     out[4] = (uint8_t)len;
 }
 
+void grpc_frame_prefix_compressed(uint8_t out[GRPC_PREFIX], uint32_t len) {
+    grpc_frame_prefix(out, len);
+    out[0] = 1;
+}
+
+size_t grpc_gzip_bound(size_t len) { return GRPC_PREFIX + compressBound((uLong)len) + 18; }
+
+int grpc_gzip_frame(grpc_gzip *z, const uint8_t *msg, size_t len, uint8_t *out, size_t *out_len) {
+    if (len > UINT32_MAX / 2) return -1;
+    if (!z->ready) {
+        memset(&z->zs, 0, sizeof z->zs);
+        if (deflateInit2(&z->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+            return -1;
+        z->ready = 1;
+    } else if (deflateReset(&z->zs) != Z_OK) {
+        return -1;
+    }
+    size_t room = grpc_gzip_bound(len) - GRPC_PREFIX;
+    z->zs.next_in = (Bytef *)(uintptr_t)msg;
+    z->zs.avail_in = (uInt)len;
+    z->zs.next_out = out + GRPC_PREFIX;
+    z->zs.avail_out = (uInt)room;
+    if (deflate(&z->zs, Z_FINISH) != Z_STREAM_END) return -1;
+    size_t n = room - z->zs.avail_out;
+    grpc_frame_prefix_compressed(out, (uint32_t)n);
+    *out_len = n + GRPC_PREFIX;
+    return 0;
+}
+
+void grpc_gzip_free(grpc_gzip *z) {
+    if (z->ready) deflateEnd(&z->zs);
+    memset(z, 0, sizeof *z);
+}
+
 static int grpc_header_done(grpc_deframer *d, char *err, size_t err_len) {
     size_t max = d->max ? d->max : GRPC_MAX_RECV_DEFAULT;
     uint32_t len = (uint32_t)d->hdr[1] << 24 | (uint32_t)d->hdr[2] << 16 | (uint32_t)d->hdr[3] << 8 | d->hdr[4];
-    if (d->hdr[0] == 1) {
-        snprintf(err, err_len, "grpc: a compressed message, but luamech asks for none (no grpc-encoding)");
+    if (d->hdr[0] == 1 && d->coding == 0) {
+        snprintf(err, err_len, "grpc: a compressed message on a response without grpc-encoding");
         return -1;
     }
-    if (d->hdr[0] != 0) {
+    if (d->hdr[0] == 1 && (d->coding < 0 || !d->hz)) {
+        snprintf(err, err_len, "grpc: a compressed message in a grpc-encoding luamech cannot decode (gzip, deflate)");
+        return -1;
+    }
+    if (d->hdr[0] > 1) {
         snprintf(err, err_len, "grpc: message flag %u (0 or 1 expected): not a gRPC message", d->hdr[0]);
         return -1;
     }
@@ -54,6 +94,35 @@ static int grpc_gather(grpc_deframer *d, const uint8_t **p, size_t *n, char *err
     return 0;
 }
 
+/* A whole message in[0..n): handed out as it is, or decoded when its flag
+ * says compressed (the decoded size bounded by max: a bomb stops there). */
+static int grpc_deliver(grpc_deframer *d, const uint8_t *in, size_t n, const uint8_t **msg, size_t *len, char *err,
+                        size_t err_len) {
+    d->have_hdr = 0;
+    d->have = 0;
+    if (d->hdr[0] == 0) {
+        *msg = in;
+        *len = n;
+        return 1;
+    }
+    size_t max = d->max ? d->max : GRPC_MAX_RECV_DEFAULT;
+    const char *why = NULL;
+    int rc = hz_decode(d->hz, d->coding, (const char *)in, n, max, &why);
+    if (rc == HZ_TOO_BIG) {
+        snprintf(err, err_len, "grpc: a compressed message of %zu bytes decompresses past the receive limit of %zu",
+                 n, max);
+        return -1;
+    }
+    if (rc != HZ_OK) {
+        snprintf(err, err_len, "grpc: a compressed message cannot be decoded: %s",
+                 rc == HZ_NOMEM ? "out of memory" : why ? why : "corrupt");
+        return -1;
+    }
+    *msg = (const uint8_t *)d->hz->out;
+    *len = d->hz->out_len;
+    return 1;
+}
+
 int grpc_deframe(grpc_deframer *d, const uint8_t **p, size_t *n, const uint8_t **msg, size_t *len, char *err,
                  size_t err_len) {
     while (d->have_hdr < GRPC_PREFIX) {
@@ -64,20 +133,14 @@ int grpc_deframe(grpc_deframer *d, const uint8_t **p, size_t *n, const uint8_t *
         if (d->have_hdr == GRPC_PREFIX && grpc_header_done(d, err, err_len) < 0) return -1;
     }
     if (d->have == 0 && *n >= d->need) {         /* whole in this piece: in place */
-        *msg = *p;
-        *len = d->need;
+        const uint8_t *in = *p;
         *p += d->need;
         *n -= d->need;
-        d->have_hdr = 0;
-        return 1;
+        return grpc_deliver(d, in, d->need, msg, len, err, err_len);
     }
     if (grpc_gather(d, p, n, err, err_len) < 0) return -1;
     if (d->have < d->need) return 0;
-    *msg = d->buf;
-    *len = d->need;
-    d->have_hdr = 0;
-    d->have = 0;
-    return 1;
+    return grpc_deliver(d, d->buf, d->need, msg, len, err, err_len);
 }
 
 int grpc_deframe_partial(const grpc_deframer *d) { return d->have_hdr > 0; }

@@ -1,6 +1,6 @@
 -- {{NAME}}: a gRPC service (service.proto, compiled by protoc when the run
--- starts) under load: 10 VUs calling a unary method over one shared
--- HTTP/2 connection per worker.
+-- starts) under load: 10 VUs calling a unary method and a bidirectional
+-- stream over one shared HTTP/2 connection per worker.
 --   luamech run scenario.lua -e GRPC=127.0.0.1:50051
 -- (with types/luamech.lua, an editor running the Lua language server checks these fields)
 ---@type luamech.Scenario

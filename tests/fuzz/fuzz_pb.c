@@ -2,11 +2,13 @@
  * the gRPC message reader (grpc_deframe), on the schema of
  * tests/unit/pb/test.proto (compiled by protoc at build time: PB_DESC).
  * Input: byte 0 picks the message type, byte 1 how the rest is cut into
- * pieces for the deframer; the rest is the message.  Properties: a decode
+ * pieces for the deframer (low 4 bits) and the stream's grpc-encoding
+ * (bits 4-5: other, none, gzip, deflate); the rest is the message.  Properties: a decode
  * that succeeds encodes back to bytes that decode again and encode to the
  * same bytes (the encoder is a fixed point of the decoder); a failed one
  * leaves an error message; every decoded string lies inside the input; the
- * deframer hands out messages that lie within what it was fed. */
+ * deframer hands out messages that lie within what it was fed, or in its
+ * decoder's buffer, never past the receive limit once decompressed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +71,12 @@ static void fz_pb_codec(const pb_schema *s, int32_t msg, const uint8_t *data, si
     pb_arena_free(&b);
 }
 
-static void fz_pb_deframe(const uint8_t *data, size_t size, size_t piece) {
+static void fz_pb_deframe(const uint8_t *data, size_t size, size_t piece, int coding) {
+    hz_decoder hz = {0};
     grpc_deframer d = {0};
     d.max = 1 << 16;
+    d.coding = coding;
+    d.hz = &hz;
     char err[256];
     for (size_t off = 0; off < size; off += piece) {
         const uint8_t *p = data + off, *start = p;
@@ -82,12 +87,14 @@ static void fz_pb_deframe(const uint8_t *data, size_t size, size_t piece) {
         while ((rc = grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err))) == 1) {
             int in_piece = msg >= start && msg + len <= start + fed;
             int in_buf = d.buf && msg == d.buf && len <= d.cap;
-            if (!in_piece && !in_buf && len) abort();
+            int in_hz = hz.out && msg == (const uint8_t *)hz.out && len <= d.max && hz.out_cap <= d.max;
+            if (!in_piece && !in_buf && !in_hz && len) abort();
         }
         if (rc < 0) break;
         if (n != 0) abort();                     /* 0: the piece is used up */
     }
     grpc_deframer_free(&d);
+    hz_free(&hz);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -95,6 +102,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const pb_schema *s = fz_pb_schema();
     int32_t msg = (int32_t)(data[0] % pb_schema_nmsgs(s));
     fz_pb_codec(s, msg, data + 2, size - 2);
-    fz_pb_deframe(data + 2, size - 2, (size_t)data[1] % 16 + 1);
+    fz_pb_deframe(data + 2, size - 2, (size_t)data[1] % 16 + 1, (data[1] >> 4) % 4 - 1);   /* -1 .. 2 */
     return 0;
 }

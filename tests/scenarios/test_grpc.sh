@@ -13,7 +13,9 @@
 # bidirectional), the server's counts of the messages it received and sent
 # equal to luamech's, and hostile streams (reset mid-stream, no flow-control
 # window, the deadline while sending, cancelled, dropped; 2.5 MiB per call
-# through the windows); the shipped
+# through the windows); gzip compression both ways (the server's replies
+# compressed, the requests it got compressed, a gzip bomb refused at the
+# receive limit); the shipped
 # scenario scenarios/grpc_greeter.lua (its proto is this test's); TLS
 # with ALPN h2 against the same server with the test PKI's certificate;
 # the folder of `luamech new --template grpc`, also through run-local.sh.
@@ -78,7 +80,7 @@ check "UNIMPLEMENTED $N ($(counter "$S" grpc.status.UNIMPLEMENTED))" [ "$(counte
 check "failures tallied with the status name" grep -q "grpc lmgrpc.Greeter/Missing: UNIMPLEMENTED" "$TMP/o1/errors.csv"
 
 # the shipped scenario, shortened: its thresholds hold, the server saw what luamech counted
-before=$(served SayHello.ok)
+before=$(served SayHello.ok); b_chat=$(served Chat.ok); b_chin=$(served Chat.recv); b_chout=$(served Chat.sent)
 timeout 120 "$LUAMECH" run "$SRC/scenarios/grpc_greeter.lua" -q -w 2 -n 300 -u 10 -e GRPC="127.0.0.1:$GP" \
     -o "$TMP/shipped" > "$TMP/shipped.out" 2>&1
 RC=$?
@@ -87,6 +89,10 @@ check "scenarios/grpc_greeter.lua: exit 0, 300 transactions, no error (exit $RC,
     [ $RC -eq 0 -a "$(timer_count "$S" "All Transactions")" -eq 300 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
 check "scenarios/grpc_greeter.lua: the server served its 300 SayHello ($(( $(served SayHello.ok) - before )))" \
     [ $(( $(served SayHello.ok) - before )) -eq 300 ]
+check "scenarios/grpc_greeter.lua: its 300 bidirectional Chat streams = the server's, 600 messages in, 900 out ($(( $(served Chat.ok) - b_chat )), $(( $(served Chat.recv) - b_chin )), $(( $(served Chat.sent) - b_chout )); timer $(timer_count "$S" "grpc lmgrpc.Greeter/Chat"))" \
+    [ $(( $(served Chat.ok) - b_chat )) -eq 300 -a $(( $(served Chat.recv) - b_chin )) -eq 600 -a $(( $(served Chat.sent) - b_chout )) -eq 900 \
+      -a "$(timer_count "$S" "grpc lmgrpc.Greeter/Chat")" -eq 300 -a "$(counter "$S" grpc.stream.messages_sent)" -eq 600 \
+      -a "$(counter "$S" grpc.stream.messages_received)" -eq 900 ]
 
 # over TLS (ALPN h2; the test PKI's CA), against the same server code with a certificate
 PKI=$TMP/pki
@@ -119,13 +125,16 @@ check "over TLS with another CA: connect returns nil, err (exit $RC)" [ $RC -eq 
 # luamech new --template grpc: its folder (with service.proto) runs green against this server
 (cd "$TMP" && "$LUAMECH" new t_grpc --template grpc > "$TMP/new.out" 2>&1)
 check "new --template grpc writes service.proto ($(head -1 "$TMP/new.out"))" [ -s "$TMP/t_grpc/service.proto" ]
-before=$(served SayHello.ok)
+before=$(served SayHello.ok); b_chat=$(served Chat.ok)
 timeout 60 "$LUAMECH" run "$TMP/t_grpc/scenario.lua" -q -w 1 -d 1s -e GRPC="127.0.0.1:$GP" -o "$TMP/o8" > "$TMP/o8.out" 2>&1
 RC=$?
 S=$TMP/o8/summary.json
 check "the grpc template runs green, its calls = the server's ($RC, $(timer_count "$S" "grpc lmgrpc.Greeter/SayHello") = $(( $(served SayHello.ok) - before )))" \
     [ $RC -eq 0 -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -gt 0 -a "$(timer_errors "$S" "grpc lmgrpc.Greeter/SayHello")" -eq 0 \
       -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -eq $(( $(served SayHello.ok) - before )) ]
+check "the grpc template's Chat streams = the server's ($(timer_count "$S" "grpc lmgrpc.Greeter/Chat") = $(( $(served Chat.ok) - b_chat )))" \
+    [ "$(timer_count "$S" "grpc lmgrpc.Greeter/Chat")" -gt 0 -a "$(timer_errors "$S" "grpc lmgrpc.Greeter/Chat")" -eq 0 \
+      -a "$(timer_count "$S" "grpc lmgrpc.Greeter/Chat")" -eq $(( $(served Chat.ok) - b_chat )) ]
 
 # ... and through run-local.sh, which starts a gRPC server of its own for it (the command new prints)
 check "new --template grpc prints the run-local.sh command" grep -q "or:  bash .*run-local.sh t_grpc/scenario.lua" "$TMP/new.out"
@@ -296,8 +305,8 @@ N=6
 timeout 60 "$LUAMECH" run "$TMP/sc/hs.lua" -q -w 1 -e PORT="$GP" -e RST="$RP" -e WIN="$WP" -e N=$N -o "$TMP/oh" > "$TMP/oh.out" 2>&1
 RC=$?
 S=$TMP/oh/summary.json
-read -r rreqs rresets rdata < "$TMP/rst.txt"
-read -r wreqs _ wdata < "$TMP/win.txt"
+read -r rreqs rresets rdata _ < "$TMP/rst.txt"
+read -r wreqs _ wdata _ < "$TMP/win.txt"
 check "hostile streams: exit 0, every check passed (exit $RC, $(checks "$S" passes) passed, $(checks "$S" fails) failed)" \
     [ $RC -eq 0 -a "$(checks "$S" fails)" -eq 0 -a "$(checks "$S" passes)" -eq $((N * 7)) ]
 check "reset mid-stream: the server's $rreqs calls and $rresets resets = luamech's INTERNAL ($(counter "$S" grpc.status.INTERNAL)); it got one 8-byte message each, nothing after the reset ($rdata bytes)" \
@@ -310,6 +319,61 @@ check "2.5 MiB per call through the flow-control windows: the server received $(
     [ $(( $(served Collect.recv) - bcol )) -eq $((N * 40)) ]
 check "a stream cancelled and one dropped: CANCELLED $((N * 2)) ($(counter "$S" grpc.status.CANCELLED))" \
     [ "$(counter "$S" grpc.status.CANCELLED)" -eq $((N * 2)) ]
+
+# gzip compression (compression = "gzip"): against the real server compressing its replies
+# (GREETER_COMPRESSION=gzip) unary, server-streaming and client-streaming calls, counted by the
+# server; the raw-frame server counts the request messages that came compressed (flag 1) and
+# answers a compressed reply luamech must decode, and a gzip bomb (16 MiB of zeros in 16 KiB)
+# that must end RESOURCE_EXHAUSTED at the 4 MiB receive limit, not grow memory
+ZP=$(free_port); GZP=$(free_port); BP=$(free_port)
+GREETER_COMPRESSION=gzip "$PY" "$SRC/scripts/grpc-greeter.py" "$TMP/g.desc" "$ZP" "$TMP/zcounts.json" > "$TMP/zsrv.log" 2>&1 &
+PIDS+=($!)
+"$PY" "$F/grpc_hostile.py" "$GZP" gzip "$TMP/gz.txt" & PIDS+=($!)
+"$PY" "$F/grpc_hostile.py" "$BP" bomb "$TMP/bomb.txt" & PIDS+=($!)
+for _ in $(seq 100); do grep -q ready "$TMP/zsrv.log" && port_open "$GZP" && port_open "$BP" && break; sleep 0.1; done
+zserved() { jq -r --arg k "$1" '.[$k] // 0' "$TMP/zcounts.json"; }
+cat > "$TMP/sc/z.lua" <<'S'
+return { requests = tonumber(luamech.param("N")), groups = { { name = "g", vus = 2, script = "zvu.lua" } } }
+S
+cat > "$TMP/sc/zvu.lua" <<'S'
+local p = luamech.param
+local c = luamech.grpc.connect("127.0.0.1:" .. p("PORT"), { proto = "greeter.proto", compression = "gzip" })
+local gz = luamech.grpc.connect("127.0.0.1:" .. p("GZ"), { proto = "greeter.proto", compression = "gzip" })
+local bomb = luamech.grpc.connect("127.0.0.1:" .. p("BOMB"), { proto = "greeter.proto" })
+return function()
+  local r, code = c:invoke("lmgrpc.Greeter/SayHello", { name = string.rep("gz", 500), count = 2 })
+  luamech.check(code == 0 and r.message == "hello " .. string.rep("gz", 500) and r.note == "even", "gzip unary")
+  local rs, c2 = c:stream("lmgrpc.Greeter/Count", { name = "z", count = 3 })
+  luamech.check(c2 == 0 and #rs == 3 and rs[3].message == "z 2", "gzip server stream")
+  local cs = c:open_stream("lmgrpc.Greeter/Collect", { name = "a" })
+  assert(cs:send({ name = string.rep("b", 3000) }))
+  local r3, c3 = cs:close_send()
+  luamech.check(c3 == 0 and r3.n == 2 and #r3.message == 3002, "gzip client stream")
+  local r4, c4 = gz:invoke("lmgrpc.Greeter/SayHello", { name = "q" })
+  luamech.check(c4 == 0 and r4.message == string.rep("z", 1000), "a compressed reply decoded")
+  local r5, c5, m5 = bomb:invoke("lmgrpc.Greeter/SayHello", { name = "q" })
+  luamech.check(r5 == nil and c5 == 8 and m5:find("decompresses past the receive limit of 4194304", 1, true) ~= nil,
+    "gzip bomb: RESOURCE_EXHAUSTED")
+end
+S
+N=20
+timeout 120 "$LUAMECH" run "$TMP/sc/z.lua" -q -w 1 -e PORT="$ZP" -e GZ="$GZP" -e BOMB="$BP" -e N=$N \
+    -o "$TMP/oz" > "$TMP/oz.out" 2>&1
+RC=$?
+S=$TMP/oz/summary.json
+read -r gzreqs _ _ gzin < "$TMP/gz.txt"
+read -r breqs _ _ _ < "$TMP/bomb.txt"
+check "gzip: exit 0, every check passed (exit $RC, $(checks "$S" passes) passed, $(checks "$S" fails) failed)" \
+    [ $RC -eq 0 -a "$(checks "$S" fails)" -eq 0 -a "$(checks "$S" passes)" -eq $((N * 5)) ]
+check "gzip: the compressing server served SayHello $(zserved SayHello.ok), Count $(zserved Count.ok) ($(zserved Count.msg) messages), Collect $(zserved Collect.ok) ($(zserved Collect.recv) messages) = luamech's timers" \
+    [ "$(zserved SayHello.ok)" -eq $N -a "$(timer_count "$S" "grpc lmgrpc.Greeter/SayHello")" -eq $((N * 3)) \
+      -a "$(zserved Count.ok)" -eq $N -a "$(zserved Count.msg)" -eq $((N * 3)) -a "$(timer_count "$S" "grpc lmgrpc.Greeter/Count")" -eq $N \
+      -a "$(zserved Collect.ok)" -eq $N -a "$(zserved Collect.recv)" -eq $((N * 2)) -a "$(timer_count "$S" "grpc lmgrpc.Greeter/Collect")" -eq $N ]
+check "gzip: the raw server got $gzreqs calls whose $gzin request messages were all compressed (flag 1), $N expected" \
+    [ "$gzreqs" -eq $N -a "$gzin" -eq $N ]
+check "gzip bomb: the server's $breqs calls = luamech's RESOURCE_EXHAUSTED ($(counter "$S" grpc.status.RESOURCE_EXHAUSTED)), OK $(counter "$S" grpc.status.OK) = $((N * 4))" \
+    [ "$breqs" -eq $N -a "$(counter "$S" grpc.status.RESOURCE_EXHAUSTED)" -eq $N -a "$(counter "$S" grpc.status.OK)" -eq $((N * 4)) ]
+check "gzip bomb: tallied with the status name" grep -q "RESOURCE_EXHAUSTED: grpc: a compressed message of" "$TMP/oz/errors.csv"
 
 # script mistakes: one clear message each, raised to the script
 cat > "$TMP/sc/e.lua" <<'S'
@@ -334,6 +398,8 @@ local e9 = err(function() c:invoke("lmgrpc.Greeter/Chat", {}) end)
 assert(e9:find("Chat is bidirectional: use c:open_stream", 1, true), e9)
 local e10 = err(function() c:open_stream("lmgrpc.Greeter/Count") end)
 assert(e10:find("its request is given here", 1, true), e10)
+local e11 = err(function() luamech.grpc.connect("127.0.0.1:1", { proto = "greeter.proto", compression = "br" }) end)
+assert(e11:find('grpc.connect: compression must be "gzip" or "none"', 1, true), e11)
 local e6 = err(function() luamech.grpc.connect("127.0.0.1:1", { proto = "nope.proto" }) end)
 assert(e6:find("protoc failed", 1, true), e6)
 local pb = luamech.protobuf.load("greeter.proto")

@@ -2,7 +2,10 @@
  * (the bytes of gRPC's PROTOCOL-HTTP2 document; the real server's side is
  * tested with the client, tests/scenarios), messages
  * read whole, in place and split at every byte, several in one piece; the
- * compressed flag and lengths above the limit refused with one message;
+ * compressed flag refused on a stream without grpc-encoding and lengths
+ * above the limit with one message; gzip messages written and read back
+ * whole and split at every byte, a gzip bomb stopped at the limit on the
+ * decompressed size, corrupt gzip refused;
  * grpc-timeout both ways; grpc-status and grpc-message. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -69,7 +72,12 @@ static void test_deframe_refusals(void **state) {
     const uint8_t *msg, *p = (const uint8_t *)"\x01\x00\x00\x00\x01x";
     size_t n = 6, len;
     assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
-    assert_non_null(strstr(err, "compressed message"));
+    assert_non_null(strstr(err, "compressed message on a response without grpc-encoding"));
+    grpc_deframer_free(&d);
+    d.coding = -1;
+    p = (const uint8_t *)"\x01\x00\x00\x00\x01x", n = 6;
+    assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "cannot decode"));
     grpc_deframer_free(&d);
     p = (const uint8_t *)"\x02\x00\x00\x00\x01x", n = 6;
     assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
@@ -84,6 +92,92 @@ static void test_deframe_refusals(void **state) {
     assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), 0);
     assert_true(grpc_deframe_partial(&d));
     grpc_deframer_free(&d);
+}
+
+/* Two gzip messages (1000 and 0 bytes) written by grpc_gzip_frame with a
+ * plain one between, read back fed in pieces of every size. */
+static void test_gzip_roundtrip(void **state) {
+    (void)state;
+    uint8_t plain[1000], stream[3 * 1100];
+    for (size_t i = 0; i < sizeof plain; i++) plain[i] = (uint8_t)("abcab"[i % 5]);
+    grpc_gzip z = {0};
+    size_t n = 0, w;
+    assert_int_equal(grpc_gzip_frame(&z, plain, sizeof plain, stream, &w), 0);
+    assert_int_equal(stream[0], 1);
+    assert_true(w < 100);                                   /* really compressed */
+    n += w;
+    grpc_frame_prefix(stream + n, 3);
+    memcpy(stream + n + 5, "xyz", 3);
+    n += 8;
+    assert_int_equal(grpc_gzip_frame(&z, plain, 0, stream + n, &w), 0);
+    assert_true(w <= grpc_gzip_bound(0));
+    n += w;
+    grpc_gzip_free(&z);
+    for (size_t k = 1; k <= n; k++) {
+        hz_decoder hz = {0};
+        grpc_deframer d = {0};
+        d.coding = 1;
+        d.hz = &hz;
+        char err[160];
+        size_t got = 0;
+        for (size_t off = 0; off < n; off += k) {
+            const uint8_t *p = stream + off, *msg;
+            size_t left = n - off < k ? n - off : k, len;
+            int rc;
+            while ((rc = grpc_deframe(&d, &p, &left, &msg, &len, err, sizeof(err))) == 1) {
+                if (got == 0) assert_true(len == sizeof plain && memcmp(msg, plain, len) == 0);
+                if (got == 1) assert_true(len == 3 && memcmp(msg, "xyz", 3) == 0);
+                if (got == 2) assert_int_equal(len, 0);
+                got++;
+            }
+            assert_int_equal(rc, 0);
+        }
+        assert_int_equal(got, 3);
+        grpc_deframer_free(&d);
+        hz_free(&hz);
+    }
+}
+
+/* 64 MiB of zeros in about 64 KiB of gzip against a 1 MiB limit: refused
+ * with "receive limit", the decoder's buffer never past the limit; a
+ * body with a wrong CRC refused as corrupt. */
+static void test_gzip_bomb(void **state) {
+    (void)state;
+    size_t big = 64u << 20;
+    uint8_t *zeros = calloc(1, big);
+    assert_non_null(zeros);
+    uint8_t *framed = malloc(grpc_gzip_bound(big));
+    assert_non_null(framed);
+    grpc_gzip z = {0};
+    size_t w;
+    assert_int_equal(grpc_gzip_frame(&z, zeros, big, framed, &w), 0);
+    grpc_gzip_free(&z);
+    free(zeros);
+    assert_true(w < (1u << 20));
+    hz_decoder hz = {0};
+    grpc_deframer d = {0};
+    d.coding = 1;
+    d.hz = &hz;
+    d.max = 1u << 20;
+    char err[160];
+    const uint8_t *p = framed, *msg;
+    size_t n = w, len;
+    assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "decompresses past the receive limit of 1048576"));
+    assert_true(hz.out_cap <= d.max);
+    grpc_deframer_free(&d);
+    grpc_gzip z2 = {0};
+    assert_int_equal(grpc_gzip_frame(&z2, (const uint8_t *)"hello hello", 11, framed, &w), 0);
+    grpc_gzip_free(&z2);
+    framed[w - 8] ^= 0xff;                                      /* the gzip trailer's CRC */
+    d.coding = 1;
+    d.hz = &hz;
+    p = framed, n = w;
+    assert_int_equal(grpc_deframe(&d, &p, &n, &msg, &len, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "cannot be decoded"));
+    grpc_deframer_free(&d);
+    hz_free(&hz);
+    free(framed);
 }
 
 static void test_timeout(void **state) {
@@ -133,6 +227,7 @@ static void test_status(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefix),  cmocka_unit_test(test_deframe_pieces), cmocka_unit_test(test_deframe_refusals),
+        cmocka_unit_test(test_gzip_roundtrip), cmocka_unit_test(test_gzip_bomb),
         cmocka_unit_test(test_timeout), cmocka_unit_test(test_status),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,7 +70,7 @@ static void vu_release(vu *v);
 
 static void vu_finished(vu *v) {
     worker *w = v->w;
-    v->state = VU_DONE;
+    vu_set_state(v, VU_DONE);
     uv_timer_stop(&v->timer);
     wheel_remove(&w->wheel, v);
     vu_release(v);
@@ -97,7 +97,7 @@ static void vu_resume_run(vu *v, int nargs) {
     }
     assert(v->state != VU_RUNNING);     /* a coroutine is resumed only from outside itself */
     w->current = v;
-    v->state = VU_RUNNING;
+    vu_set_state(v, VU_RUNNING);
     v->resumes++;
     worker_enter(w, v);
     int st = lua_resume(v->L, nargs);
@@ -217,7 +217,7 @@ void vu_record_phase(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
 int vu_preflight_begin(vu *v, lua_State *L) {
     v->fin_now_ns = 0;
     worker_preflight_result(v->w, NULL);  /* init worked: the server is there */
-    v->state = VU_WAITING;
+    vu_set_state(v, VU_WAITING);
     return lua_yield(L, 0);               /* resumed by pace's timer at its start */
 }
 
@@ -328,7 +328,7 @@ int vu_lua_init_failed(lua_State *L) {
         lua_pushboolean(L, 0);
         return 1;
     }
-    v->state = VU_WAITING;
+    vu_set_state(v, VU_WAITING);
     uv_timer_start(&v->timer, vu_on_retry, 1000, 0);   /* retry init in 1 s */
     return lua_yield(L, 0);
 }
@@ -362,7 +362,7 @@ int vu_sleep(vu *v, lua_State *L, double seconds) {
         return lua_yield(L, 0);
     }
     v->sleeping = 1;
-    v->state = VU_WAITING;
+    vu_set_state(v, VU_WAITING);
     uint64_t now = worker_now_ns();
     v->sleep_start_ns = now;
     v->due_ns = now + (uint64_t)(seconds * 1e9);
@@ -372,7 +372,7 @@ int vu_sleep(vu *v, lua_State *L, double seconds) {
 
 void vu_stop(vu *v) {
     if (v->state == VU_PENDING) {
-        v->state = VU_DONE;
+        vu_set_state(v, VU_DONE);
         uv_timer_stop(&v->timer);
         vu_release(v);                     /* a prepared coroutine that never ran */
         worker_vu_done(v->w, v);

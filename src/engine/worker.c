@@ -157,7 +157,7 @@ static void worker_on_idle(uv_idle_t *h);
 
 void worker_make_ready(worker *w, vu *v) {
     assert(v->state != VU_READY && v->state != VU_DONE);   /* in the queue at most once, never after its end */
-    v->state = VU_READY;
+    vu_set_state(v, VU_READY);
     v->next_ready = NULL;
     if (w->ready.tail) w->ready.tail->next_ready = v;
     else w->ready.head = v;

@@ -89,6 +89,7 @@ void vu_resume(vu *v, int nargs) {
 static void vu_resume_run(vu *v, int nargs) {
     worker *w = v->w;
     if (v->state == VU_DONE) return;
+    assert(v->started);                 /* resumed only once vu_start ran */
     health_dispatch_mark(&w->health);        /* the loop's wake-up */
     if (w->current) {            /* a completion fired inside another VU's call */
         v->ready_nargs = nargs;  /* (e.g. a shared client closed): resume it later */
@@ -146,6 +147,7 @@ static void vu_release(vu *v) {
 
 void vu_start(vu *v) {
     worker *w = v->w;
+    assert(v->state == VU_PENDING && !v->started);   /* a VU starts once */
     vu_prepare(v);
     v->started = 1;
     w->started++;
@@ -172,6 +174,7 @@ void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
 
 void vu_begin_resume(vu *v, int go) {
     if (!vu_wants_resume(v)) return;
+    assert(v->state == VU_WAITING);          /* it waits in begin() */
     lua_pushboolean(v->L, go);
     vu_resume_run(v, 1);
 }
@@ -356,6 +359,7 @@ void vu_wheel_wake(vu_wheel *wh, vu *v) {
 }
 
 int vu_sleep(vu *v, lua_State *L, double seconds) {
+    assert(v->w->current == v && v->L == L);  /* the running VU sleeps */
     if (v->w->run.stopping) return 0;          /* draining: think time is over */
     if (!(seconds > 0)) {
         worker_make_ready(v->w, v);

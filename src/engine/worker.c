@@ -45,6 +45,7 @@ static void worker_send(worker *w, tick_msg *m) {
 
 static void worker_flush(worker *w, int final) {
     assert(w->tick.index <= w->tick.cap);   /* ticks go out in order, none past the cap */
+    assert(final || !w->run.finished);      /* none after the final one */
     health_flush(&w->health);
     tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick.index);
     if (!m) {            /* out of memory: the tick's data stays for the next one */

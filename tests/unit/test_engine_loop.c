@@ -7,7 +7,9 @@
  * from a loop timer), sleep, and ask for a stop.  The executable builds its
  * own copy of the engine (tests/CMakeLists.txt) with asserts on (-UNDEBUG,
  * also in the RelWithDebInfo build) and with VU_STATE_HOOK naming
- * test_vu_state, which logs every VU state move (engine/vu.h).
+ * test_vu_state, which logs every VU state move (engine/vu.h).  The fake
+ * binding: T.mark(tag [, vu]) logs the running VU (and another's state),
+ * T.op(ms) waits on an op, T.sleep(s), T.stop(hard), T.id().
  *
  * The clock is the real one: libuv's timers and pace's timerfds run on the
  * kernel's monotonic clock, which a fake engine clock would not move.  So the
@@ -150,6 +152,12 @@ static int t_mark(lua_State *L) {
     return 0;
 }
 
+static int t_id(lua_State *L) {
+    worker *w = lua_touserdata(L, lua_upvalueindex(1));
+    lua_pushinteger(L, vu_id(vu_current(w)));
+    return 1;
+}
+
 static int t_sleep(lua_State *L) {
     worker *w = lua_touserdata(L, lua_upvalueindex(1));
     return vu_sleep(vu_current(w), L, luaL_checknumber(L, 1));
@@ -181,7 +189,8 @@ static void fake_close(void *data) {
 }
 
 static void fake_open_lua(lua_State *L, worker *w) {
-    static const luaL_Reg fns[] = {{"op", t_op}, {"mark", t_mark}, {"sleep", t_sleep}, {"stop", t_stop}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"op", t_op}, {"mark", t_mark}, {"sleep", t_sleep}, {"stop", t_stop}, {"id", t_id},
+                                   {NULL, NULL}};
     lua_newtable(L);
     for (const luaL_Reg *f = fns; f->name; f++) {
         lua_pushlightuserdata(L, w);
@@ -389,8 +398,9 @@ static void test_closed_rampup(void **state) {
     for (int k = 0; k < ntx; k++) {
         int i = tx[k].vu - 1;
         assert_true(tx[k].ns >= h->t0 + (uint64_t)(i * rampup / n));
-        if (!first[i]) {                                    /* first transactions in index order too */
-            for (int j = i + 1; j < n; j++) assert_int_equal(first[j], 0);
+        if (!first[i]) {            /* first transactions in index order too (the preflight VU, on a
+                                     * timer of its own at t0, may come after a late GO's starts) */
+            for (int j = i + 1; j < n && i > 0; j++) assert_int_equal(first[j], 0);
             first[i] = 1;
         }
         assert_true(tx[k].intended_ns < h->t0 + (uint64_t)h->sc.run_time_ns);   /* none begins past the end */
@@ -406,14 +416,15 @@ static void test_closed_rampup(void **state) {
 static void test_paced_late_starts(void **state) {
     (void)state;
     /* each transaction takes 8 ms or more, the slots are 1 ms apart: every
-     * start after a VU's first is 7 ms late at least */
+     * start after a VU's first is 7 ms late at least (a budget, not a run
+     * time, bounds the run: the count does not depend on the machine) */
     harness *h = h_new(MODEL_PACED, 2, "return function() T.mark(2) T.op(8) end\n");
     h->g.pacing_ns = 1 * MS;
-    h->sc.run_time_ns = 60 * MS;
+    h->sc.requests = 12;
     h_run(h);
-    ev tx[4096];
-    int ntx = marks(h, 2, tx, 4096);
-    assert_true(ntx >= 4);
+    ev tx[64];
+    int ntx = marks(h, 2, tx, 64);
+    assert_int_equal(ntx, 12);
     for (int id = 1; id <= 2; id++) {
         uint64_t prev = 0;
         for (int k = 0; k < ntx; k++) {
@@ -466,7 +477,6 @@ static void test_rate_arrivals(void **state) {
     assert_int_equal(expected, 100);
     ev tx[4096];
     int ntx = marks(h, 2, tx, 4096);
-    assert_true(ntx > 0);
     for (int k = 0; k < ntx; k++) {          /* arrival k, once each, in order, never early */
         assert_int_equal(tx[k].intended_ns, h->t0 + (uint64_t)sched_arrival_ns(&h->g.sched, k));
         assert_true(tx[k].ns >= tx[k].intended_ns);
@@ -495,21 +505,22 @@ static void test_budget_exact(void **state) {
 }
 
 /* VU 1 waits in begin() for its next slot, an hour away; VU 2 starts 20 ms
- * after t0 and takes the budget's last transaction: VU 1 ends then. */
+ * after t0 and takes the budget's last transaction: VU 1 ends then.  (On a
+ * busy machine whose worker takes GO late, VU 2 may start first: then the
+ * roles swap, the check is the same.) */
 static void test_budget_last_start_ends_waiting(void **state) {
     (void)state;
-    harness *h = h_new(MODEL_PACED, 2, "return function() T.mark(2) T.op(2) T.mark(3, 1) end\n");
+    harness *h = h_new(MODEL_PACED, 2, "local other = 3 - T.id()\nreturn function() T.mark(2) T.op(2) T.mark(3, other) end\n");
     h->g.pacing_ns = 3600000 * MS;
     h_rampup(h, 40 * MS);
     h->sc.requests = 2;
     h_run(h);
     ev tx[8], after[8];
     assert_int_equal(marks(h, 2, tx, 8), 2);
-    assert_int_equal(tx[0].vu, 1);
-    assert_int_equal(tx[1].vu, 2);
+    assert_int_not_equal(tx[0].vu, tx[1].vu);
     assert_int_equal(marks(h, 3, after, 8), 2);
-    assert_int_equal(after[1].vu, 2);
-    assert_int_equal(after[1].other_state, VU_DONE);   /* VU 1 ended by VU 2's start, not by a stop */
+    assert_int_equal(after[1].vu, tx[1].vu);
+    assert_int_equal(after[1].other_state, VU_DONE);   /* the other ended by the last start, not by a stop */
     check_clean_end(h);
     h_free(h);
 }

@@ -252,8 +252,8 @@ static void h_on_notify(uv_async_t *a) {
     if (failed) fail_msg("worker failed: %s", h->sh.fail_msg);
     if (ready && !h->going) {        /* the preflight is done: what pace_prepare left, then t0 */
         h->going = 1;
-        for (int i = 0; i < h->w.nvus && i < 16; i++) {
-            h->pre_state[i] = (int)h->w.vus[i].state;
+        for (int i = 0; i < h->w.nvus && i < 16; i++) {   /* the preflight VU's state is racy: not kept */
+            h->pre_state[i] = h->w.vus[i].preflight ? -1 : (int)h->w.vus[i].state;
             h->pre_has_coroutine[i] = h->w.vus[i].L != NULL;
         }
         h->t0 = uv_hrtime();
@@ -377,15 +377,18 @@ static void test_closed_rampup(void **state) {
     (void)state;
     const int n = 5;
     const int64_t rampup = 50 * MS;
-    harness *h = h_new(MODEL_CLOSED, n, "T.mark(1)\nreturn function() T.mark(2) T.op(5) end\n");
+    /* the last VU to start stops the run after its first transaction: no
+     * run time that a busy machine could end before every VU started */
+    harness *h = h_new(MODEL_CLOSED, n, "local me = T.id()\nT.mark(1)\n"
+                                        "return function() T.mark(2) T.op(5) if me == 5 then T.stop() end end\n");
     h_rampup(h, rampup);
-    h->sc.run_time_ns = 120 * MS;
     h_run(h);
-    /* before t0: every coroutine made (a start is a resume), the preflight
-     * VU waiting in begin(), the others not started */
+    /* before t0: every coroutine made (a start is a resume), the VUs but
+     * the preflight one not started (its state is not read: it says
+     * "ready" from inside its begin(), before it yields) */
     for (int i = 0; i < n; i++) {
         assert_true(h->pre_has_coroutine[i]);
-        assert_int_equal(h->pre_state[i], i == 0 ? VU_WAITING : VU_PENDING);
+        if (i > 0) assert_int_equal(h->pre_state[i], VU_PENDING);
     }
     ev init[8], tx[4096];
     assert_int_equal(marks(h, 1, init, 8), n);
@@ -403,7 +406,6 @@ static void test_closed_rampup(void **state) {
             for (int j = i + 1; j < n && i > 0; j++) assert_int_equal(first[j], 0);
             first[i] = 1;
         }
-        assert_true(tx[k].intended_ns < h->t0 + (uint64_t)h->sc.run_time_ns);   /* none begins past the end */
     }
     for (int i = 0; i < n; i++) assert_true(first[i]);
     assert_int_equal(h->started_vus, n);

@@ -22,6 +22,7 @@
 #include "net/conn.h"
 #include "net/tls.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,7 @@ int redis_client_new(uv_loop_t *loop, const char *address, const redis_client_op
 }
 
 static void redis_unref(redis_client *c) {
+    assert(c->nhandles > 0);             /* every close matches an open handle */
     if (--c->nhandles == 0 && c->closing) redis_free(c);
 }
 

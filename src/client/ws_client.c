@@ -20,6 +20,7 @@
 #include "net/conn.h"
 
 #include <openssl/rand.h>
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,7 @@ int ws_client_new(uv_loop_t *loop, const char *url, const ws_client_opts *opts, 
 }
 
 static void ws_unref(ws_client *c) {
+    assert(c->nhandles > 0);             /* every close matches an open handle */
     if (--c->nhandles == 0 && c->closing) ws_free_mem(c);
 }
 

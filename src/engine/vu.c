@@ -70,7 +70,7 @@ static void vu_release(vu *v);
 
 static void vu_finished(vu *v) {
     worker *w = v->w;
-    v->state = VU_DONE;
+    vu_set_state(v, VU_DONE);
     uv_timer_stop(&v->timer);
     wheel_remove(&w->wheel, v);
     vu_release(v);
@@ -89,6 +89,7 @@ void vu_resume(vu *v, int nargs) {
 static void vu_resume_run(vu *v, int nargs) {
     worker *w = v->w;
     if (v->state == VU_DONE) return;
+    assert(v->started);                 /* resumed only once vu_start ran */
     health_dispatch_mark(&w->health);        /* the loop's wake-up */
     if (w->current) {            /* a completion fired inside another VU's call */
         v->ready_nargs = nargs;  /* (e.g. a shared client closed): resume it later */
@@ -97,7 +98,7 @@ static void vu_resume_run(vu *v, int nargs) {
     }
     assert(v->state != VU_RUNNING);     /* a coroutine is resumed only from outside itself */
     w->current = v;
-    v->state = VU_RUNNING;
+    vu_set_state(v, VU_RUNNING);
     v->resumes++;
     worker_enter(w, v);
     int st = lua_resume(v->L, nargs);
@@ -146,6 +147,7 @@ static void vu_release(vu *v) {
 
 void vu_start(vu *v) {
     worker *w = v->w;
+    assert(v->state == VU_PENDING && !v->started);   /* a VU starts once */
     vu_prepare(v);
     v->started = 1;
     w->started++;
@@ -172,6 +174,7 @@ void vu_begin_tx(vu *v, uint64_t now, uint64_t intended_ns) {
 
 void vu_begin_resume(vu *v, int go) {
     if (!vu_wants_resume(v)) return;
+    assert(v->state == VU_WAITING);          /* it waits in begin() */
     lua_pushboolean(v->L, go);
     vu_resume_run(v, 1);
 }
@@ -217,7 +220,7 @@ void vu_record_phase(vu *v, int tid, int64_t dur_ns, uint64_t now, int ok) {
 int vu_preflight_begin(vu *v, lua_State *L) {
     v->fin_now_ns = 0;
     worker_preflight_result(v->w, NULL);  /* init worked: the server is there */
-    v->state = VU_WAITING;
+    vu_set_state(v, VU_WAITING);
     return lua_yield(L, 0);               /* resumed by pace's timer at its start */
 }
 
@@ -328,7 +331,7 @@ int vu_lua_init_failed(lua_State *L) {
         lua_pushboolean(L, 0);
         return 1;
     }
-    v->state = VU_WAITING;
+    vu_set_state(v, VU_WAITING);
     uv_timer_start(&v->timer, vu_on_retry, 1000, 0);   /* retry init in 1 s */
     return lua_yield(L, 0);
 }
@@ -356,13 +359,14 @@ void vu_wheel_wake(vu_wheel *wh, vu *v) {
 }
 
 int vu_sleep(vu *v, lua_State *L, double seconds) {
+    assert(v->w->current == v && v->L == L);  /* the running VU sleeps */
     if (v->w->run.stopping) return 0;          /* draining: think time is over */
     if (!(seconds > 0)) {
         worker_make_ready(v->w, v);
         return lua_yield(L, 0);
     }
     v->sleeping = 1;
-    v->state = VU_WAITING;
+    vu_set_state(v, VU_WAITING);
     uint64_t now = worker_now_ns();
     v->sleep_start_ns = now;
     v->due_ns = now + (uint64_t)(seconds * 1e9);
@@ -372,7 +376,7 @@ int vu_sleep(vu *v, lua_State *L, double seconds) {
 
 void vu_stop(vu *v) {
     if (v->state == VU_PENDING) {
-        v->state = VU_DONE;
+        vu_set_state(v, VU_DONE);
         uv_timer_stop(&v->timer);
         vu_release(v);                     /* a prepared coroutine that never ran */
         worker_vu_done(v->w, v);

@@ -4,6 +4,7 @@
 #ifndef LUAMECH_VU_H
 #define LUAMECH_VU_H
 
+#include <assert.h>
 #include <lua.h>
 #include <stdint.h>
 #include <uv.h>
@@ -13,6 +14,14 @@
 
 struct worker;
 
+/* A VU's states and the only moves between them (vu_set_state):
+ *   PENDING -> RUNNING (started) | DONE (stopped before its start)
+ *   RUNNING -> WAITING (a primitive yielded) | READY (it yielded to let the
+ *              loop run) | DONE (its body returned)
+ *   WAITING -> RUNNING (resumed) | READY (a completion inside another VU's
+ *              call) | DONE (killed)
+ *   READY   -> RUNNING (from the ready queue) | DONE (killed)
+ *   DONE    -> nothing: a VU ends once. */
 typedef enum vu_state {
     VU_PENDING = 0,  /* not started (ramp-up) */
     VU_RUNNING,      /* its coroutine is executing */
@@ -54,6 +63,33 @@ typedef struct vu {
     pace_vu pace;              /* the load models' state (engine/pace.c) */
     struct vu_rawtx *rawtx;    /* --mm-results: their values (the worker's array); else NULL */
 } vu;
+
+/* 1 when a VU may move from `from` to `to` (the table above vu_state). */
+static inline int vu_state_allowed(vu_state from, vu_state to) {
+    static const unsigned char next[] = {
+        [VU_PENDING] = 1u << VU_RUNNING | 1u << VU_DONE,
+        [VU_RUNNING] = 1u << VU_WAITING | 1u << VU_READY | 1u << VU_DONE,
+        [VU_WAITING] = 1u << VU_RUNNING | 1u << VU_READY | 1u << VU_DONE,
+        [VU_READY] = 1u << VU_RUNNING | 1u << VU_DONE,
+        [VU_DONE] = 0,
+    };
+    return (next[from] >> to) & 1u;
+}
+
+/* The one way a VU's state changes: the move is checked (assert; the
+ * sanitizer build and tests/unit/test_engine_loop.c run with asserts).
+ * VU_STATE_HOOK, defined by that test's own build of the engine only, names
+ * a function that sees every move; the product has no hook and no cost. */
+#ifdef VU_STATE_HOOK
+void VU_STATE_HOOK(const vu *v, vu_state from, vu_state to);
+#endif
+static inline void vu_set_state(vu *v, vu_state to) {
+    assert(vu_state_allowed(v->state, to));
+#ifdef VU_STATE_HOOK
+    VU_STATE_HOOK(v, v->state, to);
+#endif
+    v->state = to;
+}
 
 /* --mm-results: a VU's custom timers of its current transaction (kept out
  * of struct vu: a million VUs without --mm-results do not carry them). */

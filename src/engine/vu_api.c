@@ -22,7 +22,7 @@ int *vu_binding_ref(vu *v) { return &v->timers_ref; }
 /* The running VU yields; a completion's vu_resume wakes it. */
 int vu_wait(vu *v, lua_State *L) {
     assert(v->w->current == v && v->L == L);
-    v->state = VU_WAITING;
+    vu_set_state(v, VU_WAITING);
     return lua_yield(L, 0);
 }
 

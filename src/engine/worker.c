@@ -45,6 +45,7 @@ static void worker_send(worker *w, tick_msg *m) {
 
 static void worker_flush(worker *w, int final) {
     assert(w->tick.index <= w->tick.cap);   /* ticks go out in order, none past the cap */
+    assert(final || !w->run.finished);      /* none after the final one */
     health_flush(&w->health);
     tick_msg *m = stats_local_flush(&w->stats, w->id, w->tick.index);
     if (!m) {            /* out of memory: the tick's data stays for the next one */
@@ -157,7 +158,7 @@ static void worker_on_idle(uv_idle_t *h);
 
 void worker_make_ready(worker *w, vu *v) {
     assert(v->state != VU_READY && v->state != VU_DONE);   /* in the queue at most once, never after its end */
-    v->state = VU_READY;
+    vu_set_state(v, VU_READY);
     v->next_ready = NULL;
     if (w->ready.tail) w->ready.tail->next_ready = v;
     else w->ready.head = v;

@@ -40,6 +40,7 @@ void lm_op_put(lm_op *op) {
 }
 
 void lm_op_pool_free(lm_op_pool *p) {
+    assert(p->out == 0);                    /* no op outstanding: the clients were closed first */
     while (p->free) {
         lm_op *op = p->free;
         p->free = op->next_free;
@@ -49,6 +50,7 @@ void lm_op_pool_free(lm_op_pool *p) {
 }
 
 void lm_op_start(lm_op *op, vu *v, lua_State *L, int pending) {
+    assert(!op->in_call && op->pending == 0 && pending >= 0);   /* a fresh op, started once */
     op->v = v;
     op->pending = pending;
     op->in_call = 1;
@@ -57,6 +59,7 @@ void lm_op_start(lm_op *op, vu *v, lua_State *L, int pending) {
 }
 
 int lm_op_finish_call(lm_op *op, lua_State *L) {
+    assert(op->in_call);                    /* once, after lm_op_start */
     op->in_call = 0;
     if (op->pending == 0) {                 /* completed at once (server down, cancelled) */
         int n = op->pool->push(op, L);

@@ -140,6 +140,19 @@ const char *http_client_strerror(int status) {
     }
 }
 
+client_status http_client_status(int status) {
+    switch (status) {
+    case 0: return CLIENT_OK;
+    case HTTP_ETIMEOUT: return CLIENT_TIMEOUT;
+    case HTTP_EPROTO: return CLIENT_PROTOCOL;
+    case HTTP_ECANCELED: return CLIENT_CANCELLED;
+    case HTTP_EINVAL: case HTTP_ENOMEM: return CLIENT_SETUP;
+    case HTTP_EBODY: return CLIENT_BODY;
+    case HTTP_ETLS: return CLIENT_TLS;
+    default: return CLIENT_DOWN;          /* connect, write, read */
+    }
+}
+
 void http_client_describe(const http_req *req, int status, char *buf, size_t len) {
     switch (status) {
     case HTTP_ECONNECT: case HTTP_EWRITE: case HTTP_EREAD:

@@ -94,6 +94,14 @@ const char *mc_client_strerror(int status) {
     }
 }
 
+client_status mc_client_status(int status) {
+    switch (status) {
+    case MC_EDOWN: return CLIENT_DOWN;
+    case MC_EPROTO: return CLIENT_PROTOCOL;
+    default: return client_status_of_net(status);
+    }
+}
+
 /* ---- creation and destruction ----------------------------------------- */
 
 

@@ -102,6 +102,15 @@ const char *redis_client_strerror(int status) {
     }
 }
 
+client_status redis_client_status(int status) {
+    switch (status) {
+    case REDIS_CLIENT_EDOWN: case REDIS_CLIENT_EIO: return CLIENT_DOWN;
+    case REDIS_CLIENT_ESETUP: return CLIENT_SETUP;
+    case REDIS_CLIENT_EPROTO: return CLIENT_PROTOCOL;
+    default: return client_status_of_net(status);
+    }
+}
+
 static int redis_err(char *err, size_t err_len, const char *msg, const char *addr) {
     if (err && err_len) snprintf(err, err_len, "%s '%s'", msg, addr ? addr : "");
     return -1;

@@ -101,6 +101,16 @@ const char *ws_client_strerror(int status) {
     }
 }
 
+client_status ws_client_status(int status) {
+    switch (status) {
+    case WS_EHANDSHAKE: return CLIENT_SETUP;
+    case WS_EPROTO: return CLIENT_PROTOCOL;
+    case WS_ECLOSED: case WS_ESTATE: return CLIENT_DOWN;
+    case WS_EQUEUE: return CLIENT_BODY;
+    default: return client_status_of_net(status);
+    }
+}
+
 const char *ws_client_url(const ws_client *c) { return c->name; }
 const char *ws_client_protocol(const ws_client *c) { return c->protocol; }
 
@@ -338,7 +348,7 @@ static void ws_on_timer(uv_timer_t *t) {
     if (c->conn_deadline && c->conn_deadline <= now) {
         c->conn_deadline = 0;
         ws_drop_conn(c);
-        ws_dead(c, UV_ETIMEDOUT, WS_CLOSE_ABNORMAL, 0, "handshake timeout");
+        ws_dead(c, UV_ETIMEDOUT, WS_CLOSE_ABNORMAL, 0, "timeout in the handshake");
     }
     if (c->close_deadline && c->close_deadline <= now) {
         int waiting = c->state == WSC_CLOSING;

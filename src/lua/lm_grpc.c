@@ -328,7 +328,10 @@ static void lm_gr_on_open(void *cc, int status, const char *msg) {
 static void lm_gr_connect(void *obj, lm_connect *cc) {
     lm_gr *g = obj;
     int rc = grpc_client_connect(g->client, lm_gr_on_open, cc);
-    if (rc != 0) lm_connect_done(cc, rc, "grpc.connect %s: %s", g->name, uv_strerror(rc));
+    char why[128];
+    if (rc != 0)
+        lm_connect_done(cc, rc, "grpc.connect %s: %s", g->name,
+                        client_describe(why, sizeof why, client_status_of_net(rc), uv_strerror(rc)));
 }
 
 static void lm_gr_close_client(void *obj) { lm_gr_close(obj); }

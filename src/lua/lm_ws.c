@@ -105,8 +105,9 @@ static int lm_ws_sent(lua_State *L, lm_ws *ws, const char *method, int rc) {
         lua_pushboolean(L, 1);
         return 1;
     }
-    char msg[512];
-    snprintf(msg, sizeof msg, "ws.%s %s: %s", method, ws->url, ws_client_strerror(rc));
+    char msg[512], why[96];
+    snprintf(msg, sizeof msg, "ws.%s %s: %s", method, ws->url,
+             client_describe(why, sizeof why, ws_client_status(rc), ws_client_strerror(rc)));
     worker_error(ws->w, msg, strlen(msg));
     lua_pushnil(L);
     lua_pushstring(L, msg);
@@ -221,8 +222,10 @@ static void lm_ws_on_closed(void *data, int status, int code, const char *reason
     lm_op_record(&op->core, ws->list->tid_close, status == 0);
     if (status != 0) {
         const char *why = ws->client ? ws_client_error(ws->client) : "";
-        snprintf(op->err, sizeof op->err, "ws.close %s: %s", ws->url,
-                 *why && status != UV_ECANCELED ? why : ws_client_strerror(status));
+        int n = snprintf(op->err, sizeof op->err, "ws.close %s: ", ws->url);
+        if (n > 0 && (size_t)n < sizeof op->err)
+            client_describe(op->err + n, sizeof op->err - (size_t)n, ws_client_status(status),
+                            *why && status != UV_ECANCELED ? why : ws_client_strerror(status));
         worker_error(ws->w, op->err, strlen(op->err));
     }
     lm_op_request_done(&op->core);
@@ -297,7 +300,10 @@ static void lm_ws_on_connect(void *data, int status, const char *errmsg) {
     uint64_t now = worker_now_ns();
     vu_record(ws->connect_vu, ws->list->tid_connect, (int64_t)(now - ws->connect_start_ns), now,
               status == 0 ? SAMPLE_OK : SAMPLE_FAILED);
-    if (status != 0) lm_ws_tally(ws, "connect", errmsg ? errmsg : ws_client_strerror(status));
+    char why[256];
+    if (status != 0)
+        lm_ws_tally(ws, "connect", client_describe(why, sizeof why, ws_client_status(status),
+                                                    errmsg ? errmsg : ws_client_strerror(status)));
     lm_connect_done(data, status, "ws.connect %s: %s", ws->url,
                     errmsg ? errmsg : "failed");
 }

@@ -9,6 +9,13 @@
 
 #include <stddef.h>
 
+/* The timeouts every client means the same way (docs/lua-api.md#timeouts):
+ * timeout bounds one operation, from the call to its result (10 s unless
+ * set; 0 none); connect_timeout bounds opening a connection: TCP, TLS and
+ * the protocol's setup (AUTH/SELECT, the WebSocket Upgrade); 0 or unset:
+ * the timeout's value. */
+#define CLIENT_TIMEOUT_DEFAULT_NS 10000000000ull
+
 typedef enum client_status {
     CLIENT_OK = 0,
     CLIENT_DOWN,        /* the server could not be reached or went away: refused, reset,

@@ -44,6 +44,7 @@
 
 typedef struct http_client_opts {
     uint64_t timeout_ns;     /* per request unless the request sets one; 0 = none */
+    uint64_t connect_timeout_ns; /* a connection's TCP + TLS; 0: only the request's deadline */
     int keepalive;           /* 0: "Connection: close" and a new connection per request */
     size_t max_body;         /* larger bodies fail with HTTP_EBODY (connection closed); 0 = none */
     int discard_body;        /* 1: count body bytes, keep none (res->body_len 0) */

@@ -80,7 +80,7 @@ static void redis_on_timer(uv_timer_t *t);
 
 void redis_client_opts_default(redis_client_opts *o) {
     memset(o, 0, sizeof *o);
-    o->timeout_ns = 5000000000ull;
+    o->timeout_ns = CLIENT_TIMEOUT_DEFAULT_NS;
     o->backoff_min_ns = 100000000ull;
     o->backoff_max_ns = 5000000000ull;
     redis_limits_default(&o->limits);

@@ -45,7 +45,7 @@ struct ws_client {
     net_tls_client *tls;
     net_conn *nc;
     ws_state state;
-    uint64_t timeout_ns;
+    uint64_t timeout_ns, connect_timeout_ns;
     ws_limits lim;
     size_t max_queue;
     char *req;                    /* the Upgrade request */
@@ -81,7 +81,7 @@ static void ws_on_timer(uv_timer_t *t);
 
 void ws_client_opts_default(ws_client_opts *o) {
     memset(o, 0, sizeof *o);
-    o->timeout_ns = 10000000000ull;
+    o->timeout_ns = CLIENT_TIMEOUT_DEFAULT_NS;
     o->max_message = WS_MAX_MESSAGE_DEFAULT;
     o->max_queue = WS_MAX_QUEUE_DEFAULT;
 }
@@ -195,7 +195,7 @@ static int ws_setup(ws_client *c, const char *url, const ws_client_opts *o, char
             return -1;
         }
     }
-    c->cfg = (net_conn_cfg){.loop = c->loop, .addr = &c->addr, .connect_timeout_ns = c->timeout_ns,
+    c->cfg = (net_conn_cfg){.loop = c->loop, .addr = &c->addr, .connect_timeout_ns = c->connect_timeout_ns,
                             .rbuf_init = 16 * 1024, .tls = c->tls, .cbs = &ws_conn_cbs};
     return 0;
 }
@@ -209,6 +209,7 @@ int ws_client_new(uv_loop_t *loop, const char *url, const ws_client_opts *opts, 
     if (c == NULL) return ws_err(err, err_len, "%s", "out of memory");
     c->loop = loop;
     c->timeout_ns = opts->timeout_ns;
+    c->connect_timeout_ns = opts->connect_timeout_ns ? opts->connect_timeout_ns : opts->timeout_ns;
     c->lim.max_message = opts->max_message ? opts->max_message : WS_MAX_MESSAGE_DEFAULT;
     c->max_queue = opts->max_queue ? opts->max_queue : WS_MAX_QUEUE_DEFAULT;
     if (ws_setup(c, url, opts, err, err_len) != 0 || uv_timer_init(loop, &c->timer) != 0) {
@@ -565,7 +566,7 @@ void ws_client_connect(ws_client *c, ws_connect_cb cb, void *data) {
     }
     c->nhandles++;
     c->state = WSC_CONNECTING;
-    c->conn_deadline = c->timeout_ns ? uv_hrtime() + c->timeout_ns : 0;
+    c->conn_deadline = c->connect_timeout_ns ? uv_hrtime() + c->connect_timeout_ns : 0;
     ws_rearm(c);
 }
 

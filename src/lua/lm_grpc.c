@@ -351,10 +351,11 @@ static const net_tls_opts **lm_gr_opts_read(lua_State *L, int idx, void *opts, i
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "tls", "proto", "metadata",
                                         "max_recv", NULL};
     memset(o, 0, sizeof *o);
-    o->timeout_ns = 60ull * 1000000000ull;
-    o->connect_timeout_ns = 10ull * 1000000000ull;
+    o->timeout_ns = CLIENT_TIMEOUT_DEFAULT_NS;
+    o->connect_timeout_ns = 0;
     if (!lm_connect_opts(L, idx, "grpc.connect", known, pool, &o->timeout_ns, &o->connect_timeout_ns))
         luaL_error(L, "grpc.connect: options with proto = \"file.proto\" (or a descriptor set) expected");
+    if (o->connect_timeout_ns == 0) o->connect_timeout_ns = o->timeout_ns;   /* one rule for every client */
     lua_getfield(L, idx, "proto");
     if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "grpc.connect: proto: a .proto file or a descriptor set expected");
     o->proto = lua_tostring(L, -1);

@@ -377,12 +377,12 @@ static double lm_ws_size_opt(lua_State *L, int idx, const char *field, double df
 
 static const net_tls_opts **lm_ws_opts_read(lua_State *L, int idx, void *opts, int *pool) {
     lm_ws_opts *o = opts;
-    static const char *const known[] = {"timeout", "headers", "subprotocols", "tls", "max_message",
-                                        "max_queue", NULL};
-    uint64_t unused = 0;
+    static const char *const known[] = {"timeout", "connect_timeout", "headers", "subprotocols", "tls",
+                                        "max_message", "max_queue", NULL};
     ws_client_opts_default(&o->c);
     o->protocols[0] = 0;
-    if (!lm_connect_opts(L, idx, "ws.connect", known, pool, &o->c.timeout_ns, &unused)) return &o->c.tls;
+    if (!lm_connect_opts(L, idx, "ws.connect", known, pool, &o->c.timeout_ns, &o->c.connect_timeout_ns))
+        return &o->c.tls;
     lm_ws_headers(L, idx, o);
     lm_ws_subprotocols(L, idx, o);
     o->c.max_message = (uint64_t)lm_ws_size_opt(L, idx, "max_message", (double)o->c.max_message);

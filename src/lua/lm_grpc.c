@@ -422,6 +422,21 @@ static const net_tls_opts **lm_gr_kind_opts(lua_State *L, int idx, void *opts, i
     return lm_gr_opts_read(L, idx, cr->o, pool);
 }
 
+/* The metadata as one string of the pool key: "name\x1fvalue\x1e" per
+ * entry, in the table's order; pushed (anchored on the stack for the call). */
+static const char *lm_gr_metadata_key(lua_State *L, const h2_nv *md, size_t n) {
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (size_t i = 0; i < n; i++) {
+        luaL_addlstring(&b, md[i].name, md[i].name_len);
+        luaL_addchar(&b, '\x1f');
+        luaL_addlstring(&b, md[i].value, md[i].value_len);
+        luaL_addchar(&b, '\x1e');
+    }
+    luaL_pushresult(&b);
+    return lua_tostring(L, -1);
+}
+
 static const lm_client_kind lm_gr_kind = {
     .fname = "grpc.connect", .vu_fname = "luamech.grpc.connect", .mt = LM_GR_MT, .size = sizeof(lm_gr),
     .tls_scheme = NULL, .plain_scheme = NULL, .opts = lm_gr_kind_opts, .create = lm_gr_new,
@@ -439,10 +454,9 @@ static int lm_gr_connect_lua(lua_State *L) {
     lua_getfield(L, 2, "metadata");
     cr.nmd = lm_gr_metadata(L, lua_gettop(L), cr.md, 0, LM_GR_MAX_MD, "grpc.connect");
     lua_pop(L, 1);
-    char key[4400];
-    snprintf(key, sizeof key, "%s", o.proto);
     lm_pool_key pk = {.address = a.address, .timeout_ns = o.timeout_ns, .connect_timeout_ns = o.connect_timeout_ns,
-                      .opt = {(int64_t)o.max_recv, (int64_t)cr.nmd}, .secret = key, .tls = a.tkey};
+                      .opt = {(int64_t)o.max_recv, (int64_t)cr.nmd}, .tls = a.tkey,
+                      .str = {o.proto, lm_gr_metadata_key(L, cr.md, cr.nmd)}};
     return lm_client_connect(L, &lm_gr_kind, &list->base, &pk, &a, &cr);
 }
 

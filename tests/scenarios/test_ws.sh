@@ -178,4 +178,48 @@ errors noclose "close: no close frame from the server in time" 1000
 hostile badaccept; errors badaccept "handshake: wrong Sec-WebSocket-Accept" ""
 check "badaccept: one line per cause, not per connection" [ "$(grep -c Accept "$E")" -eq 1 ]
 
+# 7. connect_timeout bounds the handshake, timeout does not (docs/lua-api.md#timeouts-every-client):
+#    a listener that accepts and never answers the Upgrade; timeout is a day, connect_timeout
+#    0.5 s (ws; and http over TLS): the connect fails with the timeout kind (a run that waited for `timeout` would be
+#    killed by `timeout 60` instead), and the listener counted the connection it got.
+python3 - "$TMP/silent.port" "$TMP/silent.count" <<'PY' &
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0)); s.listen(16)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+held, n = [], 0
+s.settimeout(30)
+try:
+    while True:
+        c, _ = s.accept(); held.append(c); n += 1
+        open(sys.argv[2] + ".tmp", "w").write(str(n)); os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+except socket.timeout:
+    pass
+PY
+PIDS+=($!)
+for _ in $(seq 200); do [ -s "$TMP/silent.port" ] && break; sleep 0.05; done
+SPORT=$(cat "$TMP/silent.port")
+cat > "$TMP/silent.lua" <<'S'
+return { requests = 1, groups = { { name = "g", vus = 1, script = "silent_vu.lua" } } }
+S
+cat > "$TMP/silent_vu.lua" <<'S'
+return function()
+  local ws, err = luamech.ws.connect("ws://127.0.0.1:" .. luamech.param("PORT") .. "/",
+                                     { timeout = 86400, connect_timeout = 0.5 })
+  luamech.check(ws == nil and err:find("timeout", 1, true) ~= nil, "connect_timeout ended the handshake")
+  print("ERR " .. tostring(err))
+  -- the same rule for http: the TLS handshake the listener never answers
+  local h = luamech.http.new("https://127.0.0.1:" .. luamech.param("PORT"), { timeout = 86400, connect_timeout = 0.5 })
+  local res, herr = h:get("/")
+  luamech.check(res == nil and herr:find("timeout", 1, true) ~= nil, "http: connect_timeout ended the TLS handshake")
+  print("HERR " .. tostring(herr))
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/silent.lua" -q -w 1 -e PORT="$SPORT" -o "$TMP/silent" > "$TMP/silent.out" 2>&1
+RC=$?
+check "connect_timeout (ws, http): exit 0, both checks passed, the listener got both connections (exit $RC, $(grep ERR "$TMP/silent.out" | tr '\n' ' '), $(cat "$TMP/silent.count" 2> /dev/null))" \
+    [ $RC -eq 0 ] && [ "$(jqr "$TMP/silent/summary.json" '[.checks[]? | .fails] | add // 0')" -eq 0 ] && \
+    [ "$(jqr "$TMP/silent/summary.json" '[.checks[]? | .passes] | add // 0')" -eq 2 ] && [ "$(cat "$TMP/silent.count")" -ge 2 ]
+
 finish

@@ -211,7 +211,7 @@ int ws_client_new(uv_loop_t *loop, const char *url, const ws_client_opts *opts, 
     c->timeout_ns = opts->timeout_ns;
     c->connect_timeout_ns = opts->connect_timeout_ns ? opts->connect_timeout_ns : opts->timeout_ns;
     c->lim.max_message = opts->max_message ? opts->max_message : WS_MAX_MESSAGE_DEFAULT;
-    c->max_queue = opts->max_queue ? opts->max_queue : WS_MAX_QUEUE_DEFAULT;
+    c->max_queue = opts->max_queue ? (size_t)opts->max_queue : WS_MAX_QUEUE_DEFAULT;
     if (ws_setup(c, url, opts, err, err_len) != 0 || uv_timer_init(loop, &c->timer) != 0) {
         ws_free_mem(c);
         return -1;

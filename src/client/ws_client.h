@@ -32,7 +32,7 @@ typedef struct ws_client_opts {
     uint64_t timeout_ns;          /* each receive by default, and close's wait; 0 = none */
     uint64_t connect_timeout_ns;  /* connect + TLS + Upgrade; 0 = use timeout_ns */
     uint64_t max_message;         /* bytes of one received message (a frame, or reassembled) */
-    size_t max_queue;             /* bytes of received messages waiting for a receive */
+    uint64_t max_queue;           /* bytes of received messages waiting for a receive */
     const char *protocols;        /* Sec-WebSocket-Protocol offered ("a, b"); NULL: none (copied) */
     const ws_header *headers;     /* extra handshake headers (copied) */
     size_t nheaders;

@@ -33,6 +33,7 @@
  * closed and protocol must be called from a VU (its init or transaction). */
 #include <lauxlib.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,28 +366,29 @@ static void lm_ws_subprotocols(lua_State *L, int idx, lm_ws_opts *o) {
     if (o->protocols[0]) o->c.protocols = o->protocols;
 }
 
-static double lm_ws_size_opt(lua_State *L, int idx, const char *field, double dflt) {
-    lua_getfield(L, idx, field);
-    double v = lua_isnil(L, -1) ? dflt : lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNIL &&
-        (lua_type(L, -1) != LUA_TNUMBER || !(v >= 1 && v <= 1073741824.0) || v != floor(v)))
-        luaL_error(L, "ws.connect: %s must be a whole number of bytes in 1..1073741824", field);
-    lua_pop(L, 1);
-    return v;
-}
+#define LM_WS_AT(f) offsetof(lm_ws_opts, c.f)
+#define LM_WS_GIB 1073741824.0
+
+/* ws.connect's options as data (lm_client.h): the reader below and
+ * lua/types/luamech.lua's luamech.WsOptions are checked against these rows. */
+static const lm_opt_spec lm_ws_spec[] = {
+    {"timeout", LM_OPT_SECONDS, 0, 86400, CLIENT_TIMEOUT_DEFAULT_NS / 1e9, "10", LM_WS_AT(timeout_ns)},
+    {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "timeout", LM_WS_AT(connect_timeout_ns)},
+    {"max_message", LM_OPT_BYTES, 1, LM_WS_GIB, (double)WS_MAX_MESSAGE_DEFAULT, "1 MiB", LM_WS_AT(max_message)},
+    {"max_queue", LM_OPT_BYTES, 1, LM_WS_GIB, (double)WS_MAX_QUEUE_DEFAULT, "4 MiB", LM_WS_AT(max_queue)},
+    {"headers", LM_OPT_OTHER, 0, 0, 0, NULL, 0},
+    {"subprotocols", LM_OPT_OTHER, 0, 0, 0, NULL, 0},
+    {"tls", LM_OPT_OTHER, 0, 0, 0, NULL, 0},
+    {NULL, LM_OPT_OTHER, 0, 0, 0, NULL, 0}};
 
 static const net_tls_opts **lm_ws_opts_read(lua_State *L, int idx, void *opts, int *pool) {
     lm_ws_opts *o = opts;
-    static const char *const known[] = {"timeout", "connect_timeout", "headers", "subprotocols", "tls",
-                                        "max_message", "max_queue", NULL};
     ws_client_opts_default(&o->c);
     o->protocols[0] = 0;
-    if (!lm_connect_opts(L, idx, "ws.connect", known, pool, &o->c.timeout_ns, &o->c.connect_timeout_ns))
-        return &o->c.tls;
+    *pool = 0;                                  /* ws clients are never pooled */
+    if (!lm_opts_read(L, idx, "ws.connect", lm_ws_spec, o)) return &o->c.tls;
     lm_ws_headers(L, idx, o);
     lm_ws_subprotocols(L, idx, o);
-    o->c.max_message = (uint64_t)lm_ws_size_opt(L, idx, "max_message", (double)o->c.max_message);
-    o->c.max_queue = (size_t)lm_ws_size_opt(L, idx, "max_queue", (double)o->c.max_queue);
     return &o->c.tls;
 }
 

@@ -112,6 +112,10 @@ local out = {
   msg(function() luamech.ws.connect(url, { nope = 1 }) end),
   msg(function() luamech.ws.connect(url, { headers = { Upgrade = "x" } }) end),
   msg(function() luamech.ws.connect(url, { subprotocols = { "a b" } }) end),
+  msg(function() luamech.ws.connect(url, { max_queue = 0 }) end),
+  msg(function() luamech.ws.connect(url, { max_message = 1.5 }) end),
+  msg(function() luamech.ws.connect(url, { connect_timeout = "1" }) end),
+  msg(function() luamech.ws.connect(url, { timeout = -1 }) end),
 }
 local ws = assert(luamech.ws.connect(url))
 out[#out + 1] = msg(function() ws:send("\255") end)
@@ -127,7 +131,11 @@ printf 'return { requests = 1, groups = { { name = "m", vus = 1, script = "misus
 cat "$TMP/misuse.txt" 2> /dev/null
 for want in "ws.connect: the URL must start with ws:// or wss://" "ws.connect: unknown option 'nope'" \
             "ws.connect: header 'Upgrade' may not be sent" "ws.connect: subprotocols must be names" \
-            "ws:send: text is not UTF-8" "ws:close: code 1005 may not be sent"; do
+            "ws:send: text is not UTF-8" "ws:close: code 1005 may not be sent" \
+            "ws.connect: max_queue must be a whole number of bytes in 1..1073741824" \
+            "ws.connect: max_message must be a whole number of bytes in 1..1073741824" \
+            "ws.connect: connect_timeout must be a number of seconds between 0 and 86400" \
+            "ws.connect: timeout must be a number of seconds between 0 and 86400"; do
     check "misuse: '$want'" grep -qF "$want" "$TMP/misuse.txt"
 done
 

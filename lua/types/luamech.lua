@@ -396,7 +396,7 @@ luamech.memcached = {}
 ---@field alpn? string protocols offered, "a,b" (https default "http/1.1")
 
 ---@class luamech.MemcachedOptions
----@field timeout? number seconds per request, 0..86400 (default 5; 0 = none)
+---@field timeout? number seconds per request, 0..86400 (default 10; 0 = none)
 ---@field connect_timeout? number seconds per connection attempt (default: timeout)
 ---@field distribution? "ketama"|"modula" key -> server mapping (default "ketama")
 ---@field pool? boolean share one client per worker (default false)
@@ -513,7 +513,7 @@ function MemcachedClient:servers() end
 luamech.redis = {}
 
 ---@class luamech.RedisOptions
----@field timeout? number seconds per request, 0..86400 (default 5; 0 = none)
+---@field timeout? number seconds per request, 0..86400 (default 10; 0 = none)
 ---@field connect_timeout? number seconds for connect + AUTH/SELECT (default: timeout)
 ---@field password? string AUTH on every (re)connect
 ---@field db? integer SELECT on every (re)connect when > 0
@@ -635,6 +635,7 @@ luamech.http = {}
 ---@field pool? boolean share connections with the worker's clients of the same host (default false)
 ---@field keepalive? boolean default true
 ---@field timeout? number seconds per request (default 10; 0 = none)
+---@field connect_timeout? number seconds per connection, TCP + TLS (default: only the request's timeout)
 ---@field headers? table<string, string> sent with every request
 ---@field max_body? integer largest response body accepted in bytes, 1..1073741824 (default 64 MiB)
 ---@field discard_body? boolean true: count the body's bytes but keep none (res.body is nil)
@@ -758,7 +759,8 @@ luamech.ws = {}
 ---@class luamech.WsOptions
 ---@field headers? table<string, string> extra headers of the Upgrade request (not Host, Upgrade, Connection, Sec-WebSocket-*)
 ---@field subprotocols? string|string[] offered in Sec-WebSocket-Protocol; the server's choice: ws:protocol()
----@field timeout? number seconds, 0..86400 (default 10; 0 = none): the handshake, each receive by default, the close
+---@field timeout? number seconds, 0..86400 (default 10; 0 = none): each receive by default, the close
+---@field connect_timeout? number seconds for the handshake: TCP, TLS, Upgrade (default: timeout)
 ---@field max_message? integer bytes of one received message, fragments reassembled, 1..2^30 (default 1 MiB)
 ---@field max_queue? integer bytes of received messages waiting for ws:receive, 1..2^30 (default 4 MiB)
 ---@field tls? boolean|luamech.TlsOptions TLS settings for a "wss://" URL
@@ -821,8 +823,8 @@ luamech.grpc = {}
 ---@field proto string a .proto file (luamech runs protoc --include_imports; its folder is the import path) or a descriptor set file; relative to the scenario's folder
 ---@field tls? boolean|luamech.TlsOptions TLS with ALPN h2 (default: plaintext h2c with prior knowledge)
 ---@field metadata? table<string,string> sent with every call (lowercase names)
----@field timeout? number seconds per call, 0..86400 (default 60; 0 = none); sent as grpc-timeout
----@field connect_timeout? number seconds for connect + TLS (default 10)
+---@field timeout? number seconds per call, 0..86400 (default 10; 0 = none); sent as grpc-timeout
+---@field connect_timeout? number seconds for connect + TLS (default: timeout)
 ---@field pool? boolean share one client (one HTTP/2 connection) per worker (default false)
 ---@field max_recv? integer largest response message in bytes, 1..2^30 (default 4 MiB), as received and once decompressed
 ---@field compression? "gzip"|"none" "gzip": requests gzip-compressed (grpc-encoding) and grpc-accept-encoding: gzip offered (default "none")

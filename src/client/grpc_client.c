@@ -177,6 +177,17 @@ void grpc_client_close(grpc_client *c) {
 
 uint64_t grpc_client_connects(const grpc_client *c) { return c->connects; }
 
+client_status grpc_result_status(const grpc_result *r) {
+    if (!r->local || r->code == GC_OK) return CLIENT_OK;
+    switch (r->code) {
+    case GC_DEADLINE: return CLIENT_TIMEOUT;
+    case GC_CANCELLED: return CLIENT_CANCELLED;
+    case GC_RESOURCE: return CLIENT_BODY;
+    case GC_UNAVAILABLE: return CLIENT_DOWN;
+    default: return CLIENT_PROTOCOL;      /* INTERNAL, UNKNOWN, one made from an HTTP status */
+    }
+}
+
 /* ---- calls ---- */
 
 static void gc_done(grpc_call *call, int code, int local) {

@@ -25,6 +25,7 @@
 #include "client/h2_session.h"
 #include "net/tls.h"
 #include "proto/grpc_frame.h"
+#include "client/client_status.h"
 
 typedef struct grpc_client grpc_client;
 
@@ -102,5 +103,9 @@ void grpc_call_fini(grpc_call *call);   /* frees the record's buffers */
 void grpc_client_close(grpc_client *c);
 /* Connections opened so far (the first included). */
 uint64_t grpc_client_connects(const grpc_client *c);
+/* What went wrong, in the clients' one space (client_status.h): CLIENT_OK
+ * when the server sent the status (whatever its code), else the kind of the
+ * failure made here (timeout, cancelled, down, protocol, over a limit). */
+client_status grpc_result_status(const grpc_result *r);
 
 #endif

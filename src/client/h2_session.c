@@ -80,6 +80,17 @@ const char *h2_strerror(int status) {
     }
 }
 
+client_status h2_status(int status) {
+    switch (status) {
+    case 0: return CLIENT_OK;
+    case H2_ERESET: case H2_EPROTO: return CLIENT_PROTOCOL;
+    case H2_ETIMEOUT: return CLIENT_TIMEOUT;
+    case H2_ECANCELED: return CLIENT_CANCELLED;
+    case H2_ENOTH2: case H2_ENOMEM: return CLIENT_SETUP;
+    default: return CLIENT_DOWN;          /* refused, GOAWAY, connect, connection */
+    }
+}
+
 const char *h2_error_name(uint32_t code) {
     static const char *const names[] = {"NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR",
                                         "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR",

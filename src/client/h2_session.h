@@ -60,6 +60,7 @@
 #include <uv.h>
 
 #include "net/conn.h"
+#include "client/client_status.h"
 
 #define H2_EREFUSED  (-34001)
 #define H2_ERESET    (-34002)
@@ -196,6 +197,8 @@ int32_t h2_stream_id(const h2_stream *st);
 
 /* "refused by the server (not processed)", "reset by the server", ... */
 const char *h2_strerror(int status);
+/* A status in the clients' one space (client_status.h). */
+client_status h2_status(int status);
 /* RFC 9113 error code name: "NO_ERROR", "PROTOCOL_ERROR", ... */
 const char *h2_error_name(uint32_t code);
 

@@ -82,7 +82,7 @@ static void hc_on_timer(uv_timer_t *t);
 
 void http_client_opts_default(http_client_opts *o) {
     memset(o, 0, sizeof *o);
-    o->timeout_ns = 10000000000ull;
+    o->timeout_ns = CLIENT_TIMEOUT_DEFAULT_NS;
     o->dns_ttl_ns = HTTP_DNS_TTL_DEFAULT_NS;
     o->keepalive = 1;
     o->max_body = HTTP_MAX_BODY_DEFAULT;
@@ -140,6 +140,19 @@ const char *http_client_strerror(int status) {
     }
 }
 
+client_status http_client_status(int status) {
+    switch (status) {
+    case 0: return CLIENT_OK;
+    case HTTP_ETIMEOUT: return CLIENT_TIMEOUT;
+    case HTTP_EPROTO: return CLIENT_PROTOCOL;
+    case HTTP_ECANCELED: return CLIENT_CANCELLED;
+    case HTTP_EINVAL: case HTTP_ENOMEM: return CLIENT_SETUP;
+    case HTTP_EBODY: return CLIENT_BODY;
+    case HTTP_ETLS: return CLIENT_TLS;
+    default: return CLIENT_DOWN;          /* connect, write, read */
+    }
+}
+
 void http_client_describe(const http_req *req, int status, char *buf, size_t len) {
     switch (status) {
     case HTTP_ECONNECT: case HTTP_EWRITE: case HTTP_EREAD:
@@ -181,7 +194,7 @@ static int hc_client_tls(http_client *c, const char *host, char *err, size_t err
     }
     c->cfg.loop = c->loop;
     c->cfg.addr = &c->addr;
-    c->cfg.connect_timeout_ns = 0;          /* the request's deadline covers connecting */
+    c->cfg.connect_timeout_ns = c->opts.connect_timeout_ns;   /* 0: the request's deadline covers it */
     c->cfg.rbuf_init = HC_RBUF_SIZE;
     c->cfg.tls = c->tls;
     c->cfg.cbs = &hc_conn_cbs;
@@ -204,6 +217,7 @@ static int hc_client_h2(http_client *c, char *err, size_t err_len) {
     hc.addr = &c->addr;
     hc.port = c->port;
     hc.dns_ttl_ns = c->opts.dns_ttl_ns;
+    hc.connect_timeout_ns = c->opts.connect_timeout_ns;
     hc.authority = c->authority;
     hc.max_streams = c->opts.max_streams;
     hc.keepalive = c->opts.keepalive;

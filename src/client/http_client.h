@@ -27,6 +27,7 @@
 #include <uv.h>
 #include "proto/http_proto.h"
 #include "net/tls.h"
+#include "client/client_status.h"
 
 /* Failure statuses; req->sys_err holds the libuv code behind them. */
 #define HTTP_ECONNECT  (-32001)  /* the connection could not be opened */
@@ -43,6 +44,7 @@
 
 typedef struct http_client_opts {
     uint64_t timeout_ns;     /* per request unless the request sets one; 0 = none */
+    uint64_t connect_timeout_ns; /* a connection's TCP + TLS; 0: only the request's deadline */
     int keepalive;           /* 0: "Connection: close" and a new connection per request */
     size_t max_body;         /* larger bodies fail with HTTP_EBODY (connection closed); 0 = none */
     int discard_body;        /* 1: count body bytes, keep none (res->body_len 0) */
@@ -152,6 +154,8 @@ uint64_t http_client_lookups(const http_client *c);
  * server", "protocol error: ...", "response body larger than max_body
  * (67108864 bytes)" for a failed request. */
 void http_client_describe(const http_req *req, int status, char *buf, size_t len);
-const char *http_client_strerror(int status);                   /* the kind alone */
+const char *http_client_strerror(int status);                   /* the phase alone */
+/* A status in the clients' one space (client_status.h). */
+client_status http_client_status(int status);
 
 #endif

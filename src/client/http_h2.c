@@ -102,7 +102,7 @@ int hh2_new(const hh2_cfg *cfg, hh2 **out) {
     h->gai.data = h;
     h->conn.loop = cfg->loop;
     h->conn.addr = &h->addr;
-    h->conn.connect_timeout_ns = 0;         /* the requests' deadlines cover connecting */
+    h->conn.connect_timeout_ns = cfg->connect_timeout_ns;   /* 0: the requests' deadlines cover it */
     h->conn.rbuf_init = HH2_RBUF_SIZE;
     h->conn.tls = cfg->tls;
     int rc = uv_timer_init(cfg->loop, &h->timer);

@@ -32,6 +32,7 @@ typedef struct hh2_cfg {
     const struct sockaddr_storage *addr;
     int port;
     uint64_t dns_ttl_ns;
+    uint64_t connect_timeout_ns;     /* TCP + TLS; 0: the requests' deadlines cover connecting */
     const char *authority;           /* :authority unless the request has a Host header */
     unsigned max_streams;            /* per connection; 0: 100 */
     int keepalive;                   /* 0: a connection closes once it has no stream left */

@@ -74,7 +74,7 @@ static mc_req *mc_req_of(client_req *r) { return (mc_req *)r; }
 
 void mc_client_opts_default(mc_client_opts *o) {
     memset(o, 0, sizeof *o);
-    o->timeout_ns = 5000000000ull;
+    o->timeout_ns = CLIENT_TIMEOUT_DEFAULT_NS;
     o->connect_timeout_ns = 0;
     o->backoff_min_ns = 100000000ull;
     o->backoff_max_ns = 5000000000ull;
@@ -91,6 +91,14 @@ const char *mc_client_strerror(int status) {
     case UV_ECONNREFUSED: return "connection refused";
     case UV_ECONNRESET: return "connection reset by peer";
     default: return net_strerror(status);
+    }
+}
+
+client_status mc_client_status(int status) {
+    switch (status) {
+    case MC_EDOWN: return CLIENT_DOWN;
+    case MC_EPROTO: return CLIENT_PROTOCOL;
+    default: return client_status_of_net(status);
     }
 }
 

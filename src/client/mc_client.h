@@ -24,6 +24,7 @@
 #include "net/tls.h"
 #include "client/mc_ring.h"   /* mc_dist */
 #include "client/req_fifo.h"
+#include "client/client_status.h"
 
 #define MC_MAX_SERVERS 64
 
@@ -121,7 +122,10 @@ void mc_client_send_meta(mc_client *c, uint32_t server, mc_req *req, uint32_t nr
 
 /* Pending requests across all servers (for tests and shutdown). */
 size_t mc_client_pending(const mc_client *c);
-/* Human-readable message for a status: "connection refused", "timeout", ... */
+/* The detail of a status: "connection refused", "timeout", ... (the message
+ * a user sees is client_describe(mc_client_status(st), this)). */
 const char *mc_client_strerror(int status);
+/* A status in the clients' one space (client_status.h). */
+client_status mc_client_status(int status);
 
 #endif

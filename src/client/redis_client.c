@@ -81,7 +81,7 @@ static void redis_on_timer(uv_timer_t *t);
 
 void redis_client_opts_default(redis_client_opts *o) {
     memset(o, 0, sizeof *o);
-    o->timeout_ns = 5000000000ull;
+    o->timeout_ns = CLIENT_TIMEOUT_DEFAULT_NS;
     o->backoff_min_ns = 100000000ull;
     o->backoff_max_ns = 5000000000ull;
     redis_limits_default(&o->limits);
@@ -100,6 +100,15 @@ const char *redis_client_strerror(int status) {
     case UV_ECONNRESET: return "connection reset by peer";
     case UV_EOF: return "connection closed by server";
     default: return net_strerror(status);
+    }
+}
+
+client_status redis_client_status(int status) {
+    switch (status) {
+    case REDIS_CLIENT_EDOWN: case REDIS_CLIENT_EIO: return CLIENT_DOWN;
+    case REDIS_CLIENT_ESETUP: return CLIENT_SETUP;
+    case REDIS_CLIENT_EPROTO: return CLIENT_PROTOCOL;
+    default: return client_status_of_net(status);
     }
 }
 

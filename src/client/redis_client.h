@@ -18,6 +18,8 @@
 #include "client/req_fifo.h"
 #include <uv.h>
 
+#include "client/client_status.h"
+
 /* Status codes beyond libuv's (UV_ETIMEDOUT, UV_ECANCELED, UV_ECONNREFUSED,
  * UV_EOF, ...). */
 #define REDIS_CLIENT_EDOWN  (-31001)  /* server marked down, reconnect backoff not elapsed */
@@ -111,7 +113,9 @@ void redis_client_close(redis_client *c);
 
 const char *redis_client_name(const redis_client *c); /* "host:port" or the path */
 size_t redis_client_pending(const redis_client *c);
-const char *redis_client_strerror(int status);
+const char *redis_client_strerror(int status);   /* the detail of a status */
+/* A status in the clients' one space (client_status.h). */
+client_status redis_client_status(int status);
 /* TLS handshakes completed, and how many resumed a session. */
 void redis_client_tls_stats(const redis_client *c, uint64_t *handshakes, uint64_t *resumed);
 

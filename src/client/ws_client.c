@@ -46,7 +46,7 @@ struct ws_client {
     net_tls_client *tls;
     net_conn *nc;
     ws_state state;
-    uint64_t timeout_ns;
+    uint64_t timeout_ns, connect_timeout_ns;
     ws_limits lim;
     size_t max_queue;
     char *req;                    /* the Upgrade request */
@@ -82,7 +82,7 @@ static void ws_on_timer(uv_timer_t *t);
 
 void ws_client_opts_default(ws_client_opts *o) {
     memset(o, 0, sizeof *o);
-    o->timeout_ns = 10000000000ull;
+    o->timeout_ns = CLIENT_TIMEOUT_DEFAULT_NS;
     o->max_message = WS_MAX_MESSAGE_DEFAULT;
     o->max_queue = WS_MAX_QUEUE_DEFAULT;
 }
@@ -99,6 +99,16 @@ const char *ws_client_strerror(int status) {
     case UV_ECANCELED: return "cancelled";
     case UV_EOF: return "connection closed by server";
     default: return net_strerror(status);
+    }
+}
+
+client_status ws_client_status(int status) {
+    switch (status) {
+    case WS_EHANDSHAKE: return CLIENT_SETUP;
+    case WS_EPROTO: return CLIENT_PROTOCOL;
+    case WS_ECLOSED: case WS_ESTATE: return CLIENT_DOWN;
+    case WS_EQUEUE: return CLIENT_BODY;
+    default: return client_status_of_net(status);
     }
 }
 
@@ -186,7 +196,7 @@ static int ws_setup(ws_client *c, const char *url, const ws_client_opts *o, char
             return -1;
         }
     }
-    c->cfg = (net_conn_cfg){.loop = c->loop, .addr = &c->addr, .connect_timeout_ns = c->timeout_ns,
+    c->cfg = (net_conn_cfg){.loop = c->loop, .addr = &c->addr, .connect_timeout_ns = c->connect_timeout_ns,
                             .rbuf_init = 16 * 1024, .tls = c->tls, .cbs = &ws_conn_cbs};
     return 0;
 }
@@ -200,8 +210,9 @@ int ws_client_new(uv_loop_t *loop, const char *url, const ws_client_opts *opts, 
     if (c == NULL) return ws_err(err, err_len, "%s", "out of memory");
     c->loop = loop;
     c->timeout_ns = opts->timeout_ns;
+    c->connect_timeout_ns = opts->connect_timeout_ns ? opts->connect_timeout_ns : opts->timeout_ns;
     c->lim.max_message = opts->max_message ? opts->max_message : WS_MAX_MESSAGE_DEFAULT;
-    c->max_queue = opts->max_queue ? opts->max_queue : WS_MAX_QUEUE_DEFAULT;
+    c->max_queue = opts->max_queue ? (size_t)opts->max_queue : WS_MAX_QUEUE_DEFAULT;
     if (ws_setup(c, url, opts, err, err_len) != 0 || uv_timer_init(loop, &c->timer) != 0) {
         ws_free_mem(c);
         return -1;
@@ -340,7 +351,7 @@ static void ws_on_timer(uv_timer_t *t) {
     if (c->conn_deadline && c->conn_deadline <= now) {
         c->conn_deadline = 0;
         ws_drop_conn(c);
-        ws_dead(c, UV_ETIMEDOUT, WS_CLOSE_ABNORMAL, 0, "handshake timeout");
+        ws_dead(c, UV_ETIMEDOUT, WS_CLOSE_ABNORMAL, 0, "timeout in the handshake");
     }
     if (c->close_deadline && c->close_deadline <= now) {
         int waiting = c->state == WSC_CLOSING;
@@ -557,7 +568,7 @@ void ws_client_connect(ws_client *c, ws_connect_cb cb, void *data) {
     }
     c->nhandles++;
     c->state = WSC_CONNECTING;
-    c->conn_deadline = c->timeout_ns ? uv_hrtime() + c->timeout_ns : 0;
+    c->conn_deadline = c->connect_timeout_ns ? uv_hrtime() + c->connect_timeout_ns : 0;
     ws_rearm(c);
 }
 

@@ -19,18 +19,20 @@
 
 #include "net/tls.h"
 #include "proto/ws_proto.h"
+#include "client/client_status.h"
 
 /* Statuses beyond libuv's (UV_ETIMEDOUT, UV_ECANCELED, UV_EOF, ...). */
-#define WS_EHANDSHAKE (-34001)  /* the Upgrade was refused or its response is wrong */
-#define WS_EPROTO     (-34002)  /* the server broke RFC 6455 (see the message) */
-#define WS_ECLOSED    (-34003)  /* the connection is closed (close handshake, or ended) */
-#define WS_EQUEUE     (-34004)  /* messages arrived faster than they were received: over max_queue */
-#define WS_ESTATE     (-34005)  /* not open (connecting, closing) */
+#define WS_EHANDSHAKE (-35001)  /* the Upgrade was refused or its response is wrong */
+#define WS_EPROTO     (-35002)  /* the server broke RFC 6455 (see the message) */
+#define WS_ECLOSED    (-35003)  /* the connection is closed (close handshake, or ended) */
+#define WS_EQUEUE     (-35004)  /* messages arrived faster than they were received: over max_queue */
+#define WS_ESTATE     (-35005)  /* not open (connecting, closing) */
 
 typedef struct ws_client_opts {
-    uint64_t timeout_ns;          /* connect + TLS + Upgrade; also close's wait; 0 = none */
+    uint64_t timeout_ns;          /* each receive by default, and close's wait; 0 = none */
+    uint64_t connect_timeout_ns;  /* connect + TLS + Upgrade; 0 = use timeout_ns */
     uint64_t max_message;         /* bytes of one received message (a frame, or reassembled) */
-    size_t max_queue;             /* bytes of received messages waiting for a receive */
+    uint64_t max_queue;           /* bytes of received messages waiting for a receive */
     const char *protocols;        /* Sec-WebSocket-Protocol offered ("a, b"); NULL: none (copied) */
     const ws_header *headers;     /* extra handshake headers (copied) */
     size_t nheaders;
@@ -97,7 +99,9 @@ const char *ws_client_url(const ws_client *c);
 const char *ws_client_protocol(const ws_client *c); /* the subprotocol the server chose, or "" */
 /* The close seen so far: 0 while open, else its code (1006: dropped) and reason. */
 int ws_client_close_code(const ws_client *c, const char **reason);
-const char *ws_client_strerror(int status);
+const char *ws_client_strerror(int status);      /* the detail of a status */
+/* A status in the clients' one space (client_status.h). */
+client_status ws_client_status(int status);
 /* Why the connection ended ("" while open): the message a receive got or
  * gets next. */
 const char *ws_client_error(const ws_client *c);

@@ -5,6 +5,7 @@
 #include "lua/lm_client.h"
 
 #include <lauxlib.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,40 @@ uint64_t lm_seconds_opt(lua_State *L, const char *fname, const char *field) {
     if (lua_type(L, -1) != LUA_TNUMBER || !(s >= 0) || s > 86400)
         luaL_error(L, "%s: %s must be a number of seconds between 0 and 86400", fname, field);
     return (uint64_t)(s * 1e9);
+}
+
+static uint64_t *lm_opt_slot(const lm_opt_spec *s, void *dst) {
+    return (uint64_t *)(void *)((char *)dst + s->offset);
+}
+
+/* The value on top of L for option s, checked. */
+static uint64_t lm_opt_number(lua_State *L, const char *fname, const lm_opt_spec *s) {
+    if (s->kind == LM_OPT_SECONDS) return lm_seconds_opt(L, fname, s->name);
+    double v = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !(v >= s->min && v <= s->max) || v != floor(v))
+        luaL_error(L, "%s: %s must be a whole number of bytes in %.0f..%.0f", fname, s->name, s->min, s->max);
+    return (uint64_t)v;
+}
+
+int lm_opts_read(lua_State *L, int idx, const char *fname, const lm_opt_spec *spec, void *dst) {
+    const char *known[LM_OPT_MAX + 1];
+    size_t n = 0;
+    for (const lm_opt_spec *s = spec; s->name; s++) {
+        if (n < LM_OPT_MAX) known[n++] = s->name;
+        if (s->kind != LM_OPT_OTHER)
+            *lm_opt_slot(s, dst) = (uint64_t)(s->kind == LM_OPT_SECONDS ? s->dflt * 1e9 : s->dflt);
+    }
+    known[n] = NULL;
+    if (lua_isnoneornil(L, idx)) return 0;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lm_check_options(L, idx, fname, known);
+    for (const lm_opt_spec *s = spec; s->name; s++) {
+        if (s->kind == LM_OPT_OTHER) continue;
+        lua_getfield(L, idx, s->name);
+        if (!lua_isnil(L, -1)) *lm_opt_slot(s, dst) = lm_opt_number(L, fname, s);
+        lua_pop(L, 1);
+    }
+    return 1;
 }
 
 int lm_connect_opts(lua_State *L, int idx, const char *fname, const char *const *known, int *pool,

@@ -27,6 +27,32 @@ void **lm_ud_push(lua_State *L, void *obj, const char *mt);
  * 86400 seconds (NaN and other types refused with one message). */
 uint64_t lm_seconds_opt(lua_State *L, const char *fname, const char *field);
 
+/* A binding's options as data: name, kind, range, default.  The binding
+ * reads them with lm_opts_read; tests/scenarios/test_lua_types.sh checks
+ * its LuaLS options class against the same rows (names, kinds, defaults). */
+typedef enum lm_opt_kind {
+    LM_OPT_SECONDS,     /* a number of seconds in [min, max] (lm_seconds_opt: 0..86400), a uint64_t of ns */
+    LM_OPT_BYTES,       /* a whole number of bytes in [min, max], a uint64_t */
+    LM_OPT_OTHER        /* known here, read by the binding itself (a table, a string, tls, pool) */
+} lm_opt_kind;
+
+typedef struct lm_opt_spec {
+    const char *name;
+    lm_opt_kind kind;
+    double min, max, dflt;      /* SECONDS, BYTES: the range and the default (seconds, bytes) */
+    const char *doc_default;    /* the default as the docs and types say it ("10", "timeout", "1 MiB") */
+    size_t offset;              /* SECONDS, BYTES: the uint64_t it fills in the binding's options */
+} lm_opt_spec;
+
+#define LM_OPT_MAX 32
+
+/* spec (ended by a NULL name) applied to the table at idx: every SECONDS
+ * and BYTES option set in dst to its default, then to the table's value;
+ * a name not in spec raises (lm_check_options), a value out of range
+ * raises "<fname>: <name> must be ...".  Returns 1 when there is a table
+ * (the binding reads its OTHER options), 0 for none or nil. */
+int lm_opts_read(lua_State *L, int idx, const char *fname, const lm_opt_spec *spec, void *dst);
+
 /* The options every connect takes, from the table at idx (none or nil: the
  * table is absent and nothing changes but *pool = 0).  Unknown names
  * (known: NULL-terminated, the protocol's own included) raise.  Returns 1

@@ -333,7 +333,10 @@ static void lm_gr_on_open(void *cc, int status, const char *msg) {
 static void lm_gr_connect(void *obj, lm_connect *cc) {
     lm_gr *g = obj;
     int rc = grpc_client_connect(g->client, lm_gr_on_open, cc);
-    if (rc != 0) lm_connect_done(cc, rc, "grpc.connect %s: %s", g->name, uv_strerror(rc));
+    char why[128];
+    if (rc != 0)
+        lm_connect_done(cc, rc, "grpc.connect %s: %s", g->name,
+                        client_describe(why, sizeof why, client_status_of_net(rc), uv_strerror(rc)));
 }
 
 static void lm_gr_close_client(void *obj) { lm_gr_close(obj); }
@@ -355,10 +358,11 @@ static const net_tls_opts **lm_gr_opts_read(lua_State *L, int idx, void *opts, i
     static const char *const known[] = {"pool", "timeout", "connect_timeout", "tls", "proto", "metadata",
                                         "max_recv", "compression", NULL};
     memset(o, 0, sizeof *o);
-    o->timeout_ns = 60ull * 1000000000ull;
-    o->connect_timeout_ns = 10ull * 1000000000ull;
+    o->timeout_ns = CLIENT_TIMEOUT_DEFAULT_NS;
+    o->connect_timeout_ns = 0;
     if (!lm_connect_opts(L, idx, "grpc.connect", known, pool, &o->timeout_ns, &o->connect_timeout_ns))
         luaL_error(L, "grpc.connect: options with proto = \"file.proto\" (or a descriptor set) expected");
+    if (o->connect_timeout_ns == 0) o->connect_timeout_ns = o->timeout_ns;   /* one rule for every client */
     lua_getfield(L, idx, "proto");
     if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "grpc.connect: proto: a .proto file or a descriptor set expected");
     o->proto = lua_tostring(L, -1);
@@ -435,6 +439,21 @@ static const net_tls_opts **lm_gr_kind_opts(lua_State *L, int idx, void *opts, i
     return lm_gr_opts_read(L, idx, cr->o, pool);
 }
 
+/* The metadata as one string of the pool key: "name\x1fvalue\x1e" per
+ * entry, in the table's order; pushed (anchored on the stack for the call). */
+static const char *lm_gr_metadata_key(lua_State *L, const h2_nv *md, size_t n) {
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (size_t i = 0; i < n; i++) {
+        luaL_addlstring(&b, md[i].name, md[i].name_len);
+        luaL_addchar(&b, '\x1f');
+        luaL_addlstring(&b, md[i].value, md[i].value_len);
+        luaL_addchar(&b, '\x1e');
+    }
+    luaL_pushresult(&b);
+    return lua_tostring(L, -1);
+}
+
 static const lm_client_kind lm_gr_kind = {
     .fname = "grpc.connect", .vu_fname = "luamech.grpc.connect", .mt = LM_GR_MT, .size = sizeof(lm_gr),
     .tls_scheme = NULL, .plain_scheme = NULL, .opts = lm_gr_kind_opts, .create = lm_gr_new,
@@ -452,10 +471,9 @@ static int lm_gr_connect_lua(lua_State *L) {
     lua_getfield(L, 2, "metadata");
     cr.nmd = lm_gr_metadata(L, lua_gettop(L), cr.md, 0, LM_GR_MAX_MD, "grpc.connect");
     lua_pop(L, 1);
-    char key[4400];
-    snprintf(key, sizeof key, "%s", o.proto);
     lm_pool_key pk = {.address = a.address, .timeout_ns = o.timeout_ns, .connect_timeout_ns = o.connect_timeout_ns,
-                      .opt = {(int64_t)o.max_recv, (int64_t)cr.nmd, o.gzip}, .secret = key, .tls = a.tkey};
+                      .opt = {(int64_t)o.max_recv, (int64_t)cr.nmd, o.gzip}, .tls = a.tkey,
+                      .str = {o.proto, lm_gr_metadata_key(L, cr.md, cr.nmd)}};
     return lm_client_connect(L, &lm_gr_kind, &list->base, &pk, &a, &cr);
 }
 

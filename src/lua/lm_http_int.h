@@ -34,7 +34,7 @@ struct worker;
 
 #define LM_HTTP_MT "luamech.http"
 #define LM_HTTP_MAX_HEADERS 64
-#define LM_HTTP_DEFAULT_TIMEOUT_NS 10000000000ull
+#define LM_HTTP_DEFAULT_TIMEOUT_NS CLIENT_TIMEOUT_DEFAULT_NS
 #define LM_HTTP_MAX_BODY_LIMIT (1u << 30)   /* the largest max_body a script may set */
 #define LM_HTTP_EXTRA_HEADERS 4              /* Content-Type, Cookie, ... added by luamech */
 #define LM_HTTP_MAX_REDIRECTS 100
@@ -176,6 +176,7 @@ typedef struct lm_http_cfg {
     int tls_on;                   /* https:// */
     net_tls_opts tls;             /* strings anchored by the options table */
     uint64_t timeout_ns;
+    uint64_t connect_timeout_ns;  /* 0: the request's timeout covers connecting */
     uint64_t dns_ttl_ns;          /* dns = { ttl = s }: UINT64_MAX once, 0 every new connection */
     size_t max_body;
     int version;                  /* http = "auto" (LM_HTTP_AUTO), "1.1" (HTTP_V1), "2" (HTTP_V2) */

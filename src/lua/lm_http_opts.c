@@ -363,7 +363,7 @@ static void lm_http_version_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
 
 /* The options table at idx (or nil) into cfg; misuse raises. */
 void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
-    static const char *const known[] = {"pool", "keepalive", "timeout", "headers", "max_body",
+    static const char *const known[] = {"pool", "keepalive", "timeout", "connect_timeout", "headers", "max_body",
                                         "discard_body", "jar", "tls", "tags", "dns", "credential_headers",
                                         "http", "max_streams", NULL};
     cfg->pool = 0;
@@ -372,6 +372,7 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     cfg->keepalive = 1;
     cfg->headers_ref = cfg->tags_ref = LUA_NOREF;
     cfg->timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
+    cfg->connect_timeout_ns = 0;
     cfg->max_body = HTTP_MAX_BODY_DEFAULT;
     cfg->dns_ttl_ns = HTTP_DNS_TTL_DEFAULT_NS;
     cfg->discard_body = 0;
@@ -404,6 +405,9 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
         cfg->keepalive = lua_toboolean(L, -1);
     }
     lm_http_timeout_opt(L, idx, "luamech.http.new", &cfg->timeout_ns);
+    lua_getfield(L, idx, "connect_timeout");
+    if (!lua_isnil(L, -1)) cfg->connect_timeout_ns = lm_seconds_opt(L, "luamech.http.new", "connect_timeout");
+    lua_pop(L, 1);
     lua_getfield(L, idx, "headers");
     if (!lua_isnil(L, -1)) {
         if (!lua_istable(L, -1)) luaL_error(L, "luamech.http.new: headers must be a table");

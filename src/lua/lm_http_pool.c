@@ -27,7 +27,7 @@ static int lm_http_client_make(lm_http_mod *mod, const char *host, int port, con
  * are registered: always 1 there), the port opt[2], dns.ttl opt[3], http
  * (the version) opt[4], max_streams opt[5].  Request timeouts are per request
  * (http_req.timeout_ns), not the client's: its timeout_ns is 0.  tkey is
- * the caller's buffer the key points into. */
+ * the caller's buffer the key points into; connect_timeout is the client's. */
 void lm_http_pool_key(const char *authority, int port, const lm_http_cfg *cfg, char *tkey, size_t tkey_len,
                       lm_pool_key *key) {
     lm_tls_key(&cfg->tls, cfg->tls_on, tkey, tkey_len);
@@ -39,6 +39,7 @@ void lm_http_pool_key(const char *authority, int port, const lm_http_cfg *cfg, c
     key->opt[3] = (int64_t)(cfg->dns_ttl_ns > INT64_MAX ? INT64_MAX : cfg->dns_ttl_ns);   /* dns.ttl */
     key->opt[4] = cfg->version;
     key->opt[5] = cfg->max_streams;
+    key->connect_timeout_ns = cfg->connect_timeout_ns;
     key->tls = tkey;
 }
 
@@ -59,6 +60,7 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
     http_client_opts_default(&o);
     o.keepalive = cfg->keepalive;
     o.timeout_ns = 0;                          /* every request carries its own */
+    o.connect_timeout_ns = cfg->connect_timeout_ns;
     o.tls = cfg->tls_on ? &cfg->tls : NULL;
     o.dns_ttl_ns = cfg->dns_ttl_ns;
     o.version = lm_http_version_for(cfg);

@@ -104,14 +104,16 @@ static int lm_mc_failed(const lm_mc_op *op) { return op->status != 0; }
 
 static void lm_mc_push_error(lm_mc_op *op, lua_State *L) {
     lm_mc *mc = op->mc;
-    char msg[256];
+    char msg[512], whyb[96];
     const char *server = mc->client ? mc_client_server_name(mc->client, op->failed_server) : "?";
-    const char *why = op->status < 0 ? mc_client_strerror(op->status) : mc_kind_name((mc_kind)op->status);
+    const char *why = op->status < 0
+        ? client_describe(whyb, sizeof whyb, mc_client_status(op->status), mc_client_strerror(op->status))
+        : mc_kind_name((mc_kind)op->status);
     int cause = op->status == MC_EDOWN && mc->client ? mc_client_down_cause(mc->client, op->failed_server) : 0;
     const char *cause_msg = cause ? mc_client_down_msg(mc->client, op->failed_server) : NULL;
     snprintf(msg, sizeof msg, "memcached.%s %s: %s%s%s%s%s", lm_mc_op_names[op->op], server, why,
              op->server_msg[0] ? " " : "", op->server_msg, cause ? " after: " : "",
-             cause ? (cause_msg ? cause_msg : mc_client_strerror(cause)) : "");
+             cause ? (cause_msg ? cause_msg : mc_client_strerror(cause)) : "");   /* the cause's detail: down is said */
     lua_pushnil(L);
     lua_pushstring(L, msg);
     worker_error(mc->w, msg, strlen(msg));

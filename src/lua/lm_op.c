@@ -144,14 +144,43 @@ int lm_pool_key_equal(const lm_pool_key *a, const lm_pool_key *b) {
     if (a->timeout_ns != b->timeout_ns || a->connect_timeout_ns != b->connect_timeout_ns) return 0;
     for (size_t i = 0; i < sizeof a->opt / sizeof a->opt[0]; i++)
         if (a->opt[i] != b->opt[i]) return 0;
+    for (size_t i = 0; i < LM_POOL_KEY_STRS; i++)
+        if (!lm_str_equal(a->str[i], b->str[i])) return 0;
     return lm_str_equal(a->address ? a->address : "", b->address ? b->address : "") &&
            lm_str_equal(a->secret, b->secret) &&
            lm_str_equal(a->tls ? a->tls : "", b->tls ? b->tls : "");
 }
 
+#define LM_FNV_PRIME 1099511628211ull
+
+static uint64_t lm_fnv_bytes(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * LM_FNV_PRIME;
+    return h;
+}
+
+/* A string and its presence (NULL hashes apart from ""), with a separator. */
+static uint64_t lm_fnv_str(uint64_t h, const char *s) {
+    h = (h ^ (s ? 1u : 2u)) * LM_FNV_PRIME;
+    return s ? lm_fnv_bytes(h, s, strlen(s) + 1) : h;
+}
+
+uint64_t lm_pool_key_hash(const lm_pool_key *k) {
+    uint64_t h = 14695981039346656037ull;
+    h = lm_fnv_bytes(h, &k->timeout_ns, sizeof k->timeout_ns);
+    h = lm_fnv_bytes(h, &k->connect_timeout_ns, sizeof k->connect_timeout_ns);
+    h = lm_fnv_bytes(h, k->opt, sizeof k->opt);
+    h = lm_fnv_str(h, k->address ? k->address : "");
+    h = lm_fnv_str(h, k->secret);
+    h = lm_fnv_str(h, k->tls ? k->tls : "");
+    for (size_t i = 0; i < LM_POOL_KEY_STRS; i++) h = lm_fnv_str(h, k->str[i]);
+    return h;
+}
+
 lm_pooled *lm_registry_find(const lm_registry *r, const lm_pool_key *k) {
+    uint64_t h = lm_pool_key_hash(k);
     for (lm_pooled *e = r->head; e; e = e->next)
-        if (lm_pool_key_equal(&e->key, k)) return e;
+        if (e->hash == h && lm_pool_key_equal(&e->key, k)) return e;
     return NULL;
 }
 
@@ -159,6 +188,7 @@ static void lm_pooled_free(lm_pooled *e) {
     free((char *)e->key.address);
     free((char *)e->key.secret);
     free((char *)e->key.tls);
+    for (size_t i = 0; i < LM_POOL_KEY_STRS; i++) free((char *)e->key.str[i]);
     free(e);
 }
 
@@ -177,11 +207,15 @@ int lm_registry_add(lm_registry *r, const lm_pool_key *k, void *client, int ref)
     if (e == NULL) return -1;
     e->key = *k;
     e->key.address = e->key.secret = e->key.tls = NULL;
-    if (lm_str_copy(k->address ? k->address : "", &e->key.address) != 0 ||
-        lm_str_copy(k->secret, &e->key.secret) != 0 || lm_str_copy(k->tls ? k->tls : "", &e->key.tls) != 0) {
+    for (size_t i = 0; i < LM_POOL_KEY_STRS; i++) e->key.str[i] = NULL;
+    int bad = lm_str_copy(k->address ? k->address : "", &e->key.address) != 0 ||
+              lm_str_copy(k->secret, &e->key.secret) != 0 || lm_str_copy(k->tls ? k->tls : "", &e->key.tls) != 0;
+    for (size_t i = 0; i < LM_POOL_KEY_STRS && !bad; i++) bad = lm_str_copy(k->str[i], &e->key.str[i]) != 0;
+    if (bad) {
         lm_pooled_free(e);
         return -1;
     }
+    e->hash = lm_pool_key_hash(&e->key);
     e->client = client;
     e->ref = ref;
     e->next = r->head;

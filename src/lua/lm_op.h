@@ -95,18 +95,29 @@ void lm_op_record_count(const lm_op *op, int tid, int ok, uint64_t now_ns, int64
 
 /* ---- the registry of pooled clients ---- */
 
+#define LM_POOL_KEY_STRS 4
+
 /* What makes two connect() calls share a pooled client: every field equal.
- * Strings are compared by content (NULL and "" differ only for secret). */
+ * Strings are compared by content (NULL and "" differ only for secret and
+ * str[]).  A protocol's string options (grpc's proto file, its metadata;
+ * a database user or name) go in str[], in a fixed order of its own. */
 typedef struct lm_pool_key {
     const char *address;        /* as given, scheme removed: "host:port", a list, a path */
     uint64_t timeout_ns, connect_timeout_ns;
     int64_t opt[6];             /* the protocol's other options, in a fixed order; unused: 0 */
     const char *secret;         /* a password; NULL = none */
     const char *tls;            /* lm_tls_key's text; "" = no TLS */
+    const char *str[LM_POOL_KEY_STRS];  /* the protocol's string options; unused: NULL */
 } lm_pool_key;
+
+/* A hash of every field of k (FNV-1a): the registry compares it before the
+ * fields, so a lookup among many pooled clients reads their strings only on
+ * a hash match. */
+uint64_t lm_pool_key_hash(const lm_pool_key *k);
 
 typedef struct lm_pooled {
     lm_pool_key key;            /* copies of the strings, owned */
+    uint64_t hash;              /* lm_pool_key_hash(&key) */
     void *client;
     int ref;                    /* a registry reference of its Lua object, or LUA_NOREF */
     struct lm_pooled *next;

@@ -33,6 +33,7 @@
  * closed and protocol must be called from a VU (its init or transaction). */
 #include <lauxlib.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,8 +106,9 @@ static int lm_ws_sent(lua_State *L, lm_ws *ws, const char *method, int rc) {
         lua_pushboolean(L, 1);
         return 1;
     }
-    char msg[512];
-    snprintf(msg, sizeof msg, "ws.%s %s: %s", method, ws->url, ws_client_strerror(rc));
+    char msg[512], why[96];
+    snprintf(msg, sizeof msg, "ws.%s %s: %s", method, ws->url,
+             client_describe(why, sizeof why, ws_client_status(rc), ws_client_strerror(rc)));
     worker_error(ws->w, msg, strlen(msg));
     lua_pushnil(L);
     lua_pushstring(L, msg);
@@ -221,8 +223,10 @@ static void lm_ws_on_closed(void *data, int status, int code, const char *reason
     lm_op_record(&op->core, ws->list->tid_close, status == 0);
     if (status != 0) {
         const char *why = ws->client ? ws_client_error(ws->client) : "";
-        snprintf(op->err, sizeof op->err, "ws.close %s: %s", ws->url,
-                 *why && status != UV_ECANCELED ? why : ws_client_strerror(status));
+        int n = snprintf(op->err, sizeof op->err, "ws.close %s: ", ws->url);
+        if (n > 0 && (size_t)n < sizeof op->err)
+            client_describe(op->err + n, sizeof op->err - (size_t)n, ws_client_status(status),
+                            *why && status != UV_ECANCELED ? why : ws_client_strerror(status));
         worker_error(ws->w, op->err, strlen(op->err));
     }
     lm_op_request_done(&op->core);
@@ -297,7 +301,10 @@ static void lm_ws_on_connect(void *data, int status, const char *errmsg) {
     uint64_t now = worker_now_ns();
     vu_record(ws->connect_vu, ws->list->tid_connect, (int64_t)(now - ws->connect_start_ns), now,
               status == 0 ? SAMPLE_OK : SAMPLE_FAILED);
-    if (status != 0) lm_ws_tally(ws, "connect", errmsg ? errmsg : ws_client_strerror(status));
+    char why[256];
+    if (status != 0)
+        lm_ws_tally(ws, "connect", client_describe(why, sizeof why, ws_client_status(status),
+                                                    errmsg ? errmsg : ws_client_strerror(status)));
     lm_connect_done(data, status, "ws.connect %s: %s", ws->url,
                     errmsg ? errmsg : "failed");
 }
@@ -359,28 +366,29 @@ static void lm_ws_subprotocols(lua_State *L, int idx, lm_ws_opts *o) {
     if (o->protocols[0]) o->c.protocols = o->protocols;
 }
 
-static double lm_ws_size_opt(lua_State *L, int idx, const char *field, double dflt) {
-    lua_getfield(L, idx, field);
-    double v = lua_isnil(L, -1) ? dflt : lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNIL &&
-        (lua_type(L, -1) != LUA_TNUMBER || !(v >= 1 && v <= 1073741824.0) || v != floor(v)))
-        luaL_error(L, "ws.connect: %s must be a whole number of bytes in 1..1073741824", field);
-    lua_pop(L, 1);
-    return v;
-}
+#define LM_WS_AT(f) offsetof(lm_ws_opts, c.f)
+#define LM_WS_GIB 1073741824.0
+
+/* ws.connect's options as data (lm_client.h): the reader below and
+ * lua/types/luamech.lua's luamech.WsOptions are checked against these rows. */
+static const lm_opt_spec lm_ws_spec[] = {
+    {"timeout", LM_OPT_SECONDS, 0, 86400, CLIENT_TIMEOUT_DEFAULT_NS / 1e9, "10", LM_WS_AT(timeout_ns)},
+    {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "timeout", LM_WS_AT(connect_timeout_ns)},
+    {"max_message", LM_OPT_BYTES, 1, LM_WS_GIB, (double)WS_MAX_MESSAGE_DEFAULT, "1 MiB", LM_WS_AT(max_message)},
+    {"max_queue", LM_OPT_BYTES, 1, LM_WS_GIB, (double)WS_MAX_QUEUE_DEFAULT, "4 MiB", LM_WS_AT(max_queue)},
+    {"headers", LM_OPT_OTHER, 0, 0, 0, NULL, 0},
+    {"subprotocols", LM_OPT_OTHER, 0, 0, 0, NULL, 0},
+    {"tls", LM_OPT_OTHER, 0, 0, 0, NULL, 0},
+    {NULL, LM_OPT_OTHER, 0, 0, 0, NULL, 0}};
 
 static const net_tls_opts **lm_ws_opts_read(lua_State *L, int idx, void *opts, int *pool) {
     lm_ws_opts *o = opts;
-    static const char *const known[] = {"timeout", "headers", "subprotocols", "tls", "max_message",
-                                        "max_queue", NULL};
-    uint64_t unused = 0;
     ws_client_opts_default(&o->c);
     o->protocols[0] = 0;
-    if (!lm_connect_opts(L, idx, "ws.connect", known, pool, &o->c.timeout_ns, &unused)) return &o->c.tls;
+    *pool = 0;                                  /* ws clients are never pooled */
+    if (!lm_opts_read(L, idx, "ws.connect", lm_ws_spec, o)) return &o->c.tls;
     lm_ws_headers(L, idx, o);
     lm_ws_subprotocols(L, idx, o);
-    o->c.max_message = (uint64_t)lm_ws_size_opt(L, idx, "max_message", (double)o->c.max_message);
-    o->c.max_queue = (size_t)lm_ws_size_opt(L, idx, "max_queue", (double)o->c.max_queue);
     return &o->c.tls;
 }
 

@@ -184,6 +184,32 @@ check "16 DEADLINE_EXCEEDED, checks pass ($(counter "$S" grpc.status.DEADLINE_EX
 check "the late server saw 8 calls ($(( $(served Never.started) - before )))" [ $(( $(served Never.started) - before )) -eq 8 ]
 check "bounded: 2 rounds of 0.5 s deadlines took under 10 s ($ms ms)" [ $ms -lt 10000 ]
 
+# the pool key carries string options: another proto file or other metadata is another
+# pooled client (the metadata the server echoes is each client's own), the same ones share
+cp "$P/greeter.proto" "$TMP/sc/greeter2.proto"
+cat > "$TMP/sc/pk.lua" <<'S'
+return { requests = 8, groups = { { name = "g", vus = 2, script = "pkvu.lua" } } }
+S
+cat > "$TMP/sc/pkvu.lua" <<'S'
+local at = "127.0.0.1:" .. luamech.param("PORT")
+local a = luamech.grpc.connect(at, { proto = "greeter.proto", pool = true, metadata = { ["x-user"] = "ann" } })
+local b = luamech.grpc.connect(at, { proto = "greeter2.proto", pool = true, metadata = { ["x-user"] = "ann" } })
+local c = luamech.grpc.connect(at, { proto = "greeter.proto", pool = true, metadata = { ["x-user"] = "bob" } })
+local d = luamech.grpc.connect(at, { proto = "greeter.proto", pool = true, metadata = { ["x-user"] = "ann" } })
+return function()
+  luamech.check(a ~= b and a ~= c and a == d, "pool: another proto or metadata, another client")
+  local ra = a:invoke("lmgrpc.Greeter/SayHello", { name = "p" })
+  local rc = c:invoke("lmgrpc.Greeter/SayHello", { name = "p" })
+  luamech.check(ra and rc and ra.meta["x-user"] == "ann" and rc.meta["x-user"] == "bob",
+    "pool: the server saw each client's own metadata")
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/sc/pk.lua" -q -w 1 -e PORT="$GP" -o "$TMP/opk" > "$TMP/opk.out" 2>&1
+RC=$?
+S=$TMP/opk/summary.json
+check "pool key with string options: run exits 0, 16 checks pass, none fail (exit $RC, $(checks "$S" passes) passed, $(checks "$S" fails) failed)" \
+    [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 16 -a "$(checks "$S" fails)" -eq 0 ]
+
 # connect to a closed port: the init fails (exit 4) with one message
 CP=$(free_port)
 cat > "$TMP/sc/c.lua" <<'S'

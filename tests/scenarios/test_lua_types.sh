@@ -50,8 +50,9 @@ check "every function is annotated and every annotation exists" compare "$TMP/li
 OPTS_MAP="lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
 lm_http_opts.c:luamech.HttpOptions,luamech.HttpRequestOptions,luamech.HttpDnsOptions lm_random.c:luamech.KeysOptions
 lm_data.c:luamech.DataOptions lm_tls.c:luamech.TlsOptions lm_ws.c:luamech.WsOptions lm_grpc.c:luamech.GrpcOptions,luamech.GrpcCallOptions"
-c_options() { # FILE: option names of every known[] list in it
-    tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"' | sort -u
+c_options() { # FILE: option names of every known[] list in it and of its lm_opt_spec rows
+    { tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"'
+      grep -o '{"[a-z_]*", LM_OPT_' "$1" | cut -d'"' -f2; } | sort -u
 }
 class_fields() { # TYPES CLASS...: @field names of these classes
     local types=$1; shift
@@ -82,6 +83,35 @@ check "a removed option annotation is reported (memcached connect_timeout)" \
     grep -qx "option of lm_memcached.c not annotated: connect_timeout" "$TMP/cmp_opts"
 check "an annotated option no binding accepts is reported (keep_alive)" \
     grep -qx "annotated option lm_http_opts.c does not accept: keep_alive" "$TMP/cmp_opts"
+
+# options as data (lm_opt_spec rows, src/lua/lm_client.h): each row's kind and default
+# against its field in the options class (seconds: number, bytes: integer; "default N")
+spec_rows() { # FILE: name|kind|default of its lm_opt_spec rows with a default
+    grep -o '{"[a-z_]*", LM_OPT_[A-Z]*, [^"]*"[^"]*"' "$1" |
+        sed -E 's/^\{"([a-z_]*)", LM_OPT_([A-Z]*), [^"]*"([^"]*)"$/\1|\2|\3/'
+}
+compare_spec() { # TYPES FILE CLASS: 0 when the class's fields say each row's type and default
+    local rc=0 name kind dflt line want
+    while IFS='|' read -r name kind dflt; do
+        case $kind in SECONDS) want=number ;; BYTES) want=integer ;; *) continue ;; esac
+        line=$(awk -v c="$3" -v f="$name" '/^---@class / { on = ($2 == c) } on && $1 == "---@field" && ($2 == f "?" || $2 == f) { print; exit }' "$1")
+        if [ -z "$line" ]; then echo "$3 has no field $name"; rc=1; continue; fi
+        [ "$(echo "$line" | awk '{ print $3 }')" = "$want" ] || { echo "$3.$name: type not $want: $line"; rc=1; }
+        echo "$line" | grep -qE "default:? $dflt([;) ]|\$)" || { echo "$3.$name: default not '$dflt': $line"; rc=1; }
+    done < <(spec_rows "$2")
+    return $rc
+}
+WS_C=$SRC/src/lua/lm_ws.c
+check "ws.connect's option rows match luamech.WsOptions: kinds and defaults ($(spec_rows "$WS_C" | wc -l) rows: $(spec_rows "$WS_C" | tr '\n' ' '))" \
+    compare_spec "$TYPES" "$WS_C" luamech.WsOptions && [ "$(spec_rows "$WS_C" | wc -l)" -ge 4 ]
+sed -e 's/^\(---@field max_queue? integer .*\)(default 4 MiB)/\1(default 8 MiB)/' \
+    -e 's/^---@field timeout? number \(seconds, 0..86400 (default 10; 0 = none): each receive\)/---@field timeout? integer \1/' \
+    "$TYPES" > "$TMP/doctored_spec.lua"
+compare_spec "$TMP/doctored_spec.lua" "$WS_C" luamech.WsOptions > "$TMP/cmp_spec"
+check "a default the types say otherwise is reported (WsOptions max_queue 8 MiB)" \
+    grep -q "luamech.WsOptions.max_queue: default not '4 MiB'" "$TMP/cmp_spec"
+check "a kind the types say otherwise is reported (WsOptions timeout as integer)" \
+    grep -q "luamech.WsOptions.timeout: type not number" "$TMP/cmp_spec"
 
 # scenario file fields: lua/scenario.lua's lists of known fields against the
 # Scenario, Phase, Group and Stage classes

@@ -112,6 +112,10 @@ local out = {
   msg(function() luamech.ws.connect(url, { nope = 1 }) end),
   msg(function() luamech.ws.connect(url, { headers = { Upgrade = "x" } }) end),
   msg(function() luamech.ws.connect(url, { subprotocols = { "a b" } }) end),
+  msg(function() luamech.ws.connect(url, { max_queue = 0 }) end),
+  msg(function() luamech.ws.connect(url, { max_message = 1.5 }) end),
+  msg(function() luamech.ws.connect(url, { connect_timeout = "1" }) end),
+  msg(function() luamech.ws.connect(url, { timeout = -1 }) end),
 }
 local ws = assert(luamech.ws.connect(url))
 out[#out + 1] = msg(function() ws:send("\255") end)
@@ -127,7 +131,11 @@ printf 'return { requests = 1, groups = { { name = "m", vus = 1, script = "misus
 cat "$TMP/misuse.txt" 2> /dev/null
 for want in "ws.connect: the URL must start with ws:// or wss://" "ws.connect: unknown option 'nope'" \
             "ws.connect: header 'Upgrade' may not be sent" "ws.connect: subprotocols must be names" \
-            "ws:send: text is not UTF-8" "ws:close: code 1005 may not be sent"; do
+            "ws:send: text is not UTF-8" "ws:close: code 1005 may not be sent" \
+            "ws.connect: max_queue must be a whole number of bytes in 1..1073741824" \
+            "ws.connect: max_message must be a whole number of bytes in 1..1073741824" \
+            "ws.connect: connect_timeout must be a number of seconds between 0 and 86400" \
+            "ws.connect: timeout must be a number of seconds between 0 and 86400"; do
     check "misuse: '$want'" grep -qF "$want" "$TMP/misuse.txt"
 done
 
@@ -177,5 +185,49 @@ errors noclose "ws.receive ws://127.0.0.1:" ""
 errors noclose "close: no close frame from the server in time" 1000
 hostile badaccept; errors badaccept "handshake: wrong Sec-WebSocket-Accept" ""
 check "badaccept: one line per cause, not per connection" [ "$(grep -c Accept "$E")" -eq 1 ]
+
+# 7. connect_timeout bounds the handshake, timeout does not (docs/lua-api.md#timeouts-every-client):
+#    a listener that accepts and never answers the Upgrade; timeout is a day, connect_timeout
+#    0.5 s (ws; and http over TLS): the connect fails with the timeout kind (a run that waited for `timeout` would be
+#    killed by `timeout 60` instead), and the listener counted the connection it got.
+python3 - "$TMP/silent.port" "$TMP/silent.count" <<'PY' &
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0)); s.listen(16)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+held, n = [], 0
+s.settimeout(30)
+try:
+    while True:
+        c, _ = s.accept(); held.append(c); n += 1
+        open(sys.argv[2] + ".tmp", "w").write(str(n)); os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+except socket.timeout:
+    pass
+PY
+PIDS+=($!)
+for _ in $(seq 200); do [ -s "$TMP/silent.port" ] && break; sleep 0.05; done
+SPORT=$(cat "$TMP/silent.port")
+cat > "$TMP/silent.lua" <<'S'
+return { requests = 1, groups = { { name = "g", vus = 1, script = "silent_vu.lua" } } }
+S
+cat > "$TMP/silent_vu.lua" <<'S'
+return function()
+  local ws, err = luamech.ws.connect("ws://127.0.0.1:" .. luamech.param("PORT") .. "/",
+                                     { timeout = 86400, connect_timeout = 0.5 })
+  luamech.check(ws == nil and err:find("timeout", 1, true) ~= nil, "connect_timeout ended the handshake")
+  print("ERR " .. tostring(err))
+  -- the same rule for http: the TLS handshake the listener never answers
+  local h = luamech.http.new("https://127.0.0.1:" .. luamech.param("PORT"), { timeout = 86400, connect_timeout = 0.5 })
+  local res, herr = h:get("/")
+  luamech.check(res == nil and herr:find("timeout", 1, true) ~= nil, "http: connect_timeout ended the TLS handshake")
+  print("HERR " .. tostring(herr))
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/silent.lua" -q -w 1 -e PORT="$SPORT" -o "$TMP/silent" > "$TMP/silent.out" 2>&1
+RC=$?
+check "connect_timeout (ws, http): exit 0, both checks passed, the listener got both connections (exit $RC, $(grep ERR "$TMP/silent.out" | tr '\n' ' '), $(cat "$TMP/silent.count" 2> /dev/null))" \
+    [ $RC -eq 0 ] && [ "$(jqr "$TMP/silent/summary.json" '[.checks[]? | .fails] | add // 0')" -eq 0 ] && \
+    [ "$(jqr "$TMP/silent/summary.json" '[.checks[]? | .passes] | add // 0')" -eq 2 ] && [ "$(cat "$TMP/silent.count")" -ge 2 ]
 
 finish

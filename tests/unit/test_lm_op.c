@@ -296,7 +296,7 @@ static void test_anchor(void **state) {
 static lm_pool_key base_key(void) {
     lm_pool_key k = {.address = "127.0.0.1:6379", .timeout_ns = 5000000000ULL,
                      .connect_timeout_ns = 1000000000ULL, .opt = {3, 64, 0, 7},
-                     .secret = "pw", .tls = ""};
+                     .secret = "pw", .tls = "", .str = {"a/greeter.proto", "x-user\x1f" "ann\x1e"}};
     return k;
 }
 
@@ -316,7 +316,30 @@ static void test_key_equality(void **state) {
     b = base_key(); b.secret = "";                    assert_false(lm_pool_key_equal(&a, &b));
     b = base_key(); b.tls = "ca=/x";                  assert_false(lm_pool_key_equal(&a, &b));
     b = base_key(); b.tls = NULL;                     assert_true(lm_pool_key_equal(&a, &b));
+    for (int i = 0; i < LM_POOL_KEY_STRS; i++) {     /* string options: by content, NULL apart from "" */
+        b = base_key(); b.str[i] = "b/greeter.proto"; assert_false(lm_pool_key_equal(&a, &b));
+        b = base_key(); b.str[i] = NULL;              assert_int_equal(lm_pool_key_equal(&a, &b), a.str[i] == NULL);
+        b = base_key(); b.str[i] = "";                assert_false(lm_pool_key_equal(&a, &b));
+    }
+    char proto[] = "a/greeter.proto";
+    b = base_key(); b.str[0] = proto;                 assert_true(lm_pool_key_equal(&a, &b));
     a.secret = b.secret = NULL;                       assert_true(lm_pool_key_equal(&a, &b));
+}
+
+/* The hash the registry compares first: equal keys hash alike, whatever
+ * their pointers; a key differing in a string option (only) hashes apart. */
+static void test_key_hash(void **state) {
+    (void)state;
+    lm_pool_key a = base_key(), b = base_key();
+    char proto[] = "a/greeter.proto";
+    b.str[0] = proto;
+    assert_true(lm_pool_key_hash(&a) == lm_pool_key_hash(&b));
+    b.str[0] = "a/greeter2.proto";
+    assert_true(lm_pool_key_hash(&a) != lm_pool_key_hash(&b));
+    b = base_key(); b.str[2] = "";
+    assert_true(lm_pool_key_hash(&a) != lm_pool_key_hash(&b));
+    b = base_key(); b.str[0] = NULL; b.str[1] = "a/greeter.proto";   /* moved to another slot */
+    assert_true(lm_pool_key_hash(&a) != lm_pool_key_hash(&b));
 }
 
 static int cleared;
@@ -343,9 +366,19 @@ static void test_registry(void **state) {
     assert_int_equal(lm_registry_add(&r, &other, &c2, 12), 0);
     assert_ptr_equal(lm_registry_find(&r, &other)->client, &c2);
     assert_ptr_equal(lm_registry_find(&r, &again)->client, &c1);
+    int c3;
+    char proto[] = "b/greeter.proto";       /* another proto file: another client */
+    lm_pool_key third = base_key();
+    third.str[0] = proto;
+    assert_null(lm_registry_find(&r, &third));
+    assert_int_equal(lm_registry_add(&r, &third, &c3, 13), 0);
+    strcpy(proto, "a/greeter.proto");       /* its copy stays "b/...": the first key still finds c1 */
+    assert_ptr_equal(lm_registry_find(&r, &again)->client, &c1);
+    third.str[0] = "b/greeter.proto";
+    assert_ptr_equal(lm_registry_find(&r, &third)->client, &c3);
     cleared = 0;
     lm_registry_clear(&r, count_clear);
-    assert_int_equal(cleared, 2);
+    assert_int_equal(cleared, 3);
     assert_null(r.head);
     assert_null(lm_registry_find(&r, &again));
 }
@@ -361,6 +394,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_record_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_anchor, setup, teardown),
         cmocka_unit_test(test_key_equality),
+        cmocka_unit_test(test_key_hash),
         cmocka_unit_test(test_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,6 +111,8 @@ static const char *engine_signal_name(int signum) {
 static void engine_on_signal(uv_signal_t *h, int signum) {
     engine *e = h->data;
     int second = e->r->signal != 0;
+    if (e->hard_ns) return;         /* cancelling already: more signals change nothing (a flood of them
+                                       re-sent the workers' stop until the watchdog took them for stuck) */
     if (e->r->status == RUN_ABORTED || e->r->status == RUN_STUCK) {
         fprintf(stderr, "\nluamech: %s: already stopping\n", engine_signal_name(signum));
         return;

@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,29 @@
 #include "scenario/plan.h"
 
 /* One call of runner_run. */
+/* Signals outside the engine's runs.  The engine handles SIGINT, SIGTERM
+ * and SIGHUP while it runs, and libuv gives them back their default action
+ * (death) when it closes its handles; a late one (a second Ctrl-C, timeout(1)
+ * forwarding a signal to its process group too) then killed the process
+ * while it wrote the results.  The runner keeps handles of its own on a loop
+ * of its own for the whole command, so libuv's handler stays installed: a
+ * signal there is only noted (runner_sigs_got), ends a sequence of phases,
+ * and the results are written all the same. */
+typedef struct runner_sigs {
+    uv_loop_t loop;
+    uv_signal_t h[3];
+    int loop_ok;             /* the loop is open */
+    int nh;                  /* handles started (0: none; the engine's own still work) */
+    int got;                 /* the last signal seen, 0 if none */
+} runner_sigs;
+
 typedef struct runner {
     const runner_opts *o;
     int abandoned;           /* a run left stuck worker threads: end the process when written */
     output_set *out;         /* live outputs, opened before any load, or NULL */
     FILE *console;           /* the end report: stdout, stderr when a stream uses stdout */
     const char *phase;       /* the phase being run, or NULL */
+    runner_sigs *sigs;       /* the command's own signal handles */
 } runner;
 
 typedef struct runner_live {
@@ -302,6 +320,38 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
     return code;
 }
 
+static void runner_sigs_on(uv_signal_t *h, int signum) { ((runner_sigs *)h->data)->got = signum; }
+
+/* Starts the handles; on a failure the command runs without them (as before). */
+static void runner_sigs_open(runner_sigs *k) {
+    static const int signums[3] = {SIGINT, SIGTERM, SIGHUP};
+    memset(k, 0, sizeof *k);
+    if (uv_loop_init(&k->loop) != 0) return;
+    k->loop_ok = 1;
+    for (; k->nh < 3; k->nh++) {
+        uv_signal_t *h = &k->h[k->nh];
+        h->data = k;
+        if (uv_signal_init(&k->loop, h) != 0) break;
+        if (uv_signal_start(h, runner_sigs_on, signums[k->nh]) != 0) {
+            uv_close((uv_handle_t *)h, NULL);
+            break;
+        }
+    }
+}
+
+/* The signal seen since the command started, 0 if none (never blocks). */
+static int runner_sigs_got(runner_sigs *k) {
+    if (k->nh > 0) uv_run(&k->loop, UV_RUN_NOWAIT);
+    return k->got;
+}
+
+static void runner_sigs_close(runner_sigs *k) {
+    if (!k->loop_ok) return;
+    for (int i = 0; i < k->nh; i++) uv_close((uv_handle_t *)&k->h[i], NULL);
+    uv_run(&k->loop, UV_RUN_DEFAULT);            /* the close callbacks: returns at once */
+    if (uv_loop_close(&k->loop) != 0) fprintf(stderr, "luamech: the signal loop did not close\n");
+}
+
 /* Phases run one after another, each into its own subdirectory; the top
  * directory gets the phases table and the verdict of the scenario's own
  * (top-level) thresholds over all phases' data.  A failed or interrupted
@@ -324,6 +374,10 @@ static int runner_run_phases(runner *c, const scenario *sc, const char *dir, int
         code = runner_run_one(c, ph, sub, ph->workers > 0 ? ph->workers : workers,
                            ph->seed_set ? ph->seed : seed, &rs[i]);
         if (code == EXIT_THRESHOLDS) th_failed = 1, code = EXIT_OK;   /* later phases still run */
+        if (code == EXIT_OK && i + 1 < sc->nphases && runner_sigs_got(c->sigs)) {
+            fprintf(stderr, "luamech: a signal came after phase %d ended: the later phases do not run\n", i + 1);
+            code = EXIT_INTERRUPTED;
+        }
     }
     if (code == EXIT_OK && sc->nthresholds > 0) {
         th_result *res;
@@ -408,7 +462,8 @@ static int runner_end(const runner *c, int code) {
 }
 
 int runner_run(const runner_opts *o, const scenario *sc) {
-    runner c = {o, 0, NULL, o->outputs && output_uses_stdout(o->outputs) ? stderr : stdout, NULL};
+    runner_sigs sigs;
+    runner c = {o, 0, NULL, o->outputs && output_uses_stdout(o->outputs) ? stderr : stdout, NULL, &sigs};
     char dir[4096];
     int workers = sc->workers > 0 ? sc->workers : runner_default_workers();
     uint64_t seed = runner_seed(sc);
@@ -417,6 +472,7 @@ int runner_run(const runner_opts *o, const scenario *sc) {
     if (code == EXIT_OK) code = runner_out_dir(&c, sc, dir, sizeof dir);
     if (code == EXIT_OK) code = runner_open_outputs(&c, dir);
     if (code != EXIT_OK) return code;
+    runner_sigs_open(&sigs);
     if (sc->nphases > 0 || o->as_phases) code = runner_run_phases(&c, sc, dir, workers, seed);
     else {
         run_result r;
@@ -424,5 +480,6 @@ int runner_run(const runner_opts *o, const scenario *sc) {
         run_result_free(&r);
     }
     runner_close_outputs(&c);
+    if (!c.abandoned) runner_sigs_close(&sigs);   /* abandoned: the process ends at once */
     return runner_end(&c, code);
 }

@@ -109,6 +109,18 @@ check "SIGHUP: exit 5 (got $rc)" [ $rc -eq 5 ]
 check "SIGHUP: status interrupted" [ "$(jq -r .status "$TMP/h1/summary.json")" = interrupted ]
 check "SIGHUP: report.html written" [ -s "$TMP/h1/report.html" ]
 
+# --- signals until the process ends: a late one (after the engine closed
+# its handles, while the results are written) neither kills it nor loses them
+start_bg 60 "$TMP/o10b" run "$F/many_timers.lua" -q -o "$TMP/h2"
+wait_file "$TMP/h2/summary.json"
+sleep 1
+n=0
+while kill -HUP "$PID" 2>/dev/null; do n=$((n + 1)); sleep 0.01; done
+wait "$PID"; rc=$?
+check "SIGHUP every 10 ms until it ends ($n sent): not killed by one, exit 5 (got $rc)" [ $rc -eq 5 ]
+check "SIGHUP every 10 ms: status interrupted, report.html written" \
+    [ "$(jq -r .status "$TMP/h2/summary.json")" = interrupted -a -s "$TMP/h2/report.html" ]
+
 # --- a signal during the preflight (an init that sleeps 30 s) ---
 start_bg 30 "$TMP/o11" run "$F/sleepy.lua" -q -e SLOW_INIT=1 -o "$TMP/p1"
 wait_file "$TMP/o11" "results in"     # past the scenario load: the preflight is next

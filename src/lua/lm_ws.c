@@ -301,12 +301,12 @@ static void lm_ws_on_connect(void *data, int status, const char *errmsg) {
     uint64_t now = worker_now_ns();
     vu_record(ws->connect_vu, ws->list->tid_connect, (int64_t)(now - ws->connect_start_ns), now,
               status == 0 ? SAMPLE_OK : SAMPLE_FAILED);
-    char why[256];
-    if (status != 0)
-        lm_ws_tally(ws, "connect", client_describe(why, sizeof why, ws_client_status(status),
-                                                    errmsg ? errmsg : ws_client_strerror(status)));
-    lm_connect_done(data, status, "ws.connect %s: %s", ws->url,
-                    errmsg ? errmsg : "failed");
+    char why[256] = "";
+    if (status != 0) {                  /* the returned error says what the tally line says */
+        client_describe(why, sizeof why, ws_client_status(status), errmsg ? errmsg : ws_client_strerror(status));
+        lm_ws_tally(ws, "connect", why);
+    }
+    lm_connect_done(data, status, "ws.connect %s: %s", ws->url, why);
 }
 
 static void lm_ws_connect(void *obj, lm_connect *cc) {

@@ -195,6 +195,11 @@ returns luamech.http:get refused nil,string
 returns luamech.memcached.connect refused nil,string
 returns luamech.redis.connect refused nil,string
 returns luamech.ws.connect refused nil,string
+CLOSED_PORT=$(sed -n 's/^luamech.ws.connect refused-err -> said ws.connect ws:\/\/127.0.0.1:\([0-9]*\): .*/\1/p' "$TMP/shapes")
+check "ws.connect's returned error says its kind as its tally line does (got: $(shape luamech.ws.connect refused-err))" \
+    [ "$(shape luamech.ws.connect refused-err)" = "said ws.connect ws://127.0.0.1:$CLOSED_PORT: server down: connection refused" ]
+check "... and the tally line says the same" \
+    grep -qF "ws.connect ws://127.0.0.1:$CLOSED_PORT: server down: connection refused" "$TMP/rs/errors.csv"
 
 # @return lines of FUNC in TYPES, one per line ("T name")
 returns_of() {

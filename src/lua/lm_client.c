@@ -1,7 +1,8 @@
 /* lm_client.c - the client bindings' shared connect pieces (lm_client.h):
- * the userdata around a client object, the common connect options and the
- * pooled-or-own connect.  It knows no protocol and calls no client; the
- * op pattern and the registry itself are lm_op.c's. */
+ * the userdata around a client object, options as data (lm_opt_spec rows
+ * read and checked by lm_opts_read) and the pooled-or-own connect.  It
+ * knows no protocol and calls no client; the op pattern and the registry
+ * itself are lm_op.c's. */
 #include "lua/lm_client.h"
 
 #include <lauxlib.h>

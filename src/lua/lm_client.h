@@ -1,11 +1,12 @@
 /* lm_client.h - what the client bindings (memcached, redis, ws, grpc; http
- * the userdata and type only) share besides the operation pattern (lm_op.h):
- * a client object's userdata (a pointer: the C side may outlive a collected
- * userdata), options as data (lm_opt_spec rows read by lm_opts_read), and connect()'s pooled-or-own tail: a pooled client found in
- * the registry is returned as it is; a new one is registered when pooled and
- * then connected (yielding through lm_connect).  No protocol and no client
- * call: the binding creates and connects its client, this only decides and
- * anchors. */
+ * the userdata, the type and its options) share besides the operation
+ * pattern (lm_op.h): a client object's userdata (a pointer: the C side may
+ * outlive a collected userdata), options as data (lm_opt_spec rows read by
+ * lm_opts_read), and connect()'s pooled-or-own tail: a pooled client found
+ * in the registry is returned as it is; a new one is registered when pooled
+ * and then connected (yielding through lm_connect).  No protocol and no
+ * client call: the binding creates and connects its client, this only
+ * decides and anchors. */
 #ifndef LUAMECH_LM_CLIENT_H
 #define LUAMECH_LM_CLIENT_H
 

@@ -516,13 +516,13 @@ luamech.redis = {}
 ---@field timeout? number seconds per request, 0..86400 (default 10; 0 = none)
 ---@field connect_timeout? number seconds for connect + AUTH/SELECT (default: timeout)
 ---@field password? string AUTH on every (re)connect
----@field db? integer SELECT on every (re)connect when > 0
+---@field db? integer SELECT on every (re)connect when > 0, 0..1000000 (default 0)
 ---@field pool? boolean share one client per worker (default false)
 ---@field max_reply? integer largest reply accepted in bytes, 1..2^40 (default 64 MiB)
 ---@field max_elements? integer array elements in one reply, all levels, 1..2^31-1 (default 1048576)
 ---@field max_depth? integer nested arrays in one reply, 1..7 (default 7)
 ---@field tls? boolean|luamech.TlsOptions TLS (also: a "rediss://host:port" address)
----@field cluster? boolean address is a redis Cluster's seeds "host:port,host:port,...": slots discovered, commands routed by key, MOVED/ASK followed (not with tls or db)
+---@field cluster? boolean address is a redis Cluster's seeds "host:port,host:port,...": slots discovered, commands routed by key, MOVED/ASK followed (not with tls or db) (default false)
 
 ---Connects to "host:port", "host" (6379), "[v6]:port", "/unix/socket" or "rediss://host:port" (TLS);
 ---with opts.cluster, to a redis Cluster through its seeds "host:port,host:port,...".
@@ -638,7 +638,7 @@ luamech.http = {}
 ---@field connect_timeout? number seconds per connection, TCP + TLS (default: only the request's timeout)
 ---@field headers? table<string, string> sent with every request
 ---@field max_body? integer largest response body accepted in bytes, 1..1073741824 (default 64 MiB)
----@field discard_body? boolean true: count the body's bytes but keep none (res.body is nil)
+---@field discard_body? boolean true: count the body's bytes but keep none (res.body is nil) (default false)
 ---@field jar? boolean false: no cookie jar (default: this client keeps the cookies servers set, RFC 6265)
 ---@field tls? luamech.TlsOptions for the https:// base URL and every https:// origin reached (absolute URLs, redirects)
 ---@field tags? table<string, string|number|boolean> default tags of every request (docs/http.md#tags)

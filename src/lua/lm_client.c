@@ -1,7 +1,8 @@
 /* lm_client.c - the client bindings' shared connect pieces (lm_client.h):
- * the userdata around a client object, the common connect options and the
- * pooled-or-own connect.  It knows no protocol and calls no client; the
- * op pattern and the registry itself are lm_op.c's. */
+ * the userdata around a client object, options as data (lm_opt_spec rows
+ * read and checked by lm_opts_read) and the pooled-or-own connect.  It
+ * knows no protocol and calls no client; the op pattern and the registry
+ * itself are lm_op.c's. */
 #include "lua/lm_client.h"
 
 #include <lauxlib.h>
@@ -24,17 +25,25 @@ uint64_t lm_seconds_opt(lua_State *L, const char *fname, const char *field) {
     return (uint64_t)(s * 1e9);
 }
 
-static uint64_t *lm_opt_slot(const lm_opt_spec *s, void *dst) {
-    return (uint64_t *)(void *)((char *)dst + s->offset);
+/* v into the field of dst that row s names (4 or 8 bytes). */
+static void lm_opt_store(const lm_opt_spec *s, void *dst, uint64_t v) {
+    char *at = (char *)dst + s->offset;
+    if (s->size == sizeof(uint32_t)) {
+        uint32_t v32 = (uint32_t)v;
+        memcpy(at, &v32, sizeof v32);
+    } else {
+        memcpy(at, &v, sizeof v);
+    }
 }
 
 /* The value on top of L for option s, checked. */
 static uint64_t lm_opt_number(lua_State *L, const char *fname, const lm_opt_spec *s) {
     if (s->kind == LM_OPT_SECONDS) return lm_seconds_opt(L, fname, s->name);
     double v = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || !(v >= s->min && v <= s->max) || v != floor(v))
+    if (lua_type(L, -1) == LUA_TNUMBER && v >= s->min && v <= s->max && v == floor(v)) return (uint64_t)v;
+    if (s->kind == LM_OPT_BYTES)
         luaL_error(L, "%s: %s must be a whole number of bytes in %.0f..%.0f", fname, s->name, s->min, s->max);
-    return (uint64_t)v;
+    return (uint64_t)luaL_error(L, "%s: %s must be an integer in %.0f..%.0f", fname, s->name, s->min, s->max);
 }
 
 int lm_opts_read(lua_State *L, int idx, const char *fname, const lm_opt_spec *spec, void *dst) {
@@ -43,7 +52,7 @@ int lm_opts_read(lua_State *L, int idx, const char *fname, const lm_opt_spec *sp
     for (const lm_opt_spec *s = spec; s->name; s++) {
         if (n < LM_OPT_MAX) known[n++] = s->name;
         if (s->kind != LM_OPT_OTHER)
-            *lm_opt_slot(s, dst) = (uint64_t)(s->kind == LM_OPT_SECONDS ? s->dflt * 1e9 : s->dflt);
+            lm_opt_store(s, dst, (uint64_t)(s->kind == LM_OPT_SECONDS ? s->dflt * 1e9 : s->dflt));
     }
     known[n] = NULL;
     if (lua_isnoneornil(L, idx)) return 0;
@@ -52,26 +61,18 @@ int lm_opts_read(lua_State *L, int idx, const char *fname, const lm_opt_spec *sp
     for (const lm_opt_spec *s = spec; s->name; s++) {
         if (s->kind == LM_OPT_OTHER) continue;
         lua_getfield(L, idx, s->name);
-        if (!lua_isnil(L, -1)) *lm_opt_slot(s, dst) = lm_opt_number(L, fname, s);
+        if (!lua_isnil(L, -1)) lm_opt_store(s, dst, lm_opt_number(L, fname, s));
         lua_pop(L, 1);
     }
     return 1;
 }
 
-int lm_connect_opts(lua_State *L, int idx, const char *fname, const char *const *known, int *pool,
-                    uint64_t *timeout_ns, uint64_t *connect_timeout_ns) {
-    *pool = 0;
-    if (lua_isnoneornil(L, idx)) return 0;
-    luaL_checktype(L, idx, LUA_TTABLE);
-    lm_check_options(L, idx, fname, known);
+int lm_pool_opt(lua_State *L, int idx) {
+    if (!lua_istable(L, idx)) return 0;
     lua_getfield(L, idx, "pool");
-    *pool = lua_toboolean(L, -1);
-    lua_getfield(L, idx, "timeout");
-    if (!lua_isnil(L, -1)) *timeout_ns = lm_seconds_opt(L, fname, "timeout");
-    lua_getfield(L, idx, "connect_timeout");
-    if (!lua_isnil(L, -1)) *connect_timeout_ns = lm_seconds_opt(L, fname, "connect_timeout");
-    lua_pop(L, 3);
-    return 1;
+    int pool = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return pool;
 }
 
 void lm_client_type(lua_State *L, const char *mt, const luaL_Reg *methods, const luaL_Reg *meta,

@@ -1,12 +1,12 @@
 /* lm_client.h - what the client bindings (memcached, redis, ws, grpc; http
- * the userdata and type only) share besides the operation pattern (lm_op.h):
- * a client object's userdata (a pointer: the C side may outlive a collected
- * userdata), the options every connect takes (pool, timeout, connect_timeout,
- * as seconds), and connect()'s pooled-or-own tail: a pooled client found in
- * the registry is returned as it is; a new one is registered when pooled and
- * then connected (yielding through lm_connect).  No protocol and no client
- * call: the binding creates and connects its client, this only decides and
- * anchors. */
+ * the userdata, the type and its options) share besides the operation
+ * pattern (lm_op.h): a client object's userdata (a pointer: the C side may
+ * outlive a collected userdata), options as data (lm_opt_spec rows read by
+ * lm_opts_read), and connect()'s pooled-or-own tail: a pooled client found
+ * in the registry is returned as it is; a new one is registered when pooled
+ * and then connected (yielding through lm_connect).  No protocol and no
+ * client call: the binding creates and connects its client, this only
+ * decides and anchors. */
 #ifndef LUAMECH_LM_CLIENT_H
 #define LUAMECH_LM_CLIENT_H
 
@@ -32,34 +32,38 @@ uint64_t lm_seconds_opt(lua_State *L, const char *fname, const char *field);
  * its LuaLS options class against the same rows (names, kinds, defaults). */
 typedef enum lm_opt_kind {
     LM_OPT_SECONDS,     /* a number of seconds in [min, max] (lm_seconds_opt: 0..86400), a uint64_t of ns */
-    LM_OPT_BYTES,       /* a whole number of bytes in [min, max], a uint64_t */
-    LM_OPT_OTHER        /* known here, read by the binding itself (a table, a string, tls, pool) */
+    LM_OPT_BYTES,       /* a whole number of bytes in [min, max] */
+    LM_OPT_INT,         /* a whole number in [min, max] */
+    LM_OPT_OTHER        /* known here, read by the binding itself (a table, a string, a boolean, tls, pool) */
 } lm_opt_kind;
 
 typedef struct lm_opt_spec {
     const char *name;
     lm_opt_kind kind;
-    double min, max, dflt;      /* SECONDS, BYTES: the range and the default (seconds, bytes) */
-    const char *doc_default;    /* the default as the docs and types say it ("10", "timeout", "1 MiB") */
-    size_t offset;              /* SECONDS, BYTES: the uint64_t it fills in the binding's options */
+    double min, max, dflt;      /* SECONDS, BYTES, INT: the range and the default (seconds, bytes) */
+    const char *doc_default;    /* the default as the docs and types say it ("10", "timeout", "1 MiB"),
+                                 * any kind; NULL: not checked (none, or a quoted string) */
+    size_t offset, size;        /* SECONDS, BYTES, INT: the field it fills in the binding's options
+                                 * (LM_OPT_AT), an unsigned or nonnegative integer of 4 or 8 bytes
+                                 * (SECONDS: 8, a uint64_t of ns) */
 } lm_opt_spec;
+
+/* The offset and size of member of type, for an lm_opt_spec row. */
+#define LM_OPT_AT(type, member) offsetof(type, member), sizeof(((type *)0)->member)
+/* A row the binding reads itself (kind OTHER), with its documented default or NULL. */
+#define LM_OPT_OWN(name, doc_default) {name, LM_OPT_OTHER, 0, 0, 0, doc_default, 0, 0}
 
 #define LM_OPT_MAX 32
 
-/* spec (ended by a NULL name) applied to the table at idx: every SECONDS
- * and BYTES option set in dst to its default, then to the table's value;
- * a name not in spec raises (lm_check_options), a value out of range
+/* spec (ended by a NULL name) applied to the table at idx: every SECONDS,
+ * BYTES and INT option set in dst to its default, then to the table's
+ * value; a name not in spec raises (lm_check_options), a value out of range
  * raises "<fname>: <name> must be ...".  Returns 1 when there is a table
  * (the binding reads its OTHER options), 0 for none or nil. */
 int lm_opts_read(lua_State *L, int idx, const char *fname, const lm_opt_spec *spec, void *dst);
 
-/* The options every connect takes, from the table at idx (none or nil: the
- * table is absent and nothing changes but *pool = 0).  Unknown names
- * (known: NULL-terminated, the protocol's own included) raise.  Returns 1
- * when there is a table (the binding reads its other fields), else 0; the
- * stack is left as it was. */
-int lm_connect_opts(lua_State *L, int idx, const char *fname, const char *const *known, int *pool,
-                    uint64_t *timeout_ns, uint64_t *connect_timeout_ns);
+/* The pool option of the table at idx (any true value), 0 without a table. */
+int lm_pool_opt(lua_State *L, int idx);
 
 /* The part every client binding's object starts with: its place in the
  * worker's list of the binding's clients (for teardown). */

@@ -353,27 +353,33 @@ static void lm_gr_worker_close(void *list) {
     lm_client_list_close(list, lm_gr_close_client, lm_gr_free);
 }
 
+#define LM_GR_AT(f) LM_OPT_AT(lm_gr_opts, f)
+
+/* grpc.connect's options as data (lm_client.h): the reader below,
+ * lua/types/luamech.lua's luamech.GrpcOptions and docs/lua-api.md's list
+ * are checked against these rows. */
+static const lm_opt_spec lm_gr_spec[] = {
+    LM_OPT_OWN("proto", NULL),
+    LM_OPT_OWN("tls", NULL),
+    LM_OPT_OWN("metadata", NULL),
+    {"timeout", LM_OPT_SECONDS, 0, 86400, CLIENT_TIMEOUT_DEFAULT_NS / 1e9, "10", LM_GR_AT(timeout_ns)},
+    {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "timeout", LM_GR_AT(connect_timeout_ns)},
+    LM_OPT_OWN("pool", "false"),
+    {"max_recv", LM_OPT_BYTES, 1, 1 << 30, 4 << 20, "4 MiB", LM_GR_AT(max_recv)},
+    LM_OPT_OWN("compression", NULL),
+    LM_OPT_OWN(NULL, NULL)};
+
 static const net_tls_opts **lm_gr_opts_read(lua_State *L, int idx, void *opts, int *pool) {
     lm_gr_opts *o = opts;
-    static const char *const known[] = {"pool", "timeout", "connect_timeout", "tls", "proto", "metadata",
-                                        "max_recv", "compression", NULL};
     memset(o, 0, sizeof *o);
-    o->timeout_ns = CLIENT_TIMEOUT_DEFAULT_NS;
-    o->connect_timeout_ns = 0;
-    if (!lm_connect_opts(L, idx, "grpc.connect", known, pool, &o->timeout_ns, &o->connect_timeout_ns))
+    if (!lm_opts_read(L, idx, "grpc.connect", lm_gr_spec, o))
         luaL_error(L, "grpc.connect: options with proto = \"file.proto\" (or a descriptor set) expected");
+    *pool = lm_pool_opt(L, idx);
     if (o->connect_timeout_ns == 0) o->connect_timeout_ns = o->timeout_ns;   /* one rule for every client */
     lua_getfield(L, idx, "proto");
     if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "grpc.connect: proto: a .proto file or a descriptor set expected");
     o->proto = lua_tostring(L, -1);
     lua_pop(L, 1);                                  /* anchored by the options table */
-    lua_getfield(L, idx, "max_recv");
-    if (!lua_isnil(L, -1)) {
-        double d = luaL_checknumber(L, -1);
-        if (!(d >= 1 && d <= 1 << 30)) luaL_error(L, "grpc.connect: max_recv must be 1 to 2^30 bytes");
-        o->max_recv = (size_t)d;
-    }
-    lua_pop(L, 1);
     lua_getfield(L, idx, "compression");
     if (!lua_isnil(L, -1)) {
         const char *c = lua_tostring(L, -1);

@@ -341,7 +341,7 @@ static void lm_http_new_tags(lua_State *L, int idx, lm_http_cfg *cfg) {
     lua_pop(L, 1);
 }
 
-/* http = "auto" | "1.1" | "2" and max_streams (1..1000) of new's options. */
+/* http = "auto" | "1.1" | "2" of new's options. */
 static void lm_http_version_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
     lua_getfield(L, idx, "http");
     if (!lua_isnil(L, -1)) {
@@ -351,36 +351,43 @@ static void lm_http_version_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
         else if (v && strcmp(v, "2") == 0) cfg->version = HTTP_V2;
         else luaL_error(L, "luamech.http.new: http must be \"auto\", \"1.1\" or \"2\"");
     }
-    lua_getfield(L, idx, "max_streams");
-    if (!lua_isnil(L, -1)) {
-        lua_Number n = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
-        if (n < 1 || n > 1000 || n != (lua_Number)(unsigned)n)
-            luaL_error(L, "luamech.http.new: max_streams must be a whole number from 1 to 1000");
-        cfg->max_streams = (unsigned)n;
-    }
-    lua_pop(L, 2);
+    lua_pop(L, 1);
 }
+
+#define LM_HTTP_AT(f) LM_OPT_AT(lm_http_cfg, f)
+
+/* http.new's options as data (lm_client.h): the reader below,
+ * lua/types/luamech.lua's luamech.HttpOptions and docs/lua-api.md's list
+ * are checked against these rows (max_body is read with the requests' own). */
+static const lm_opt_spec lm_http_spec[] = {
+    LM_OPT_OWN("pool", "false"),
+    LM_OPT_OWN("keepalive", "true"),
+    {"timeout", LM_OPT_SECONDS, 0, 86400, LM_HTTP_DEFAULT_TIMEOUT_NS / 1e9, "10", LM_HTTP_AT(timeout_ns)},
+    {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "only the request's timeout", LM_HTTP_AT(connect_timeout_ns)},
+    LM_OPT_OWN("headers", NULL),
+    LM_OPT_OWN("max_body", "64 MiB"),
+    LM_OPT_OWN("discard_body", "false"),
+    LM_OPT_OWN("jar", NULL),
+    LM_OPT_OWN("tls", NULL),
+    LM_OPT_OWN("http", NULL),
+    {"max_streams", LM_OPT_INT, 1, 1000, 100, "100", LM_HTTP_AT(max_streams)},
+    LM_OPT_OWN("tags", NULL),
+    LM_OPT_OWN("dns", NULL),
+    LM_OPT_OWN("credential_headers", NULL),
+    LM_OPT_OWN(NULL, NULL)};
 
 /* The options table at idx (or nil) into cfg; misuse raises. */
 void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
-    static const char *const known[] = {"pool", "keepalive", "timeout", "connect_timeout", "headers", "max_body",
-                                        "discard_body", "jar", "tls", "tags", "dns", "credential_headers",
-                                        "http", "max_streams", NULL};
     cfg->pool = 0;
     cfg->version = LM_HTTP_AUTO;         /* the default (h2 by ALPN on https://): docs/http.md#http2 says why */
-    cfg->max_streams = 0;
     cfg->keepalive = 1;
     cfg->headers_ref = cfg->tags_ref = LUA_NOREF;
-    cfg->timeout_ns = LM_HTTP_DEFAULT_TIMEOUT_NS;
-    cfg->connect_timeout_ns = 0;
     cfg->max_body = HTTP_MAX_BODY_DEFAULT;
     cfg->dns_ttl_ns = HTTP_DNS_TTL_DEFAULT_NS;
     cfg->discard_body = 0;
     cfg->jar = 1;
     cfg->ncred = 0;
-    if (lua_isnil(L, idx)) return;
-    luaL_checktype(L, idx, LUA_TTABLE);
-    lm_check_options(L, idx, "luamech.http.new", known);
+    if (!lm_opts_read(L, idx, "luamech.http.new", lm_http_spec, cfg)) return;
     lua_getfield(L, idx, "tags");             /* checked before any reference is made */
     if (!lua_isnil(L, -1) && !lua_istable(L, -1)) luaL_error(L, "luamech.http.new: tags must be a table");
     if (lua_istable(L, -1)) lm_http_check_tags(L, lua_gettop(L), "luamech.http.new", 1);
@@ -404,15 +411,11 @@ void lm_http_new_opts(lua_State *L, int idx, lm_http_cfg *cfg) {
         if (!lua_isboolean(L, -1)) luaL_error(L, "luamech.http.new: keepalive must be a boolean");
         cfg->keepalive = lua_toboolean(L, -1);
     }
-    lm_http_timeout_opt(L, idx, "luamech.http.new", &cfg->timeout_ns);
-    lua_getfield(L, idx, "connect_timeout");
-    if (!lua_isnil(L, -1)) cfg->connect_timeout_ns = lm_seconds_opt(L, "luamech.http.new", "connect_timeout");
-    lua_pop(L, 1);
     lua_getfield(L, idx, "headers");
     if (!lua_isnil(L, -1)) {
         if (!lua_istable(L, -1)) luaL_error(L, "luamech.http.new: headers must be a table");
         cfg->headers_ref = lm_http_default_headers(L, lua_gettop(L));   /* raises before the ref */
     }
-    lua_pop(L, 4);
+    lua_pop(L, 3);
     lm_http_new_tags(L, idx, cfg);
 }

@@ -504,16 +504,28 @@ static int lm_mc_protocol(lua_State *L) {
                       p ? "\"" : "", p ? p : luaL_typename(L, -1), p ? "\"" : "");
 }
 
+#define LM_MC_AT(f) LM_OPT_AT(lm_mc_conf, c.f)
+
+/* memcached.connect's options as data (lm_client.h): the reader below,
+ * lua/types/luamech.lua's luamech.MemcachedOptions and docs/lua-api.md's
+ * table are checked against these rows. */
+static const lm_opt_spec lm_mc_spec[] = {
+    {"timeout", LM_OPT_SECONDS, 0, 86400, CLIENT_TIMEOUT_DEFAULT_NS / 1e9, "10", LM_MC_AT(timeout_ns)},
+    {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "timeout", LM_MC_AT(connect_timeout_ns)},
+    LM_OPT_OWN("distribution", NULL),
+    LM_OPT_OWN("pool", "false"),
+    LM_OPT_OWN("tls", NULL),
+    LM_OPT_OWN("protocol", NULL),
+    LM_OPT_OWN(NULL, NULL)};
+
 static const net_tls_opts **lm_mc_opts(lua_State *L, int idx, void *opts, int *pool) {
     lm_mc_conf *conf = opts;
     mc_client_opts *o = &conf->c;
-    static const char *const known[] = {"pool", "timeout", "connect_timeout", "distribution",
-                                        "tls", "protocol", NULL};
     mc_client_opts_default(o);
     conf->meta = 0;
-    if (!lm_connect_opts(L, idx, "memcached.connect", known, pool, &o->timeout_ns,
-                         &o->connect_timeout_ns))
-        return &o->tls;
+    *pool = 0;
+    if (!lm_opts_read(L, idx, "memcached.connect", lm_mc_spec, conf)) return &o->tls;
+    *pool = lm_pool_opt(L, idx);
     lua_getfield(L, idx, "protocol");
     conf->meta = lm_mc_protocol(L);
     lua_pop(L, 1);

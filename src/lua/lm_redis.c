@@ -865,57 +865,54 @@ static void lm_rd_worker_close(void *list) {
     lm_client_list_close(list, lm_rd_close_client, lm_rd_free);
 }
 
-/* An integer option in [lo, hi] (NaN and fractions refused). */
-static double lm_rd_int_opt(lua_State *L, const char *what, double lo, double hi) {
-    double v = luaL_checknumber(L, -1);
-    if (!(v >= lo && v <= hi) || v != floor(v))
-        luaL_error(L, "redis.connect: %s must be an integer in %.0f..%.0f", what, lo, hi);
-    return v;
-}
-
-static void lm_rd_limits(lua_State *L, int idx, redis_limits *l) {
-    lua_getfield(L, idx, "max_reply");
-    if (!lua_isnil(L, -1))
-        l->max_reply_bytes = (uint64_t)lm_rd_int_opt(L, "max_reply (bytes)", 1,
-                                                     (double)REDIS_PROTO_MAX_REPLY_LIMIT);
-    lua_getfield(L, idx, "max_elements");
-    if (!lua_isnil(L, -1))
-        l->max_elements = (uint32_t)lm_rd_int_opt(L, "max_elements", 1,
-                                                  (double)REDIS_PROTO_MAX_ELEMENTS_LIMIT);
-    lua_getfield(L, idx, "max_depth");
-    if (!lua_isnil(L, -1))
-        l->max_depth = (int)lm_rd_int_opt(L, "max_depth", 1, REDIS_PROTO_MAX_DEPTH_DEFAULT);
-    lua_pop(L, 3);
-}
-
-/* connect()'s options: the client's, and cluster = true. */
+/* connect()'s options: the client's, and cluster = true; db and the limits
+ * read as 64-bit numbers (their rows) and narrowed after. */
 typedef struct lm_rd_conn_opts {
     redis_client_opts o;
     int cluster;
+    uint64_t db, max_elements, max_depth;
 } lm_rd_conn_opts;
+
+#define LM_RD_AT(f) LM_OPT_AT(lm_rd_conn_opts, f)
+
+/* redis.connect's options as data (lm_client.h): the reader below,
+ * lua/types/luamech.lua's luamech.RedisOptions and docs/lua-api.md's table
+ * are checked against these rows. */
+static const lm_opt_spec lm_rd_spec[] = {
+    {"timeout", LM_OPT_SECONDS, 0, 86400, CLIENT_TIMEOUT_DEFAULT_NS / 1e9, "10", LM_RD_AT(o.timeout_ns)},
+    {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "timeout", LM_RD_AT(o.connect_timeout_ns)},
+    LM_OPT_OWN("password", NULL),
+    {"db", LM_OPT_INT, 0, 1e6, 0, "0", LM_RD_AT(db)},
+    LM_OPT_OWN("pool", "false"),
+    {"max_reply", LM_OPT_BYTES, 1, (double)REDIS_PROTO_MAX_REPLY_LIMIT, (double)REDIS_PROTO_MAX_REPLY_DEFAULT,
+     "64 MiB", LM_RD_AT(o.limits.max_reply_bytes)},
+    {"max_elements", LM_OPT_INT, 1, (double)REDIS_PROTO_MAX_ELEMENTS_LIMIT,
+     (double)REDIS_PROTO_MAX_ELEMENTS_DEFAULT, "1048576", LM_RD_AT(max_elements)},
+    {"max_depth", LM_OPT_INT, 1, REDIS_PROTO_MAX_DEPTH_DEFAULT, REDIS_PROTO_MAX_DEPTH_DEFAULT, "7",
+     LM_RD_AT(max_depth)},
+    LM_OPT_OWN("tls", NULL),
+    LM_OPT_OWN("cluster", "false"),
+    LM_OPT_OWN(NULL, NULL)};
 
 /* Reads the options table at idx; the password stays anchored by it. */
 static const net_tls_opts **lm_rd_opts(lua_State *L, int idx, void *opts, int *pool) {
     lm_rd_conn_opts *co = opts;
     redis_client_opts *o = &co->o;
-    static const char *const known[] = {"pool", "timeout", "connect_timeout", "password", "db",
-                                        "max_reply", "max_elements", "max_depth", "tls", "cluster",
-                                        NULL};
     redis_client_opts_default(o);
     co->cluster = 0;
-    if (!lm_connect_opts(L, idx, "redis.connect", known, pool, &o->timeout_ns,
-                         &o->connect_timeout_ns))
-        return &o->tls;
+    int have = lm_opts_read(L, idx, "redis.connect", lm_rd_spec, co);
+    o->db = (int)co->db;
+    o->limits.max_elements = (uint32_t)co->max_elements;
+    o->limits.max_depth = (int)co->max_depth;
+    *pool = lm_pool_opt(L, idx);
+    if (!have) return &o->tls;
     lua_getfield(L, idx, "cluster");
     if (!lua_isnil(L, -1) && !lua_isboolean(L, -1)) luaL_error(L, "redis.connect: cluster must be a boolean");
     co->cluster = lua_toboolean(L, -1);
     lua_pop(L, 1);
     lua_getfield(L, idx, "password");
     if (!lua_isnil(L, -1)) o->password = luaL_checkstring(L, -1);
-    lua_getfield(L, idx, "db");
-    if (!lua_isnil(L, -1)) o->db = (int)lm_rd_int_opt(L, "db", 0, 1e6);
-    lua_pop(L, 2);
-    lm_rd_limits(L, idx, &o->limits);
+    lua_pop(L, 1);
     return &o->tls;
 }
 

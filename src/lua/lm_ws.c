@@ -301,12 +301,12 @@ static void lm_ws_on_connect(void *data, int status, const char *errmsg) {
     uint64_t now = worker_now_ns();
     vu_record(ws->connect_vu, ws->list->tid_connect, (int64_t)(now - ws->connect_start_ns), now,
               status == 0 ? SAMPLE_OK : SAMPLE_FAILED);
-    char why[256];
-    if (status != 0)
-        lm_ws_tally(ws, "connect", client_describe(why, sizeof why, ws_client_status(status),
-                                                    errmsg ? errmsg : ws_client_strerror(status)));
-    lm_connect_done(data, status, "ws.connect %s: %s", ws->url,
-                    errmsg ? errmsg : "failed");
+    char why[256] = "";
+    if (status != 0) {                  /* the returned error says what the tally line says */
+        client_describe(why, sizeof why, ws_client_status(status), errmsg ? errmsg : ws_client_strerror(status));
+        lm_ws_tally(ws, "connect", why);
+    }
+    lm_connect_done(data, status, "ws.connect %s: %s", ws->url, why);
 }
 
 static void lm_ws_connect(void *obj, lm_connect *cc) {
@@ -366,7 +366,7 @@ static void lm_ws_subprotocols(lua_State *L, int idx, lm_ws_opts *o) {
     if (o->protocols[0]) o->c.protocols = o->protocols;
 }
 
-#define LM_WS_AT(f) offsetof(lm_ws_opts, c.f)
+#define LM_WS_AT(f) LM_OPT_AT(lm_ws_opts, c.f)
 #define LM_WS_GIB 1073741824.0
 
 /* ws.connect's options as data (lm_client.h): the reader below and
@@ -376,10 +376,10 @@ static const lm_opt_spec lm_ws_spec[] = {
     {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "timeout", LM_WS_AT(connect_timeout_ns)},
     {"max_message", LM_OPT_BYTES, 1, LM_WS_GIB, (double)WS_MAX_MESSAGE_DEFAULT, "1 MiB", LM_WS_AT(max_message)},
     {"max_queue", LM_OPT_BYTES, 1, LM_WS_GIB, (double)WS_MAX_QUEUE_DEFAULT, "4 MiB", LM_WS_AT(max_queue)},
-    {"headers", LM_OPT_OTHER, 0, 0, 0, NULL, 0},
-    {"subprotocols", LM_OPT_OTHER, 0, 0, 0, NULL, 0},
-    {"tls", LM_OPT_OTHER, 0, 0, 0, NULL, 0},
-    {NULL, LM_OPT_OTHER, 0, 0, 0, NULL, 0}};
+    LM_OPT_OWN("headers", NULL),
+    LM_OPT_OWN("subprotocols", NULL),
+    LM_OPT_OWN("tls", NULL),
+    LM_OPT_OWN(NULL, NULL)};
 
 static const net_tls_opts **lm_ws_opts_read(lua_State *L, int idx, void *opts, int *pool) {
     lm_ws_opts *o = opts;

@@ -50,9 +50,14 @@ check "every function is annotated and every annotation exists" compare "$TMP/li
 OPTS_MAP="lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
 lm_http_opts.c:luamech.HttpOptions,luamech.HttpRequestOptions,luamech.HttpDnsOptions lm_random.c:luamech.KeysOptions
 lm_data.c:luamech.DataOptions lm_tls.c:luamech.TlsOptions lm_ws.c:luamech.WsOptions lm_grpc.c:luamech.GrpcOptions,luamech.GrpcCallOptions"
+spec_rows() { # FILE: name|kind|default of its lm_opt_spec rows (default empty: NULL)
+    tr '\n' ' ' < "$1" | tr -s ' ' | grep -oE '\{"[a-z_]*", LM_OPT_[A-Z]*, [^"}]*"[^"]*"|LM_OPT_OWN\("[a-z_]*", (NULL|"[^"]*")\)' |
+        sed -E -e 's/^\{"([a-z_]*)", LM_OPT_([A-Z]*), [^"]*"([^"]*)"$/\1|\2|\3/' \
+            -e 's/^LM_OPT_OWN\("([a-z_]*)", NULL\)$/\1|OTHER|/' -e 's/^LM_OPT_OWN\("([a-z_]*)", "([^"]*)"\)$/\1|OTHER|\2/'
+}
 c_options() { # FILE: option names of every known[] list in it and of its lm_opt_spec rows
     { tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"'
-      grep -o '{"[a-z_]*", LM_OPT_' "$1" | cut -d'"' -f2; } | sort -u
+      spec_rows "$1" | cut -d'|' -f1; } | sort -u
 }
 class_fields() { # TYPES CLASS...: @field names of these classes
     local types=$1; shift
@@ -85,25 +90,34 @@ check "an annotated option no binding accepts is reported (keep_alive)" \
     grep -qx "annotated option lm_http_opts.c does not accept: keep_alive" "$TMP/cmp_opts"
 
 # options as data (lm_opt_spec rows, src/lua/lm_client.h): each row's kind and default
-# against its field in the options class (seconds: number, bytes: integer; "default N")
-spec_rows() { # FILE: name|kind|default of its lm_opt_spec rows with a default
-    grep -o '{"[a-z_]*", LM_OPT_[A-Z]*, [^"]*"[^"]*"' "$1" |
-        sed -E 's/^\{"([a-z_]*)", LM_OPT_([A-Z]*), [^"]*"([^"]*)"$/\1|\2|\3/'
-}
-compare_spec() { # TYPES FILE CLASS: 0 when the class's fields say each row's type and default
-    local rc=0 name kind dflt line want
+# against its field in the options class (seconds: number, bytes and int: integer;
+# "default N" when the row says its default; a row the binding reads itself
+# (OTHER, LM_OPT_OWN) only its default)
+compare_spec() { # TYPES FILE CLASS...: 0 when the classes' fields say each row's type and default
+    local rc=0 name kind dflt line want types=$1 file=$2; shift 2
     while IFS='|' read -r name kind dflt; do
-        case $kind in SECONDS) want=number ;; BYTES) want=integer ;; *) continue ;; esac
-        line=$(awk -v c="$3" -v f="$name" '/^---@class / { on = ($2 == c) } on && $1 == "---@field" && ($2 == f "?" || $2 == f) { print; exit }' "$1")
-        if [ -z "$line" ]; then echo "$3 has no field $name"; rc=1; continue; fi
-        [ "$(echo "$line" | awk '{ print $3 }')" = "$want" ] || { echo "$3.$name: type not $want: $line"; rc=1; }
-        echo "$line" | grep -qE "default:? $dflt([;) ]|\$)" || { echo "$3.$name: default not '$dflt': $line"; rc=1; }
-    done < <(spec_rows "$2")
+        case $kind in SECONDS) want=number ;; BYTES|INT) want=integer ;; *) want= ;; esac
+        [ -n "$want$dflt" ] || continue
+        line=$(for c in "$@"; do awk -v c="$c" -v f="$name" '/^---@class / { on = ($2 == c) } on && $1 == "---@field" && ($2 == f "?" || $2 == f) { print; exit }' "$types"; done | head -1)
+        if [ -z "$line" ]; then echo "$1 has no field $name"; rc=1; continue; fi
+        [ -z "$want" ] || [ "$(echo "$line" | awk '{ print $3 }')" = "$want" ] || { echo "$1.$name: type not $want: $line"; rc=1; }
+        [ -z "$dflt" ] || echo "$line" | grep -qE "default:? $dflt([;) ]|\$)" || { echo "$1.$name: default not '$dflt': $line"; rc=1; }
+    done < <(spec_rows "$file")
     return $rc
 }
+# FILE:CLASS of every binding that declares its options as rows (the first class holds the fields)
+SPEC_MAP="lm_ws.c:luamech.WsOptions lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
+lm_http_opts.c:luamech.HttpOptions lm_grpc.c:luamech.GrpcOptions"
+for pair in $SPEC_MAP; do
+    c=$SRC/src/lua/${pair%%:*}
+    check "${pair%%:*}'s option rows match ${pair#*:}: kinds and defaults ($(spec_rows "$c" | wc -l) rows: $(spec_rows "$c" | tr '\n' ' '))" \
+        compare_spec "$TYPES" "$c" "${pair#*:}"
+    check "${pair%%:*} declares its options as rows (lm_opts_read, at least 4 rows)" \
+        eval '[ "$(spec_rows "$c" | wc -l)" -ge 4 ] && grep -q "lm_opts_read(" "$c"'
+done
+check "every lm_opt_spec table is in SPEC_MAP" \
+    eval '[ "$(grep -l "lm_opt_spec [a-z_]*\[\] = {" "$SRC"/src/lua/*.c | wc -l)" -eq "$(echo $SPEC_MAP | wc -w)" ]'
 WS_C=$SRC/src/lua/lm_ws.c
-check "ws.connect's option rows match luamech.WsOptions: kinds and defaults ($(spec_rows "$WS_C" | wc -l) rows: $(spec_rows "$WS_C" | tr '\n' ' '))" \
-    compare_spec "$TYPES" "$WS_C" luamech.WsOptions && [ "$(spec_rows "$WS_C" | wc -l)" -ge 4 ]
 sed -e 's/^\(---@field max_queue? integer .*\)(default 4 MiB)/\1(default 8 MiB)/' \
     -e 's/^---@field timeout? number \(seconds, 0..86400 (default 10; 0 = none): each receive\)/---@field timeout? integer \1/' \
     "$TYPES" > "$TMP/doctored_spec.lua"
@@ -112,6 +126,14 @@ check "a default the types say otherwise is reported (WsOptions max_queue 8 MiB)
     grep -q "luamech.WsOptions.max_queue: default not '4 MiB'" "$TMP/cmp_spec"
 check "a kind the types say otherwise is reported (WsOptions timeout as integer)" \
     grep -q "luamech.WsOptions.timeout: type not number" "$TMP/cmp_spec"
+sed -e 's/^\(---@field max_depth? integer .*\)(default 7)/\1(default 8)/' \
+    -e 's/^\(---@field keepalive? boolean\) default true/\1 default false/' "$TYPES" > "$TMP/doctored_spec2.lua"
+compare_spec "$TMP/doctored_spec2.lua" "$SRC/src/lua/lm_redis.c" luamech.RedisOptions > "$TMP/cmp_spec2"
+compare_spec "$TMP/doctored_spec2.lua" "$SRC/src/lua/lm_http_opts.c" luamech.HttpOptions >> "$TMP/cmp_spec2"
+check "a redis INT row's default the types say otherwise is reported (max_depth 8)" \
+    grep -q "luamech.RedisOptions.max_depth: default not '7'" "$TMP/cmp_spec2"
+check "an http row read by the binding itself, its default said otherwise, is reported (keepalive)" \
+    grep -q "luamech.HttpOptions.keepalive: default not 'true'" "$TMP/cmp_spec2"
 
 # scenario file fields: lua/scenario.lua's lists of known fields against the
 # Scenario, Phase, Group and Stage classes
@@ -173,6 +195,11 @@ returns luamech.http:get refused nil,string
 returns luamech.memcached.connect refused nil,string
 returns luamech.redis.connect refused nil,string
 returns luamech.ws.connect refused nil,string
+CLOSED_PORT=$(sed -n 's/^luamech.ws.connect refused-err -> said ws.connect ws:\/\/127.0.0.1:\([0-9]*\): .*/\1/p' "$TMP/shapes")
+check "ws.connect's returned error says its kind as its tally line does (got: $(shape luamech.ws.connect refused-err))" \
+    [ "$(shape luamech.ws.connect refused-err)" = "said ws.connect ws://127.0.0.1:$CLOSED_PORT: server down: connection refused" ]
+check "... and the tally line says the same" \
+    grep -qF "ws.connect ws://127.0.0.1:$CLOSED_PORT: server down: connection refused" "$TMP/rs/errors.csv"
 
 # @return lines of FUNC in TYPES, one per line ("T name")
 returns_of() {

@@ -46,7 +46,7 @@ printf 'flush_all\r\n' > "/dev/tcp/127.0.0.1/$PORT"; sleep 0.2
 run uniq -e PICK=unique -e ON_END=error -n 50; rc=$?
 check "unique run exits 0 (got $rc)" [ $rc -eq 0 ]
 check "unique: 50 sets" [ $(( $(mc_stat "$PORT" cmd_set) - s0 )) -eq 50 ]
-check "unique: rows 1 and 50 used, 51 not" [ -n "$(get user:1)" ] && [ -n "$(get user:50)" ] && [ -z "$(get user:51)" ]
+check "unique: rows 1 and 50 used, 51 not" [ -n "$(get user:1)" -a -n "$(get user:50)" -a -z "$(get user:51)" ]
 
 # on_end = "error": the 301st row is an error, counted, the message says so
 run err -e ON_END=error -e PICK=sequential -n 310; rc=$?

@@ -45,11 +45,11 @@ rc=$?
 s=$TMP/a/summary.json
 n=$(tc "$s" op count) e=$(tc "$s" op errors)
 an=$(tc "$s" "op (all)" count) ae=$(tc "$s" "op (all)" errors)
-check "240 of 1000 samples failed ($e of $n)" [ "$e" = 240 ] && [ "$n" = 1000 ]
-check "(all): same count and errors as the timer ($an/$ae vs $n/$e)" [ "$an" = "$n" ] && [ "$ae" = "$e" ]
+check "240 of 1000 samples failed ($e of $n)" [ "$e" = 240 -a "$n" = 1000 ]
+check "(all): same count and errors as the timer ($an/$ae vs $n/$e)" [ "$an" = "$n" -a "$ae" = "$e" ]
 p99=$(tc "$s" op p99_ms) ap99=$(tc "$s" "op (all)" p99_ms) ap50=$(tc "$s" "op (all)" p50_ms)
 check "the timer's p99 is over successes (1 ms: $p99)" [ "$p99" = 1 ]
-check "(all) p99 is the failures' 300 ms ($ap99), p50 a success's 1 ms ($ap50)" [ "$ap99" = 300 ] && [ "$ap50" = 1 ]
+check "(all) p99 is the failures' 300 ms ($ap99), p50 a success's 1 ms ($ap50)" [ "$ap99" = 300 -a "$ap50" = 1 ]
 check "(all) is labelled: latency_over all samples" \
     [ "$(jq -r '.timers[] | select(.name == "op (all)") | .latency_over' "$s")" = "all samples" ]
 check "the timer is labelled: latency_over successes" \
@@ -66,7 +66,7 @@ s=$TMP/k/summary.json
 sk=$(jq '[.counters[] | select(.name == "engine.skipped_starts") | .total] | add // 0' "$s")
 tsk=$(tc "$s" "All Transactions" skipped) gsk=$(tc "$s" "group rate" skipped)
 check "arrivals were skipped ($sk)" [ "$sk" -gt 50 ]
-check "All Transactions and the group count them ($tsk, $gsk == $sk)" [ "$tsk" = "$sk" ] && [ "$gsk" = "$sk" ]
+check "All Transactions and the group count them ($tsk, $gsk == $sk)" [ "$tsk" = "$sk" -a "$gsk" = "$sk" ]
 n=$(tc "$s" "All Transactions" count) an=$(tc "$s" "All Transactions (all)" count)
 check "(all) count = count + skipped ($an = $n + $sk)" [ "$an" = $((n + sk)) ]
 amax=$(tc "$s" "All Transactions (all)" max_ms)

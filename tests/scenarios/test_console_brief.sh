@@ -21,7 +21,7 @@ check "its first line is the verdict" \
     grep -q "^luamech [0-9.]* - http_api: completed, PASS (6 of 6 thresholds passed)$" "$TMP/report"
 th=$(grep -n '^Thresholds (6 of 6 passed)$' "$TMP/report" | cut -d: -f1)
 tm=$(grep -n '^Timers (ms' "$TMP/report" | cut -d: -f1)
-check "the thresholds come before the timers (lines ${th:-none} and ${tm:-none})" [ -n "$th" -a -n "$tm" ] && [ "$th" -lt "$tm" ]
+check "the thresholds come before the timers (lines ${th:-none} and ${tm:-none})" [ "${th:-0}" -gt 0 -a "${tm:-0}" -gt "${th:-0}" ]
 rows=$(awk '/^Timers \(ms/ { on = 1; next } on && /^name / { go = 1; next } go && /^$/ { exit } go { print }' "$TMP/report" \
        | sed 's/  *[0-9][0-9]* .*//' | tr '\n' '|')
 check "one table of the user's timers: $rows" \

@@ -10,6 +10,7 @@
  * frames and streams, not HTTP's methods, bodies' meaning or Lua; it never
  * touches a socket (net/conn does). */
 #include "client/h2_session.h"
+#include "client/h2_mem.h"
 #include "common/clock.h"
 
 #include <nghttp2/nghttp2.h>
@@ -39,6 +40,7 @@ struct h2_session {
     const h2_session_cfg *cfg;
     void *owner;
     nghttp2_session *ng;
+    h2_mem mem;                  /* nghttp2's blocks, reused stream after stream */
     net_conn *nc;                /* NULL once failed or closed */
     uv_timer_t timer;
     uint64_t timer_due;
@@ -515,6 +517,7 @@ static void h2_maybe_free(h2_session *s) {
     const h2_session_cbs *cbs = s->cfg->cbs;
     void *owner = s->owner;
     nghttp2_session_del(s->ng);
+    h2_mem_free(&s->mem);
     while (s->free) {
         h2_stream *st = s->free;
         s->free = st->next;
@@ -547,7 +550,8 @@ static int h2_ng_new(h2_session *s) {
     nghttp2_option_set_max_settings(opt, 64);              /* entries per SETTINGS frame */
     nghttp2_option_set_max_outbound_ack(opt, 1000);        /* a SETTINGS/PING flood: the session ends */
     nghttp2_option_set_max_send_header_block_length(opt, 256 * 1024);
-    int rc = nghttp2_session_client_new2(&s->ng, cb, s, opt);
+    nghttp2_mem mem = h2_mem_nghttp2(&s->mem);
+    int rc = nghttp2_session_client_new3(&s->ng, cb, s, opt, &mem);
     nghttp2_option_del(opt);
     nghttp2_session_callbacks_del(cb);
     if (rc != 0) return -1;
@@ -573,6 +577,7 @@ int h2_session_new(const h2_session_cfg *cfg, void *owner, h2_session **out) {
     s->owner = owner;
     s->peer_max = H2_DEFAULT_MAX_STREAMS;
     if (h2_ng_new(s) != 0) {
+        h2_mem_free(&s->mem);
         free(s);
         return UV_ENOMEM;
     }
@@ -581,6 +586,7 @@ int h2_session_new(const h2_session_cfg *cfg, void *owner, h2_session **out) {
     int rc = net_conn_open(&cc, s, &s->nc);
     if (rc < 0) {
         nghttp2_session_del(s->ng);
+        h2_mem_free(&s->mem);
         free(s);
         return rc;
     }

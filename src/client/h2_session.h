@@ -51,7 +51,8 @@
  * the streams open; 0 after a GOAWAY or a failure.
  *
  * Memory: stream records are pooled in the session and their body buffers
- * kept for the next stream; nghttp2 itself allocates per stream. */
+ * kept for the next stream; nghttp2's own blocks come from free lists of
+ * the session (client/h2_mem.h), not from malloc per stream. */
 #ifndef LUAMECH_CLIENT_H2_SESSION_H
 #define LUAMECH_CLIENT_H2_SESSION_H
 

@@ -53,6 +53,7 @@ struct h2_session {
     uint32_t peer_max;
     unsigned nactive;
     h2_stream *active, *free;
+    h2_stream *last_st;          /* h2_st_of's last answer (a pooled record, checked on use) */
     nghttp2_nv *nv;
     size_t nv_cap;
     h2_session_stats st;
@@ -128,9 +129,16 @@ static void h2_st_finish(h2_stream *st, int status, uint32_t code, int sys, cons
     if (!s->closing && !s->dead && s->cfg->cbs->on_room) s->cfg->cbs->on_room(s, s->owner);
 }
 
-/* The record of stream id (from nghttp2's user data, checked). */
+/* The record of stream id (from nghttp2's user data, checked).  The last
+ * one found is remembered: a response's frames and fields come one stream
+ * at a time, a dozen callbacks in a row (a record reused for another
+ * stream, or closed, fails the check and is looked up again). */
 static h2_stream *h2_st_of(h2_session *s, int32_t id) {
-    h2_stream *st = nghttp2_session_get_stream_user_data(s->ng, id);
+    h2_stream *st = s->last_st;
+    if (!st || st->id != id || st->state != ST_OPEN) {
+        st = nghttp2_session_get_stream_user_data(s->ng, id);
+        s->last_st = st;
+    }
     return st && st->id == id && st->state == ST_OPEN ? st : NULL;
 }
 

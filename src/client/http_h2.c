@@ -20,7 +20,6 @@
 #include "common/net.h"
 #include "net/conn.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +58,7 @@ typedef struct hh2_rx {
 
 struct hh2 {
     hh2_cfg cfg;
+    size_t authority_len;          /* strlen(cfg.authority) */
     net_conn_cfg conn;
     struct sockaddr_storage addr;
     uint64_t addr_ns;
@@ -98,6 +98,7 @@ int hh2_new(const hh2_cfg *cfg, hh2 **out) {
     hh2 *h = calloc(1, sizeof *h);
     if (!h) return UV_ENOMEM;
     h->cfg = *cfg;
+    h->authority_len = strlen(cfg->authority);
     if (cfg->addr) h->addr = *cfg->addr;
     h->gai.data = h;
     h->conn.loop = cfg->loop;
@@ -529,12 +530,42 @@ static void hh2_dispatch(hh2_rx *rx, int fresh) {
     rx->st = st;
 }
 
-/* Headers HTTP/2 forbids (RFC 9113 8.2.2): connection-specific ones. */
+/* Headers HTTP/2 forbids (RFC 9113 8.2.2): connection-specific ones (and
+ * Host, which becomes :authority).  Chosen by length first: most headers
+ * are compared with none. */
 static int hh2_dropped(const char *n, size_t nl) {
-    static const char *const drop[] = {"connection", "keep-alive", "proxy-connection", "upgrade", "te", "host"};
-    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
-        if (strlen(drop[i]) == nl && strncasecmp(n, drop[i], nl) == 0) return 1;
-    return 0;
+    switch (nl) {
+    case 2: return strncasecmp(n, "te", 2) == 0;
+    case 4: return strncasecmp(n, "host", 4) == 0;
+    case 7: return strncasecmp(n, "upgrade", 7) == 0;
+    case 10: return strncasecmp(n, "connection", 10) == 0 || strncasecmp(n, "keep-alive", 10) == 0;
+    case 16: return strncasecmp(n, "proxy-connection", 16) == 0;
+    default: return 0;
+    }
+}
+
+/* One field of the header list: its name (lowercased when lower) and value
+ * copied to *o, the entry rx->nv[*n] pointing at them. */
+static void hh2_put(hh2_rx *rx, char **o, size_t *n, const char *name, size_t nl, int lower, const char *val,
+                    size_t vl) {
+    char *p = *o;
+    h2_nv *nv = &rx->nv[*n];
+    if (lower) {
+        for (size_t k = 0; k < nl; k++) {
+            unsigned char c = (unsigned char)name[k];
+            p[k] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+    } else {
+        memcpy(p, name, nl);
+    }
+    nv->name = p;
+    nv->name_len = nl;
+    p += nl;
+    if (vl) memcpy(p, val, vl);
+    nv->value = p;
+    nv->value_len = vl;
+    *o = p + vl;
+    (*n)++;
 }
 
 static int hh2_body_method(hp_method m) { return m == HP_POST || m == HP_PUT || m == HP_PATCH; }
@@ -545,7 +576,7 @@ static int hh2_build(hh2_rx *rx, const hp_request *r) {
     hh2 *h = rx->h;
     if (!hp_path_valid(r->path, r->path_len)) return -1;
     const char *auth = h->cfg.authority;
-    size_t alen = strlen(auth);
+    size_t alen = h->authority_len;
     if (r->host) auth = r->host, alen = r->host_len;
     const char *method = hp_method_name(r->method);
     size_t need = strlen(method) + alen + r->path_len + r->body_len + 24 + 64;
@@ -577,35 +608,21 @@ static int hh2_build(hh2_rx *rx, const hp_request *r) {
     }
     char *o = rx->buf;
     size_t n = 0;
-#define HH2_PUT(NAME, NL, VAL, VL)                                                      \
-    do {                                                                                \
-        rx->nv[n].name = o;                                                             \
-        for (size_t k_ = 0; k_ < (NL); k_++) o[k_] = (char)tolower((unsigned char)(NAME)[k_]); \
-        rx->nv[n].name_len = (NL);                                                      \
-        o += (NL);                                                                      \
-        if (VL) memcpy(o, (VAL), (VL));                                                 \
-        rx->nv[n].value = o;                                                            \
-        rx->nv[n].value_len = (VL);                                                     \
-        o += (VL);                                                                      \
-        n++;                                                                            \
-    } while (0)
-    HH2_PUT(":method", 7, method, strlen(method));
-    const char *scheme = h->cfg.tls ? "https" : "http";
-    size_t slen = strlen(scheme);
-    HH2_PUT(":scheme", 7, scheme, slen);
-    HH2_PUT(":authority", 10, auth, alen);
-    HH2_PUT(":path", 5, r->path, r->path_len);
+    hh2_put(rx, &o, &n, ":method", 7, 0, method, strlen(method));
+    if (h->cfg.tls) hh2_put(rx, &o, &n, ":scheme", 7, 0, "https", 5);
+    else hh2_put(rx, &o, &n, ":scheme", 7, 0, "http", 4);
+    hh2_put(rx, &o, &n, ":authority", 10, 0, auth, alen);
+    hh2_put(rx, &o, &n, ":path", 5, 0, r->path, r->path_len);
     for (size_t i = 0; i < r->nheaders; i++) {
         const hp_header *hd = &r->headers[i];
         if (hh2_dropped(hd->name, hd->name_len)) continue;
-        HH2_PUT(hd->name, hd->name_len, hd->value, hd->value_len);
+        hh2_put(rx, &o, &n, hd->name, hd->name_len, 1, hd->value, hd->value_len);
     }
     if (r->body_len || hh2_body_method(r->method)) {
         char num[24];
         int nl = snprintf(num, sizeof num, "%zu", r->body_len);
-        HH2_PUT("content-length", 14, num, (size_t)nl);
+        hh2_put(rx, &o, &n, "content-length", 14, 0, num, (size_t)nl);
     }
-#undef HH2_PUT
     rx->nnv = n;
     rx->body_off = (size_t)(o - rx->buf);
     rx->body_len = r->body_len;

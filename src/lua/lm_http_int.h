@@ -78,6 +78,7 @@ typedef struct lm_http_mod {
     int cookies_warned;            /* the tally's one message about them was given */
     hz_decoder hz;                 /* gzip/deflate bodies, decoded on completion */
     int res_mt_ref;                /* metatable of responses (lazy headers, body_bytes, json, header_all) */
+    int res_mt_h2_ref;             /* the same for HTTP/2 responses (their proto) */
     int key_status_ref, key_body_ref, key_bytes_ref, key_redirects_ref;  /* field names, interned once */
     char *hblk;                    /* scratch for packing response headers */
     size_t hblk_cap;

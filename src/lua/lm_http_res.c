@@ -139,10 +139,10 @@ static int lm_http_res_build(lua_State *L, const char *name, lm_http_res_add_fn 
 }
 
 /* __index of responses: headers and cookies (built on first access),
- * proto ("HTTP/1.1" unless the response stored "HTTP/2" or "HTTP/1.0"),
- * body_bytes of a kept body (its length; a discarded body's count is stored
- * in the response itself), and the methods json and header_all (upvalues 1
- * and 2). */
+ * proto (upvalue 3: "HTTP/1.1", or "HTTP/2" in the metatable of HTTP/2
+ * responses; an HTTP/1.0 response stores its own), body_bytes of a kept
+ * body (its length; a discarded body's count is stored in the response
+ * itself), and the methods json and header_all (upvalues 1 and 2). */
 static int lm_http_res_index(lua_State *L) {
     size_t kl;
     const char *k = lua_tolstring(L, 2, &kl);
@@ -155,8 +155,8 @@ static int lm_http_res_index(lua_State *L) {
         lua_pushvalue(L, lua_upvalueindex(2));
         return 1;
     }
-    if (kl == 5 && memcmp(k, "proto", 5) == 0) {     /* not stored: HTTP/1.1 */
-        lua_pushliteral(L, "HTTP/1.1");
+    if (kl == 5 && memcmp(k, "proto", 5) == 0) {     /* not stored: the metatable's */
+        lua_pushvalue(L, lua_upvalueindex(3));
         return 1;
     }
     if (kl == 10 && memcmp(k, "body_bytes", 10) == 0) {
@@ -221,24 +221,35 @@ int lm_http_push(lm_http_op *op, lua_State *L, int status, const hp_parser *res)
     }
     lua_rawset(L, -3);
     lm_http_push_headers(L, mod, res);
-    if (res->http_major != 1 || res->http_minor != 1) {   /* HTTP/1.1, the common case, is __index's */
+    if (res->http_major == 1 && res->http_minor != 1) {   /* HTTP/1.1 and HTTP/2 are __index's */
         lua_pushliteral(L, "proto");
-        lua_pushstring(L, res->http_major == 2 ? "HTTP/2" : "HTTP/1.0");
+        lua_pushliteral(L, "HTTP/1.0");
         lua_rawset(L, -3);
     }
-    lua_rawgeti(L, LUA_REGISTRYINDEX, mod->res_mt_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, res->http_major == 2 ? mod->res_mt_h2_ref : mod->res_mt_ref);
     lua_setmetatable(L, -2);
     return 1;
 }
 
-/* The responses' metatable and the interned field names, once per worker. */
-void lm_http_res_init(lua_State *L, lm_http_mod *mod) {
+/* A metatable of responses whose proto is the string on top (popped). */
+static int lm_http_res_mt(lua_State *L) {
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, lm_http_res_json);
     lua_pushcfunction(L, lm_http_res_header_all);
-    lua_pushcclosure(L, lm_http_res_index, 2);
+    lua_pushvalue(L, -4);
+    lua_pushcclosure(L, lm_http_res_index, 3);
     lua_setfield(L, -2, "__index");
-    mod->res_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_remove(L, -2);
+    return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+/* The responses' metatables (HTTP/1.1, HTTP/2) and the interned field
+ * names, once per worker. */
+void lm_http_res_init(lua_State *L, lm_http_mod *mod) {
+    lua_pushliteral(L, "HTTP/1.1");
+    mod->res_mt_ref = lm_http_res_mt(L);
+    lua_pushliteral(L, "HTTP/2");
+    mod->res_mt_h2_ref = lm_http_res_mt(L);
     lua_pushliteral(L, "status");
     mod->key_status_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushliteral(L, "body");

@@ -299,7 +299,7 @@ static void gc_on_close(void *ud, int status, uint32_t h2err, int sys, const cha
 
 static const h2_stream_cbs gc_stream_cbs = {gc_on_header, NULL, gc_on_data, gc_on_close};
 
-#define GC_NV(n, v) ((h2_nv){(n), sizeof(n) - 1, (v), strlen(v)})
+#define GC_NV(n, v) ((h2_nv){(n), sizeof(n) - 1, (v), strlen(v), 1})   /* n: a lowercase literal */
 #define GC_MAX_MD 64
 
 static int gc_call_begin(grpc_client *c, grpc_call *call, const char *path, const h2_nv *md, size_t nmd,

@@ -688,7 +688,7 @@ static int h2_nv_fill(h2_session *s, const h2_nv *h, size_t n) {
         s->nv[i].namelen = h[i].name_len;
         s->nv[i].value = (uint8_t *)(uintptr_t)h[i].value;
         s->nv[i].valuelen = h[i].value_len;
-        s->nv[i].flags = NGHTTP2_NV_FLAG_NONE;
+        s->nv[i].flags = h[i].name_static ? NGHTTP2_NV_FLAG_NO_COPY_NAME : NGHTTP2_NV_FLAG_NONE;
     }
     return 0;
 }
@@ -729,7 +729,7 @@ h2_stream *h2_stream_open(h2_session *s, const h2_nv *hdrs, size_t n, const char
     s->active = st;
     s->nactive++;
     s->st.streams++;
-    h2_arm(s, deadline_ns, uv_hrtime());
+    h2_arm(s, deadline_ns, 0);               /* 0: the clock is read only when the timer moves */
     h2_flush_soon(s);
     *status = 0;
     return st;

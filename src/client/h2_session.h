@@ -81,12 +81,16 @@
 typedef struct h2_session h2_session;
 typedef struct h2_stream h2_stream;
 
-/* A header field (names lowercase; pseudo-headers ":method" ... first). */
+/* A header field (names lowercase; pseudo-headers ":method" ... first).
+ * name_static 1: the name is a lowercase literal (it outlives every
+ * session) and nghttp2 takes it without a copy; 0 (what an initialiser
+ * leaving it out gives): copied. */
 typedef struct h2_nv {
     const char *name;
     size_t name_len;
     const char *value;
     size_t value_len;
+    int name_static;
 } h2_nv;
 
 enum { H2_BLOCK_HEADERS = 0, H2_BLOCK_TRAILERS = 1 };

@@ -544,23 +544,26 @@ static int hh2_dropped(const char *n, size_t nl) {
     }
 }
 
-/* One field of the header list: its name (lowercased when lower) and value
- * copied to *o, the entry rx->nv[*n] pointing at them. */
-static void hh2_put(hh2_rx *rx, char **o, size_t *n, const char *name, size_t nl, int lower, const char *val,
+/* One field of the header list: its value copied to *o, its name too
+ * (lowercased) unless it is a lowercase literal (literal 1: pointed at,
+ * and nghttp2 takes it without a copy), the entry rx->nv[*n] pointing at
+ * them. */
+static void hh2_put(hh2_rx *rx, char **o, size_t *n, const char *name, size_t nl, int literal, const char *val,
                     size_t vl) {
     char *p = *o;
     h2_nv *nv = &rx->nv[*n];
-    if (lower) {
+    nv->name_static = literal;
+    if (literal) {
+        nv->name = name;
+    } else {
         for (size_t k = 0; k < nl; k++) {
             unsigned char c = (unsigned char)name[k];
             p[k] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
         }
-    } else {
-        memcpy(p, name, nl);
+        nv->name = p;
+        p += nl;
     }
-    nv->name = p;
     nv->name_len = nl;
-    p += nl;
     if (vl) memcpy(p, val, vl);
     nv->value = p;
     nv->value_len = vl;
@@ -608,20 +611,20 @@ static int hh2_build(hh2_rx *rx, const hp_request *r) {
     }
     char *o = rx->buf;
     size_t n = 0;
-    hh2_put(rx, &o, &n, ":method", 7, 0, method, strlen(method));
-    if (h->cfg.tls) hh2_put(rx, &o, &n, ":scheme", 7, 0, "https", 5);
-    else hh2_put(rx, &o, &n, ":scheme", 7, 0, "http", 4);
-    hh2_put(rx, &o, &n, ":authority", 10, 0, auth, alen);
-    hh2_put(rx, &o, &n, ":path", 5, 0, r->path, r->path_len);
+    hh2_put(rx, &o, &n, ":method", 7, 1, method, strlen(method));
+    if (h->cfg.tls) hh2_put(rx, &o, &n, ":scheme", 7, 1, "https", 5);
+    else hh2_put(rx, &o, &n, ":scheme", 7, 1, "http", 4);
+    hh2_put(rx, &o, &n, ":authority", 10, 1, auth, alen);
+    hh2_put(rx, &o, &n, ":path", 5, 1, r->path, r->path_len);
     for (size_t i = 0; i < r->nheaders; i++) {
         const hp_header *hd = &r->headers[i];
         if (hh2_dropped(hd->name, hd->name_len)) continue;
-        hh2_put(rx, &o, &n, hd->name, hd->name_len, 1, hd->value, hd->value_len);
+        hh2_put(rx, &o, &n, hd->name, hd->name_len, 0, hd->value, hd->value_len);
     }
     if (r->body_len || hh2_body_method(r->method)) {
         char num[24];
         int nl = snprintf(num, sizeof num, "%zu", r->body_len);
-        hh2_put(rx, &o, &n, "content-length", 14, 0, num, (size_t)nl);
+        hh2_put(rx, &o, &n, "content-length", 14, 1, num, (size_t)nl);
     }
     rx->nnv = n;
     rx->body_off = (size_t)(o - rx->buf);

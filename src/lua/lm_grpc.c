@@ -201,7 +201,7 @@ static size_t lm_gr_metadata(lua_State *L, int idx, h2_nv *md, size_t n, size_t 
         for (size_t i = 0; i < nl; i++)
             if ((k[i] >= 'A' && k[i] <= 'Z') || k[i] == ':' || (unsigned char)k[i] <= ' ')
                 luaL_error(L, "%s: metadata name '%s': lowercase, no ':' or spaces", fname, k);
-        md[n++] = (h2_nv){k, nl, v, vl};       /* the strings stay in the table during the call */
+        md[n++] = (h2_nv){k, nl, v, vl, 0};       /* the strings stay in the table during the call */
         lua_pop(L, 1);
     }
     return n;

@@ -113,11 +113,15 @@ static int lm_gr_status_cid(lm_gr_list *l, int code) {
     return l->status_cid[k] - 1;
 }
 
+int lm_gr_error_text(char *e, size_t len, const pb_method *m, int code, const char *msg) {
+    return snprintf(e, len, "grpc %s: %s: %s", m->path, grpc_status_name(code), msg);
+}
+
 void lm_gr_count_status(lm_gr_list *l, const pb_method *m, int code, const char *msg) {
     worker_count(l->w, lm_gr_status_cid(l, code), 1);
     if (code != 0) {
         char e[800];
-        int n = snprintf(e, sizeof e, "grpc %s: %s: %s", m->path, grpc_status_name(code), msg);
+        int n = lm_gr_error_text(e, sizeof e, m, code, msg);
         worker_error(l->w, e, n < (int)sizeof e ? (size_t)n : sizeof e - 1);
     }
 }
@@ -327,7 +331,9 @@ static int lm_gr_tostring(lua_State *L) {
 
 static void lm_gr_on_open(void *cc, int status, const char *msg) {
     const lm_gr *g = lm_connect_client(cc);
-    lm_connect_done(cc, status, "grpc.connect %s: %s", g->name, msg ? msg : "failed");
+    char why[300] = "";
+    if (status != 0) client_describe(why, sizeof why, client_status_of_net(status), msg ? msg : uv_strerror(status));
+    lm_connect_done(cc, status, "grpc.connect %s: %s", g->name, why);
 }
 
 static void lm_gr_connect(void *obj, lm_connect *cc) {

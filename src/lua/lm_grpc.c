@@ -211,6 +211,17 @@ static size_t lm_gr_metadata(lua_State *L, int idx, h2_nv *md, size_t n, size_t 
     return n;
 }
 
+/* The options of c:invoke, c:stream and c:open_stream as data (lm_client.h):
+ * the reader below, lua/types/luamech.lua's luamech.GrpcCallOptions and
+ * docs/lua-api.md's c:invoke options are checked against these rows.
+ * timeout's default is the client's. */
+static const lm_opt_spec lm_gr_call_spec[] = {
+    LM_OPT_OWN("metadata", NULL),
+    {"timeout", LM_OPT_SECONDS, 0, 86400, LM_OPT_CALLERS, "the client's",
+     LM_OPT_AT(lm_gr_call_args, timeout_ns)},
+    LM_OPT_OWN("name", NULL),
+    LM_OPT_OWN(NULL, NULL)};
+
 lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr_call_args *a) {
     lm_gr *g = *(lm_gr **)lm_check_self(L, LM_GR_MT);
     if (!g || !g->client) luaL_error(L, "%s: the client is closed", fname);
@@ -221,17 +232,12 @@ lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr
     a->name = NULL;
     a->nmd = g->nmd;
     memcpy(a->md, g->md, a->nmd * sizeof *a->md);
-    if (!lua_isnoneornil(L, opts_idx)) {
-        static const char *const known[] = {"metadata", "timeout", "name", NULL};
-        luaL_checktype(L, opts_idx, LUA_TTABLE);
-        lm_check_options(L, opts_idx, fname, known);
-        lua_getfield(L, opts_idx, "timeout");
-        if (!lua_isnil(L, -1)) a->timeout_ns = lm_seconds_opt(L, fname, "timeout");
+    if (lm_opts_read(L, opts_idx, fname, lm_gr_call_spec, a)) {
         lua_getfield(L, opts_idx, "name");
         if (!lua_isnil(L, -1)) a->name = luaL_checkstring(L, -1);
         lua_getfield(L, opts_idx, "metadata");
         a->nmd = lm_gr_metadata(L, lua_gettop(L), a->md, a->nmd, sizeof a->md / sizeof a->md[0], fname);
-        /* the three values stay on the stack: the strings are anchored until the call returns */
+        /* the two values stay on the stack: the strings are anchored until the call returns */
     }
     a->tid = lm_gr_tid(L, g, a->m, a->name);
     snprintf(a->path, sizeof a->path, "/%s", a->m->path);
@@ -372,7 +378,7 @@ static const lm_opt_spec lm_gr_spec[] = {
     {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "timeout", LM_GR_AT(connect_timeout_ns)},
     LM_OPT_OWN("pool", "false"),
     {"max_recv", LM_OPT_BYTES, 1, 1 << 30, 4 << 20, "4 MiB", LM_GR_AT(max_recv)},
-    LM_OPT_OWN("compression", NULL),
+    LM_OPT_OWN("compression", "\"none\""),
     LM_OPT_OWN(NULL, NULL)};
 
 static const net_tls_opts **lm_gr_opts_read(lua_State *L, int idx, void *opts, int *pool) {

@@ -262,9 +262,6 @@ static void lm_http_call_follow(lua_State *L, const char *fname, int opts_idx, l
     }
 }
 
-/* The options table of a request at opts_idx (and the body argument at
- * body_idx, 0: none) into *c, over the client's defaults; misuse raises.
- * The values referred to by index stay on the stack. */
 /* A request's options as data (lm_client.h): the reader below,
  * lua/types/luamech.lua's luamech.HttpRequestOptions and docs/lua-api.md's
  * request opts table are checked against these rows.  timeout, max_body and
@@ -286,6 +283,9 @@ static const lm_opt_spec lm_http_call_spec[] = {
     LM_OPT_OWN("credential_headers", NULL),
     LM_OPT_OWN(NULL, NULL)};
 
+/* The options table of a request at opts_idx (and the body argument at
+ * body_idx, 0: none) into *c, over the client's defaults; misuse raises.
+ * The values referred to by index stay on the stack. */
 void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx, int opts_idx,
                        lm_http_call *c) {
     memset(c, 0, sizeof *c);

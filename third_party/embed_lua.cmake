@@ -1,7 +1,7 @@
 # Turns lua/*.lua into a C file with one string per file, looked up by name
 # with embedded_lua_find("scenario") (see src/common/embedded.h).
 separate_arguments(FILES)
-set(body "/* generated from the lua/ folder by third_party/embed_lua.cmake */\n#include <stddef.h>\n#include <string.h>\n")
+set(body "/* generated from the lua/ folder by third_party/embed_lua.cmake */\n#include <stddef.h>\n#include <string.h>\n\n#include \"common/embedded.h\"\n")
 set(table "")
 foreach(f ${FILES})
   get_filename_component(name ${f} NAME_WE)

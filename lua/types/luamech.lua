@@ -644,7 +644,7 @@ luamech.http = {}
 ---@field tags? table<string, string|number|boolean> default tags of every request (docs/http.md#tags)
 ---@field dns? luamech.HttpDnsOptions host name lookups (default { ttl = 300 })
 ---@field credential_headers? string[] more headers that carry credentials (at most 16), e.g. {"X-Api-Key"}: like Authorization, Proxy-Authorization and Cookie, sent to the base URL's origin only (docs/http.md#credentials-and-redirects)
----@field http? "1.1"|"2"|"auto" protocol: "auto" (default) ALPN's choice on https://, HTTP/1.1 on http://; "1.1" HTTP/1.1 only; "2" HTTP/2 (h2c with prior knowledge on http://, ALPN h2 required on https://) (docs/http.md#http2)
+---@field http? "1.1"|"2"|"auto" protocol (default "auto"): "auto" ALPN's choice on https://, HTTP/1.1 on http://; "1.1" HTTP/1.1 only; "2" HTTP/2 (h2c with prior knowledge on http://, ALPN h2 required on https://) (docs/http.md#http2)
 ---@field max_streams? integer HTTP/2 streams per connection, 1..1000 (default 100; the server's SETTINGS_MAX_CONCURRENT_STREAMS also caps them)
 
 ---@class luamech.HttpDnsOptions
@@ -657,9 +657,9 @@ luamech.http = {}
 ---@field form? table<string, any> a url-encoded body (Content-Type: application/x-www-form-urlencoded)
 ---@field query? table<string, any> added to the path as ?k=v&... (encoded)
 ---@field name? string also time the call under "http <name>"
----@field timeout? number seconds, for the whole redirect chain
----@field max_body? integer overrides the client's for this request
----@field discard_body? boolean overrides the client's for this request
+---@field timeout? number seconds, for the whole redirect chain (default: the client's)
+---@field max_body? integer for this request (default: the client's)
+---@field discard_body? boolean for this request (default: the client's)
 ---@field expect? integer|(integer|string)[] statuses that count as success, e.g. {200, "400-404"} (default 200-399)
 ---@field redirects? integer redirects to follow, 0 = off (default 10)
 ---@field allow_downgrade? boolean true: follow a redirect from https to http (default: refused, the call fails); credentials are not sent there

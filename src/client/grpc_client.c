@@ -188,6 +188,17 @@ client_status grpc_result_status(const grpc_result *r) {
     }
 }
 
+int grpc_code_of_h2(int status) {
+    switch (status) {
+    case 0: return GC_OK;
+    case H2_ETIMEOUT: return GC_DEADLINE;
+    case H2_ECANCELED: return GC_CANCELLED;
+    case H2_ENOMEM: return GC_RESOURCE;
+    case H2_ERESET: case H2_EPROTO: return GC_INTERNAL;
+    default: return GC_UNAVAILABLE;       /* refused, GOAWAY, connect, connection */
+    }
+}
+
 /* ---- calls ---- */
 
 static void gc_done(grpc_call *call, int code, int local) {

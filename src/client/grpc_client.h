@@ -107,5 +107,10 @@ uint64_t grpc_client_connects(const grpc_client *c);
  * when the server sent the status (whatever its code), else the kind of the
  * failure made here (timeout, cancelled, down, protocol, over a limit). */
 client_status grpc_result_status(const grpc_result *r);
+/* The gRPC code of an HTTP/2 status (H2_E*) a call's own step failed with
+ * (a stream's send): DEADLINE_EXCEEDED, CANCELLED, RESOURCE_EXHAUSTED (out
+ * of memory), INTERNAL (reset, protocol error), else UNAVAILABLE; as a
+ * finished call's status is made from its stream's close. */
+int grpc_code_of_h2(int status);
 
 #endif

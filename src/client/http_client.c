@@ -166,7 +166,7 @@ void http_client_describe(const http_req *req, int status, char *buf, size_t len
         snprintf(buf, len, "protocol error: %s", req->detail ? req->detail : "bad response");
         break;
     case HTTP_ETLS:
-        snprintf(buf, len, "tls: %s", req->detail ? req->detail : "handshake failed");
+        snprintf(buf, len, "%s", req->detail ? req->detail : "handshake failed");
         break;
     case HTTP_EBODY:
         snprintf(buf, len, "%s (%zu bytes)", http_client_strerror(status), req->body_limit);

@@ -150,9 +150,11 @@ const char *http_client_name(const http_client *c);            /* "host:port" */
 /* Host name lookups started so far (0 for a numeric address). */
 uint64_t http_client_lookups(const http_client *c);
 
-/* "connect: connection refused", "timeout", "read: connection closed by
- * server", "protocol error: ...", "response body larger than max_body
- * (67108864 bytes)" for a failed request. */
+/* The detail of a failed request: "connect: connection refused", "timeout",
+ * "read: connection closed by server", "protocol error: ...", "response body
+ * larger than max_body (67108864 bytes)", the TLS failure's text; a user
+ * sees it after its kind, client_describe(http_client_status(status), ...):
+ * "server down: connect: connection refused". */
 void http_client_describe(const http_req *req, int status, char *buf, size_t len);
 const char *http_client_strerror(int status);                   /* the phase alone */
 /* A status in the clients' one space (client_status.h). */

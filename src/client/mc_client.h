@@ -80,7 +80,8 @@ int mc_client_new(uv_loop_t *loop, const char *servers,
 
 /* Connect every server that is not connected; cb fires once, when all are
  * connected (status 0) or at the first failure (status < 0, errmsg names the
- * server and the reason). */
+ * server, then the kind and the detail: "127.0.0.1:11211: server down:
+ * connection refused", client_describe). */
 void mc_client_connect(mc_client *c, mc_connect_cb cb, void *data);
 
 /* Cancel every pending request (on_done with UV_ECANCELED), close the

@@ -51,7 +51,7 @@ int lm_opts_read(lua_State *L, int idx, const char *fname, const lm_opt_spec *sp
     size_t n = 0;
     for (const lm_opt_spec *s = spec; s->name; s++) {
         if (n < LM_OPT_MAX) known[n++] = s->name;
-        if (s->kind != LM_OPT_OTHER)
+        if (s->kind != LM_OPT_OTHER && s->dflt != LM_OPT_CALLERS)
             lm_opt_store(s, dst, (uint64_t)(s->kind == LM_OPT_SECONDS ? s->dflt * 1e9 : s->dflt));
     }
     known[n] = NULL;

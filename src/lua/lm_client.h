@@ -40,9 +40,11 @@ typedef enum lm_opt_kind {
 typedef struct lm_opt_spec {
     const char *name;
     lm_opt_kind kind;
-    double min, max, dflt;      /* SECONDS, BYTES, INT: the range and the default (seconds, bytes) */
-    const char *doc_default;    /* the default as the docs and types say it ("10", "timeout", "1 MiB"),
-                                 * any kind; NULL: not checked (none, or a quoted string) */
+    double min, max, dflt;      /* SECONDS, BYTES, INT: the range and the default (seconds, bytes);
+                                 * dflt LM_OPT_CALLERS: the field keeps what the caller put there
+                                 * (a per-call option whose default is the client's) */
+    const char *doc_default;    /* the default as the docs and types say it ("10", "timeout", "1 MiB",
+                                 * "\"text\"" for a string), any kind; NULL: none, not checked */
     size_t offset, size;        /* SECONDS, BYTES, INT: the field it fills in the binding's options
                                  * (LM_OPT_AT), an unsigned or nonnegative integer of 4 or 8 bytes
                                  * (SECONDS: 8, a uint64_t of ns) */
@@ -54,9 +56,11 @@ typedef struct lm_opt_spec {
 #define LM_OPT_OWN(name, doc_default) {name, LM_OPT_OTHER, 0, 0, 0, doc_default, 0, 0}
 
 #define LM_OPT_MAX 32
+/* The dflt of a row whose default is the value already in the field. */
+#define LM_OPT_CALLERS (-1.0)
 
 /* spec (ended by a NULL name) applied to the table at idx: every SECONDS,
- * BYTES and INT option set in dst to its default, then to the table's
+ * BYTES and INT option set in dst to its default (unless LM_OPT_CALLERS), then to the table's
  * value; a name not in spec raises (lm_check_options), a value out of range
  * raises "<fname>: <name> must be ...".  Returns 1 when there is a table
  * (the binding reads its OTHER options), 0 for none or nil. */

@@ -113,11 +113,15 @@ static int lm_gr_status_cid(lm_gr_list *l, int code) {
     return l->status_cid[k] - 1;
 }
 
+int lm_gr_error_text(char *e, size_t len, const pb_method *m, int code, const char *msg) {
+    return snprintf(e, len, "grpc %s: %s: %s", m->path, grpc_status_name(code), msg);
+}
+
 void lm_gr_count_status(lm_gr_list *l, const pb_method *m, int code, const char *msg) {
     worker_count(l->w, lm_gr_status_cid(l, code), 1);
     if (code != 0) {
         char e[800];
-        int n = snprintf(e, sizeof e, "grpc %s: %s: %s", m->path, grpc_status_name(code), msg);
+        int n = lm_gr_error_text(e, sizeof e, m, code, msg);
         worker_error(l->w, e, n < (int)sizeof e ? (size_t)n : sizeof e - 1);
     }
 }
@@ -207,6 +211,17 @@ static size_t lm_gr_metadata(lua_State *L, int idx, h2_nv *md, size_t n, size_t 
     return n;
 }
 
+/* The options of c:invoke, c:stream and c:open_stream as data (lm_client.h):
+ * the reader below, lua/types/luamech.lua's luamech.GrpcCallOptions and
+ * docs/lua-api.md's c:invoke options are checked against these rows.
+ * timeout's default is the client's. */
+static const lm_opt_spec lm_gr_call_spec[] = {
+    LM_OPT_OWN("metadata", NULL),
+    {"timeout", LM_OPT_SECONDS, 0, 86400, LM_OPT_CALLERS, "the client's",
+     LM_OPT_AT(lm_gr_call_args, timeout_ns)},
+    LM_OPT_OWN("name", NULL),
+    LM_OPT_OWN(NULL, NULL)};
+
 lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr_call_args *a) {
     lm_gr *g = *(lm_gr **)lm_check_self(L, LM_GR_MT);
     if (!g || !g->client) luaL_error(L, "%s: the client is closed", fname);
@@ -217,17 +232,12 @@ lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr
     a->name = NULL;
     a->nmd = g->nmd;
     memcpy(a->md, g->md, a->nmd * sizeof *a->md);
-    if (!lua_isnoneornil(L, opts_idx)) {
-        static const char *const known[] = {"metadata", "timeout", "name", NULL};
-        luaL_checktype(L, opts_idx, LUA_TTABLE);
-        lm_check_options(L, opts_idx, fname, known);
-        lua_getfield(L, opts_idx, "timeout");
-        if (!lua_isnil(L, -1)) a->timeout_ns = lm_seconds_opt(L, fname, "timeout");
+    if (lm_opts_read(L, opts_idx, fname, lm_gr_call_spec, a)) {
         lua_getfield(L, opts_idx, "name");
         if (!lua_isnil(L, -1)) a->name = luaL_checkstring(L, -1);
         lua_getfield(L, opts_idx, "metadata");
         a->nmd = lm_gr_metadata(L, lua_gettop(L), a->md, a->nmd, sizeof a->md / sizeof a->md[0], fname);
-        /* the three values stay on the stack: the strings are anchored until the call returns */
+        /* the two values stay on the stack: the strings are anchored until the call returns */
     }
     a->tid = lm_gr_tid(L, g, a->m, a->name);
     snprintf(a->path, sizeof a->path, "/%s", a->m->path);
@@ -327,7 +337,9 @@ static int lm_gr_tostring(lua_State *L) {
 
 static void lm_gr_on_open(void *cc, int status, const char *msg) {
     const lm_gr *g = lm_connect_client(cc);
-    lm_connect_done(cc, status, "grpc.connect %s: %s", g->name, msg ? msg : "failed");
+    char why[300] = "";
+    if (status != 0) client_describe(why, sizeof why, client_status_of_net(status), msg ? msg : uv_strerror(status));
+    lm_connect_done(cc, status, "grpc.connect %s: %s", g->name, why);
 }
 
 static void lm_gr_connect(void *obj, lm_connect *cc) {
@@ -366,7 +378,7 @@ static const lm_opt_spec lm_gr_spec[] = {
     {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "timeout", LM_GR_AT(connect_timeout_ns)},
     LM_OPT_OWN("pool", "false"),
     {"max_recv", LM_OPT_BYTES, 1, 1 << 30, 4 << 20, "4 MiB", LM_GR_AT(max_recv)},
-    LM_OPT_OWN("compression", NULL),
+    LM_OPT_OWN("compression", "\"none\""),
     LM_OPT_OWN(NULL, NULL)};
 
 static const net_tls_opts **lm_gr_opts_read(lua_State *L, int idx, void *opts, int *pool) {

@@ -80,6 +80,9 @@ const char *lm_gr_encode(lua_State *L, lm_gr *g, int idx, int32_t msg, const cha
 /* A finished call: its grpc.status.<NAME> count and, unless OK, the
  * tallied error "grpc <path>: <NAME>: <msg>". */
 void lm_gr_count_status(lm_gr_list *l, const pb_method *m, int code, const char *msg);
+/* The text of a call's failure, unary or stream: "grpc <path>: <NAME>: <msg>"
+ * into e; snprintf's result. */
+int lm_gr_error_text(char *e, size_t len, const pb_method *m, int code, const char *msg);
 /* lm_grpc_stream.c: c:open_stream, and the stream type (made once per worker). */
 int lm_gs_open(lua_State *L);
 void lm_gs_type(lua_State *L);

@@ -289,9 +289,10 @@ static int lm_gs_send(lua_State *L) {
     lm_gs *s = lm_gs_check(L, "stream send");
     if (!s->m->client_streaming) luaL_error(L, "stream send: %s is server-streaming: its request went at open", s->m->path);
     if (s->ended_send) luaL_error(L, "stream send: the request was ended by s:close_send()");
-    char e[700];
+    char e[800], why[600];
     if (s->done || !s->g) {
-        snprintf(e, sizeof e, "grpc %s: the call is over (%s: %s)", s->m->path, grpc_status_name(s->code), s->msg);
+        snprintf(why, sizeof why, "the call is over%s%.570s", s->msg[0] ? ": " : "", s->msg);
+        lm_gr_error_text(e, sizeof e, s->m, s->code, why);
         lua_pushnil(L);
         lua_pushstring(L, e);
         return 2;
@@ -303,10 +304,10 @@ static int lm_gs_send(lua_State *L) {
     int rc = unsent + len > LM_GS_UNSENT_MAX ? H2_ENOMEM : grpc_call_send(&s->call, body, len, 0);
     if (rc != 0) {
         if (unsent + len > LM_GS_UNSENT_MAX)
-            snprintf(e, sizeof e, "grpc %s: %zu bytes wait for the server's flow-control window (at most 16 MiB)",
-                     s->m->path, unsent);
+            snprintf(why, sizeof why, "%zu bytes wait for the server's flow-control window (at most 16 MiB)", unsent);
         else
-            snprintf(e, sizeof e, "grpc %s: %s", s->m->path, h2_strerror(rc));
+            snprintf(why, sizeof why, "%s", h2_strerror(rc));
+        lm_gr_error_text(e, sizeof e, s->m, grpc_code_of_h2(rc), why);
         lua_pushnil(L);
         lua_pushstring(L, e);
         return 2;

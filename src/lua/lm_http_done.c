@@ -84,8 +84,9 @@ static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
         n = (int)strlen(op->err);
         memcpy(msg, op->err, sizeof msg);
     } else {
-        char why[160];
-        http_client_describe(&op->req, status, why, sizeof why);
+        char detail[160], why[180];
+        http_client_describe(&op->req, status, detail, sizeof detail);
+        client_describe(why, sizeof why, http_client_status(status), detail);
         n = snprintf(op->err, sizeof op->err, "http.%s %s: %s", lm_http_lower[op->call_method],
                      http_client_name(op->client), why);
         memcpy(msg, op->err, sizeof msg);

@@ -171,13 +171,6 @@ static void lm_http_expect_opt(lua_State *L, int idx, const char *fname, unsigne
     }
 }
 
-/* The timeout field of the options table at idx into *ns (unchanged when
- * absent); misuse raises.  Leaves the value on the stack. */
-static void lm_http_timeout_opt(lua_State *L, int idx, const char *fname, uint64_t *ns) {
-    lua_getfield(L, idx, "timeout");
-    if (!lua_isnil(L, -1)) *ns = lm_seconds_opt(L, fname, "timeout");
-}
-
 /* The dns option of new's table at idx ({ ttl = seconds }, math.huge:
  * never again) into cfg; misuse raises.  Leaves the stack as it was. */
 static void lm_http_dns_opt(lua_State *L, int idx, lm_http_cfg *cfg) {
@@ -269,14 +262,32 @@ static void lm_http_call_follow(lua_State *L, const char *fname, int opts_idx, l
     }
 }
 
+/* A request's options as data (lm_client.h): the reader below,
+ * lua/types/luamech.lua's luamech.HttpRequestOptions and docs/lua-api.md's
+ * request opts table are checked against these rows.  timeout, max_body and
+ * discard_body default to the client's. */
+static const lm_opt_spec lm_http_call_spec[] = {
+    LM_OPT_OWN("headers", NULL),
+    LM_OPT_OWN("body", NULL),
+    LM_OPT_OWN("json", NULL),
+    LM_OPT_OWN("form", NULL),
+    LM_OPT_OWN("query", NULL),
+    LM_OPT_OWN("name", NULL),
+    {"timeout", LM_OPT_SECONDS, 0, 86400, LM_OPT_CALLERS, "the client's", LM_OPT_AT(lm_http_call, timeout_ns)},
+    LM_OPT_OWN("max_body", "the client's"),
+    LM_OPT_OWN("discard_body", "the client's"),
+    LM_OPT_OWN("expect", "200-399"),
+    LM_OPT_OWN("redirects", "10"),
+    LM_OPT_OWN("tags", NULL),
+    LM_OPT_OWN("allow_downgrade", NULL),
+    LM_OPT_OWN("credential_headers", NULL),
+    LM_OPT_OWN(NULL, NULL)};
+
 /* The options table of a request at opts_idx (and the body argument at
  * body_idx, 0: none) into *c, over the client's defaults; misuse raises.
  * The values referred to by index stay on the stack. */
 void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx, int opts_idx,
                        lm_http_call *c) {
-    static const char *const known[] = {"headers", "body", "json", "form", "query", "name", "timeout",
-                                        "max_body", "discard_body", "expect", "redirects", "tags",
-                                        "allow_downgrade", "credential_headers", NULL};
     memset(c, 0, sizeof *c);
     c->timeout_ns = h->timeout_ns;
     c->max_body = h->max_body;
@@ -286,12 +297,9 @@ void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx
         c->body = luaL_checklstring(L, body_idx, &c->body_len);
         c->body_str_idx = body_idx;
     }
-    if (lua_isnoneornil(L, opts_idx)) return;
-    luaL_checktype(L, opts_idx, LUA_TTABLE);
-    lm_check_options(L, opts_idx, fname, known);
+    if (!lm_opts_read(L, opts_idx, fname, lm_http_call_spec, c)) return;
     lm_http_call_body(L, fname, body_idx, opts_idx, c);
     c->query_idx = lm_http_field(L, opts_idx, "query", LUA_TTABLE, fname, "a table");
-    lm_http_timeout_opt(L, opts_idx, fname, &c->timeout_ns);
     lm_http_body_opts(L, opts_idx, fname, &c->max_body, &c->discard_body);
     c->name_idx = lm_http_field(L, opts_idx, "name", LUA_TSTRING, fname, "a string of 1..200 bytes");
     if (c->name_idx && (lua_objlen(L, c->name_idx) == 0 || lua_objlen(L, c->name_idx) > 200))
@@ -369,7 +377,7 @@ static const lm_opt_spec lm_http_spec[] = {
     LM_OPT_OWN("discard_body", "false"),
     LM_OPT_OWN("jar", NULL),
     LM_OPT_OWN("tls", NULL),
-    LM_OPT_OWN("http", NULL),
+    LM_OPT_OWN("http", "\"auto\""),
     {"max_streams", LM_OPT_INT, 1, 1000, 100, "100", LM_HTTP_AT(max_streams)},
     LM_OPT_OWN("tags", NULL),
     LM_OPT_OWN("dns", NULL),

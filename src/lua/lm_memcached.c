@@ -512,10 +512,10 @@ static int lm_mc_protocol(lua_State *L) {
 static const lm_opt_spec lm_mc_spec[] = {
     {"timeout", LM_OPT_SECONDS, 0, 86400, CLIENT_TIMEOUT_DEFAULT_NS / 1e9, "10", LM_MC_AT(timeout_ns)},
     {"connect_timeout", LM_OPT_SECONDS, 0, 86400, 0, "timeout", LM_MC_AT(connect_timeout_ns)},
-    LM_OPT_OWN("distribution", NULL),
+    LM_OPT_OWN("distribution", "\"ketama\""),
     LM_OPT_OWN("pool", "false"),
     LM_OPT_OWN("tls", NULL),
-    LM_OPT_OWN("protocol", NULL),
+    LM_OPT_OWN("protocol", "\"text\""),
     LM_OPT_OWN(NULL, NULL)};
 
 static const net_tls_opts **lm_mc_opts(lua_State *L, int idx, void *opts, int *pool) {

@@ -25,7 +25,8 @@
  *   status and bulk -> string, integer -> number, array -> table (1-based,
  *   nested), nil -> nil (a single nil, no err).  An error reply or a failure
  *   (timeout, connection lost, server down, cancelled) returns nil, err with
- *   err = "redis.<cmd> <server>: <message>".  Inside a table, nil becomes
+ *   err = "redis.<cmd> <server>: <message>" (the server's error reply, or a
+ *   failure's "<kind>: <detail>" from client_describe).  Inside a table, nil becomes
  *   false (no holes) and an error reply becomes {err = "<message>"}.
  * r:pipeline({{cmd, ...}, ...}) -> t | nil, err.  t[i] is the reply to the
  *   i-th command, converted as inside a table; t.n is the number of commands.
@@ -208,6 +209,14 @@ static void lm_rd_message(lm_rd_op *op, const char *cmd, const char *why, size_t
     snprintf(op->err, sizeof op->err, "redis.%s %s: %.*s", cmd, op->rd->name, (int)len, why);
 }
 
+/* A failure of the client (status < 0): "redis.<cmd> <server>: <kind>: <detail>",
+ * the kind from the clients' one status space (client_status.h). */
+static void lm_rd_failure(lm_rd_op *op, const char *cmd, int status, const char *errmsg) {
+    char why[LM_RD_MSG_MAX];
+    client_describe(why, sizeof why, redis_client_status(status), errmsg ? errmsg : redis_client_strerror(status));
+    lm_rd_message(op, cmd, why, strlen(why));
+}
+
 /* Push the op's results on L; returns how many (the pool's push). */
 static int lm_rd_push_results(lm_op *core, lua_State *L) {
     lm_rd_op *op = (lm_rd_op *)core;
@@ -238,7 +247,7 @@ static void lm_rd_pipe_done(lm_rd_op *op, uint64_t now_ns) {
 static void lm_rd_single_result(lm_rd_op *op, lm_rd_slot *s, int status, const redisReply *r,
                                 const char *errmsg, lua_State *L) {
     if (status < 0 || r->type == REDIS_REPLY_ERROR) {
-        if (status < 0) lm_rd_message(op, s->cmd, errmsg, strlen(errmsg));
+        if (status < 0) lm_rd_failure(op, s->cmd, status, errmsg);
         else lm_rd_message(op, s->cmd, r->str, r->len);
         op->status = status < 0 ? status : 1;
         worker_error(op->rd->w, op->err, strlen(op->err));
@@ -253,7 +262,7 @@ static void lm_rd_single_result(lm_rd_op *op, lm_rd_slot *s, int status, const r
 static void lm_rd_pipe_result(lm_rd_op *op, lm_rd_slot *s, int status, const redisReply *r,
                               const char *errmsg, lua_State *L) {
     if (status < 0) {
-        if (op->status == 0) lm_rd_message(op, "pipeline", errmsg, strlen(errmsg));
+        if (op->status == 0) lm_rd_failure(op, "pipeline", status, errmsg);
         if (op->status == 0) op->status = status;
         return;
     }
@@ -847,7 +856,10 @@ static int lm_rd_close_lua(lua_State *L) {
 
 static void lm_rd_on_connect(void *data, int status, const char *errmsg) {
     const lm_rd *rd = lm_connect_client(data);
-    lm_connect_done(data, status, "redis.connect %s: %s", rd->name, errmsg ? errmsg : "failed");
+    char why[LM_RD_MSG_MAX] = "";
+    if (status < 0)
+        client_describe(why, sizeof why, redis_client_status(status), errmsg ? errmsg : redis_client_strerror(status));
+    lm_connect_done(data, status, "redis.connect %s: %s", rd->name, why);
 }
 
 static void lm_rd_connect(void *rd, lm_connect *cc) {

@@ -37,7 +37,7 @@ expect 3 "syntax_scenario.lua:3: .*'}' expected" -- run "$F/syntax_scenario.lua"
 expect 3 "syntax_script_vu.lua:3: unexpected symbol near '='" -- run "$F/syntax_script.lua"
 expect 3 "the file must return a table" -- run "$F/not_table.lua"
 expect 3 "phases\[1\]: unknown field 'rquests' \(did you mean 'requests'\?\)" -- run "$F/bad_phase.lua"
-expect 4 "preflight failed.*memcached.connect: 127.0.0.1:1: .*(refused|down)" -- run "$F/unreachable.lua" -e MEMCACHED=127.0.0.1:1
+expect 4 "preflight failed.*memcached.connect: 127.0.0.1:1: server down: connection refused" -- run "$F/unreachable.lua" -e MEMCACHED=127.0.0.1:1
 expect 4 "preflight failed.*init_error_vu.lua:1: init went wrong" -- run "$F/init_error.lua"
 expect 4 "preflight failed.*must return the transaction function, got number" -- run "$F/no_function.lua"
 expect 2 "--cpus: expected CPU numbers" -- run "$F/ok.lua" --cpus one

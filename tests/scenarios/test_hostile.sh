@@ -79,7 +79,7 @@ for mode in clen chunkhuge chunkloop eofbody; do
     check "$mode, max_body = 1 MiB: ends on time ($WALL_S s), peak RSS $RSS_MB MB < $SMALL MB" \
         [ "$RC" -eq 0 -a "$RSS_MB" -lt "$SMALL" ] && on_time "$WALL_S"
     check "$mode, max_body = 1 MiB: many errors, named with the limit" \
-        grep -qE "^request,[0-9]{2,},\"http.get 127.0.0.1:$HPORT: response body larger than max_body \(1048576 bytes\)\"" "$OUT/errors.csv"
+        grep -qE "^request,[0-9]{2,},\"http.get 127.0.0.1:$HPORT: over a size limit: response body larger than max_body \(1048576 bytes\)\"" "$OUT/errors.csv"
 
     case $mode in clen|chunkhuge) continue;; esac     # refused at once: nothing more to see
 

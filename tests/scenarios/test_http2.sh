@@ -265,7 +265,7 @@ check "http.redirects says 120 ($(counter "$S" http.redirects))" [ "$(counter "$
 run_h2 sreq "$S1" 2 1 "" 20 2 -e CA="$PKI/ca.pem"
 check "https http=2 on an HTTP/1.1-only server: 20 failed transactions, nothing served (exit $RC, $(timer_errors "$TMP/sreq/summary.json" "All Transactions"), $(nginx_requests "$LOG"))" \
     [ "$(timer_errors "$TMP/sreq/summary.json" "All Transactions")" -eq 20 -a "$(nginx_requests "$LOG")" -eq 0 ]
-check "the reason is tallied" grep -q 'tls: .*no application protocol' "$TMP/sreq/errors.csv"
+check "the reason is tallied" grep -q ': TLS error: .*no application protocol' "$TMP/sreq/errors.csv"
 # "1.1" never offers h2
 run_h2 s11 "$S2" 1.1 1 "" 400 8 -e CA="$PKI/ca.pem"
 check "https http=1.1 on an h2 server: 800 HTTP/1.1 requests (exit $RC, $(nginx_requests "$LOG" ' HTTP/1.1 '))" \

@@ -43,8 +43,8 @@ check "404 tallied" grep -q "http.get /missing: status 404" "$e"
 check "302 not tallied (200-399 expected by default)" [ "$(grep -c "http.get /redirect" "$e")" -eq 0 ]
 check "timeout tallied" grep -q "http.get 127.0.0.1:$NEVER: timeout" "$e"
 check "per-request timeout tallied" grep -q "http.get 127.0.0.1:$PORT: timeout" "$e"
-check "refused tallied" grep -q "http.get 127.0.0.1:$REFUSED: connect: connection refused" "$e"
-check "refused POST tallied" grep -q "http.post 127.0.0.1:$REFUSED: connect: connection refused" "$e"
+check "refused tallied" grep -q "http.get 127.0.0.1:$REFUSED: server down: connect: connection refused" "$e"
+check "refused POST tallied" grep -q "http.post 127.0.0.1:$REFUSED: server down: connect: connection refused" "$e"
 check "status_2xx counter (10)" [ "$(counter "$s" http.status_2xx)" -eq 10 ]
 check "status_3xx counter (1)" [ "$(counter "$s" http.status_3xx)" -eq 1 ]
 check "status_4xx counter (1)" [ "$(counter "$s" http.status_4xx)" -eq 1 ]
@@ -141,7 +141,7 @@ check "body limits run exits 0" [ $? -eq 0 ]
 check "body limits: the script's checks passed ($(grep -v '^request,' "$TMP/body/errors.csv" | tail -n +2))" \
     [ "$(timer_errors "$TMP/body/summary.json" "All Transactions")" -eq 0 ]
 check "body limits: 2 refused bodies are http.get errors" [ "$(timer_errors "$TMP/body/summary.json" http.get)" -eq 2 ]
-check "body limits: tallied with the limit" grep -qF "http.get 127.0.0.1:$PORT: response body larger than max_body (1000 bytes)" "$TMP/body/errors.csv"
+check "body limits: tallied with the limit" grep -qF "http.get 127.0.0.1:$PORT: over a size limit: response body larger than max_body (1000 bytes)" "$TMP/body/errors.csv"
 nginx_settle "$LOG"
 r=$(nginx_requests "$LOG" "run=body ")
 c=$(nginx_connections "$LOG" "run=body ")

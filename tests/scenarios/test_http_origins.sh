@@ -82,7 +82,7 @@ check "pool = true: chains == B /landed ($n)" [ "$n" -gt 5 -a "$(logged "$B" /la
 run badca -e "TLS={ ca_file = '$PKI/ca2.pem' }" -e MODE=badca -d 1s
 s=$TMP/badca/summary.json
 n=$(timer_count "$s" "http to_https")
-e=$(grep -E "^request,[0-9]+,\"http.get localhost:$B: tls: certificate verification failed" "$TMP/badca/errors.csv" | cut -d, -f2)
+e=$(grep -E "^request,[0-9]+,\"http.get localhost:$B: TLS error: certificate verification failed" "$TMP/badca/errors.csv" | cut -d, -f2)
 echo "wrong CA: chains=$n errors=$(timer_errors "$s" "http to_https") errors.csv=${e:-none} | A /to_https=$(logged "$A" /to_https) B lines=$(awk -v p="$B" '$1 == p' "$L" | wc -l)"
 check "wrong CA: every chain failed, as a request error naming B and the verification" \
     [ "$n" -gt 0 -a "$(timer_errors "$s" "http to_https")" -eq "$n" -a "${e:-0}" -eq "$n" ]

@@ -85,7 +85,7 @@ check "tls: the VU's checks passed (exit $RC)" \
     [ "$RC" -eq 0 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
 check "a bare TCP close after 1,000 bytes: a counted error (http eof_bare errors 1)" \
     [ "$(timer_errors "$S" "http eof_bare")" -eq 1 ]
-check "... tallied with its message" grep -q 'tls: connection closed without close_notify' "$E"
+check "... tallied with its message" grep -q 'http.get [^ ]*: TLS error: connection closed without close_notify' "$E"
 check "with close_notify: a success (http eof_notify errors 0 of 1)" \
     [ "$(timer_count "$S" "http eof_notify")" -eq 1 -a "$(timer_errors "$S" "http eof_notify")" -eq 0 ]
 

@@ -50,10 +50,16 @@ check "every function is annotated and every annotation exists" compare "$TMP/li
 OPTS_MAP="lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
 lm_http_opts.c:luamech.HttpOptions,luamech.HttpRequestOptions,luamech.HttpDnsOptions lm_random.c:luamech.KeysOptions
 lm_data.c:luamech.DataOptions lm_tls.c:luamech.TlsOptions lm_ws.c:luamech.WsOptions lm_grpc.c:luamech.GrpcOptions,luamech.GrpcCallOptions"
-spec_rows() { # FILE: name|kind|default of its lm_opt_spec rows (default empty: NULL)
-    tr '\n' ' ' < "$1" | tr -s ' ' | grep -oE '\{"[a-z_]*", LM_OPT_[A-Z]*, [^"}]*"[^"]*"|LM_OPT_OWN\("[a-z_]*", (NULL|"[^"]*")\)' |
-        sed -E -e 's/^\{"([a-z_]*)", LM_OPT_([A-Z]*), [^"]*"([^"]*)"$/\1|\2|\3/' \
-            -e 's/^LM_OPT_OWN\("([a-z_]*)", NULL\)$/\1|OTHER|/' -e 's/^LM_OPT_OWN\("([a-z_]*)", "([^"]*)"\)$/\1|OTHER|\2/'
+spec_rows() { # FILE[#TABLE]: name|kind|default of its lm_opt_spec rows (all tables', or TABLE's);
+    # default empty: NULL; a quoted one ("\"text\"") unescaped ("text")
+    local file=${1%%#*} table=
+    [ "$file" = "$1" ] || table=${1#*#}
+    tr '\n' ' ' < "$file" | tr -s ' ' |
+        { if [ -n "$table" ]; then grep -oE "lm_opt_spec $table\[\] = \{.*" | sed -E 's/LM_OPT_OWN\(NULL, NULL\)\}.*//'; else cat; fi; } |
+        grep -oE '\{"[a-z_]*", LM_OPT_[A-Z]*, [^"}]*"([^"\\]|\\.)*"|LM_OPT_OWN\("[a-z_]*", (NULL|"([^"\\]|\\.)*")\)' |
+        sed -E -e 's/^\{"([a-z_]*)", LM_OPT_([A-Z]*), [^"]*"(.*)"$/\1|\2|\3/' \
+            -e 's/^LM_OPT_OWN\("([a-z_]*)", NULL\)$/\1|OTHER|/' -e 's/^LM_OPT_OWN\("([a-z_]*)", "(.*)"\)$/\1|OTHER|\2/' \
+            -e 's/\\(.)/\1/g'
 }
 c_options() { # FILE: option names of every known[] list in it and of its lm_opt_spec rows
     { tr '\n' ' ' < "$1" | grep -o 'known\[\] = {[^}]*}' | grep -o '"[a-z_]*"' | tr -d '"'
@@ -101,22 +107,29 @@ compare_spec() { # TYPES FILE CLASS...: 0 when the classes' fields say each row'
         line=$(for c in "$@"; do awk -v c="$c" -v f="$name" '/^---@class / { on = ($2 == c) } on && $1 == "---@field" && ($2 == f "?" || $2 == f) { print; exit }' "$types"; done | head -1)
         if [ -z "$line" ]; then echo "$1 has no field $name"; rc=1; continue; fi
         [ -z "$want" ] || [ "$(echo "$line" | awk '{ print $3 }')" = "$want" ] || { echo "$1.$name: type not $want: $line"; rc=1; }
-        [ -z "$dflt" ] || echo "$line" | grep -qE "default:? $dflt([;) ]|\$)" || { echo "$1.$name: default not '$dflt': $line"; rc=1; }
+        [ -z "$dflt" ] || echo "$line" | grep -qE "default:? $(printf '%s' "$dflt" | sed 's/[.[*^$()+?{|\\]/\\&/g')([;) ]|\$)" ||
+            { echo "$1.$name: default not '$dflt': $line"; rc=1; }
     done < <(spec_rows "$file")
     return $rc
 }
-# FILE:CLASS of every binding that declares its options as rows (the first class holds the fields)
-SPEC_MAP="lm_ws.c:luamech.WsOptions lm_memcached.c:luamech.MemcachedOptions lm_redis.c:luamech.RedisOptions
-lm_http_opts.c:luamech.HttpOptions lm_grpc.c:luamech.GrpcOptions"
+# FILE#TABLE:CLASS of every lm_opt_spec table (a constructor's or a call's options)
+SPEC_MAP="lm_ws.c#lm_ws_spec:luamech.WsOptions lm_memcached.c#lm_mc_spec:luamech.MemcachedOptions
+lm_redis.c#lm_rd_spec:luamech.RedisOptions lm_http_opts.c#lm_http_spec:luamech.HttpOptions
+lm_http_opts.c#lm_http_call_spec:luamech.HttpRequestOptions lm_grpc.c#lm_gr_spec:luamech.GrpcOptions
+lm_grpc.c#lm_gr_call_spec:luamech.GrpcCallOptions"
 for pair in $SPEC_MAP; do
-    c=$SRC/src/lua/${pair%%:*}
+    c=$SRC/src/lua/${pair%%:*} table=${pair%%:*} && table=${table#*#}
     check "${pair%%:*}'s option rows match ${pair#*:}: kinds and defaults ($(spec_rows "$c" | wc -l) rows: $(spec_rows "$c" | tr '\n' ' '))" \
         compare_spec "$TYPES" "$c" "${pair#*:}"
-    check "${pair%%:*} declares its options as rows (lm_opts_read, at least 4 rows)" \
-        eval '[ "$(spec_rows "$c" | wc -l)" -ge 4 ] && grep -q "lm_opts_read(" "$c"'
+    check "${pair%%:*}: the class has exactly the table's options" \
+        eval '[ "$(spec_rows "$c" | cut -d"|" -f1 | sort | tr "\n" " ")" = "$(class_fields "$TYPES" "${pair#*:}" | tr "\n" " ")" ]'
+    check "${pair%%:*} declares its options as rows (lm_opts_read, at least 3 rows)" \
+        eval '[ "$(spec_rows "$c" | wc -l)" -ge 3 ] && grep -qE "lm_opts_read\(L, [a-z_]+, [a-z_\".]+, $table, " "${c%%#*}"'
 done
 check "every lm_opt_spec table is in SPEC_MAP" \
-    eval '[ "$(grep -l "lm_opt_spec [a-z_]*\[\] = {" "$SRC"/src/lua/*.c | wc -l)" -eq "$(echo $SPEC_MAP | wc -w)" ]'
+    eval '[ "$(cat "$SRC"/src/lua/*.c | grep -c "lm_opt_spec [a-z_]*\[\] = {")" -eq "$(echo $SPEC_MAP | wc -w)" ]'
+check "a quoted default is read from its row (memcached protocol)" \
+    eval 'spec_rows "$SRC/src/lua/lm_memcached.c#lm_mc_spec" | grep -qx "protocol|OTHER|\"text\""'
 WS_C=$SRC/src/lua/lm_ws.c
 sed -e 's/^\(---@field max_queue? integer .*\)(default 4 MiB)/\1(default 8 MiB)/' \
     -e 's/^---@field timeout? number \(seconds, 0..86400 (default 10; 0 = none): each receive\)/---@field timeout? integer \1/' \
@@ -134,6 +147,21 @@ check "a redis INT row's default the types say otherwise is reported (max_depth 
     grep -q "luamech.RedisOptions.max_depth: default not '7'" "$TMP/cmp_spec2"
 check "an http row read by the binding itself, its default said otherwise, is reported (keepalive)" \
     grep -q "luamech.HttpOptions.keepalive: default not 'true'" "$TMP/cmp_spec2"
+sed -e 's/^\(---@field protocol? "text"|"meta" .*\)(default "text")/\1(default "meta")/' \
+    -e 's/^\(---@field redirects? integer .*\)(default 10)/\1(default 5)/' \
+    -e 's/^---@field timeout? number seconds (default: the client.s)$/---@field timeout? integer seconds (default: the client'"'"'s)/' \
+    "$TYPES" > "$TMP/doctored_spec3.lua"
+check "the third doctored types file has its three changes" [ "$(diff "$TYPES" "$TMP/doctored_spec3.lua" | grep -c '^<')" -eq 3 ]
+compare_spec "$TMP/doctored_spec3.lua" "$SRC/src/lua/lm_memcached.c#lm_mc_spec" luamech.MemcachedOptions > "$TMP/cmp_spec3"
+compare_spec "$TMP/doctored_spec3.lua" "$SRC/src/lua/lm_http_opts.c#lm_http_call_spec" luamech.HttpRequestOptions >> "$TMP/cmp_spec3"
+compare_spec "$TMP/doctored_spec3.lua" "$SRC/src/lua/lm_grpc.c#lm_gr_call_spec" luamech.GrpcCallOptions >> "$TMP/cmp_spec3"
+sed 's/^/  | /' "$TMP/cmp_spec3"
+check "a quoted default the types say otherwise is reported (MemcachedOptions protocol \"text\")" \
+    grep -q "luamech.MemcachedOptions.protocol: default not '\"text\"'" "$TMP/cmp_spec3"
+check "a request option's default the types say otherwise is reported (HttpRequestOptions redirects 10)" \
+    grep -q "luamech.HttpRequestOptions.redirects: default not '10'" "$TMP/cmp_spec3"
+check "a call option's kind the types say otherwise is reported (GrpcCallOptions timeout as integer)" \
+    grep -q "luamech.GrpcCallOptions.timeout: type not number" "$TMP/cmp_spec3"
 
 # scenario file fields: lua/scenario.lua's lists of known fields against the
 # Scenario, Phase, Group and Stage classes

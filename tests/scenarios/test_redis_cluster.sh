@@ -82,9 +82,9 @@ check "transactions went on after the kill" [ "$(timer_count "$s" "All Transacti
     -o "$TMP/c" > "$TMP/stdout_c" 2>&1
 rc=$?
 check "a master down at connect: the init fails, exit 4 (rc=$rc)" [ "$rc" -eq 4 ]
-check "... naming the node" grep -q "redis.connect .*node 127.0.0.1:$down: " "$TMP/stdout_c"
+check "... naming the node" grep -q "redis.connect .*: server down: node 127.0.0.1:$down: " "$TMP/stdout_c"
 "$LUAMECH" run "$F/redis_cluster_api.lua" -q -e CLUSTER="127.0.0.1:$(free_port)" -e NOCLUSTER=127.0.0.1:$PLAIN \
     -o "$TMP/n" > "$TMP/stdout_n" 2>&1
 rc=$?
-check "no seed answers: exit 4 with 'no seed answered' (rc=$rc)" [ "$rc" -eq 4 -a "$(grep -c "no seed answered" "$TMP/stdout_n")" -ge 1 ]
+check "no seed answers: exit 4 with 'no seed answered' (rc=$rc)" [ "$rc" -eq 4 -a "$(grep -c "server down: no seed answered" "$TMP/stdout_n")" -ge 1 ]
 finish

@@ -58,7 +58,7 @@ check "pooled over TLS: one handshake" [ "$(timer_count "$TMP/mcpool/summary.jso
 before=$(mc_stat "$MCS" cmd_set)
 run mcca tls_mc.lua -e "MC=127.0.0.1:$MC" -e "TLS={ ca_file = '$PKI/ca2.pem' }"
 check "wrong CA: exit 4 (preflight; got $RC)" [ "$RC" -eq 4 ]
-check "wrong CA: says verification failed" grep -q "memcached.connect: 127.0.0.1:$MC: certificate verification failed: unable to get local issuer certificate" "$TMP/mcca.out"
+check "wrong CA: says verification failed" grep -q "memcached.connect: 127.0.0.1:$MC: TLS error: certificate verification failed: unable to get local issuer certificate" "$TMP/mcca.out"
 check "wrong CA: no load reached the server" [ "$(mc_stat "$MCS" cmd_set)" -eq "$before" ]
 # system store (tls = true): our private CA is not in it
 run mcsys tls_mc.lua -e "MC=127.0.0.1:$MC" -e "TLS=true"
@@ -149,7 +149,7 @@ t0=$(date +%s%N)
 "$LUAMECH" run "$TMP/silent.lua" -d 2s -q -o "$TMP/silent" > "$TMP/silent.out" 2>&1; RC=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 check "silent TLS peer: exit 4 within the connect timeout ($RC, ${ms} ms)" [ "$RC" -eq 4 -a "$ms" -lt 5000 ]
-check "silent TLS peer: 'TLS handshake timeout'" grep -q "memcached.connect: 127.0.0.1:$SP: TLS handshake timeout" "$TMP/silent.out"
+check "silent TLS peer: 'TLS handshake timeout'" grep -q "memcached.connect: 127.0.0.1:$SP: timeout: TLS handshake timeout" "$TMP/silent.out"
 
 # ---- redis ----------------------------------------------------------------
 RP=$(free_port)

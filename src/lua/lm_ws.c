@@ -18,10 +18,11 @@
  * ws:ping([data]) -> true | nil, err (the pong is not waited for).
  * ws:receive([timeout]) -> data, "text"|"binary" | nil, err [, code].
  *   Yields until a message (or one already queued).  Timer "ws.receive"
- *   (the wait), counter ws.messages_received.  err: "timeout" (the
- *   connection stays usable), the server's close ("closed by the server
- *   (1000 bye)", code its close code), a protocol error (code 1002, 1007,
- *   1009: luamech closed), the connection lost (code 1006).  The server's
+ *   (the wait), counter ws.messages_received.  err, "kind: detail" as
+ *   client_describe writes it: "timeout" (the connection stays usable), the
+ *   server's close ("server down: closed by the server (1000 bye)", code its
+ *   close code), a protocol error (code 1002, 1007, 1009: luamech closed),
+ *   the connection lost (code 1006).  The server's
  *   close with 1000, 1001 or no code ends a stream: it is neither a sample
  *   nor an error; every other failure is both.
  * ws:close([code [, reason]]) -> code, reason (the server's) | nil, err,
@@ -188,7 +189,9 @@ static void lm_ws_on_message(ws_recv *r, int status, int opcode, const char *dat
             op->nres = 2;
         }
     } else {
-        snprintf(op->err, sizeof op->err, "ws.receive %s: %s", ws->url, errmsg);
+        int n = snprintf(op->err, sizeof op->err, "ws.receive %s: ", ws->url);
+        if (n > 0 && (size_t)n < sizeof op->err)
+            client_describe(op->err + n, sizeof op->err - (size_t)n, ws_client_status(status), errmsg);
         if (!clean) worker_error(ws->w, op->err, strlen(op->err));
     }
     lm_op_request_done(&op->core);

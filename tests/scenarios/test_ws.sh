@@ -179,10 +179,13 @@ hostile hugelen;   errors hugelen "protocol error: a frame over max_message" 100
 hostile badutf8;   errors badutf8 "protocol error: a text message that is not UTF-8" 1007
 hostile bigfrag;   errors bigfrag "protocol error: a fragmented message over max_message" 1009
 hostile flood -e SLEEP=1
-errors flood "receive queue full: over max_queue" 1008
+errors flood ": over a size limit: receive queue full: over max_queue" 1008
 hostile noclose
 errors noclose "ws.receive ws://127.0.0.1:" ""
 errors noclose "close: no close frame from the server in time" 1000
+hostile closecode
+check "closecode: counted errors: 'ws.receive URL: server down: closed by the server (1011 oops)'" \
+    grep -qE 'ws\.receive ws://127\.0\.0\.1:[0-9]+: server down: closed by the server \(1011 oops\)' "$E"
 hostile badaccept; errors badaccept "handshake: wrong Sec-WebSocket-Accept" ""
 check "badaccept: one line per cause, not per connection" [ "$(grep -c Accept "$E")" -eq 1 ]
 

@@ -226,9 +226,10 @@ static void mc_drain(mc_client *c) {
 static void mc_connect_report(mc_client *c, int status, const mc_conn *conn, const char *msg) {
     if (c->connect.cb == NULL) return;
     if (status != 0) {                /* "<server>: <kind>: <detail>" (client_status.h) */
-        char why[200];
-        client_describe(why, sizeof why, mc_client_status(status), msg ? msg : mc_client_strerror(status));
-        snprintf(c->errmsg, sizeof c->errmsg, "%.190s: %s", conn ? conn->name : "client", why);
+        int n = snprintf(c->errmsg, sizeof c->errmsg, "%.190s: ", conn ? conn->name : "client");
+        if (n > 0 && (size_t)n < sizeof c->errmsg)
+            client_describe(c->errmsg + n, sizeof c->errmsg - (size_t)n, mc_client_status(status),
+                            msg ? msg : mc_client_strerror(status));
     }
     client_connect_wait_tell(&c->connect, status, c->errmsg);
 }

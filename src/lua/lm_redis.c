@@ -210,8 +210,15 @@ static void lm_rd_message(lm_rd_op *op, const char *cmd, const char *why, size_t
 }
 
 /* A failure of the client (status < 0): "redis.<cmd> <server>: <kind>: <detail>",
- * the kind from the clients' one status space (client_status.h). */
+ * the kind from the clients' one status space (client_status.h).  A command
+ * the client refused before sending it (UV_EINVAL: CROSSSLOT, MULTI in
+ * cluster mode, pub/sub) is no failure of the server: its reason stands
+ * alone, as the server's own error reply would. */
 static void lm_rd_failure(lm_rd_op *op, const char *cmd, int status, const char *errmsg) {
+    if (status == UV_EINVAL && errmsg && *errmsg) {
+        lm_rd_message(op, cmd, errmsg, strlen(errmsg));
+        return;
+    }
     char why[LM_RD_MSG_MAX];
     client_describe(why, sizeof why, redis_client_status(status), errmsg ? errmsg : redis_client_strerror(status));
     lm_rd_message(op, cmd, why, strlen(why));

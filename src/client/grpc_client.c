@@ -147,10 +147,12 @@ static void gc_on_open(h2_session *s, void *owner) {
 }
 
 static void gc_on_dead(h2_session *s, void *owner) {
-    (void)s;
     gc_sess *gs = owner;
     if (gs->c->cur == gs) gs->c->cur = NULL;
-    gc_report_open(gs->c, UV_ECONNREFUSED, "the connection failed or went away before it was open");
+    const char *why = NULL;
+    int sys = h2_session_failure(s, &why);          /* TLS, timeout, refused: said as such */
+    gc_report_open(gs->c, sys ? sys : UV_ECONNREFUSED,
+                   why ? why : "the connection failed or went away before it was open");
 }
 
 static void gc_on_closed(void *owner) {

@@ -57,6 +57,7 @@ struct h2_session {
     nghttp2_nv *nv;
     size_t nv_cap;
     h2_session_stats st;
+    int fail_sys;                /* the connection's failure (libuv/net status), 0: none */
     char msg[256];
 };
 
@@ -472,9 +473,11 @@ static void h2_on_fail(void *owner, int status, net_phase ph, const char *msg) {
     h2_session *s = owner;
     s->nc = NULL;                             /* closing already: its on_closed comes */
     if (s->closing) return;
+    s->fail_sys = status ? status : UV_ECONNRESET;   /* known before on_dead asks */
+    if (msg) snprintf(s->msg, sizeof s->msg, "%s", msg);
+    else s->msg[0] = 0;
     h2_mark_dead(s);
     int st = ph == NET_PH_CONNECT || ph == NET_PH_TLS ? H2_ECONNECT : s->goaway_in ? H2_EGOAWAY : H2_ECONN;
-    if (msg) snprintf(s->msg, sizeof s->msg, "%s", msg);
     h2_fail_all(s, st, s->goaway_code, status, msg ? s->msg : NULL);
     h2_session_close(s);
 }
@@ -631,6 +634,11 @@ unsigned h2_session_room(const h2_session *s) {
 unsigned h2_session_active(const h2_session *s) { return s->nactive; }
 int h2_session_is_open(const h2_session *s) { return s->open && !s->closing && s->nc != NULL; }
 int h2_session_dead(const h2_session *s) { return s->dead; }
+
+int h2_session_failure(const h2_session *s, const char **msg) {
+    if (msg) *msg = s->fail_sys && s->msg[0] ? s->msg : NULL;
+    return s->fail_sys;
+}
 net_conn *h2_session_conn(h2_session *s) { return s->nc; }
 
 void h2_session_get_stats(const h2_session *s, h2_session_stats *st) {

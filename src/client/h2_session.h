@@ -165,6 +165,11 @@ unsigned h2_session_room(const h2_session *s);
 unsigned h2_session_active(const h2_session *s);   /* streams not yet closed */
 int h2_session_is_open(const h2_session *s);        /* connected (the preface may be in flight) */
 int h2_session_dead(const h2_session *s);
+/* When the connection itself failed (connect, TLS, reset, timeout): its
+ * libuv or net/ status (NET_ETLS, UV_ETIMEDOUT, ...) and, in *msg, its
+ * detail or NULL; else 0 (GOAWAY, a protocol error, closed by the owner).
+ * Already set when on_dead runs. */
+int h2_session_failure(const h2_session *s, const char **msg);
 net_conn *h2_session_conn(h2_session *s);           /* NULL once failed or closed */
 void h2_session_get_stats(const h2_session *s, h2_session_stats *st);
 

@@ -53,6 +53,15 @@ int test_wait_port(int port, int timeout_ms) {
     return -1;
 }
 
+/* The pid a memcached on `port` reports in its stats, or -1 when no
+ * memcached answers there. */
+static long memcached_pid_on(int port) {
+    char buf[16384];
+    if (test_raw_request(port, "stats\r\n", buf, sizeof buf, "END\r\n") <= 0) return -1;
+    const char *p = strstr(buf, "STAT pid ");
+    return p ? strtol(p + 9, NULL, 10) : -1;
+}
+
 int test_memcached_start(test_server *s, const char *const *extra) {
     for (int attempt = 0; attempt < 5; attempt++) {
         int port = test_free_port();
@@ -69,7 +78,10 @@ int test_memcached_start(test_server *s, const char *const *extra) {
             execvp("memcached", (char *const *)argv);
             _exit(127);
         }
-        if (test_wait_port(port, 3000) == 0) {
+        /* The port was free when picked, but another test may bind it before
+         * this memcached does; then this one exits and the port answers for
+         * someone else's server.  Only our own child's pid will do. */
+        if (test_wait_port(port, 3000) == 0 && memcached_pid_on(port) == (long)pid) {
             s->pid = pid;
             s->port = port;
             return 0;
@@ -97,6 +109,7 @@ int test_raw_request(int port, const char *req, char *buf, size_t cap, const cha
     if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) { close(fd); return -1; }
     while (got + 1 < cap) {
         ssize_t r = read(fd, buf + got, cap - 1 - got);
+        if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
         got += (size_t)r;
         buf[got] = 0;
@@ -109,10 +122,14 @@ int test_raw_request(int port, const char *req, char *buf, size_t cap, const cha
 
 int64_t test_memcached_stat(int port, const char *name) {
     char buf[16384], pat[128];
-    if (test_raw_request(port, "stats\r\n", buf, sizeof buf, "END\r\n") <= 0) return -1;
+    int got = test_raw_request(port, "stats\r\n", buf, sizeof buf, "END\r\n");
     snprintf(pat, sizeof pat, "STAT %s ", name);
-    const char *p = strstr(buf, pat);
-    if (!p) return -1;
+    const char *p = got > 0 ? strstr(buf, pat) : NULL;
+    if (!p) {
+        fprintf(stderr, "memcached on port %d: no '%s' in its stats (%d bytes: %.80s; %s)\n",
+                port, name, got, got > 0 ? buf : "", strerror(errno));
+        return -1;
+    }
     return strtoll(p + strlen(pat), NULL, 10);
 }
 

@@ -15,7 +15,7 @@
 #include "scenario/scenario.h"
 #include "report/report.h"
 
-#define OUTPUT_SCHEMA_VERSION 1      /* the JSON lines' "v" */
+#define OUTPUT_SCHEMA_VERSION 2      /* the JSON lines' "v" (2: a timer's views nested) */
 #define OUTPUT_MAX_STREAMS 8
 #define OUTPUT_MAX_LABELS 16
 

@@ -1,6 +1,7 @@
 /* output_json.c - the JSON lines every stream shares (docs/outputs.md,
  * schema OUTPUT_SCHEMA_VERSION): a "start" event, per closed interval one
- * "timer" object per reported timer and one "interval" object (VUs and
+ * "timer" object per timer family (its other views nested under "views")
+ * and one "interval" object (VUs and
  * targets, counters and their kinds, generator health, thresholds so far),
  * and an "end" event with the totals; a latency without a sample is null,
  * never 0.  Built from the merged run data (jansson); no I/O. */
@@ -140,6 +141,32 @@ static void ojson_segments(json_t *o, const output_run *run) {
     else json_decref(segs);
 }
 
+/* A family's other views (docs/outputs.md): its "(uncorrected)" twin and its
+ * "(all)" twin when reported, by view name; NULL when it has neither. */
+static json_t *ojson_views(const agg_timer *t, json_t *(*row_of)(const agg_timer *, void *), void *ctx) {
+    const agg_timer *v[2] = {t->uncorrected, t->all};
+    const char *name[2] = {"uncorrected", "all"};
+    json_t *o = NULL;
+    for (int i = 0; i < 2; i++) {
+        json_t *x = v[i] && agg_timer_reported(v[i]) ? row_of(v[i], ctx) : NULL;
+        if (!x) continue;
+        if (!o) o = json_object();
+        json_object_set_new(o, name[i], x);
+    }
+    return o;
+}
+
+/* The family head: neither an "(uncorrected)" nor an "(all)" twin. */
+static int ojson_is_head(const agg_timer *t) { return !t->of && !t->twin_of; }
+
+static json_t *ojson_interval_row(const agg_timer *t, void *ctx) {
+    int k = *(const int *)ctx;
+    if (k >= t->nrows) return NULL;
+    json_t *o = json_object();
+    ojson_row(o, &t->rows[k]);
+    return o;
+}
+
 int output_json_interval(char **buf, size_t *len, const output_run *run, int k) {
     const run_result *r = run->r;
     double t_s, end_s;                      /* the interval's bounds: the rule of every output */
@@ -147,7 +174,7 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
     int rc = 0;
     for (int i = 0; i < r->agg.n && rc == 0; i++) {
         const agg_timer *t = r->agg.timers[i];
-        if (!agg_timer_reported(t) || k >= t->nrows) continue;
+        if (!ojson_is_head(t) || k >= t->nrows) continue;
         json_t *o = ojson_head(run, "timer");
         json_object_set_new(o, "interval", json_integer(k));
         json_object_set_new(o, "t_s", json_real(t_s));
@@ -155,6 +182,8 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
         json_object_set_new(o, "timer", ojson_str(t->name));
         json_object_set_new(o, "kind", json_string(timer_kind_name(t->kind)));
         ojson_row(o, &t->rows[k]);
+        json_t *views = ojson_views(t, ojson_interval_row, &k);
+        if (views) json_object_set_new(o, "views", views);
         rc = ojson_append(buf, len, o);
     }
     json_t *o = ojson_head(run, "interval");
@@ -172,17 +201,29 @@ int output_json_interval(char **buf, size_t *len, const output_run *run, int k) 
     return rc == 0 ? ojson_append(buf, len, o) : (json_decref(o), -1);
 }
 
+/* A timer's whole-run figures, over its family's span. */
+static json_t *ojson_total_row(const agg_timer *t, void *ctx) {
+    const output_run *run = ctx;
+    agg_row row;
+    double s0, s1, span = report_timer_span(run->sc, run->r, t->of ? t->of : t, &s0, &s1);
+    agg_timer_total_row(&row, t, span);
+    json_t *o = json_object();
+    ojson_row(o, &row);
+    return o;
+}
+
 int output_json_end(char **buf, size_t *len, const output_run *run, const char *status, int exit_code) {
     const run_result *r = run->r;
     json_t *o = ojson_head(run, "end"), *totals = json_array();
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
-        if (!agg_timer_reported(t)) continue;
-        agg_row row;
-        double s0, s1, span = report_timer_span(run->sc, r, t->of ? t->of : t, &s0, &s1);
-        agg_timer_total_row(&row, t, span);
+        if (!ojson_is_head(t)) continue;
         json_t *x = json_pack("{s:o,s:s}", "timer", ojson_str(t->name), "kind", timer_kind_name(t->kind));
-        ojson_row(x, &row);
+        json_t *row = ojson_total_row(t, (void *)run);
+        if (row) json_object_update(x, row);
+        json_decref(row);
+        json_t *views = ojson_views(t, ojson_total_row, (void *)run);
+        if (views) json_object_set_new(x, "views", views);
         json_array_append_new(totals, x);
     }
     json_object_set_new(o, "status", json_string(status));

@@ -33,7 +33,7 @@ check "an embedded page at /" sh -c "curl -sf '$URL' | grep -q 'luamech live'"
 check "the page loads nothing from elsewhere" sh -c "! curl -sf '$URL' | grep -Eq '(src|href)=\"(https?:)?//'"
 check "404 for another path" [ "$(curl -s -o /dev/null -w '%{http_code}' "${URL}nope")" = 404 ]
 check "405 for POST" [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL")" = 405 ]
-check "server-sent events at /events" sh -c "curl -sN -m 2 '${URL}events' | grep -q '^data: {\"v\":1,\"type\":\"start\"'"
+check "server-sent events at /events" sh -c "curl -sN -m 2 '${URL}events' | grep -q '^data: {\"v\":2,\"type\":\"start\"'"
 if [ -x "$CHROMIUM" ] && node --experimental-websocket -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2> /dev/null; then
     mkdir -p "$TMP/chrome"
     timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \

@@ -8,7 +8,8 @@
 # "never p95 < 5ms" shows "no data yet", not failing); every chart has
 # tick values on its y axis and a time axis ("0 s" ...); a rate group's
 # target rate/s is on the right axis of the VUs chart, the VUs on the left;
-# the loop lag (ms) on the right of the health chart, CPU % on the left.
+# the loop lag (ms) on the right of the health chart, CPU % on the left;
+# the picker lists each timer once and a view switch picks its view.
 # The screenshot is docs/images/dashboard.png (SHOT=path keeps it).
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/scenarios/fixtures
@@ -62,6 +63,16 @@ check "VUs on the left axis, the rate group's target rate/s on the right, the cl
     [ "$(echo "$d" | jq -r '[.last.axes[] | select(startswith("c-vus:"))] | join(",")')" = "c-vus:active VUs:left,c-vus:target rate/s buy:right,c-vus:target VUs browse:left" ]
 check "health: CPU % left, loop lag ms right" \
     [ "$(echo "$d" | jq -r '[.last.axes[] | select(startswith("c-health:"))] | join(",")')" = "c-health:worker CPU %:left,c-health:waiting for a CPU %:left,c-health:loop lag p99 ms:right" ]
+# Stream schema 2: each timer once in the picker, its views behind a switch
+# that drives the latency chart (a rate group has an uncorrected view; an
+# engine timer has no other view: nothing drawn for uncorrected, and "all"
+# is its default).
+check "the timer picker lists each timer once, no view names ($(echo "$d" | jq -c '.views.picks'))" \
+    [ "$(echo "$d" | jq '[.views.picks[] | select(test(" \\((uncorrected|all)\\)$"))] | length')" -eq 0 -a \
+      "$(echo "$d" | jq '.views.picks | index("group buy") != null')" = true ]
+check "the view switch offers default, uncorrected, all" [ "$(echo "$d" | jq -c '.views.views')" = '["default","uncorrected","all"]' ]
+check "latency lines per timer and view: an engine timer has no uncorrected view ($(echo "$d" | jq -c '.views.drawn'))" \
+    [ "$(echo "$d" | jq -c '.views.drawn | [."group buy|default", ."group buy|uncorrected", ."group buy|all", ."engine.loop_lag|default", ."engine.loop_lag|uncorrected", ."engine.loop_lag|all"] | map(if . > 0 then 1 else . end)')" = "[1,1,1,1,0,1]" ]
 check "no script exception or console error" [ "$(echo "$d" | jq -c '[.errors[], (.last.errors | select(. != ""))]')" = "[]" ]
 check "a screenshot was taken" [ -s "${SHOT:-$TMP/shot.png}" ]
 finish

@@ -35,7 +35,7 @@ check "an interval's lines were there while the run still went" [ "$seen" -eq 1 
 check "... and no end event yet then" [ "$(grep -c '"type":"end"' "$TMP/early.jsonl")" -eq 0 ]
 s=$TMP/r/summary.json
 j=$TMP/s.jsonl
-check "every line is JSON of schema v1" [ "$(jq -c 'select(.v == 1)' "$j" | wc -l)" -eq "$(wc -l < "$j")" ]
+check "every line is JSON of schema v2" [ "$(jq -c 'select(.v == 2)' "$j" | wc -l)" -eq "$(wc -l < "$j")" ]
 check "one start event first" [ "$(head -1 "$j" | jq -r .type)" = start ]
 check "one end event last, completed" [ "$(tail -1 "$j" | jq -r '.type + " " + .status')" = "end completed" ]
 check "run_id is the results directory's name" [ "$(jq -r .run_id "$j" | sort -u)" = r ]
@@ -106,7 +106,33 @@ check "kinds: a gauge" [ "$(kind_of "gauge level")" = gauge ]
 check "kinds: a rate's trues and falses" [ "$(kind_of "rate.true hit") $(kind_of "rate.false hit")" = "rate_true rate_false" ]
 check "kinds: a check's passes and failures" [ "$(kind_of "check.pass read back") $(kind_of "check.fail always fails")" = "check_pass check_fail" ]
 
-# 5. Bad values: one message, exit 2, no load.
+# 5. Views (schema 2): one timer object per timer family, its other views
+# nested under "views", so summing "count" over the stream counts each sample
+# once (in schema 1 a rate group with failures had three objects per timer,
+# "X", "X (uncorrected)" and "X (all)", and the obvious sum was 3x).  A rate
+# group (timed from the intended start: an uncorrected view) failing one
+# transaction in four (an "all" view); no server.
+"$LUAMECH" run "$F/stream_views.lua" -q -w 1 -o "$TMP/v" --stream json="$TMP/v.jsonl" > /dev/null 2> "$TMP/v.txt"
+check "views: exits 0" [ $? -eq 0 ]
+vj=$TMP/v.jsonl
+vs=$TMP/v/summary.json
+tx=$(jq '.timers[] | select(.name == "All Transactions") | .summary.count' "$vs")
+kind_all=$(jq -s '[.[] | select(.type == "timer" and .kind == "all") | .count] | add' "$vj")
+echo "views: summary's transactions $tx; the stream's count over every kind-all timer object $kind_all"
+check "views: the sum of count over the kind-all objects is the run's transactions, not 3x" [ "$tx" -gt 0 -a "$kind_all" -eq "$tx" ]
+check "views: no timer object is named as a view" \
+    [ "$(jq -s '[.[] | select(.type == "timer" and (.timer | test(" \\((uncorrected|all)\\)$")))] | length' "$vj")" -eq 0 ]
+for v in uncorrected all; do
+    nested=$(jq -s --arg v "$v" '[.[] | select(.type == "timer" and .timer == "op") | .views[$v].count] | add' "$vj")
+    flat=$(jq --arg n "op ($v)" '.timers[] | select(.name == $n) | .summary.count' "$vs")
+    check "views: op's $v view, interval by interval, adds up to summary.json's 'op ($v)' ($nested, $flat)" [ -n "$flat" -a "$nested" = "$flat" ]
+    check "views: the end totals nest op's $v view as summary.json has it" \
+        [ "$(jq -s --arg v "$v" '.[-1].totals[] | select(.timer == "op") | .views[$v].p99_ms' "$vj")" = \
+          "$(jq --arg n "op ($v)" '.timers[] | select(.name == $n) | .summary.p99_ms' "$vs")" ]
+done
+check "views: engine timers have no other view" [ "$(jq -s '[.[] | select(.type == "timer" and .kind == "engine" and has("views"))] | length' "$vj")" -eq 0 ]
+
+# 6. Bad values: one message, exit 2, no load.
 gets1=$(mc_stat "$MC" cmd_get)
 "$LUAMECH" run "$F/compare_kv.lua" -q -d 1s -e MEMCACHED=127.0.0.1:$MC -o "$TMP/b1" --stream influx=x > /dev/null 2> "$TMP/b1.txt"
 check "unknown kind: exit 2" [ $? -eq 2 ]

@@ -32,13 +32,11 @@ const char *report_status_name(run_status s) {
     return names[s];
 }
 
-void report_progress(FILE *out, const run_result *r, double elapsed_s, double total_s) {
-    const agg *a = &r->agg;
+/* The progress line's text, given its rate and p95 cell. */
+static void report_progress_line(FILE *out, const agg *a, double elapsed_s, double total_s, double rate,
+                                 const char *p95) {
     agg_timer *t = agg_all(a);
     int64_t tx = t ? t->total.total + t->total_errors : 0, err = t ? t->total_errors : 0;
-    char p95[32];
-    report_ms_cell(p95, sizeof p95, 1, t ? (double)hist_percentile_us(&t->recent, 95) : 0, t && t->recent.total > 0);
-    double rate = t ? (double)(t->recent.total + t->recent_errors) * 1e9 / (double)a->tick_ns : 0;
     char el[32], tot[32];
     units_format_duration((int64_t)(elapsed_s * 1e9), el, sizeof el);
     if (total_s > 0) units_format_duration((int64_t)(total_s * 1e9), tot, sizeof tot);
@@ -48,6 +46,28 @@ void report_progress(FILE *out, const run_result *r, double elapsed_s, double to
             a->overflow_name ? "  WARNING: too many timer names (max_timers), from \"" : "",
             a->overflow_name ? a->overflow_name : "", a->overflow_name ? "\" on counted as (other)" : "");
     fflush(out);
+}
+
+void report_progress(FILE *out, const run_result *r, double elapsed_s, double total_s) {
+    const agg *a = &r->agg;
+    agg_timer *t = agg_all(a);
+    char p95[32];
+    report_ms_cell(p95, sizeof p95, 1, t ? (double)hist_percentile_us(&t->recent, 95) : 0, t && t->recent.total > 0);
+    double rate = t ? (double)(t->recent.total + t->recent_errors) * 1e9 / (double)a->tick_ns : 0;
+    report_progress_line(out, a, elapsed_s, total_s, rate, p95);
+}
+
+void report_progress_interval(FILE *out, const run_result *r, double total_s) {
+    const agg *a = &r->agg;
+    int k = a->nintervals - 1;
+    if (k < 0) return;
+    agg_timer *t = agg_all(a);
+    const agg_row *row = t && k < t->nrows ? &t->rows[k] : NULL;
+    double start_s, end_s;
+    agg_interval_bounds(a, k, &start_s, &end_s);
+    char p95[32];
+    report_ms_cell(p95, sizeof p95, 1, row ? (double)row->p95_us : 0, row && row->sampled > 0);
+    report_progress_line(out, a, end_s, total_s, row ? row->rate : 0, p95);
 }
 
 /* count, rate/s and errors lead; then the figures carrying FIG_OUT_CONSOLE. */

@@ -25,6 +25,8 @@ struct hlog {
     double start_epoch_s;                /* <= 0: not known yet */
     int header_done;
     int failed;
+    char *staged;                        /* lines staged, not written yet */
+    size_t nstaged, cap_staged;
 };
 
 /* ---- byte buffer ---- */
@@ -458,31 +460,61 @@ void hlog_set_start(hlog *l, double start_epoch_s) {
     if (l && !l->header_done) l->start_epoch_s = start_epoch_s;
 }
 
-void hlog_write(hlog *l, const char *tag, double start_s, double len_s, const hist *h) {
-    if (!l) return;
-    hlog_header(l);
-    char *b64 = hlog_encode_base64(h);
-    if (!b64) {
-        l->failed = 1;
-        return;
+/* Appends n bytes to the staged lines; -1 when out of memory. */
+static int hlog_stage_bytes(hlog *l, const char *p, size_t n) {
+    if (l->nstaged + n > l->cap_staged) {
+        size_t cap = l->cap_staged ? l->cap_staged : 4096;
+        while (cap < l->nstaged + n) cap *= 2;
+        char *grown = realloc(l->staged, cap);
+        if (!grown) return -1;
+        l->staged = grown;
+        l->cap_staged = cap;
     }
+    memcpy(l->staged + l->nstaged, p, n);
+    l->nstaged += n;
+    return 0;
+}
+
+void hlog_stage(hlog *l, const char *tag, double start_s, double len_s, const hist *h) {
+    if (!l) return;
+    char *b64 = hlog_encode_base64(h);
     size_t n = hlog_tag_escape(tag ? tag : "", NULL, 0);
     char *esc = malloc(n + 1);
     if (esc) hlog_tag_escape(tag ? tag : "", esc, n + 1);
-    if (!esc ||
-        fprintf(l->f, "%s%s%s%.3f,%.3f,%.3f,%s\n", tag ? "Tag=" : "", tag ? esc : "", tag ? "," : "",
-                start_s, len_s, (double)hist_max_us(h), b64) < 0 ||
-        fflush(l->f) != 0)
+    char head[96];
+    size_t mark = l->nstaged;            /* a line fails whole: no half line is written */
+    int hn = snprintf(head, sizeof head, "%.3f,%.3f,%.3f,", start_s, len_s, (double)hist_max_us(h));
+    if (!b64 || !esc || hn < 0 || (size_t)hn >= sizeof head ||
+        (tag && (hlog_stage_bytes(l, "Tag=", 4) != 0 || hlog_stage_bytes(l, esc, n) != 0 ||
+                 hlog_stage_bytes(l, ",", 1) != 0)) ||
+        hlog_stage_bytes(l, head, (size_t)hn) != 0 || hlog_stage_bytes(l, b64, strlen(b64)) != 0 ||
+        hlog_stage_bytes(l, "\n", 1) != 0) {
+        l->nstaged = mark;
         l->failed = 1;
+    }
     free(esc);
     free(b64);
 }
 
+void hlog_commit(hlog *l) {
+    if (!l) return;
+    hlog_header(l);
+    if (l->nstaged && fwrite(l->staged, 1, l->nstaged, l->f) != l->nstaged) l->failed = 1;
+    if (fflush(l->f) != 0) l->failed = 1;
+    l->nstaged = 0;
+}
+
+void hlog_write(hlog *l, const char *tag, double start_s, double len_s, const hist *h) {
+    hlog_stage(l, tag, start_s, len_s, h);
+    hlog_commit(l);
+}
+
 int hlog_close(hlog *l) {
     if (!l) return 0;
-    hlog_header(l);
+    hlog_commit(l);
     int rc = l->failed ? -1 : 0;
     if (fclose(l->f) != 0) rc = -1;
+    free(l->staged);
     free(l);
     return rc;
 }

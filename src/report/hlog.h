@@ -32,8 +32,8 @@
  * (0x1c849303, 0x1c849304) with 0x10 set, as getEncodingCookie() and
  * getCompressedEncodingCookie() return them.
  *
- * Each interval's lines are flushed when written, so a killed run leaves the
- * intervals closed so far.  hlog_read reads such files back (any V2 log whose
+ * Each interval's lines are flushed together when committed, so a killed run
+ * leaves the intervals closed so far.  hlog_read reads such files back (any V2 log whose
  * histograms use 3 significant digits and a lowest discernible value of 1). */
 #ifndef LUAMECH_HLOG_H
 #define LUAMECH_HLOG_H
@@ -62,6 +62,12 @@ void hlog_set_start(hlog *l, double start_epoch_s);
  * timer name, escaped here; start_s is relative to t = 0.  A write error is
  * remembered and reported by hlog_close. */
 void hlog_write(hlog *l, const char *tag, double start_s, double len_s, const hist *h);
+/* hlog_write in two steps: hlog_stage encodes the line into memory,
+ * hlog_commit writes every staged line in one write and flushes (an
+ * interval's lines land together: the runner's bus sink "hlog").
+ * hlog_close commits what is staged. */
+void hlog_stage(hlog *l, const char *tag, double start_s, double len_s, const hist *h);
+void hlog_commit(hlog *l);
 /* Writes the header if no line was written, closes, frees.  0, or -1 if any
  * write failed.  NULL is a no-op returning 0. */
 int hlog_close(hlog *l);

@@ -14,8 +14,12 @@
 
 const char *report_status_name(run_status s);   /* "completed", "interrupted", "aborted", "stuck" */
 
-/* One line: elapsed/total, active VUs, transactions, rate, errors, p95. */
+/* One line: elapsed/total, active VUs, transactions, rate, errors, p95
+ * (rate and p95 over the last second's tick). */
 void report_progress(FILE *out, const run_result *r, double elapsed_s, double total_s);
+/* The same line for the interval that just closed: at its end, with its
+ * rate and p95 (a job log's line per interval: the bus sink "progress"). */
+void report_progress_interval(FILE *out, const run_result *r, double total_s);
 /* The end report.  Compact unless full or the scenario's console = "full":
  * the verdict and thresholds, one table of the user's timers (All
  * Transactions, groups, custom timers, named requests), checks, the top
@@ -196,9 +200,9 @@ const health_row *report_view_health(report_view *v, int *n, int *suspect, const
 void report_view_free(report_view *v);
 
 /* The interval bus: the sinks of a run's closed intervals (the live
- * outputs, the result files), each handed the interval's one view in the
- * order added.  Not a sink: the progress line (a line a second, not an
- * interval event) and histograms.hlog (the engine's per-timer hook). */
+ * outputs, the result files, histograms.hlog, a job log's progress line),
+ * each handed the interval's one view in the order added.  Not a sink: the
+ * progress line on a terminal (a line a second, not an interval event). */
 #define REPORT_BUS_MAX 8
 typedef struct report_sink {
     const char *name;        /* what it is, for messages */

@@ -59,8 +59,10 @@ typedef struct runner_live {
     const scenario *sc;
     const char *dir;
     int quiet;
-    int64_t progress_every_ns;   /* 0: every progress tick (a second); a segment off a terminal: each interval */
-    int64_t progress_last;       /* the last interval a line was printed for */
+    int progress_per_interval;   /* a segment off a terminal: a line per closed interval (the bus
+                                  * sink "progress"), not one per second */
+    double total_s;              /* the run's length as the progress line shows it */
+    int progress_done;           /* intervals a line was printed for */
     const run_result *r;
     hlog *hlog;              /* DIR/histograms.hlog, or NULL */
     output_set *out;         /* live outputs, or NULL */
@@ -69,21 +71,17 @@ typedef struct runner_live {
     char stopped_by[512];    /* why on_interval stopped the run */
 } runner_live;
 
+/* The progress line on a terminal: every second (the engine's tick). */
 static void runner_on_progress(void *ctx, const run_result *r, double elapsed, double total) {
     runner_live *l = ctx;
-    if (l->quiet) return;
-    if (l->progress_every_ns > 0) {   /* a job log: one line per interval, not one per second */
-        int64_t k = (int64_t)(elapsed * 1e9) / l->progress_every_ns;
-        if (k == l->progress_last) return;
-        l->progress_last = k;
-    }
+    if (l->quiet || l->progress_per_interval) return;
     report_progress(stderr, r, elapsed, total);
 }
 
 /* A segment (of 2 or more) whose stderr is not a terminal (a job log: Slurm, Kubernetes,
  * ssh) prints its progress once per interval; otherwise every second. */
-static int64_t runner_progress_every(const scenario *sc) {
-    return sc->seg_count > 1 && !isatty(STDERR_FILENO) ? sc->interval_ns : 0;
+static int runner_progress_per_interval(const scenario *sc) {
+    return sc->seg_count > 1 && !isatty(STDERR_FILENO);
 }
 
 /* The results directory was removed during the run: create it again, with
@@ -126,6 +124,22 @@ static void runner_sink_files(void *self, report_view *v) {
     else report_write_all(l->dir, l->sc, v->r, "running", -1);
 }
 
+/* Sink "hlog": the interval's histograms, staged by runner_on_hist while
+ * the interval closed, written to DIR/histograms.hlog together. */
+static void runner_sink_hlog(void *self, report_view *v) {
+    runner_live *l = self;
+    (void)v;
+    hlog_commit(l->hlog);
+}
+
+/* Sink "progress": a job log's line for the interval that closed. */
+static void runner_sink_progress(void *self, report_view *v) {
+    runner_live *l = self;
+    if (l->quiet || !l->progress_per_interval || v->r->agg.nintervals <= l->progress_done) return;
+    report_progress_interval(stderr, v->r, l->total_s);
+    l->progress_done = v->r->agg.nintervals;
+}
+
 /* Each closed interval: its view to every sink of the bus (live outputs,
  * result files), then the stop checks:
  * with abort_on_threshold, stop at the first failed criterion (counts are
@@ -155,14 +169,15 @@ static int runner_on_interval(void *ctx, const run_result *r) {
     return stop;
 }
 
-/* Every timer's histogram of each closed interval, into DIR/histograms.hlog. */
+/* Every timer's histogram of each closed interval, staged for
+ * DIR/histograms.hlog (the bus sink "hlog" writes them). */
 static void runner_on_hist(void *ctx, const struct agg_timer *t, int interval, double start_s,
                            double len_s, const hist *h) {
     runner_live *l = ctx;
     (void)interval;
     if (!l->hlog || (t->of && l->sc->seg_count == 0)) return;   /* "(all)" twins: for luamech merge */
     hlog_set_start(l->hlog, (double)l->r->start_wall.tv_sec + (double)l->r->start_wall.tv_nsec / 1e9);
-    hlog_write(l->hlog, t->name, start_s, len_s, h);
+    hlog_stage(l->hlog, t->name, start_s, len_s, h);
 }
 
 static int runner_exit_code(const scenario *sc, const run_result *r) {
@@ -258,7 +273,8 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
     runner_banner(sc, workers, seed, dir);
     char hpath[4200];
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, dir);
-    runner_live live = {sc, dir, c->o->quiet, runner_progress_every(sc), 0, r, hlog_open(hpath, 0), c->out, NULL, {0}, ""};
+    runner_live live = {sc, dir, c->o->quiet, runner_progress_per_interval(sc), (double)sc->run_time_ns / 1e9, 0, r,
+                        hlog_open(hpath, 0), c->out, NULL, {0}, ""};
     if (sc->seg_count > 1 && report_stop_clear(dir) != 0)   /* a request left from an earlier run here */
         fprintf(stderr, "luamech: cannot remove %s/%s: %s\n", dir, REPORT_STOP_FILE, strerror(errno));
     output_run_start(c->out, sc, c->phase);
@@ -281,12 +297,18 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
         return EXIT_PREFLIGHT;
     }
     live.app = report_appender_new(dir);   /* NULL (out of memory): files rewritten whole */
-    report_bus_add(&live.bus, "outputs", &live, runner_sink_outputs);   /* 2 of REPORT_BUS_MAX: cannot fail */
+    report_bus_add(&live.bus, "outputs", &live, runner_sink_outputs);   /* 4 of REPORT_BUS_MAX: cannot fail */
     report_bus_add(&live.bus, "files", &live, runner_sink_files);
+    report_bus_add(&live.bus, "hlog", &live, runner_sink_hlog);
+    report_bus_add(&live.bus, "progress", &live, runner_sink_progress);
     engine_run(sc, sc->params ? sc->params : c->o->params, workers, seed, &hooks, r);
     snprintf(r->io, sizeof r->io, "%s", c->o->io ? c->o->io : "");
     if (r->stopped_by_hook) snprintf(r->stopped_by, sizeof r->stopped_by, "%s", live.stopped_by);
     runner_live_dir(&live);
+    report_view last;                          /* the last interval closes with the run, not on the bus */
+    report_view_init(&last, sc, r);
+    runner_sink_progress(&live, &last);
+    report_view_free(&last);
     if (live.hlog && hlog_close(live.hlog) != 0) fprintf(stderr, "luamech: cannot write %s\n", hpath);
     int code = runner_exit_code(sc, r);
     output_run_end(c->out, sc, r, report_status_name(r->status), code);

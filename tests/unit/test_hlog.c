@@ -515,6 +515,39 @@ static void test_log_file(void **state) {
     assert_null(hlog_open("/nonexistent-dir/x.hlog", 1));
 }
 
+/* Staged lines reach the file only at the commit, all together, in the
+ * order staged, byte for byte what hlog_write writes. */
+static void test_log_staged(void **state) {
+    (void)state;
+    char path[] = "/tmp/luamech-hlog-staged-XXXXXX", wpath[] = "/tmp/luamech-hlog-write-XXXXXX";
+    int fd = mkstemp(path), wfd = mkstemp(wpath);
+    assert_true(fd >= 0 && wfd >= 0);
+    close(fd), close(wfd);
+    hlog *l = hlog_open(path, 1000), *w = hlog_open(wpath, 1000);
+    assert_non_null(l);
+    assert_non_null(w);
+    hlog_stage(l, "All Transactions", 0.0, 1.0, &g_a);
+    hlog_stage(l, "a,b c%", 0.0, 1.0, &g_b);
+    char *before = read_all(path);
+    assert_null(strstr(before, "Tag="));               /* staged: not in the file yet */
+    free(before);
+    hlog_commit(l);
+    char *after = read_all(path);
+    char *a = strstr(after, "Tag=All%20Transactions,0.000,1.000,"), *b = strstr(after, "Tag=a%2Cb%20c%25,0.000,1.000,");
+    assert_true(a && b && a < b);
+    free(after);
+    hlog_stage(l, "All Transactions", 1.0, 0.25, &g_c); /* committed by the close */
+    assert_int_equal(hlog_close(l), 0);
+    hlog_write(w, "All Transactions", 0.0, 1.0, &g_a);
+    hlog_write(w, "a,b c%", 0.0, 1.0, &g_b);
+    hlog_write(w, "All Transactions", 1.0, 0.25, &g_c);
+    assert_int_equal(hlog_close(w), 0);
+    char *staged = read_all(path), *written = read_all(wpath);
+    assert_string_equal(staged, written);
+    free(staged), free(written);
+    unlink(path), unlink(wpath);
+}
+
 /* ---- distributions ---- */
 
 static char *capture_redis(const hist *h, double secs) {
@@ -658,6 +691,7 @@ int main(void) {
         cmocka_unit_test(test_decode_other_encoder),
         cmocka_unit_test(test_tags),
         cmocka_unit_test(test_log_file),
+        cmocka_unit_test(test_log_staged),
         cmocka_unit_test(test_dist_redis),
         cmocka_unit_test(test_dist_ab),
         cmocka_unit_test(test_dist_cmd),

@@ -88,17 +88,12 @@ static const char *prom_group_of(const prom_batch *b, const agg_timer *t) {
 }
 
 /* A timer and its twins are one timer seen three ways: the label `timer`
- * is the timer's own name, `view` which way ("default"; "uncorrected":
- * latency from the actual start; "all": latency over every sample), known
- * from the data (agg_timer.twin_of, .of), never from the name. */
-static const char *prom_timer_name(const agg_timer *t) {
-    return t->twin_of ? t->twin_of->name : t->of ? t->of->name : t->name;
-}
-
-static const char *prom_view(const agg_timer *t) { return t->twin_of ? "uncorrected" : t->of ? "all" : "default"; }
-
-/* Timer labels: timer, kind, view and, for a group's transactions, group. */
-#define PROM_TIMER_LABELS(b, t) "timer", prom_timer_name(t), "kind", timer_kind_name((t)->kind), "view", prom_view(t)
+ * is its family's head's name, `view` which way (stats/agg.h: "default";
+ * "uncorrected": latency from the actual start; "all": latency over every
+ * sample), known from the data, never from the name.  Timer labels: timer,
+ * kind, view and, for a group's transactions, group. */
+#define PROM_TIMER_LABELS(b, t) "timer", agg_head(t)->name, "kind", timer_kind_name((t)->kind), "view", \
+                                  timer_view_name(agg_view_of(t))
 
 /* A timer's series: its labels, and its group's for a group's timer. */
 static prom_series *prom_timer_add(prom_batch *b, const char *metric, double v, const agg_timer *t) {
@@ -243,7 +238,7 @@ static void prom_timers(prom_batch *b, const run_result *r, int k) {
         if (k < t->nrows) prom_quantiles(b, t, &t->rows[k]);
         /* counts: the timer's own (view "default") only, its twins count the
          * same samples, so that a sum() over the counters counts each once */
-        if (t->twin_of || t->of) continue;
+        if (agg_view_of(t) != TV_DEFAULT) continue;
         prom_timer_add(b, "luamech_samples_total", (double)(t->total.total + t->total_errors + t->total_cancelled), t);
         prom_timer_add(b, "luamech_errors_total", (double)t->total_errors, t);
         if (k < t->nrows) prom_timer_add(b, "luamech_interval_rate_per_second", t->rows[k].rate, t);

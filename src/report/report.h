@@ -177,6 +177,8 @@ typedef struct th_result {
     char unselected_name[200];    /* the first of them */
     int passed;
     int64_t failed;           /* failed samples of the subject */
+    int exact;                /* a timer was named the whole subject, view suffix included:
+                               * its default view was judged, not t->view of t->family */
 } th_result;
 
 /* ---- view.c: one closed interval as every output sees it ---- */

@@ -8,7 +8,9 @@
  * tagged timer it selects (by the timers' data fields tagged_of and tags,
  * never their names); none selected, it falls back to a timer of that
  * exact name; a selector by method ("http.*{k:v}") notes the named calls
- * carrying its tags that it leaves out.  A criterion without data names the nearest timer or
+ * carrying its tags that it leaves out.  A subject's view suffix (" (all)",
+ * " (uncorrected)") picks that view of each selected timer family
+ * (stats/agg.h), unless a timer is named the whole subject (it wins).  A criterion without data names the nearest timer or
  * metric the run has ("did you mean").  Parsing and the
  * arithmetic of a criterion are in stats/threshold.c; this file gathers the
  * data and writes, it never touches the engine. */
@@ -27,13 +29,14 @@ typedef struct th_acc {
     th_input in;
     int64_t unselected;       /* tagged timers of BASE's family with the tags, not selected */
     const char *unselected_name;   /* the first of them */
+    int exact;                /* a timer named the whole subject, view suffix included, was used */
 } th_acc;
 
 static const char *thresholds_tag(void *ctx, const char *name) {
     return json_string_value(json_object_get(ctx, name));
 }
 
-/* 1 when timer tm is a tagged timer (not a twin) selected by t's tags. */
+/* 1 when timer tm is a tagged timer's family head (not a twin) selected by t's tags. */
 static int thresholds_selects(const threshold *t, const agg_timer *tm) {
     if (!tm->tags || tm->role != TR_NAMED || tm->of || tm->twin_of) return 0;
     json_t *o = json_loads(tm->tags, 0, NULL);
@@ -85,12 +88,17 @@ static int thresholds_named_of(const threshold *f, const agg_timer *tm) {
 static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, const run_result *r) {
     threshold_checks_add(&r->agg, &acc->in.checks_pass, &acc->in.checks_all);
     threshold_metrics_add(t, &r->agg, &acc->in);
+    if (threshold_exact(t, &r->agg)) {           /* a group called "a (uncorrected)" */
+        acc->exact = 1;
+        return thresholds_timer_add(acc, sc, r, threshold_timer(t, &r->agg), 1);
+    }
     threshold fam;
     int hits = 0, has_fam = thresholds_family(t, &fam);
     for (int i = 0; t->ntags && i < r->agg.n; i++) {
-        const agg_timer *tm = r->agg.timers[i];
+        const agg_timer *tm = r->agg.timers[i], *view;
         if (thresholds_selects(t, tm)) {
-            if (thresholds_timer_add(acc, sc, r, tm, hits++ == 0) != 0) return -1;
+            if ((view = agg_view(tm, t->view)) && thresholds_timer_add(acc, sc, r, view, hits++ == 0) != 0)
+                return -1;
         } else if (has_fam && thresholds_selects(&fam, tm) && thresholds_named_of(&fam, tm)) {   /* "http.*{...}" */
             if (!acc->unselected++) acc->unselected_name = tm->name;
         }
@@ -105,7 +113,7 @@ static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, c
 static void thresholds_hint(th_result *x, const run_result *r) {
     if (x->state != TH_NO_DATA || x->t->stat == TH_CHECKS_RATE) return;
     text_near near;
-    text_near_init(&near, x->t->ntags ? x->t->base : x->t->timer);
+    text_near_init(&near, x->t->ntags ? x->t->base : x->t->family);
     if (!near.want[0]) return;
     if (x->hint[0]) text_near_try(&near, x->hint);          /* an earlier phase's */
     for (int i = 0; i < r->agg.n; i++)
@@ -122,6 +130,7 @@ static void thresholds_set(th_result *x, const threshold *t, th_acc *acc) {
     x->found = x->state != TH_NO_DATA;
     x->passed = x->state == TH_MEASURED && threshold_passes(t, x->measured);
     x->failed = acc->in.errors;
+    x->exact |= acc->exact;
     x->unselected += acc->unselected;
     if (acc->unselected_name && !x->unselected_name[0])
         snprintf(x->unselected_name, sizeof x->unselected_name, "%s", acc->unselected_name);
@@ -309,6 +318,9 @@ json_t *report_thresholds_json(const th_result *res, int n) {
         json_t *o = json_object();
         json_object_set_new(o, "criterion", thresholds_str(res[i].t->text));
         json_object_set_new(o, "timer", thresholds_str(res[i].t->timer));
+        /* how the subject was read: a timer family (or tag selector) and its view */
+        json_object_set_new(o, "family", thresholds_str(res[i].exact ? res[i].t->timer : res[i].t->family));
+        json_object_set_new(o, "view", json_string(timer_view_name(res[i].exact ? TV_DEFAULT : res[i].t->view)));
         json_object_set_new(o, "passed", json_boolean(res[i].passed));
         json_object_set_new(o, "measured", res[i].state == TH_MEASURED ? json_real(res[i].measured) : json_null());
         json_object_set_new(o, "unit", json_string(threshold_unit(res[i].t)));

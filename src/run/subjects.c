@@ -6,8 +6,11 @@
  * data" after the whole run.  Names made at run time (custom timers and
  * metrics, named and tagged HTTP calls, "redis.<command>") are not known
  * yet: they pass here, and a criterion on one that got no data fails at the
- * end with the nearest name seen (report/thresholds.c).  The rule is in
- * docs/load-models.md (Thresholds).  It only reads the plan. */
+ * end with the nearest name seen (report/thresholds.c).  A subject's view
+ * suffix (stats/threshold.h) is looked through: its family is checked,
+ * unless the plan has a timer named the whole subject (a group called
+ * "a (uncorrected)").  The rule is in docs/load-models.md (Thresholds).
+ * It only reads the plan. */
 #include "run/runner.h"
 
 #include <stdio.h>
@@ -57,23 +60,22 @@ static int subj_closed(const char *name) {
            strncmp(name, "stage ", 6) == 0 || strncmp(name, "engine.", 7) == 0 || lm_builtin_closed(name);
 }
 
-/* The subject of t as a timer name: the tag selector's base, without a
- * twin's suffix; "" when there is nothing to check (checks, an empty or
- * wildcard base). */
+/* The subject of t as a timer family's name: the tag selector's base, or
+ * the family (without its view suffix: threshold.h); "" when there is
+ * nothing to check (checks, an empty or wildcard base). */
 static void subj_name(const threshold *t, char *out, size_t len) {
     out[0] = 0;
     if (t->stat == TH_CHECKS_RATE) return;
-    const char *s = t->ntags ? t->base : t->timer;
+    const char *s = t->ntags ? t->base : t->family;
     if (strpbrk(s, "*?")) return;
     snprintf(out, len, "%s", s);
-    static const char *const suffix[] = {" (uncorrected)", " (all)"};
-    for (size_t i = 0; i < 2; i++) {
-        size_t l = strlen(out), sl = strlen(suffix[i]);
-        if (l > sl && strcmp(out + l - sl, suffix[i]) == 0) {
-            out[l - sl] = 0;
-            break;
-        }
-    }
+}
+
+/* 1 when the plan knows a timer named name. */
+static int subj_known(const scenario *const *scs, int n, const char *name) {
+    subj_ctx c = {scs, n, name, 0};
+    subj_each(&c, subj_eq, &c);
+    return c.found;
 }
 
 /* EXIT_OK, or EXIT_SCENARIO with the message on stderr. */
@@ -83,9 +85,9 @@ static int subj_check(const scenario *const *scs, int n, const scenario *owner, 
         char name[256];
         subj_name(t, name, sizeof name);
         if (!name[0] || !subj_closed(name)) continue;
+        /* a timer named the whole subject wins (a group called "a (uncorrected)") */
+        if (subj_known(scs, n, name) || (strcmp(t->timer, t->family) != 0 && subj_known(scs, n, t->timer))) continue;
         subj_ctx c = {scs, n, name, 0};
-        subj_each(&c, subj_eq, &c);
-        if (c.found) continue;
         text_near near;
         text_near_init(&near, name);
         subj_each(&c, text_near_try, &near);

@@ -77,7 +77,7 @@ static void agg_add_all_twin(agg *a, agg_timer *t) {
     size_t len = strlen(t->name) + sizeof " (all)";
     char *name = malloc(len);
     if (!name) return;
-    snprintf(name, len, "%s (all)", t->name);
+    agg_view_label(t, TV_ALL, name, len);
     t->all = agg_timer_new(a, name, t->kind, TR_TWIN);
     if (t->all) t->all->of = t;
     if (t->all) t->all->group = t->group, t->all->stage = t->stage;
@@ -186,6 +186,34 @@ void agg_interval_bounds(const agg *a, int k, double *start_s, double *end_s) {
 
 int agg_timer_reported(const agg_timer *t) {
     return !t->of || t->of->total_errors || t->of->total_cancelled || t->of->total_skipped;
+}
+
+static const char *const agg_view_names[TV_N] = {"default", "uncorrected", "all"};
+
+const char *timer_view_name(timer_view v) { return (unsigned)v < TV_N ? agg_view_names[v] : NULL; }
+
+timer_view timer_view_parse(const char *name) {
+    for (int v = 0; name && v < TV_N; v++)
+        if (strcmp(name, agg_view_names[v]) == 0) return (timer_view)v;
+    return TV_N;
+}
+
+const agg_timer *agg_head(const agg_timer *t) { return t->of ? t->of : t->twin_of ? t->twin_of : t; }
+
+const agg_timer *agg_view(const agg_timer *head, timer_view v) {
+    switch (v) {
+    case TV_DEFAULT: return head;
+    case TV_UNCORRECTED: return head->uncorrected;
+    case TV_ALL: return head->all;
+    default: return NULL;
+    }
+}
+
+timer_view agg_view_of(const agg_timer *t) { return t->twin_of ? TV_UNCORRECTED : t->of ? TV_ALL : TV_DEFAULT; }
+
+int agg_view_label(const agg_timer *head, timer_view v, char *buf, size_t len) {
+    if (v == TV_DEFAULT || (unsigned)v >= TV_N) return snprintf(buf, len, "%s", head->name);
+    return snprintf(buf, len, "%s (%s)", head->name, agg_view_names[v]);
 }
 
 void agg_timer_total_row(agg_row *r, const agg_timer *t, double run_s) {

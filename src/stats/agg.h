@@ -141,6 +141,31 @@ void agg_row_fill(agg_row *r, const hist *h, int64_t errors, double period_s);
 int agg_timer_reported(const agg_timer *t);
 /* The whole-run row of t over run_s, cancelled and skipped included. */
 void agg_timer_total_row(agg_row *r, const agg_timer *t, double run_s);
+
+/* A timer family: a head (a timer that is no twin) and its views, the one
+ * vocabulary of every output (Prometheus's `view` label, thresholds'
+ * " (all)" suffix): the head itself (default: successes only, latency from
+ * the intended start where the timer is corrected), its "(uncorrected)"
+ * twin (latency from the actual start) and its "(all)" twin (latency over
+ * every sample, failed, cancelled and skipped ones too).  Known from the
+ * data (twin_of, of), never from a name.  None of this is on the
+ * per-sample path. */
+typedef enum timer_view { TV_DEFAULT, TV_UNCORRECTED, TV_ALL, TV_N } timer_view;
+/* "default", "uncorrected", "all"; NULL out of range. */
+const char *timer_view_name(timer_view v);
+/* The view named name (timer_view_name's words), or TV_N. */
+timer_view timer_view_parse(const char *name);
+/* The family's head of t: t itself, or the timer t is a twin of. */
+const agg_timer *agg_head(const agg_timer *t);
+/* View v of the family of head: the head, or its twin; NULL when it has no
+ * such view (an engine timer, a timer not timed from the intended start). */
+const agg_timer *agg_view(const agg_timer *head, timer_view v);
+/* Which view of its family t is. */
+timer_view agg_view_of(const agg_timer *t);
+/* The flat label of view v of head: "X", "X (uncorrected)", "X (all)" (the
+ * twins' names; what flat outputs show: CSV rows, console, hlog tags),
+ * whether the view exists or not.  Returns snprintf's count. */
+int agg_view_label(const agg_timer *head, timer_view v, char *buf, size_t len);
 void agg_free(agg *a);
 
 #endif

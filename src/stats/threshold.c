@@ -6,7 +6,12 @@
  * custom rate metric's share of true.  A subject "BASE{k=v,...}" (or k6's
  * "BASE{k:v}") is a tag selector: every tagged timer of BASE (a glob, or a
  * family: "http" is every HTTP call, named or not) whose tags include
- * those (threshold_tags_match; report/thresholds.c merges them).  No I/O. */
+ * those (threshold_tags_match; report/thresholds.c merges them).  SUBJECT
+ * may end in a view of its timer family (stats/agg.h), " (uncorrected)",
+ * " (all)" or " (default)", also after a selector ("http{flow:shop} (all)");
+ * none is the default view.  The suffix is parsed, not matched as part of
+ * a name, except that a timer named the whole subject wins (a group called
+ * "a (uncorrected)").  No I/O. */
 #include "stats/threshold.h"
 
 #include <ctype.h>
@@ -127,20 +132,21 @@ static int th_tag_pair(const char *p, size_t n, threshold *t) {
 /* A subject ending in "{k=v,...}" is a tag selector; anything else (e.g.
  * "http /users/{id}", no pairs) is a plain timer name. */
 static void th_selector(threshold *t) {
-    size_t l = strlen(t->timer);
-    char *brace = strrchr(t->timer, '{');
-    if (l < 3 || t->timer[l - 1] != '}' || !brace || (size_t)(brace - t->timer) >= sizeof t->base) return;
-    for (const char *p = brace + 1; p < t->timer + l - 1;) {
-        const char *end = memchr(p, ',', (size_t)(t->timer + l - 1 - p));
-        if (!end) end = t->timer + l - 1;
+    const char *f = t->family;
+    size_t l = strlen(f);
+    const char *brace = strrchr(f, '{');
+    if (l < 3 || f[l - 1] != '}' || !brace || (size_t)(brace - f) >= sizeof t->base) return;
+    for (const char *p = brace + 1; p < f + l - 1;) {
+        const char *end = memchr(p, ',', (size_t)(f + l - 1 - p));
+        if (!end) end = f + l - 1;
         if (th_tag_pair(p, (size_t)(end - p), t) != 0) {
             t->ntags = 0;
             return;
         }
         p = end + 1;
     }
-    memcpy(t->base, t->timer, (size_t)(brace - t->timer));
-    t->base[brace - t->timer] = 0;
+    memcpy(t->base, f, (size_t)(brace - f));
+    t->base[brace - f] = 0;
 }
 
 /* 1 when a selector's BASE selects the tagged timer of tagged_of: empty
@@ -166,14 +172,36 @@ int threshold_tags_match(const threshold *t, const char *tagged_of,
     return 1;
 }
 
+/* A subject ending in " (VIEW)" (timer_view_parse's words): *view, and the
+ * length of what precedes it; else TV_DEFAULT and the whole length. */
+static size_t th_view_split(const char *s, timer_view *view) {
+    size_t l = strlen(s);
+    const char *open = strrchr(s, '(');
+    *view = TV_DEFAULT;
+    if (l < 4 || s[l - 1] != ')' || !open || open == s || open[-1] != ' ') return l;
+    char word[16];
+    size_t wl = (size_t)(s + l - 1 - (open + 1));
+    if (wl >= sizeof word) return l;
+    memcpy(word, open + 1, wl);
+    word[wl] = 0;
+    timer_view v = timer_view_parse(word);
+    if (v == TV_N) return l;
+    *view = v;
+    return (size_t)(open - 1 - s);
+}
+
 static void th_subject(char **tok, int n, threshold *t) {
-    t->timer[0] = 0;
+    char subject[sizeof t->timer] = "";
     for (int i = 0; i < n; i++) {
-        if (i) strncat(t->timer, " ", sizeof t->timer - strlen(t->timer) - 1);
-        strncat(t->timer, tok[i], sizeof t->timer - strlen(t->timer) - 1);
+        if (i) strncat(subject, " ", sizeof subject - strlen(subject) - 1);
+        strncat(subject, tok[i], sizeof subject - strlen(subject) - 1);
     }
-    if (t->timer[0] == 0 || strcmp(t->timer, "transactions") == 0)
-        snprintf(t->timer, sizeof t->timer, "All Transactions");
+    size_t fl = th_view_split(subject, &t->view);
+    snprintf(t->family, sizeof t->family, "%.*s", (int)fl, subject);
+    if (t->family[0] == 0 || strcmp(t->family, "transactions") == 0)
+        snprintf(t->family, sizeof t->family, "All Transactions");
+    /* the subject as written, "transactions" named as the timer is */
+    snprintf(t->timer, sizeof t->timer, "%s%s", t->family, subject + fl);
     if (strcmp(t->timer, "checks") == 0 && t->stat == TH_RATE) t->stat = TH_CHECKS_RATE;
     th_selector(t);
 }
@@ -223,10 +251,34 @@ void threshold_metrics_add(const threshold *t, const agg *a, th_input *in) {
     if ((c = agg_find_counter(a, name))) in->rate_all += c->total;
 }
 
-const agg_timer *threshold_timer(const threshold *t, const agg *a) {
+/* The first family head of a named name, or NULL. */
+static const agg_timer *th_head(const agg *a, const char *name) {
     for (int i = 0; i < a->n; i++)
-        if (strcmp(a->timers[i]->name, t->timer) == 0) return a->timers[i];
+        if (agg_head(a->timers[i]) == a->timers[i] && strcmp(a->timers[i]->name, name) == 0) return a->timers[i];
     return NULL;
+}
+
+/* With a view suffix, a head named the whole subject; else NULL. */
+static const agg_timer *th_exact_head(const threshold *t, const agg *a) {
+    return strcmp(t->timer, t->family) != 0 ? th_head(a, t->timer) : NULL;
+}
+
+int threshold_exact(const threshold *t, const agg *a) { return th_exact_head(t, a) != NULL; }
+
+const agg_timer *threshold_family(const threshold *t, const agg *a, timer_view *view) {
+    const agg_timer *h = th_exact_head(t, a);
+    if (h) {
+        *view = TV_DEFAULT;
+        return h;
+    }
+    *view = t->view;
+    return th_head(a, t->family);
+}
+
+const agg_timer *threshold_timer(const threshold *t, const agg *a) {
+    timer_view v;
+    const agg_timer *h = threshold_family(t, a, &v);
+    return h ? agg_view(h, v) : NULL;
 }
 
 /* A latency figure of h in ms (the table's definition of it). */
@@ -253,17 +305,18 @@ th_state threshold_eval(const threshold *t, const th_input *in, double *value) {
     }
     if (t->stat == TH_VALUE) return TH_NO_DATA;       /* not a counter nor a gauge */
     if (!in->h) return TH_NO_DATA;
-    int64_t ok = in->h->total, all = ok + in->errors;
+    /* an "(all)" view's histogram holds its failed samples too (not_ok) */
+    int64_t sampled = in->h->total, all = sampled + in->errors, errors = in->errors + in->h->not_ok;
     if (th_is_time(t->stat)) {
-        if (ok == 0) return TH_NO_SUCCESS;      /* no latency to judge: never a pass */
+        if (sampled == 0) return TH_NO_SUCCESS;      /* no latency to judge: never a pass */
         *value = th_latency_ms(t->fig, in->h);
         return TH_MEASURED;
     }
     switch (t->stat) {
     case TH_COUNT: *value = (double)all; break;
     case TH_RATE: *value = in->span_s > 0 ? (double)all / in->span_s : 0; break;
-    case TH_ERRORS: *value = (double)in->errors; break;
-    default: *value = all ? 100.0 * (double)in->errors / (double)all : 0; break;   /* TH_ERROR_RATE */
+    case TH_ERRORS: *value = (double)errors; break;
+    default: *value = all ? 100.0 * (double)errors / (double)all : 0; break;   /* TH_ERROR_RATE */
     }
     return TH_MEASURED;
 }

@@ -1,5 +1,5 @@
 /* threshold.h - pass/fail criteria on a run's figures, such as
- * "GET p95 < 5ms", "errors rate < 0.1%", "checks rate > 99.9%",
+ * "GET p95 < 5ms", "GET (all) p99 < 1s" (a view of the GET family), "errors rate < 0.1%", "checks rate > 99.9%",
  * "transactions rate >= 1000/s", and on custom metrics "hits rate > 95%",
  * "retries count < 10", "queue value <= 100".  Parsing is pure; evaluation reads an agg. */
 #ifndef LUAMECH_THRESHOLD_H
@@ -27,7 +27,12 @@ typedef enum th_op { TH_LT, TH_LE, TH_GT, TH_GE, TH_EQ } th_op;
 
 typedef struct threshold {
     char text[256];          /* as written */
-    char timer[200];         /* subject timer; "All Transactions" by default */
+    char timer[200];         /* the subject as written ("transactions", or none: "All
+                              * Transactions"), view suffix included: for messages */
+    char family[200];        /* the subject without its view suffix: a timer family
+                              * (stats/agg.h) or a tag selector */
+    timer_view view;         /* its suffix " (uncorrected)", " (all)", " (default)";
+                              * none: TV_DEFAULT */
     th_stat stat;
     int fig;                 /* the figure (stats/figures.h fig_id) of TH_LATENCY, TH_COUNT, TH_RATE
                               * and TH_ERRORS; -1 for the others */
@@ -47,7 +52,9 @@ typedef struct threshold {
  * span (possibly merged from several runs, e.g. the phases of a run), or
  * the check counters. */
 typedef struct th_input {
-    const hist *h;           /* successful samples; NULL when the timer does not exist */
+    const hist *h;           /* successful samples (an "(all)" view: every sample, its
+                              * failed ones counted by h->not_ok); NULL when the timer
+                              * does not exist */
     int64_t errors;          /* failed samples */
     double span_s;           /* the span the samples were taken over (rates) */
     int64_t checks_pass, checks_all;
@@ -67,7 +74,16 @@ typedef enum th_state {
 int threshold_parse(const char *text, threshold *t, char *err, size_t err_len);
 /* 1 for criteria on a latency figure (min ... stdev, in ms). */
 int threshold_is_latency(const threshold *t);
-/* The subject timer of t in a (the first of that name), or NULL. */
+/* The family head of t's subject in a and, in *view, which of its views:
+ * a head named the whole subject wins (a group called "a (uncorrected)":
+ * its default view), else the head named t->family with t->view; NULL when
+ * neither exists. */
+const agg_timer *threshold_family(const threshold *t, const agg *a, timer_view *view);
+/* 1 when t has a view suffix and a head of a is named its whole subject
+ * (threshold_family's first rule). */
+int threshold_exact(const threshold *t, const agg *a);
+/* The subject timer of t in a: view *view of threshold_family's head, or
+ * NULL (no such family, or no such view of it). */
 const agg_timer *threshold_timer(const threshold *t, const agg *a);
 /* A tag selector: 1 when a tagged timer of tagged_of whose tag values are
  * given by tag(ctx, name) (NULL: no such tag) is selected by t. */

@@ -348,6 +348,57 @@ static void test_all_samples_twin(void **state) {
     stats_local_free(&s);
 }
 
+/* A family: the head and its views found from the data (agg_head, agg_view,
+ * agg_view_of), their names and flat labels (the twins' names, which the
+ * flat outputs print); an engine timer has no other view. */
+static void test_views(void **state) {
+    (void)state;
+    assert_string_equal(timer_view_name(TV_DEFAULT), "default");
+    assert_string_equal(timer_view_name(TV_UNCORRECTED), "uncorrected");
+    assert_string_equal(timer_view_name(TV_ALL), "all");
+    assert_null(timer_view_name(TV_N));
+    for (int v = 0; v < TV_N; v++) assert_int_equal(timer_view_parse(timer_view_name((timer_view)v)), v);
+    assert_int_equal(timer_view_parse("All"), TV_N);
+    assert_int_equal(timer_view_parse("(all)"), TV_N);
+    assert_int_equal(timer_view_parse(""), TV_N);
+    assert_int_equal(timer_view_parse(NULL), TV_N);
+    stats_local s;
+    stats_local_init(&s);
+    int id = stats_timer_id(&s, "GET", TK_CUSTOM);
+    stats_record(&s, id, 1000000, SAMPLE_OK);
+    stats_record(&s, stats_twin_id(&s, id), 500000, SAMPLE_OK);
+    stats_record(&s, stats_timer_id(&s, "engine.x", TK_ENGINE), 1000, SAMPLE_OK);
+    tick_msg *m = stats_local_flush(&s, 0, 0);
+    m->final = 1;
+    agg a;
+    agg_init(&a, 1, 1000000000LL, 1000000000LL);
+    agg_push(&a, m);
+    agg_finish(&a, 1000000000LL);
+    const agg_timer *t = agg_find(&a, "GET"), *u = agg_find(&a, "GET (uncorrected)"), *all = agg_find(&a, "GET (all)");
+    assert_non_null(t), assert_non_null(u), assert_non_null(all);
+    const agg_timer *view[TV_N] = {t, u, all};
+    char buf[64];
+    for (int v = 0; v < TV_N; v++) {
+        assert_ptr_equal(agg_head(view[v]), t);
+        assert_ptr_equal(agg_view(t, (timer_view)v), view[v]);
+        assert_int_equal(agg_view_of(view[v]), v);
+        assert_int_equal(agg_view_label(t, (timer_view)v, buf, sizeof buf), (int)strlen(view[v]->name));
+        assert_string_equal(buf, view[v]->name);
+    }
+    assert_null(agg_view(t, TV_N));
+    const agg_timer *e = agg_find(&a, "engine.x");
+    assert_ptr_equal(agg_head(e), e);
+    assert_ptr_equal(agg_view(e, TV_DEFAULT), e);
+    assert_null(agg_view(e, TV_UNCORRECTED));
+    assert_null(agg_view(e, TV_ALL));
+    agg_view_label(e, TV_ALL, buf, sizeof buf);         /* a label, whether the view exists or not */
+    assert_string_equal(buf, "engine.x (all)");
+    agg_view_label(t, TV_UNCORRECTED, buf, 8);          /* cut, terminated */
+    assert_string_equal(buf, "GET (un");
+    agg_free(&a);
+    stats_local_free(&s);
+}
+
 /* Samples recorded after a worker's final tick (requests cancelled while it
  * closed its clients) arrive in one more message of the same tick: merged,
  * not lost, and the other workers' ticks are not held up. */
@@ -483,6 +534,7 @@ int main(void) {
         cmocka_unit_test(test_tally),
         cmocka_unit_test(test_timer_cap),
         cmocka_unit_test(test_all_samples_twin),
+        cmocka_unit_test(test_views),
         cmocka_unit_test(test_late_message),
         cmocka_unit_test(test_idle_interval_released),
         cmocka_unit_test(test_tick_buffers_reused),

@@ -67,6 +67,47 @@ static void test_parse_errors(void **state) {
     }
 }
 
+/* A view suffix is parsed off the subject (also after a tag selector); no
+ * suffix is the default view; "transactions" maps before the suffix. */
+static void test_parse_views(void **state) {
+    (void)state;
+    static const struct { const char *text, *timer, *family; timer_view view; } cases[] = {
+        {"GET p95 < 5ms", "GET", "GET", TV_DEFAULT},
+        {"GET (all) p99 < 500ms", "GET (all)", "GET", TV_ALL},
+        {"http login (uncorrected) p95 < 1s", "http login (uncorrected)", "http login", TV_UNCORRECTED},
+        {"GET (default) p95 < 1s", "GET (default)", "GET", TV_DEFAULT},
+        {"transactions (all) p99 < 1s", "All Transactions (all)", "All Transactions", TV_ALL},
+        {"All Transactions (uncorrected) p99 < 1s", "All Transactions (uncorrected)", "All Transactions", TV_UNCORRECTED},
+        {"group a (uncorrected) (all) count > 0", "group a (uncorrected) (all)", "group a (uncorrected)", TV_ALL},
+        {"GET (ALL) p95 < 1s", "GET (ALL)", "GET (ALL)", TV_DEFAULT},          /* not a view word: a name */
+        {"GET (mine) p95 < 1s", "GET (mine)", "GET (mine)", TV_DEFAULT},
+        {"GET(all) p95 < 1s", "GET(all)", "GET(all)", TV_DEFAULT},             /* no space: a name */
+        {"(all) p95 < 1s", "(all)", "(all)", TV_DEFAULT},
+        {"p95 < 1s", "All Transactions", "All Transactions", TV_DEFAULT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        threshold t = parse_ok(cases[i].text);
+        assert_string_equal(t.timer, cases[i].timer);
+        assert_string_equal(t.family, cases[i].family);
+        assert_int_equal(t.view, cases[i].view);
+        assert_int_equal(t.ntags, 0);
+    }
+    threshold t = parse_ok("http{flow:shop} (all) p99 < 1s");     /* a selector, then a view */
+    assert_string_equal(t.timer, "http{flow:shop} (all)");
+    assert_string_equal(t.family, "http{flow:shop}");
+    assert_int_equal(t.view, TV_ALL);
+    assert_int_equal(t.ntags, 1);
+    assert_string_equal(t.base, "http");
+    assert_string_equal(t.tag_k[0], "flow");
+    assert_string_equal(t.tag_v[0], "shop");
+    t = parse_ok("http.*{kind=api} (uncorrected) errors rate < 1%");
+    assert_int_equal(t.view, TV_UNCORRECTED);
+    assert_int_equal(t.stat, TH_ERROR_RATE);
+    assert_string_equal(t.base, "http.*");
+    t = parse_ok("checks rate > 99%");
+    assert_int_equal(t.stat, TH_CHECKS_RATE);
+}
+
 static void test_compare(void **state) {
     (void)state;
     threshold t = parse_ok("x p50 < 5ms");
@@ -91,6 +132,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_views),
         cmocka_unit_test(test_compare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "report/report.h"
 #include "stats/threshold.h"
 
@@ -149,11 +151,118 @@ static void test_merged(void **state) {
     }
 }
 
+/* A head with its views linked as agg links them (agg_view finds them). */
+static agg_timer *mk_family(const char *name, const char *tags, int uncorrected) {
+    char buf[256];
+    agg_timer *h = mk(name, tags, NULL);
+    snprintf(buf, sizeof buf, "%s (all)", name);
+    h->all = mk(buf, tags, h);
+    if (uncorrected) {
+        snprintf(buf, sizeof buf, "%s (uncorrected)", name);
+        h->uncorrected = mk(buf, tags, NULL);
+        h->uncorrected->twin_of = h;
+    }
+    return h;
+}
+
+static void free_timer(agg_timer *t) {
+    hist_free(&t->total);
+    free(t->name);
+    free(t->tags);
+    free(t);
+}
+
+/* Views addressed by a suffix: "SEL (all)" merges the selected families'
+ * "(all)" views (failures in the latency and in the errors), the default
+ * view is the families themselves; a timer named the whole subject wins
+ * over the suffix (a group called "a (uncorrected)"); summary.json says
+ * which family and view were judged. */
+static void test_views(void **state) {
+    (void)state;
+    agg_timer *a = mk_family("http login{flow=shop}", "{\"tagged_of\":\"http login\",\"tags\":{\"flow\":\"shop\"}}", 1);
+    agg_timer *b = mk_family("http.get{flow=shop}", "{\"tagged_of\":\"http.get\",\"tags\":{\"flow\":\"shop\"}}", 0);
+    agg_timer *ga = mk_family("group a", NULL, 1), *gu = mk_family("group a (uncorrected)", NULL, 1);
+    hist_record_n_us(&a->total, 1000, 60);              /* successes: 1 ms */
+    a->total_errors = 20;
+    hist_record_n_us(&a->all->total, 1000, 60);         /* its (all) view: the failures at 2 s */
+    hist_record_n_us(&a->all->total, 2000000, 20);
+    a->all->total.not_ok = 20;
+    hist_record_n_us(&a->uncorrected->total, 500, 60);
+    hist_record_n_us(&b->total, 1000, 20);
+    hist_record_n_us(&b->all->total, 1000, 20);
+    hist_record_n_us(&ga->total, 1000, 7);
+    hist_record_n_us(&ga->all->total, 1000, 7);
+    hist_record_n_us(&ga->uncorrected->total, 1000, 8);
+    hist_record_n_us(&gu->total, 1000, 9);
+    hist_record_n_us(&gu->uncorrected->total, 1000, 10);
+    agg_timer *timers[] = {a, a->all, a->uncorrected, b, b->all, ga, ga->all, ga->uncorrected,
+                           gu, gu->all, gu->uncorrected};
+    int n = (int)(sizeof timers / sizeof timers[0]);
+    run_result r;
+    memset(&r, 0, sizeof r);
+    r.agg.n = n;
+    r.agg.timers = timers;
+    r.run_ns = r.span_ns = 10000000000;
+    threshold th[] = {parse_ok("http{flow:shop} p99 < 1s"),              /* 0: default: passes */
+                      parse_ok("http{flow:shop} (all) p99 < 1s"),        /* 1: the failures' 2 s: fails */
+                      parse_ok("http{flow:shop} (all) count == 100"),    /* 2: 80 + 20 */
+                      parse_ok("http{flow:shop} (all) errors == 20"),    /* 3: not_ok counted */
+                      parse_ok("http{flow:shop} (all) errors rate == 20%"),
+                      parse_ok("http{flow:shop} (default) count == 100"),   /* 5: 60 + 20 errors + 20 */
+                      parse_ok("http{flow:shop} (uncorrected) count == 60"),   /* 6: only a has one */
+                      parse_ok("group a (uncorrected) count == 9"),      /* 7: the group so named wins */
+                      parse_ok("group a (uncorrected) (uncorrected) count == 10"),   /* 8: its twin */
+                      parse_ok("group a (all) count == 7"),              /* 9: no failure: = default */
+                      parse_ok("group b (all) count > 0"),               /* 10: no such family */
+                      parse_ok("http{flow:none} (all) count > 0")};      /* 11: selects nothing */
+    scenario sc;
+    memset(&sc, 0, sizeof sc);
+    sc.nthresholds = (int)(sizeof th / sizeof th[0]);
+    sc.thresholds = th;
+    timer_view v;
+    assert_ptr_equal(threshold_family(&th[7], &r.agg, &v), gu);
+    assert_int_equal(v, TV_DEFAULT);
+    assert_true(threshold_exact(&th[7], &r.agg));
+    assert_ptr_equal(threshold_family(&th[8], &r.agg, &v), gu);
+    assert_int_equal(v, TV_UNCORRECTED);
+    assert_ptr_equal(threshold_timer(&th[8], &r.agg), gu->uncorrected);
+    assert_ptr_equal(threshold_timer(&th[9], &r.agg), ga->all);
+    assert_false(threshold_exact(&th[9], &r.agg));
+    assert_null(threshold_timer(&th[10], &r.agg));
+    th_result *res;
+    int failed = report_threshold_results(&sc, &r, &res);
+    assert_true(res[0].passed);
+    assert_true(res[0].measured < 2);
+    assert_false(res[1].passed);
+    assert_true(res[1].measured >= 1999);
+    for (int i = 2; i <= 9; i++) {
+        if (!res[i].passed) fail_msg("%s: measured %f", th[i].text, res[i].measured);
+    }
+    assert_int_equal(res[10].state, TH_NO_DATA);
+    assert_int_equal(res[11].state, TH_NO_DATA);
+    assert_int_equal(failed, 3);
+    json_t *j = report_thresholds_json(res, sc.nthresholds);
+    static const char *const want[][3] = {{"0", "http{flow:shop}", "default"}, {"1", "http{flow:shop}", "all"},
+                                          {"6", "http{flow:shop}", "uncorrected"},
+                                          {"7", "group a (uncorrected)", "default"},
+                                          {"8", "group a (uncorrected)", "uncorrected"}, {"9", "group a", "all"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        json_t *o = json_array_get(j, (size_t)atoi(want[i][0]));
+        assert_string_equal(json_string_value(json_object_get(o, "family")), want[i][1]);
+        assert_string_equal(json_string_value(json_object_get(o, "view")), want[i][2]);
+    }
+    assert_string_equal(json_string_value(json_object_get(json_array_get(j, 1), "timer")), "http{flow:shop} (all)");
+    json_decref(j);
+    free(res);
+    for (int i = 0; i < n; i++) free_timer(timers[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_selector),
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_merged),
+        cmocka_unit_test(test_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,20 +144,18 @@ static void ojson_segments(json_t *o, const output_run *run) {
 /* A family's other views (docs/outputs.md): its "(uncorrected)" twin and its
  * "(all)" twin when reported, by view name; NULL when it has neither. */
 static json_t *ojson_views(const agg_timer *t, json_t *(*row_of)(const agg_timer *, void *), void *ctx) {
-    const agg_timer *v[2] = {t->uncorrected, t->all};
-    const char *name[2] = {"uncorrected", "all"};
     json_t *o = NULL;
-    for (int i = 0; i < 2; i++) {
-        json_t *x = v[i] && agg_timer_reported(v[i]) ? row_of(v[i], ctx) : NULL;
-        if (!x) continue;
+    for (timer_view v = TV_DEFAULT + 1; v < TV_N; v++) {
+        const agg_timer *x = agg_view(t, v);
+        json_t *row = x && agg_timer_reported(x) ? row_of(x, ctx) : NULL;
+        if (!row) continue;
         if (!o) o = json_object();
-        json_object_set_new(o, name[i], x);
+        json_object_set_new(o, timer_view_name(v), row);
     }
     return o;
 }
 
-/* The family head: neither an "(uncorrected)" nor an "(all)" twin. */
-static int ojson_is_head(const agg_timer *t) { return !t->of && !t->twin_of; }
+static int ojson_is_head(const agg_timer *t) { return agg_head(t) == t; }
 
 static json_t *ojson_interval_row(const agg_timer *t, void *ctx) {
     int k = *(const int *)ctx;

@@ -1,9 +1,11 @@
 /* merge.c - `luamech merge SEGMENT_DIR... --out DIR`: the results of the
  * N segments of one run (--segment i/N) as one result, as if one machine had
- * run it.  Each segment's summary.json (interval rows: counts, errors,
- * cancelled, skipped; counters; error tallies; checks) and histograms.hlog
- * (every timer's histogram of every interval, "(all)" twins included in a
- * segmented run) become one statistics message per segment and interval,
+ * run it.  Each segment's summary.json (read as schema 2, summary_load: a
+ * timer family per entry, its uncorrected and all views nested; interval
+ * rows: counts, errors, cancelled, skipped; counters; error tallies;
+ * checks) and histograms.hlog (every timer's histogram of every interval,
+ * tagged "NAME", "NAME (uncorrected)", "NAME (all)": the "(all)" views
+ * included in a segmented run) become one statistics message per segment and interval,
  * merged by the same lockstep merge that joins a local run's workers
  * (stats/agg.c: a segment is a worker, an interval a tick), so counts add
  * and percentiles come from the added histograms; min and max are the
@@ -46,6 +48,7 @@
 #include "output/output.h"
 #include "report/hlog.h"
 #include "report/report.h"
+#include "report/summary_read.h"
 #include "stats/threshold.h"
 #include "stats/agg.h"
 #include "stats/local.h"
@@ -128,6 +131,17 @@ static int64_t merge_parse_time(const char *s) {
     memset(&tm, 0, sizeof tm);
     if (!strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm) || tm.tm_year < 101 || tm.tm_year > 199) return 0;
     return (int64_t)timegm(&tm);
+}
+
+/* The name of view `view` of the family called name as the log and the
+ * merged statistics know it: name itself for the default view (NULL),
+ * "NAME (uncorrected)", "NAME (all)".  malloc'd; NULL when out of memory. */
+static char *merge_label(const char *name, const char *view) {
+    size_t len = strlen(name) + (view ? strlen(view) + 4 : 0) + 1;
+    char *l = malloc(len);
+    if (l && view) snprintf(l, len, "%s (%s)", name, view);
+    else if (l) snprintf(l, len, "%s", name);
+    return l;
 }
 
 /* ---- reading a segment ---- */
@@ -277,11 +291,18 @@ static int merge_check_seg(merge_seg *s, const char *file, char *err, size_t len
     }
     json_t *t;
     json_array_foreach(merge_get(root, "timers"), i, t) {          /* its totals: the segments table */
-        char where[300];
-        snprintf(where, sizeof where, "timers[%zu].summary", i);
-        if (merge_chk(merge_get(t, "summary"), "count", 0, 1e18, 1, file, where, err, len) != 0 ||
-            merge_chk(merge_get(t, "summary"), "errors", 0, 1e18, 1, file, where, err, len) != 0)
-            return -1;
+        for (int v = 0; v < SUMMARY_VIEWS; v++) {
+            json_t *view = summary_view(t, v ? summary_view_name(v) : NULL);
+            char where[300];
+            if (!view) continue;
+            if (v) snprintf(where, sizeof where, "timers[%zu].views.%s", i, summary_view_name(v));
+            else snprintf(where, sizeof where, "timers[%zu]", i);
+            if (v && merge_chk_rows(merge_get(view, "intervals"), 0, file, where, err, len) != 0) return -1;
+            snprintf(where + strlen(where), sizeof where - strlen(where), ".summary");
+            if (merge_chk(merge_get(view, "summary"), "count", 0, 1e18, 1, file, where, err, len) != 0 ||
+                merge_chk(merge_get(view, "summary"), "errors", 0, 1e18, 1, file, where, err, len) != 0)
+                return -1;
+        }
     }
     static const char *const timer_f[] = {"stage"};
     if (merge_chk_list(root, "timers", timer_f, 1, 1000, 0, file, err, len) != 0 ||
@@ -367,57 +388,73 @@ static hist *merge_find_hist(const merge_seg *s, const char *name, int64_t k, in
     return h;
 }
 
-/* A log line without a row in summary.json: empty, or the "(all)" twin a
- * run leaves out of summary.json because it is its timer's (no failed,
- * cancelled or skipped sample), with as many samples as that timer's row. */
+/* A log line without a row in summary.json: empty, or the "(all)" view a
+ * run leaves out of summary.json because it is its timer's default (no
+ * failed, cancelled or skipped sample), with as many samples as the
+ * default's row.  Its timer is found by data: the family without an "all"
+ * view whose "NAME (all)" is the line's tag. */
 static int merge_check_twin_line(const merge_seg *s, const merge_hist *m, char *err, size_t len) {
-    static const char twin[] = " (all)";
-    size_t n = strlen(m->tag), tn = sizeof twin - 1;
     if (m->total == 0) return 0;
-    if (n > tn && strcmp(m->tag + n - tn, twin) == 0) {
-        json_t *t;
-        size_t i;
-        json_array_foreach(merge_get(s->root, "timers"), i, t) {
-            const char *name = merge_str(t, "name");
-            if (strlen(name) != n - tn || strncmp(name, m->tag, n - tn) != 0 ||
-                strcmp(merge_str(t, "latency_over"), "all samples") == 0)
-                continue;
-            json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)m->interval);
-            int64_t want = (int64_t)(merge_num(row, FIG_KEY(COUNT)) + merge_num(row, FIG_KEY(CANCELLED)) +
-                                     merge_num(row, FIG_KEY(SKIPPED)));
-            if (row && m->total == want) return 0;
-            break;
-        }
+    json_t *t;
+    size_t i;
+    json_array_foreach(merge_get(s->root, "timers"), i, t) {
+        if (summary_view(t, "all") || strcmp(merge_str(t, "latency_over"), "all samples") == 0) continue;
+        char *label = merge_label(merge_str(t, "name"), "all");
+        int same = label && strcmp(label, m->tag) == 0;
+        free(label);
+        if (!same) continue;
+        json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)m->interval);
+        int64_t want = (int64_t)(merge_num(row, FIG_KEY(COUNT)) + merge_num(row, FIG_KEY(CANCELLED)) +
+                                 merge_num(row, FIG_KEY(SKIPPED)));
+        if (row && m->total == want) return 0;
+        break;
     }
     return snprintf(err, len, "%s/" HLOG_FILE " does not match %s/summary.json: timer \"%.200s\", interval %lld: "
                     "%lld sample(s) in the log, none in summary.json (a log from another run?)", s->dir, s->dir, m->tag,
                     (long long)m->interval + 1, (long long)m->total), -1;
 }
 
-/* The log against summary.json: each line once, and for every timer and
- * interval as many samples in the log as the row says (successes; all
- * samples for an "(all)" twin).  A log from another run, or cut short,
- * is refused: its percentiles would not be those of the counts. */
+/* One view's rows against the log lines tagged label: as many samples in
+ * the log as the row says (successes; all samples for a view over all
+ * samples).  0, -1 with a message, or -2 when out of memory. */
+static int merge_check_view_log(merge_seg *s, json_t *view, const char *label, char *err, size_t len) {
+    json_t *row;
+    size_t k;
+    int all = strcmp(merge_str(view, "latency_over"), "all samples") == 0;
+    json_array_foreach(merge_get(view, "intervals"), k, row) {
+        merge_hist *m = (merge_hist *)merge_find_line(s, label, (int64_t)k);
+        int64_t want = (int64_t)merge_num(row, FIG_KEY(COUNT)) - (all ? 0 : (int64_t)merge_num(row, FIG_KEY(ERRORS)));
+        int64_t got = m ? m->total : 0;
+        if (m) m->matched = 1;
+        if (got != want)
+            return snprintf(err, len, "%s/" HLOG_FILE " does not match %s/summary.json: timer \"%.200s\", "
+                            "interval %zu: %lld sample(s) in the log, %lld in summary.json (a log from another "
+                            "run?)", s->dir, s->dir, label, k + 1, (long long)got, (long long)want), -1;
+    }
+    return 0;
+}
+
+/* The log against summary.json: each line once, and for every timer, view
+ * and interval as many samples in the log as the row says.  A log from
+ * another run, or cut short, is refused: its percentiles would not be
+ * those of the counts. */
 static int merge_check_log(merge_seg *s, char *err, size_t len) {
     if (s->nhists > 1) qsort(s->hists, s->nhists, sizeof *s->hists, merge_hist_cmp);
     for (size_t i = 1; i < s->nhists; i++)
         if (merge_hist_cmp(&s->hists[i - 1], &s->hists[i]) == 0)
             return snprintf(err, len, "%s/" HLOG_FILE ": timer \"%.200s\" has two lines for interval %lld", s->dir,
                             s->hists[i].tag, (long long)s->hists[i].interval + 1), -1;
-    json_t *t, *row;
-    size_t i, k;
+    json_t *t;
+    size_t i;
     json_array_foreach(merge_get(s->root, "timers"), i, t) {
-        int all = strcmp(merge_str(t, "latency_over"), "all samples") == 0;
-        json_array_foreach(merge_get(t, "intervals"), k, row) {
-            merge_hist *m = (merge_hist *)merge_find_line(s, merge_str(t, "name"), (int64_t)k);
-            int64_t want = (int64_t)merge_num(row, FIG_KEY(COUNT)) - (all ? 0 : (int64_t)merge_num(row, FIG_KEY(ERRORS)));
-            int64_t got = m ? m->total : 0;
-            if (m) m->matched = 1;
-            if (got != want)
-                return snprintf(err, len, "%s/" HLOG_FILE " does not match %s/summary.json: timer \"%.200s\", "
-                                "interval %zu: %lld sample(s) in the log, %lld in summary.json (a log from another "
-                                "run?)", s->dir, s->dir, merge_str(t, "name"), k + 1, (long long)got,
-                                (long long)want), -1;
+        for (int v = 0; v < SUMMARY_VIEWS; v++) {
+            const char *vn = v ? summary_view_name(v) : NULL;
+            json_t *view = summary_view(t, vn);
+            char *label = view ? merge_label(merge_str(t, "name"), vn) : NULL;
+            if (view && !label) return snprintf(err, len, "out of memory"), -1;
+            int rc = view ? merge_check_view_log(s, view, label, err, len) : 0;
+            free(label);
+            if (rc != 0) return -1;
         }
     }
     for (size_t j = 0; j < s->nhists; j++)
@@ -425,42 +462,52 @@ static int merge_check_log(merge_seg *s, char *err, size_t len) {
     return 0;
 }
 
-/* Once checked, each interval row of a timer keeps only what the merge
- * reads from it (merge_timer_into, merge_all_row): a row of summary.json
+/* Once checked, each interval row of a timer (and of its views) keeps only
+ * what the merge reads from it (merge_timer_into): a row of summary.json
  * has 16 fields, and the rows are most of the tree, so the next segment's
  * tree is loaded beside a third of this one's.  An engine timer keeps its
  * rows whole (merge_health_rows reads their percentiles).  0, or -1. */
-static int merge_shrink(merge_seg *s) {
+static int merge_shrink_rows(json_t *rows) {
     static const fig_id keep[] = {FIG_ERRORS, FIG_CANCELLED, FIG_SKIPPED, FIG_MIN, FIG_MAX};
-    json_t *t, *row;
-    size_t i, k;
+    json_t *row;
+    size_t k;
+    json_array_foreach(rows, k, row) {
+        json_t *small = json_object();
+        if (!small) return -1;
+        for (int f = 0; f < 5; f++) {
+            const char *key = figure_get(keep[f])->key;
+            if (merge_get(row, key) && json_object_set(small, key, merge_get(row, key)) != 0) {
+                json_decref(small);
+                return -1;
+            }
+        }
+        if (json_array_set_new(rows, k, small) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Every timer's and view's rows shrunk (merge_shrink_rows).  0, or -1. */
+static int merge_shrink(merge_seg *s) {
+    json_t *t;
+    size_t i;
     json_array_foreach(merge_get(s->root, "timers"), i, t) {
         if (strcmp(merge_str(t, "kind"), "engine") == 0) continue;
-        json_t *rows = merge_get(t, "intervals");
-        json_array_foreach(rows, k, row) {
-            json_t *small = json_object();
-            if (!small) return -1;
-            for (int f = 0; f < 5; f++) {
-                const char *key = figure_get(keep[f])->key;
-                if (merge_get(row, key) && json_object_set(small, key, merge_get(row, key)) != 0) {
-                    json_decref(small);
-                    return -1;
-                }
-            }
-            if (json_array_set_new(rows, k, small) != 0) return -1;
+        for (int v = 0; v < SUMMARY_VIEWS; v++) {      /* every view's rows */
+            json_t *view = summary_view(t, v ? summary_view_name(v) : NULL);
+            if (view && merge_shrink_rows(merge_get(view, "intervals")) != 0) return -1;
         }
     }
     return 0;
 }
 
 static int merge_read_seg(merge_seg *s, char *err, size_t len) {
-    char path[4200];
-    json_error_t je;
+    char path[4200], nerr[512];
     snprintf(path, sizeof path, "%s/summary.json", s->dir);
-    if (!s->root) s->root = json_load_file(path, 0, &je);     /* merge_once may have read it */
-    if (!s->root) {
-        snprintf(err, len, "%s: %s", path, je.text);
-        return -1;
+    if (!s->root) {                                 /* merge_once may have read it */
+        s->root = summary_load(path, err, len);     /* schema 1 or 2, read as 2 */
+        if (!s->root) return -1;
+    } else if (summary_normalise(s->root, nerr, sizeof nerr) != 0) {
+        return snprintf(err, len, "%s: %s", path, nerr), -1;
     }
     if (merge_get(s->root, "phases_run")) {
         snprintf(err, len, "%s: a phased run's directory among another run's (give every segment's top directory)",
@@ -485,8 +532,11 @@ static int merge_read_seg(merge_seg *s, char *err, size_t len) {
     json_t *t;
     size_t i;
     json_array_foreach(merge_get(s->root, "timers"), i, t) {
-        int64_t n = (int64_t)json_array_size(merge_get(t, "intervals"));
-        if (n > s->nintervals) s->nintervals = n;
+        for (int v = 0; v < SUMMARY_VIEWS; v++) {
+            int64_t n = (int64_t)json_array_size(merge_get(summary_view(t, v ? summary_view_name(v) : NULL),
+                                                           "intervals"));
+            if (n > s->nintervals) s->nintervals = n;
+        }
     }
     if (s->nintervals > MERGE_MAX_INTERVALS)
         return snprintf(err, len, "%s: %lld intervals, more than a merge takes (%d)", path, (long long)s->nintervals,
@@ -590,9 +640,10 @@ static timer_kind merge_kind(const char *name) {
     return TK_CUSTOM;
 }
 
-static timer_role merge_role(const char *name) {
-    size_t n = strlen(name), u = strlen(" (uncorrected)");
-    if (n > u && strcmp(name + n - u, " (uncorrected)") == 0) return TR_TWIN;
+/* A series' role: an uncorrected view is a twin (from the data: the view
+ * it is), the "(other ...)" buckets are the cap's. */
+static timer_role merge_role(const char *name, int twin) {
+    if (twin) return TR_TWIN;
     if (strcmp(name, STATS_OTHER_CUSTOM) == 0 || strcmp(name, STATS_OTHER_PRIMITIVE) == 0) return TR_OTHER;
     return TR_NAMED;
 }
@@ -633,16 +684,17 @@ static char *merge_tag_fields(json_t *t) {
     return text;
 }
 
-/* What the segment's summary.json says timer t is (docs/results.md): its
+/* What the segment's summary.json says family t is (docs/results.md): its
  * group (an index into the segment's groups, the same in every segment),
- * stage, and the timer in m it is the "(uncorrected)" twin of. */
-static void merge_timer_tags(tick_timer *o, const tick_msg *m, const merge_seg *s, json_t *t) {
-    const char *group = merge_str(t, "group"), *of = merge_str(t, "uncorrected_of");
+ * stage and tags, the same for each of its views; twin_of: for its
+ * uncorrected view, the index in the message of the family's default. */
+static void merge_timer_tags(tick_timer *o, const merge_seg *s, json_t *t, int twin_of) {
+    const char *group = merge_str(t, "group");
     json_t *g;
     size_t i;
     o->group = -1;
     o->stage = 0;
-    o->twin_of = -1;
+    o->twin_of = twin_of;
     o->tags = merge_tag_fields(t);
     json_array_foreach(merge_get(s->root, "groups"), i, g) {
         const char *gn = merge_str(g, "name");
@@ -652,8 +704,6 @@ static void merge_timer_tags(tick_timer *o, const tick_msg *m, const merge_seg *
             break;
         }
     }
-    for (int j = 0; of && j < m->n; j++)
-        if (strcmp(m->timers[j].name, of) == 0 && m->timers[j].kind == o->kind) o->twin_of = j;
 }
 
 /* The exact min and max of an interval (its summary.json row, in ms to the
@@ -667,54 +717,50 @@ static void merge_exact_minmax(hist *h, json_t *row) {
     if (lo <= hi && hist_index_of(hi) == h->hi_idx) h->max_us = hi;
 }
 
-/* The interval row k of the "NAME (all)" twin of timer name, or NULL. */
-static json_t *merge_all_row(const merge_seg *s, const char *all, int64_t k) {
-    json_t *t;
-    size_t i;
-    json_array_foreach(merge_get(s->root, "timers"), i, t)
-        if (strcmp(merge_str(t, "latency_over"), "all samples") == 0 && strcmp(merge_str(t, "name"), all) == 0)
-            return json_array_get(merge_get(t, "intervals"), (size_t)k);
-    return NULL;
-}
-
 static void merge_hist_drop(hist *h) {
     if (h) hist_free(h);
     free(h);
 }
 
-/* Timer t's interval k into m: 0, or -1 when out of memory. */
-static int merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, int64_t k) {
-    json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)k);
-    const char *name = merge_str(t, "name");
-    int oom = 0;
-    hist *h = merge_find_hist(s, name, k, &oom);
+/* Interval k of family t's view vn (NULL: the default, t itself) into m
+ * as the series the log tags "NAME" or "NAME (VIEW)"; twin_of: for the
+ * uncorrected view, its family's index in m.  The default view also takes
+ * the failed, cancelled and skipped samples: the log's "NAME (all)" line
+ * less the successes, bounded by views.all's row.  0, or -1 when out of
+ * memory. */
+static int merge_timer_into(tick_msg *m, const merge_seg *s, json_t *t, const char *vn, int twin_of, int64_t k) {
+    json_t *view = summary_view(t, vn), *row = json_array_get(merge_get(view, "intervals"), (size_t)k);
+    char *name = merge_label(merge_str(t, "name"), vn), *all = vn ? NULL : merge_label(merge_str(t, "name"), "all");
+    int oom = !name || (!vn && !all);
+    hist *h = oom ? NULL : merge_find_hist(s, name, k, &oom);
     int64_t errors = (int64_t)merge_num(row, FIG_KEY(ERRORS));
     if (!oom && (!row || (!h && errors == 0 && merge_num(row, FIG_KEY(CANCELLED)) == 0 &&
                           merge_num(row, FIG_KEY(SKIPPED)) == 0))) {
         merge_hist_drop(h);                         /* a line without its row (a shorter "intervals") */
+        free(name), free(all);
         return 0;
     }
-    char all[1100];
-    snprintf(all, sizeof all, "%s (all)", name);
-    hist *every = oom ? NULL : merge_find_hist(s, all, k, &oom);
+    hist *every = oom || !all ? NULL : merge_find_hist(s, all, k, &oom);
+    free(all);
     tick_timer *o = &m->timers[m->n];
-    o->name = oom ? NULL : strdup(name);
-    if (!o->name) {
-        merge_hist_drop(h), merge_hist_drop(every);
+    if (oom) {
+        merge_hist_drop(h), merge_hist_drop(every), free(name);
         return -1;
     }
+    o->name = name;                                 /* the message owns it */
     o->kind = merge_kind(merge_str(t, "kind"));
-    o->role = merge_role(name);
+    o->role = merge_role(name, vn != NULL);       /* the uncorrected view: a twin */
     o->h = h && h->total ? h : NULL;               /* the message owns it */
     merge_exact_minmax(o->h, row);
     o->nok = merge_nok(every, h, errors);
-    merge_exact_minmax(o->nok, merge_all_row(s, all, k));    /* bounds of all samples: within the failed ones' */
+    if (!vn)                                        /* bounds of all samples: within the failed ones' */
+        merge_exact_minmax(o->nok, json_array_get(merge_get(summary_view(t, "all"), "intervals"), (size_t)k));
     if (!o->h) merge_hist_drop(h);
     merge_hist_drop(every);
     o->errors = errors;
     o->cancelled = (int64_t)merge_num(row, FIG_KEY(CANCELLED));
     o->skipped = (int64_t)merge_num(row, FIG_KEY(SKIPPED));
-    merge_timer_tags(o, m, s, t);
+    merge_timer_tags(o, s, t, twin_of);
     m->n++;
     return 0;
 }
@@ -801,7 +847,7 @@ static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
     m->final = k == s->nintervals - 1;
     json_t *vus = json_array_get(merge_get(merge_get(s->root, "load"), "active_vus"), (size_t)k);
     m->active_vus = json_is_integer(vus) && json_integer_value(vus) > 0 ? (int64_t)json_integer_value(vus) : 0;
-    m->timers = calloc(json_array_size(timers) + 1, sizeof *m->timers);
+    m->timers = calloc(2 * json_array_size(timers) + 1, sizeof *m->timers);   /* a family and its uncorrected view */
     m->counters = calloc(nc + 1, sizeof *m->counters);
     tally_init(&m->errors, 1000);
     tally_init(&m->req_errors, 1000);
@@ -812,8 +858,13 @@ static tick_msg *merge_msg(const merge_seg *s, int worker, int64_t k) {
     json_t *t;
     size_t i;
     int rc = 0;
-    json_array_foreach(timers, i, t)
-        if (strcmp(merge_str(t, "latency_over"), "all samples") != 0) rc |= merge_timer_into(m, s, t, k);
+    json_array_foreach(timers, i, t) {
+        if (strcmp(merge_str(t, "latency_over"), "all samples") == 0) continue;   /* a twin without its timer */
+        int head = m->n;
+        rc |= merge_timer_into(m, s, t, NULL, -1, k);
+        if (rc == 0 && summary_view(t, "uncorrected"))
+            rc |= merge_timer_into(m, s, t, "uncorrected", m->n > head ? head : -1, k);
+    }
     if (rc != 0 || merge_counters_into(m, s, k) != 0) {
         tick_msg_free(m);
         return NULL;
@@ -980,16 +1031,20 @@ static void merge_health_rows(const merge_opts *o, agg *a) {
     }
 }
 
-/* Once its intervals are merged, a segment's interval rows are dropped
- * from its tree (they are most of it) before the merged files are written;
+/* Once its intervals are merged, a segment's interval rows (its timers'
+ * and their views') are dropped from its tree (they are most of it) before the merged files are written;
  * the engine timers' stay (merge_health_rows). */
 static void merge_prune(merge_seg *s) {
     static const char *const arrays[] = {"timers", "counters", "gauges", "rates"};
     for (int a = 0; a < 4; a++) {
         json_t *e;
         size_t i;
-        json_array_foreach(merge_get(s->root, arrays[a]), i, e)
-            if (a > 0 || strcmp(merge_str(e, "kind"), "engine") != 0) json_object_del(e, "intervals");
+        json_array_foreach(merge_get(s->root, arrays[a]), i, e) {
+            if (a == 0 && strcmp(merge_str(e, "kind"), "engine") == 0) continue;
+            json_object_del(e, "intervals");
+            for (int v = 1; a == 0 && v < SUMMARY_VIEWS; v++)        /* and its views' */
+                json_object_del(summary_view(e, summary_view_name(v)), "intervals");
+        }
     }
 }
 

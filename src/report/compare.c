@@ -1,6 +1,11 @@
 /* compare.c - `luamech compare A B`: the figures of two runs side by side.
  *
- * A and B are results directories (or their summary.json).  Per timer present
+ * A and B are results directories (or their summary.json, of either schema,
+ * read through summary_load as schema 2: one entry per timer family, its
+ * views nested).  A row is a (family, view): by default the default view
+ * alone, --view for the others (compare_args.c); an "all" view one run does
+ * not list is its default (summary_view_eff), an "uncorrected" view one run
+ * lacks is listed as in one run only.  Per row present
  * in both runs, the main figures of the whole-run summary (those the figures
  * table, stats/figures.h, flags FIG_COMPARE_DEFAULT: count, errors, rate, avg,
  * p50, p95, p99, max) are printed for A and for B with the change
@@ -74,7 +79,8 @@ int cmp_is_worse(cmp_fig f, double a, double b) { return cmp_fig_higher_is_worse
 json_t *cmp_get(json_t *o, const char *k) { return json_is_object(o) ? json_object_get(o, k) : NULL; }
 const char *cmp_str(json_t *o, const char *k) { return json_string_value(cmp_get(o, k)); }
 
-/* Loads path (a summary.json) into r.  0, or -1 with a message naming it. */
+/* Loads path (a summary.json, any schema: summary_load) into r.  0, or -1
+ * with a message naming it. */
 static int cmp_load_file(cmp_run *r, const char *path, char *err, size_t err_len) {
     snprintf(r->path, sizeof r->path, "%s", path);
     snprintf(r->dir, sizeof r->dir, "%s", path);
@@ -82,7 +88,6 @@ static int cmp_load_file(cmp_run *r, const char *path, char *err, size_t err_len
     if (slash == r->dir) slash[1] = 0;
     else if (slash) *slash = 0;
     else snprintf(r->dir, sizeof r->dir, ".");
-    json_error_t je;
     struct stat st;
     if (stat(path, &st) != 0) {
         text_errf(err, err_len, "%s: %s", path, strerror(errno));
@@ -92,11 +97,8 @@ static int cmp_load_file(cmp_run *r, const char *path, char *err, size_t err_len
         text_errf(err, err_len, "%s: not a regular file", path);
         return -1;
     }
-    r->root = json_load_file(path, 0, &je);
-    if (!r->root) {
-        text_errf(err, err_len, "%s: invalid JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
-        return -1;
-    }
+    r->root = summary_load(path, err, err_len);     /* schema 1 or 2, read as 2 */
+    if (!r->root) return -1;
     if (!json_is_object(r->root) ||
         (!json_is_array(cmp_get(r->root, "timers")) && !json_is_array(cmp_get(r->root, "phases")))) {
         text_errf(err, err_len, "%s: not a luamech summary (no \"timers\" or \"phases\" array)", path);
@@ -148,17 +150,62 @@ static int cmp_load_phase(cmp_run *ph, const cmp_run *top, json_t *p, size_t idx
 
 /* ---- building the comparison ---- */
 
-/* 1 when the timer t takes part in the comparison. */
-int cmp_selected(cmp_opts *o, json_t *t) {
-    const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind");
-    if (!name) return 0;
-    if (o->ntimers > 0) {
-        for (int i = 0; i < o->ntimers; i++)
-            if (strcmp(o->timers[i], name) == 0) return 1;
-        return 0;
+/* ---- which timers and views ---- */
+
+/* --timer k names view v of the family called name. */
+static int cmp_timer_names(const cmp_opts *o, int k, const char *name, int v) {
+    const char *text = o->timers[k];
+    if (strcmp(text, name) == 0) return (o->views & (CMP_VIEW_BIT(v) | CMP_VIEW_EVERY)) != 0;
+    return o->timer_view[k] == v && !o->timer_exact[k] && strlen(name) == o->timer_base[k] &&
+           strncmp(text, name, o->timer_base[k]) == 0;
+}
+
+void cmp_resolve_timers(cmp_opts *o, json_t *timers, int reset) {
+    size_t i;
+    json_t *t;
+    for (int k = 0; k < o->ntimers; k++) {
+        if (reset) o->timer_exact[k] = 0;
+        if (o->timer_view[k] < 0 || o->timer_exact[k]) continue;
+        json_array_foreach(timers, i, t) {
+            const char *n = cmp_str(t, "name");
+            if (n && strcmp(n, o->timers[k]) == 0) o->timer_exact[k] = 1;
+        }
     }
-    if (kind && strcmp(kind, "engine") == 0) return o->all;
-    return 1;
+}
+
+unsigned cmp_selected(cmp_opts *o, json_t *t) {
+    const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind");
+    unsigned views = 0;
+    if (!name) return 0;
+    if (o->ntimers == 0) return kind && strcmp(kind, "engine") == 0 && !o->all ? 0 : o->views;
+    for (int k = 0; k < o->ntimers; k++) {
+        if (strcmp(o->timers[k], name) == 0) views |= o->views;
+        for (int v = 0; v < SUMMARY_VIEWS; v++)
+            if (o->timer_view[k] == v && cmp_timer_names(o, k, name, v)) views |= CMP_VIEW_BIT(v);
+    }
+    return views;
+}
+
+/* Notes the --timer names that name this view (each must name one). */
+void cmp_mark_seen(cmp_opts *o, const char *name, int v) {
+    for (int k = 0; k < o->ntimers; k++)
+        if (cmp_timer_names(o, k, name, v)) o->timer_seen[k] = 1;
+}
+
+int cmp_view_row(unsigned views, int v, json_t *ta, json_t *tb) {
+    const char *vn = summary_view_name(v), *kind = cmp_str(ta ? ta : tb, "kind");
+    if (v == 0) return (views & (CMP_VIEW_BIT(0) | CMP_VIEW_EVERY)) != 0;
+    if (summary_view(ta, vn) || summary_view(tb, vn)) return (views & (CMP_VIEW_BIT(v) | CMP_VIEW_EVERY)) != 0;
+    return strcmp(vn, "all") == 0 && (views & CMP_VIEW_BIT(v)) && !(kind && strcmp(kind, "engine") == 0);
+}
+
+json_t *cmp_side_view(json_t *t, int v) {
+    const char *vn = summary_view_name(v);
+    return strcmp(vn, "all") == 0 ? summary_view_eff(t, vn) : summary_view(t, vn);
+}
+
+json_t *cmp_label(const char *name, int v) {
+    return v == 0 ? json_string(name) : json_sprintf("%s (%s)", name, summary_view_name(v));
 }
 
 static json_t *cmp_find_timer(json_t *timers, const char *name, char *used) {
@@ -174,17 +221,17 @@ static json_t *cmp_find_timer(json_t *timers, const char *name, char *used) {
     return NULL;
 }
 
-/* The figure of a timer's summary into *v.  0, or -1 with a message. */
-int cmp_value(const cmp_run *r, json_t *t, cmp_fig f, double *v, char *err, size_t err_len) {
-    json_t *s = cmp_get(t, "summary"), *x = cmp_get(s, cmp_fig_field(f));
+/* The figure of a view's summary into *v.  0, or -1 with a message. */
+int cmp_value(const cmp_run *r, const char *label, json_t *view, cmp_fig f, double *v, char *err, size_t err_len) {
+    json_t *s = cmp_get(view, "summary"), *x = cmp_get(s, cmp_fig_field(f));
     if (!json_is_object(s)) {
-        text_errf(err, err_len, "%s: timer \"%s\" has no \"summary\" object", r->path, cmp_str(t, "name"));
+        text_errf(err, err_len, "%s: timer \"%s\" has no \"summary\" object", r->path, label);
         return -1;
     }
     if (json_is_null(x)) return 1;          /* no latency sample: no data */
     if (!json_is_number(x)) {
-        text_errf(err, err_len, "%s: timer \"%s\": summary.%s is missing or not a number", r->path,
-                 cmp_str(t, "name"), cmp_fig_field(f));
+        text_errf(err, err_len, "%s: timer \"%s\": summary.%s is missing or not a number", r->path, label,
+                 cmp_fig_field(f));
         return -1;
     }
     *v = json_number_value(x);
@@ -207,15 +254,11 @@ json_t *cmp_num(cmp_fig f, double v) {
     return json_real(v);
 }
 
-static json_t *cmp_only(json_t *t, const char *side) {
+/* A row of one run only: the family's name, its view, kind and side. */
+static json_t *cmp_only(json_t *t, int v, const char *side) {
     const char *kind = cmp_str(t, "kind");
-    return json_pack("{s:s,s:s,s:s}", "name", cmp_str(t, "name"), "kind", kind ? kind : "", "in", side);
-}
-
-/* Notes the --timer names that name this timer (each must name one). */
-void cmp_mark_seen(cmp_opts *o, const char *name) {
-    for (int k = 0; k < o->ntimers; k++)
-        if (strcmp(o->timers[k], name) == 0) o->timer_seen[k] = 1;
+    return json_pack("{s:s,s:s,s:s,s:s}", "name", cmp_str(t, "name"), "view", summary_view_name(v), "kind",
+                     kind ? kind : "", "in", side);
 }
 
 /* The change of vb against va in percent; null when n/a. */
@@ -224,12 +267,21 @@ json_t *cmp_change(double va, double vb) {
     return cmp_pct_change(va, vb, &pct) == 0 ? json_real(pct) : json_null();
 }
 
-/* The entry of "regressions" for figure f of timer name, past limit l. */
-static json_t *cmp_regression(const cmp_ctx *c, const char *name, cmp_fig f, double va, double vb,
+/* One compared row: the family's name, the view and the row's label. */
+typedef struct cmp_row {
+    const char *name;
+    int view;
+    const char *label;
+} cmp_row;
+
+/* The entry of "regressions" for figure f of row r, past limit l. */
+static json_t *cmp_regression(const cmp_ctx *c, const cmp_row *r, cmp_fig f, double va, double vb,
                               const cmp_limit *l) {
     json_t *reg = json_object();
     if (c->phase) json_object_set_new(reg, "phase", json_string(c->phase));
-    json_object_set_new(reg, "timer", json_string(name));
+    json_object_set_new(reg, "timer", json_string(r->label));
+    json_object_set_new(reg, "family", json_string(r->name));
+    json_object_set_new(reg, "view", json_string(summary_view_name(r->view)));
     json_object_set_new(reg, "figure", json_string(cmp_fig_name(f)));
     json_object_set_new(reg, "a", cmp_num(f, va));
     json_object_set_new(reg, "b", cmp_num(f, vb));
@@ -238,9 +290,9 @@ static json_t *cmp_regression(const cmp_ctx *c, const char *name, cmp_fig f, dou
     return reg;
 }
 
-/* Figure f of timer name: A's va, B's vb, the change and the limits it is
- * past (each also a regression). */
-static json_t *cmp_figure(const cmp_ctx *c, const char *name, cmp_fig f, double va, double vb) {
+/* Figure f of row r: A's va, B's vb, the change and the limits it is past
+ * (each also a regression). */
+static json_t *cmp_figure(const cmp_ctx *c, const cmp_row *r, cmp_fig f, double va, double vb) {
     const cmp_opts *o = c->o;
     json_t *fj = json_object(), *past = json_array();
     json_object_set_new(fj, "a", cmp_num(f, va));
@@ -250,65 +302,85 @@ static json_t *cmp_figure(const cmp_ctx *c, const char *name, cmp_fig f, double 
     for (int l = 0; l < o->nlimits; l++) {
         if (o->limits[l].fig != f || !cmp_limit_exceeded(&o->limits[l], va, vb)) continue;
         json_array_append_new(past, json_string(o->limits[l].text));
-        json_array_append_new(c->regressions, cmp_regression(c, name, f, va, vb, &o->limits[l]));
+        json_array_append_new(c->regressions, cmp_regression(c, r, f, va, vb, &o->limits[l]));
     }
     json_object_set_new(fj, "past_limits", past);
     return fj;
 }
 
-/* The shown figures of timer t of A and u of B into figs.  0, or -1 with a
- * message (a figure missing from a summary). */
-static int cmp_figures(const cmp_ctx *c, json_t *t, json_t *u, json_t *figs) {
-    const char *name = cmp_str(t, "name");
+/* The shown figures of row r, view x of A against view y of B, into figs.
+ * 0, or -1 with a message (a figure missing from a summary). */
+static int cmp_figures(const cmp_ctx *c, const cmp_row *r, json_t *x, json_t *y, json_t *figs) {
     for (int k = 0; k < CMP_NFIGS; k++) {
         cmp_fig f = (cmp_fig)k;
         if (!cmp_fig_comparable(f) || !c->o->shown[f]) continue;
         double va, vb;
-        int ra = cmp_value(c->a, t, f, &va, c->err, c->err_len), rb = cmp_value(c->b, u, f, &vb, c->err, c->err_len);
+        int ra = cmp_value(c->a, r->label, x, f, &va, c->err, c->err_len);
+        int rb = ra < 0 ? 0 : cmp_value(c->b, r->label, y, f, &vb, c->err, c->err_len);
         if (ra < 0 || rb < 0) return -1;
         if (ra || rb) continue;             /* no data on a side: not compared (not a 0) */
-        json_object_set_new(figs, cmp_fig_name(f), cmp_figure(c, name, f, va, vb));
+        json_object_set_new(figs, cmp_fig_name(f), cmp_figure(c, r, f, va, vb));
     }
     return 0;
 }
 
-/* The selected timers of B not matched in A (used), as "only in B". */
-static void cmp_only_in_b(cmp_opts *o, json_t *tb, const char *used, json_t *out) {
+/* View v of family t of A against family u of B (either NULL: not in that
+ * run): an entry of out when both have the view, else of only_a / only_b.
+ * 0, or -1 with a message. */
+static int cmp_view_rows(const cmp_ctx *c, json_t *t, json_t *u, int v, json_t *out, json_t *only_a,
+                         json_t *only_b) {
+    json_t *x = t ? cmp_side_view(t, v) : NULL, *y = u ? cmp_side_view(u, v) : NULL, *side = t ? t : u;
+    const char *name = cmp_str(side, "name"), *kind = cmp_str(side, "kind");
+    cmp_mark_seen(c->o, name, v);
+    if (!x || !y) {
+        if (x || y) json_array_append_new(x ? only_a : only_b, cmp_only(side, v, x ? "a" : "b"));
+        return 0;
+    }
+    json_t *label = cmp_label(name, v), *figs = json_object();
+    cmp_row r = {name, v, json_string_value(label)};
+    int rc = r.label ? cmp_figures(c, &r, x, y, figs) : text_errf(c->err, c->err_len, "out of memory");
+    json_decref(label);
+    json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:o}", "name", name, "view", summary_view_name(v),
+                                         "kind", kind ? kind : "", "in", "both", "figures", figs));
+    return rc;
+}
+
+/* The selected families of B not matched in A (used), as "only in B". */
+static void cmp_only_in_b(const cmp_ctx *c, json_t *tb, const char *used, json_t *out) {
     size_t i;
     json_t *t;
     json_array_foreach(tb, i, t) {
-        if (used[i] || !cmp_selected(o, t)) continue;
-        cmp_mark_seen(o, cmp_str(t, "name"));
-        json_array_append_new(out, cmp_only(t, "b"));
+        unsigned views = used[i] ? 0 : cmp_selected(c->o, t);
+        for (int v = 0; v < SUMMARY_VIEWS; v++)
+            if (views && cmp_view_row(views, v, NULL, t)) cmp_view_rows(c, NULL, t, v, NULL, NULL, out);
     }
 }
 
-/* Compares the timers of two runs into the array out: first those in both,
- * then those only in A, then only in B.  0, or -1 with a message. */
+/* Compares the timers of two runs into the array out, a row per (family,
+ * view): first those in both, then those only in A, then only in B.  0, or
+ * -1 with a message. */
 static int cmp_timers(const cmp_ctx *c, json_t *out) {
     json_t *ta = cmp_get(c->a->root, "timers"), *tb = cmp_get(c->b->root, "timers"), *t;
     size_t nb = json_array_size(tb), i;
     char *used = calloc(nb + 1, 1);
-    json_t *only_a = json_array();
-    int rc = 0;
+    json_t *only_a = json_array(), *only_b = json_array();
+    int rc = used && only_a && only_b ? 0 : text_errf(c->err, c->err_len, "out of memory");
+    cmp_resolve_timers(c->o, ta, 1);
+    cmp_resolve_timers(c->o, tb, 0);
     json_array_foreach(ta, i, t) {
-        if (!cmp_selected(c->o, t)) continue;
-        const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind");
-        cmp_mark_seen(c->o, name);
-        json_t *u = cmp_find_timer(tb, name, used);
-        if (!u) {
-            json_array_append_new(only_a, cmp_only(t, "a"));
-            continue;
-        }
-        json_t *figs = json_object();
-        rc = cmp_figures(c, t, u, figs);
-        json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:o}", "name", name, "kind", kind ? kind : "",
-                                             "in", "both", "figures", figs));
-        if (rc != 0) break;
+        unsigned views = rc == 0 ? cmp_selected(c->o, t) : 0;
+        if (!views) continue;
+        json_t *u = cmp_find_timer(tb, cmp_str(t, "name"), used);
+        for (int v = 0; v < SUMMARY_VIEWS && rc == 0; v++)
+            if (cmp_view_row(views, v, t, u)) rc = cmp_view_rows(c, t, u, v, out, only_a, only_b);
     }
     json_array_extend(out, only_a);
+    if (rc == 0) {
+        json_array_extend(out, only_b);
+        cmp_only_in_b(c, tb, used, out);
+    }
     json_decref(only_a);
-    if (rc == 0) cmp_only_in_b(c->o, tb, used, out);
+    json_decref(only_b);
     free(used);
     return rc;
 }
@@ -392,6 +464,7 @@ static json_t *cmp_build(cmp_opts *o, const cmp_run *a, const cmp_run *b, char *
     cmp_ctx top = {o, a, b, NULL, regs, err, err_len};
     json_object_set_new(doc, "a", cmp_run_json(a));
     json_object_set_new(doc, "b", cmp_run_json(b));
+    json_object_set_new(doc, "views", cmp_views_json(o));
     for (int l = 0; l < o->nlimits; l++) json_array_append_new(limits, json_string(o->limits[l].text));
     json_object_set_new(doc, "limits", limits);
     json_t *pa = cmp_get(a->root, "phases"), *pb = cmp_get(b->root, "phases");
@@ -419,7 +492,23 @@ static json_t *cmp_build(cmp_opts *o, const cmp_run *a, const cmp_run *b, char *
     return doc;
 }
 
+json_t *cmp_views_json(const cmp_opts *o) {
+    json_t *a = json_array();
+    for (int v = 0; v < SUMMARY_VIEWS; v++)
+        if (o->views & CMP_VIEW_BIT(v)) json_array_append_new(a, json_string(summary_view_name(v)));
+    if (o->views & CMP_VIEW_EVERY) json_array_append_new(a, json_string("every"));
+    return a;
+}
+
 /* ---- text rendering ---- */
+
+void cmp_print_views(FILE *out, json_t *doc) {
+    json_t *views = cmp_get(doc, "views"), *v;
+    size_t i;
+    fprintf(out, " (view%s: ", json_array_size(views) == 1 ? "" : "s");
+    json_array_foreach(views, i, v) fprintf(out, "%s%s", i ? ", " : "", json_string_value(v));
+    fputs(")", out);
+}
 
 void cmp_fmt_val(char *buf, size_t len, cmp_fig f, json_t *v) {
     if (json_is_integer(v)) snprintf(buf, len, "%lld", (long long)json_integer_value(v));
@@ -463,9 +552,24 @@ static void cmp_print_figure(FILE *out, cmp_fig f, json_t *fj, const char *inden
     fputs("\n", out);
 }
 
-/* A timer in both runs: its table of figures. */
+/* The row's label: the family's name, with " (VIEW)" for a view other
+ * than the default. */
+static void cmp_print_label(FILE *out, json_t *entry) {
+    const char *view = cmp_str(entry, "view");
+    fputs(cmp_str(entry, "name"), out);
+    if (view && strcmp(view, "default") != 0) fprintf(out, " (%s)", view);
+}
+
+void cmp_print_heading(FILE *out, json_t *entry) {
+    cmp_print_label(out, entry);
+    fprintf(out, " (%s)", cmp_str(entry, "kind"));
+}
+
+/* A row in both runs: its table of figures. */
 static void cmp_print_timer(FILE *out, json_t *t, const char *indent) {
-    fprintf(out, "\n%s%s (%s)\n", indent, cmp_str(t, "name"), cmp_str(t, "kind"));
+    fprintf(out, "\n%s", indent);
+    cmp_print_heading(out, t);
+    fputs("\n", out);
     fprintf(out, "%s  %-8s %14s %14s %10s\n", indent, "figure", "A", "B", "B vs A");
     json_t *figs = cmp_get(t, "figures");
     for (int k = 0; k < CMP_NFIGS; k++) {
@@ -486,7 +590,9 @@ void cmp_print_timers_only(FILE *out, json_t *timers, const char *indent) {
             if (strcmp(cmp_str(t, "in"), want) != 0) continue;
             if (first) fprintf(out, "\n%sonly in %s:\n", indent, side ? "B" : "A");
             first = 0;
-            fprintf(out, "%s  %s (%s)\n", indent, cmp_str(t, "name"), cmp_str(t, "kind"));
+            fprintf(out, "%s  ", indent);
+            cmp_print_heading(out, t);
+            fputs("\n", out);
         }
     }
 }
@@ -558,7 +664,9 @@ static void cmp_print_verdict(FILE *out, json_t *doc) {
 static void cmp_print_text(FILE *out, json_t *doc) {
     cmp_print_run(out, "A", cmp_get(doc, "a"));
     cmp_print_run(out, "B", cmp_get(doc, "b"));
-    fputs("Whole-run figures; times in ms; B vs A = (B - A) / A, n/a when A is 0.\n", out);
+    fputs("Whole-run figures", out);
+    cmp_print_views(out, doc);
+    fputs("; times in ms; B vs A = (B - A) / A, n/a when A is 0.\n", out);
     json_t *phases = cmp_get(doc, "phases");
     if (json_is_array(phases)) cmp_print_phases(out, phases);
     else cmp_print_timers(out, cmp_get(doc, "timers"), "");
@@ -574,9 +682,10 @@ static void cmp_warn_unchecked(json_t *timers, const char *phase) {
     json_array_foreach(timers, i, t) {
         const char *in = cmp_str(t, "in");
         if (strcmp(in, "both") == 0) continue;
-        fprintf(stderr, "luamech: compare: %s%s%stimer \"%s\" is only in %s: not checked by --fail-if\n",
-                phase ? "phase " : "", phase ? phase : "", phase ? ": " : "", cmp_str(t, "name"),
-                strcmp(in, "a") == 0 ? "A" : "B");
+        fprintf(stderr, "luamech: compare: %s%s%stimer \"", phase ? "phase " : "", phase ? phase : "",
+                phase ? ": " : "");
+        cmp_print_label(stderr, t);
+        fprintf(stderr, "\" is only in %s: not checked by --fail-if\n", strcmp(in, "a") == 0 ? "A" : "B");
     }
 }
 
@@ -619,7 +728,8 @@ static json_t *cmp_load_and_build(cmp_opts *o, cmp_run *ra, cmp_run *rb) {
 int cmp_check_timers_seen(const cmp_opts *o, const char *a, const char *b) {
     for (int k = 0; k < o->ntimers; k++) {
         if (o->timer_seen[k]) continue;
-        fprintf(stderr, "luamech: compare: --timer %s: no timer of that name in %s or %s\n", o->timers[k], a, b);
+        fprintf(stderr, "luamech: compare: --timer %s: no timer of that name%s in %s or %s\n", o->timers[k],
+                o->timer_view[k] >= 0 ? ", nor that view of a timer," : "", a, b);
         return EXIT_USAGE;
     }
     return 0;

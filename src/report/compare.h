@@ -1,5 +1,5 @@
 /* compare.h - `luamech compare A B`: two runs' summary.json side by side, per
- * timer, with the change of B against A in percent, and --fail-if limits on
+ * timer and view (--view; the default view alone by default), with the change of B against A in percent, and --fail-if limits on
  * those changes for CI (exit 1 when a figure regresses past a limit).
  * `luamech compare A1 A2 ... -- B1 B2 ...` compares two sets of repeated runs:
  * the median of each figure per side and a one-sided Mann-Whitney U test of
@@ -117,8 +117,8 @@ double cmp_mwu_p(const double *a, size_t na, const double *b, size_t nb, int hig
  * 1 / C(na + nb, na). */
 double cmp_mwu_min_p(size_t na, size_t nb);
 
-/* `luamech compare A B [--timer NAME ...] [--fail-if LIMIT ...] [--floor
- * AMOUNT ...] [--alpha P] [--all] [--json]`, or `A1 A2 ... -- B1 B2 ...`
+/* `luamech compare A B [--timer NAME ...] [--view VIEW ...] [--fail-if LIMIT
+ * ...] [--floor AMOUNT ...] [--alpha P] [--all] [--json]`, or `A1 A2 ... -- B1 B2 ...`
  * (argv[0] is "compare").  Exit 0 no limit exceeded; 1 a figure regressed
  * past a --fail-if limit (for sets: and significantly); 2 usage error (also:
  * limits on sets too small to ever be significant); 3 a directory or

@@ -1,6 +1,6 @@
 /* compare_args.c - the command line of `luamech compare A B` (and of sets,
- * `A1 A2 ... -- B1 B2 ...`): the options (--timer, --fail-if, --floor,
- * --alpha, --all, --json, --help), the usage text and its errors (exit 2),
+ * `A1 A2 ... -- B1 B2 ...`): the options (--timer, --view, --fail-if,
+ * --floor, --alpha, --all, --json, --help), the usage text and its errors (exit 2),
  * and the --fail-if limits: parsing 'STAT>PCT%', 'STAT>+AMOUNT' and
  * ',floor=AMOUNT', and checking a change against one (pure;
  * tests/unit/test_compare.c).  Reads
@@ -289,12 +289,14 @@ static const char cmp_usage[] =
 "usage: luamech compare A B [options]\n"
 "       luamech compare A1 A2 A3 ... -- B1 B2 B3 ... [options]\n"
 "\n"
-"Compares two runs: A and B are results directories (or their summary.json).\n"
-"For every timer present in both, prints the figures of the whole run side by\n"
-"side (rate/s, count, errors, p50, p95, p99, max, avg; times in ms) with the\n"
-"change of B against A in percent ((B - A) / A; n/a when A's figure is 0).\n"
-"Timers present in one run only are listed as such.  For the top directory of\n"
-"a phased run, compares phase by phase (phases matched by name).\n"
+"Compares two runs: A and B are results directories (or their summary.json,\n"
+"schema 1 or 2).  For every timer present in both, prints the figures of the\n"
+"whole run side by side (rate/s, count, errors, p50, p95, p99, max, avg; times\n"
+"in ms) with the change of B against A in percent ((B - A) / A; n/a when A's\n"
+"figure is 0).  By default only each timer's default view is compared\n"
+"(successes; latency from the intended start where corrected): --view for the\n"
+"others.  Timers present in one run only are listed as such.  For the top\n"
+"directory of a phased run, compares phase by phase (phases matched by name).\n"
 "\n"
 "Sets of repeated runs (runs of A before --, of B after it; single runs, not\n"
 "phased top directories): per figure, the median of each side's runs, their\n"
@@ -303,8 +305,18 @@ static const char cmp_usage[] =
 "With 3 runs a side the smallest possible p is 0.05: give at least 3 (better 5).\n"
 "\n"
 "options:\n"
-"  --timer NAME       compare only this timer (repeatable; e.g. --timer GET)\n"
-"  --fail-if LIMIT    exit 1 when a compared timer's figure changes past LIMIT\n"
+"  --timer NAME       compare only this timer (repeatable; e.g. --timer GET);\n"
+"                     'NAME (uncorrected)', 'NAME (all)': that view of it only\n"
+"                     (unless a timer is called so)\n"
+"  --view VIEW        the views compared (repeatable; without it: default):\n"
+"                     default      successes; latency from the intended start\n"
+"                     uncorrected  latency from the actual start (paced, rate)\n"
+"                     all          every sample, failures included\n"
+"                     every        every view either run lists\n"
+"                     A run that lists no all view had only successes: its\n"
+"                     default is compared; one without the uncorrected view:\n"
+"                     that view is listed as in one run only.\n"
+"  --fail-if LIMIT    exit 1 when a compared view's figure changes past LIMIT\n"
 "                     (repeatable); for sets, only when also significant:\n"
 "                     'p95>10%'      B's p95 more than 10% above A's\n"
 "                     'rate<-5%'     B's rate more than 5% below A's\n"
@@ -326,7 +338,8 @@ static const char cmp_usage[] =
 "exit codes:\n"
 "  0  compared; no figure past a --fail-if limit (for sets: significantly)\n"
 "  1  a figure regressed past a --fail-if limit (the timer and figure are printed)\n"
-"  2  usage error (unknown option, bad limit, --timer naming no timer of A or B,\n"
+"  2  usage error (unknown option, bad limit or view, --timer naming no timer\n"
+"     (or view) of A or B,\n"
 "     --fail-if on sets too small for the test ever to be significant)\n"
 "  3  a run, or a summary.json, is missing or invalid\n";
 
@@ -356,10 +369,36 @@ static int cmp_arg_value(int argc, char **argv, int *i, const char *opt, const c
     return 1;
 }
 
+/* A --timer NAME: when it ends in " (VIEW)" of a view, the view and the
+ * length of the name before it are noted too ('X (all)': view all of X,
+ * unless a timer is called 'X (all)'; cmp_resolve_timers). */
 static int cmp_opt_timer(cmp_opts *o, const char *val) {
     if (!val) return cmp_bad("option --timer needs a timer name%s", NULL);
     if (!*val) return cmp_bad("option --timer: empty timer name%s", NULL);
+    size_t len = strlen(val);
+    o->timer_view[o->ntimers] = -1;
+    for (int v = 0; v < SUMMARY_VIEWS; v++) {
+        char suffix[32];
+        size_t n = (size_t)snprintf(suffix, sizeof suffix, " (%s)", summary_view_name(v));
+        if (len > n && strcmp(val + len - n, suffix) == 0) {
+            o->timer_view[o->ntimers] = v;
+            o->timer_base[o->ntimers] = len - n;
+        }
+    }
     o->timers[o->ntimers++] = val;
+    return CMP_GO_ON;
+}
+
+/* --view default|uncorrected|all|every (repeatable: the union; the first
+ * replaces the default, the default view alone). */
+static int cmp_opt_view(cmp_opts *o, const char *val) {
+    if (!val) return cmp_bad("option --view needs a view: default, uncorrected, all or every%s", NULL);
+    int v = summary_view_index(val);
+    if (v < 0 && strcmp(val, "every") != 0)
+        return cmp_bad("option --view: unknown view '%s' (default, uncorrected, all or every)", val);
+    if (!o->views_given) o->views = 0;
+    o->views_given = 1;
+    o->views |= v < 0 ? CMP_VIEW_EVERY : CMP_VIEW_BIT(v);
     return CMP_GO_ON;
 }
 
@@ -408,6 +447,7 @@ static int cmp_option(int argc, char **argv, int *i, cmp_opts *o) {
         return CMP_GO_ON;
     }
     if (cmp_arg_value(argc, argv, i, "--timer", &val)) return cmp_opt_timer(o, val);
+    if (cmp_arg_value(argc, argv, i, "--view", &val)) return cmp_opt_view(o, val);
     if (cmp_arg_value(argc, argv, i, "--fail-if", &val)) return cmp_opt_fail_if(o, val);
     if (cmp_arg_value(argc, argv, i, "--floor", &val)) return cmp_opt_floor(o, val);
     if (cmp_arg_value(argc, argv, i, "--alpha", &val)) return cmp_opt_alpha(o, val);
@@ -470,16 +510,26 @@ int cmp_opts_init(cmp_opts *o, int argc) {
     int n = argc > 0 ? argc : 1;
     o->timers = calloc((size_t)n, sizeof *o->timers);
     o->timer_seen = calloc((size_t)n, sizeof *o->timer_seen);
+    o->timer_view = calloc((size_t)n, sizeof *o->timer_view);
+    o->timer_base = calloc((size_t)n, sizeof *o->timer_base);
+    o->timer_exact = calloc((size_t)n, sizeof *o->timer_exact);
+    o->views = CMP_VIEW_BIT(0);
     o->limits = calloc((size_t)n, sizeof *o->limits);
     o->runs_a = calloc((size_t)n, sizeof *o->runs_a);
     o->runs_b = calloc((size_t)n, sizeof *o->runs_b);
     o->alpha = 0.05;
-    return o->timers && o->timer_seen && o->limits && o->runs_a && o->runs_b ? 0 : -1;
+    return o->timers && o->timer_seen && o->timer_view && o->timer_base && o->timer_exact && o->limits &&
+                   o->runs_a && o->runs_b
+               ? 0
+               : -1;
 }
 
 void cmp_opts_free(cmp_opts *o) {
     free(o->timers);
     free(o->timer_seen);
+    free(o->timer_view);
+    free(o->timer_base);
+    free(o->timer_exact);
     free(o->limits);
     free(o->runs_a);
     free(o->runs_b);

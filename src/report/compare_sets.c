@@ -1,7 +1,8 @@
 /* compare_sets.c - `luamech compare A1 A2 ... -- B1 B2 ...`: two sets of
  * repeated runs of the same test.
  *
- * Per timer present in every run of both sides, and per figure: each run's
+ * Per timer view (the rows of compare.c: (family, view), --view) present in
+ * every run of both sides, and per figure: each run's
  * value, the median of each side, the change of B's median against A's, and
  * p, a one-sided Mann-Whitney U test (compare_stats.c) that B's runs are
  * worse than A's beyond the runs' own spread; significant when p <= alpha
@@ -86,19 +87,33 @@ static json_t *cmp_sets_timer(const cmp_run *r, const char *name) {
     return NULL;
 }
 
-/* In how many of the n runs the timer name is. */
-static int cmp_sets_count(const cmp_run *runs, int n, const char *name) {
+/* View v of the timer name in run r (as compared: cmp_side_view), or NULL. */
+static json_t *cmp_sets_view(const cmp_run *r, const char *name, int v) {
+    json_t *t = cmp_sets_timer(r, name);
+    return t ? cmp_side_view(t, v) : NULL;
+}
+
+/* In how many of the n runs view v of the timer name is. */
+static int cmp_sets_count(const cmp_run *runs, int n, const char *name, int v) {
     int k = 0;
-    for (int i = 0; i < n; i++) k += cmp_sets_timer(&runs[i], name) != NULL;
+    for (int i = 0; i < n; i++) k += cmp_sets_view(&runs[i], name, v) != NULL;
     return k;
 }
 
-/* Figure f of timer name in every run of a side into v.  0, 1 when a run
- * has no data for it (a null latency), or -1 with a message. */
-static int cmp_sets_values(cmp_sets *s, const cmp_run *runs, int n, const char *name, cmp_fig f, double *v) {
+/* One row: the family's name, the view, the row's label. */
+typedef struct cmp_sets_row {
+    const char *name;
+    int view;
+    const char *label;
+} cmp_sets_row;
+
+/* Figure f of row r in every run of a side into v.  0, 1 when a run has
+ * no data for it (a null latency), or -1 with a message. */
+static int cmp_sets_values(cmp_sets *s, const cmp_run *runs, int n, const cmp_sets_row *r, cmp_fig f, double *v) {
     int none = 0;
     for (int i = 0; i < n; i++) {
-        int rc = cmp_value(&runs[i], cmp_sets_timer(&runs[i], name), f, &v[i], s->err, sizeof s->err);
+        json_t *view = cmp_sets_view(&runs[i], r->name, r->view);
+        int rc = cmp_value(&runs[i], r->label, view, f, &v[i], s->err, sizeof s->err);
         if (rc < 0) return -1;
         none |= rc;
     }
@@ -118,28 +133,29 @@ static json_t *cmp_sets_array(cmp_fig f, const double *v, int n) {
 }
 
 /* An entry of regressions or noise. */
-static json_t *cmp_sets_reg(const char *name, cmp_fig f, double ma, double mb, double p, const cmp_limit *l) {
-    return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:s}", "timer", name, "figure", cmp_fig_name(f), "a",
-                     cmp_sets_num(f, ma), "b", cmp_sets_num(f, mb), "change_pct", cmp_change(ma, mb), "p",
-                     isnan(p) ? json_null() : json_real(p), "limit", l->text);
+static json_t *cmp_sets_reg(const cmp_sets_row *r, cmp_fig f, double ma, double mb, double p, const cmp_limit *l) {
+    return json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s}", "timer", r->label, "family", r->name, "view",
+                     summary_view_name(r->view), "figure", cmp_fig_name(f), "a", cmp_sets_num(f, ma), "b",
+                     cmp_sets_num(f, mb), "change_pct", cmp_change(ma, mb), "p", isnan(p) ? json_null() : json_real(p),
+                     "limit", l->text);
 }
 
 /* The limits on figure f that the medians ma, mb are past: into past (and
  * regressions) when significant, else into within (and noise). */
-static void cmp_sets_limits(cmp_sets *s, const char *name, cmp_fig f, double ma, double mb, double p, int sig,
+static void cmp_sets_limits(cmp_sets *s, const cmp_sets_row *r, cmp_fig f, double ma, double mb, double p, int sig,
                             json_t *past, json_t *within) {
     const cmp_opts *o = s->o;
     for (int l = 0; l < o->nlimits; l++) {
         const cmp_limit *lim = &o->limits[l];
         if (lim->fig != f || !cmp_limit_exceeded(lim, ma, mb)) continue;
         json_array_append_new(sig ? past : within, json_string(lim->text));
-        json_array_append_new(sig ? s->regressions : s->noise, cmp_sets_reg(name, f, ma, mb, p, lim));
+        json_array_append_new(sig ? s->regressions : s->noise, cmp_sets_reg(r, f, ma, mb, p, lim));
     }
 }
 
-/* Figure f of timer name: the runs' values (s->va, s->vb), medians, change,
- * p and the limits. */
-static json_t *cmp_sets_figure(cmp_sets *s, const char *name, cmp_fig f) {
+/* Figure f of row r: the runs' values (s->va, s->vb), medians, change, p
+ * and the limits. */
+static json_t *cmp_sets_figure(cmp_sets *s, const cmp_sets_row *r, cmp_fig f) {
     int na = s->o->na, nb = s->o->nb;
     json_t *fj = json_object(), *past = json_array(), *within = json_array();
     json_object_set_new(fj, "a_runs", cmp_sets_array(f, s->va, na));
@@ -157,60 +173,79 @@ static json_t *cmp_sets_figure(cmp_sets *s, const char *name, cmp_fig f) {
     json_object_set_new(fj, "b_max", cmp_sets_num(f, s->vb[nb - 1]));
     json_object_set_new(fj, "p", isnan(p) ? json_null() : json_real(p));
     json_object_set_new(fj, "significant", json_boolean(sig));
-    cmp_sets_limits(s, name, f, ma, mb, p, sig, past, within);
+    cmp_sets_limits(s, r, f, ma, mb, p, sig, past, within);
     json_object_set_new(fj, "past_limits", past);
     json_object_set_new(fj, "past_limits_not_significant", within);
     return fj;
 }
 
-/* The shown figures of timer name (in every run) into figs.  0, or -1. */
-static int cmp_sets_figures(cmp_sets *s, const char *name, json_t *figs) {
+/* The shown figures of row r (in every run) into figs.  0, or -1. */
+static int cmp_sets_figures(cmp_sets *s, const cmp_sets_row *r, json_t *figs) {
     for (int k = 0; k < CMP_NFIGS; k++) {
         cmp_fig f = (cmp_fig)k;
         if (!cmp_fig_comparable(f)) continue;
         if (!s->o->shown[f]) continue;
-        int ra = cmp_sets_values(s, s->a, s->o->na, name, f, s->va), rb = cmp_sets_values(s, s->b, s->o->nb, name, f, s->vb);
+        int ra = cmp_sets_values(s, s->a, s->o->na, r, f, s->va);
+        int rb = ra < 0 ? 0 : cmp_sets_values(s, s->b, s->o->nb, r, f, s->vb);
         if (ra < 0 || rb < 0) return -1;
         if (ra || rb) continue;             /* a run without data: not compared */
-        json_object_set_new(figs, cmp_fig_name(f), cmp_sets_figure(s, name, f));
+        json_object_set_new(figs, cmp_fig_name(f), cmp_sets_figure(s, r, f));
     }
     return 0;
 }
 
-/* Timer t, first seen: compared when in every run of both sides, else
- * listed (into partial) with the runs it is in. */
-static int cmp_sets_timer_entry(cmp_sets *s, json_t *t, json_t *out, json_t *partial) {
+/* View v of family t, first seen: compared when in every run of both
+ * sides, else listed (into partial) with the runs it is in. */
+static int cmp_sets_timer_entry(cmp_sets *s, json_t *t, int v, json_t *out, json_t *partial) {
     cmp_opts *o = s->o;
-    const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind");
-    int ka = cmp_sets_count(s->a, o->na, name), kb = cmp_sets_count(s->b, o->nb, name);
+    const char *name = cmp_str(t, "name"), *kind = cmp_str(t, "kind"), *vn = summary_view_name(v);
+    int ka = cmp_sets_count(s->a, o->na, name, v), kb = cmp_sets_count(s->b, o->nb, name, v);
     if (!kind) kind = "";
+    cmp_mark_seen(o, name, v);
     if (ka < o->na || kb < o->nb) {
         const char *in = ka == o->na && kb == 0 ? "a" : kb == o->nb && ka == 0 ? "b" : "some";
-        json_array_append_new(partial, json_pack("{s:s,s:s,s:s,s:i,s:i}", "name", name, "kind", kind, "in", in,
-                                                 "runs_a", ka, "runs_b", kb));
+        json_array_append_new(partial, json_pack("{s:s,s:s,s:s,s:s,s:i,s:i}", "name", name, "view", vn, "kind",
+                                                 kind, "in", in, "runs_a", ka, "runs_b", kb));
         return 0;
     }
-    json_t *figs = json_object();
-    int rc = cmp_sets_figures(s, name, figs);
-    json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:o}", "name", name, "kind", kind, "in", "both", "figures",
-                                         figs));
+    json_t *label = cmp_label(name, v), *figs = json_object();
+    cmp_sets_row r = {name, v, json_string_value(label)};
+    int rc = r.label ? cmp_sets_figures(s, &r, figs) : text_errf(s->err, sizeof s->err, "out of memory");
+    json_decref(label);
+    json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:o}", "name", name, "view", vn, "kind", kind, "in",
+                                         "both", "figures", figs));
     return rc;
 }
 
-/* Every selected timer of every run, in the order first seen (A's runs,
- * then B's): those in every run, then the others.  0, or -1. */
+/* 1 when view v of the family name has a row: cmp_view_row over every run. */
+static int cmp_sets_view_row(const cmp_sets *s, unsigned views, int v, const char *name) {
+    for (int r = 0; r < s->o->na + s->o->nb; r++) {
+        json_t *t = cmp_sets_timer(r < s->o->na ? &s->a[r] : &s->b[r - s->o->na], name);
+        if (t && cmp_view_row(views, v, t, NULL)) return 1;
+    }
+    return 0;
+}
+
+/* Every selected view of every timer of every run, in the order first seen
+ * (A's runs, then B's): those in every run, then the others.  0, or -1. */
 static int cmp_sets_timers(cmp_sets *s, json_t *out) {
     json_t *seen = json_object(), *partial = json_array(), *t;
     int rc = 0, n = s->o->na + s->o->nb;
+    for (int r = 0; r < n; r++) {
+        const cmp_run *run = r < s->o->na ? &s->a[r] : &s->b[r - s->o->na];
+        cmp_resolve_timers(s->o, cmp_get(run->root, "timers"), r == 0);
+    }
     for (int r = 0; r < n && rc == 0; r++) {
         const cmp_run *run = r < s->o->na ? &s->a[r] : &s->b[r - s->o->na];
         size_t i;
         json_array_foreach(cmp_get(run->root, "timers"), i, t) {
             const char *name = cmp_str(t, "name");
-            if (!cmp_selected(s->o, t) || json_object_get(seen, name)) continue;
+            unsigned views = name && !json_object_get(seen, name) ? cmp_selected(s->o, t) : 0;
+            if (!views) continue;
             json_object_set_new(seen, name, json_true());
-            cmp_mark_seen(s->o, name);
-            if ((rc = cmp_sets_timer_entry(s, t, out, partial)) != 0) break;
+            for (int v = 0; v < SUMMARY_VIEWS && rc == 0; v++)
+                if (cmp_sets_view_row(s, views, v, name)) rc = cmp_sets_timer_entry(s, t, v, out, partial);
+            if (rc != 0) break;
         }
     }
     json_array_extend(out, partial);
@@ -238,6 +273,7 @@ static json_t *cmp_sets_build(cmp_sets *s) {
     json_object_set_new(doc, "alpha", json_real(o->alpha));
     json_object_set_new(doc, "min_p", json_real(s->min_p));
     json_object_set_new(doc, "tested", json_boolean(s->tested));
+    json_object_set_new(doc, "views", cmp_views_json(o));
     for (int l = 0; l < o->nlimits; l++) json_array_append_new(limits, json_string(o->limits[l].text));
     json_object_set_new(doc, "limits", limits);
     json_object_set_new(doc, "timers", timers);
@@ -290,7 +326,9 @@ static void cmp_sets_print_figure(FILE *out, cmp_fig f, json_t *fj) {
 }
 
 static void cmp_sets_print_timer(FILE *out, json_t *t) {
-    fprintf(out, "\n%s (%s)\n", cmp_str(t, "name"), cmp_str(t, "kind"));
+    fputs("\n", out);
+    cmp_print_heading(out, t);
+    fputs("\n", out);
     fprintf(out, "  %-8s %14s %14s %10s %8s %22s %22s\n", "figure", "A median", "B median", "B vs A", "p",
             "A min..max", "B min..max");
     json_t *figs = cmp_get(t, "figures");
@@ -315,8 +353,9 @@ static void cmp_sets_print_timers(FILE *out, json_t *timers, const cmp_opts *o) 
         if (strcmp(cmp_str(t, "in"), "some") != 0) continue;
         if (first) fputs("\nnot in every run (not compared):\n", out);
         first = 0;
-        fprintf(out, "  %s (%s): in %d of %d A runs, %d of %d B runs\n", cmp_str(t, "name"), cmp_str(t, "kind"),
-                (int)json_integer_value(cmp_get(t, "runs_a")), o->na, (int)json_integer_value(cmp_get(t, "runs_b")),
+        fputs("  ", out);
+        cmp_print_heading(out, t);
+        fprintf(out, ": in %d of %d A runs, %d of %d B runs\n", (int)json_integer_value(cmp_get(t, "runs_a")), o->na, (int)json_integer_value(cmp_get(t, "runs_b")),
                 o->nb);
     }
 }
@@ -378,7 +417,9 @@ static void cmp_sets_print_verdict(FILE *out, json_t *doc, const cmp_opts *o) {
 static void cmp_sets_print(FILE *out, json_t *doc, const cmp_opts *o) {
     cmp_sets_print_side(out, "A", cmp_get(doc, "a"));
     cmp_sets_print_side(out, "B", cmp_get(doc, "b"));
-    fprintf(out, "Whole-run figures: the median of each side's runs; times in ms; B vs A = (B - A) / A of the "
+    fputs("Whole-run figures", out);
+    cmp_print_views(out, doc);
+    fprintf(out, ": the median of each side's runs; times in ms; B vs A = (B - A) / A of the "
             "medians, n/a when A is 0;\np: one-sided Mann-Whitney U test that B's runs are worse than A's, "
             "* significant (p <= %g).\n", o->alpha);
     cmp_sets_print_timers(out, cmp_get(doc, "timers"), o);
@@ -394,9 +435,11 @@ static void cmp_sets_warn_unchecked(const cmp_opts *o, json_t *timers) {
     if (o->nlimits == 0) return;
     json_array_foreach(timers, i, t) {
         if (strcmp(cmp_str(t, "in"), "both") == 0) continue;
+        json_t *label = cmp_label(cmp_str(t, "name"), summary_view_index(cmp_str(t, "view")));
         fprintf(stderr, "luamech: compare: timer \"%s\" is in %d of %d A runs and %d of %d B runs: not checked by "
-                "--fail-if\n", cmp_str(t, "name"), (int)json_integer_value(cmp_get(t, "runs_a")), o->na,
-                (int)json_integer_value(cmp_get(t, "runs_b")), o->nb);
+                "--fail-if\n", label ? json_string_value(label) : "?", (int)json_integer_value(cmp_get(t, "runs_a")),
+                o->na, (int)json_integer_value(cmp_get(t, "runs_b")), o->nb);
+        json_decref(label);
     }
 }
 

@@ -5,7 +5,9 @@
 # bases (n/a), --json, a phased top directory compared phase by phase, and
 # the usage (2) and missing/invalid file (3) errors.
 # Then absolute limits (p95>+2ms, rate<-500/s, errors>+2) and floors on the
-# same files, and real runs against memcached (compare_kv.lua; OPS=200 is a
+# same files; views (schema-1 twins and a schema-2 file written here: only
+# the default view by default, --view, --view every, --timer 'X (all)', a
+# view on one side only, --fail-if per view, sets); and real runs against memcached (compare_kv.lua; OPS=200 is a
 # real regression: 200 round trips per transaction instead of 1): two runs of
 # the same scenario do not fail absolute or floored gates, the regression
 # does; sets of runs (A1 A2 A3 -- B1 B2 B3): medians checked against jq's
@@ -279,6 +281,121 @@ check "'A -- B' is 'A B', byte for byte" cmp -s "$TMP/sep" "$O"
 "$LUAMECH" compare "$A" "$B" --fail-if 'p95>2ms' > /dev/null 2> "$TMP/err"
 check "unsigned absolute limit: exit 2" [ $? -eq 2 ]
 check "... the message shows the signed form" grep -q "'p95>+2ms'" "$TMP/err"
+
+# ---- views (issue 24): rows are (timer, view); schema 1's twins, paired by
+# their uncorrected_of / all_of fields, are views of their timer; by default
+# only the default view is compared ----
+# of FIELD OF TIMER-ARGS...: a schema-1 twin entry (FIELD uncorrected_of or all_of)
+of() { local f=$1 v=$2; shift 2; timer "$@" | sed "1s/^    {/    {\"$f\": \"$v\", /"; }
+VA=$TMP/views-a
+VB=$TMP/views-b
+#                                                    count errors rate p50 p95 p99 max avg
+summary "$VA/summary.json" views \
+    "$(timer 'All Transactions' all 1000 0 100 1.0 2.0 3.0 10 1.2)" \
+    "$(of uncorrected_of 'All Transactions' 'All Transactions (uncorrected)' all 1000 0 100 0.5 1.0 1.5 5 0.6)" \
+    "$(of all_of 'All Transactions' 'All Transactions (all)' all 1010 10 101 1.0 2.0 3.0 10 1.2)" \
+    "$(timer GET custom 500 0 50 1 2 3 4 1.5)" \
+    "$(of all_of GET 'GET (all)' custom 505 5 50.5 1 2.5 3 4 1.5)" \
+    "$(timer POST custom 500 0 50 1 2 3 4 1.5)" \
+    "$(of uncorrected_of POST 'POST (uncorrected)' custom 500 0 50 0.5 1 2 3 1)" \
+    "$(timer z custom 100 0 10 1 2 3 4 1.5)" \
+    "$(timer 'z (uncorrected)' custom 100 0 10 1 2 3 4 1.5)"
+summary "$VB/summary.json" views \
+    "$(timer 'All Transactions' all 1000 0 100 1.0 2.0 3.0 10 1.2)" \
+    "$(of uncorrected_of 'All Transactions' 'All Transactions (uncorrected)' all 1000 0 100 0.5 1.1 1.5 5 0.6)" \
+    "$(of all_of 'All Transactions' 'All Transactions (all)' all 1020 20 102 1.0 3.0 3.0 10 1.2)" \
+    "$(timer GET custom 500 0 50 1 2.2 3 4 1.5)" \
+    "$(timer POST custom 500 0 50 1 2 3 4 1.5)" \
+    "$(timer z custom 100 0 10 1 2 3 4 1.5)" \
+    "$(timer 'z (uncorrected)' custom 100 0 10 1 2 3 4 1.5)"
+# VB2: VB in schema 2, folded by jq here (an oracle apart from the C code)
+mkdir -p "$TMP/views-b2"
+VB2=$TMP/views-b2
+jq '.schema_version = 2 | .timers as $t | .timers = [$t[] | select((has("uncorrected_of") or has("all_of")) | not)
+    | . as $f | ([$t[] | select(.kind == $f.kind and .uncorrected_of == $f.name)
+                  | {key: "uncorrected", value: {latency_from, summary, intervals}}]
+               + [$t[] | select(.kind == $f.kind and .all_of == $f.name)
+                  | {key: "all", value: {latency_from, summary, intervals}}]) as $v
+    | if ($v | length) > 0 then .views = ($v | from_entries) else . end]' \
+    "$VB/summary.json" > "$VB2/summary.json"
+check "the schema-2 fixture has All Transactions' two views" \
+    [ "$(jq -c '.timers[0].views | keys' "$VB2/summary.json")" = '["all","uncorrected"]' ]
+rows() { jq -c '[.timers[] | [.name, .view, .in]]' "$1"; }
+
+"$LUAMECH" compare "$VA" "$VB" --json > "$TMP/v1" 2> "$TMP/v1.err"
+rc=$?
+check "views: default compare exits 0 ($rc: $(head -c 300 "$TMP/v1.err"))" [ $rc -eq 0 ]
+check "by default only the default views are rows, twins are no timers ($(rows "$TMP/v1"))" \
+    [ "$(rows "$TMP/v1")" = '[["All Transactions","default","both"],["GET","default","both"],["POST","default","both"],["z","default","both"],["z (uncorrected)","default","both"]]' ]
+check "--json says the views compared" [ "$(jq -c .views "$TMP/v1")" = '["default"]' ]
+"$LUAMECH" compare "$VA" "$VB" > "$TMP/v1t" 2>&1
+check "the text says the views compared" grep -q '^Whole-run figures (view: default); times in ms' "$TMP/v1t"
+check "the text has no view rows" not_grep -qE '^(All Transactions \((uncorrected|all)\) \(all\)|GET \(all\) \(custom\))$' "$TMP/v1t"
+check "... but the timer named 'z (uncorrected)'" grep -q '^z (uncorrected) (custom)$' "$TMP/v1t"
+"$LUAMECH" compare "$VA" "$VB" --fail-if 'p95>10%' > /dev/null 2>&1
+check "the default views did not regress past 'p95>10%': exit 0" [ $? -eq 0 ]
+
+"$LUAMECH" compare "$VA" "$VB" --view every --json > "$TMP/v2" 2>&1
+check "--view every: every listed view, a one-sided uncorrected view only in A ($(rows "$TMP/v2"))" \
+    [ "$(rows "$TMP/v2")" = '[["All Transactions","default","both"],["All Transactions","uncorrected","both"],["All Transactions","all","both"],["GET","default","both"],["GET","all","both"],["POST","default","both"],["z","default","both"],["z (uncorrected)","default","both"],["POST","uncorrected","a"]]' ]
+vfig() { jq -c --arg n "$2" --arg v "$3" ".timers[] | select(.name == \$n and .view == \$v) | .figures.$4 | [.a, .b, .change_pct]" "$1"; }
+check "the uncorrected twins' figures compared (p95 1.0 -> 1.1)" [ "$(vfig "$TMP/v2" 'All Transactions' uncorrected p95)" = "[1,1.1,10]" ]
+check "the all twins' figures compared (p95 2 -> 3)" [ "$(vfig "$TMP/v2" 'All Transactions' all p95)" = "[2,3,50]" ]
+check "an all view on one side only: against the other's default (2.5 -> 2.2)" \
+    [ "$(vfig "$TMP/v2" GET all p95)" = "[2.5,2.2,-12]" ]
+"$LUAMECH" compare "$VA" "$VB" --view every > "$TMP/v2t" 2>&1
+check "--view every, text: the all view's row" [ "$(row "$TMP/v2t" 'All Transactions (all)' p95)" = "p95 2.000 3.000 +50.0%" ]
+check "--view every, text: the uncorrected view's row" \
+    [ "$(row "$TMP/v2t" 'All Transactions (uncorrected)' p95)" = "p95 1.000 1.100 +10.0%" ]
+check "--view every, text: POST (uncorrected) listed as only in A" \
+    [ "$(sed -n '/^only in A:/,/^$/p' "$TMP/v2t" | grep -c '^  POST (uncorrected) (custom)$')" -eq 1 ]
+"$LUAMECH" compare "$VA" "$VB" --view every --fail-if 'p95>10%' > "$TMP/v3" 2> "$TMP/v3.err"
+check "--fail-if applies to each view's row: the all view +50% fails, exit 1" [ $? -eq 1 ]
+check "... named with its view" \
+    grep -q 'timer "All Transactions (all)": p95 +50.00% (A 2.000 ms, B 3.000 ms), past the limit p95>10%' "$TMP/v3"
+check "... the only regression" grep -q '^REGRESSION: 1 figure past the limits' "$TMP/v3"
+check "... the one-sided view is said to be unchecked" \
+    grep -q 'timer "POST (uncorrected)" is only in A: not checked by --fail-if' "$TMP/v3.err"
+"$LUAMECH" compare "$VA" "$VB" --view all --fail-if 'p95>10%' --json > "$TMP/v4" 2>/dev/null
+check "--view all: exit 1" [ $? -eq 1 ]
+check "--view all: the all view of every timer, a missing one being its default ($(rows "$TMP/v4"))" \
+    [ "$(rows "$TMP/v4")" = '[["All Transactions","all","both"],["GET","all","both"],["POST","all","both"],["z","all","both"],["z (uncorrected)","all","both"]]' ]
+check "--json: the regression names timer, family and view" \
+    [ "$(jq -c '.regressions | map([.timer, .family, .view, .figure])' "$TMP/v4")" = '[["All Transactions (all)","All Transactions","all","p95"]]' ]
+"$LUAMECH" compare "$VA" "$VB" --view uncorrected --view all --json > "$TMP/v5" 2>&1
+check "--view is repeatable ($(rows "$TMP/v5" | head -c 200))" \
+    [ "$(jq -c '[.timers[] | .view] | unique' "$TMP/v5")" = '["all","uncorrected"]' ]
+"$LUAMECH" compare "$VA" "$VB" --timer 'GET (all)' --json > "$TMP/v6" 2>&1
+check "--timer 'GET (all)': that view alone, exit 0 ($(rows "$TMP/v6"))" [ $? -eq 0 -a "$(rows "$TMP/v6")" = '[["GET","all","both"]]' ]
+"$LUAMECH" compare "$VA" "$VB" --timer GET --view all --json > "$TMP/v7" 2>&1
+check "... the same as --timer GET --view all" [ "$(jq -c .timers "$TMP/v6")" = "$(jq -c .timers "$TMP/v7")" ]
+"$LUAMECH" compare "$VA" "$VB" --timer 'z (uncorrected)' --json > "$TMP/v8" 2>&1
+check "a timer named 'z (uncorrected)' is that timer, not a view of z ($(rows "$TMP/v8"))" \
+    [ $? -eq 0 -a "$(rows "$TMP/v8")" = '[["z (uncorrected)","default","both"]]' ]
+"$LUAMECH" compare "$VA" "$VB" --timer 'POST (uncorrected)' > "$TMP/v9" 2>&1
+check "--timer 'POST (uncorrected)': exit 0, only in A" \
+    [ $? -eq 0 -a "$(sed -n '/^only in A:/,/^$/p' "$TMP/v9" | grep -c 'POST (uncorrected) (custom)')" -eq 1 ]
+"$LUAMECH" compare "$VA" "$VB" --timer 'GET (uncorrected)' > /dev/null 2> "$TMP/err"
+check "--timer naming a view no run has: exit 2" [ $? -eq 2 ]
+check "... the message names it" grep -q -- "--timer GET (uncorrected): no timer of that name, nor that view of a timer" "$TMP/err"
+"$LUAMECH" compare "$VA" "$VB2" --view every --json > "$TMP/v10" 2>&1
+check "a schema-1 side against a schema-2 side: the same rows and figures as schema 1 against schema 1" \
+    [ "$(jq -c .timers "$TMP/v10")" = "$(jq -c .timers "$TMP/v2")" ]
+"$LUAMECH" compare "$VB2" "$VB" --view every --fail-if 'p95>0%' --fail-if 'count<0%' > "$TMP/v11" 2>&1
+check "schema 2 against its own schema-1 form: no change anywhere, exit 0" [ $? -eq 0 ]
+check "... every view in both ($(grep -c '^[^ ].* (\(all\|custom\))$' "$TMP/v11") rows)" \
+    [ "$(grep -c '^[^ ].* (\(all\|custom\))$' "$TMP/v11")" -eq 7 ]
+"$LUAMECH" compare "$VA" "$VA" -- "$VB" "$VB2" --view all --json > "$TMP/v12" 2>&1
+check "sets: rows per view too, the all view against a default (medians 2.5, 2.2)" \
+    [ "$(vfig "$TMP/v12" GET all p95 | jq -c '.[0:2]')" = "[2.5,2.2]" ]
+check "sets: --json says the views" [ "$(jq -c .views "$TMP/v12")" = '["all"]' ]
+for args in "--view" "--view bogus" "--view=Default"; do
+    # shellcheck disable=SC2086
+    "$LUAMECH" compare "$VA" "$VB" $args > /dev/null 2> "$TMP/err"
+    rc=$?
+    check "usage error for 'compare A B $args': exit 2 (got $rc)" [ $rc -eq 2 ]
+done
+check "... an unknown view lists the views" grep -q "unknown view 'Default' (default, uncorrected, all or every)" "$TMP/err"
 
 # ---- real runs against memcached ----
 F=$SRC/tests/scenarios/fixtures

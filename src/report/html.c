@@ -16,10 +16,11 @@
  * stages (one table of the "stage" timers), custom timers, primitives, the
  * generator health (its per-interval table and charts, and the "engine"
  * timers), checks, counters (without the check.pass/check.fail counters),
- * custom rates and gauges, and the error tallies.  Each timer has one
- * section; its "(uncorrected)" and "(all)" twins (the timers whose
- * uncorrected_of / all_of name it: data, never parsed from names) are
- * views in it, behind a switch (corrected / uncorrected / all) that the
+ * custom rates and gauges, and the error tallies.  The file is read in
+ * summary.json schema 2's shape (summary_normalise: a schema-1 file's
+ * "(uncorrected)" and "(all)" twins folded into their timer's "views").
+ * Each timer has one section; its views are in it, behind a switch
+ * (corrected / uncorrected / all) that the
  * script shows and that changes the section's tables and charts in place;
  * without JavaScript every view is shown.  The corrected view's response
  * time chart draws both p99 lines (intended and actual start).
@@ -39,6 +40,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The newest summary.json schema this page reads: what results.c writes,
+ * and schema 2 (summary_normalise reads it whatever the writer's version). */
+#define HTML_SCHEMA_KNOWN (RESULTS_SCHEMA_VERSION > 2 ? RESULTS_SCHEMA_VERSION : 2)
 
 /* ---- JSON access: missing or mistyped fields read as 0 / NULL ---- */
 
@@ -282,9 +287,9 @@ static void html_run_status(FILE *f, json_t *root) {
         html_esc(f, html_str(root, "error"));
         fputs("</p>\n", f);
     }
-    if (html_int(root, "schema_version") > RESULTS_SCHEMA_VERSION)
+    if (html_int(root, "schema_version") > HTML_SCHEMA_KNOWN)
         fprintf(f, "<p class=\"warn\">summary.json has schema version %lld; this luamech knows %d: some fields "
-                   "may be missing from this report.</p>\n", html_int(root, "schema_version"), RESULTS_SCHEMA_VERSION);
+                   "may be missing from this report.</p>\n", html_int(root, "schema_version"), HTML_SCHEMA_KNOWN);
 }
 
 static json_t *html_timer_of_kind(json_t *root, const char *kind) {
@@ -389,13 +394,13 @@ static void html_all_timers(FILE *f, json_t *root) {
 
 /* The first screen, under the verdict and the thresholds: three charts of
  * the run (html_overview_charts), All Transactions' from the intended
- * start, with its twin's p99 beside when it has one. */
+ * start, with its uncorrected view's p99 beside when it has one. */
 static void html_overview(FILE *f, json_t *root) {
     json_t *timers = html_get(root, "timers"), *vus = html_get(html_get(root, "load"), "active_vus");
     size_t nt = json_array_size(timers), *ord = calloc(nt ? nt : 1, sizeof *ord);
     size_t m = ord ? html_order(timers, HK_ALL, ord) : 0;
     if (m > 0) {
-        long twin = html_view_of(timers, ord[0], HV_UNCORRECTED);
+        int twin = html_view_of(json_array_get(timers, ord[0]), HV_UNCORRECTED) != NULL;
         fputs("<section id=\"overview\"><h2>The run at a glance</h2>\n", f);
         html_overview_charts(f, ord[0], twin, json_is_array(vus) && json_array_size(vus) > 0);
         fputs("</section>\n", f);
@@ -560,6 +565,12 @@ static int html_render(const char *dir, int depth, char *err, size_t err_len) {
     int phased = json_is_array(html_get(root, "phases"));
     if (!json_is_object(root) || (!phased && !json_is_array(html_get(root, "timers")))) {
         html_errf(err, err_len, "%s: not a luamech summary (no \"timers\" or \"phases\" array)", path);
+        json_decref(root);
+        return -1;
+    }
+    char msg[256];
+    if (summary_normalise(root, msg, sizeof msg) != 0) {      /* schema 1's twins into their timers' views */
+        html_errf(err, err_len, "%s: %s", path, msg);
         json_decref(root);
         return -1;
     }

@@ -235,6 +235,12 @@ static const char html_js[] =
 "          series: [rate ? {name: 'transactions/s', color: COL.rate, ys: ph.map(function (p) { return num(p.rate); })}\n"
 "                        : {name: 'p95', color: COL.p95, ys: ph.map(function (p) { return lat(p[fk('p95')]); })}]};\n"
 "}\n"
+"/* a timer's view by name (summary.json schema 2: t.views[v]; the page's data is normalised) */\n"
+"function viewOf(t, v) {\n"
+"  var w = (t.views || {})[v];\n"
+"  if (!w) throw new Error('no ' + v + ' view of timer ' + t.name);\n"
+"  return w;\n"
+"}\n"
 "/* root: only its charts (a view just shown); a chart in a hidden view is drawn when shown */\n"
 "function renderAll(onlyResized, root) {\n"
 "  var els = (root || document).querySelectorAll('div.chart[data-kind]'), n = 0;\n"
@@ -248,12 +254,10 @@ static const char html_js[] =
 "      else if (k === 'health-cpu' || k === 'health-lag') spec = healthSpec(k);\n"
 "      else if (k === 'load-vus' || k === 'load-rate') spec = loadSpec(k);\n"
 "      else {\n"
-"        var t = (D.timers || [])[+el.getAttribute('data-timer')], tw = null;\n"
-"        if (!t) throw new Error('no timer ' + el.getAttribute('data-timer'));\n"
-"        if (el.hasAttribute('data-twin')) {\n"
-"          tw = (D.timers || [])[+el.getAttribute('data-twin')];\n"
-"          if (!tw) throw new Error('no twin timer ' + el.getAttribute('data-twin'));\n"
-"        }\n"
+"        var tm = (D.timers || [])[+el.getAttribute('data-timer')], t = tm, tw = null;\n"
+"        if (!tm) throw new Error('no timer ' + el.getAttribute('data-timer'));\n"
+"        if (el.hasAttribute('data-timer-view')) t = viewOf(tm, el.getAttribute('data-timer-view'));\n"
+"        if (el.hasAttribute('data-twin-view')) tw = viewOf(tm, el.getAttribute('data-twin-view'));\n"
 "        spec = k === 'rt' ? rtSpec(t, tw) : k === 'tput' ? tputSpec(t) : distSpec(t);\n"
 "      }\n"
 "      if (el.getAttribute('data-view') === 'overview') spec.kind = 'overview-' + spec.kind;\n"
@@ -302,20 +306,25 @@ static const char html_js[] =
 "});\n"
 "})();\n";
 
-/* The rt chart draws the p99 of the twin (index twin, or -1) too. */
-void html_timer_charts(FILE *f, size_t idx, long twin) {
+/* A chart's data attributes: timer idx, its view when not the default. */
+static void html_chart_of(FILE *f, const char *kind, size_t idx, const char *view) {
+    fprintf(f, "<div class=\"chart\" data-kind=\"%s\" data-timer=\"%zu\"", kind, idx);
+    if (view) fprintf(f, " data-timer-view=\"%s\"", view);
+}
+
+/* With twin, the rt chart draws the p99 of the uncorrected view too. */
+void html_timer_charts(FILE *f, size_t idx, const char *view, int twin) {
     fputs("<div class=\"charts\">\n", f);
-    if (twin >= 0)
-        fprintf(f, "<figure class=\"chart-box\"><figcaption>Response time per interval (ms; p99 from the intended "
-                   "and from the actual start)</figcaption><div class=\"chart\" data-kind=\"rt\" data-timer=\"%zu\" "
-                   "data-twin=\"%ld\"></div></figure>\n", idx, twin);
-    else
-        fprintf(f, "<figure class=\"chart-box\"><figcaption>Response time per interval (ms)</figcaption>"
-                   "<div class=\"chart\" data-kind=\"rt\" data-timer=\"%zu\"></div></figure>\n", idx);
-    fprintf(f, "<figure class=\"chart-box\"><figcaption>Throughput and errors per interval (per second)"
-               "</figcaption><div class=\"chart\" data-kind=\"tput\" data-timer=\"%zu\"></div></figure>\n", idx);
-    fprintf(f, "<figure class=\"chart-box\"><figcaption>Latency distribution, whole run (ms)</figcaption>"
-               "<div class=\"chart\" data-kind=\"dist\" data-timer=\"%zu\"></div></figure>\n</div>\n", idx);
+    fprintf(f, "<figure class=\"chart-box\"><figcaption>Response time per interval (ms%s)</figcaption>",
+            twin ? "; p99 from the intended and from the actual start" : "");
+    html_chart_of(f, "rt", idx, view);
+    fputs(twin ? " data-twin-view=\"uncorrected\"></div></figure>\n" : "></div></figure>\n", f);
+    fputs("<figure class=\"chart-box\"><figcaption>Throughput and errors per interval (per second)</figcaption>", f);
+    html_chart_of(f, "tput", idx, view);
+    fputs("></div></figure>\n<figure class=\"chart-box\"><figcaption>Latency distribution, whole run (ms)"
+          "</figcaption>", f);
+    html_chart_of(f, "dist", idx, view);
+    fputs("></div></figure>\n</div>\n", f);
 }
 
 /* Two parts with their own titles: CPU, then the loops' lag. */
@@ -342,16 +351,17 @@ void html_load_charts(FILE *f, int has_rate) {
 
 /* The first screen's three charts (data-view="overview": their series are
  * tagged overview-<kind>): All Transactions' throughput and errors and its
- * latency percentiles over time (idx, its twin or -1), active VUs and
+ * latency percentiles over time (idx; with twin, its uncorrected view's
+ * p99 too), active VUs and
  * their targets. */
-void html_overview_charts(FILE *f, size_t idx, long twin, int has_load) {
+void html_overview_charts(FILE *f, size_t idx, int twin, int has_load) {
     fprintf(f, "<div class=\"charts overview\">\n<figure class=\"chart-box\"><figcaption>Throughput and errors "
                "(per second)</figcaption><div class=\"chart\" data-view=\"overview\" data-kind=\"tput\" "
                "data-timer=\"%zu\"></div></figure>\n", idx);
     fprintf(f, "<figure class=\"chart-box\"><figcaption>Latency percentiles over time (ms%s)</figcaption>"
                "<div class=\"chart\" data-view=\"overview\" data-kind=\"rt\" data-timer=\"%zu\"", 
-            twin >= 0 ? "; p99 from the intended and from the actual start" : "", idx);
-    if (twin >= 0) fprintf(f, " data-twin=\"%ld\"", twin);
+            twin ? "; p99 from the intended and from the actual start" : "", idx);
+    if (twin) fputs(" data-twin-view=\"uncorrected\"", f);
     fputs("></div></figure>\n", f);
     if (has_load)
         fputs("<figure class=\"chart-box\"><figcaption>Active VUs and target</figcaption>"

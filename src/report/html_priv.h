@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report/summary_read.h"
 #include "stats/figures.h"
 
 /* ---- JSON access (html.c): missing or mistyped fields read as 0 / NULL ---- */
@@ -44,15 +45,17 @@ void html_row_span(json_t *row, size_t k, size_t *first, size_t *last);
  * takes kinds this version does not know). */
 enum { HK_ALL, HK_GROUP, HK_CUSTOM, HK_PRIMITIVE, HK_STAGE, HK_ENGINE, HK_N };
 
-/* The timers of category c in file order, without their views (the
- * "(uncorrected)" and "(all)" twins, shown in their timer's section).  out
- * has room for every timer; returns how many. */
+/* The page reads summary.json in schema 2's shape (summary_normalise,
+ * report/summary_read.h: a schema-1 file's twins already folded into their
+ * family's "views"): each timers[] entry is a family. */
+/* The timers of category c in file order.  out has room for every timer;
+ * returns how many. */
 size_t html_order(json_t *timers, int c, size_t *out);
-/* A timer's views: itself, its "(uncorrected)" twin (uncorrected_of), its
- * "(all)" twin (all_of). */
+/* A timer's views: itself (the default view), its "uncorrected" and "all"
+ * views. */
 enum { HV_MAIN, HV_UNCORRECTED, HV_ALL, HV_N };
-/* The index of timer i's view (HV_MAIN: i), -1 when it has none. */
-long html_view_of(json_t *timers, size_t i, int view);
+/* View `view` of timer t (HV_MAIN: t), NULL when it has none (summary_view). */
+json_t *html_view_of(json_t *t, int view);
 /* A timer's name in headings and the contents ("group " prefix dropped). */
 const char *html_timer_label(json_t *t);
 /* One section per timer of category c, with a switch between its views. */
@@ -87,12 +90,15 @@ void html_closed_caveat(FILE *f, json_t *root);
 
 /* ---- charts (html_charts.c) ---- */
 
-/* A timer's three charts; its rt chart draws the p99 of twin (or -1) too. */
-void html_timer_charts(FILE *f, size_t idx, long twin);
+/* The three charts of view `view` of timer idx (NULL: the default view;
+ * else data-timer-view); with twin, its rt chart draws the p99 of the
+ * uncorrected view too (data-twin-view). */
+void html_timer_charts(FILE *f, size_t idx, const char *view, int twin);
 void html_health_charts(FILE *f);
 /* The first screen's charts: throughput and errors, latency percentiles over
- * time (of timer idx, with its twin's p99 when twin >= 0), active VUs and target. */
-void html_overview_charts(FILE *f, size_t idx, long twin, int has_load);
+ * time (of timer idx, with its uncorrected view's p99 when twin), active VUs
+ * and target. */
+void html_overview_charts(FILE *f, size_t idx, int twin, int has_load);
 void html_load_charts(FILE *f, int has_rate);
 /* The "Load" section: VUs over time, target vs achieved rate (load in summary.json). */
 void html_load(FILE *f, json_t *root);

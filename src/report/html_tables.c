@@ -2,11 +2,12 @@
  * timer (heading, summary row, interval details), the stages table, the
  * thresholds, the generator health, checks, counters, custom rates and
  * gauges, and the error tallies;
- * and the timer kinds and views (summary.json's kind, uncorrected_of and
- * all_of fields) that decide which section a timer goes to, in which
- * order, and which views its switch offers (corrected / uncorrected /
- * all: the "(uncorrected)" and "(all)" twins are views in their timer's
- * section, not sections of their own).  Not here: the page around the
+ * and the timer kinds and views that decide which section a timer goes
+ * to, in which order, and which views its switch offers (corrected /
+ * uncorrected / all: a family's "views" in schema 2, read through
+ * summary_view; a schema-1 file's twins were folded into them by
+ * summary_normalise before this file sees the root).  Not here: pairing
+ * twins (report/summary_read.c), the page around the
  * sections (head, title, contents, summary, the phases index: html.c) and
  * the charts (html_charts.c), of which this file only places the
  * placeholders through html_timer_charts and html_health_charts. */
@@ -59,62 +60,20 @@ static int html_cat(json_t *t) {
 
 static int html_str_eq(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
 
-/* Index of the timer named NAME of kind KIND, other than SKIP; -1 if none. */
-static long html_find_timer(json_t *timers, const char *name, const char *kind, size_t skip) {
-    size_t j;
-    json_t *u;
-    json_array_foreach(timers, j, u) {
-        if (j != skip && html_str_eq(html_str(u, "name"), name) && html_str_eq(html_str(u, "kind"), kind))
-            return (long)j;
-    }
-    return -1;
+/* The view names of summary_view, by HV_* (HV_MAIN: the default view). */
+static const char *const html_view_keys[HV_N] = {NULL, "uncorrected", "all"};
+
+json_t *html_view_of(json_t *t, int view) {
+    return view >= 0 && view < HV_N ? summary_view(t, html_view_keys[view]) : NULL;
 }
 
-/* Timer i's view twin: the timer whose FIELD ("uncorrected_of" or
- * "all_of") names it (same kind); -1 when it has none, or when i is itself
- * a view.  Read from the data, never from the names (docs/results.md). */
-static long html_view_twin(json_t *timers, size_t i, const char *field) {
-    json_t *t = json_array_get(timers, i), *u;
-    const char *name = html_str(t, "name"), *kind = html_str(t, "kind");
-    size_t j;
-    if (!name || html_str(t, "uncorrected_of") || html_str(t, "all_of")) return -1;
-    json_array_foreach(timers, j, u) {
-        if (j != i && html_str_eq(html_str(u, field), name) && html_str_eq(html_str(u, "kind"), kind))
-            return (long)j;
-    }
-    return -1;
-}
-
-/* The "(uncorrected)" twin of timer i; -1 when it has none. */
-static long html_twin_of(json_t *timers, size_t i) { return html_view_twin(timers, i, "uncorrected_of"); }
-
-long html_view_of(json_t *timers, size_t i, int view) {
-    if (view == HV_MAIN) return (long)i;
-    return html_view_twin(timers, i, view == HV_UNCORRECTED ? "uncorrected_of" : "all_of");
-}
-
-/* 1 when timer i is the "(uncorrected)" twin of another timer. */
-static int html_is_twin(json_t *timers, size_t i) {
-    json_t *t = json_array_get(timers, i);
-    const char *of = html_str(t, "uncorrected_of");
-    return of && html_find_timer(timers, of, html_str(t, "kind"), i) >= 0;
-}
-
-/* 1 when timer i is a view ("(uncorrected)" or "(all)") of another timer,
- * shown in that timer's section. */
-static int html_is_view(json_t *timers, size_t i) {
-    json_t *t = json_array_get(timers, i);
-    const char *of = html_str(t, "all_of");
-    return html_is_twin(timers, i) || (of && html_find_timer(timers, of, html_str(t, "kind"), i) >= 0);
-}
-
-/* The timers of category c in file order, without their views.  out has
- * room for every timer; returns how many were written. */
+/* The timers of category c in file order (each a family: its views are
+ * in it).  out has room for every timer; returns how many were written. */
 size_t html_order(json_t *timers, int c, size_t *out) {
     size_t i, n = 0;
     json_t *t;
     json_array_foreach(timers, i, t) {
-        if (html_cat(t) == c && !html_is_view(timers, i)) out[n++] = i;
+        if (html_cat(t) == c) out[n++] = i;
     }
     return n;
 }
@@ -150,10 +109,10 @@ static void html_timer_heading(FILE *f, json_t *t, size_t idx, const char *headi
 
 /* The switch between the views (hidden until the page's script shows it:
  * without JavaScript every view is shown, one after another). */
-static void html_view_switch(FILE *f, const long views[HV_N], int corrected) {
+static void html_view_switch(FILE *f, json_t *const views[HV_N], int corrected) {
     fputs("<div class=\"view-switch\" role=\"group\" aria-label=\"latency view\" hidden><span>view:</span>", f);
     for (int v = 0; v < HV_N; v++) {
-        if (views[v] < 0) continue;
+        if (!views[v]) continue;
         const char *name = html_view_name(v, corrected);
         fprintf(f, "<button type=\"button\" data-view=\"%s\" aria-pressed=\"%s\">%s</button>", name,
                 v == HV_MAIN ? "true" : "false", name);
@@ -180,7 +139,8 @@ static void html_timer_about(FILE *f, json_t *t) {
         fputs("<p class=\"sub\">Lateness of every paced or rate start (0 when on time).</p>\n", f);
 }
 
-/* What view v of a timer shows (t: that view's timer). */
+/* What view v of timer t shows; the view is named by its flat label,
+ * "X (uncorrected)" or "X (all)". */
 static void html_view_notes(FILE *f, json_t *t, int view, int corrected) {
     if (view == HV_MAIN && corrected)
         fprintf(f, "<p class=\"sub\"><span class=\"lf intended\">%s</span> (the transaction's slot or arrival "
@@ -194,6 +154,7 @@ static void html_view_notes(FILE *f, json_t *t, int view, int corrected) {
     fprintf(f, "<p class=\"sub\"><span class=\"lf %s\">%s</span>: timer &ldquo;", view == HV_ALL ? "all" : "actual",
             view == HV_ALL ? html_lf_all : html_lf_actual);
     html_esc(f, html_str(t, "name"));
+    fprintf(f, " (%s)", html_view_keys[view]);
     fputs(view == HV_ALL ? "&rdquo;, latency over every sample (failures at the time they failed).</p>\n"
                          : "&rdquo;, the same samples measured from the actual start, as closed-loop tools report "
                            "them.</p>\n", f);
@@ -256,34 +217,33 @@ static void html_timer_intervals(FILE *f, json_t *t, int open_intervals) {
     fputs("</tbody></table></div>\n</details>\n", f);
 }
 
-/* View v of a timer (idx: that view's timer): notes, summary, charts
- * (the main view's rt chart draws the twin's p99 too) and interval rows. */
-static void html_view(FILE *f, json_t *timers, const long views[HV_N], int v, int open_intervals) {
-    size_t idx = (size_t)views[v];
-    json_t *t = json_array_get(timers, idx);
-    int corrected = views[HV_UNCORRECTED] >= 0;
+/* View v of timer idx (t; views: its views, NULL where absent): notes,
+ * summary, charts (the main view's rt chart draws the uncorrected view's
+ * p99 too) and interval rows.  Its div and charts name the timer by idx
+ * and the view by data-timer-view (the main view has none). */
+static void html_view(FILE *f, size_t idx, json_t *t, json_t *const views[HV_N], int v, int open_intervals) {
+    int corrected = views[HV_UNCORRECTED] != NULL;
     fprintf(f, "<div class=\"view\" data-view=\"%s\" data-timer=\"%zu\"", html_view_name(v, corrected), idx);
-    if (v != HV_MAIN) fprintf(f, " id=\"t%zu\"", idx);      /* links to a view still land in its section */
+    if (v != HV_MAIN) fprintf(f, " data-timer-view=\"%s\" id=\"t%zu-%s\"", html_view_keys[v], idx, html_view_keys[v]);
     fputs(">\n", f);
-    if (views[HV_UNCORRECTED] >= 0 || views[HV_ALL] >= 0) html_view_notes(f, t, v, corrected);   /* views: which */
-    html_timer_summary(f, t);
-    html_timer_charts(f, idx, v == HV_MAIN ? views[HV_UNCORRECTED] : -1);
-    html_timer_intervals(f, t, open_intervals);
+    if (views[HV_UNCORRECTED] || views[HV_ALL]) html_view_notes(f, t, v, corrected);   /* views: which */
+    html_timer_summary(f, views[v]);
+    html_timer_charts(f, idx, html_view_keys[v], v == HV_MAIN && corrected);
+    html_timer_intervals(f, views[v], open_intervals);
     fputs("</div>\n", f);
 }
 
 /* Timer idx's section: its heading, what it measures, the view switch
  * when it has views, and each view. */
 static void html_timer(FILE *f, json_t *timers, size_t idx, const char *heading_tag, int open_intervals) {
-    json_t *t = json_array_get(timers, idx);
-    long views[HV_N];
+    json_t *t = json_array_get(timers, idx), *views[HV_N];
     int nviews = 0;
-    for (int v = 0; v < HV_N; v++) nviews += (views[v] = html_view_of(timers, idx, v)) >= 0;
+    for (int v = 0; v < HV_N; v++) nviews += (views[v] = html_view_of(t, v)) != NULL;
     html_timer_heading(f, t, idx, heading_tag, nviews);
     html_timer_about(f, t);
-    if (nviews > 1) html_view_switch(f, views, views[HV_UNCORRECTED] >= 0);
+    if (nviews > 1) html_view_switch(f, views, views[HV_UNCORRECTED] != NULL);
     for (int v = 0; v < HV_N; v++)
-        if (views[v] >= 0) html_view(f, timers, views, v, open_intervals);
+        if (views[v]) html_view(f, idx, t, views, v, open_intervals);
     fputs("</section>\n", f);
 }
 
@@ -298,12 +258,13 @@ void html_timers(FILE *f, json_t *timers, int c, const char *heading_tag, int op
 
 /* ---- stages: the stage timers (group, stage), one table ---- */
 
+/* One row: view `view` (HV_*) of stage timer idx. */
 typedef struct html_stage {
     size_t idx;
     long gpos, k;
     const char *group;   /* its "group" field (else its name) */
     size_t glen;
-    int twin, has_twin;
+    int view, twin, has_twin;   /* twin: the uncorrected view; has_twin: the main view of a timer with one */
 } html_stage;
 
 static int html_stage_cmp(const void *pa, const void *pb) {
@@ -315,7 +276,8 @@ static int html_stage_cmp(const void *pa, const void *pb) {
     if (a->glen != b->glen) return a->glen < b->glen ? -1 : 1;
     if (a->k != b->k) return a->k < b->k ? -1 : 1;
     if (a->twin != b->twin) return a->twin - b->twin;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
+    if (a->idx != b->idx) return a->idx < b->idx ? -1 : 1;
+    return a->view - b->view;
 }
 
 /* Where s's group is in the scenario's groups (the first sort key); past
@@ -330,33 +292,37 @@ static long html_stage_group_pos(json_t *groups, const html_stage *s) {
     return (long)json_array_size(groups);
 }
 
-/* Timer i (a stage timer or its twin) into *s: its group and stage are its
- * "group" and "stage" fields; without them, the whole name is the group,
- * with stage 0. */
-static void html_stage_parse(json_t *timers, json_t *groups, size_t i, html_stage *s) {
+/* View `view` of stage timer i into *s: its group and stage are the
+ * timer's "group" and "stage" fields; without them, the whole name is the
+ * group, with stage 0. */
+static void html_stage_parse(json_t *timers, json_t *groups, size_t i, int view, html_stage *s) {
     json_t *t = json_array_get(timers, i);
     const char *group = html_str(t, "group");
     if (!group) group = html_str(t, "name");
     if (!group) group = "";
     s->idx = i;
-    s->twin = html_is_twin(timers, i);
-    s->has_twin = html_twin_of(timers, i) >= 0;
+    s->view = view;
+    s->twin = view == HV_UNCORRECTED;
+    s->has_twin = view == HV_MAIN && html_view_of(t, HV_UNCORRECTED);
     s->k = html_str(t, "group") ? (long)html_int(t, "stage") : 0;
     s->group = group;
     s->glen = strlen(group);
     s->gpos = html_stage_group_pos(groups, s);
 }
 
-/* The stage timers into st (room for every timer); returns how many.
- * *any_twin: 1 when one of them is a twin or has one. */
+/* The views of the stage timers into st (room for HV_N rows per timer);
+ * returns how many.  *any_twin: 1 when one of them has an uncorrected view. */
 static size_t html_stages_collect(json_t *root, json_t *timers, html_stage *st, int *any_twin) {
     size_t i, m = 0;
     json_t *t;
     json_array_foreach(timers, i, t) {
         if (html_cat(t) != HK_STAGE) continue;
-        html_stage *s = &st[m++];
-        html_stage_parse(timers, html_get(root, "groups"), i, s);
-        *any_twin |= s->twin | s->has_twin;
+        for (int v = 0; v < HV_N; v++) {
+            if (!html_view_of(t, v)) continue;
+            html_stage *s = &st[m++];
+            html_stage_parse(timers, html_get(root, "groups"), i, v, s);
+            *any_twin |= s->twin | s->has_twin;
+        }
     }
     return m;
 }
@@ -388,8 +354,9 @@ static void html_stage_intervals(FILE *f, json_t *iv) {
     else fprintf(f, "<td>%zu&ndash;%zu</td></tr>\n", first, last);
 }
 
+/* A row: the span is the timer's, the figures its view's. */
 static void html_stage_row(FILE *f, json_t *timers, const html_stage *s, int any_twin) {
-    json_t *tm = json_array_get(timers, s->idx), *sum = html_get(tm, "summary");
+    json_t *tm = json_array_get(timers, s->idx), *vw = html_view_of(tm, s->view), *sum = html_get(vw, "summary");
     fprintf(f, "<tr class=\"stage%s\"><td class=\"l\">", s->twin ? " twin" : "");
     for (size_t c = 0; c < s->glen; c++) {
         char ch[2] = {s->group[c], 0};
@@ -407,14 +374,15 @@ static void html_stage_row(FILE *f, json_t *timers, const html_stage *s, int any
             html_ms(sum, figure_get(FIG_P50)->key, m[0], 32), html_ms(sum, figure_get(FIG_P95)->key, m[1], 32),
             html_ms(sum, figure_get(FIG_P99)->key, m[2], 32),
             html_ms(sum, figure_get(FIG_MAX)->key, m[3], 32));
-    html_stage_intervals(f, html_get(tm, "intervals"));
+    html_stage_intervals(f, html_get(vw, "intervals"));
 }
 
-/* The stage timers, one table sorted by group (in the scenario's order),
- * stage, then the timer before its twin; nothing when there are none. */
+/* The stage timers' views, one table sorted by group (in the scenario's
+ * order), stage, then the timer and its "all" view before its uncorrected
+ * view; nothing when there are none. */
 void html_stages(FILE *f, json_t *root, json_t *timers) {
     size_t n = json_array_size(timers);
-    html_stage *st = calloc(n ? n : 1, sizeof *st);
+    html_stage *st = calloc(n ? n * HV_N : 1, sizeof *st);
     if (!st) return;
     int any_twin = 0;
     size_t m = html_stages_collect(root, timers, st, &any_twin);

@@ -126,6 +126,11 @@ mc_stat() {
 
 # jqr FILE FILTER: raw jq output
 jqr() { jq -r "$2" "$1"; }
-# timer_count SUMMARY NAME: count of a timer in summary.json
-timer_count() { jq -r --arg n "$2" '[.timers[] | select(.name == $n) | .summary.count] | add // 0' "$1"; }
-timer_errors() { jq -r --arg n "$2" '[.timers[] | select(.name == $n) | .summary.errors] | add // 0' "$1"; }
+# jqv ARGS...: jq that finds tests/scenarios/views.jq; a filter starting
+# 'include "views";' gets tview, s2 and tflat (summary.json's timers read
+# alike in schema 1 and schema 2)
+jqv() { jq -L "$SRC/tests/scenarios" "$@"; }
+# timer_count SUMMARY NAME: count of a timer in summary.json; NAME may be a
+# view's flat label, "X (uncorrected)" or "X (all)"
+timer_count() { jqv -r --arg n "$2" 'include "views"; [tview($n) | .summary.count] | add // 0' "$1"; }
+timer_errors() { jqv -r --arg n "$2" 'include "views"; [tview($n) | .summary.errors] | add // 0' "$1"; }

@@ -28,7 +28,7 @@ hdrjs_check_merge() {
     done
     node "$js/hlog_check.js" "$TMP/hdrjs.hlog" --json > "$TMP/hdrjs.json"
     for name in "memcached.set" "All Transactions"; do
-        sum=$(jq -c --arg n "$name" '.timers[] | select(.name == $n)' "$m")
+        sum=$(jqv -c --arg n "$name" 'include "views"; first(tview($n))' "$m")
         tag=$(jq -c --arg n "$name" '.tags[$n]' "$TMP/hdrjs.json")
         check "$name: hdr-histogram-js count $(jq .count <<< "$tag") == merged $(jq .summary.count <<< "$sum")" \
             bash -c 'jq -n -e --argjson s "$1" --argjson t "$2" "\$t.count == \$s.summary.count" > /dev/null' _ "$sum" "$tag"

@@ -24,7 +24,8 @@ sleep 0.5                                   # memcached reads what was sent befo
 sets=$(( $(mc_stat "$PORT" cmd_set) - s0 ))
 s=$TMP/c/summary.json
 check "two SIGINTs: exit 5 (got $rc)" [ $rc -eq 5 ]
-tc() { jq -r --arg n "$2" --arg f "$3" '[.timers[] | select(.name == $n) | .summary[$f] // 0] | add // 0' "$1"; }
+# tc SUMMARY NAME FIGURE: a timer's or a view's ("X (all)") summary figure (views.jq)
+tc() { jqv -r --arg n "$2" --arg f "$3" 'include "views"; [tview($n) | .summary[$f] // 0] | add // 0' "$1"; }
 ok_err=$(tc "$s" memcached.set count) cancelled=$(tc "$s" memcached.set cancelled)
 check "memcached.set: 6 requests cancelled (got $cancelled)" [ "$cancelled" = 6 ]
 check "memcached.set: count $ok_err + cancelled $cancelled == the server's cmd_set $sets" \
@@ -51,12 +52,13 @@ p99=$(tc "$s" op p99_ms) ap99=$(tc "$s" "op (all)" p99_ms) ap50=$(tc "$s" "op (a
 check "the timer's p99 is over successes (1 ms: $p99)" [ "$p99" = 1 ]
 check "(all) p99 is the failures' 300 ms ($ap99), p50 a success's 1 ms ($ap50)" [ "$ap99" = 300 -a "$ap50" = 1 ]
 check "(all) is labelled: latency_over all samples" \
-    [ "$(jq -r '.timers[] | select(.name == "op (all)") | .latency_over' "$s")" = "all samples" ]
+    [ "$(jqv -r 'include "views"; tview("op (all)") | .latency_over' "$s")" = "all samples" ]
 check "the timer is labelled: latency_over successes" \
-    [ "$(jq -r '.timers[] | select(.name == "op") | .latency_over' "$s")" = successes ]
+    [ "$(jqv -r 'include "views"; tview("op") | .latency_over' "$s")" = successes ]
 check "thresholds choose: the success-only one passes, the (all) one fails, exit 6 (got $rc)" \
     [ $rc -eq 6 ] && [ "$(jq -c '[.thresholds[].passed]' "$s")" = "[true,false]" ]
-check "All Transactions (all) exists: transactions failed" [ "$(tc "$s" "All Transactions (all)" errors)" = 240 ]
+check "All Transactions (all) exists: transactions failed" [ "$(tc "$s" "All Transactions (all)" errors)" = 240 -a \
+    "$(jqv 'include "views"; [s2.timers[] | select(.name == "All Transactions") | .views.all.latency_over]' -c "$s")" = '["all samples"]' ]
 check "console: the (all) row is shown" grep -q 'over all samples ("op (all)"' "$TMP/a.out"
 
 # ---- skipped arrivals: counted, and in "(all)" at their wait ----
@@ -77,7 +79,7 @@ check "(all) max: the oldest skipped arrival waited almost the whole run ($amax 
 "$LUAMECH" run "$F/timer_cap.lua" -n 100 -d 0 -o "$TMP/t" > "$TMP/t.out" 2>&1
 check "cap run exits 0" [ $? -eq 0 ]
 s=$TMP/t/summary.json
-named=$(jq '[.timers[] | select(.kind == "custom" and (.name | test("item")) and (.name | test("[(]") | not))] | length' "$s")
+named=$(jqv 'include "views"; [s2.timers[] | select(.kind == "custom" and (.name | test("item")))] | length' "$s")
 check "50 named custom timers kept (got $named)" [ "$named" = 50 ]
 check "the other 150 samples are counted under (other custom timers)" \
     [ "$(tc "$s" "(other custom timers)" count)" = 150 ]

@@ -14,7 +14,10 @@ start_nginx PORT "$TMP/ng"
 rc=$?
 check "the run completes (exit $rc)" [ $rc -eq 0 ]
 s=$TMP/r/summary.json
-fig() { jq -r --arg n "$1" --arg f "$2" '.timers[] | select(.name == $n) | .summary[$f] // "none"' "$s"; }
+# fig NAME FIGURE: a timer's or a view's ("X (uncorrected)") summary figure (views.jq)
+fig() { jqv -r --arg n "$1" --arg f "$2" 'include "views"; tview($n) | .summary[$f] // "none"' "$s"; }
+# nviews NAME VIEW: 1 when timer NAME has that view, else 0
+nviews() { jqv --arg n "$1" --arg v "$2" 'include "views"; [s2.timers[] | select(.name == $n) | .views[$v] // empty] | length' "$s"; }
 get99=$(fig http.get p99_ms); uget99=$(fig "http.get (uncorrected)" p99_ms)
 wait99=$(fig http.wait p99_ms); wmax=$(fig http.wait max_ms); rmax=$(fig http.receive max_ms)
 cmax=$(fig http.connect max_ms); late=$(jq '[.counters[] | select(.name == "engine.late_starts") | .total] | add // 0' "$s")
@@ -26,8 +29,8 @@ check "http.receive is the body's arrival alone: max $rmax ms < 100" awk "BEGIN 
 check "http.connect is the connect alone: max $cmax ms < 100" awk "BEGIN { exit !($cmax < 100) }"
 for t in http.wait http.receive http.connect; do
     check "$t: latency from the actual start, no (uncorrected) twin" \
-        [ "$(jq -r --arg n "$t" '.timers[] | select(.name == $n) | .latency_from' "$s")" = "actual start" \
-          -a "$(jq --arg n "$t (uncorrected)" '[.timers[] | select(.name == $n)] | length' "$s")" = 0 ]
+        [ "$(jqv -r --arg n "$t" 'include "views"; tview($n) | .latency_from' "$s")" = "actual start" \
+          -a "$(nviews "$t" uncorrected)" = 0 ]
 done
-check "http.get keeps its (uncorrected) twin" [ "$(jq '[.timers[] | select(.name == "http.get (uncorrected)")] | length' "$s")" = 1 ]
+check "http.get keeps its (uncorrected) twin" [ "$(nviews http.get uncorrected)" = 1 ]
 finish

@@ -47,11 +47,13 @@ compare_run() {
     start=$(jq -r '.start' "$TMP/hlog.json")
     start_iso=$(date -u -d "@${start%.*}" +%Y-%m-%dT%H:%M:%SZ)
     check "StartTime ($start_iso) is the run's t = 0 ($(jqr "$s" .start))" [ "$start_iso" = "$(jqr "$s" .start)" ]
-    # the log holds each timer's successes; "(all)" twins are not in it
+    # the log holds each timer's successes, one tag per timer and view by its
+    # flat label ("X (uncorrected)"); "(all)" views are not in it (views.jq's
+    # tflat and tview read schema 1 and 2 alike)
     check "one tag per timer" [ "$(jq '.tags | length' "$TMP/hlog.json")" -eq \
-        "$(jq '[.timers[] | select(.latency_over != "all samples")] | length' "$s")" ]
+        "$(jqv 'include "views"; [tflat | select(.latency_over != "all samples")] | length' "$s")" ]
     while IFS= read -r name; do
-        sum=$(jq -c --arg n "$name" '.timers[] | select(.name == $n)' "$s")
+        sum=$(jqv -c --arg n "$name" 'include "views"; first(tview($n))' "$s")
         tag=$(jq -c --arg n "$name" '.tags[$n]' "$TMP/hlog.json")
         if [ "$tag" = null ]; then
             fail "timer '$name' is in histograms.hlog"
@@ -69,7 +71,7 @@ compare_run() {
                 jq -n -e --argjson s "$sum" --argjson t "$tag" --arg p "$p" \
                 '($s.summary[$p + "_ms"] * 1000 | round) as $v | $v >= $t[$p].lo and $v <= $t[$p].hi' > /dev/null
         done
-    done < <(jq -r '.timers[] | select(.latency_over != "all samples") | .name' "$s")
+    done < <(jqv -r 'include "views"; tflat | select(.latency_over != "all samples") | .name' "$s")
 }
 
 # check_dist DIR TIMER: `luamech report --distribution` in both styles
@@ -83,7 +85,7 @@ check_dist() {
     local p v want
     for p in 50 90 99 100; do
         case $p in 100) v=max_ms;; *) v=p${p}_ms;; esac
-        want=$(printf '%.3f' "$(jq -r --arg n "$name" ".timers[] | select(.name == \$n) | .summary.$v" "$s")")
+        want=$(printf '%.3f' "$(jqv -r --arg n "$name" "include \"views\"; first(tview(\$n)) | .summary.$v" "$s")")
         v=$(awk -v p="$p%" '$1 == p { print $2 }' "$out")
         check "$name: ab $p% ($v) == summary.json $want" [ "$v" = "$want" ]
     done
@@ -93,7 +95,7 @@ check_dist() {
     check "$name: report --distribution (redis style) exits 0" [ $? -eq 0 ]
     cat "$out"
     local n
-    n=$(jq -r --arg n "$name" '.timers[] | select(.name == $n) | .summary.count - .summary.errors' "$s")
+    n=$(jqv -r --arg n "$name" 'include "views"; first(tview($n)) | .summary.count - .summary.errors' "$s")
     check "$name: redis header" grep -qx "====== $name ======" "$out"
     check "$name: redis count line ($n)" grep -qE "^  $n requests completed in [0-9.]+ seconds\$" "$out"
     node "$JS/hlog_check.js" "$dir/histograms.hlog" --redis "$name" > "$TMP/redis_js.txt"

@@ -35,11 +35,9 @@ check "report.html written" [ -s "$R/report.html" ]
 check "the re-rendered report equals the one written at the end of the run" cmp -s "$R/report.html" "$TMP/report.at-run.html"
 check "no temporary file left" [ ! -e "$R/.report.html.tmp" ]
 H=$R/report.html
-# timers with a section (stage timers are one table; a timer's "(uncorrected)" and "(all)" twins are
-# views in its section); health charts when there are intervals
-SECTIONS='[.timers[] | select(.kind != "stage") | . as $t | select(([$t.uncorrected_of, $t.all_of] - [null]) as $of
-           | [$of[] as $o | $all[] | select(.name == $o and .kind == $t.kind)] | length == 0)]'
-sections() { jq ".timers as \$all | $SECTIONS | length" "$1"; }
+# timers with a section (stage timers are one table; a timer's "(uncorrected)" and "(all)" views are
+# in its section: views.jq's s2 reads schema 1's twins as such views); health charts when there are intervals
+sections() { jqv 'include "views"; [s2.timers[] | select(.kind != "stage")] | length' "$1"; }
 ntimers=$(sections "$S")
 nhealth=$(jq 'if (.generator.intervals | length) > 0 then 2 else 0 end' "$S")
 nload=$(jq 'if (.load.active_vus | length) > 0 then 1 + ([.load.groups[] | select(.target == "rate")] | if length > 0 then 1 else 0 end) else 0 end' "$S")
@@ -127,8 +125,8 @@ for name in engine.loop_lag engine.schedule_lag; do
 done
 check "no engine timer under Primitives" \
     not_grep -q '>engine\.' <(sed -n "${prim_line:-1},${gen_line:-1}p" "$PH")
-# timers with a twin: the ones from the intended start (the twins are from the actual start)
-ntwins=$(jq '[.timers[] | select(.latency_from == "intended start")] | length' "$PS")
+# timers with an uncorrected view (from the intended start; the views are from the actual start)
+ntwins=$(jqv 'include "views"; [s2.timers[] | select(.views.uncorrected)] | length' "$PS")
 check "paced run: 5 timers with a twin: All, group, inner, memcached.get/set ($ntwins)" [ "$ntwins" -eq 5 ]
 check "each labelled from the intended start" [ "$(grep -c 'class="lf intended">latency from the intended start<' "$PH")" -eq "$ntwins" ]
 check "each twin labelled uncorrected" [ "$(grep -c 'class="lf actual">uncorrected: from the actual start<' "$PH")" -eq "$ntwins" ]
@@ -136,10 +134,9 @@ toc=$(sed -n 's/.*<nav class="toc">\(.*\)<\/nav>.*/\1/p' "$PH")
 check "paced run: the contents list each timer once, not its (uncorrected) view" \
     [ -n "$toc" -a "$(echo "$toc" | grep -c '(uncorrected)')" -eq 0 -a "$(echo "$toc" | grep -o '>All Transactions<' | wc -l)" -eq 1 ]
 check "paced run: the first screen's latency chart draws the twin's p99 too" \
-    grep -q 'data-view="overview" data-kind="rt" data-timer="0" data-twin=' "$PH"
-tw=$(jq '[.timers[].name] | index("All Transactions (uncorrected)")' "$PS")
+    grep -q 'data-view="overview" data-kind="rt" data-timer="0" data-twin-view="uncorrected"' "$PH"
 check "All Transactions' twin is a view in its section, not a section" \
-    grep -q "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"$tw\" id=\"t$tw\">" \
+    grep -q '<div class="view" data-view="uncorrected" data-timer="0" data-timer-view="uncorrected" id="t0-uncorrected">' \
         <(sed -n '/<section class="timer" id="t0"/,/<\/section>/p' "$PH")
 check "paced run: one section per timer, the twins in them ($(sections "$PS"))" \
     [ "$(grep -c '<section class="timer' "$PH")" -eq "$(sections "$PS")" ]
@@ -148,7 +145,7 @@ check "paced run: one section per timer, the twins in them ($(sections "$PS"))" 
 "$LUAMECH" run "$SRC/tests/scenarios/fixtures/html_views.lua" -q -w 1 -o "$TMP/vw" > /dev/null 2>&1
 check "views run exits 0" [ $? -eq 0 ]
 VS=$TMP/vw/summary.json VH=$TMP/vw/report.html
-nviews=$(jq '[.timers[] | select(.uncorrected_of != null or .all_of != null)] | length' "$VS")
+nviews=$(jqv 'include "views"; [s2.timers[] | .views // {} | keys[]] | length' "$VS")
 check "views run: 6 twins, of All Transactions, the group and op ($nviews)" [ "$nviews" -eq 6 ]
 check "views run: 3 switches, each with corrected, uncorrected and all" \
     [ "$(grep -o '<div class="view-switch"[^>]*><span>view:</span><button type="button" data-view="corrected" aria-pressed="true">corrected</button><button type="button" data-view="uncorrected" aria-pressed="false">uncorrected</button><button type="button" data-view="all" aria-pressed="false">all</button></div>' "$VH" | wc -l)" -eq 3 ]
@@ -255,7 +252,7 @@ for se in 'target rate' 'achieved rate'; do
     check "rate: '$se' drawn with $RN points" \
         grep -q "data-kind=\"load-rate\" data-series=\"$se\" data-points=\"$RN\"" "$TMP/dom-rate.html"
 done
-at=$(grep -oP '<div class="chart" data-kind="rt" data-timer="0" data-twin="'"$tw"'"[^>]*><svg.*?</svg>' "$TMP/dom-paced.html")
+at=$(grep -oP '<div class="chart" data-kind="rt" data-timer="0" data-twin-view="uncorrected"[^>]*><svg.*?</svg>' "$TMP/dom-paced.html")
 check "All Transactions' rt chart draws the p99 from the intended and from the actual start" \
     [ -n "$(grep -o "data-series=\"p99 intended start\" data-points=\"$PN\" d=\"M" <<< "$at")" \
       -a -n "$(grep -o "data-series=\"p99 actual start\" data-points=\"$PN\" d=\"M" <<< "$at")" ]
@@ -277,27 +274,26 @@ V=$(grep '"done":true' "$TMP/cdp-views.txt" | tail -1)
 [ -n "$V" ] || cat "$TMP/cdp-views.txt"
 check "views: 9 buttons clicked (3 timers x 3 views) ($(echo "$V" | jq -c .buttons))" [ "$(echo "$V" | jq .buttons)" = 9 ]
 check "views: no script exception or console error" [ "$(echo "$V" | jq -c .errors)" = "[]" ]
-# each click: the button pressed, one view visible, the timer of that view (by uncorrected_of / all_of),
-# its count and every latency cell equal to summary.json's (to the 3 decimals shown), its chart drawn
-bad=$(jq -r --slurpfile s "$VS" '
-  def view($i; $v): $s[0].timers as $T | $T[$i] as $b
-    | if $v == "corrected" then $i
-      else [range($T | length) | select($T[.].kind == $b.kind and
-             (if $v == "uncorrected" then $T[.].uncorrected_of else $T[.].all_of end) == $b.name)][0] end;
-  .clicks[] | . as $c | ($c.section[1:] | tonumber) as $i | view($i; $c.view) as $want
-  | ($s[0].timers[$want].summary) as $sum
+# each click: the button pressed, one view visible, the section's timer and that view (its "views" in
+# schema 2; views.jq's s2 folds schema 1's twins, by uncorrected_of / all_of, the way the page does), its
+# count and every latency cell equal to summary.json's (to the 3 decimals shown), its chart drawn
+bad=$(jqv -r --slurpfile s "$VS" 'include "views";
+  ($s[0] | s2 | .timers) as $T
+  | .clicks[] | . as $c | ($c.section[1:] | tonumber) as $i | $i as $want
+  | (if $c.view == "corrected" then $T[$i] else $T[$i].views[$c.view] end | .summary) as $sum
   | [range($c.heads | length) | {h: $c.heads[.], v: $c.cells[.]}] as $cells
   | [$cells[] | select(.h == "count") | (.v | tonumber) == $sum.count] as $cnt
   | [$cells[] | select(.h | test("^(min|avg|p[0-9.]+|max)$")) | .h as $h
      | (.v | tonumber) as $shown
      | ($sum | to_entries[] | select(.key == ($h | gsub("\\."; "_")) + "_ms") | .value) as $f
      | (($shown - $f) | fabs) <= 0.0006] as $lat
-  | select($c.pressed != "true" or $c.visible != 1 or $c.timer != $want or $c.rt.timer != $want
+  | select($c.pressed != "true" or $c.visible != 1 or $c.timer != $want or $c.rt.timer != $want or $sum == null
+           or $c.timer_view != (if $c.view == "corrected" then null else $c.view end) or $c.rt.timer_view != $c.timer_view
            or ($c.rt.series | length) < 5 or ([$c.rt.series[] | select(endswith(":0"))] | length) > 0
            or $cnt != [true] or ($lat | length) < 5 or ($lat | all | not))
   | "\($c.section) \($c.view): shown timer \($c.timer) chart \($c.rt.timer) want \($want) cells \($c.cells)"' <<< "$V" 2>&1)
 check "views: every click shows its view's figures and chart${bad:+: $bad}" [ -n "$V" -a -z "$bad" ]
-op=$(jq '[.timers[].name] | index("op")' "$VS")
+op=$(jqv 'include "views"; [s2.timers[].name] | index("op")' "$VS")
 p99s=$(echo "$V" | jq -r --arg t "t$op" '[.clicks[] | select(.section == $t) | .cells[(.heads | index("p99"))]] | join(" ")')
 check "views: op's p99 changes with the view: successes 1 ms, all samples 300 ms ($p99s)" \
     [ "$p99s" = "1.000 1.000 300.000" ]

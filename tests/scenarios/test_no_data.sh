@@ -22,16 +22,17 @@ rc=$?
 check "the run completes (exit $rc)" [ "$rc" -eq 0 ]
 s=$TMP/r/summary.json
 # the rows of timers without a latency sample: latency over successes, every sample failed
+# (every timer and view, read as flat rows by views.jq's tflat: schema 1 or 2)
 LAT='["min_ms","avg_ms","p50_ms","p80_ms","p90_ms","p95_ms","p99_ms","p99_9_ms","max_ms","stdev_ms"]'
-rows=$(jq --argjson k "$LAT" '[.timers[] | select(.kind != "engine" and .latency_over == "successes")
+rows=$(jqv --argjson k "$LAT" 'include "views"; [tflat | select(.kind != "engine" and .latency_over == "successes")
     | (.summary, .intervals[]) | select(.count > 0 and .count == .errors)] | length' "$s")
 check "summary.json: rows without a latency sample ($rows, http.get's among them)" \
     [ "$rows" -ge 6 -a "$(jq '[.timers[] | select(.name == "http.get")] | length' "$s")" = 1 ]
-bad=$(jq --argjson k "$LAT" '[.timers[] | select(.kind != "engine" and .latency_over == "successes")
+bad=$(jqv --argjson k "$LAT" 'include "views"; [tflat | select(.kind != "engine" and .latency_over == "successes")
     | (.summary, .intervals[]) | select(.count == .errors) | .[$k[]] | select(. != null)] | length' "$s")
 check "summary.json: their latencies are null, not 0 ($bad numbers)" [ "$bad" = 0 ]
 check "summary.json: the (all) twin still has its latency (failures timed)" \
-    [ "$(jq '[.timers[] | select(.name == "http.get (all)") | .summary.p50_ms | numbers] | length' "$s")" = 1 ]
+    [ "$(jqv 'include "views"; [tview("http.get (all)") | .summary.p50_ms | numbers] | length' "$s")" = 1 ]
 csv=$(awk -F, '($4 == "\"http.get\"" || $4 == "\"All Transactions\"" || $4 == "\"http\"") && $6 > 0 {
     n++; for (i = 11; i <= 20; i++) if ($i != "") bad++ } END { print n + 0, bad + 0 }' "$TMP/r/intervals.csv")
 check "intervals.csv: latency fields empty in the failed rows (rows, non-empty: $csv)" \

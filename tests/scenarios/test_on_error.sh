@@ -32,7 +32,7 @@ check "paused: every transaction failed ($errs of $tx)" [ "$tx" -gt 0 -a "$errs"
 # 5 VUs, a failure then 500 ms of pause: 6 per VU in 3 s, 30 in all
 check "paused: the rate stays at about VUs / pause: $tx transactions in 3 s (5 VUs / 0.5 s = 30)" \
     [ "$tx" -ge 20 -a "$tx" -le 40 ]
-maxall=$(jq -r '.timers[] | select(.name == "All Transactions (all)") | .summary.max_ms' "$S")
+maxall=$(jqv -r 'include "views"; tview("All Transactions (all)") | .summary.max_ms' "$S")
 check "paused: the pause is not in the failures' time (max $maxall ms < 400 ms)" \
     awk -v m="$maxall" 'BEGIN { exit !(m != "" && m < 400) }'
 check "paused: summary.json's fast_failures line" \

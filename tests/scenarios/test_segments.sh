@@ -124,16 +124,17 @@ after=$(mc_stat "$MC" cmd_set)
 "$LUAMECH" merge "$TMP"/rec/seg-* --out "$TMP/rec/merged" > /dev/null 2>&1
 check "exact: merge exits 0 ($?)" [ $? -eq 0 ]
 "$LUAMECH" run "$F/segments_record.lua" -q -n 400 -s 9 -w $N -e SERVER=127.0.0.1:$MC -o "$TMP/rec/whole" > /dev/null 2>&1
-recsum() { jq -c '[.timers[] | select(.name | startswith("exact")) | [.name, .summary.count, .summary.errors, .summary.min_ms, .summary.max_ms]]' "$1"; }
+# recsum SUMMARY: "exact" and its views (views.jq's tflat: flat labels, schema 1 or 2)
+recsum() { jqv -c 'include "views"; [tflat | select(.name | startswith("exact")) | [.name, .summary.count, .summary.errors, .summary.min_ms, .summary.max_ms]]' "$1"; }
 check "exact: merged $(recsum "$TMP/rec/merged/summary.json") == one process's $(recsum "$TMP/rec/whole/summary.json") (count, errors, min, max of successes and of all samples)" \
     [ "$(recsum "$TMP/rec/merged/summary.json")" = "$(recsum "$TMP/rec/whole/summary.json")" ]
 check "exact: the failed samples are in the merged (all) twin (400, its max above 10 ms)" \
-    jqe -e '.timers[] | select(.name == "exact (all)") | .summary.count == 400 and .summary.max_ms > 10' "$TMP/rec/merged/summary.json"
+    jqe -L "$SRC/tests/scenarios" -e 'include "views"; [s2.timers[] | select(.name == "exact") | .views.all.summary | .count == 400 and .max_ms > 10] == [true]' "$TMP/rec/merged/summary.json"
 # every interval's min and max: the smallest and largest of the segments' own (exact) figures
 for name in "exact" "exact (all)"; do
-    want=$(jq -s -c --arg n "$name" '[.[] | .timers[] | select(.name == $n) | .intervals] | transpose
+    want=$(jqv -s -c --arg n "$name" 'include "views"; [.[] | tview($n) | .intervals] | transpose
         | map(map(select(. != null and .count > 0)) | [(map(.min_ms) | min), (map(.max_ms) | max)])' "$TMP"/rec/seg-*/summary.json)
-    got=$(jq -c --arg n "$name" '[.timers[] | select(.name == $n) | .intervals[] | select(.count > 0) | [.min_ms, .max_ms]]' \
+    got=$(jqv -c --arg n "$name" 'include "views"; [tview($n) | .intervals[] | select(.count > 0) | [.min_ms, .max_ms]]' \
         "$TMP/rec/merged/summary.json")
     check "exact: $name per-interval min/max $got == the segments' $want" [ "$got" = "$want" ]
 done

@@ -9,7 +9,7 @@
 F=$SRC/tests/scenarios/fixtures/timing
 within() { awk "BEGIN{d = $1 - $2; if (d < 0) d = -d; exit !(d <= $2 * $3)}"; }   # within A B FRACTION
 # server_rate LOG: responses / (last response - first request), per second
-p50() { jq -r --arg n "$2" '.timers[] | select(.name == $n) | .summary.p50_ms' "$1"; }
+p50() { jqv -r --arg n "$2" 'include "views"; tview($n) | .summary.p50_ms' "$1"; }   # NAME may be "X (uncorrected)" (views.jq)
 server_rate() { awk 'NR == 1 {a = $1} {b = $3; n++} END {printf "%.3f", n / (b - a)}' "$1"; }
 
 # ---- 6: the last interval's rate is over the span its samples were taken in
@@ -75,7 +75,7 @@ s=$TMP/crowd/summary.json
 check "crowd: suspect, for the dispatch delay ($(jq -r .generator.reasons "$s"))" \
     [ "$(jq -r '.generator.suspect' "$s")" = true -a -n "$(jq -r '.generator.reasons | select(test("dispatch delay"))' "$s")" ]
 hold=$(awk '{h += $3 - $1; n++} END {printf "%.4f", h / n * 1000}' "$TMP/crowd.log")
-meas=$(jq -r '.timers[] | select(.name == "GET (uncorrected)") | .summary.avg_ms' "$s")
+meas=$(jqv -r 'include "views"; tview("GET (uncorrected)") | .summary.avg_ms' "$s")
 infl=$(jq -r '.generator.inflation_ms' "$s")
 # the dispatch delay is a lower bound (a wait while the worker had no CPU is
 # not in it, and a response that arrived during the previous loop turn is

@@ -441,7 +441,7 @@ static void test_health_thresholds_twins(void **state) {
     assert_non_null(ov);
     assert_true(ths < ov && ov < nav && nav < sum);
     assert_non_null(strstr(ov, "data-view=\"overview\" data-kind=\"tput\" data-timer=\"0\""));
-    assert_non_null(strstr(ov, "data-view=\"overview\" data-kind=\"rt\" data-timer=\"0\" data-twin=\"9\""));
+    assert_non_null(strstr(ov, "data-view=\"overview\" data-kind=\"rt\" data-timer=\"0\" data-twin-view=\"uncorrected\""));
     assert_null(strstr(page, "data-view=\"overview\" data-kind=\"load-vus\""));   /* no load figures in this file */
     assert_int_equal(count(page, "data-view=\"overview\""), 2);
 
@@ -503,7 +503,10 @@ static void test_health_thresholds_twins(void **state) {
     assert_null(strstr(page, "id=\"t8\""));
 
     /* views: one section per timer, its twins views in it behind a switch (hidden until the script shows
-     * it: without JavaScript every view is shown); the corrected view's rt chart names its twin */
+     * it: without JavaScript every view is shown); the corrected view's rt chart names its uncorrected view.
+     * The file is schema 1: its twins are folded into their timers' views (summary_normalise), so the
+     * timers are 0 All Transactions, 1-2 engine, 3 group g1, 4 memcached.get, 5-6 stages, 7 memcached.set,
+     * and a view is its timer's index and the view's name (data-timer-view) */
     assert_non_null(strstr(page, "<section class=\"timer\" id=\"t0\" data-views=\"2\">\n<h2>All Transactions</h2>"));
     char *at = between(page, "<section class=\"timer\" id=\"t0\"", "</section>");
     assert_non_null(strstr(at, "<div class=\"view-switch\" role=\"group\" aria-label=\"latency view\" hidden>"
@@ -512,35 +515,39 @@ static void test_health_thresholds_twins(void **state) {
                                "aria-pressed=\"false\">uncorrected</button></div>"));
     const char *v0 = strstr(at, "<div class=\"view\" data-view=\"corrected\" data-timer=\"0\">\n<p class=\"sub\">"
                                 "<span class=\"lf intended\">latency from the intended start</span>");
-    const char *v9 = strstr(at, "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"9\" id=\"t9\">\n"
+    const char *v9 = strstr(at, "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"0\" "
+                                "data-timer-view=\"uncorrected\" id=\"t0-uncorrected\">\n"
                                 "<p class=\"sub\"><span class=\"lf actual\">uncorrected: from the actual start</span>: "
                                 "timer &ldquo;All Transactions (uncorrected)&rdquo;");
     assert_true(v0 && v9 && v0 < v9);
     /* each view its own summary table, charts and interval rows */
     assert_int_equal(count(at, "<table class=\"summary\">"), 2);
     assert_int_equal(count(at, "<table class=\"intervals\">"), 2);
-    assert_non_null(strstr(v0, "data-kind=\"rt\" data-timer=\"0\" data-twin=\"9\""));
-    assert_non_null(strstr(v9, "data-kind=\"rt\" data-timer=\"9\"></div>"));
-    assert_non_null(strstr(v9, "data-kind=\"tput\" data-timer=\"9\""));
+    assert_non_null(strstr(v0, "data-kind=\"rt\" data-timer=\"0\" data-twin-view=\"uncorrected\""));
+    assert_non_null(strstr(v9, "data-kind=\"rt\" data-timer=\"0\" data-timer-view=\"uncorrected\"></div>"));
+    assert_non_null(strstr(v9, "data-kind=\"tput\" data-timer=\"0\" data-timer-view=\"uncorrected\""));
     free(at);
-    assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"3\" data-twin=\"10\""));
-    assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"4\" data-twin=\"7\""));
-    assert_int_equal(count(page, "data-twin="), 4);                          /* and the first screen's */
+    assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"3\" data-twin-view=\"uncorrected\""));
+    assert_non_null(strstr(page, "data-kind=\"rt\" data-timer=\"4\" data-twin-view=\"uncorrected\""));
+    assert_int_equal(count(page, "data-twin-view="), 4);                     /* and the first screen's */
+    assert_int_equal(count(page, "data-twin="), 0);
     /* memcached.get: three views, corrected, uncorrected and all, in that order */
     char *mg = between(page, "<section class=\"timer\" id=\"t4\" data-views=\"3\">\n<h3>memcached.get</h3>", "</section>");
     assert_non_null(strstr(mg, "data-view=\"corrected\" aria-pressed=\"true\">corrected</button><button type=\"button\" "
                                "data-view=\"uncorrected\" aria-pressed=\"false\">uncorrected</button><button "
                                "type=\"button\" data-view=\"all\" aria-pressed=\"false\">all</button></div>"));
     const char *m4 = strstr(mg, "<div class=\"view\" data-view=\"corrected\" data-timer=\"4\">");
-    const char *m7 = strstr(mg, "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"7\" id=\"t7\">");
-    const char *m12 = strstr(mg, "<div class=\"view\" data-view=\"all\" data-timer=\"12\" id=\"t12\">\n<p class=\"sub\">"
+    const char *m7 = strstr(mg, "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"4\" "
+                                "data-timer-view=\"uncorrected\" id=\"t4-uncorrected\">");
+    const char *m12 = strstr(mg, "<div class=\"view\" data-view=\"all\" data-timer=\"4\" data-timer-view=\"all\" "
+                                 "id=\"t4-all\">\n<p class=\"sub\">"
                                  "<span class=\"lf all\">all samples: failures, cancelled and skipped ones included</span>: "
                                  "timer &ldquo;memcached.get (all)&rdquo;");
     assert_true(m4 && m7 && m12 && m4 < m7 && m7 < m12);
-    assert_non_null(strstr(m12, "data-kind=\"rt\" data-timer=\"12\"></div>"));
+    assert_non_null(strstr(m12, "data-kind=\"rt\" data-timer=\"4\" data-timer-view=\"all\"></div>"));
     free(mg);
     /* no views: no switch, no view label */
-    char *ms = between(page, "<section class=\"timer\" id=\"t11\" data-views=\"1\">\n<h3>memcached.set</h3>", "</section>");
+    char *ms = between(page, "<section class=\"timer\" id=\"t7\" data-views=\"1\">\n<h3>memcached.set</h3>", "</section>");
     assert_null(strstr(ms, "view-switch"));
     assert_null(strstr(ms, "class=\"lf"));
     free(ms);
@@ -550,15 +557,15 @@ static void test_health_thresholds_twins(void **state) {
     assert_int_equal(count(page, "class=\"lf all\""), 1);
     assert_int_equal(count(page, "<section class=\"timer"), 6);             /* every timer but the stages and views */
     assert_int_equal(count(page, "data-kind=\"rt\""), 11);                  /* one per view, and the first screen's */
-    assert_null(strstr(page, "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"9\" id=\"t9\" hidden"));
+    assert_null(strstr(page, "id=\"t0-uncorrected\" hidden"));
     /* the script shows the switch and hides the other views */
     assert_non_null(strstr(html, "function showView(sec, v)"));
     assert_null(strstr(toc, "stage "));
     /* each timer once: its views are in its section, not links of their own */
     assert_non_null(strstr(toc, "<a href=\"#t0\">All Transactions</a><span>Groups:"));
     assert_null(strstr(toc, "(uncorrected)"));
-    assert_null(strstr(toc, "href=\"#t9\""));
-    assert_null(strstr(toc, "href=\"#t12\""));
+    assert_null(strstr(toc, "href=\"#t0-"));
+    assert_null(strstr(toc, "href=\"#t4-"));
     assert_null(strstr(toc, "(all)"));
 
     /* checks are not counters: the kind says so, not the name */
@@ -626,6 +633,134 @@ static void verdict_case(const char *status, int exit_code, long long tx, long l
 /* The headline states the verdict in its colour: red for failed thresholds,
  * every transaction failed, aborted; amber for some errors, suspect,
  * interrupted; green only for a clean run. */
+/* One run written as schema 1 (the twins "X (uncorrected)" and "X (all)" as
+ * timers of their own, paired by uncorrected_of / all_of, listed after the
+ * timers as results.c writes them) and as schema 2 (the same figures under
+ * each timer's "views"), each view with figures of its own (base latency). */
+typedef struct vt_spec {
+    const char *name, *kind, *group;
+    int stage;
+    double unc_ms, all_ms;    /* the views' base latency; 0: no such view */
+} vt_spec;
+
+static const vt_spec vt_specs[] = {
+    {"All Transactions", "all", NULL, 0, 0.125, 0},
+    {"memcached.get", "primitive", NULL, 0, 0.5, 0.75},
+    {"stage 1 g1", "stage", "g1", 1, 0.375, 0.625},
+    {"memcached.set", "primitive", NULL, 0, 0, 0},
+};
+#define VT_N (sizeof vt_specs / sizeof vt_specs[0])
+
+static json_t *vt_view(const char *from, const char *over, double ms) {
+    json_t *iv = json_pack("[o,o,o]", row(100, 0, 2, ms), row(101, 1, 2, ms), row(102, 2, 0.5, ms));
+    return json_pack("{s:s,s:s,s:o,s:o}", "latency_from", from, "latency_over", over, "summary",
+                     row(303, 3, 4.5, ms), "intervals", iv);
+}
+
+/* Timer (or schema-1 twin) called name of spec v: a view's fields, its name, kind, group and stage. */
+static json_t *vt_timer(const vt_spec *v, const char *name, json_t *fields) {
+    json_object_set_new(fields, "name", json_string(name));
+    json_object_set_new(fields, "kind", json_string(v->kind));
+    if (v->group) {
+        json_object_set_new(fields, "group", json_string(v->group));
+        json_object_set_new(fields, "stage", json_integer(v->stage));
+    }
+    return fields;
+}
+
+static void write_views_run(const char *dir, int schema) {
+    json_t *timers = json_array();
+    char name[128];
+    for (size_t i = 0; i < VT_N; i++) {
+        const vt_spec *v = &vt_specs[i];
+        const char *from = v->unc_ms > 0 ? "intended start" : "actual start";
+        json_t *t = vt_timer(v, v->name, vt_view(from, "successes", 0.25)), *views = json_object();
+        if (schema == 2 && v->unc_ms > 0)
+            json_object_set_new(views, "uncorrected", vt_view("actual start", "successes", v->unc_ms));
+        if (schema == 2 && v->all_ms > 0) json_object_set_new(views, "all", vt_view(from, "all samples", v->all_ms));
+        if (json_object_size(views)) json_object_set(t, "views", views);
+        json_decref(views);
+        json_array_append_new(timers, t);
+    }
+    for (size_t i = 0; schema == 1 && i < VT_N; i++) {     /* the twins, after the timers */
+        const vt_spec *v = &vt_specs[i];
+        if (v->all_ms > 0) {
+            snprintf(name, sizeof name, "%s (all)", v->name);
+            json_t *t = vt_timer(v, name, vt_view("intended start", "all samples", v->all_ms));
+            json_object_set_new(t, "all_of", json_string(v->name));
+            json_array_append_new(timers, t);
+        }
+        if (v->unc_ms > 0) {
+            snprintf(name, sizeof name, "%s (uncorrected)", v->name);
+            json_t *t = vt_timer(v, name, vt_view("actual start", "successes", v->unc_ms));
+            json_object_set_new(t, "uncorrected_of", json_string(v->name));
+            json_array_append_new(timers, t);
+        }
+    }
+    json_t *root = json_pack("{s:i,s:s,s:s,s:i,s:f,s:{s:f,s:f,s:i},s:[{s:s,s:i,s:s}],s:o}", "schema_version", schema,
+                             "scenario", "views", "status", "completed", "exit_code", 0, "run_time_s", 4.5, "settings",
+                             "run_time_s", 4.5, "interval_s", 2.0, "workers", 1, "groups", "name", "g1", "vus", 2,
+                             "script", "vu.lua", "timers", timers);
+    assert_non_null(root);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    assert_int_equal(json_dump_file(root, path, JSON_INDENT(2)), 0);
+    json_decref(root);
+}
+
+/* Schema 2's views (nested) make the same page as schema 1's twins: the same sections, views, cells,
+ * stage rows and chart references; each view's cells are its own figures. */
+static void test_schema2_views(void **state) {
+    (void)state;
+    char *d1 = tmpdir(), *d2 = tmpdir();
+    write_views_run(d1, 1);
+    write_views_run(d2, 2);
+    char *h1 = render(d1), *h2 = render(d2);
+    char *p1 = between(h1, "<section id=\"overview\">", "<footer>"), *p2 = between(h2, "<section id=\"overview\">", "<footer>");
+    assert_string_equal(p1, p2);
+    assert_null(strstr(h2, "has schema version"));                          /* schema 2 is known here */
+    /* the timers are the families (0 All Transactions, 1 memcached.get, 2 stage 1 g1, 3 memcached.set) in both */
+    char *mg = between(p2, "<section class=\"timer\" id=\"t1\" data-views=\"3\">\n<h3>memcached.get</h3>", "</section>");
+    const char *vc = strstr(mg, "<div class=\"view\" data-view=\"corrected\" data-timer=\"1\">");
+    const char *vu = strstr(mg, "<div class=\"view\" data-view=\"uncorrected\" data-timer=\"1\" data-timer-view=\"uncorrected\"");
+    const char *va = strstr(mg, "<div class=\"view\" data-view=\"all\" data-timer=\"1\" data-timer-view=\"all\"");
+    assert_true(vc && vu && va && vc < vu && vu < va);
+    /* summary rows: min, avg, p50 of each view's base latency (0.25, 0.5, 0.75 ms) */
+    const char *cc = strstr(vc, "<td>303</td><td>67.33</td><td class=\"err\">3</td><td>0.050</td><td>0.250</td><td>0.225</td>");
+    const char *cu = strstr(vc, "<td>303</td><td>67.33</td><td class=\"err\">3</td><td>0.100</td><td>0.500</td><td>0.450</td>");
+    const char *ca = strstr(vc, "<td>303</td><td>67.33</td><td class=\"err\">3</td><td>0.150</td><td>0.750</td><td>0.675</td>");
+    assert_true(cc && cu && ca && cc < vu && vu < cu && cu < va && va < ca);
+    /* the charts name the timer and the view; the corrected rt chart the uncorrected view too */
+    assert_non_null(strstr(vc, "data-kind=\"rt\" data-timer=\"1\" data-twin-view=\"uncorrected\""));
+    assert_non_null(strstr(va, "data-kind=\"dist\" data-timer=\"1\" data-timer-view=\"all\""));
+    free(mg);
+    assert_int_equal(count(p2, "<section class=\"timer"), 3);
+    /* stages: the timer, its all view, then its uncorrected view, each with its own p95 (2 x base) */
+    char *st = between(p2, "<section id=\"stages\">", "</section>");
+    assert_int_equal(count(st, "<tr class=\"stage"), 3);
+    const char *r0 = strstr(st, "<tr class=\"stage\"><td class=\"l\">g1</td><td>1</td><td class=\"l\">latency from the "
+                                "intended start</td>");
+    const char *r1 = strstr(st, "<tr class=\"stage\"><td class=\"l\">g1</td><td>1</td><td class=\"l\"></td>");
+    const char *r2 = strstr(st, "<tr class=\"stage twin\"><td class=\"l\">g1</td><td>1</td><td class=\"l\">uncorrected");
+    assert_true(r0 && r1 && r2 && r0 < r1 && r1 < r2);
+    assert_non_null(strstr(r1, "<td>1.250</td><td>2.553</td>"));
+    assert_non_null(strstr(r2, "<td>0.750</td><td>2.553</td>"));
+    free(st);
+    /* the embedded data is schema 2's shape for both: the script reads D.timers[i].views[v] */
+    json_t *j1 = embedded(h1), *t1 = json_object_get(j1, "timers");
+    assert_int_equal(json_array_size(t1), VT_N);
+    assert_non_null(json_object_get(json_object_get(json_array_get(t1, 1), "views"), "all"));
+    assert_null(json_object_get(json_array_get(t1, 1), "all_of"));
+    json_decref(j1);
+    assert_non_null(strstr(h1, "viewOf(tm, el.getAttribute('data-timer-view'))"));
+    free(p1);
+    free(p2);
+    free(h1);
+    free(h2);
+    rmdir_all(d1);
+    rmdir_all(d2);
+}
+
 static void test_verdict(void **state) {
     (void)state;
     verdict_case("completed", 0, 100, 0, 0, 0, 0, "ok", "completed: no error</strong>");
@@ -648,6 +783,7 @@ int main(void) {
         cmocka_unit_test(test_missing_or_invalid),
         cmocka_unit_test(test_phases_index),
         cmocka_unit_test(test_health_thresholds_twins),
+        cmocka_unit_test(test_schema2_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,7 @@
 #include "stats/run_result.h"
 #include "scenario/scenario.h"
 
-#define RESULTS_SCHEMA_VERSION 1
+#define RESULTS_SCHEMA_VERSION 2   /* 2: one timers[] entry per timer family, its views nested */
 
 const char *report_status_name(run_status s);   /* "completed", "interrupted", "aborted", "stuck" */
 

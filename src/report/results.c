@@ -174,20 +174,12 @@ json_t *report_row_json(const agg_row *x, unsigned output) {
 
 static json_t *results_row_json(const agg_row *x) { return report_row_json(x, FIG_OUT_SUMMARY); }
 
-/* 1 when t is timed from the intended start: it has an "(uncorrected)" twin. */
-static int results_has_twin(const agg_timer *t) {
-    if (t->of) t = t->of;                   /* an "(all)" twin: as its timer */
-    return t->uncorrected != NULL;
-}
-
-/* What a timer is besides its name, as data (docs/results.md): its group
- * and stage, and whose twin it is. */
+/* What a timer family is besides its name, as data (docs/results.md):
+ * its group and stage, and its tags. */
 static void results_timer_tags(json_t *o, const scenario *sc, const agg_timer *t) {
     if (t->group >= 0 && t->group < sc->ngroups)
         json_object_set_new(o, "group", results_str(sc->groups[t->group].name));
     if (t->stage > 0) json_object_set_new(o, "stage", json_integer(t->stage));
-    if (t->twin_of) json_object_set_new(o, "uncorrected_of", results_str(t->twin_of->name));
-    if (t->of) json_object_set_new(o, "all_of", results_str(t->of->name));
     json_t *fields = t->tags ? json_loads(t->tags, 0, NULL) : NULL;   /* tagged_of, tags */
     if (json_is_object(fields)) json_object_update(o, fields);
     json_decref(fields);
@@ -200,25 +192,52 @@ static json_t *results_row_elem(const void *data, int k, int64_t *carry) {
     return results_row_json(&t->rows[k]);
 }
 
-/* Each timer: its summary over its span (a stage timer's stage, otherwise
- * the run), with the span's bounds, and its interval rows. */
+/* View v of the family of head, as summary.json has it (schema 2): where
+ * its latency is from and over, its summary over the family's span, its
+ * interval rows.  NULL when the family has no such view reported. */
+static json_t *results_view_json(const scenario *sc, const run_result *r, lazy_json *lz, const agg_timer *head,
+                                 timer_view v) {
+    const agg_timer *t = agg_view(head, v);
+    if (!t || !agg_timer_reported(t)) return NULL;
+    agg_row total;
+    double s0, s1, span = report_timer_span(sc, r, head, &s0, &s1);
+    agg_timer_total_row(&total, t, span);
+    const char *from = v == TV_UNCORRECTED || !head->uncorrected ? "actual start" : "intended start";
+    return json_pack("{s:s,s:s,s:o,s:o}", "latency_from", from, "latency_over",
+                     v == TV_ALL ? "all samples" : "successes", "summary", results_row_json(&total),
+                     "intervals", lazy_json_array(lz, results_row_elem, t, t->nrows));
+}
+
+/* Each timer family (schema 2): its default view at the top level, with
+ * its span's bounds, group, stage and tags; its other views under "views"
+ * (absent when it has none: engine timers, a closed-loop timer without
+ * failures). */
 static json_t *results_timers_json(const scenario *sc, const run_result *r, lazy_json *lz) {
     json_t *arr = json_array();
     for (int i = 0; i < r->agg.n; i++) {
         const agg_timer *t = r->agg.timers[i];
-        if (!agg_timer_reported(t)) continue;
-        agg_row total;
-        double s0, s1, span = report_timer_span(sc, r, t->of ? t->of : t, &s0, &s1);
-        agg_timer_total_row(&total, t, span);
-        json_t *rows = lazy_json_array(lz, results_row_elem, t, t->nrows);
-        json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:s,s:o,s:o}", "name", results_str(t->name),
-            "kind", timer_kind_name(t->kind), "latency_from", results_has_twin(t) ? "intended start" : "actual start",
-            "latency_over", t->of ? "all samples" : "successes",
-            "summary", results_row_json(&total), "intervals", rows));
-        json_t *o = json_array_get(arr, json_array_size(arr) - 1);
+        if (agg_head(t) != t) continue;
+        json_t *o = results_view_json(sc, r, lz, t, TV_DEFAULT);
+        if (!o) continue;
+        json_t *named = json_pack("{s:o,s:s}", "name", results_str(t->name), "kind", timer_kind_name(t->kind));
+        if (named) json_object_update(named, o);
+        json_decref(o);
+        o = named;
+        if (!o) continue;
+        double s0, s1;
+        report_timer_span(sc, r, t, &s0, &s1);
         json_object_set_new(o, "start_s", json_real(s0));
         json_object_set_new(o, "end_s", json_real(s1));
         results_timer_tags(o, sc, t);
+        json_t *views = NULL;
+        for (timer_view v = TV_DEFAULT + 1; v < TV_N; v++) {
+            json_t *x = results_view_json(sc, r, lz, t, v);
+            if (!x) continue;
+            if (!views) views = json_object();
+            json_object_set_new(views, timer_view_name(v), x);
+        }
+        if (views) json_object_set_new(o, "views", views);
+        json_array_append_new(arr, o);
     }
     return arr;
 }

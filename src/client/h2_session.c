@@ -561,6 +561,7 @@ static int h2_ng_new(h2_session *s) {
     nghttp2_option_set_max_settings(opt, 64);              /* entries per SETTINGS frame */
     nghttp2_option_set_max_outbound_ack(opt, 1000);        /* a SETTINGS/PING flood: the session ends */
     nghttp2_option_set_max_send_header_block_length(opt, 256 * 1024);
+    if (s->cfg->http_checks_own) nghttp2_option_set_no_http_messaging(opt, 1);
     nghttp2_mem mem = h2_mem_nghttp2(&s->mem);
     int rc = nghttp2_session_client_new3(&s->ng, cb, s, opt, &mem);
     nghttp2_option_del(opt);

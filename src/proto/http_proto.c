@@ -377,11 +377,58 @@ void hp_parser_put_status(hp_parser *p, int status, int major, int minor) {
     p->in_body = 0;
 }
 
+/* HTTP/2 field names: 1 a lowercase token byte, 2 an uppercase letter
+ * (RFC 9113 8.2.1: malformed), 0 anything else (the field is ignored, as
+ * nghttp2 does). */
+static const unsigned char hp_h2_name_class[256] = {
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1, ['-'] = 1,
+    ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
+    ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+    ['A'] = 2, ['B'] = 2, ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2, ['G'] = 2, ['H'] = 2, ['I'] = 2,
+    ['J'] = 2, ['K'] = 2, ['L'] = 2, ['M'] = 2, ['N'] = 2, ['O'] = 2, ['P'] = 2, ['Q'] = 2, ['R'] = 2,
+    ['S'] = 2, ['T'] = 2, ['U'] = 2, ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
+};
+
+/* 1 when value[0..len) has no control byte but HTAB (NUL, CR, LF, DEL ...
+ * end the field, as nghttp2 ignores such fields).  Eight bytes at a time:
+ * a word with no byte below 0x20 and none 0x7f passes at once. */
+static int hp_h2_value_ok(const char *v, size_t len) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, v + i, 8);
+        uint64_t low = (w - 0x20 * ones) & ~w & highs;              /* a byte < 0x20 */
+        uint64_t x = w ^ (0x7f * ones);
+        uint64_t del = (x - ones) & ~x & highs;                     /* a byte == 0x7f */
+        if (low | del) break;
+    }
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)v[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7f) return 0;
+    }
+    return 1;
+}
+
 int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len) {
     if (p->hlen + name_len + value_len > HP_PUT_HDR_MAX) {
         p->err = "response header block larger than 256 KiB";
         return HP_ERROR;
     }
+    if (name_len == 0) return 1;
+    unsigned all = 1;
+    for (size_t i = 0; i < name_len; i++) {
+        unsigned c = hp_h2_name_class[(unsigned char)name[i]];
+        if (c == 2) {
+            p->err = "uppercase header field name in an HTTP/2 response";
+            return HP_ERROR;
+        }
+        all &= c;
+    }
+    if (!all || !hp_h2_value_ok(value, value_len)) return 1;
     if (p->nheaders == p->hdrs_cap) {
         size_t cap = p->hdrs_cap ? p->hdrs_cap * 2 : HP_HDRS_INIT;
         hp_hdr_ref *h = realloc(p->hdrs, cap * sizeof *h);
@@ -394,14 +441,14 @@ int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const 
         return HP_ERROR;
     }
     hp_hdr_ref *h = &p->hdrs[p->nheaders++];
+    char *o = p->hbuf + p->hlen;
     h->name_off = p->hlen;
     h->name_len = name_len;
-    for (size_t i = 0; i < name_len; i++) p->hbuf[p->hlen + i] = (char)hp_lower((unsigned char)name[i]);
-    p->hlen += name_len;
-    h->value_off = p->hlen;
+    h->value_off = p->hlen + name_len;
     h->value_len = value_len;
-    if (value_len) memcpy(p->hbuf + p->hlen, value, value_len);
-    p->hlen += value_len;
+    memcpy(o, name, name_len);
+    if (value_len) memcpy(o + name_len, value, value_len);
+    p->hlen += name_len + value_len;
     return 0;
 }
 

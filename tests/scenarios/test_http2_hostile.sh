@@ -66,4 +66,18 @@ check "window: timeouts tallied" grep -q 'timeout' "$E"
 hostile flood 40
 check "flood: 40 transactions ended (as successes or counted errors: $TX, $ERRS errors, $SERVED served)" \
     [ "$TX" -eq 40 -a $((TX - ERRS)) -le "$SERVED" ]
+# nghttp2's HTTP checks are off (luamech's own, client/http_h2.c): each
+# malformed response is a counted protocol error with its reason.
+malformed() { # MODE TEXT
+    hostile "$1" 20
+    check "$1: 20 failures, as many as the server's answers ($ERRS, $SERVED)" [ "$ERRS" -eq 20 -a "$SERVED" -eq 20 ]
+    check "$1: the reason is tallied ($2)" grep -q "protocol error: $2" "$E"
+}
+malformed nostatus 'HTTP/2 response DATA before its :status'
+malformed badstatus 'HTTP/2 response with an invalid :status'
+malformed late 'HTTP/2 response with a pseudo-header after a regular field'
+malformed upper 'uppercase header field name in an HTTP/2 response'
+malformed clenlong 'HTTP/2 response body shorter than its content-length'
+malformed clenshort 'HTTP/2 response body longer than its content-length'
+malformed twostatus 'HTTP/2 response with more than one :status'
 finish

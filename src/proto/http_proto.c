@@ -46,10 +46,23 @@ int hp_method_parse(const char *s, size_t len) {
 
 /* ---- validation ---- */
 
-static int hp_tchar(unsigned char c) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return 1;
-    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
+/* Token bytes (RFC 9110 5.6.2) by class: 1 a lowercase one, 2 an uppercase
+ * letter, 0 not a token byte.  HTTP/2 field names must be class 1 (RFC
+ * 9113 8.2.1: an uppercase letter is malformed; nghttp2 ignores a field
+ * with another byte). */
+static const unsigned char hp_h2_name_class[256] = {
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1, ['-'] = 1,
+    ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
+    ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+    ['A'] = 2, ['B'] = 2, ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2, ['G'] = 2, ['H'] = 2, ['I'] = 2,
+    ['J'] = 2, ['K'] = 2, ['L'] = 2, ['M'] = 2, ['N'] = 2, ['O'] = 2, ['P'] = 2, ['Q'] = 2, ['R'] = 2,
+    ['S'] = 2, ['T'] = 2, ['U'] = 2, ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
+};
+
+static int hp_tchar(unsigned char c) { return hp_h2_name_class[c] != 0; }
 
 int hp_header_name_valid(const char *name, size_t len) {
     if (len == 0 || len > 256) return 0;
@@ -78,7 +91,8 @@ int hp_path_valid(const char *path, size_t len) {
 }
 
 int hp_header_reserved(const char *name, size_t len) {
-    return hp_ieq(name, len, "content-length") || hp_ieq(name, len, "transfer-encoding");
+    if (len == 14) return hp_ieq(name, len, "content-length");
+    return len == 17 && hp_ieq(name, len, "transfer-encoding");
 }
 
 /* ---- encoder ---- */
@@ -377,36 +391,26 @@ void hp_parser_put_status(hp_parser *p, int status, int major, int minor) {
     p->in_body = 0;
 }
 
-/* HTTP/2 field names: 1 a lowercase token byte, 2 an uppercase letter
- * (RFC 9113 8.2.1: malformed), 0 anything else (the field is ignored, as
- * nghttp2 does). */
-static const unsigned char hp_h2_name_class[256] = {
-    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1, ['-'] = 1,
-    ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
-    ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
-    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
-    ['A'] = 2, ['B'] = 2, ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2, ['G'] = 2, ['H'] = 2, ['I'] = 2,
-    ['J'] = 2, ['K'] = 2, ['L'] = 2, ['M'] = 2, ['N'] = 2, ['O'] = 2, ['P'] = 2, ['Q'] = 2, ['R'] = 2,
-    ['S'] = 2, ['T'] = 2, ['U'] = 2, ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
-};
-
 /* 1 when value[0..len) has no control byte but HTAB (NUL, CR, LF, DEL ...
  * end the field, as nghttp2 ignores such fields).  Eight bytes at a time:
  * a word with no byte below 0x20 and none 0x7f passes at once. */
-static int hp_h2_value_ok(const char *v, size_t len) {
+static int hp_h2_word_ctl(const char *p) {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, v + i, 8);
-        uint64_t low = (w - 0x20 * ones) & ~w & highs;              /* a byte < 0x20 */
-        uint64_t x = w ^ (0x7f * ones);
-        uint64_t del = (x - ones) & ~x & highs;                     /* a byte == 0x7f */
-        if (low | del) break;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t low = (w - 0x20 * ones) & ~w & highs;                  /* a byte < 0x20 */
+    uint64_t x = w ^ (0x7f * ones);
+    return ((low | ((x - ones) & ~x & highs))) != 0;                /* or one == 0x7f */
+}
+
+static int hp_h2_value_ok(const char *v, size_t len) {
+    if (len >= 8) {                               /* the words, the last one overlapping */
+        int ctl = 0;
+        for (size_t i = 0; i + 8 <= len; i += 8) ctl |= hp_h2_word_ctl(v + i);
+        ctl |= hp_h2_word_ctl(v + len - 8);
+        if (!ctl) return 1;
     }
-    for (; i < len; i++) {
+    for (size_t i = 0; i < len; i++) {            /* short, or a control byte seen (HTAB?) */
         unsigned char c = (unsigned char)v[i];
         if ((c < 0x20 && c != '\t') || c == 0x7f) return 0;
     }
@@ -669,7 +673,9 @@ void hp_parser_header(const hp_parser *p, size_t i, const char **name, size_t *n
 }
 
 const char *hp_parser_find(const hp_parser *p, const char *name, size_t *value_len) {
+    size_t ql = strlen(name);
     for (size_t i = 0; i < p->nheaders; i++) {
+        if (p->hdrs[i].name_len != ql) continue;
         const char *n, *v;
         size_t nl, vl;
         hp_parser_header(p, i, &n, &nl, &v, &vl);
@@ -691,16 +697,19 @@ size_t hp_parser_headers_pack(const hp_parser *p, char *out, size_t cap) {
     if (need > cap) return need;
     char *o = out;
     for (size_t i = 0; i < p->nheaders; i++) {
-        const char *n, *v;
-        size_t nl, vl;
-        hp_parser_header(p, i, &n, &nl, &v, &vl);
-        uint32_t l[2] = {(uint32_t)nl, (uint32_t)vl};
+        const hp_hdr_ref *h = &p->hdrs[i];
+        uint32_t l[2] = {(uint32_t)h->name_len, (uint32_t)h->value_len};
         memcpy(o, l, sizeof l);
         o += sizeof l;
-        memcpy(o, n, nl);
-        o += nl;
-        if (vl) memcpy(o, v, vl);
-        o += vl;
+        if (h->value_off == h->name_off + h->name_len) {   /* name and value adjacent: one copy */
+            memcpy(o, p->hbuf + h->name_off, h->name_len + h->value_len);
+            o += h->name_len + h->value_len;
+            continue;
+        }
+        memcpy(o, p->hbuf + h->name_off, h->name_len);
+        o += h->name_len;
+        if (h->value_len) memcpy(o, p->hbuf + h->value_off, h->value_len);
+        o += h->value_len;
     }
     return need;
 }

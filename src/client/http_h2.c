@@ -418,8 +418,9 @@ static void hh2_on_close(void *ud, int status, uint32_t code, int sys, const cha
             hh2_fallback(rx);
             return;
         }
-        snprintf(rx->errmsg, sizeof rx->errmsg, "HTTP/2 required (http = \"2\") but %s", msg ? msg : "the server did not select h2");
-        hh2_finish(rx, HTTP_ECONNECT, 0, rx->errmsg);
+        snprintf(rx->errmsg, sizeof rx->errmsg, "%s; http = \"2\" requires HTTP/2",
+                 msg ? msg : "the server did not select h2 by ALPN");
+        hh2_finish(rx, HTTP_ESETUP, 0, rx->errmsg);
         return;
     case H2_ECONNECT:
         if (sys == NET_ETLS) {

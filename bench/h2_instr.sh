@@ -19,7 +19,11 @@
 # thread, (Ir(N_BIG) - Ir(N_SMALL)) / (N_BIG - N_SMALL), start-up, connects
 # and Lua compilation cancelled out.  Settings: PROTO=h2|h1 CONNS=4
 # STREAMS=25 N_SMALL=2000 N_BIG=22000 SERVER_CPU=0 GEN_CPU=1 OUT=DIR
-# (callgrind files kept there; callgrind_annotate them for the costs).
+# (callgrind files kept there; callgrind_annotate them for the costs),
+# VU_PRE=LUA (a line put at the top of the VU script, for experiments:
+# VU_PRE='collectgarbage("setpause", 400)').  Runs differ by about +-100
+# Ir/req (LuaJIT's GC steps fall unevenly); a cut smaller than that needs
+# a few runs.
 set -u -o pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PROTO=${PROTO:-h2} TOOL=${TOOL:-luamech}
@@ -62,6 +66,7 @@ kill -0 "$NGPID" 2>/dev/null || die "nginx did not start (see $OUT/ng/error.log)
 opts="http = \"2\", pool = true, max_streams = $STREAMS"
 [ "$PROTO" = h1 ] && opts="http = \"1.1\", pool = true"
 cat > "$OUT/vu.lua" <<S
+${VU_PRE:-}
 local c = luamech.http.new("http://127.0.0.1:$PORT", { $opts })
 return function()
   local r = c:get("/")

@@ -71,9 +71,25 @@ int hp_header_name_valid(const char *name, size_t len) {
     return 1;
 }
 
-/* 1 when value[0..len) has no CR, LF or NUL and len <= max. */
+/* 1 when the 8 bytes at p hold a control byte (below 0x20, or 0x7f). */
+static int hp_h2_word_ctl(const char *p) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t low = (w - 0x20 * ones) & ~w & highs;                  /* a byte < 0x20 */
+    uint64_t x = w ^ (0x7f * ones);
+    return ((low | ((x - ones) & ~x & highs))) != 0;                /* or one == 0x7f */
+}
+
+/* 1 when value[0..len) has no CR, LF or NUL and len <= max (eight bytes at
+ * a time: a value without control bytes passes by words). */
 static int hp_value_ok(const char *value, size_t len, size_t max) {
     if (len > max) return 0;
+    if (len >= 8) {
+        int ctl = 0;
+        for (size_t i = 0; i + 8 <= len; i += 8) ctl |= hp_h2_word_ctl(value + i);
+        if (!(ctl | hp_h2_word_ctl(value + len - 8))) return 1;
+    }
     for (size_t i = 0; i < len; i++)
         if (value[i] == '\r' || value[i] == '\n' || value[i] == '\0') return 0;
     return 1;
@@ -394,15 +410,6 @@ void hp_parser_put_status(hp_parser *p, int status, int major, int minor) {
 /* 1 when value[0..len) has no control byte but HTAB (NUL, CR, LF, DEL ...
  * end the field, as nghttp2 ignores such fields).  Eight bytes at a time:
  * a word with no byte below 0x20 and none 0x7f passes at once. */
-static int hp_h2_word_ctl(const char *p) {
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    uint64_t w;
-    memcpy(&w, p, 8);
-    uint64_t low = (w - 0x20 * ones) & ~w & highs;                  /* a byte < 0x20 */
-    uint64_t x = w ^ (0x7f * ones);
-    return ((low | ((x - ones) & ~x & highs))) != 0;                /* or one == 0x7f */
-}
-
 static int hp_h2_value_ok(const char *v, size_t len) {
     if (len >= 8) {                               /* the words, the last one overlapping */
         int ctl = 0;

@@ -58,6 +58,8 @@ struct h2_session {
     size_t nv_cap;
     h2_session_stats st;
     int fail_sys;                /* the connection's failure (libuv/net status), 0: none */
+    uint64_t rx_ns;              /* the clock when the bytes nghttp2 reads now arrived */
+    uint64_t tx_ns;              /* the clock of this flush's first HEADERS, 0 until one */
     char msg[256];
 };
 
@@ -207,7 +209,7 @@ static int h2_cb_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, vo
     (void)ng;
     if (!st) return 0;
     st->bytes_in += 9 + hd->length;
-    if (!st->first_ns) st->first_ns = uv_hrtime();
+    if (!st->first_ns) st->first_ns = s->rx_ns;     /* one clock read per batch of bytes */
     return 0;
 }
 
@@ -332,7 +334,8 @@ static int h2_cb_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *u
     st->bytes_out += 9 + f->hd.length;
     if (f->hd.type == NGHTTP2_HEADERS && !st->headers_sent) {
         st->headers_sent = 1;
-        st->sent_ns = uv_hrtime();
+        if (!s->tx_ns) s->tx_ns = uv_hrtime();      /* one clock read per flush */
+        st->sent_ns = s->tx_ns;
     }
     return 0;
 }
@@ -411,6 +414,7 @@ static void h2_flush(h2_session *s) {
         s->want_flush = 1;
         return;
     }
+    s->tx_ns = 0;
     for (;;) {
         const uint8_t *data;
         ssize_t n = nghttp2_session_mem_send(s->ng, &data);
@@ -433,6 +437,7 @@ static size_t h2_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
     (void)nc;
     if (s->closing) return n;
     s->in_recv = 1;
+    s->rx_ns = uv_hrtime();
     ssize_t rv = nghttp2_session_mem_recv(s->ng, (const uint8_t *)p, n);
     s->in_recv = 0;
     if (s->closing) return n;
@@ -561,6 +566,7 @@ static int h2_ng_new(h2_session *s) {
     nghttp2_option_set_max_settings(opt, 64);              /* entries per SETTINGS frame */
     nghttp2_option_set_max_outbound_ack(opt, 1000);        /* a SETTINGS/PING flood: the session ends */
     nghttp2_option_set_max_send_header_block_length(opt, 256 * 1024);
+    if (s->cfg->http_checks_own) nghttp2_option_set_no_http_messaging(opt, 1);
     nghttp2_mem mem = h2_mem_nghttp2(&s->mem);
     int rc = nghttp2_session_client_new3(&s->ng, cb, s, opt, &mem);
     nghttp2_option_del(opt);

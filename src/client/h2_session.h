@@ -142,6 +142,10 @@ typedef struct h2_session_cfg {
     size_t max_header_bytes;             /* a response header block larger: the stream is
                                           * reset (H2_EPROTO); 0: 64 KiB */
     const h2_session_cbs *cbs;
+    int http_checks_own;                 /* 1: nghttp2's HTTP messaging checks are off
+                                          * (nghttp2_option_set_no_http_messaging): the owner
+                                          * checks the response's fields (client/http_h2.c);
+                                          * 0: nghttp2 resets a malformed response */
 } h2_session_cfg;
 
 typedef struct h2_session_stats {

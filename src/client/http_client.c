@@ -136,6 +136,7 @@ const char *http_client_strerror(int status) {
     case HTTP_ENOMEM: return "out of memory";
     case HTTP_EBODY: return "response body larger than max_body";
     case HTTP_ETLS: return "tls";
+    case HTTP_ESETUP: return "setup refused";
     default: return "unknown status";
     }
 }
@@ -146,7 +147,7 @@ client_status http_client_status(int status) {
     case HTTP_ETIMEOUT: return CLIENT_TIMEOUT;
     case HTTP_EPROTO: return CLIENT_PROTOCOL;
     case HTTP_ECANCELED: return CLIENT_CANCELLED;
-    case HTTP_EINVAL: case HTTP_ENOMEM: return CLIENT_SETUP;
+    case HTTP_EINVAL: case HTTP_ENOMEM: case HTTP_ESETUP: return CLIENT_SETUP;
     case HTTP_EBODY: return CLIENT_BODY;
     case HTTP_ETLS: return CLIENT_TLS;
     default: return CLIENT_DOWN;          /* connect, write, read */
@@ -167,6 +168,9 @@ void http_client_describe(const http_req *req, int status, char *buf, size_t len
         break;
     case HTTP_ETLS:
         snprintf(buf, len, "%s", req->detail ? req->detail : "handshake failed");
+        break;
+    case HTTP_ESETUP:
+        snprintf(buf, len, "%s", req->detail ? req->detail : "the server refused the connection's setup");
         break;
     case HTTP_EBODY:
         snprintf(buf, len, "%s (%zu bytes)", http_client_strerror(status), req->body_limit);

@@ -41,6 +41,8 @@
 #define HTTP_EBODY     (-32009)  /* the response body is larger than max_body */
 #define HTTP_ETLS      (-32010)  /* TLS handshake or verification failed, or a body delimited by the
                                     connection's end came without close_notify (req->detail says why) */
+#define HTTP_ESETUP    (-32011)  /* the connection opened but its setup was refused: http = "2" over
+                                    TLS and the server did not select h2 by ALPN (req->detail) */
 
 typedef struct http_client_opts {
     uint64_t timeout_ns;     /* per request unless the request sets one; 0 = none */

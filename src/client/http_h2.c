@@ -44,6 +44,9 @@ typedef struct hh2_rx {
     h2_stream *st;                 /* its stream, while one is open */
     int opener;                    /* this request opened conn (its timing is the request's) */
     int fail;                      /* the HTTP status of a stream we reset ourselves */
+    const char *why;               /* and its reason, when ours (NULL: the parser's) */
+    int regular;                   /* a regular field was seen: no pseudo-header may follow */
+    long long clen;                /* the response's content-length, -1 when none */
     hp_parser parser;
     char *buf;                     /* names (lowercase), values, body */
     size_t cap;
@@ -167,6 +170,7 @@ static hh2_conn *hh2_conn_open(hh2 *h, int *rc) {
     c->scfg.conn.alpn = h->cfg.tls ? h->cfg.alpn : NULL;
     c->scfg.max_streams = h->cfg.max_streams;
     c->scfg.cbs = &hh2_session_cbs;
+    c->scfg.http_checks_own = 1;             /* hh2_on_header, hh2_on_data, hh2_on_close */
     c->start_ns = uv_hrtime();
     *rc = h2_session_new(&c->scfg, c, &c->s);
     if (*rc < 0) {
@@ -233,29 +237,69 @@ static const h2_session_cbs hh2_session_cbs = {
 
 /* ---- a stream's callbacks ---- */
 
+/* The stream is reset for a malformed response (RFC 9113 8.1.1): the
+ * checks nghttp2's HTTP messaging made (it is off: h2_session_cfg
+ * http_checks_own) that a user relies on. */
+static int hh2_malformed(hh2_rx *rx, const char *why) {
+    rx->fail = HTTP_EPROTO;
+    rx->why = why;
+    return 1;
+}
+
+/* ":status": three digits, 200-599 (1xx blocks never come here). */
+static int hh2_status(hh2_rx *rx, const char *v, size_t vl) {
+    if (rx->parser.status) return hh2_malformed(rx, "HTTP/2 response with more than one :status");
+    if (vl != 3 || v[0] < '2' || v[0] > '5' || v[1] < '0' || v[1] > '9' || v[2] < '0' || v[2] > '9')
+        return hh2_malformed(rx, "HTTP/2 response with an invalid :status");
+    hp_parser_put_status(&rx->parser, (v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0'), 2, 0);
+    return 0;
+}
+
+/* "content-length": digits only; a repeated one must say the same. */
+static int hh2_clen(hh2_rx *rx, const char *v, size_t vl) {
+    long long x = 0;
+    if (vl == 0 || vl > 18) return hh2_malformed(rx, "HTTP/2 response with an invalid content-length");
+    for (size_t i = 0; i < vl; i++) {
+        if (v[i] < '0' || v[i] > '9') return hh2_malformed(rx, "HTTP/2 response with an invalid content-length");
+        x = x * 10 + (v[i] - '0');
+    }
+    if (rx->clen >= 0 && rx->clen != x) return hh2_malformed(rx, "HTTP/2 response with two different content-lengths");
+    rx->clen = x;
+    return 0;
+}
+
 static int hh2_on_header(void *ud, int block, const char *n, size_t nl, const char *v, size_t vl) {
     hh2_rx *rx = ud;
     if (block != H2_BLOCK_HEADERS) return 0;          /* trailers: not kept (as with HTTP/1.1) */
-    if (nl == 7 && memcmp(n, ":status", 7) == 0) {
-        int st = 0;
-        for (size_t i = 0; i < vl && i < 3; i++) st = st * 10 + (v[i] - '0');
-        hp_parser_put_status(&rx->parser, st, 2, 0);
-        return 0;
+    if (nl && n[0] == ':') {
+        if (rx->regular) return hh2_malformed(rx, "HTTP/2 response with a pseudo-header after a regular field");
+        if (nl == 7 && memcmp(n, ":status", 7) == 0) return hh2_status(rx, v, vl);
+        return hh2_malformed(rx, "HTTP/2 response with a pseudo-header other than :status");
     }
-    if (nl && n[0] == ':') return 0;
-    if (hp_parser_put_header(&rx->parser, n, nl, v, vl) != 0) {
-        rx->fail = HTTP_EPROTO;
-        return 1;
-    }
+    rx->regular = 1;
+    int rc = hp_parser_put_header(&rx->parser, n, nl, v, vl);
+    if (rc < 0) return hh2_malformed(rx, NULL);
+    if (rc == 0 && nl == 14 && memcmp(n, "content-length", 14) == 0) return hh2_clen(rx, v, vl);
     return 0;
+}
+
+/* The body length the response must have: 0 for HEAD, 204 and 304, else
+ * its content-length; -1 when unknown. */
+static long long hh2_want_body(const hh2_rx *rx) {
+    if (rx->parser.head || rx->parser.status == 204 || rx->parser.status == 304) return 0;
+    return rx->clen;
 }
 
 static int hh2_on_data(void *ud, const char *p, size_t n) {
     hh2_rx *rx = ud;
+    if (!rx->parser.status) return hh2_malformed(rx, "HTTP/2 response DATA before its :status");
     if (hp_parser_put_body(&rx->parser, p, n) != 0) {
         rx->fail = hp_parser_too_big(&rx->parser) ? HTTP_EBODY : HTTP_EPROTO;
         return 1;
     }
+    long long want = hh2_want_body(rx);
+    if (want >= 0 && rx->parser.body_seen > (unsigned long long)want)
+        return hh2_malformed(rx, "HTTP/2 response body longer than its content-length");
     return 0;
 }
 
@@ -336,6 +380,10 @@ static void hh2_on_close(void *ud, int status, uint32_t code, int sys, const cha
             hh2_finish(rx, HTTP_EPROTO, 0, "HTTP/2 response without :status");
             return;
         }
+        if (hh2_want_body(rx) >= 0 && rx->parser.body_seen != (unsigned long long)hh2_want_body(rx)) {
+            hh2_finish(rx, HTTP_EPROTO, 0, "HTTP/2 response body shorter than its content-length");
+            return;
+        }
         hp_parser_put_end(&rx->parser);
         hh2_finish(rx, 0, 0, NULL);
         return;
@@ -370,8 +418,9 @@ static void hh2_on_close(void *ud, int status, uint32_t code, int sys, const cha
             hh2_fallback(rx);
             return;
         }
-        snprintf(rx->errmsg, sizeof rx->errmsg, "HTTP/2 required (http = \"2\") but %s", msg ? msg : "the server did not select h2");
-        hh2_finish(rx, HTTP_ECONNECT, 0, rx->errmsg);
+        snprintf(rx->errmsg, sizeof rx->errmsg, "%s; http = \"2\" requires HTTP/2",
+                 msg ? msg : "the server did not select h2 by ALPN");
+        hh2_finish(rx, HTTP_ESETUP, 0, rx->errmsg);
         return;
     case H2_ECONNECT:
         if (sys == NET_ETLS) {
@@ -390,7 +439,7 @@ static void hh2_on_close(void *ud, int status, uint32_t code, int sys, const cha
         return;
     case H2_ECANCELED:
         if (rx->fail == HTTP_EBODY || rx->fail == HTTP_EPROTO) {
-            hh2_finish(rx, rx->fail, 0, hp_parser_error(&rx->parser));
+            hh2_finish(rx, rx->fail, 0, rx->why ? rx->why : hp_parser_error(&rx->parser));
             return;
         }
         hh2_finish(rx, HTTP_ECANCELED, UV_ECANCELED, NULL);
@@ -518,6 +567,9 @@ static void hh2_dispatch(hh2_rx *rx, int fresh) {
     }
     rx->conn = c;
     rx->fail = 0;
+    rx->why = NULL;
+    rx->regular = 0;
+    rx->clen = -1;
     int status;
     h2_stream *st = h2_stream_open(c->s, rx->nv, rx->nnv, rx->buf + rx->body_off, rx->body_len, 1,
                                    req->deadline_ns, &hh2_stream_cbs, rx, &status);

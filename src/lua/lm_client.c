@@ -47,15 +47,14 @@ static uint64_t lm_opt_number(lua_State *L, const char *fname, const lm_opt_spec
 }
 
 int lm_opts_read(lua_State *L, int idx, const char *fname, const lm_opt_spec *spec, void *dst) {
-    const char *known[LM_OPT_MAX + 1];
-    size_t n = 0;
-    for (const lm_opt_spec *s = spec; s->name; s++) {
-        if (n < LM_OPT_MAX) known[n++] = s->name;
+    for (const lm_opt_spec *s = spec; s->name; s++)
         if (s->kind != LM_OPT_OTHER && s->dflt != LM_OPT_CALLERS)
             lm_opt_store(s, dst, (uint64_t)(s->kind == LM_OPT_SECONDS ? s->dflt * 1e9 : s->dflt));
-    }
+    if (lua_isnoneornil(L, idx)) return 0;     /* the defaults alone (most calls) */
+    const char *known[LM_OPT_MAX + 1];
+    size_t n = 0;
+    for (const lm_opt_spec *s = spec; s->name && n < LM_OPT_MAX; s++) known[n++] = s->name;
     known[n] = NULL;
-    if (lua_isnoneornil(L, idx)) return 0;
     luaL_checktype(L, idx, LUA_TTABLE);
     lm_check_options(L, idx, fname, known);
     for (const lm_opt_spec *s = spec; s->name; s++) {

@@ -65,6 +65,7 @@ void lm_http_store_cookies(lm_http_op *op, int status, const hp_parser *res) {
     uint64_t dropped = op->h->jar.dropped;
     int64_t now = -1;
     for (size_t i = 0; i < res->nheaders; i++) {
+        if (res->hdrs[i].name_len != 10) continue;   /* not "set-cookie": no need to look */
         const char *n, *v;
         size_t nl, vl;
         hp_parser_header(res, i, &n, &nl, &v, &vl);

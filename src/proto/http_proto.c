@@ -46,10 +46,23 @@ int hp_method_parse(const char *s, size_t len) {
 
 /* ---- validation ---- */
 
-static int hp_tchar(unsigned char c) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return 1;
-    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
+/* Token bytes (RFC 9110 5.6.2) by class: 1 a lowercase one, 2 an uppercase
+ * letter, 0 not a token byte.  HTTP/2 field names must be class 1 (RFC
+ * 9113 8.2.1: an uppercase letter is malformed; nghttp2 ignores a field
+ * with another byte). */
+static const unsigned char hp_h2_name_class[256] = {
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1, ['-'] = 1,
+    ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
+    ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+    ['A'] = 2, ['B'] = 2, ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2, ['G'] = 2, ['H'] = 2, ['I'] = 2,
+    ['J'] = 2, ['K'] = 2, ['L'] = 2, ['M'] = 2, ['N'] = 2, ['O'] = 2, ['P'] = 2, ['Q'] = 2, ['R'] = 2,
+    ['S'] = 2, ['T'] = 2, ['U'] = 2, ['V'] = 2, ['W'] = 2, ['X'] = 2, ['Y'] = 2, ['Z'] = 2,
+};
+
+static int hp_tchar(unsigned char c) { return hp_h2_name_class[c] != 0; }
 
 int hp_header_name_valid(const char *name, size_t len) {
     if (len == 0 || len > 256) return 0;
@@ -58,9 +71,25 @@ int hp_header_name_valid(const char *name, size_t len) {
     return 1;
 }
 
-/* 1 when value[0..len) has no CR, LF or NUL and len <= max. */
+/* 1 when the 8 bytes at p hold a control byte (below 0x20, or 0x7f). */
+static int hp_h2_word_ctl(const char *p) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t low = (w - 0x20 * ones) & ~w & highs;                  /* a byte < 0x20 */
+    uint64_t x = w ^ (0x7f * ones);
+    return ((low | ((x - ones) & ~x & highs))) != 0;                /* or one == 0x7f */
+}
+
+/* 1 when value[0..len) has no CR, LF or NUL and len <= max (eight bytes at
+ * a time: a value without control bytes passes by words). */
 static int hp_value_ok(const char *value, size_t len, size_t max) {
     if (len > max) return 0;
+    if (len >= 8) {
+        int ctl = 0;
+        for (size_t i = 0; i + 8 <= len; i += 8) ctl |= hp_h2_word_ctl(value + i);
+        if (!(ctl | hp_h2_word_ctl(value + len - 8))) return 1;
+    }
     for (size_t i = 0; i < len; i++)
         if (value[i] == '\r' || value[i] == '\n' || value[i] == '\0') return 0;
     return 1;
@@ -78,7 +107,8 @@ int hp_path_valid(const char *path, size_t len) {
 }
 
 int hp_header_reserved(const char *name, size_t len) {
-    return hp_ieq(name, len, "content-length") || hp_ieq(name, len, "transfer-encoding");
+    if (len == 14) return hp_ieq(name, len, "content-length");
+    return len == 17 && hp_ieq(name, len, "transfer-encoding");
 }
 
 /* ---- encoder ---- */
@@ -377,11 +407,39 @@ void hp_parser_put_status(hp_parser *p, int status, int major, int minor) {
     p->in_body = 0;
 }
 
+/* 1 when value[0..len) has no control byte but HTAB (NUL, CR, LF, DEL ...
+ * end the field, as nghttp2 ignores such fields).  Eight bytes at a time:
+ * a word with no byte below 0x20 and none 0x7f passes at once. */
+static int hp_h2_value_ok(const char *v, size_t len) {
+    if (len >= 8) {                               /* the words, the last one overlapping */
+        int ctl = 0;
+        for (size_t i = 0; i + 8 <= len; i += 8) ctl |= hp_h2_word_ctl(v + i);
+        ctl |= hp_h2_word_ctl(v + len - 8);
+        if (!ctl) return 1;
+    }
+    for (size_t i = 0; i < len; i++) {            /* short, or a control byte seen (HTAB?) */
+        unsigned char c = (unsigned char)v[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7f) return 0;
+    }
+    return 1;
+}
+
 int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len) {
     if (p->hlen + name_len + value_len > HP_PUT_HDR_MAX) {
         p->err = "response header block larger than 256 KiB";
         return HP_ERROR;
     }
+    if (name_len == 0) return 1;
+    unsigned all = 1;
+    for (size_t i = 0; i < name_len; i++) {
+        unsigned c = hp_h2_name_class[(unsigned char)name[i]];
+        if (c == 2) {
+            p->err = "uppercase header field name in an HTTP/2 response";
+            return HP_ERROR;
+        }
+        all &= c;
+    }
+    if (!all || !hp_h2_value_ok(value, value_len)) return 1;
     if (p->nheaders == p->hdrs_cap) {
         size_t cap = p->hdrs_cap ? p->hdrs_cap * 2 : HP_HDRS_INIT;
         hp_hdr_ref *h = realloc(p->hdrs, cap * sizeof *h);
@@ -394,14 +452,14 @@ int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const 
         return HP_ERROR;
     }
     hp_hdr_ref *h = &p->hdrs[p->nheaders++];
+    char *o = p->hbuf + p->hlen;
     h->name_off = p->hlen;
     h->name_len = name_len;
-    for (size_t i = 0; i < name_len; i++) p->hbuf[p->hlen + i] = (char)hp_lower((unsigned char)name[i]);
-    p->hlen += name_len;
-    h->value_off = p->hlen;
+    h->value_off = p->hlen + name_len;
     h->value_len = value_len;
-    if (value_len) memcpy(p->hbuf + p->hlen, value, value_len);
-    p->hlen += value_len;
+    memcpy(o, name, name_len);
+    if (value_len) memcpy(o + name_len, value, value_len);
+    p->hlen += name_len + value_len;
     return 0;
 }
 
@@ -622,7 +680,9 @@ void hp_parser_header(const hp_parser *p, size_t i, const char **name, size_t *n
 }
 
 const char *hp_parser_find(const hp_parser *p, const char *name, size_t *value_len) {
+    size_t ql = strlen(name);
     for (size_t i = 0; i < p->nheaders; i++) {
+        if (p->hdrs[i].name_len != ql) continue;
         const char *n, *v;
         size_t nl, vl;
         hp_parser_header(p, i, &n, &nl, &v, &vl);
@@ -644,16 +704,19 @@ size_t hp_parser_headers_pack(const hp_parser *p, char *out, size_t cap) {
     if (need > cap) return need;
     char *o = out;
     for (size_t i = 0; i < p->nheaders; i++) {
-        const char *n, *v;
-        size_t nl, vl;
-        hp_parser_header(p, i, &n, &nl, &v, &vl);
-        uint32_t l[2] = {(uint32_t)nl, (uint32_t)vl};
+        const hp_hdr_ref *h = &p->hdrs[i];
+        uint32_t l[2] = {(uint32_t)h->name_len, (uint32_t)h->value_len};
         memcpy(o, l, sizeof l);
         o += sizeof l;
-        memcpy(o, n, nl);
-        o += nl;
-        if (vl) memcpy(o, v, vl);
-        o += vl;
+        if (h->value_off == h->name_off + h->name_len) {   /* name and value adjacent: one copy */
+            memcpy(o, p->hbuf + h->name_off, h->name_len + h->value_len);
+            o += h->name_len + h->value_len;
+            continue;
+        }
+        memcpy(o, p->hbuf + h->name_off, h->name_len);
+        o += h->name_len;
+        if (h->value_len) memcpy(o, p->hbuf + h->value_off, h->value_len);
+        o += h->value_len;
     }
     return need;
 }

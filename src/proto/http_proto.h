@@ -154,7 +154,12 @@ int hp_headers_next(const char *blk, size_t len, size_t *pos, const char **name,
  * those of a parsed response (http_major 2), under the same max_body and
  * discard_body.  The put functions return 0, or HP_ERROR with
  * hp_parser_error (a body over max_body: hp_parser_too_big; a header block
- * over 256 KiB; out of memory). */
+ * over 256 KiB; out of memory).  hp_parser_put_header checks the field as
+ * RFC 9113 8.2.1 and nghttp2 do (the session runs without nghttp2's HTTP
+ * checks): a name with an uppercase letter is an error (HP_ERROR); a name
+ * with another byte outside the token set, or a value with a control byte
+ * but HTAB, is ignored (returns 1, nothing kept); names are kept as sent
+ * (lowercase). */
 void hp_parser_put_status(hp_parser *p, int status, int major, int minor);
 int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len);
 int hp_parser_put_body(hp_parser *p, const char *data, size_t len);

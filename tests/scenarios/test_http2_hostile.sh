@@ -66,4 +66,49 @@ check "window: timeouts tallied" grep -q 'timeout' "$E"
 hostile flood 40
 check "flood: 40 transactions ended (as successes or counted errors: $TX, $ERRS errors, $SERVED served)" \
     [ "$TX" -eq 40 -a $((TX - ERRS)) -le "$SERVED" ]
+# nghttp2's HTTP checks are off (luamech's own, client/http_h2.c): each
+# malformed response is a counted protocol error with its reason.
+malformed() { # MODE TEXT
+    hostile "$1" 20
+    check "$1: 20 failures, as many as the server's answers ($ERRS, $SERVED)" [ "$ERRS" -eq 20 -a "$SERVED" -eq 20 ]
+    check "$1: the reason is tallied ($2)" grep -q "protocol error: $2" "$E"
+}
+malformed nostatus 'HTTP/2 response DATA before its :status'
+malformed badstatus 'HTTP/2 response with an invalid :status'
+malformed late 'HTTP/2 response with a pseudo-header after a regular field'
+malformed upper 'uppercase header field name in an HTTP/2 response'
+malformed clenlong 'HTTP/2 response body shorter than its content-length'
+malformed clenshort 'HTTP/2 response body longer than its content-length'
+malformed twostatus 'HTTP/2 response with more than one :status'
+# http = "2" over TLS on a server that ignores ALPN (it selects nothing):
+# each request fails as a setup refusal that names ALPN, not as "server
+# down"; no HTTP/2 (nor HTTP/1.1) request reaches the server.
+test_pki "$TMP/pki"
+port=$(free_port)
+python3 "$SRC/tests/scenarios/fixtures/tls_no_alpn.py" "$port" "$TMP/pki/server.pem" "$TMP/pki/server.key" "$TMP/alpn.counts" &
+PIDS+=($!)
+for _ in $(seq 60); do port_open "$port" && break; sleep 0.05; done
+cat > "$TMP/alpn.lua" <<'S'
+local c = luamech.http.new("https://127.0.0.1:" .. luamech.param("PORT"),
+  { http = luamech.param("HTTP"), pool = true, timeout = 2, tls = { ca_file = luamech.param("CA") } })
+return function()
+  local r, err = c:get("/x")
+  assert(r, err)
+  assert(r.status == 200 and r.body == "ok", "response")
+end
+S
+sed 's/vu.lua/alpn.lua/' "$TMP/s.lua" > "$TMP/alpn_s.lua"
+for http in 2 auto; do
+    timeout 30 "$LUAMECH" run "$TMP/alpn_s.lua" -q -w 1 -e PORT="$port" -e N=10 -e HTTP="$http" -e CA="$TMP/pki/ca.pem" \
+        -o "$TMP/alpn$http" > "$TMP/alpn$http.out" 2>&1
+    eval "RC_$http=$?"
+done
+read -r ACONNS AREQS < "$TMP/alpn.counts"
+check "no ALPN, http=2: 10 failures (exit $RC_2, $(timer_errors "$TMP/alpn2/summary.json" "All Transactions")); http=auto: 10 successes over HTTP/1.1 (exit $RC_auto, $(timer_errors "$TMP/alpnauto/summary.json" "All Transactions" 2>/dev/null) errors); the server saw 10 requests ($AREQS)" \
+    [ "$(timer_errors "$TMP/alpn2/summary.json" "All Transactions")" -eq 10 -a "$RC_auto" -eq 0 \
+      -a "$(timer_errors "$TMP/alpnauto/summary.json" "All Transactions")" -eq 0 -a "$AREQS" -eq 10 ]
+check "no ALPN, http=2: a setup refusal naming ALPN, not 'server down'" \
+    grep -qF 'setup refused: the server did not select h2 by ALPN (it selected nothing); http = ""2"" requires HTTP/2' \
+    "$TMP/alpn2/errors.csv"
+check "no ALPN, http=2: never 'server down'" bash -c "! grep -q 'server down' '$TMP/alpn2/errors.csv'"
 finish

@@ -856,6 +856,30 @@ static void test_header_limit_hostile(void **state) {
     free(line);
 }
 
+/* HTTP/2 fields put by client/http_h2.c: RFC 9113 8.2.1's name and value
+ * rules (an uppercase name is an error; another bad name byte, or a control
+ * byte in a value, drops the field), names kept as sent. */
+static void test_put_header_h2(void **state) {
+    (void)state;
+    hp_parser p;
+    hp_parser_init(&p);
+    hp_parser_put_status(&p, 200, 2, 0);
+    assert_int_equal(hp_parser_put_header(&p, "x-ok", 4, "a\tb c~ long value of many bytes", 31), 0);
+    assert_int_equal(hp_parser_put_header(&p, "x-cr", 4, "0123456789\r", 11), 1);
+    assert_int_equal(hp_parser_put_header(&p, "x-nul", 5, "abcdefghijklmnop\0q", 19), 1);
+    assert_int_equal(hp_parser_put_header(&p, "x-del", 5, "\x7f", 1), 1);
+    assert_int_equal(hp_parser_put_header(&p, "x sp", 4, "v", 1), 1);
+    assert_int_equal(hp_parser_put_header(&p, "", 0, "v", 1), 1);
+    assert_int_equal(hp_parser_put_header(&p, "x-utf8", 6, "caf\xc3\xa9 \x80\xff", 8), 0);
+    assert_int_equal(p.nheaders, 2);
+    size_t vl;
+    assert_memory_equal(hp_parser_find(&p, "x-ok", &vl), "a\tb c~ long value of many bytes", 31);
+    assert_null(hp_parser_find(&p, "x-cr", NULL));
+    assert_int_equal(hp_parser_put_header(&p, "X-Up", 4, "v", 1), HP_ERROR);
+    assert_string_equal(hp_parser_error(&p), "uppercase header field name in an HTTP/2 response");
+    hp_parser_free(&p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encode_get),
@@ -877,6 +901,7 @@ int main(void) {
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_body_limit_hostile),
         cmocka_unit_test(test_header_limit_hostile),
+        cmocka_unit_test(test_put_header_h2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

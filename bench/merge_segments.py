@@ -4,7 +4,7 @@
 Writes S segment results directories (OUTDIR/seg-1 ... seg-S) of one made-up
 run, as `luamech run --segment i/S` writes them, for timing `luamech merge`
 on long runs: N intervals of 1 s, T timers (one "All Transactions" with its
-"(all)" twin, the rest custom timers), each interval's histogram in
+"all" view, the rest custom timers; summary.json schema 2), each interval's histogram in
 histograms.hlog (HdrHistogram V2 compressed, base64) and its row in
 summary.json, counts consistent between the two.  Python 3, stdlib only.
 
@@ -92,14 +92,22 @@ def segment(out, index, nseg, nint, ntimers, t0_ns, rng):
                     every[1500] = every.get(1500, 0) + errors
                     rows["All Transactions (all)"].append(dict(row(every, 0), errors=errors))
                     log.write("Tag=%s%%20(all),%.3f,1.000,%d.000,%s\n" % (tag, k, max(every), encode(every)))
-    timers = []
+    timers = []            # schema 2: one entry per timer family, its "all" view nested
     for n, r in rows.items():
-        timers.append({"name": n, "kind": "all" if n.startswith("All") else "custom",
-                       "latency_over": "all samples" if n.endswith("(all)") else "successes",
-                       "summary": {"count": sum(x["count"] for x in r), "errors": sum(x["errors"] for x in r)},
-                       "intervals": r})
+        if n.endswith("(all)"):
+            continue
+        t = {"name": n, "kind": "all" if n.startswith("All") else "custom", "latency_over": "successes",
+             "summary": {"count": sum(x["count"] for x in r), "errors": sum(x["errors"] for x in r)},
+             "intervals": r}
+        every = rows.get(n + " (all)")
+        if every:
+            t["views"] = {"all": {"latency_over": "all samples",
+                                  "summary": {"count": sum(x["count"] for x in every),
+                                              "errors": sum(x["errors"] for x in every)},
+                                  "intervals": every}}
+        timers.append(t)
     summary = {
-        "schema_version": 1, "tool": "luamech", "scenario": "bench_merge", "scenario_file": "bench_merge.lua",
+        "schema_version": 2, "tool": "luamech", "scenario": "bench_merge", "scenario_file": "bench_merge.lua",
         "exit_code": 0, "status": "completed", "start": "2026-01-01T00:00:00Z", "run_time_s": nint, "seed": 1,
         "settings": {"run_time_s": nint, "rampup_s": 0, "interval_s": 1, "graceful_stop_s": 5, "requests": 0,
                      "workers": 1, "max_timers": 1000},

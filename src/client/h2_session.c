@@ -220,6 +220,14 @@ static int h2_cb_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void
     return 0;
 }
 
+/* A ":status" of 100-199 but 101 (HTTP/2 has no protocol switch,
+ * RFC 9113 8.6): an informational block, the final one follows.  Anything
+ * else (101, "1ab") is for the final block's checks to refuse. */
+static int h2_informational(const uint8_t *name, size_t nl, const uint8_t *v, size_t vl) {
+    return nl == 7 && memcmp(name, ":status", 7) == 0 && vl == 3 && v[0] == '1' && v[1] >= '0' && v[1] <= '9' &&
+           v[2] >= '0' && v[2] <= '9' && !(v[1] == '0' && v[2] == '1');
+}
+
 static int h2_cb_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *name, size_t nl,
                         const uint8_t *value, size_t vl, uint8_t flags, void *ud) {
     h2_session *s = ud;
@@ -236,7 +244,7 @@ static int h2_cb_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8
         return 0;
     }
     int block = st->final_seen ? H2_BLOCK_TRAILERS : H2_BLOCK_HEADERS;
-    if (block == H2_BLOCK_HEADERS && nl == 7 && memcmp(name, ":status", 7) == 0 && vl == 3 && value[0] == '1')
+    if (block == H2_BLOCK_HEADERS && h2_informational(name, nl, value, vl))
         st->info = 1;                        /* 1xx: not reported, the final block follows */
     if (st->info) return 0;
     if (st->cbs->on_header(st->ud, block, (const char *)name, nl, (const char *)value, vl) != 0) {

@@ -249,7 +249,7 @@ static int hh2_malformed(hh2_rx *rx, const char *why) {
 /* ":status": three digits, 200-599 (1xx blocks never come here). */
 static int hh2_status(hh2_rx *rx, const char *v, size_t vl) {
     if (rx->parser.status) return hh2_malformed(rx, "HTTP/2 response with more than one :status");
-    if (vl != 3 || v[0] < '2' || v[0] > '5' || v[1] < '0' || v[1] > '9' || v[2] < '0' || v[2] > '9')
+    if (vl != 3 || v[0] < '2' || v[0] > '9' || v[1] < '0' || v[1] > '9' || v[2] < '0' || v[2] > '9')
         return hh2_malformed(rx, "HTTP/2 response with an invalid :status");
     hp_parser_put_status(&rx->parser, (v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0'), 2, 0);
     return 0;

@@ -393,21 +393,15 @@ static hist *merge_find_hist(const merge_seg *s, const char *name, int64_t k, in
  * failed, cancelled or skipped sample), with as many samples as the
  * default's row.  Its timer is found by data: the family without an "all"
  * view whose "NAME (all)" is the line's tag. */
-static int merge_check_twin_line(const merge_seg *s, const merge_hist *m, char *err, size_t len) {
+static int merge_check_twin_line(const merge_seg *s, json_t *no_all, const merge_hist *m, char *err, size_t len) {
     if (m->total == 0) return 0;
-    json_t *t;
-    size_t i;
-    json_array_foreach(merge_get(s->root, "timers"), i, t) {
-        if (summary_view(t, "all") || strcmp(merge_str(t, "latency_over"), "all samples") == 0) continue;
-        char *label = merge_label(merge_str(t, "name"), "all");
-        int same = label && strcmp(label, m->tag) == 0;
-        free(label);
-        if (!same) continue;
+    size_t tl = strlen(m->tag), sl = strlen(" (all)");
+    json_t *t = tl > sl && strcmp(m->tag + tl - sl, " (all)") == 0 ? json_object_getn(no_all, m->tag, tl - sl) : NULL;
+    if (t) {
         json_t *row = json_array_get(merge_get(t, "intervals"), (size_t)m->interval);
         int64_t want = (int64_t)(merge_num(row, FIG_KEY(COUNT)) + merge_num(row, FIG_KEY(CANCELLED)) +
                                  merge_num(row, FIG_KEY(SKIPPED)));
         if (row && m->total == want) return 0;
-        break;
     }
     return snprintf(err, len, "%s/" HLOG_FILE " does not match %s/summary.json: timer \"%.200s\", interval %lld: "
                     "%lld sample(s) in the log, none in summary.json (a log from another run?)", s->dir, s->dir, m->tag,
@@ -457,9 +451,21 @@ static int merge_check_log(merge_seg *s, char *err, size_t len) {
             if (rc != 0) return -1;
         }
     }
-    for (size_t j = 0; j < s->nhists; j++)
-        if (!s->hists[j].matched && merge_check_twin_line(s, &s->hists[j], err, len) != 0) return -1;
-    return 0;
+    json_t *no_all = json_object();              /* the families without an "all" view, by name */
+    if (!no_all) return snprintf(err, len, "out of memory"), -1;
+    json_array_foreach(merge_get(s->root, "timers"), i, t) {
+        const char *name = merge_str(t, "name");
+        if (!summary_view(t, "all") && strcmp(merge_str(t, "latency_over"), "all samples") != 0 &&
+            !json_object_get(no_all, name) && json_object_set(no_all, name, t) != 0) {
+            json_decref(no_all);
+            return snprintf(err, len, "out of memory"), -1;
+        }
+    }
+    int rc = 0;
+    for (size_t j = 0; j < s->nhists && rc == 0; j++)
+        if (!s->hists[j].matched && merge_check_twin_line(s, no_all, &s->hists[j], err, len) != 0) rc = -1;
+    json_decref(no_all);
+    return rc;
 }
 
 /* Once checked, each interval row of a timer (and of its views) keeps only

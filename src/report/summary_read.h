@@ -24,7 +24,9 @@ int summary_view_index(const char *name);
 /* root (a parsed summary.json) to schema 2, in place.  Schema 1 (no or a
  * smaller schema_version): a twin (an entry with a string uncorrected_of or
  * all_of) is paired with the first other entry of the same kind named by
- * that field that is no twin itself and has no such view yet; the twin's
+ * that field that is no twin itself, when that one has no such view yet
+ * (else, with duplicate entries of one name and kind, the twin is an
+ * orphan); the twin's
  * latency_from, latency_over, summary and intervals become that family's
  * views.uncorrected or views.all, and the twin's entry goes.  A twin that
  * pairs with nothing (an orphan) stays a timer of its own; a file written

@@ -97,7 +97,7 @@ static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, c
     for (int i = 0; t->ntags && i < r->agg.n; i++) {
         const agg_timer *tm = r->agg.timers[i], *view;
         if (thresholds_selects(t, tm)) {
-            if ((view = agg_view(tm, t->view)) && thresholds_timer_add(acc, sc, r, view, hits++ == 0) != 0)
+            if ((view = threshold_view_of(tm, t->view)) && thresholds_timer_add(acc, sc, r, view, hits++ == 0) != 0)
                 return -1;
         } else if (has_fam && thresholds_selects(&fam, tm) && thresholds_named_of(&fam, tm)) {   /* "http.*{...}" */
             if (!acc->unselected++) acc->unselected_name = tm->name;

@@ -297,9 +297,11 @@ static int runner_run_one(runner *c, const scenario *sc, const char *dir, int wo
         return EXIT_PREFLIGHT;
     }
     live.app = report_appender_new(dir);   /* NULL (out of memory): files rewritten whole */
-    report_bus_add(&live.bus, "outputs", &live, runner_sink_outputs);   /* 4 of REPORT_BUS_MAX: cannot fail */
+    /* hlog first: a segment's log is never behind its summary.json (luamech
+     * merge --follow reads them at any moment and refuses a log behind) */
+    report_bus_add(&live.bus, "hlog", &live, runner_sink_hlog);         /* 4 of REPORT_BUS_MAX: cannot fail */
+    report_bus_add(&live.bus, "outputs", &live, runner_sink_outputs);
     report_bus_add(&live.bus, "files", &live, runner_sink_files);
-    report_bus_add(&live.bus, "hlog", &live, runner_sink_hlog);
     report_bus_add(&live.bus, "progress", &live, runner_sink_progress);
     engine_run(sc, sc->params ? sc->params : c->o->params, workers, seed, &hooks, r);
     snprintf(r->io, sizeof r->io, "%s", c->o->io ? c->o->io : "");

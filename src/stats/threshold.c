@@ -178,7 +178,7 @@ static size_t th_view_split(const char *s, timer_view *view) {
     size_t l = strlen(s);
     const char *open = strrchr(s, '(');
     *view = TV_DEFAULT;
-    if (l < 4 || s[l - 1] != ')' || !open || open == s || open[-1] != ' ') return l;
+    if (l < 4 || s[l - 1] != ')' || !open || (open != s && open[-1] != ' ')) return l;
     char word[16];
     size_t wl = (size_t)(s + l - 1 - (open + 1));
     if (wl >= sizeof word) return l;
@@ -187,7 +187,7 @@ static size_t th_view_split(const char *s, timer_view *view) {
     timer_view v = timer_view_parse(word);
     if (v == TV_N) return l;
     *view = v;
-    return (size_t)(open - 1 - s);
+    return open == s ? 0 : (size_t)(open - 1 - s);   /* "(all)" alone: All Transactions' view */
 }
 
 static void th_subject(char **tok, int n, threshold *t) {
@@ -201,7 +201,7 @@ static void th_subject(char **tok, int n, threshold *t) {
     if (t->family[0] == 0 || strcmp(t->family, "transactions") == 0)
         snprintf(t->family, sizeof t->family, "All Transactions");
     /* the subject as written, "transactions" named as the timer is */
-    snprintf(t->timer, sizeof t->timer, "%s%s", t->family, subject + fl);
+    snprintf(t->timer, sizeof t->timer, "%s%s%s", t->family, fl == 0 && subject[0] ? " " : "", subject + fl);
     if (strcmp(t->timer, "checks") == 0 && t->stat == TH_RATE) t->stat = TH_CHECKS_RATE;
     th_selector(t);
 }
@@ -278,7 +278,12 @@ const agg_timer *threshold_family(const threshold *t, const agg *a, timer_view *
 const agg_timer *threshold_timer(const threshold *t, const agg *a) {
     timer_view v;
     const agg_timer *h = threshold_family(t, a, &v);
-    return h ? agg_view(h, v) : NULL;
+    return h ? threshold_view_of(h, v) : NULL;
+}
+
+const agg_timer *threshold_view_of(const agg_timer *head, timer_view v) {
+    const agg_timer *x = agg_view(head, v);
+    return x || v != TV_ALL ? x : head;     /* no "all" view (engine timers): the default, as everywhere */
 }
 
 /* A latency figure of h in ms (the table's definition of it). */

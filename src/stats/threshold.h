@@ -85,6 +85,10 @@ int threshold_exact(const threshold *t, const agg *a);
 /* The subject timer of t in a: view *view of threshold_family's head, or
  * NULL (no such family, or no such view of it). */
 const agg_timer *threshold_timer(const threshold *t, const agg *a);
+/* View v of head as a threshold reads it: agg_view, but a family without
+ * an "all" view (engine timers) gives its default view, as a missing "all"
+ * view means everywhere. */
+const agg_timer *threshold_view_of(const agg_timer *head, timer_view v);
 /* A tag selector: 1 when a tagged timer of tagged_of whose tag values are
  * given by tag(ctx, name) (NULL: no such tag) is selected by t. */
 int threshold_tags_match(const threshold *t, const char *tagged_of,

@@ -82,7 +82,7 @@ static void test_parse_views(void **state) {
         {"GET (ALL) p95 < 1s", "GET (ALL)", "GET (ALL)", TV_DEFAULT},          /* not a view word: a name */
         {"GET (mine) p95 < 1s", "GET (mine)", "GET (mine)", TV_DEFAULT},
         {"GET(all) p95 < 1s", "GET(all)", "GET(all)", TV_DEFAULT},             /* no space: a name */
-        {"(all) p95 < 1s", "(all)", "(all)", TV_DEFAULT},
+        {"(all) p95 < 1s", "All Transactions (all)", "All Transactions", TV_ALL},   /* no subject: All Transactions */
         {"p95 < 1s", "All Transactions", "All Transactions", TV_DEFAULT},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -229,6 +229,11 @@ static void test_views(void **state) {
     assert_ptr_equal(threshold_timer(&th[9], &r.agg), ga->all);
     assert_false(threshold_exact(&th[9], &r.agg));
     assert_null(threshold_timer(&th[10], &r.agg));
+    agg_timer eng;                                      /* an engine timer: no other view */
+    memset(&eng, 0, sizeof eng);
+    eng.kind = TK_ENGINE;
+    assert_ptr_equal(threshold_view_of(&eng, TV_ALL), &eng);   /* no "all" view: the default */
+    assert_null(threshold_view_of(&eng, TV_UNCORRECTED));
     th_result *res;
     int failed = report_threshold_results(&sc, &r, &res);
     assert_true(res[0].passed);

@@ -326,7 +326,7 @@ struct json_t *report_gauges_json(const agg *a, struct lazy_json *lz);
 /* The console's Rates and Gauges tables. */
 void report_metrics(FILE *out, const run_result *r);
 
-/* ---- HTML report (html.c, report_cmd.c) ----
+/* ---- HTML report (html.c; `luamech report`: cmd/report_cmd.c) ----
  * report.html is rendered from the files in dir (summary.json), never from
  * the run's memory: one self-contained page (inline CSS, inline JavaScript
  * drawing SVG charts from an embedded copy of summary.json, no network).
@@ -337,10 +337,6 @@ void report_metrics(FILE *out, const run_result *r);
  * file into err. */
 int report_write_html(const char *dir);
 int report_write_html_err(const char *dir, char *err, size_t err_len);
-/* `luamech report RESULTS_DIR` (argv[0] is "report"): re-renders
- * RESULTS_DIR/report.html and prints its path.  Exit 0; 2 usage error; 3
- * directory or summary.json missing or invalid; 1 report.html not written. */
-int report_cmd_main(int argc, char **argv);
 /* ---- end of HTML report ---- */
 
 #endif

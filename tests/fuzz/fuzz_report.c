@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/dist.h"
+#include "cmd/dist.h"
 #include "report/report.h"
 
 static char fz_report_dirbuf[64];

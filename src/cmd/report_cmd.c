@@ -4,13 +4,14 @@
  * summary.json is missing or invalid; 1 report.html could not be written.
  * With --distribution TIMER it prints that timer's latency distribution
  * from RESULTS_DIR/histograms.hlog instead (dist.c). */
-#include "report/report.h"
+#include "cmd/report_cmd.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/dist.h"
 #include "common/exit_codes.h"
-#include "report/dist.h"
+#include "report/report.h"
 
 static const char report_usage[] =
 "usage: luamech report RESULTS_DIR\n"

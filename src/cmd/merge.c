@@ -45,6 +45,7 @@
 
 #include "common/exit_codes.h"
 #include "common/text.h"
+#include "html/html.h"
 #include "output/output.h"
 #include "report/hlog.h"
 #include "report/report.h"

@@ -11,7 +11,7 @@
 
 #include "cmd/dist.h"
 #include "common/exit_codes.h"
-#include "report/report.h"
+#include "html/html.h"
 
 static const char report_usage[] =
 "usage: luamech report RESULTS_DIR\n"

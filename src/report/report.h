@@ -326,17 +326,5 @@ struct json_t *report_gauges_json(const agg *a, struct lazy_json *lz);
 /* The console's Rates and Gauges tables. */
 void report_metrics(FILE *out, const run_result *r);
 
-/* ---- HTML report (html.c; `luamech report`: cmd/report_cmd.c) ----
- * report.html is rendered from the files in dir (summary.json), never from
- * the run's memory: one self-contained page (inline CSS, inline JavaScript
- * drawing SVG charts from an embedded copy of summary.json, no network).
- * For a phased run's top directory (summary.json with "phases") it is an
- * index linking to each phase's report.html, which it renders too.
- * Return 0; -1 when dir or dir/summary.json is missing or invalid; -2 when
- * report.html cannot be written.  The _err variant puts a message naming the
- * file into err. */
-int report_write_html(const char *dir);
-int report_write_html_err(const char *dir, char *err, size_t err_len);
-/* ---- end of HTML report ---- */
 
 #endif

@@ -23,6 +23,7 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "engine/engine.h"
+#include "html/html.h"
 #include "lua/lm_core.h"
 #include "lua/lm_share.h"
 #include "report/hlog.h"

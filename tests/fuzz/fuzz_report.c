@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmd/dist.h"
-#include "report/report.h"
+#include "html/html.h"
 
 static char fz_report_dirbuf[64];
 

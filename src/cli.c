@@ -28,7 +28,7 @@
 #include "common/when.h"
 #include "net/uring.h"
 #include "output/output.h"
-#include "report/report.h"
+#include "report/results.h"
 #include "run/runner.h"
 #include "scenario/plan.h"
 #include "scenario/scenario.h"

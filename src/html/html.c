@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #include "common/embedded_files.h"
-#include "report/report.h"
+#include "report/schema.h"
 
 /* The newest summary.json schema this page reads: what results.c writes,
  * and schema 2 (summary_normalise reads it whatever the writer's version). */

@@ -27,7 +27,10 @@
 #include "lua/lm_core.h"
 #include "lua/lm_share.h"
 #include "report/hlog.h"
-#include "report/report.h"
+#include "report/console.h"
+#include "report/results.h"
+#include "report/stop.h"
+#include "report/view.h"
 #include "scenario/plan.h"
 
 /* One call of runner_run. */

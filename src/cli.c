@@ -18,16 +18,17 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "cmd/compare.h"
 #include "cmd/merge.h"
 #include "cmd/new.h"
+#include "cmd/report_cmd.h"
 #include "common/params.h"
 #include "common/text.h"
 #include "common/units.h"
 #include "common/when.h"
 #include "net/uring.h"
 #include "output/output.h"
-#include "report/compare.h"
-#include "report/report.h"
+#include "report/results.h"
 #include "run/runner.h"
 #include "scenario/plan.h"
 #include "scenario/scenario.h"

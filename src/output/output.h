@@ -13,7 +13,7 @@
 
 #include "stats/run_result.h"
 #include "scenario/scenario.h"
-#include "report/report.h"
+#include "report/view.h"
 
 #define OUTPUT_SCHEMA_VERSION 2      /* the JSON lines' "v" (2: a timer's views nested) */
 #define OUTPUT_MAX_STREAMS 8

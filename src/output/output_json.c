@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "common/text.h"
-#include "report/report.h"
+#include "report/derived.h"
+#include "report/results.h"
+#include "report/view.h"
 
 double output_wall_s(const run_result *r, double t_s) {
     return (double)r->start_wall.tv_sec + (double)r->start_wall.tv_nsec / 1e9 + t_s;

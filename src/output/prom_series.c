@@ -19,7 +19,7 @@
 
 #include "common/text.h"
 #include "output/remote_write.pb-c.h"
-#include "report/report.h"
+#include "report/view.h"
 
 #define PROM_NBOUNDS 70
 

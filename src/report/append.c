@@ -15,7 +15,9 @@
  * always at the final call: a killed run's
  * summary.json is valid but may be older than intervals.csv.
  * It computes nothing: rows come from report/results.c. */
-#include "report/report.h"
+#include "report/results.h"
+#include "report/stop.h"
+#include "report/view.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,8 @@
  * at run time (timers, checks, counters) are printed escaped (common/text.h:
  * no control byte reaches the terminal); error messages are escaped already
  * in the tally.  Writes to a FILE only. */
-#include "report/report.h"
+#include "report/console.h"
+#include "report/derived.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,9 @@
  * counters, metrics) is the full report's (console.c, --verbose or the
  * scenario's console = "full") and in the result files.  Names made at run
  * time are printed escaped (common/text.h).  Writes to a FILE only. */
-#include "report/report.h"
+#include "report/console.h"
+#include "report/derived.h"
+#include "report/view.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,9 @@
  * failures were the majority) and words it once, for the console, summary.json
  * ("fast_failures") and, through summary.json, report.html.  It does not
  * look at the engine, and judges nothing: no exit code changes. */
-#include "report/report.h"
+#include "report/console.h"
+#include "report/derived.h"
+#include "report/results.h"
 
 #include <stdio.h>
 #include <string.h>

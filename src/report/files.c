@@ -7,7 +7,7 @@
  * The list is added to summary.json by streaming the file through, never
  * by loading it (it holds every interval's rows).
  * It does not know how the files were read (lua/lm_share.c records them). */
-#include "report/report.h"
+#include "report/results.h"
 
 #include <errno.h>
 #include <jansson.h>

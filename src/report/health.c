@@ -4,7 +4,8 @@
  * and whether the generator itself may have been the bottleneck (then the
  * results are marked suspect, with by how much its own delays may have
  * inflated the latencies).  It reads the run's timers and counters only. */
-#include "report/report.h"
+#include "report/console.h"
+#include "report/view.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,9 @@
  * A gauge's value at the end of each interval is the running sum of its
  * changes.  Plain counters stay with the other counters.  No I/O besides
  * the console table; reads the agg only. */
-#include "report/report.h"
+#include "report/console.h"
+#include "report/derived.h"
+#include "report/results.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -5,7 +5,10 @@
  * thresholds (summary.json's "thresholds", junit.xml); on the console
  * also a table of the runs' custom timers, per timer and run.  Each phase's full results are in its own
  * subdirectory, written by the usual writers. */
-#include "report/report.h"
+#include "report/console.h"
+#include "report/derived.h"
+#include "report/results.h"
+#include "report/schema.h"
 
 #include <jansson.h>
 #include <stdlib.h>

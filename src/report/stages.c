@@ -6,7 +6,7 @@
  * are counts over these spans.  Used by the console, summary.json and the
  * thresholds.  Reads the scenario's schedules and the run's data only; it
  * does not look at the engine or write anything. */
-#include "report/report.h"
+#include "report/derived.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * follower already share (a shared filesystem under Slurm or Kubernetes),
  * so no socket or server is needed.  It only reads and writes that file;
  * deciding to stop is the runner's, judging the criteria the merge's. */
-#include "report/report.h"
+#include "report/stop.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -14,7 +14,10 @@
  * metric the run has ("did you mean").  Parsing and the
  * arithmetic of a criterion are in stats/threshold.c; this file gathers the
  * data and writes, it never touches the engine. */
-#include "report/report.h"
+#include "report/console.h"
+#include "report/derived.h"
+#include "report/results.h"
+#include "report/view.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * and the interval bus that hands the view to every sink of a run (the live
  * outputs, the result files: the runner adds them).  Not here: what any
  * output makes of them. */
-#include "report/report.h"
+#include "report/view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

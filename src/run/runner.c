@@ -23,10 +23,14 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "engine/engine.h"
+#include "html/html.h"
 #include "lua/lm_core.h"
 #include "lua/lm_share.h"
 #include "report/hlog.h"
-#include "report/report.h"
+#include "report/console.h"
+#include "report/results.h"
+#include "report/stop.h"
+#include "report/view.h"
 #include "scenario/plan.h"
 
 /* One call of runner_run. */

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/compare.h"
+#include "cmd/compare.h"
 
 static void fz_cmp_limit(const char *w) {
     cmp_limit l, again;

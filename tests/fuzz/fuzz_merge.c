@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "cmd/merge.h"
-#include "report/report.h"
+#include "report/results.h"
 
 #define FZ_MERGE_MAX_INPUT (256 * 1024)
 #define FZ_MERGE_MAX_FILES 16

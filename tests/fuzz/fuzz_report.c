@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/dist.h"
-#include "report/report.h"
+#include "cmd/dist.h"
+#include "html/html.h"
 
 static char fz_report_dirbuf[64];
 

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "report/report.h"
+#include "report/results.h"
 #include "stats/agg.h"
 
 #define NIV 300

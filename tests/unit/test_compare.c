@@ -12,7 +12,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "report/compare.h"
+#include "cmd/compare.h"
 
 static double pct(double a, double b) {
     double p = -12345;

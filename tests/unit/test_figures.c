@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "report/report.h"
+#include "report/results.h"
 #include "stats/figures.h"
 
 static void fill(hist *h) {

@@ -1,5 +1,5 @@
 /* test_hlog.c - unit tests for src/report/hlog.c (HdrHistogram V2 encoding,
- * interval log writer and reader) and src/report/dist.c (redis-benchmark and
+ * interval log writer and reader) and src/cmd/dist.c (redis-benchmark and
  * ab style distributions).
  *
  * The encodings are checked byte by byte against the format (known vectors
@@ -20,7 +20,7 @@
 #include <zlib.h>
 
 #include "cli.h"
-#include "report/dist.h"
+#include "cmd/dist.h"
 #include "report/hlog.h"
 #include "stats/hist.h"
 

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "report/report.h"
+#include "html/html.h"
 
 #define EVIL_TIMER "<script>alert(1)</script>"
 #define EVIL_ERROR "./x.lua:3: <img onerror=alert(2)> & \"quoted\""

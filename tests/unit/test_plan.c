@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/report.h"
+#include "report/results.h"
 #include "scenario/plan.h"
 
 typedef struct fixture {

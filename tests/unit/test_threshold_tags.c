@@ -13,7 +13,8 @@
 
 #include <jansson.h>
 
-#include "report/report.h"
+#include "report/results.h"
+#include "report/view.h"
 #include "stats/threshold.h"
 
 static threshold parse_ok(const char *s) {

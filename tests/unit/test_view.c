@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/report.h"
+#include "report/view.h"
 
 typedef struct calls {
     int n;

@@ -13,7 +13,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "report/report.h"
+#include "report/results.h"
+#include "report/schema.h"
 #include "stats/agg.h"
 
 /* Interval 1: 10 x 100 us and 5 x 200 us of "T", one failure ("boom"),

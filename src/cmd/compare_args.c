@@ -5,7 +5,7 @@
  * ',floor=AMOUNT', and checking a change against one (pure;
  * tests/unit/test_compare.c).  Reads
  * no file and prints no comparison: that is compare.c. */
-#include "report/compare_priv.h"
+#include "cmd/compare_priv.h"
 
 #include <ctype.h>
 #include <math.h>

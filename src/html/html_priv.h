@@ -1,7 +1,7 @@
 /* html_priv.h - what the files of report.html share (html.c: the page and
  * the entry points; html_tables.c: the sections' tables; html_charts.c: the
- * charts).  Private to src/report/html*.c; the public entry points are in
- * report.h. */
+ * charts).  Private to src/html/html*.c; the public entry points are in
+ * html.h. */
 #ifndef LUAMECH_HTML_PRIV_H
 #define LUAMECH_HTML_PRIV_H
 
@@ -11,6 +11,16 @@
 
 #include "report/summary_read.h"
 #include "stats/figures.h"
+
+/* ---- the page's CSS and JavaScript (html.c) ---- */
+
+/* src/html/report.css and report.js, embedded in the binary at build time
+ * (third_party/embed_files.cmake) and written inline into the page. */
+#define HTML_CSS_FILE "src/html/report.css"
+#define HTML_JS_FILE "src/html/report.js"
+/* The embedded file at path (NUL-terminated), or NULL when the build has
+ * none (html_render refuses to write a page without them). */
+const char *html_asset(const char *path);
 
 /* ---- JSON access (html.c): missing or mistyped fields read as 0 / NULL ---- */
 

@@ -1,16 +1,17 @@
 /* report_cmd.c - `luamech report RESULTS_DIR`: re-renders report.html from
- * the result files saved in RESULTS_DIR (see html.c) and prints its path.
+ * the result files saved in RESULTS_DIR (html/html.c) and prints its path.
  * Exit codes follow common/exit_codes.h: 0 written; 2 usage error; 3 the directory or its
  * summary.json is missing or invalid; 1 report.html could not be written.
  * With --distribution TIMER it prints that timer's latency distribution
  * from RESULTS_DIR/histograms.hlog instead (dist.c). */
-#include "report/report.h"
+#include "cmd/report_cmd.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/dist.h"
 #include "common/exit_codes.h"
-#include "report/dist.h"
+#include "html/html.h"
 
 static const char report_usage[] =
 "usage: luamech report RESULTS_DIR\n"

@@ -11,7 +11,7 @@
  * sections (head, title, contents, summary, the phases index: html.c) and
  * the charts (html_charts.c), of which this file only places the
  * placeholders through html_timer_charts and html_health_charts. */
-#include "report/html_priv.h"
+#include "html/html_priv.h"
 
 #include <stdlib.h>
 #include <string.h>

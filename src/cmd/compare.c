@@ -22,7 +22,7 @@
  * command's entry point.  Not here: the command line and the --fail-if
  * limits' syntax (compare_args.c), sets of repeated runs (compare_sets.c)
  * and their statistics (compare_stats.c). */
-#include "report/compare_priv.h"
+#include "cmd/compare_priv.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -7,7 +7,7 @@
  * Pure functions (tests/unit/test_compare.c); no files, no printing.  Not
  * here: which figures are compared and how the result is shown
  * (compare_sets.c). */
-#include "report/compare.h"
+#include "cmd/compare.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* compare_priv.h - what the files of `luamech compare` share (compare.c:
  * loading the runs, building and printing the comparison; compare_args.c:
  * the command line and the --fail-if limits).  Private to
- * src/report/compare*.c; the public part is compare.h. */
+ * src/cmd/compare*.c; the public part is compare.h. */
 #ifndef LUAMECH_COMPARE_PRIV_H
 #define LUAMECH_COMPARE_PRIV_H
 
@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "common/text.h"
-#include "report/compare.h"
+#include "cmd/compare.h"
 #include "report/summary_read.h"
 
 /* A loaded summary.json. */

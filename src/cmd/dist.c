@@ -1,6 +1,6 @@
 /* dist.c - latency distributions in redis-benchmark and ab styles (see
  * dist.h), and `luamech report DIR --distribution TIMER`. */
-#include "report/dist.h"
+#include "cmd/dist.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  *
  * Not here: rendering (html*.c); the JSON grammar beyond what finding the
  * arrays needs: an invalid file is found invalid by jansson afterwards. */
-#include "report/html_priv.h"
+#include "html/html_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
  * top directory is refused: compare a phase directory of each run).  Not
  * here: the arithmetic and the limits (compare.c, compare_args.c,
  * compare_stats.c). */
-#include "report/compare_priv.h"
+#include "cmd/compare_priv.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
 /* html.c - report.html: one self-contained page rendered FROM THE FILES of a
  * results directory (summary.json, read with jansson), never from the run's
  * memory, so `luamech report DIR` re-renders any saved run.  No network: the
- * CSS and a small JavaScript that draws SVG line charts are inline, the data
+ * CSS (src/html/report.css) and a small JavaScript that draws SVG line
+ * charts (src/html/report.js), both embedded in the binary at build time,
+ * are written inline, the data
  * is an embedded copy of summary.json, and a Content-Security-Policy forbids
  * every fetch.  The tables are static HTML (all numbers are readable without
  * JavaScript); the script draws the charts and switches a timer's views.  Every string taken from the
@@ -30,8 +32,8 @@
  * JSON access and escaping the other parts use, and the entry points, which
  * read summary.json and replace report.html atomically.  Not here: the
  * sections' tables (html_tables.c) and the charts (html_charts.c). */
-#include "report/report.h"
-#include "report/html_priv.h"
+#include "html/html.h"
+#include "html/html_priv.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -40,6 +42,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/embedded_files.h"
+#include "report/schema.h"
 
 /* The newest summary.json schema this page reads: what results.c writes,
  * and schema 2 (summary_normalise reads it whatever the writer's version). */
@@ -111,72 +116,12 @@ static void html_errf(char *err, size_t len, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* ---- the page's CSS ---- */
+/* ---- the page's CSS and JavaScript: src/html/report.css, report.js ---- */
 
-static const char html_css[] =
-":root{--fg:#1d2330;--muted:#5b6475;--bg:#fff;--panel:#f3f5f9;--line:#d9dee7;--accent:#2456a6;"
-"--bad:#b3261e;--ok:#1e7b34;--warn:#8a5a00;--grid:#e8ebf0}\n"
-"@media (prefers-color-scheme:dark){:root{--fg:#e3e6ec;--muted:#9aa3b2;--bg:#15181e;--panel:#1e222a;"
-"--line:#353b47;--accent:#86aef2;--bad:#f2877e;--ok:#7fd18f;--warn:#e3b341;--grid:#2a2f3a}}\n"
-"*{box-sizing:border-box}\n"
-"html{-webkit-text-size-adjust:100%;text-size-adjust:100%}\n"
-"body{margin:0;font:14px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,\"Helvetica Neue\",Arial,sans-serif;"
-"color:var(--fg);background:var(--bg)}\n"
-"main{max-width:1280px;margin:0 auto;padding:12px 16px 40px}\n"
-"h1{font-size:1.5em;margin:.3em 0 .1em}\n"
-"h2{font-size:1.25em;margin:1.6em 0 .5em;padding-bottom:.2em;border-bottom:2px solid var(--line)}\n"
-"h3{font-size:1.08em;margin:1.4em 0 .3em}\n"
-"h4{font-size:.95em;margin:.8em 0 .3em}\n"
-".sub{color:var(--muted);margin:0 0 .7em}\n"
-"a{color:var(--accent)}\n"
-"nav.toc{display:flex;flex-wrap:wrap;gap:2px 14px;padding:6px 10px;background:var(--panel);border-radius:6px;"
-"font-size:.92em;margin:.6em 0}\n"
-".scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;margin:.3em 0;max-width:100%}\n"
-"table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
-"th,td{padding:3px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}\n"
-"th{background:var(--panel);font-weight:600}\n"
-"th.l,td.l{text-align:left}\n"
-"td.msg{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:14em}\n"
-"tr.total td{font-weight:600}\n"
-"td.err{color:var(--bad);font-weight:600}\n"
-"table.kv td{text-align:left;white-space:normal;overflow-wrap:anywhere}\n"
-"table.kv td:first-child{color:var(--muted);white-space:nowrap}\n"
-".cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,340px),1fr));gap:4px 28px}\n"
-".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,320px),1fr));gap:12px;margin:.7em 0}\n"
-"figure.chart-box{margin:0;padding:8px 8px 6px;border:1px solid var(--line);border-radius:6px;min-width:0}\n"
-"figcaption{font-weight:600;font-size:.9em;margin-bottom:2px}\n"
-".chart{min-height:220px}\n"
-".chart svg{display:block;width:100%;height:auto;overflow:visible}\n"
-".chart svg text{fill:var(--muted);font-size:11px}\n"
-".chart .axis{stroke:var(--muted);stroke-width:1}\n"
-".chart .gridl{stroke:var(--grid);stroke-width:1}\n"
-".chart .nodata{fill:var(--muted);font-size:13px}\n"
-".legend{display:flex;flex-wrap:wrap;gap:0 12px;font-size:.82em;color:var(--muted)}\n"
-".legend i{display:inline-block;width:16px;height:3px;margin-right:4px;vertical-align:middle;border-radius:2px}\n"
-".badge{display:inline-block;padding:0 8px;border-radius:10px;font-weight:600;background:var(--panel)}\n"
-".badge.completed{color:var(--fg)}\n"
-".verdict{padding:8px 12px;border-radius:6px;font-size:1.15em;margin:.5em 0;color:var(--bg)}\n"
-".verdict.ok{background:var(--ok)}\n.verdict.warn{background:var(--warn)}\n.verdict.bad{background:var(--bad)}\n"
-".badge.interrupted,.badge.aborted,.badge.running,.badge.error{color:var(--bad)}\n"
-".badge.pass{color:var(--ok)}\n"
-".badge.fail{color:#fff;background:var(--bad)}\n"
-".warn{border-left:4px solid var(--bad);background:var(--panel);padding:6px 10px;margin:.6em 0}\n"
-".banner{border:2px solid var(--bad);border-left-width:6px;font-size:1.05em}\n"
-".lf{font-weight:400;font-size:.78em;color:var(--muted);margin-left:.6em}\n"
-"pre.notes{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--panel);padding:8px 10px;"
-"border-radius:6px;font:inherit;margin:.3em 0}\n"
-"details>summary{cursor:pointer;color:var(--accent);margin:.4em 0}\n"
-".view-switch{display:flex;flex-wrap:wrap;gap:4px;align-items:center;margin:.3em 0 .5em;font-size:.9em}\n"
-".view-switch span{color:var(--muted);margin-right:4px}\n"
-".view-switch button{font:inherit;padding:2px 10px;border:1px solid var(--line);border-radius:12px;"
-"background:var(--bg);color:var(--accent);cursor:pointer}\n"
-".view-switch button[aria-pressed=true]{background:var(--accent);border-color:var(--accent);color:var(--bg)}\n"
-".view-switch[hidden],div.view[hidden]{display:none}\n"
-".render-errors{background:#fde7e6;color:#8a1c14;padding:6px 10px;border:1px solid #b3261e;margin:.6em 0}\n"
-"footer{color:var(--muted);font-size:.85em;margin-top:3em;border-top:1px solid var(--line);padding-top:.6em}\n"
-"@media (max-width:600px){body{font-size:13px}main{padding:8px 8px 28px}th,td{padding:2px 5px}"
-"h1{font-size:1.3em}}\n"
-"@media print{nav.toc{display:none}figure.chart-box{break-inside:avoid}}\n";
+const char *html_asset(const char *path) {
+    size_t len;
+    return embedded_file_find(path, &len);
+}
 
 /* ---- page pieces ---- */
 
@@ -188,7 +133,8 @@ static void html_head(FILE *f, const char *title) {
           "<meta name=\"generator\" content=\"luamech " LUAMECH_VERSION "\">\n<title>", f);
     html_esc(f, title);
     fputs("</title>\n<style>\n", f);
-    fputs(html_css, f);
+    const char *css = html_asset(HTML_CSS_FILE);
+    fputs(css ? css : "", f);
     fputs("</style>\n</head>\n<body>\n<main>\n", f);
 }
 
@@ -573,6 +519,12 @@ static int html_render(const char *dir, int depth, char *err, size_t err_len) {
         html_errf(err, err_len, "%s: %s", path, msg);
         json_decref(root);
         return -1;
+    }
+    if (!html_asset(HTML_CSS_FILE) || !html_asset(HTML_JS_FILE)) {
+        html_errf(err, err_len, "cannot write %s/report.html: this build has no %s or %s", dir, HTML_CSS_FILE,
+                  HTML_JS_FILE);
+        json_decref(root);
+        return -2;
     }
     snprintf(tmp, sizeof tmp, "%s/.report.html.tmp", dir);
     snprintf(out, sizeof out, "%s/report.html", dir);

@@ -7,7 +7,7 @@
  * figure: it reads summary.json's fields (status, thresholds, All
  * Transactions' count and errors, fast_failures.text, generator.suspect,
  * groups' models). */
-#include "report/html_priv.h"
+#include "html/html_priv.h"
 
 #include <stdarg.h>
 #include <string.h>

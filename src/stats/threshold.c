@@ -201,7 +201,9 @@ static void th_subject(char **tok, int n, threshold *t) {
     if (t->family[0] == 0 || strcmp(t->family, "transactions") == 0)
         snprintf(t->family, sizeof t->family, "All Transactions");
     /* the subject as written, "transactions" named as the timer is */
-    snprintf(t->timer, sizeof t->timer, "%s%s%s", t->family, fl == 0 && subject[0] ? " " : "", subject + fl);
+    const char *sep = fl == 0 && subject[0] ? " " : "";   /* "(all)" alone: "All Transactions (all)" */
+    if (snprintf(t->timer, sizeof t->timer, "%s%s%s", t->family, sep, subject + fl) >= (int)sizeof t->timer)
+        t->timer[sizeof t->timer - 1] = 0;      /* cut at 199 bytes, as the subject itself is */
     if (strcmp(t->timer, "checks") == 0 && t->stat == TH_RATE) t->stat = TH_CHECKS_RATE;
     th_selector(t);
 }

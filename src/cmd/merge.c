@@ -1305,6 +1305,46 @@ static void merge_central_verdict(merge_opts *o, const scenario *sc, const run_r
 /* The merged run into o->out; *scp and *rp (the caller frees them with
  * merge_scenario_free and run_result_free) keep the merged scenario and
  * statistics, for a phased merge's phases table. */
+/* One round of a merge as the interval bus hands it to its sinks. */
+typedef struct merge_round {
+    merge_opts *o;
+    json_t *missing;
+    const char *status;      /* the files' status: "running" while live */
+    int code;                /* the merged run's exit code */
+    int rc;                  /* 0, or -1 when a file could not be written */
+} merge_round;
+
+/* Sink "files": the merged result files and the segments table. */
+static void merge_sink_files(void *self, report_view *v) {
+    merge_round *m = self;
+    if (m->rc == 0 && report_write_all_view(m->o->out, m->status, m->o->live ? -1 : m->code, v) != 0) m->rc = -1;
+    if (m->rc == 0 && merge_segment_table(m->o->out, m->o, m->missing) != 0) m->rc = -1;
+}
+
+/* Sink "progress": live, the merged progress line (a terminal: every round;
+ * a log: when an interval was added). */
+static void merge_sink_progress(void *self, report_view *v) {
+    merge_round *m = self;
+    merge_opts *o = m->o;
+    const run_result *rp = v->r;
+    if (m->rc != 0 || !o->live || (!o->tty && rp->agg.nintervals == o->progress_at)) return;
+    int st[3] = {0, 0, 0};
+    for (int i = 0; i < o->nsegs; i++)
+        st[o->segs[i].state && !strcmp(o->segs[i].state, "done") ? 1
+           : o->segs[i].state && !strcmp(o->segs[i].state, "lost") ? 2 : 0]++;
+    fprintf(stderr, "%d/%d segments (running %d, done %d, lost %d, waiting %d): ", o->nsegs, o->segs[0].count,
+            st[0], st[1], st[2], o->nwaiting);
+    report_progress(stderr, rp, (double)rp->run_ns / 1e9, (double)v->sc->run_time_ns / 1e9);
+    o->progress_at = rp->agg.nintervals;
+}
+
+/* Sink "outputs": the live outputs (--dashboard), on the merged data. */
+static void merge_sink_outputs(void *self, report_view *v) {
+    merge_round *m = self;
+    if (m->rc == 0 && m->o->outs && !m->o->phase)
+        merge_outputs(m->o, v->sc, v->r, m->o->live ? NULL : m->status, m->code, v);
+}
+
 static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result *rp) {
     char err[4400], hpath[4200];
     memset(scp, 0, sizeof *scp);
@@ -1318,28 +1358,20 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, o->out);
     hlog *log = hlog_open(hpath, 0);
     int rc = merge_run(o, rp, sc, log);
-    report_view v;                  /* the merged data's verdicts and health, evaluated once for every output */
+    report_view v;                  /* the merged data's verdicts and health, evaluated once for every sink */
     report_view_init(&v, sc, rp);
     int code = rc == 0 ? merge_exit_code(&v, o) : EXIT_RUNTIME;
     if (log && hlog_close(log) != 0) rc = -1;
-    const char *status = o->live ? "running" : report_status_name(rp->status);
-    if (rc == 0 && report_write_all_view(o->out, status, o->live ? -1 : code, &v) != 0) rc = -1;
-    if (rc == 0 && merge_segment_table(o->out, o, missing) != 0) rc = -1;
-    if (rc == 0 && o->live) {       /* a terminal: every round; a log: when an interval was added */
-        if (o->tty || rp->agg.nintervals != o->progress_at) {
-            int st[3] = {0, 0, 0};
-            for (int i = 0; i < o->nsegs; i++)
-                st[o->segs[i].state && !strcmp(o->segs[i].state, "done") ? 1
-                   : o->segs[i].state && !strcmp(o->segs[i].state, "lost") ? 2 : 0]++;
-            fprintf(stderr, "%d/%d segments (running %d, done %d, lost %d, waiting %d): ", o->nsegs, o->segs[0].count,
-                    st[0], st[1], st[2], o->nwaiting);
-            report_progress(stderr, rp, (double)rp->run_ns / 1e9, (double)sc->run_time_ns / 1e9);
-            o->progress_at = rp->agg.nintervals;
-        }
-        merge_central_verdict(o, sc, rp, &v);
-    }
-    if (rc == 0 && o->outs && !o->phase)
-        merge_outputs(o, sc, rp, o->live ? NULL : report_status_name(rp->status), code, &v);
+    /* the round on the interval bus, as a run's closed interval: the files,
+     * the progress line, the live outputs; then the central verdict */
+    merge_round m = {o, missing, o->live ? "running" : report_status_name(rp->status), code, rc};
+    report_bus bus = {0};
+    report_bus_add(&bus, "files", &m, merge_sink_files);          /* 3 of REPORT_BUS_MAX: cannot fail */
+    report_bus_add(&bus, "progress", &m, merge_sink_progress);
+    report_bus_add(&bus, "outputs", &m, merge_sink_outputs);
+    if (rc == 0) report_bus_publish(&bus, &v);
+    rc = m.rc;
+    if (rc == 0 && o->live) merge_central_verdict(o, sc, rp, &v);
     report_view_free(&v);
     if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out, o->verbose), merge_console_segments(o);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);

@@ -179,7 +179,7 @@ unsigned cmp_selected(cmp_opts *o, json_t *t) {
     if (!name) return 0;
     if (o->ntimers == 0) return kind && strcmp(kind, "engine") == 0 && !o->all ? 0 : o->views;
     for (int k = 0; k < o->ntimers; k++) {
-        if (strcmp(o->timers[k], name) == 0) views |= o->views;
+        if (strcmp(o->timers[k], name) == 0) views |= o->views, o->timer_seen[k] = 1;   /* named: it exists */
         for (int v = 0; v < SUMMARY_VIEWS; v++)
             if (o->timer_view[k] == v && cmp_timer_names(o, k, name, v)) views |= CMP_VIEW_BIT(v);
     }
@@ -492,11 +492,16 @@ static json_t *cmp_build(cmp_opts *o, const cmp_run *a, const cmp_run *b, char *
     return doc;
 }
 
+/* The views compared: --view's, or with --timer, each one's (its view
+ * suffix, else --view's). */
 json_t *cmp_views_json(const cmp_opts *o) {
     json_t *a = json_array();
+    unsigned bits = o->ntimers ? 0 : o->views;
+    for (int k = 0; k < o->ntimers; k++)
+        bits |= o->timer_view[k] >= 0 && !o->timer_exact[k] ? CMP_VIEW_BIT(o->timer_view[k]) : o->views;
     for (int v = 0; v < SUMMARY_VIEWS; v++)
-        if (o->views & CMP_VIEW_BIT(v)) json_array_append_new(a, json_string(summary_view_name(v)));
-    if (o->views & CMP_VIEW_EVERY) json_array_append_new(a, json_string("every"));
+        if (bits & CMP_VIEW_BIT(v)) json_array_append_new(a, json_string(summary_view_name(v)));
+    if (bits & CMP_VIEW_EVERY) json_array_append_new(a, json_string("every"));
     return a;
 }
 

@@ -369,6 +369,11 @@ check "--view is repeatable ($(rows "$TMP/v5" | head -c 200))" \
 check "--timer 'GET (all)': that view alone, exit 0 ($(rows "$TMP/v6"))" [ $? -eq 0 -a "$(rows "$TMP/v6")" = '[["GET","all","both"]]' ]
 "$LUAMECH" compare "$VA" "$VB" --timer GET --view all --json > "$TMP/v7" 2>&1
 check "... the same as --timer GET --view all" [ "$(jq -c .timers "$TMP/v6")" = "$(jq -c .timers "$TMP/v7")" ]
+check "... and its --json says the all view was compared, not the default ($(jq -c .views "$TMP/v6"))" \
+    [ "$(jq -c .views "$TMP/v6")" = '["all"]' ]
+"$LUAMECH" compare "$VA" "$VB" --timer GET --view uncorrected --json > "$TMP/v7u" 2>&1
+check "--timer GET --view uncorrected: GET exists without that view: exit 0, no row, not 'no timer of that name' ($(head -c 200 "$TMP/v7u"))" \
+    [ $? -eq 0 -a "$(rows "$TMP/v7u")" = '[]' ]
 "$LUAMECH" compare "$VA" "$VB" --timer 'z (uncorrected)' --json > "$TMP/v8" 2>&1
 check "a timer named 'z (uncorrected)' is that timer, not a view of z ($(rows "$TMP/v8"))" \
     [ $? -eq 0 -a "$(rows "$TMP/v8")" = '[["z (uncorrected)","default","both"]]' ]

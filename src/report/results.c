@@ -4,7 +4,10 @@
  * leaves a half file behind.  Also where directory names come from: the
  * --out check (before any load) and the rule that makes a name one safe path
  * component.  Formats are documented in docs/results.md. */
-#include "report/report.h"
+#include "report/derived.h"
+#include "report/results.h"
+#include "report/schema.h"
+#include "report/view.h"
 
 #include <errno.h>
 #include <jansson.h>

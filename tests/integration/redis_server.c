@@ -85,10 +85,30 @@ static pid_t redis_spawn(int port, const char *const *extra) {
     return pid;
 }
 
+static char *redis_read_bulk(int fd, const char *line);
+
+/* 1 when the redis on port is the process pid (INFO's process_id), or
+ * when it cannot tell (a password is required); 0 for another server: a
+ * port picked free may be bound by another test's server first. */
+static int redis_is_ours(int port, pid_t pid) {
+    char line[512], pat[64];
+    int fd = redis_connect_local(port), ours = 0;
+    if (fd < 0) return 0;
+    if (redis_write_all(fd, "INFO server\r\n") == 0 && redis_read_line(fd, line, sizeof line) == 0) {
+        if (strncmp(line, "-NOAUTH", 7) == 0) ours = 1;
+        char *info = line[0] == '$' ? redis_read_bulk(fd, line) : NULL;
+        snprintf(pat, sizeof pat, "process_id:%ld\r\n", (long)pid);
+        if (info && strstr(info, pat)) ours = 1;
+        free(info);
+    }
+    close(fd);
+    return ours;
+}
+
 int test_redis_start_port(test_server *s, int port, const char *const *extra) {
     pid_t pid = redis_spawn(port, extra);
     if (pid < 0) return -1;
-    if (test_redis_wait(port, 5000) == 0 && waitpid(pid, NULL, WNOHANG) == 0) {
+    if (test_redis_wait(port, 5000) == 0 && waitpid(pid, NULL, WNOHANG) == 0 && redis_is_ours(port, pid)) {
         s->pid = pid;
         s->port = port;
         return 0;

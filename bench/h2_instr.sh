@@ -37,28 +37,10 @@ need nginx nginx-light
 [ "$TOOL" = h2load ] && need h2load nghttp2-client
 mkdir -p "$OUT/ng/tmp" || die "cannot create $OUT"
 PORT=$(free_port)
-user=""
-[ "$(id -u)" -eq 0 ] && user="user root;"
-listen="listen 127.0.0.1:$PORT;"
-[ "$PROTO" = h2 ] && listen="listen 127.0.0.1:$PORT http2;"
-cat > "$OUT/ng/nginx.conf" <<NG
-$user
-worker_processes 1;
-error_log $OUT/ng/error.log warn;
-pid $OUT/ng/nginx.pid;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $OUT/ng/tmp;
-    keepalive_requests 100000000;
-    http2_max_concurrent_streams 128;
-    server {
-        $listen
-        location = / { default_type text/plain; return 200 "hello\n"; }
-    }
-}
-NG
-taskset -c "$SERVER_CPU" nginx -p "$OUT/ng" -c "$OUT/ng/nginx.conf" -g 'daemon off;' &
+h2=0
+[ "$PROTO" = h2 ] && h2=1
+bench_nginx_conf "$OUT/ng" "$PORT" 0 "" "$h2"
+taskset -c "$SERVER_CPU" nginx -p "$OUT/ng" -c "$OUT/ng/nginx.conf" &
 NGPID=$!
 trap 'kill $NGPID 2>/dev/null; wait 2>/dev/null' EXIT
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.05; done

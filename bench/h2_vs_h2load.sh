@@ -38,26 +38,8 @@ need_luamech
 LM=$LUAMECH
 mkdir -p "$OUT/ng/tmp"
 PORT=$(free_port)
-user=""
-[ "$(id -u)" -eq 0 ] && user="user root;"
-cat > "$OUT/ng/nginx.conf" <<NG
-$user
-worker_processes 1;
-error_log $OUT/ng/error.log warn;
-pid $OUT/ng/nginx.pid;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $OUT/ng/tmp;
-    keepalive_requests 100000000;
-    http2_max_concurrent_streams 128;
-    server {
-        listen 127.0.0.1:$PORT http2;
-        location = / { default_type text/plain; return 200 "hello\n"; }
-    }
-}
-NG
-taskset -c "$SERVER_CPU" nginx -p "$OUT/ng" -c "$OUT/ng/nginx.conf" -g 'daemon off;' &
+bench_nginx_conf "$OUT/ng" "$PORT" 0 "" 1
+taskset -c "$SERVER_CPU" nginx -p "$OUT/ng" -c "$OUT/ng/nginx.conf" &
 NGPID=$!
 trap 'kill $NGPID 2>/dev/null; wait 2>/dev/null' EXIT
 for _ in $(seq 60); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.05; done

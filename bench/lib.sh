@@ -175,14 +175,19 @@ bench_pki() {
       -extfile san.ext -out server.pem ) >/dev/null 2>&1 || die "cannot make the TLS certificates"
 }
 
-# bench_nginx_conf DIR PORT TLS PKI: DIR/nginx.conf for the HTTP benchmarks:
+# bench_nginx_conf DIR PORT TLS PKI [H2]: DIR/nginx.conf for the HTTP benchmarks:
 # one worker, no access log, `location = /` returning "hello\n", keep-alive
 # for 100,000,000 requests, stub_status at /nginx_status; TLS=1 serves PORT
-# over TLS with PKI's certificate and the status also in plain on PORT+1.
+# over TLS with PKI's certificate and the status also in plain on PORT+1;
+# H2=1 serves HTTP/2 on PORT (h2c without TLS), 128 streams per connection.
 bench_nginx_conf() {
-  local dir=$1 port=$2 tls=$3 pki=$4 ssl="" ssl_cfg="" status_srv=""
+  local dir=$1 port=$2 tls=$3 pki=$4 h2=${5:-0} ssl="" ssl_cfg="" status_srv="" h2_cfg=""
+  if [ "$h2" = 1 ]; then
+    ssl="http2"
+    h2_cfg="http2_max_concurrent_streams 128;"
+  fi
   if [ "$tls" = 1 ]; then
-    ssl=ssl
+    ssl="ssl $ssl"
     ssl_cfg="ssl_certificate $pki/server.pem; ssl_certificate_key $pki/server.key; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:b:10m;"
     status_srv="server { listen 127.0.0.1:$((port + 1)); location = /nginx_status { stub_status; } }"
   fi
@@ -203,6 +208,7 @@ http {
   keepalive_requests 100000000;
   keepalive_timeout 75s;
   default_type text/plain;
+  $h2_cfg
   server {
     listen 127.0.0.1:$port $ssl;
     $ssl_cfg

@@ -25,8 +25,7 @@ struct hlog {
     double start_epoch_s;                /* <= 0: not known yet */
     int header_done;
     int failed;
-    char *staged;                        /* lines staged, not written yet */
-    size_t nstaged, cap_staged;
+    struct bbuf *staged;                 /* lines staged, not written yet (NULL: none yet) */
 };
 
 /* ---- byte buffer ---- */
@@ -460,36 +459,33 @@ void hlog_set_start(hlog *l, double start_epoch_s) {
     if (l && !l->header_done) l->start_epoch_s = start_epoch_s;
 }
 
-/* Appends n bytes to the staged lines; -1 when out of memory. */
-static int hlog_stage_bytes(hlog *l, const char *p, size_t n) {
-    if (l->nstaged + n > l->cap_staged) {
-        size_t cap = l->cap_staged ? l->cap_staged : 4096;
-        while (cap < l->nstaged + n) cap *= 2;
-        char *grown = realloc(l->staged, cap);
-        if (!grown) return -1;
-        l->staged = grown;
-        l->cap_staged = cap;
-    }
-    memcpy(l->staged + l->nstaged, p, n);
-    l->nstaged += n;
+/* Appends n bytes to b; -1 when out of memory. */
+static int bb_bytes(bbuf *b, const void *p, size_t n) {
+    if (bb_reserve(b, n) != 0) return -1;
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
     return 0;
 }
 
 void hlog_stage(hlog *l, const char *tag, double start_s, double len_s, const hist *h) {
     if (!l) return;
+    if (!l->staged && !(l->staged = calloc(1, sizeof *l->staged))) {
+        l->failed = 1;
+        return;
+    }
+    bbuf *b = l->staged;
     char *b64 = hlog_encode_base64(h);
     size_t n = hlog_tag_escape(tag ? tag : "", NULL, 0);
     char *esc = malloc(n + 1);
     if (esc) hlog_tag_escape(tag ? tag : "", esc, n + 1);
     char head[96];
-    size_t mark = l->nstaged;            /* a line fails whole: no half line is written */
+    size_t mark = b->len;                /* a line fails whole: no half line is written */
     int hn = snprintf(head, sizeof head, "%.3f,%.3f,%.3f,", start_s, len_s, (double)hist_max_us(h));
     if (!b64 || !esc || hn < 0 || (size_t)hn >= sizeof head ||
-        (tag && (hlog_stage_bytes(l, "Tag=", 4) != 0 || hlog_stage_bytes(l, esc, n) != 0 ||
-                 hlog_stage_bytes(l, ",", 1) != 0)) ||
-        hlog_stage_bytes(l, head, (size_t)hn) != 0 || hlog_stage_bytes(l, b64, strlen(b64)) != 0 ||
-        hlog_stage_bytes(l, "\n", 1) != 0) {
-        l->nstaged = mark;
+        (tag && (bb_bytes(b, "Tag=", 4) != 0 || bb_bytes(b, esc, n) != 0 || bb_bytes(b, ",", 1) != 0)) ||
+        bb_bytes(b, head, (size_t)hn) != 0 || bb_bytes(b, b64, strlen(b64)) != 0 || bb_bytes(b, "\n", 1) != 0) {
+        b->len = mark;
+        b->oom = 0;                      /* the next line may fit */
         l->failed = 1;
     }
     free(esc);
@@ -499,9 +495,10 @@ void hlog_stage(hlog *l, const char *tag, double start_s, double len_s, const hi
 void hlog_commit(hlog *l) {
     if (!l) return;
     hlog_header(l);
-    if (l->nstaged && fwrite(l->staged, 1, l->nstaged, l->f) != l->nstaged) l->failed = 1;
+    bbuf *b = l->staged;
+    if (b && b->len && fwrite(b->p, 1, b->len, l->f) != b->len) l->failed = 1;
     if (fflush(l->f) != 0) l->failed = 1;
-    l->nstaged = 0;
+    if (b) b->len = 0;
 }
 
 void hlog_write(hlog *l, const char *tag, double start_s, double len_s, const hist *h) {
@@ -514,6 +511,7 @@ int hlog_close(hlog *l) {
     hlog_commit(l);
     int rc = l->failed ? -1 : 0;
     if (fclose(l->f) != 0) rc = -1;
+    if (l->staged) free(l->staged->p);
     free(l->staged);
     free(l);
     return rc;

@@ -164,6 +164,9 @@ EOF
 
 # nginx_requests LOG [PATTERN]: requests logged (matching PATTERN, a grep -E)
 nginx_requests() { grep -cE "${2:-.}" "$1" || true; }
+# logged TEXT: requests in $L (the test's access log) whose line holds TEXT
+# (a fixed string)
+logged() { grep -cF "$1" "$L" || true; }
 # nginx_connections LOG [PATTERN]: distinct connections among those requests
 nginx_connections() { grep -E "${2:-.}" "$1" | awk '{print $1}' | sort -u | wc -l; }
 # nginx_settle LOG: wait until nginx has written every line (the log is

@@ -12,7 +12,6 @@
 F=$SRC/tests/scenarios/fixtures
 start_nginx PORT "$TMP/ng"
 L=$TMP/ng/access.log
-logged() { grep -cF "$1" "$L" || true; }
 run() {   # NAME ARGS...: one run into $TMP/NAME, nginx's log of it kept as $TMP/NAME.log
     local name=$1; shift
     : > "$L"

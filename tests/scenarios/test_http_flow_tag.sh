@@ -10,7 +10,6 @@
 F=$SRC/tests/scenarios/fixtures
 start_nginx PORT "$TMP/ng"
 L=$TMP/ng/access.log
-logged() { grep -cF "$1" "$L" || true; }
 "$LUAMECH" run "$F/http_flow_tag.lua" -q -e PORT=$PORT -o "$TMP/r" > "$TMP/out" 2>&1
 rc=$?
 nginx_settle "$L"

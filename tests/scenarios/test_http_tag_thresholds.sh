@@ -11,7 +11,6 @@
 F=$SRC/tests/scenarios/fixtures
 start_nginx PORT "$TMP/ng"
 L=$TMP/ng/access.log
-logged() { grep -cF "$1" "$L" || true; }
 # passed INDEX -> true/false of the run's summary.json threshold
 passed() { jq -r ".thresholds[$1].passed" "$s"; }
 measured() { jq -r ".thresholds[$1].measured" "$s"; }

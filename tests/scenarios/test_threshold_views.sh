@@ -13,7 +13,6 @@
 F=$SRC/tests/scenarios/fixtures
 start_nginx PORT "$TMP/ng"
 L=$TMP/ng/access.log
-logged() { grep -cF "$1" "$L" || true; }
 run() { "$LUAMECH" run "$F/threshold_views.lua" -q -w 1 -e PORT=$PORT -e MODE=$1 -o "$TMP/$1" > "$TMP/$1.out" 2>&1; }
 s=$TMP/views/summary.json
 th() { jq -r ".thresholds[$1].$2" "$s"; }

@@ -25,6 +25,8 @@ typedef struct pb_field {
     uint8_t packed;             /* how it is encoded (decoding accepts both) */
     int32_t oneof;              /* index in its message's oneofs, or -1 (proto3 optional: -1) */
     int32_t ref;                /* PB_MESSAGE/GROUP: message index; PB_ENUM: enum index; else -1 */
+    int32_t slot;               /* a singular message or group: its index among its message's
+                                 * (pb_msg.nslots; the decoder merges a repeat into it); else -1 */
 } pb_field;
 
 typedef struct pb_msg {
@@ -34,6 +36,7 @@ typedef struct pb_msg {
     const char **oneofs;
     size_t noneofs;
     int map_entry;              /* a map<K,V>'s entry: field 1 key, field 2 value */
+    size_t nslots;              /* singular message and group fields (pb_field.slot) */
 } pb_msg;
 
 typedef struct pb_enum_value {
@@ -91,7 +94,11 @@ typedef struct pb_val {
         double d;               /* double, float */
         int b;
         struct { const char *p; size_t n; } s;
-        struct { int32_t msg; struct pb_val *first, *last; } m;
+        struct {
+            int32_t msg;
+            struct pb_val *first, *last;
+            struct pb_val **slots;  /* decode: the value of each singular message field (nslots), or NULL */
+        } m;
     } v;
     struct pb_val *next;
     size_t size;                /* encode: the message's encoded length (computed) */
@@ -124,7 +131,10 @@ typedef struct pb_limits {
 /* Decodes data as message msg into a tree in a: 0 and *out, or -1 with a
  * message in err (truncated input, bad wire type, length past the end, too
  * deep, too big).  Unknown fields are skipped; a known field on a wire type
- * that is not its own is an error. */
+ * that is not its own is an error.  A singular message
+ * field that comes again is merged into the first (its scalars replaced,
+ * repeated fields appended, messages merged in turn); a singular scalar
+ * that comes again is a second value in the tree (the last one counts). */
 int pb_decode(const pb_schema *s, int32_t msg, const uint8_t *data, size_t len, pb_arena *a,
               const pb_limits *lim, pb_val **out, char *err, size_t err_len);
 /* The encoded length of root (it also stores each sub-message's size), or

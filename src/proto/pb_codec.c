@@ -2,6 +2,7 @@
  * decodes bytes into pb.h's neutral tree (varints, zigzag, fixed32/64,
  * float/double, length-delimited strings, bytes and messages, packed and
  * unpacked repeated fields, map entries, groups; unknown fields skipped;
+ * a repeated singular message merged;
  * limits on depth, size and memory; one message per malformed input) and
  * encodes such a tree (sizes first, then one pass of writing), checking
  * integer ranges and oneofs.  Also the arena the trees live in.  It does not
@@ -243,12 +244,14 @@ static void pb_set_fixed(pb_val *v, uint8_t t, uint64_t raw) {
 }
 
 /* Appends v; a member of a oneof replaces the member read before it (the
- * last one on the wire wins, as in every protobuf implementation). */
+ * last one on the wire wins, as in every protobuf implementation; a message
+ * member that comes back after another starts afresh). */
 static void pb_dec_append(pb_val *parent, pb_val *v) {
     if (v->f->oneof >= 0) {
         pb_val **pp = &parent->v.m.first, *prev = NULL;
         while (*pp) {
             if ((*pp)->f->oneof == v->f->oneof) {
+                if ((*pp)->f->slot >= 0 && parent->v.m.slots) parent->v.m.slots[(*pp)->f->slot] = NULL;
                 *pp = (*pp)->next;
                 continue;
             }
@@ -289,6 +292,40 @@ static int pb_dec_packed(pb_dec *d, const pb_field *f, const uint8_t *p, const u
     return 0;
 }
 
+/* Where parent keeps the value of its singular message field f (slots made
+ * on first use), or NULL with the error set. */
+static pb_val **pb_dec_slot(pb_dec *d, pb_val *parent, const pb_field *f, const uint8_t *at) {
+    if (!parent->v.m.slots) {
+        size_t n = pb_schema_msg(d->s, parent->v.m.msg)->nslots;
+        parent->v.m.slots = pb_arena_alloc(d->a, n * sizeof(pb_val *));
+        if (!parent->v.m.slots) {
+            pb_fail(d, at, "too many values (memory limit)");
+            return NULL;
+        }
+        memset(parent->v.m.slots, 0, n * sizeof(pb_val *));
+    }
+    return &parent->v.m.slots[f->slot];
+}
+
+/* A message (group: up to its end tag numbered group; else: up to end) of
+ * field f.  A singular one that parent already holds is merged into it, as
+ * the encoding guide says: its fields are read into the same value, so
+ * scalars read later win, repeated fields append, messages merge in turn. */
+static int pb_dec_sub(pb_dec *d, const pb_field *f, const uint8_t **pp, const uint8_t *end, pb_val *parent,
+                      int depth, int64_t group, const uint8_t *at) {
+    pb_val **slot = NULL, *v = NULL;
+    if (f->slot >= 0) {
+        if (!(slot = pb_dec_slot(d, parent, f, at))) return -1;
+        v = *slot;
+    }
+    if (v) return pb_dec_msg(d, v, pp, end, depth + 1, group);
+    if (!(v = pb_val_new(d->a, f))) return pb_fail(d, at, "too many values (memory limit)");
+    if (pb_dec_msg(d, v, pp, end, depth + 1, group) < 0) return -1;
+    pb_dec_append(parent, v);
+    if (slot) *slot = v;
+    return 0;
+}
+
 static int pb_dec_len(pb_dec *d, const pb_field *f, const uint8_t **pp, const uint8_t *end, pb_val *parent,
                       int depth) {
     const uint8_t *at = *pp;
@@ -299,14 +336,11 @@ static int pb_dec_len(pb_dec *d, const pb_field *f, const uint8_t **pp, const ui
     const uint8_t *p = *pp, *e = p + n;
     *pp = e;
     if (f->type != PB_STRING && f->type != PB_BYTES && f->type != PB_MESSAGE) return pb_dec_packed(d, f, p, e, parent);
+    if (f->type == PB_MESSAGE) return pb_dec_sub(d, f, &p, e, parent, depth, -1, at);
     pb_val *v = pb_val_new(d->a, f);
     if (!v) return pb_fail(d, at, "too many values (memory limit)");
-    if (f->type == PB_MESSAGE) {
-        if (pb_dec_msg(d, v, &p, e, depth + 1, -1) < 0) return -1;
-    } else {
-        v->v.s.p = (const char *)p;
-        v->v.s.n = (size_t)n;
-    }
+    v->v.s.p = (const char *)p;
+    v->v.s.n = (size_t)n;
     pb_dec_append(parent, v);
     return 0;
 }
@@ -319,13 +353,7 @@ static int pb_dec_field(pb_dec *d, const pb_field *f, int wt, const uint8_t **pp
     if (wt != want)
         return pb_fail(d, at, "field %s (%u) arrives as %s, its type is %s", f->name, f->number, pb_wt_name(wt),
                        pb_wt_name(want));
-    if (wt == WT_SGROUP) {
-        pb_val *v = pb_val_new(d->a, f);
-        if (!v) return pb_fail(d, at, "too many values (memory limit)");
-        if (pb_dec_msg(d, v, pp, end, depth + 1, f->number) < 0) return -1;
-        pb_dec_append(parent, v);
-        return 0;
-    }
+    if (wt == WT_SGROUP) return pb_dec_sub(d, f, pp, end, parent, depth, f->number, at);
     return pb_dec_scalar(d, f, pp, end, parent);
 }
 

@@ -3,9 +3,11 @@
  * by protoc at test time, python3-protobuf encodes the fixtures
  * (tests/unit/pb/fixtures.py), luamech decodes them (values checked one by
  * one), encodes them back byte for byte, and Python parses luamech's
- * encoding and compares it with the message it meant.  Then hostile input:
- * every truncation, bad wire types, lengths past the end, overlong varints,
- * nesting bombs, the size limit, groups skipped, encoding errors. */
+ * encoding and compares it with the message it meant.  Then the spec's
+ * finer points: a singular message that comes twice merged.
+ * Then hostile input: every truncation, invalid wire types, lengths past
+ * the end, overlong varints, nesting bombs, the size limit, groups skipped,
+ * encoding errors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -281,6 +283,69 @@ static void test_malformed(void **state) {
     }
 }
 
+/* A literal and its length. */
+#define B(lit) (lit), sizeof(lit) - 1
+
+/* Decodes p as All; fails the test on an error. */
+static const pb_val *dec_ok(fx *x, const void *p, size_t n) {
+    char err[256];
+    pb_val *root;
+    pb_arena_reset(&x->a);
+    if (pb_decode(x->s, x->all, p, n, &x->a, NULL, &root, err, sizeof(err)) < 0) fail_msg("%s", err);
+    return root;
+}
+
+/* Encodes root and compares with want (n bytes). */
+static void enc_is(fx *x, pb_val *root, const void *want, size_t n) {
+    char err[256];
+    int64_t len = pb_encode_size(x->s, root, NULL, err, sizeof(err));
+    if (len < 0) fail_msg("%s", err);
+    uint8_t out[256];
+    assert_true(len <= (int64_t)sizeof(out));
+    pb_encode_write(root, out);
+    assert_int_equal(len, n);
+    assert_memory_equal(out, want, n);
+}
+
+/* A singular message field that comes twice is merged (encoding guide: "the
+ * parser merges"): later scalars win, repeated fields append, nested
+ * messages merge in turn; a oneof message member that comes back after
+ * another member starts afresh. */
+static void test_merge(void **state) {
+    fx *x = *state;
+    /* at (28) {seconds 5}, then at {nanos 7}: one at {5, 7} */
+    const pb_val *m = dec_ok(x, B("\xe2\x01\x02\x08\x05\xe2\x01\x02\x10\x07"));
+    assert_int_equal(nkids(m, "at"), 1);
+    const pb_val *at = KID(m, "at", 0);
+    assert_int_equal(KID(at, "seconds", 0)->v.i, 5);
+    assert_int_equal(KID(at, "nanos", 0)->v.i, 7);
+    /* child (33) {i32 1, inner {name "a"}, packed_i32 [1]}, then child {i32 2, inner {n 2}, packed_i32 [2]} */
+    m = dec_ok(x, B("\x8a\x02\x0b" "\x28\x01" "\x5a\x03\x0a\x01" "a" "\xa2\x01\x01\x01"
+                  "\x8a\x02\x0a" "\x28\x02" "\x5a\x02\x10\x02" "\xa2\x01\x01\x02"));
+    assert_int_equal(nkids(m, "child"), 1);
+    const pb_val *ch = KID(m, "child", 0);
+    assert_int_equal(KID(ch, "i32", nkids(ch, "i32") - 1)->v.i, 2);    /* the last one read counts */
+    assert_int_equal(nkids(ch, "inner"), 1);
+    assert_memory_equal(KID(KID(ch, "inner", 0), "name", 0)->v.s.p, "a", 1);
+    assert_int_equal(KID(KID(ch, "inner", 0), "n", 0)->v.i, 2);
+    assert_int_equal(nkids(ch, "packed_i32"), 2);
+    assert_int_equal(KID(ch, "packed_i32", 0)->v.i, 1);
+    assert_int_equal(KID(ch, "packed_i32", 1)->v.i, 2);
+    /* obj (27) {n 1}, obj {name "x"}: merged; then text (26), then obj {name "y"}: a fresh obj */
+    m = dec_ok(x, B("\xda\x01\x02\x10\x01" "\xda\x01\x03\x0a\x01x"));
+    assert_int_equal(nkids(m, "obj"), 1);
+    assert_int_equal(KID(KID(m, "obj", 0), "n", 0)->v.i, 1);
+    m = dec_ok(x, B("\xda\x01\x02\x10\x01" "\xd2\x01\x01t" "\xda\x01\x03\x0a\x01y"));
+    assert_int_equal(nkids(m, "obj"), 1);
+    assert_null(kid(m, "text", 0));
+    assert_null(kid(KID(m, "obj", 0), "n", 0));
+    /* repeated messages stay apart; the merged tree encodes as one message */
+    m = dec_ok(x, B("\xba\x01\x00\xba\x01\x00"));
+    assert_int_equal(nkids(m, "inners"), 2);
+    pb_val *r = (pb_val *)dec_ok(x, B("\xe2\x01\x02\x08\x05\xe2\x01\x02\x10\x07"));
+    enc_is(x, r, B("\xe2\x01\x04\x08\x05\x10\x07"));
+}
+
 static void test_limits(void **state) {
     fx *x = *state;
     /* child { child { ... } } 100 deep: field 33 = tag 0x8a 0x02 */
@@ -372,7 +437,8 @@ int main(void) {
         cmocka_unit_test(test_scalars),   cmocka_unit_test(test_repeated),
         cmocka_unit_test(test_maps),      cmocka_unit_test(test_oneof_wkt),
         cmocka_unit_test(test_nested_and_unknown), cmocka_unit_test(test_python_reads_ours),
-        cmocka_unit_test(test_malformed), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_malformed), cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_limits),
         cmocka_unit_test(test_encode_errors), cmocka_unit_test(test_schema),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

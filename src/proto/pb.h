@@ -129,9 +129,10 @@ typedef struct pb_limits {
 } pb_limits;
 
 /* Decodes data as message msg into a tree in a: 0 and *out, or -1 with a
- * message in err (truncated input, bad wire type, length past the end, too
- * deep, too big).  Unknown fields are skipped; a known field on a wire type
- * that is not its own is an error.  A singular message
+ * message in err (truncated input, invalid wire type, length past the end,
+ * too deep, too big).  Unknown fields are skipped, and so is a known field
+ * on a wire type that is not its own (as Google's parsers do; a repeated
+ * scalar is read packed or not, whichever arrives).  A singular message
  * field that comes again is merged into the first (its scalars replaced,
  * repeated fields appended, messages merged in turn); a singular scalar
  * that comes again is a second value in the tree (the last one counts). */

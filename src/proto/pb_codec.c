@@ -1,8 +1,8 @@
 /* pb_codec.c - the protocol buffers wire format, walking a pb_schema:
  * decodes bytes into pb.h's neutral tree (varints, zigzag, fixed32/64,
  * float/double, length-delimited strings, bytes and messages, packed and
- * unpacked repeated fields, map entries, groups; unknown fields skipped;
- * a repeated singular message merged;
+ * unpacked repeated fields, map entries, groups; unknown fields and known
+ * ones on a foreign wire type skipped; a repeated singular message merged;
  * limits on depth, size and memory; one message per malformed input) and
  * encodes such a tree (sizes first, then one pass of writing), checking
  * integer ranges and oneofs.  Also the arena the trees live in.  It does not
@@ -350,9 +350,7 @@ static int pb_dec_field(pb_dec *d, const pb_field *f, int wt, const uint8_t **pp
     int want = pb_wire_type(f->type);
     if (wt == WT_LEN && (want == WT_LEN || (f->repeated && want != WT_SGROUP)))
         return pb_dec_len(d, f, pp, end, parent, depth);
-    if (wt != want)
-        return pb_fail(d, at, "field %s (%u) arrives as %s, its type is %s", f->name, f->number, pb_wt_name(wt),
-                       pb_wt_name(want));
+    if (wt != want) return pb_skip(d, pp, end, wt, f->number, depth);     /* as an unknown field */
     if (wt == WT_SGROUP) return pb_dec_sub(d, f, pp, end, parent, depth, f->number, at);
     return pb_dec_scalar(d, f, pp, end, parent);
 }

@@ -4,7 +4,8 @@
  * (tests/unit/pb/fixtures.py), luamech decodes them (values checked one by
  * one), encodes them back byte for byte, and Python parses luamech's
  * encoding and compares it with the message it meant.  Then the spec's
- * finer points: a singular message that comes twice merged.
+ * finer points: a singular message that comes twice merged, a known field
+ * on a foreign wire type skipped.
  * Then hostile input: every truncation, invalid wire types, lengths past
  * the end, overlong varints, nesting bombs, the size limit, groups skipped,
  * encoding errors. */
@@ -243,8 +244,7 @@ static void test_malformed(void **state) {
     expect_err(x, "\x00\x01", 2, "field number 0");
     expect_err(x, "\x4a\x05" "a", 3, "field s: length 5 past the end");
     expect_err(x, "\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 11, "overlong varint");
-    expect_err(x, "\x48\x01", 2, "field s (9) arrives as varint, its type is length-delimited");
-    expect_err(x, "\x0d\x01\x02", 3, "field d (1) arrives as 32-bit");
+    expect_err(x, "\x0d\x01\x02", 3, "truncated 32-bit value");   /* a foreign wire type, skipped: still whole */
     expect_err(x, "\x09\x01\x02", 3, "field d: truncated 64-bit");
     expect_err(x, "\x8a", 1, "truncated or overlong field key");
     expect_err(x, "\x93\x03\x08\x01", 4, "group 50 has no end");
@@ -346,6 +346,29 @@ static void test_merge(void **state) {
     enc_is(x, r, B("\xe2\x01\x04\x08\x05\x10\x07"));
 }
 
+/* A known field on a wire type that is not its own is skipped as an unknown
+ * field (what Google's parsers do); a repeated scalar is read packed or
+ * unpacked whichever its declaration says. */
+static void test_wire_mismatch(void **state) {
+    fx *x = *state;
+    /* s (9) as varint, f (2) as length-delimited, d (1) as 32-bit, inner (11) as a group, then i32 5 */
+    const pb_val *m = dec_ok(x, B("\x48\x01" "\x12\x01" "a" "\x0d\x01\x02\x03\x04" "\x5b\x08\x01\x5c" "\x28\x05"));
+    assert_null(kid(m, "s", 0));
+    assert_null(kid(m, "f", 0));
+    assert_null(kid(m, "d", 0));
+    assert_null(kid(m, "inner", 0));
+    assert_int_equal(KID(m, "i32", 0)->v.i, 5);
+    /* packed_i32 (20) unpacked, unpacked_i32 (21) packed: both read */
+    m = dec_ok(x, B("\xa0\x01\x07" "\xaa\x01\x02\x08\x09"));
+    assert_int_equal(nkids(m, "packed_i32"), 1);
+    assert_int_equal(KID(m, "packed_i32", 0)->v.i, 7);
+    assert_int_equal(nkids(m, "unpacked_i32"), 2);
+    assert_int_equal(KID(m, "unpacked_i32", 1)->v.i, 9);
+    /* a repeated string as varint: skipped, not read as packed */
+    m = dec_ok(x, B("\xb0\x01\x01\x28\x01"));
+    assert_null(kid(m, "names", 0));
+}
+
 static void test_limits(void **state) {
     fx *x = *state;
     /* child { child { ... } } 100 deep: field 33 = tag 0x8a 0x02 */
@@ -438,6 +461,7 @@ int main(void) {
         cmocka_unit_test(test_maps),      cmocka_unit_test(test_oneof_wkt),
         cmocka_unit_test(test_nested_and_unknown), cmocka_unit_test(test_python_reads_ours),
         cmocka_unit_test(test_malformed), cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_wire_mismatch),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_encode_errors), cmocka_unit_test(test_schema),
     };

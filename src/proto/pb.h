@@ -23,6 +23,9 @@ typedef struct pb_field {
     uint8_t type;               /* PB_* */
     uint8_t repeated;           /* label LABEL_REPEATED */
     uint8_t packed;             /* how it is encoded (decoding accepts both) */
+    uint8_t implicit;           /* proto3 implicit presence (singular, no `optional`, no oneof, not a
+                                 * message, not a map entry's key or value): not encoded when it
+                                 * holds its default (0, false, "", the enum's 0) */
     int32_t oneof;              /* index in its message's oneofs, or -1 (proto3 optional: -1) */
     int32_t ref;                /* PB_MESSAGE/GROUP: message index; PB_ENUM: enum index; else -1 */
     int32_t slot;               /* a singular message or group: its index among its message's
@@ -139,7 +142,9 @@ typedef struct pb_limits {
 int pb_decode(const pb_schema *s, int32_t msg, const uint8_t *data, size_t len, pb_arena *a,
               const pb_limits *lim, pb_val **out, char *err, size_t err_len);
 /* The encoded length of root (it also stores each sub-message's size), or
- * -1 with a message (two members of one oneof, too deep, too big). */
+ * -1 with a message (two members of one oneof, too deep, too big).  Fields
+ * of implicit presence (pb_field.implicit) holding their default are left
+ * out, here and by pb_encode_write; map entries always carry key and value. */
 int64_t pb_encode_size(const pb_schema *s, pb_val *root, const pb_limits *lim, char *err, size_t err_len);
 /* Writes root (pb_encode_size first) into out, which has room for its size. */
 void pb_encode_write(const pb_val *root, uint8_t *out);

@@ -5,7 +5,8 @@
  * ones on a foreign wire type skipped; a repeated singular message merged;
  * limits on depth, size and memory; one message per malformed input) and
  * encodes such a tree (sizes first, then one pass of writing), checking
- * integer ranges and oneofs.  Also the arena the trees live in.  It does not
+ * integer ranges and oneofs and leaving out proto3 defaults of implicit
+ * presence.  Also the arena the trees live in.  It does not
  * know Lua tables (the binding builds and reads the trees), sockets, or gRPC
  * framing (grpc_frame.c). */
 #include <stdarg.h>
@@ -483,6 +484,31 @@ static const pb_val *pb_oneof_clash(const pb_val *parent, const pb_val *v) {
 
 static int64_t pb_size_msg(pb_enc *e, pb_val *m, int depth);
 
+/* A field of implicit presence that holds its default: not written (proto3:
+ * 0, false, empty string or bytes, the enum's 0; a float or double only
+ * when its bits are zero: -0.0 is written, as Google's encoders do). */
+static int pb_enc_omit(const pb_val *c) {
+    if (!c->f->implicit) return 0;
+    switch (c->kind) {
+    case PB_V_INT: return c->v.i == 0;
+    case PB_V_UINT: return c->v.u == 0;
+    case PB_V_BOOL: return !c->v.b;
+    case PB_V_BYTES: return c->v.s.n == 0;
+    case PB_V_DOUBLE:
+        if (c->f->type == PB_FLOAT) {
+            float fl = (float)c->v.d;
+            uint32_t x;
+            memcpy(&x, &fl, 4);
+            return x == 0;
+        } else {
+            uint64_t x;
+            memcpy(&x, &c->v.d, 8);
+            return x == 0;
+        }
+    default: return 0;
+    }
+}
+
 /* The length of the packed run that starts at *c (same field), and moves *c past it. */
 static size_t pb_packed_len(const pb_val **c) {
     const pb_field *f = (*c)->f;
@@ -523,7 +549,7 @@ static int64_t pb_size_msg(pb_enc *e, pb_val *m, int depth) {
             total += (int64_t)(pb_varint_len((uint64_t)c->f->number << 3) + pb_varint_len(n) + n);
             c = (pb_val *)k;
         } else {
-            int64_t n = pb_size_child(e, c, depth);
+            int64_t n = pb_enc_omit(c) ? 0 : pb_size_child(e, c, depth);
             if (n < 0) return -1;
             total += n;
             c = c->next;
@@ -610,7 +636,7 @@ static uint8_t *pb_wr_msg(uint8_t *p, const pb_val *m) {
             p = pb_wr_varint(p, n);
             for (; c != k; c = c->next) p = pb_wr_scalar(p, c);
         } else {
-            p = pb_wr_child(p, c);
+            if (!pb_enc_omit(c)) p = pb_wr_child(p, c);
             c = c->next;
         }
     }

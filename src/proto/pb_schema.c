@@ -1,10 +1,10 @@
 /* pb_schema.c - the schema of pb.h read from a serialized FileDescriptorSet
  * (descriptor.proto read by protobuf-c code generated at build time): every
  * message and enum of every file, nested ones included, by full name; each
- * field's number, type, label, packing and oneof; message and enum
- * references resolved to indexes; the services' methods.  It does not run
- * protoc or read files (the binding does) and does not encode or decode
- * messages (pb_codec.c). */
+ * field's number, type, label, packing, oneof and presence (implicit or
+ * explicit); message and enum references resolved to indexes; the
+ * services' methods.  It does not run protoc or read files (the binding
+ * does) and does not encode or decode messages (pb_codec.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,8 +154,17 @@ static int pb_cmp_field(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* Implicit presence (proto3 without `optional`): a singular scalar, string,
+ * bytes or enum outside any oneof, in a proto3 file, not a map entry's key or
+ * value (entries always carry both, as Google's encoders write them). */
+static int pb_implicit(const pb_fdp *file, const pb_fieldp *fp, const pb_field *f, int map_entry) {
+    int proto3 = file->syntax && strcmp(file->syntax, "proto3") == 0;
+    return proto3 && !map_entry && !f->repeated && f->type != PB_MESSAGE && f->type != PB_GROUP &&
+           !fp->has_oneof_index && !(fp->has_proto3_optional && fp->proto3_optional);
+}
+
 static int pb_fill_field(pb_schema *s, const pb_fdp *file, const pb_fieldp *fp, pb_field *f, char *err,
-                         size_t err_len, const char *mname) {
+                         size_t err_len, const char *mname, int map_entry) {
     if (!fp->name || !fp->has_number || !fp->has_type || fp->number <= 0 || fp->type < 1 || fp->type > 18) {
         snprintf(err, err_len, "message %s: a field without a name, number or type", mname);
         return -1;
@@ -169,6 +178,7 @@ static int pb_fill_field(pb_schema *s, const pb_fdp *file, const pb_fieldp *fp, 
     if (fp->options && fp->options->has_packed) packed = fp->options->packed;
     f->packed = f->repeated && pb_packable(f->type) && packed;
     f->oneof = (fp->has_oneof_index && !(fp->has_proto3_optional && fp->proto3_optional)) ? fp->oneof_index : -1;
+    f->implicit = (uint8_t)pb_implicit(file, fp, f, map_entry);
     f->ref = -1;
     f->slot = -1;
     if (f->type == PB_MESSAGE || f->type == PB_GROUP || f->type == PB_ENUM) {
@@ -194,7 +204,8 @@ static int pb_fill_msg(pb_schema *s, size_t i, char *err, size_t err_len) {
         return -1;
     }
     for (size_t k = 0; k < m->n_field; k++)
-        if (pb_fill_field(s, s->msg_file[i], m->field[k], &pm->fields[k], err, err_len, pm->name) < 0) return -1;
+        if (pb_fill_field(s, s->msg_file[i], m->field[k], &pm->fields[k], err, err_len, pm->name, pm->map_entry) < 0)
+            return -1;
     pm->nfields = m->n_field;
     for (size_t k = 0; k < m->n_oneof_decl; k++) pm->oneofs[k] = m->oneof_decl[k]->name ? m->oneof_decl[k]->name : "";
     pm->noneofs = m->n_oneof_decl;

@@ -5,7 +5,8 @@
  * one), encodes them back byte for byte, and Python parses luamech's
  * encoding and compares it with the message it meant.  Then the spec's
  * finer points: a singular message that comes twice merged, a known field
- * on a foreign wire type skipped.
+ * on a foreign wire type skipped, proto3 presence (defaults of implicit
+ * fields not written; optional, oneof, message and map entry values are).
  * Then hostile input: every truncation, invalid wire types, lengths past
  * the end, overlong varints, nesting bombs, the size limit, groups skipped,
  * encoding errors. */
@@ -203,6 +204,13 @@ static void test_oneof_wkt(void **state) {
     assert_int_equal(KID(KID(m, "wrapped", 0), "value", 0)->v.i, -1);
     assert_int_equal(KID(m, "opt", 0)->f->oneof, -1);        /* proto3 optional: its synthetic oneof is not one */
     assert_int_equal(KID(m, "opt", 0)->v.i, 0);
+    /* Google's encoding of defaults: optional 0, oneof "", {} and a map entry {"": 0} kept, byte for byte */
+    m = decode_case(x, "presence", x->all, 1);
+    assert_int_equal(KID(m, "opt", 0)->v.i, 0);
+    assert_int_equal(KID(m, "text", 0)->v.s.n, 0);
+    assert_null(KID(m, "inner", 0)->v.m.first);
+    assert_int_equal(KID(KID(m, "counts", 0), "value", 0)->v.i, 0);
+    assert_null(kid(m, "i32", 0));
 }
 
 static void test_nested_and_unknown(void **state) {
@@ -264,7 +272,7 @@ static void test_malformed(void **state) {
     /* an unknown group is skipped */
     assert_int_equal(dec(x, x->all, "\x93\x03\x08\x01\x94\x03\x28\x05", 8, NULL, err), 0);
     /* every truncation of every fixture: decoded or refused, never read past the end (ASan) */
-    const char *cases[] = {"scalars", "repeated", "maps", "oneof_wkt", "nested", "unknown"};
+    const char *cases[] = {"scalars", "repeated", "maps", "oneof_wkt", "presence", "nested", "unknown"};
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         char path[128];
         snprintf(path, sizeof(path), "%s/%s.bin", x->dir, cases[c]);
@@ -369,6 +377,52 @@ static void test_wire_mismatch(void **state) {
     assert_null(kid(m, "names", 0));
 }
 
+static pb_val *put(fx *x, pb_val *parent, const char *name) {
+    const pb_field *f = pb_msg_field(pb_schema_msg(x->s, parent->v.m.msg), name);
+    assert_non_null(f);
+    pb_val *v = pb_val_new(&x->a, f);
+    assert_non_null(v);
+    pb_val_append(parent, v);
+    return v;
+}
+
+/* proto3 implicit presence: a default is not written; explicit presence
+ * (optional, oneof members, messages) and repeated values are, even at
+ * their default; map entries carry key and value always. */
+static void test_presence(void **state) {
+    fx *x = *state;
+    pb_arena_reset(&x->a);
+    pb_val *root = pb_val_root(&x->a, x->all);
+    put(x, root, "i32");
+    put(x, root, "u64");
+    put(x, root, "d");
+    put(x, root, "f");
+    put(x, root, "b");
+    put(x, root, "s");
+    put(x, root, "by");
+    put(x, root, "color");
+    put(x, root, "si64");
+    put(x, root, "fx32");
+    enc_is(x, root, B(""));
+    put(x, root, "d")->v.d = -0.0;                      /* not 0 bit for bit: written */
+    enc_is(x, root, B("\x09\x00\x00\x00\x00\x00\x00\x00\x80"));
+    root = pb_val_root(&x->a, x->all);
+    put(x, root, "opt");                                /* proto3 optional 0 */
+    put(x, root, "text");                               /* oneof member "" */
+    put(x, root, "inner");                              /* an empty message */
+    put(x, root, "packed_i32");                         /* [0] */
+    put(x, root, "names");                              /* [""] */
+    pb_val *e = put(x, root, "counts");                 /* {[""] = 0} */
+    put(x, e, "key");
+    put(x, e, "value");
+    enc_is(x, root, B("\x80\x02\x00" "\xd2\x01\x00" "\x5a\x00" "\xa2\x01\x01\x00" "\xb2\x01\x00"
+                    "\xc2\x01\x04\x0a\x00\x10\x00"));
+    /* decoded explicit defaults of implicit fields are dropped; optional ones kept */
+    root = (pb_val *)dec_ok(x, B("\x28\x00\x4a\x00\x80\x02\x00"));
+    assert_int_equal(KID(root, "opt", 0)->v.i, 0);
+    enc_is(x, root, B("\x80\x02\x00"));
+}
+
 static void test_limits(void **state) {
     fx *x = *state;
     /* child { child { ... } } 100 deep: field 33 = tag 0x8a 0x02 */
@@ -461,7 +515,7 @@ int main(void) {
         cmocka_unit_test(test_maps),      cmocka_unit_test(test_oneof_wkt),
         cmocka_unit_test(test_nested_and_unknown), cmocka_unit_test(test_python_reads_ours),
         cmocka_unit_test(test_malformed), cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_wire_mismatch),
+        cmocka_unit_test(test_wire_mismatch), cmocka_unit_test(test_presence),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_encode_errors), cmocka_unit_test(test_schema),
     };

@@ -23,6 +23,9 @@ CASES = {
     "maps": ("lmtest.All", {"counts": {"a": 1, "b": 2}, "by_id": {"7": {"name": "seven"}}}),
     "oneof_wkt": ("lmtest.All", {"obj": {"n": 3}, "at": "2023-11-14T22:13:20.000000005Z",
                                  "wrapped": -1, "opt": 0}),
+    # explicit presence at its default (written), implicit (left out), a map entry of defaults (key and value)
+    "presence": ("lmtest.All", {"opt": 0, "text": "", "counts": {"": 0}, "inner": {}, "packed_i32": [0],
+                                "i32": 0, "s": ""}),
     "nested": ("lmtest.All", {"child": {"child": {"child": {"i32": 3}}}}),
     "unknown": ("lmtest.AllPlus", {"d": 2.5, "i32": 9, "s": "kept", "x_varint": "300", "x_len": "skip me",
                                    "x_fx32": 7, "x_fx64": "8", "x_packed": [1, 2, 3]}),

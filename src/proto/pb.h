@@ -28,8 +28,6 @@ typedef struct pb_field {
                                  * holds its default (0, false, "", the enum's 0) */
     int32_t oneof;              /* index in its message's oneofs, or -1 (proto3 optional: -1) */
     int32_t ref;                /* PB_MESSAGE/GROUP: message index; PB_ENUM: enum index; else -1 */
-    int32_t slot;               /* a singular message or group: its index among its message's
-                                 * (pb_msg.nslots; the decoder merges a repeat into it); else -1 */
 } pb_field;
 
 typedef struct pb_msg {
@@ -39,7 +37,6 @@ typedef struct pb_msg {
     const char **oneofs;
     size_t noneofs;
     int map_entry;              /* a map<K,V>'s entry: field 1 key, field 2 value */
-    size_t nslots;              /* singular message and group fields (pb_field.slot) */
 } pb_msg;
 
 typedef struct pb_enum_value {
@@ -88,6 +85,8 @@ int pb_enum_number(const pb_enum *e, const char *name, int32_t *out);
  * decoded input or into memory the caller keeps until the encode ends. */
 enum { PB_V_INT = 1, PB_V_UINT, PB_V_DOUBLE, PB_V_BOOL, PB_V_BYTES, PB_V_MSG };
 
+struct pb_dec_ix;
+
 typedef struct pb_val {
     const pb_field *f;          /* NULL for the root message */
     uint8_t kind;               /* PB_V_*: the kind of f's type (pb_kind_of) */
@@ -100,7 +99,7 @@ typedef struct pb_val {
         struct {
             int32_t msg;
             struct pb_val *first, *last;
-            struct pb_val **slots;  /* decode: the value of each singular message field (nslots), or NULL */
+            struct pb_dec_ix *ix;   /* decode: the singular fields it holds (pb_codec.c), or NULL */
         } m;
     } v;
     struct pb_val *next;
@@ -135,10 +134,11 @@ typedef struct pb_limits {
  * message in err (truncated input, invalid wire type, length past the end,
  * too deep, too big).  Unknown fields are skipped, and so is a known field
  * on a wire type that is not its own (as Google's parsers do; a repeated
- * scalar is read packed or not, whichever arrives).  A singular message
- * field that comes again is merged into the first (its scalars replaced,
- * repeated fields appended, messages merged in turn); a singular scalar
- * that comes again is a second value in the tree (the last one counts). */
+ * scalar is read packed or not, whichever arrives).  A message holds one
+ * value per singular field: a scalar, string or bytes that comes again
+ * replaces the first in place (the last one wins), a message that comes
+ * again is merged into the first (its scalars replaced, repeated fields
+ * appended, messages merged in turn). */
 int pb_decode(const pb_schema *s, int32_t msg, const uint8_t *data, size_t len, pb_arena *a,
               const pb_limits *lim, pb_val **out, char *err, size_t err_len);
 /* The encoded length of root (it also stores each sub-message's size), or

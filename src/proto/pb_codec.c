@@ -2,13 +2,13 @@
  * decodes bytes into pb.h's neutral tree (varints, zigzag, fixed32/64,
  * float/double, length-delimited strings, bytes and messages, packed and
  * unpacked repeated fields, map entries, groups; unknown fields and known
- * ones on a foreign wire type skipped; a repeated singular message merged;
- * limits on depth, size and memory; one message per malformed input) and
- * encodes such a tree (sizes first, then one pass of writing), checking
- * integer ranges and oneofs and leaving out proto3 defaults of implicit
- * presence.  Also the arena the trees live in.  It does not
- * know Lua tables (the binding builds and reads the trees), sockets, or gRPC
- * framing (grpc_frame.c). */
+ * ones on a foreign wire type skipped; one value per singular field, a
+ * message that comes again merged; limits on depth, size and memory; one
+ * message per malformed input) and encodes such a tree (sizes first, then
+ * one pass of writing), checking integer ranges and oneofs and leaving out
+ * proto3 defaults of implicit presence.  Also the arena the trees live in.
+ * It does not know Lua tables (the binding builds and reads the trees),
+ * sockets, or gRPC framing (grpc_frame.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +122,8 @@ static const char *pb_wt_name(int wt) {
 }
 
 /* ---- decoding ---- */
+
+typedef struct pb_dec_ix pb_dec_ix;
 
 typedef struct pb_dec {
     const pb_schema *s;
@@ -244,15 +246,66 @@ static void pb_set_fixed(pb_val *v, uint8_t t, uint64_t raw) {
     }
 }
 
-/* Appends v; a member of a oneof replaces the member read before it (the
- * last one on the wire wins, as in every protobuf implementation; a message
- * member that comes back after another starts afresh). */
-static void pb_dec_append(pb_val *parent, pb_val *v) {
+/* Which singular fields a message being decoded holds: a bit per field
+ * (by index in its pb_msg), and, from the first field that comes twice,
+ * each one's value (one walk over the message's values finds them). */
+struct pb_dec_ix {
+    pb_val **last;
+    uint8_t held[];
+};
+
+static void pb_dec_mark(pb_dec_ix *ix, size_t i, int on) {
+    if (on) ix->held[i / 8] |= (uint8_t)(1u << (i % 8));
+    else ix->held[i / 8] &= (uint8_t)~(1u << (i % 8));
+    if (ix->last && !on) ix->last[i] = NULL;
+}
+
+/* ix->last of parent: the value of each singular field it holds. */
+static int pb_dec_index(pb_dec *d, pb_val *parent, const pb_msg *m, const uint8_t *at) {
+    pb_dec_ix *ix = parent->v.m.ix;
+    ix->last = pb_arena_alloc(d->a, m->nfields * sizeof(pb_val *));
+    if (!ix->last) return pb_fail(d, at, "too many values (memory limit)");
+    memset(ix->last, 0, m->nfields * sizeof(pb_val *));
+    for (pb_val *c = parent->v.m.first; c; c = c->next)
+        if (!c->f->repeated) ix->last[c->f - m->fields] = c;
+    return 0;
+}
+
+/* The value parent holds already for its singular field f in *held, or
+ * NULL (f is then marked as held: the caller appends its value next); -1
+ * past the memory limit. */
+static int pb_dec_held(pb_dec *d, pb_val *parent, const pb_field *f, const uint8_t *at, pb_val **held) {
+    const pb_msg *m = pb_schema_msg(d->s, parent->v.m.msg);
+    size_t i = (size_t)(f - m->fields);
+    pb_dec_ix *ix = parent->v.m.ix;
+    *held = NULL;
+    if (!ix) {
+        size_t n = sizeof(*ix) + (m->nfields + 7) / 8;
+        if (!(ix = pb_arena_alloc(d->a, n))) return pb_fail(d, at, "too many values (memory limit)");
+        memset(ix, 0, n);
+        parent->v.m.ix = ix;
+    }
+    if (!(ix->held[i / 8] & (1u << (i % 8)))) {
+        pb_dec_mark(ix, i, 1);
+        return 0;
+    }
+    if (!ix->last && pb_dec_index(d, parent, m, at) < 0) return -1;
+    *held = ix->last[i];
+    return 0;
+}
+
+/* Appends a new value v; a member of a oneof replaces the member read
+ * before it (the last one on the wire wins, as in every protobuf
+ * implementation; a message member that comes back after another starts
+ * afresh). */
+static void pb_dec_append(pb_dec *d, pb_val *parent, pb_val *v) {
+    pb_dec_ix *ix = parent->v.m.ix;
+    const pb_msg *m = ix ? pb_schema_msg(d->s, parent->v.m.msg) : NULL;
     if (v->f->oneof >= 0) {
         pb_val **pp = &parent->v.m.first, *prev = NULL;
         while (*pp) {
             if ((*pp)->f->oneof == v->f->oneof) {
-                if ((*pp)->f->slot >= 0 && parent->v.m.slots) parent->v.m.slots[(*pp)->f->slot] = NULL;
+                if (ix && (*pp)->f != v->f) pb_dec_mark(ix, (size_t)((*pp)->f - m->fields), 0);
                 *pp = (*pp)->next;
                 continue;
             }
@@ -262,13 +315,27 @@ static void pb_dec_append(pb_val *parent, pb_val *v) {
         parent->v.m.last = prev;
     }
     pb_val_append(parent, v);
+    if (ix && ix->last && !v->f->repeated) ix->last[v->f - m->fields] = v;
 }
 
-/* One scalar (not length-delimited) value of f at *pp, appended to parent. */
+/* The value of singular field f parent holds (*fresh 0), or a new one
+ * (*fresh 1: append it once read), or NULL with the error set. */
+static pb_val *pb_dec_target(pb_dec *d, pb_val *parent, const pb_field *f, const uint8_t *at, int *fresh) {
+    pb_val *v = NULL;
+    if (!f->repeated && pb_dec_held(d, parent, f, at, &v) < 0) return NULL;
+    *fresh = !v;
+    if (!v && !(v = pb_val_new(d->a, f)))
+        pb_fail(d, at, "too many values (memory limit %zu bytes)", d->a->limit ? d->a->limit : (size_t)PB_ARENA_LIMIT);
+    return v;
+}
+
+/* One scalar (not length-delimited) value of f at *pp, appended to parent
+ * (a singular one replaces the value parent holds). */
 static int pb_dec_scalar(pb_dec *d, const pb_field *f, const uint8_t **pp, const uint8_t *end, pb_val *parent) {
     const uint8_t *at = *pp;
-    pb_val *v = pb_val_new(d->a, f);
-    if (!v) return pb_fail(d, at, "too many values (memory limit %zu bytes)", d->a->limit ? d->a->limit : (size_t)PB_ARENA_LIMIT);
+    int fresh;
+    pb_val *v = pb_dec_target(d, parent, f, at, &fresh);
+    if (!v) return -1;
     int wt = pb_wire_type(f->type);
     if (wt == WT_VARINT) {
         uint64_t raw;
@@ -280,7 +347,7 @@ static int pb_dec_scalar(pb_dec *d, const pb_field *f, const uint8_t **pp, const
         pb_set_fixed(v, f->type, pb_rd_le(*pp, (int)n));
         *pp += n;
     }
-    pb_dec_append(parent, v);
+    if (fresh) pb_dec_append(d, parent, v);
     return 0;
 }
 
@@ -293,37 +360,16 @@ static int pb_dec_packed(pb_dec *d, const pb_field *f, const uint8_t *p, const u
     return 0;
 }
 
-/* Where parent keeps the value of its singular message field f (slots made
- * on first use), or NULL with the error set. */
-static pb_val **pb_dec_slot(pb_dec *d, pb_val *parent, const pb_field *f, const uint8_t *at) {
-    if (!parent->v.m.slots) {
-        size_t n = pb_schema_msg(d->s, parent->v.m.msg)->nslots;
-        parent->v.m.slots = pb_arena_alloc(d->a, n * sizeof(pb_val *));
-        if (!parent->v.m.slots) {
-            pb_fail(d, at, "too many values (memory limit)");
-            return NULL;
-        }
-        memset(parent->v.m.slots, 0, n * sizeof(pb_val *));
-    }
-    return &parent->v.m.slots[f->slot];
-}
-
 /* A message (group: up to its end tag numbered group; else: up to end) of
  * field f.  A singular one that parent already holds is merged into it, as
  * the encoding guide says: its fields are read into the same value, so
  * scalars read later win, repeated fields append, messages merge in turn. */
 static int pb_dec_sub(pb_dec *d, const pb_field *f, const uint8_t **pp, const uint8_t *end, pb_val *parent,
                       int depth, int64_t group, const uint8_t *at) {
-    pb_val **slot = NULL, *v = NULL;
-    if (f->slot >= 0) {
-        if (!(slot = pb_dec_slot(d, parent, f, at))) return -1;
-        v = *slot;
-    }
-    if (v) return pb_dec_msg(d, v, pp, end, depth + 1, group);
-    if (!(v = pb_val_new(d->a, f))) return pb_fail(d, at, "too many values (memory limit)");
-    if (pb_dec_msg(d, v, pp, end, depth + 1, group) < 0) return -1;
-    pb_dec_append(parent, v);
-    if (slot) *slot = v;
+    int fresh;
+    pb_val *v = pb_dec_target(d, parent, f, at, &fresh);
+    if (!v || pb_dec_msg(d, v, pp, end, depth + 1, group) < 0) return -1;
+    if (fresh) pb_dec_append(d, parent, v);
     return 0;
 }
 
@@ -338,11 +384,12 @@ static int pb_dec_len(pb_dec *d, const pb_field *f, const uint8_t **pp, const ui
     *pp = e;
     if (f->type != PB_STRING && f->type != PB_BYTES && f->type != PB_MESSAGE) return pb_dec_packed(d, f, p, e, parent);
     if (f->type == PB_MESSAGE) return pb_dec_sub(d, f, &p, e, parent, depth, -1, at);
-    pb_val *v = pb_val_new(d->a, f);
-    if (!v) return pb_fail(d, at, "too many values (memory limit)");
+    int fresh;
+    pb_val *v = pb_dec_target(d, parent, f, at, &fresh);
+    if (!v) return -1;
     v->v.s.p = (const char *)p;
     v->v.s.n = (size_t)n;
-    pb_dec_append(parent, v);
+    if (fresh) pb_dec_append(d, parent, v);
     return 0;
 }
 

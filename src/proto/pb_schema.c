@@ -180,7 +180,6 @@ static int pb_fill_field(pb_schema *s, const pb_fdp *file, const pb_fieldp *fp, 
     f->oneof = (fp->has_oneof_index && !(fp->has_proto3_optional && fp->proto3_optional)) ? fp->oneof_index : -1;
     f->implicit = (uint8_t)pb_implicit(file, fp, f, map_entry);
     f->ref = -1;
-    f->slot = -1;
     if (f->type == PB_MESSAGE || f->type == PB_GROUP || f->type == PB_ENUM) {
         int is_enum = f->type == PB_ENUM;
         f->ref = pb_bsearch(s, is_enum ? s->enum_by_name : s->by_name, is_enum ? s->nenums : s->nmsgs,
@@ -221,10 +220,6 @@ static int pb_fill_msg(pb_schema *s, size_t i, char *err, size_t err_len) {
             snprintf(err, err_len, "message %s: two fields numbered %u", pm->name, pm->fields[k].number);
             return -1;
         }
-    for (size_t k = 0; k < pm->nfields; k++) {
-        pb_field *f = &pm->fields[k];
-        if (!f->repeated && (f->type == PB_MESSAGE || f->type == PB_GROUP)) f->slot = (int32_t)pm->nslots++;
-    }
     return 0;
 }
 

@@ -318,7 +318,7 @@ static void enc_is(fx *x, pb_val *root, const void *want, size_t n) {
 /* A singular message field that comes twice is merged (encoding guide: "the
  * parser merges"): later scalars win, repeated fields append, nested
  * messages merge in turn; a oneof message member that comes back after
- * another member starts afresh. */
+ * another member starts afresh; a singular scalar is replaced. */
 static void test_merge(void **state) {
     fx *x = *state;
     /* at (28) {seconds 5}, then at {nanos 7}: one at {5, 7} */
@@ -332,7 +332,8 @@ static void test_merge(void **state) {
                   "\x8a\x02\x0a" "\x28\x02" "\x5a\x02\x10\x02" "\xa2\x01\x01\x02"));
     assert_int_equal(nkids(m, "child"), 1);
     const pb_val *ch = KID(m, "child", 0);
-    assert_int_equal(KID(ch, "i32", nkids(ch, "i32") - 1)->v.i, 2);    /* the last one read counts */
+    assert_int_equal(nkids(ch, "i32"), 1);                            /* replaced: the last one wins */
+    assert_int_equal(KID(ch, "i32", 0)->v.i, 2);
     assert_int_equal(nkids(ch, "inner"), 1);
     assert_memory_equal(KID(KID(ch, "inner", 0), "name", 0)->v.s.p, "a", 1);
     assert_int_equal(KID(KID(ch, "inner", 0), "n", 0)->v.i, 2);
@@ -347,10 +348,19 @@ static void test_merge(void **state) {
     assert_int_equal(nkids(m, "obj"), 1);
     assert_null(kid(m, "text", 0));
     assert_null(kid(KID(m, "obj", 0), "n", 0));
+    /* a singular scalar, string or oneof member that comes again replaces the first in place: i32 5,
+     * s "a", text "t", i32 0, s "", text "u": i32 0 and s "" are defaults, so only text is written */
+    pb_val *r = (pb_val *)dec_ok(x, B("\x28\x05" "\x4a\x01" "a" "\xd2\x01\x01t" "\x28\x00" "\x4a\x00"
+                                      "\xd2\x01\x01u"));
+    assert_int_equal(nkids(r, "i32"), 1);
+    assert_int_equal(KID(r, "i32", 0)->v.i, 0);
+    assert_int_equal(nkids(r, "s"), 1);
+    assert_int_equal(nkids(r, "text"), 1);
+    enc_is(x, r, B("\xd2\x01\x01u"));
     /* repeated messages stay apart; the merged tree encodes as one message */
     m = dec_ok(x, B("\xba\x01\x00\xba\x01\x00"));
     assert_int_equal(nkids(m, "inners"), 2);
-    pb_val *r = (pb_val *)dec_ok(x, B("\xe2\x01\x02\x08\x05\xe2\x01\x02\x10\x07"));
+    r = (pb_val *)dec_ok(x, B("\xe2\x01\x02\x08\x05\xe2\x01\x02\x10\x07"));
     enc_is(x, r, B("\xe2\x01\x04\x08\x05\x10\x07"));
 }
 

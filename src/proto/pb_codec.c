@@ -294,28 +294,43 @@ static int pb_dec_held(pb_dec *d, pb_val *parent, const pb_field *f, const uint8
     return 0;
 }
 
-/* Appends a new value v; a member of a oneof replaces the member read
- * before it (the last one on the wire wins, as in every protobuf
- * implementation; a message member that comes back after another starts
- * afresh). */
+/* Appends a new value v (a member of a oneof replaces another one in
+ * pb_dec_target, before it gets here). */
 static void pb_dec_append(pb_dec *d, pb_val *parent, pb_val *v) {
     pb_dec_ix *ix = parent->v.m.ix;
-    const pb_msg *m = ix ? pb_schema_msg(d->s, parent->v.m.msg) : NULL;
-    if (v->f->oneof >= 0) {
-        pb_val **pp = &parent->v.m.first, *prev = NULL;
-        while (*pp) {
-            if ((*pp)->f->oneof == v->f->oneof) {
-                if (ix && (*pp)->f != v->f) pb_dec_mark(ix, (size_t)((*pp)->f - m->fields), 0);
-                *pp = (*pp)->next;
-                continue;
-            }
-            prev = *pp;
-            pp = &(*pp)->next;
-        }
-        parent->v.m.last = prev;
-    }
     pb_val_append(parent, v);
-    if (ix && ix->last && !v->f->repeated) ix->last[v->f - m->fields] = v;
+    if (ix && ix->last && !v->f->repeated) {
+        const pb_msg *m = pb_schema_msg(d->s, parent->v.m.msg);
+        ix->last[v->f - m->fields] = v;
+    }
+}
+
+/* The value of another member of f's oneof that parent holds, unmarked
+ * and made a fresh value of f in place (the last member on the wire wins,
+ * as in every protobuf implementation; a message member that comes back
+ * after another starts afresh): one step per field of the message, not per
+ * value read, so alternating members cost no walk.  NULL when none is
+ * held; -1 past the memory limit. */
+static int pb_dec_oneof_swap(pb_dec *d, pb_val *parent, const pb_field *f, const uint8_t *at, pb_val **out) {
+    const pb_msg *m = pb_schema_msg(d->s, parent->v.m.msg);
+    pb_dec_ix *ix = parent->v.m.ix;
+    *out = NULL;
+    for (size_t i = 0; i < m->nfields; i++) {
+        const pb_field *o = &m->fields[i];
+        if (o == f || o->oneof != f->oneof || !(ix->held[i / 8] & (1u << (i % 8)))) continue;
+        if (!ix->last && pb_dec_index(d, parent, m, at) < 0) return -1;
+        pb_val *x = ix->last[i], *next = x->next;
+        pb_dec_mark(ix, i, 0);
+        memset(x, 0, sizeof *x);
+        x->f = f;
+        x->kind = (uint8_t)pb_kind_of(f->type);
+        if (x->kind == PB_V_MSG) x->v.m.msg = f->ref;
+        x->next = next;
+        ix->last[f - m->fields] = x;
+        *out = x;
+        return 0;
+    }
+    return 0;
 }
 
 /* The value of singular field f parent holds (*fresh 0), or a new one
@@ -323,6 +338,7 @@ static void pb_dec_append(pb_dec *d, pb_val *parent, pb_val *v) {
 static pb_val *pb_dec_target(pb_dec *d, pb_val *parent, const pb_field *f, const uint8_t *at, int *fresh) {
     pb_val *v = NULL;
     if (!f->repeated && pb_dec_held(d, parent, f, at, &v) < 0) return NULL;
+    if (!v && f->oneof >= 0 && !f->repeated && pb_dec_oneof_swap(d, parent, f, at, &v) < 0) return NULL;
     *fresh = !v;
     if (!v && !(v = pb_val_new(d->a, f)))
         pb_fail(d, at, "too many values (memory limit %zu bytes)", d->a->limit ? d->a->limit : (size_t)PB_ARENA_LIMIT);

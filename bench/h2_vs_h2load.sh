@@ -19,7 +19,9 @@
 # rounds.  Per run: the generator's user+sys CPU (/usr/bin/time) over N =
 # us/req; the server's connections and requests are not logged (access_log
 # off): both tools report their own successes, and a run with failures is
-# marked bad and left out of the medians.  The ratio printed is luamech's median us/req over h2load's.
+# marked bad and left out of the medians.  Printed: luamech's median us/req
+# over h2load's, the median of the rounds' paired ratios, and each tool's
+# median user and system time per request.
 # Settings: ROUNDS=5 CONNS=4 STREAMS=25 N=400000 SERVER_CPU=0 GEN_CPU=1
 # BUILD_DIR=./build OUT=DIR (default /tmp/luamech-bench/h2-<time>)
 set -u -o pipefail
@@ -70,3 +72,9 @@ done | tee "$OUT/runs.txt"
 lm=$(awk '$1 == "luamech" && $5 == "0" {print $3}' "$OUT/runs.txt" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
 h2=$(awk '$1 == "h2load" && $5 == "0" {print $3}' "$OUT/runs.txt" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
 echo "median us/req: luamech $lm  h2load $h2  ratio luamech/h2load $(awk -v a="$lm" -v b="$h2" 'BEGIN{printf "%.2f", a/b}')x  ($CONNS connections x $STREAMS streams, $N requests, results in $OUT)"
+med() { sort -n | awk '{a[NR]=$1} END{if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+# paired: each round's luamech over the same round's h2load (both without failures)
+paired=$(awk '$5 == "0" {v[$1" "$2]=$3} END{for (k in v) if (k ~ /^luamech /) {split(k, p, " "); h=v["h2load "p[2]]; if (h) print v[k]/h}}' \
+         "$OUT/runs.txt" | med)
+split_us() { for f in "$OUT"/"$1"[0-9]*.time; do awk -v n="$N" -v i="$2" '{printf "%.3f\n", $i * 1e6 / n}' "$f"; done | med; }
+echo "paired median ratio $(awk -v p="$paired" 'BEGIN{printf "%.2f", p}')x; user/sys us/req medians: luamech $(split_us lm 1)/$(split_us lm 2), h2load $(split_us h2 1)/$(split_us h2 2)"

@@ -298,8 +298,9 @@ static int lm_gr_stream(lua_State *L) { return lm_gr_call(L, 1); }
 /* ---- client objects ---- */
 
 static void lm_gr_close(lm_gr *g) {
-    if (g->client) grpc_client_close(g->client);    /* every call ends CANCELLED now */
-    g->client = NULL;
+    grpc_client *c = g->client;
+    g->client = NULL;                   /* before: a VU woken by a call's end finds it closed */
+    if (c) grpc_client_close(c);        /* every call on every session ends CANCELLED now */
     lm_gs_detach_all(g);
 }
 

@@ -353,6 +353,8 @@ static lm_gs *lm_gs_take(lm_gr_list *l) {
     lm_gs keep = *s;
     memset(s, 0, sizeof *s);
     s->call.df = keep.call.df;
+    s->call.keep = keep.call.keep;
+    s->call.keep_cap = keep.call.keep_cap;
     s->rx = keep.rx;
     s->rx_cap = keep.rx_cap;
     s->ends = keep.ends;

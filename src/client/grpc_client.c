@@ -84,7 +84,7 @@ int grpc_client_new(const grpc_client_cfg *cfg, grpc_client **out, char *err, si
     if (gc_split(c, cfg->address, err, err_len) < 0) goto fail;
     int rc = net_resolve(cfg->loop, c->host, c->port, &c->addr);
     if (rc != 0) {
-        snprintf(err, err_len, "%s: %s", c->host, uv_strerror(rc));
+        snprintf(err, err_len, "cannot resolve '%s': %s", cfg->address, uv_strerror(rc));
         goto fail;
     }
     if (cfg->tls) {

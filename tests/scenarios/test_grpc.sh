@@ -391,7 +391,7 @@ timeout 120 "$LUAMECH" run "$TMP/sc/z.lua" -q -w 1 -e PORT="$ZP" -e GZ="$GZP" -e
     -o "$TMP/oz" > "$TMP/oz.out" 2>&1
 RC=$?
 S=$TMP/oz/summary.json
-read -r gzreqs _ _ gzin < "$TMP/gz.txt"
+read -r gzreqs _ _ gzin _ < "$TMP/gz.txt"
 read -r breqs _ _ _ < "$TMP/bomb.txt"
 check "gzip: exit 0, every check passed (exit $RC, $(checks "$S" passes) passed, $(checks "$S" fails) failed)" \
     [ $RC -eq 0 -a "$(checks "$S" fails)" -eq 0 -a "$(checks "$S" passes)" -eq $((N * 5)) ]

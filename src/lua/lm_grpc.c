@@ -10,8 +10,8 @@
  * by proto/pb_codec.c; responses are decoded there on completion.  Each
  * call is a sample of timer "grpc <method>" (or "grpc <name>"), failed
  * unless its status is OK, a count in counter "grpc.status.<NAME>", and a
- * tallied error when not OK.  No bytes are parsed here and no socket is
- * touched. */
+ * tallied error when not OK; the timers are parts of the aggregate "grpc".
+ * No bytes are parsed here and no socket is touched. */
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +118,8 @@ int lm_gr_error_text(char *e, size_t len, const pb_method *m, int code, const ch
     return snprintf(e, len, "grpc %s: %s: %s", m->path, grpc_status_name(code), msg);
 }
 
-void lm_gr_count_status(lm_gr_list *l, const pb_method *m, int code, const char *msg) {
+void lm_gr_count_status(lm_gr_list *l, const vu *v, const pb_method *m, int code, const char *msg) {
+    if (v && !vu_wants_resume(v)) return;   /* its VU was stopped (the run ended): the sample is "cancelled" */
     worker_count(l->w, lm_gr_status_cid(l, code), 1);
     if (code != 0) {
         char e[800];
@@ -152,7 +153,7 @@ static void lm_gr_on_done(void *ud, const grpc_result *r) {
     }
     if (op->code == 0 && lm_gr_decode(op) < 0) op->code = 13;
     lm_op_record(&op->core, op->tid, op->code == 0);
-    lm_gr_count_status(op->g->list, op->m, op->code, op->msg);
+    lm_gr_count_status(op->g->list, op->core.v, op->m, op->code, op->msg);
     lm_op_request_done(&op->core);
 }
 
@@ -188,16 +189,24 @@ static void lm_gr_op_fini(lm_op *o) {
 
 /* ---- calls ---- */
 
+/* The timer of a call: "grpc <name>" or "grpc <method>", each a part of
+ * the aggregate "grpc" (every call of the run, k6's grpc_req_duration; as
+ * "http" sums the http.<method> timers; a call is in one part only). */
 static int lm_gr_tid(lua_State *L, lm_gr *g, const pb_method *m, const char *name) {
     char t[400];
+    lm_gr_list *l = g->list;
+    if (!l->tid_all) l->tid_all = lm_timer_id(g->w, "grpc", TK_PRIMITIVE) + 1;
     if (name) {
         snprintf(t, sizeof t, "grpc %s", name);
-        return lm_timer_id(g->w, t, TK_PRIMITIVE);
+        int tid = lm_timer_id(g->w, t, TK_PRIMITIVE);
+        lm_timer_part_of(g->w, tid, l->tid_all - 1);
+        return tid;
     }
     for (int i = 0; i < g->ntids; i++)
         if (g->tids[i].m == m) return g->tids[i].tid;
     snprintf(t, sizeof t, "grpc %s", m->path);
     int tid = lm_timer_id(g->w, t, TK_PRIMITIVE);
+    lm_timer_part_of(g->w, tid, l->tid_all - 1);
     if (g->ntids < (int)(sizeof g->tids / sizeof g->tids[0])) {
         g->tids[g->ntids].m = m;
         g->tids[g->ntids++].tid = tid;

@@ -36,6 +36,7 @@ typedef struct lm_gr_list {
     int cid_sent, cid_received;     /* grpc.stream.messages_sent, _received (streams_on) */
     int streams_on;                 /* 1: the two counters above are made */
     int cid_retries;                /* grpc.retries + 1; 0: not yet */
+    int tid_all;                    /* the aggregate timer "grpc" + 1; 0: not yet */
     lm_op_pool sops;                /* lm_gs_op: a VU waiting on a stream */
     lm_gs_waker *waker;             /* wakes VUs waiting on streams after the loop's I/O */
     lm_gs *gs_free;                 /* stream records collected, kept with their buffers */
@@ -80,8 +81,11 @@ lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr
  * flag 1, for a client with compression = "gzip"); *len its size.  Raises "<fname>: ..." for a bad table. */
 const char *lm_gr_encode(lua_State *L, lm_gr *g, int idx, int32_t msg, const char *fname, size_t *len);
 /* A finished call: its grpc.status.<NAME> count and, unless OK, the
- * tallied error "grpc <path>: <NAME>: <msg>". */
-void lm_gr_count_status(lm_gr_list *l, const pb_method *m, int code, const char *msg);
+ * tallied error "grpc <path>: <NAME>: <msg>"; neither when its VU v was
+ * stopped (the run's end: the sample is "cancelled", vu_record's rule, so
+ * a stream left open or dropped but not yet collected counts as cancelled
+ * only, as any request in flight at the end). */
+void lm_gr_count_status(lm_gr_list *l, const vu *v, const pb_method *m, int code, const char *msg);
 /* The counters grpc.stream.messages_sent and _received, made at the first
  * streaming call (c:stream, c:open_stream). */
 void lm_gr_stream_counters(lm_gr_list *l);

@@ -206,7 +206,7 @@ static void lm_gs_on_done(void *ud, const grpc_result *r) {
     }
     uint64_t now = worker_now_ns();
     vu_record(s->v, s->tid, now > s->start_ns ? (int64_t)(now - s->start_ns) : 0, now, s->code == 0);
-    if (s->g) lm_gr_count_status(s->g->list, s->m, s->code, s->msg);
+    if (s->g) lm_gr_count_status(s->g->list, s->v, s->m, s->code, s->msg);
     lm_gs_wake(s);                      /* the call's end: safe here, as for c:invoke */
 }
 

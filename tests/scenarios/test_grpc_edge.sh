@@ -9,7 +9,8 @@
 # GOAWAY (it used to outlive the close: use-after-free); metadata refused
 # (control characters, reserved names), -bin values sent in base64 as the
 # greeter decodes them; c:stream's messages in grpc.stream.messages_*; a
-# target with a scheme refused with one message.
+# target with a scheme refused with one message; the aggregate timer "grpc"
+# (every call) and a threshold on it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 PY=/usr/bin/python3
@@ -129,7 +130,7 @@ PIDS+=($!)
 for _ in $(seq 100); do grep -q ready "$TMP/srv.log" && break; sleep 0.1; done
 served() { jq -r --arg k "$1" '.[$k] // 0' "$TMP/counts.json"; }
 cat > "$TMP/sc/m.lua" <<'S'
-return { requests = 3, groups = { { name = "g", vus = 1, script = "mvu.lua" } } }
+return { requests = 3, groups = { { name = "g", vus = 1, script = "mvu.lua" } }, thresholds = { "grpc p95 < 60s" } }
 S
 cat > "$TMP/sc/mvu.lua" <<'S'
 local function err(f) local ok, e = pcall(f) assert(not ok, "no error") return tostring(e) end
@@ -167,6 +168,8 @@ RC=$?
 S=$TMP/om/summary.json
 check "metadata: exit 0, refusals raised, every check passed ($RC, $(checks "$S" passes)/$(checks "$S" fails): $(grep -m1 -iE 'error|assert' "$TMP/om.out"))" \
     [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 6 -a "$(checks "$S" fails)" -eq 0 ]
+check "the aggregate timer grpc: every call, 3 unary and 3 streams ($(timer_count "$S" grpc)); its threshold measured ($(jq -r '[.thresholds[]? | .result] | join(",")' "$S"))" \
+    [ "$(timer_count "$S" grpc)" -eq 6 -a "$(jq -r '[.thresholds[]? | select(.result == "pass")] | length' "$S")" -eq 1 ]
 check "c:stream's messages: the server sent $(( $(served Count.msg) - b_msg )) = grpc.stream.messages_received ($(counter "$S" grpc.stream.messages_received)), 3 requests = messages_sent ($(counter "$S" grpc.stream.messages_sent))" \
     [ $(( $(served Count.msg) - b_msg )) -eq 9 -a "$(counter "$S" grpc.stream.messages_received)" -eq 9 -a "$(counter "$S" grpc.stream.messages_sent)" -eq 3 ]
 finish

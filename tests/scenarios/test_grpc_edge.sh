@@ -10,7 +10,8 @@
 # (control characters, reserved names), -bin values sent in base64 as the
 # greeter decodes them; c:stream's messages in grpc.stream.messages_*; a
 # target with a scheme refused with one message; the aggregate timer "grpc"
-# (every call) and a threshold on it.
+# (every call) and a threshold on it; nginx's grpc_pass with
+# keepalive_requests in front of the greeter (no call lost to its GOAWAYs).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 PY=/usr/bin/python3
@@ -202,4 +203,36 @@ check "the aggregate timer grpc: every call, 3 unary and 3 streams ($(timer_coun
     [ "$(timer_count "$S" grpc)" -eq 6 -a "$(jq -r '[.thresholds[]? | select(.passed and .measured != null)] | length' "$S")" -eq 1 ]
 check "c:stream's messages: the server sent $(( $(served Count.msg) - b_msg )) = grpc.stream.messages_received ($(counter "$S" grpc.stream.messages_received)), 3 requests = messages_sent ($(counter "$S" grpc.stream.messages_sent))" \
     [ $(( $(served Count.msg) - b_msg )) -eq 9 -a "$(counter "$S" grpc.stream.messages_received)" -eq 9 -a "$(counter "$S" grpc.stream.messages_sent)" -eq 3 ]
+# 6. nginx's grpc_pass with keepalive_requests 20 in front of the greeter: nginx ends each
+# client connection with GOAWAY after 20 streams, and streams already sent above its last id
+# are refused; every call must end OK, the greeter's count equal to luamech's (a few of 500
+# failed UNAVAILABLE before the transparent retry)
+NG=$TMP/nginx
+NP=$(free_port)
+nginx_conf_head "$NG" '$server_protocol $status'
+cat >> "$NG/nginx.conf" <<EOF
+    server {
+        listen 127.0.0.1:$NP http2;
+        keepalive_requests 20;
+        location / { grpc_pass grpc://127.0.0.1:$RG; }
+    }
+EOF
+nginx_conf_end "$NG"
+nginx_launch "$NG" "$NP"
+cat > "$TMP/sc/n.lua" <<'S'
+return { requests = 400, groups = { { name = "g", vus = 8, script = "nvu.lua" } } }
+S
+cat > "$TMP/sc/nvu.lua" <<'S'
+local c = luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto", pool = true })
+return function()
+  local r, code, msg = c:invoke("lmgrpc.Greeter/SayHello", { name = "n" })
+  luamech.check(code == 0 and r.message == "hello n", "through nginx: " .. tostring(code) .. " " .. tostring(msg))
+end
+S
+b_ok=$(served SayHello.ok)
+timeout 120 "$LUAMECH" run "$TMP/sc/n.lua" -q -w 2 -e PORT="$NP" -o "$TMP/on" > "$TMP/on.out" 2>&1
+RC=$?
+S=$TMP/on/summary.json
+check "nginx keepalive_requests 20: 400 calls OK ($RC, OK $(counter "$S" grpc.status.OK), $(grep -m1 -o 'grpc lmgrpc[^"]*' "$TMP/on/errors.csv")) = the greeter's $(( $(served SayHello.ok) - b_ok )) = nginx's 200s ($(grep -c ' 200$' "$NG/access.log")); retried $(counter "$S" grpc.retries)" \
+    [ $RC -eq 0 -a "$(counter "$S" grpc.status.OK)" -eq 400 -a $(( $(served SayHello.ok) - b_ok )) -eq 400 -a "$(grep -c ' 200$' "$NG/access.log")" -eq 400 ]
 finish

@@ -4,7 +4,8 @@
  * call after it died; a call is one stream: POST of the caller's framed
  * request (proto/grpc_frame.h) with te: trailers, content-type
  * application/grpc, grpc-timeout, with cfg.gzip grpc-encoding and
- * grpc-accept-encoding, and the caller's metadata (the request may
+ * grpc-accept-encoding, user-agent unless the caller's metadata has one,
+ * and the caller's metadata (the request may
  * stay open for more messages: grpc_call_start_open, grpc_call_send); the response's
  * messages are handed to on_message as they are read (compressed ones
  * decoded by the response's grpc-encoding, whatever cfg.gzip says; past

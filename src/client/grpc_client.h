@@ -4,7 +4,8 @@
  * call after it died; a call is one stream: POST of the caller's framed
  * request (proto/grpc_frame.h) with te: trailers, content-type
  * application/grpc, grpc-timeout, with cfg.gzip grpc-encoding and
- * grpc-accept-encoding, and the caller's metadata (the request may
+ * grpc-accept-encoding, user-agent unless the caller's metadata has one,
+ * and the caller's metadata (the request may
  * stay open for more messages: grpc_call_start_open, grpc_call_send); the response's
  * messages are handed to on_message as they are read (compressed ones
  * decoded by the response's grpc-encoding, whatever cfg.gzip says; past
@@ -12,9 +13,23 @@
  * the status: grpc-status and grpc-message from the trailers (or a
  * trailers-only response), else one made here from what went wrong
  * (DEADLINE_EXCEEDED for the deadline, UNAVAILABLE when the connection
- * failed or the server refused the stream, INTERNAL for a broken answer,
- * from the HTTP status without grpc-status).  The caller owns the call's
- * memory (grpc_call) until on_done. */
+ * failed, INTERNAL for a broken answer, gRPC's mapping of the HTTP status
+ * for a response other than 200 without grpc-status: its body is read and
+ * dropped, never taken for messages; a 200 whose content-type is not
+ * application/grpc* is refused at its headers, UNKNOWN).
+ *
+ * Transparent retry (gRFC A6; RFC 9113 8.7): a call the server did not
+ * process (RST_STREAM REFUSED_STREAM, above a GOAWAY's last stream id, or
+ * the connection failed before its HEADERS left) is started again, at most
+ * GRPC_MAX_RETRIES times, on the live session or a new one, with the same
+ * headers, request and deadline (the call keeps a copy of them in buffers
+ * kept across uses of the record); a call started open qualifies only while
+ * nothing was given to grpc_call_send.  Otherwise the call ends UNAVAILABLE.
+ * The caller owns the call's memory (grpc_call) until on_done.
+ *
+ * A client may hold several sessions: the live one and ones draining after
+ * a GOAWAY (their streams up to its last stream id run to their end).
+ * grpc_client_close ends every call on every one of them. */
 #ifndef LUAMECH_GRPC_CLIENT_H
 #define LUAMECH_GRPC_CLIENT_H
 
@@ -46,7 +61,10 @@ typedef struct grpc_result {
     int http_status;                /* 0: no response headers */
     const char *message;            /* grpc-message percent-decoded, or what went wrong; "" */
     uint64_t messages;              /* response messages read */
+    unsigned retries;               /* transparent retries made (0..GRPC_MAX_RETRIES) */
 } grpc_result;
+
+#define GRPC_MAX_RETRIES 2
 
 typedef struct grpc_call_cbs {
     /* One response message (valid during the call).  Nonzero cancels the
@@ -63,8 +81,18 @@ typedef struct grpc_call {
     void *ud;
     grpc_deframer df;               /* kept across uses of the record */
     int http_status, code, fail_code;
+    int ct_grpc;                    /* the response's content-type is application/grpc* */
     uint64_t messages;
     char msg[512];
+    /* the request kept for a transparent retry (keep: kept across uses) */
+    char *keep;
+    size_t keep_cap;
+    const h2_nv *kmd;
+    size_t knmd, klen;
+    const char *kpath, *kbody;
+    uint64_t deadline_ns;
+    int eos, sent_more;
+    unsigned retries;
 } grpc_call;
 
 /* A client (nothing connects yet).  0 with *out, or -1 with err. */
@@ -98,11 +126,15 @@ void grpc_call_fail(grpc_call *call, int code, const char *msg);
 /* Cancel a call in flight (on_done fires with CANCELLED before this returns). */
 void grpc_call_cancel(grpc_call *call);
 void grpc_call_fini(grpc_call *call);   /* frees the record's buffers */
-/* Close the session (calls in flight end CANCELLED); the client frees
- * itself once its handles are closed. */
+/* Close every session, the live one and those draining after a GOAWAY
+ * (calls in flight end CANCELLED before this returns; calls started later
+ * end CANCELLED at once); the client frees itself once its handles are
+ * closed. */
 void grpc_client_close(grpc_client *c);
 /* Connections opened so far (the first included). */
 uint64_t grpc_client_connects(const grpc_client *c);
+/* Transparent retries made so far (see above). */
+uint64_t grpc_client_retries(const grpc_client *c);
 /* What went wrong, in the clients' one space (client_status.h): CLIENT_OK
  * when the server sent the status (whatever its code), else the kind of the
  * failure made here (timeout, cancelled, down, protocol, over a limit). */

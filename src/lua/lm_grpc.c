@@ -10,8 +10,8 @@
  * by proto/pb_codec.c; responses are decoded there on completion.  Each
  * call is a sample of timer "grpc <method>" (or "grpc <name>"), failed
  * unless its status is OK, a count in counter "grpc.status.<NAME>", and a
- * tallied error when not OK.  No bytes are parsed here and no socket is
- * touched. */
+ * tallied error when not OK; the timers are parts of the aggregate "grpc".
+ * No bytes are parsed here and no socket is touched. */
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +76,7 @@ static int lm_gr_on_message(void *ud, const uint8_t *p, size_t n) {
     if (n) memcpy(op->rx + op->rx_len, p, n);
     op->rx_len += n;
     op->ends[op->nends++] = op->rx_len;
+    if (op->stream) worker_count(op->g->w, op->g->list->cid_received, 1);   /* as open_stream's */
     return 0;
 }
 
@@ -117,7 +118,8 @@ int lm_gr_error_text(char *e, size_t len, const pb_method *m, int code, const ch
     return snprintf(e, len, "grpc %s: %s: %s", m->path, grpc_status_name(code), msg);
 }
 
-void lm_gr_count_status(lm_gr_list *l, const pb_method *m, int code, const char *msg) {
+void lm_gr_count_status(lm_gr_list *l, const vu *v, const pb_method *m, int code, const char *msg) {
+    if (v && !vu_wants_resume(v)) return;   /* its VU was stopped (the run ended): the sample is "cancelled" */
     worker_count(l->w, lm_gr_status_cid(l, code), 1);
     if (code != 0) {
         char e[800];
@@ -126,8 +128,22 @@ void lm_gr_count_status(lm_gr_list *l, const pb_method *m, int code, const char 
     }
 }
 
+void lm_gr_stream_counters(lm_gr_list *l) {
+    if (l->streams_on) return;
+    l->cid_sent = worker_counter_id(l->w, "grpc.stream.messages_sent");
+    l->cid_received = worker_counter_id(l->w, "grpc.stream.messages_received");
+    l->streams_on = 1;
+}
+
+void lm_gr_count_retries(lm_gr_list *l, unsigned retries) {
+    if (!retries) return;
+    if (!l->cid_retries) l->cid_retries = worker_counter_id(l->w, "grpc.retries") + 1;
+    worker_count(l->w, l->cid_retries - 1, retries);
+}
+
 static void lm_gr_on_done(void *ud, const grpc_result *r) {
     lm_gr_op *op = ud;
+    lm_gr_count_retries(op->g->list, r->retries);
     op->code = r->code;
     op->local = r->local;
     snprintf(op->msg, sizeof op->msg, "%s", r->message ? r->message : "");
@@ -137,7 +153,7 @@ static void lm_gr_on_done(void *ud, const grpc_result *r) {
     }
     if (op->code == 0 && lm_gr_decode(op) < 0) op->code = 13;
     lm_op_record(&op->core, op->tid, op->code == 0);
-    lm_gr_count_status(op->g->list, op->m, op->code, op->msg);
+    lm_gr_count_status(op->g->list, op->core.v, op->m, op->code, op->msg);
     lm_op_request_done(&op->core);
 }
 
@@ -173,16 +189,24 @@ static void lm_gr_op_fini(lm_op *o) {
 
 /* ---- calls ---- */
 
+/* The timer of a call: "grpc <name>" or "grpc <method>", each a part of
+ * the aggregate "grpc" (every call of the run, k6's grpc_req_duration; as
+ * "http" sums the http.<method> timers; a call is in one part only). */
 static int lm_gr_tid(lua_State *L, lm_gr *g, const pb_method *m, const char *name) {
     char t[400];
+    lm_gr_list *l = g->list;
+    if (!l->tid_all) l->tid_all = lm_timer_id(g->w, "grpc", TK_PRIMITIVE) + 1;
     if (name) {
         snprintf(t, sizeof t, "grpc %s", name);
-        return lm_timer_id(g->w, t, TK_PRIMITIVE);
+        int tid = lm_timer_id(g->w, t, TK_PRIMITIVE);
+        lm_timer_part_of(g->w, tid, l->tid_all - 1);
+        return tid;
     }
     for (int i = 0; i < g->ntids; i++)
         if (g->tids[i].m == m) return g->tids[i].tid;
     snprintf(t, sizeof t, "grpc %s", m->path);
     int tid = lm_timer_id(g->w, t, TK_PRIMITIVE);
+    lm_timer_part_of(g->w, tid, l->tid_all - 1);
     if (g->ntids < (int)(sizeof g->tids / sizeof g->tids[0])) {
         g->tids[g->ntids].m = m;
         g->tids[g->ntids++].tid = tid;
@@ -191,20 +215,71 @@ static int lm_gr_tid(lua_State *L, lm_gr *g, const pb_method *m, const char *nam
     return tid;
 }
 
-/* The metadata of the table at idx appended to md[n..max) (names must be lowercase). */
+/* Names luamech sends itself (content-type, te, grpc-*: a second copy would
+ * contradict them) or that HTTP/2 forbids in a request (RFC 9113 8.2.2). */
+static int lm_gr_md_reserved(const char *k, size_t nl) {
+    static const char *const names[] = {"content-type", "te", "grpc-timeout", "grpc-encoding",
+                                        "grpc-accept-encoding", "grpc-status", "grpc-message", "host",
+                                        "connection", "keep-alive", "proxy-connection", "transfer-encoding",
+                                        "upgrade", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strlen(names[i]) == nl && memcmp(names[i], k, nl) == 0) return 1;
+    return 0;
+}
+
+/* A "-bin" value in base64 (gRPC's wire form), pushed into the anchor table
+ * at stack index anchor (made on first use); the encoded string. */
+static const char *lm_gr_md_bin(lua_State *L, int anchor, const char *v, size_t vl, size_t *out_len) {
+    if (lua_isnil(L, anchor)) {
+        lua_createtable(L, 4, 0);
+        lua_replace(L, anchor);
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (size_t i = 0; i < vl; i += 3 * 256) {          /* in pieces that fit a buffer's block */
+        size_t n = vl - i < 3 * 256 ? vl - i : 3 * 256;
+        char *p = luaL_prepbuffer(&b);
+        luaL_addsize(&b, grpc_base64((const uint8_t *)v + i, n, p));
+    }
+    luaL_pushresult(&b);
+    const char *e = lua_tolstring(L, -1, out_len);
+    lua_rawseti(L, anchor, (int)lua_objlen(L, anchor) + 1);   /* the string stays in the table */
+    return e;
+}
+
+/* The metadata of the table at idx appended to md[n..max) (names must be
+ * lowercase, not reserved; values without control characters, "-bin" ones
+ * any bytes, sent in base64).  Pushes one value, the anchor of the encoded
+ * "-bin" values (nil when none): it stays on the stack during the call. */
 static size_t lm_gr_metadata(lua_State *L, int idx, h2_nv *md, size_t n, size_t max, const char *fname) {
+    size_t n0 = n;
+    lua_pushnil(L);
+    int anchor = lua_gettop(L);
     if (lua_isnil(L, idx)) return n;
     if (!lua_istable(L, idx)) luaL_error(L, "%s: metadata must be a table of strings", fname);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
             luaL_error(L, "%s: metadata: string names and values expected", fname);
-        if (n == max) luaL_error(L, "%s: metadata: more than %d entries", fname, LM_GR_MAX_MD);
+        if (n == max)
+            luaL_error(L, "%s: metadata: more than %d entries%s", fname, (int)max,
+                       n0 ? " (the client's included)" : "");
         size_t nl, vl;
         const char *k = lua_tolstring(L, -2, &nl), *v = lua_tolstring(L, -1, &vl);
         for (size_t i = 0; i < nl; i++)
-            if ((k[i] >= 'A' && k[i] <= 'Z') || k[i] == ':' || (unsigned char)k[i] <= ' ')
+            if ((k[i] >= 'A' && k[i] <= 'Z') || k[i] == ':' || (unsigned char)k[i] <= ' ' || k[i] == 0x7f)
                 luaL_error(L, "%s: metadata name '%s': lowercase, no ':' or spaces", fname, k);
+        if (nl == 0) luaL_error(L, "%s: metadata: an empty name", fname);
+        if (lm_gr_md_reserved(k, nl))
+            luaL_error(L, "%s: metadata name '%s' is reserved (luamech sends it, or HTTP/2 forbids it)", fname, k);
+        if (nl > 4 && memcmp(k + nl - 4, "-bin", 4) == 0) {
+            v = lm_gr_md_bin(L, anchor, v, vl, &vl);
+        } else {
+            for (size_t i = 0; i < vl; i++)
+                if (((unsigned char)v[i] < ' ' && v[i] != '\t') || v[i] == 0x7f)
+                    luaL_error(L, "%s: metadata '%s' has CR, LF, NUL or another control character in its value "
+                               "(binary values go in a '-bin' key)", fname, k);
+        }
         md[n++] = (h2_nv){k, nl, v, vl, 0};       /* the strings stay in the table during the call */
         lua_pop(L, 1);
     }
@@ -237,7 +312,8 @@ lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr
         if (!lua_isnil(L, -1)) a->name = luaL_checkstring(L, -1);
         lua_getfield(L, opts_idx, "metadata");
         a->nmd = lm_gr_metadata(L, lua_gettop(L), a->md, a->nmd, sizeof a->md / sizeof a->md[0], fname);
-        /* the two values stay on the stack: the strings are anchored until the call returns */
+        /* the three values stay on the stack: the strings are anchored until the call returns
+         * (grpc_client copies them when the call starts) */
     }
     a->tid = lm_gr_tid(L, g, a->m, a->name);
     snprintf(a->path, sizeof a->path, "/%s", a->m->path);
@@ -287,6 +363,10 @@ static int lm_gr_call(lua_State *L, int stream) {
     op->code = 0;
     op->msg[0] = '\0';
     lm_op_start(&op->core, v, L, 1);
+    if (stream) {                       /* k6 counts a server stream's messages too */
+        lm_gr_stream_counters(g->list);
+        worker_count(g->w, g->list->cid_sent, 1);
+    }
     uint64_t deadline = a.timeout_ns ? op->core.start_ns + a.timeout_ns : 0;
     grpc_call_start(g->client, &op->call, a.path, a.md, a.nmd, body, len, deadline, &lm_gr_call_cbs, op);
     return lm_op_finish_call(&op->core, L);
@@ -298,8 +378,9 @@ static int lm_gr_stream(lua_State *L) { return lm_gr_call(L, 1); }
 /* ---- client objects ---- */
 
 static void lm_gr_close(lm_gr *g) {
-    if (g->client) grpc_client_close(g->client);    /* every call ends CANCELLED now */
-    g->client = NULL;
+    grpc_client *c = g->client;
+    g->client = NULL;                   /* before: a VU woken by a call's end finds it closed */
+    if (c) grpc_client_close(c);        /* every call on every session ends CANCELLED now */
     lm_gs_detach_all(g);
 }
 
@@ -488,7 +569,7 @@ static int lm_gr_connect_lua(lua_State *L) {
     lua_pop(L, 1);                                  /* the schema stays in the worker's cache */
     lua_getfield(L, 2, "metadata");
     cr.nmd = lm_gr_metadata(L, lua_gettop(L), cr.md, 0, LM_GR_MAX_MD, "grpc.connect");
-    lua_pop(L, 1);
+    lua_remove(L, -2);                              /* the anchor of "-bin" values stays: copied at create */
     lm_pool_key pk = {.address = a.address, .timeout_ns = o.timeout_ns, .connect_timeout_ns = o.connect_timeout_ns,
                       .opt = {(int64_t)o.max_recv, (int64_t)cr.nmd, o.gzip}, .tls = a.tkey,
                       .str = {o.proto, lm_gr_metadata_key(L, cr.md, cr.nmd)}};

@@ -33,7 +33,10 @@ typedef struct lm_gr_list {
     size_t ztx_cap;
     grpc_gzip gz;
     int status_cid[18];             /* grpc.status.<NAME> counters, 17: any other code; 0: not yet */
-    int cid_sent, cid_received;     /* grpc.stream.messages_sent, _received; 0: not yet */
+    int cid_sent, cid_received;     /* grpc.stream.messages_sent, _received (streams_on) */
+    int streams_on;                 /* 1: the two counters above are made */
+    int cid_retries;                /* grpc.retries + 1; 0: not yet */
+    int tid_all;                    /* the aggregate timer "grpc" + 1; 0: not yet */
     lm_op_pool sops;                /* lm_gs_op: a VU waiting on a stream */
     lm_gs_waker *waker;             /* wakes VUs waiting on streams after the loop's I/O */
     lm_gs *gs_free;                 /* stream records collected, kept with their buffers */
@@ -78,8 +81,16 @@ lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr
  * flag 1, for a client with compression = "gzip"); *len its size.  Raises "<fname>: ..." for a bad table. */
 const char *lm_gr_encode(lua_State *L, lm_gr *g, int idx, int32_t msg, const char *fname, size_t *len);
 /* A finished call: its grpc.status.<NAME> count and, unless OK, the
- * tallied error "grpc <path>: <NAME>: <msg>". */
-void lm_gr_count_status(lm_gr_list *l, const pb_method *m, int code, const char *msg);
+ * tallied error "grpc <path>: <NAME>: <msg>"; neither when its VU v was
+ * stopped (the run's end: the sample is "cancelled", vu_record's rule, so
+ * a stream left open or dropped but not yet collected counts as cancelled
+ * only, as any request in flight at the end). */
+void lm_gr_count_status(lm_gr_list *l, const vu *v, const pb_method *m, int code, const char *msg);
+/* The counters grpc.stream.messages_sent and _received, made at the first
+ * streaming call (c:stream, c:open_stream). */
+void lm_gr_stream_counters(lm_gr_list *l);
+/* A finished call's transparent retries counted in grpc.retries. */
+void lm_gr_count_retries(lm_gr_list *l, unsigned retries);
 /* The text of a call's failure, unary or stream: "grpc <path>: <NAME>: <msg>"
  * into e; snprintf's result. */
 int lm_gr_error_text(char *e, size_t len, const pb_method *m, int code, const char *msg);

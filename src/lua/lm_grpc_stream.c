@@ -197,6 +197,7 @@ static void lm_gs_on_done(void *ud, const grpc_result *r) {
     lm_gs *s = ud;
     s->done = 1;
     s->code = r->code;
+    if (s->g) lm_gr_count_retries(s->g->list, r->retries);
     snprintf(s->msg, sizeof s->msg, "%s", r->message ? r->message : "");
     if (s->code == 0 && !s->m->server_streaming && s->received != 1) {
         s->code = 12;                   /* as for a unary call without its response */
@@ -205,7 +206,7 @@ static void lm_gs_on_done(void *ud, const grpc_result *r) {
     }
     uint64_t now = worker_now_ns();
     vu_record(s->v, s->tid, now > s->start_ns ? (int64_t)(now - s->start_ns) : 0, now, s->code == 0);
-    if (s->g) lm_gr_count_status(s->g->list, s->m, s->code, s->msg);
+    if (s->g) lm_gr_count_status(s->g->list, s->v, s->m, s->code, s->msg);
     lm_gs_wake(s);                      /* the call's end: safe here, as for c:invoke */
 }
 
@@ -353,6 +354,8 @@ static lm_gs *lm_gs_take(lm_gr_list *l) {
     lm_gs keep = *s;
     memset(s, 0, sizeof *s);
     s->call.df = keep.call.df;
+    s->call.keep = keep.call.keep;
+    s->call.keep_cap = keep.call.keep_cap;
     s->rx = keep.rx;
     s->rx_cap = keep.rx_cap;
     s->ends = keep.ends;
@@ -365,7 +368,8 @@ static int lm_gs_gc(lua_State *L) {
     lm_gs *s = *ud;
     if (!s) return 0;
     *ud = NULL;
-    if (!s->done && s->g) grpc_call_cancel(&s->call);   /* dropped while running: CANCELLED */
+    if (!s->done) grpc_call_cancel(&s->call);   /* dropped while running: CANCELLED (a no-op once
+                                                 * its client closed: that ended the call) */
     lm_gs_unwake(s);
     lm_gs_unlink(s);
     if (s->g) {                         /* the record and its buffers serve the next stream */
@@ -410,8 +414,7 @@ void lm_gs_list_close(lm_gr_list *l) {
 static void lm_gs_list_init(lua_State *L, lm_gr_list *l) {
     if (l->sops.size) return;
     lm_op_pool_init(&l->sops, sizeof(lm_gs_op), lm_gs_push, NULL);
-    l->cid_sent = worker_counter_id(l->w, "grpc.stream.messages_sent");
-    l->cid_received = worker_counter_id(l->w, "grpc.stream.messages_received");
+    lm_gr_stream_counters(l);
     lm_gs_waker *wk = calloc(1, sizeof *wk);
     if (!wk || uv_check_init(worker_loop(l->w), &wk->chk) != 0) {
         free(wk);

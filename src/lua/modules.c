@@ -15,6 +15,7 @@ void lm_builtin_timers(lm_name_fn fn, void *ctx) {
     fn(ctx, "redis.pipeline");
     fn(ctx, "redis.tls");
     lm_ws_timer_names(fn, ctx);
+    fn(ctx, "grpc");                /* every gRPC call (lm_grpc.c) */
     fn(ctx, "grpc.tls");
 }
 

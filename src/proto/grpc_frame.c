@@ -1,5 +1,6 @@
 /* grpc_frame.c - the gRPC message prefix, an incremental message reader,
- * grpc-timeout, grpc-status and grpc-message (see grpc_frame.h); gzip
+ * grpc-timeout, grpc-status, grpc-message and -bin values in base64 (see
+ * grpc_frame.h); gzip
  * messages compressed here and decoded through http_gzip.c under the
  * receive limit.  It does not touch sockets, HTTP/2 streams or protobuf, and
  * decides nothing about which encoding a call uses (the client does). */
@@ -230,5 +231,27 @@ size_t grpc_message_decode(const char *s, size_t n, char *out, size_t cap) {
         }
     }
     out[o] = '\0';
+    return o;
+}
+
+size_t grpc_base64(const uint8_t *in, size_t n, char *out) {
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0, i = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+        out[o++] = a[v >> 18];
+        out[o++] = a[(v >> 12) & 63];
+        out[o++] = a[(v >> 6) & 63];
+        out[o++] = a[v & 63];
+    }
+    if (n - i == 1) {
+        out[o++] = a[in[i] >> 2];
+        out[o++] = a[(in[i] & 3) << 4];
+    } else if (n - i == 2) {
+        uint32_t v = (uint32_t)in[i] << 8 | in[i + 1];
+        out[o++] = a[v >> 10];
+        out[o++] = a[(v >> 4) & 63];
+        out[o++] = a[(v & 15) << 2];
+    }
     return o;
 }

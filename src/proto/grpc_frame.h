@@ -84,5 +84,10 @@ int grpc_status_from_http(int http_status);
 /* grpc-message percent-decoded into out (cap bytes, NUL-terminated, cut
  * short if needed); a malformed escape is kept as it is.  Returns the length. */
 size_t grpc_message_decode(const char *s, size_t n, char *out, size_t cap);
+/* A binary ("-bin") metadata value in base64 as gRPC emits it (RFC 4648,
+ * unpadded) into out, which has room for GRPC_BASE64_LEN(n) bytes; the
+ * length written (no NUL). */
+#define GRPC_BASE64_LEN(n) (((n) / 3) * 4 + ((n) % 3 ? (n) % 3 + 1 : 0))
+size_t grpc_base64(const uint8_t *in, size_t n, char *out);
 
 #endif

@@ -224,11 +224,27 @@ static void test_status(void **state) {
     assert_string_equal(out, "%zzA");
 }
 
+static void test_base64(void **state) {
+    (void)state;
+    char out[16];
+    const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    const char *want[] = {"", "Zg", "Zm8", "Zm9v", "Zm9vYg", "Zm9vYmE", "Zm9vYmFy"};   /* RFC 4648 10, unpadded */
+    for (int i = 0; i < 7; i++) {
+        size_t n = strlen(in[i]);
+        size_t k = grpc_base64((const uint8_t *)in[i], n, out);
+        assert_int_equal(k, GRPC_BASE64_LEN(n));
+        out[k] = '\0';
+        assert_string_equal(out, want[i]);
+    }
+    assert_int_equal(grpc_base64((const uint8_t *)"\xff\x00\r", 3, out), 4);
+    assert_memory_equal(out, "/wAN", 4);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefix),  cmocka_unit_test(test_deframe_pieces), cmocka_unit_test(test_deframe_refusals),
         cmocka_unit_test(test_gzip_roundtrip), cmocka_unit_test(test_gzip_bomb),
-        cmocka_unit_test(test_timeout), cmocka_unit_test(test_status),
+        cmocka_unit_test(test_timeout), cmocka_unit_test(test_status), cmocka_unit_test(test_base64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

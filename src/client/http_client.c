@@ -514,6 +514,19 @@ static void hc_idle_drop(http_conn *conn) {
     hc_push(&conn->client->idle_closed, conn);
 }
 
+/* The first bytes of a response that the HTTP/1.1 parser refused look like
+ * an HTTP/2 frame on stream 0: a length below 64 KiB, then SETTINGS (0x4,
+ * what an h2c server sends first) or GOAWAY (0x7, its answer to a request
+ * that is not the HTTP/2 connection preface), as nginx's h2c-only listen
+ * answers HTTP/1.1.  The hint replaces the parser's message. */
+static const char *hc_h2_hint(const char *p, size_t n) {
+    const unsigned char *b = (const unsigned char *)p;
+    if (n < 4 || b[0] != 0 || (b[3] != 0x04 && b[3] != 0x07)) return NULL;
+    for (size_t i = 5; i < n && i < 9; i++)
+        if ((b[i] & (i == 5 ? 0x7f : 0xff)) != 0) return NULL;   /* stream 0 (the reserved bit aside) */
+    return "the server answered in HTTP/2 (h2c): use http = \"2\"";
+}
+
 static size_t hc_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
     http_conn *conn = owner;
     (void)nc;
@@ -529,7 +542,8 @@ static size_t hc_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
     if (rc == HP_NEED_MORE) return n;
     if (rc == HP_ERROR) {
         int st = hp_parser_too_big(&conn->parser) ? HTTP_EBODY : HTTP_EPROTO;
-        hc_finish(conn, st, 0, hp_parser_error(&conn->parser));
+        const char *hint = conn->attempt_rx == (uint64_t)n ? hc_h2_hint(p, n) : NULL;
+        hc_finish(conn, st, 0, hint ? hint : hp_parser_error(&conn->parser));
         return n;
     }
     if (used < n) conn->parser.keep_alive = 0;   /* unsolicited bytes: do not reuse */

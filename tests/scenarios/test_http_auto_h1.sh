@@ -7,7 +7,9 @@
 # timing (one sample per request), so that no request's latency keeps a
 # handshake (the handed-over connection used to go to another request than
 # the one carrying its timing: 3 samples, one of them two connections'
-# time, and a request timed with the handshake in).
+# time, and a request timed with the handshake in).  And HTTP/1.1 against
+# an h2c-only port (nginx `listen ... http2` without ssl) says what to do
+# instead of "protocol error: invalid constant string".
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 D=$TMP/ng
@@ -52,4 +54,23 @@ for mode in 1.1 auto; do
         [ "$n" -eq 4 -a "$cn" -eq 4 -a "$tc" -eq 4 -a "$tt" -eq 4 ]
 done
 
+# HTTP/1.1 on an h2c-only port: nginx answers with HTTP/2 frames (SETTINGS,
+# then GOAWAY): the message says so and what to use
+cat > "$TMP/h.lua" <<'S'
+local c = luamech.http.new("http://127.0.0.1:" .. luamech.param("PORT"), { http = luamech.param("HTTP") })
+return function()
+  local r, e = c:get("/")
+  if not r then error(e) end
+end
+S
+for mode in auto 1.1; do
+    sed 's/vu.lua/h.lua/' "$TMP/s.lua" > "$TMP/hs.lua"
+    "$LUAMECH" run "$TMP/hs.lua" -q -w 1 -e PORT="$HC" -e HTTP="$mode" -o "$TMP/h$mode" > "$TMP/h$mode.out" 2>&1
+    msg=$(jq -r '[.request_errors[]?.message] | join("; ")' "$TMP/h$mode/summary.json")
+    check "http=$mode on an h2c-only port: says it is HTTP/2 and to use http = \"2\" ($msg)" \
+        grep -qF 'protocol error: the server answered in HTTP/2 (h2c): use http = "2"' <<< "$msg"
+done
+# ... and http = "2" there works
+"$LUAMECH" run "$TMP/hs.lua" -q -w 1 -e PORT="$HC" -e HTTP=2 -o "$TMP/h2" > "$TMP/h2.out" 2>&1
+check "http=2 on the h2c port: passes (exit $?)" [ "$(timer_errors "$TMP/h2/summary.json" "All Transactions")" = 0 ]
 finish

@@ -8,7 +8,9 @@
 # scenarios/http_api.lua, scenarios/http2_api.lua and the api template) —,
 # runs luamech against them with the matching parameters (-e MEMCACHED=,
 # -e REDIS=, -e HTTP_BASE=, -e API_BASE=https://..., -e API_CA=<its CA
-# file>, -e API_HTTP_BASE=http://..., -e API_H2_BASE=https://...; with websocketd
+# file>, -e API_HTTP_BASE=http://..., -e API_H2_BASE=https://...; and nginx
+# speaking HTTP/2 without TLS (h2c, prior knowledge) answering 200 "ok" on
+# every path, the server of the http2 template: -e H2_BASE=http://...; with websocketd
 # installed, an echo WebSocket server too: -e WS_URL=ws://...), and stops the
 # servers afterwards.  When a .lua file next to SCENARIO names REDIS_CLUSTER
 # (the redis-cluster template, scenarios/redis_cluster.lua), a redis Cluster
@@ -20,9 +22,9 @@
 # passed as -e GRPC=host:port.  Ports: free ones picked at random in PORTS (default
 # 10000-32000, below the kernel's ephemeral range), or fixed ones per server
 # (MEMCACHED_PORT, REDIS_PORT, WEBDIS_PORT, API_PORT, API_TLS_PORT,
-# API_H2_PORT, WS_PORT, GRPC_PORT).  API_ACCESS_LOG=FILE keeps the API's access log,
-# API_H2_ACCESS_LOG=FILE its HTTP/2 listener's (tests reconcile them with
-# luamech's counts).
+# API_H2_PORT, H2C_PORT, WS_PORT, GRPC_PORT).  API_ACCESS_LOG=FILE keeps the API's access log,
+# API_H2_ACCESS_LOG=FILE its HTTP/2 listener's, H2C_ACCESS_LOG=FILE the h2c
+# server's (tests reconcile them with luamech's counts).
 # Example: bash scripts/run-local.sh scenarios/membase.lua -d 60s -r 30s -i 10s
 set -euo pipefail
 # Paths (SCENARIO, --out) are taken from the current directory, as luamech
@@ -41,6 +43,8 @@ Starts private servers on loopback ports, runs luamech against them, stops them:
   nginx         -e API_BASE=https://127.0.0.1:PORT -e API_CA=FILE -e API_HTTP_BASE=http://127.0.0.1:PORT
                 (a small JSON API over https with a CA made at start, and over http)
                 -e API_H2_BASE=https://127.0.0.1:PORT   (the same API over https with HTTP/2)
+  nginx (h2c)   -e H2_BASE=http://127.0.0.1:PORT   (HTTP/2 without TLS, prior knowledge: 200 "ok" on
+                every path; the http2 template's server)
   websocketd    -e WS_URL=ws://127.0.0.1:PORT/   (echo; only when websocketd is installed)
   redis Cluster -e REDIS_CLUSTER=127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3
                 (3 masters; only when a .lua file next to SCENARIO names REDIS_CLUSTER)
@@ -48,10 +52,11 @@ Starts private servers on loopback ports, runs luamech against them, stops them:
                 SCENARIO or a script it names uses luamech.grpc)
 Ports (environment):
   PORTS=LO-HI         pick free ports at random in LO-HI (default 10000-32000)
-  MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N, API_H2_PORT=N, WS_PORT=N,
-  GRPC_PORT=N
+  MEMCACHED_PORT=N, REDIS_PORT=N, WEBDIS_PORT=N, API_PORT=N, API_TLS_PORT=N, API_H2_PORT=N, H2C_PORT=N,
+  WS_PORT=N, GRPC_PORT=N
                       a fixed port for that server (it must be free)
   API_ACCESS_LOG=FILE keep the API's access log (API_H2_ACCESS_LOG=FILE: its HTTP/2 listener's)
+  H2C_ACCESS_LOG=FILE keep the h2c server's access log ("\$connection \$server_protocol \$request_method \$uri \$status")
   LUAMECH=PATH        the luamech binary (default: this checkout's build/luamech)
 Example: PORTS=20000-20100 $0 scenarios/membase.lua -d 60s
 USAGE
@@ -70,7 +75,7 @@ if [ -n "${PORTS:-}" ]; then
         exit 2
     fi
 fi
-for v in MEMCACHED_PORT REDIS_PORT WEBDIS_PORT API_PORT API_TLS_PORT API_H2_PORT WS_PORT GRPC_PORT; do
+for v in MEMCACHED_PORT REDIS_PORT WEBDIS_PORT API_PORT API_TLS_PORT API_H2_PORT H2C_PORT WS_PORT GRPC_PORT; do
     val=${!v:-}
     if [ -n "$val" ] && ! { [[ $val =~ ^[0-9]{1,5}$ ]] && [ "$val" -ge 1 ] && [ "$val" -le 65535 ]; }; then
         echo "$0: $v=$val: expected a port number 1-65535" >&2
@@ -160,6 +165,36 @@ launch_api() {
 }
 start_server nginx launch_api "${API_PORT:-}" "${API_TLS_PORT:-}" "${API_H2_PORT:-}"
 api_port=$port; api_tls_port=$port2; api_h2_port=$port3
+# nginx speaking h2c (HTTP/2 on plain TCP with prior knowledge: a `listen`
+# with http2 and no ssl), 200 "ok" on every path: the http2 template's H2_BASE
+launch_h2c() {
+    local d=$tmp/h2c user=""
+    mkdir -p "$d"
+    [ "$(id -u)" -eq 0 ] && user="user root;"
+    cat > "$d/nginx.conf" <<CONF
+$user
+worker_processes 1;
+error_log $d/error.log warn;
+pid $d/nginx.pid;
+events { worker_connections 1024; }
+http {
+    log_format h2c '\$connection \$server_protocol \$request_method \$uri \$status';
+    access_log ${H2C_ACCESS_LOG:-$d/access.log} h2c;
+    client_body_temp_path $d/body;
+    proxy_temp_path $d/proxy;
+    fastcgi_temp_path $d/fastcgi;
+    uwsgi_temp_path $d/uwsgi;
+    scgi_temp_path $d/scgi;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$1 http2;
+        location / { return 200 "ok"; }
+    }
+}
+CONF
+    exec nginx -p "$d" -c "$d/nginx.conf" -g 'daemon off;' 2> "$d/stderr"
+}
+start_server "nginx (h2c)" launch_h2c "${H2C_PORT:-}"; h2c_port=$port
 # websocketd echoing every message (cat), when installed: the ws template
 ws_args=()
 launch_ws() { exec websocketd --port="$1" --address=127.0.0.1 cat > "$tmp/websocketd.log" 2>&1; }
@@ -232,12 +267,12 @@ if [ "$1" != "--suite" ] && [ -f "$1" ] && uses_grpc "$1"; then
     echo "==> gRPC greeter 127.0.0.1:$port" >&2
 fi
 
-echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API https://127.0.0.1:$api_tls_port (CA $tmp/api/tls/ca.pem), http://127.0.0.1:$api_port and HTTP/2 https://127.0.0.1:$api_h2_port" >&2
+echo "==> memcached 127.0.0.1:$mc_port, redis 127.0.0.1:$redis_port, webdis http://127.0.0.1:$http_port, API https://127.0.0.1:$api_tls_port (CA $tmp/api/tls/ca.pem), http://127.0.0.1:$api_port and HTTP/2 https://127.0.0.1:$api_h2_port, h2c http://127.0.0.1:$h2c_port" >&2
 set +e
 cmd=run
 if [ "$1" = "--suite" ]; then cmd=suite; shift; fi
 "$LUAMECH" $cmd "$@" -e MEMCACHED=127.0.0.1:$mc_port -e REDIS=127.0.0.1:$redis_port \
     -e HTTP_BASE=http://127.0.0.1:$http_port -e API_BASE=https://127.0.0.1:$api_tls_port \
     -e API_CA="$tmp/api/tls/ca.pem" -e API_HTTP_BASE=http://127.0.0.1:$api_port \
-    -e API_H2_BASE=https://127.0.0.1:$api_h2_port "${ws_args[@]}" "${cluster[@]}" "${grpc_args[@]}"
+    -e API_H2_BASE=https://127.0.0.1:$api_h2_port -e H2_BASE=http://127.0.0.1:$h2c_port "${ws_args[@]}" "${cluster[@]}" "${grpc_args[@]}"
 exit $?

@@ -207,7 +207,35 @@ static int hc_client_tls(http_client *c, const char *host, char *err, size_t err
 
 /* HTTP/2: the requests go to client/http_h2's sessions. */
 static void hc_send1(http_client *c, http_req *req, const hp_request *r);
-static void hc_fallback(void *arg, http_req *req, const hp_request *r) { hc_send1(arg, req, r); }
+static void hc_send1_on(http_client *c, http_conn *conn, http_req *req, const hp_request *r);
+static http_conn *hc_conn_new(http_client *c);
+
+/* The connection a request falls back on (auto, the server chose
+ * HTTP/1.1): the one that opened the HTTP/2 attempt's connection (it
+ * carries that connection's connect and TLS time: client/http_h2.c's
+ * account) takes a handed-over one; any other takes an idle connection that
+ * was not handed over, else opens its own, so that every connection's
+ * connect and handshake are one request's. */
+static http_conn *hc_fallback_conn(http_client *c, const http_req *req) {
+    for (http_conn *conn = c->idle_open; conn; conn = conn->next)
+        if (conn->adopted == (req->connects > 0)) return conn;
+    if (req->connects > 0 && c->idle_open) return c->idle_open;
+    return c->idle_closed ? c->idle_closed : hc_conn_new(c);
+}
+
+/* "auto": the server chose HTTP/1.1 while req waited for the HTTP/2
+ * attempt's connection.  A request that did not open that connection
+ * waited for another's handshake: that wait is setup (setup_wait_ns), not
+ * latency, as the connect and TLS time of its own connection are. */
+static void hc_fallback(void *arg, http_req *req, const hp_request *r) {
+    http_client *c = arg;
+    if (req->connects == 0 && req->h2_queued_ns) {
+        uint64_t now = uv_hrtime();
+        req->setup_wait_ns += now > req->h2_queued_ns ? now - req->h2_queued_ns : 0;
+    }
+    req->h2_queued_ns = 0;
+    hc_send1_on(c, hc_fallback_conn(c, req), req, r);
+}
 static int hc_adopt(void *arg, net_conn *nc);
 
 static int hc_client_h2(http_client *c, char *err, size_t err_len) {
@@ -486,6 +514,19 @@ static void hc_idle_drop(http_conn *conn) {
     hc_push(&conn->client->idle_closed, conn);
 }
 
+/* The first bytes of a response that the HTTP/1.1 parser refused look like
+ * an HTTP/2 frame on stream 0: a length below 64 KiB, then SETTINGS (0x4,
+ * what an h2c server sends first) or GOAWAY (0x7, its answer to a request
+ * that is not the HTTP/2 connection preface), as nginx's h2c-only listen
+ * answers HTTP/1.1.  The hint replaces the parser's message. */
+static const char *hc_h2_hint(const char *p, size_t n) {
+    const unsigned char *b = (const unsigned char *)p;
+    if (n < 4 || b[0] != 0 || (b[3] != 0x04 && b[3] != 0x07)) return NULL;
+    for (size_t i = 5; i < n && i < 9; i++)
+        if ((b[i] & (i == 5 ? 0x7f : 0xff)) != 0) return NULL;   /* stream 0 (the reserved bit aside) */
+    return "the server answered in HTTP/2 (h2c): use http = \"2\"";
+}
+
 static size_t hc_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
     http_conn *conn = owner;
     (void)nc;
@@ -501,7 +542,8 @@ static size_t hc_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
     if (rc == HP_NEED_MORE) return n;
     if (rc == HP_ERROR) {
         int st = hp_parser_too_big(&conn->parser) ? HTTP_EBODY : HTTP_EPROTO;
-        hc_finish(conn, st, 0, hp_parser_error(&conn->parser));
+        const char *hint = conn->attempt_rx == (uint64_t)n ? hc_h2_hint(p, n) : NULL;
+        hc_finish(conn, st, 0, hint ? hint : hp_parser_error(&conn->parser));
         return n;
     }
     if (used < n) conn->parser.keep_alive = 0;   /* unsolicited bytes: do not reuse */
@@ -573,8 +615,10 @@ static const net_conn_cbs hc_conn_cbs = {
 };
 
 /* "auto": a connection whose server selected http/1.1 by ALPN, handed over
- * by the HTTP/2 side (client/http_h2.c, which counted it as opened): an
- * idle open slot, taken first by the next request.  1 when taken. */
+ * by the HTTP/2 side (client/http_h2.c, which counted it as opened and
+ * put its timing on the request that opened it): an idle open slot, taken
+ * by that request when it falls back (hc_fallback_conn), else by the next
+ * one.  1 when taken. */
 static int hc_adopt(void *arg, net_conn *nc) {
     http_client *c = arg;
     if (c->life.closing) return 0;
@@ -598,6 +642,7 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
     req->bytes_sent = req->bytes_received = 0;
     req->connects = req->retried = 0;
     req->tls_ns = req->connect_ns = req->sent_ns = req->first_byte_ns = req->dns_ns = 0;
+    req->setup_wait_ns = req->h2_queued_ns = 0;
     req->conn = NULL;
     req->deadline_ns = 0;
     req->head = r->method == HP_HEAD;
@@ -613,6 +658,7 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
         uint64_t now = req->start_ns ? req->start_ns : uv_hrtime();
         req->deadline_ns = to ? now + to : 0;
         req->h2 = NULL;
+        if (c->opts.version == HTTP_VAUTO) req->h2_queued_ns = uv_hrtime();   /* it may fall back: hc_fallback */
         hh2_send(c->h2, req, &rr);
         return;
     }
@@ -621,7 +667,11 @@ void http_client_send(http_client *c, http_req *req, const hp_request *r) {
 
 /* HTTP/1.1: an idle connection, or a new one. */
 static void hc_send1(http_client *c, http_req *req, const hp_request *r) {
-    http_conn *conn = c->idle_open ? c->idle_open : c->idle_closed ? c->idle_closed : hc_conn_new(c);
+    hc_send1_on(c, c->idle_open ? c->idle_open : c->idle_closed ? c->idle_closed : hc_conn_new(c), req, r);
+}
+
+/* HTTP/1.1 on conn (NULL: out of memory). */
+static void hc_send1_on(http_client *c, http_conn *conn, http_req *req, const hp_request *r) {
     if (!conn) {
         req->on_done(req, HTTP_ENOMEM, NULL);
         return;

@@ -106,9 +106,12 @@ struct http_req {
     uint64_t sent_ns;             /* uv_hrtime() when the request went to an open connection */
     uint64_t first_byte_ns;       /* uv_hrtime() of the first response byte; 0: none */
     uint64_t dns_ns;              /* time it waited for a host name lookup (0: none) */
+    uint64_t setup_wait_ns;       /* http = "auto": time it waited for a connection another request
+                                     opened, until the server chose HTTP/1.1 (not latency; 0: none) */
     /* private */
     uint64_t dns_start_ns;
     uint64_t connect_start_ns;
+    uint64_t h2_queued_ns;        /* "auto": when it went to the HTTP/2 side (hc_fallback) */
     http_conn *conn;
     uint64_t deadline_ns;
     size_t body_limit;            /* the max_body in force, for the message */

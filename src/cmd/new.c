@@ -67,8 +67,8 @@ static const new_template new_templates[] = {
     {"ws", "WS_URL=ws://127.0.0.1:8080/",
      "5 VUs each keeping a WebSocket open and timing echo round trips (a message out, its echo back), with a check."},
     {"grpc", "GRPC=127.0.0.1:50051",
-     "10 VUs calling a unary gRPC method (service.proto: replace it with your service's) over a shared HTTP/2 "
-     "connection, with thresholds on its timer."},
+     "10 VUs each calling a unary gRPC method and a bidirectional stream (service.proto: replace it with your "
+     "service's) over a shared HTTP/2 connection, with checks and thresholds."},
     {NULL, NULL, NULL},
 };
 

@@ -35,7 +35,7 @@ static void lm_http_breakdown(lm_http_op *op, int status) {
     if (req->dns_ns) vu_record_phase(v, mod->t_dns, (int64_t)req->dns_ns, now, 1);
     if (req->connects) vu_record_phase(v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
     if (req->tls_ns) vu_record_phase(v, mod->t_tls, (int64_t)req->tls_ns, now, 1);
-    op->setup_ns += req->dns_ns + req->connect_ns + req->tls_ns;
+    op->setup_ns += req->dns_ns + req->connect_ns + req->tls_ns + req->setup_wait_ns;
     if (status != 0 || !req->first_byte_ns) return;
     if (req->sent_ns && req->first_byte_ns >= req->sent_ns)
         vu_record_phase(v, mod->t_wait, (int64_t)(req->first_byte_ns - req->sent_ns), now, 1);
@@ -67,7 +67,8 @@ static int lm_http_expected(const lm_http_op *op, int st) {
 /* Statistics of one finished call (its last hop); fills op->err on failure.
  * Its timers measure the call less the connect and TLS handshake time of
  * connections it opened (their own timers, http.connect and http.tls), as
- * k6's http_req_duration does. */
+ * k6's http_req_duration does, and less an "auto" request's wait for
+ * another's HTTP/2 attempt that ended in HTTP/1.1 (req->setup_wait_ns). */
 static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
     lm_http_mod *mod = op->mod;
     worker *w = mod->w;

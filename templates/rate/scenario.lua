@@ -11,5 +11,8 @@ local scenario = {
   groups = {
     { name = "arrivals", rate = 200, vus = 10, max_vus = 50, script = "vu.lua" },
   },
+  -- the run fails (exit 6) when more than 1% of transactions fail,
+  -- e.g. when the server is down
+  thresholds = { "errors rate < 1%" },
 }
 return scenario

@@ -10,5 +10,8 @@ local scenario = {
   groups = {
     { name = "kv", vus = 10, script = "vu.lua" },
   },
+  -- the run fails (exit 6) when more than 1% of transactions fail,
+  -- e.g. when the server is down
+  thresholds = { "errors rate < 1%" },
 }
 return scenario

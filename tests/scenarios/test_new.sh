@@ -3,7 +3,9 @@
 # green against real local servers (memcached, redis-server, webdis in front
 # of that redis, as scripts/run-local.sh starts them; websocketd for ws), counting what the
 # servers saw; the api template through the run-local.sh command `new`
-# prints (nginx's JSON API over https); the printed luamech command is the
+# prints (nginx's JSON API over https), and the http2 template through its
+# printed run-local.sh command too (an h2c nginx; it used to start none),
+# failing its errors threshold (exit 6) when nothing answers; the printed luamech command is the
 # one the user typed (a path, or the name on PATH); the memcached template also through the README's run-local.sh
 # command, run as written (its absolute path: this binary's checkout's
 # scripts/run-local.sh, or PREFIX/share/luamech/run-local.sh when installed
@@ -140,6 +142,36 @@ check "t_api: every check passed" [ "$(jq '[.checks[] | .fails] | add' "$S")" = 
 logins=$(timer_count "$S" "http login")
 https_logins=$(grep -c "^POST /api/login 200 .*scheme=https" "$TMP/api.log")
 check "t_api: the API saw every login over https ($https_logins of $logins)" [ "$logins" -gt 0 -a "$https_logins" = "$logins" ]
+
+# The http2 template as a newcomer runs it: the run-local.sh command `new`
+# prints starts an h2c server and passes it as H2_BASE (it used to pass none:
+# every request to the default 127.0.0.1:8080 was refused, and the run
+# exited 0); the h2c server saw every GET over HTTP/2.0.
+h2cmd=$(sed -n 's/^    or:  \(bash .*run-local\.sh t_http2\/scenario\.lua\) .*$/\1/p' "$TMP/new_http2.out")
+check "t_http2: new printed the run-local.sh command ($h2cmd)" [ -n "$h2cmd" ]
+(cd "$TMP" && export LUAMECH && H2C_ACCESS_LOG=$TMP/h2c.log eval "$h2cmd -q -d 1s -o r_h2rl") > "$TMP/h2rl.out" 2>&1
+rc=$?
+S=$TMP/r_h2rl/summary.json
+check "t_http2 via run-local.sh: exit 0 ($rc; $(grep -m1 -E 'FAIL|refused' "$TMP/h2rl.out"))" [ $rc -eq 0 ]
+h2tx=$(timer_count "$S" "All Transactions")
+check "t_http2 via run-local.sh: no failed transaction ($(timer_errors "$S" "All Transactions") of $h2tx)" \
+    [ "$(timer_errors "$S" "All Transactions")" = 0 -a "${h2tx:-0}" -gt 0 ]
+nginx_settle "$TMP/h2c.log"
+check "t_http2 via run-local.sh: the h2c server saw every GET over HTTP/2.0 ($(nginx_requests "$TMP/h2c.log" ' HTTP/2.0 GET / 200') = $h2tx)" \
+    [ "$(nginx_requests "$TMP/h2c.log" ' HTTP/2.0 GET / 200')" = "$h2tx" ]
+# ... and where nothing answers, the template's threshold fails the run (exit 6, not 0)
+"$LUAMECH" run t_http2/scenario.lua -q -d 1s -e H2_BASE=http://127.0.0.1:$(free_port) -o "$TMP/r_h2down" > "$TMP/h2down.out" 2>&1
+rc=$?
+check "t_http2 with its server down: exit 6 ($rc), a failed threshold" \
+    [ $rc -eq 6 -a "$(jq '[.thresholds[] | select(.passed | not)] | length' "$TMP/r_h2down/summary.json")" = 1 ]
+# every template has a threshold on its errors, so that a run where all fails does not exit 0
+"$LUAMECH" new t_grpc --template grpc > /dev/null 2>&1
+for t in memcached redis redis-cluster http http2 webdis rate ws grpc; do
+    check "t_$t: a threshold on errors" grep -q '"errors rate < 1%"\|checks rate' "t_$t/scenario.lua"
+done
+# the grpc template's README says what its VU does: a unary call and a bidirectional stream
+check "t_grpc/README.md names the unary method and the bidirectional stream" \
+    bash -c "grep -q 'unary gRPC method and a bidirectional stream' t_grpc/README.md && grep -q 'open_stream' t_grpc/vu.lua"
 
 # the README's run-local.sh command, as written (then -q -d 1s -o r_rl: the last -d wins)
 "$LUAMECH" new viarl > "$TMP/new_viarl.out" 2>&1

@@ -54,10 +54,22 @@ static void subj_each(const subj_ctx *c, lm_name_fn fn, void *ctx) {
         }
 }
 
+/* fn(ctx, name) for every counter name the plan knows before the run. */
+static void subj_each_counter(lm_name_fn fn, void *ctx) {
+    static const char *const engine[] = STATS_ENGINE_COUNTERS;
+    for (int i = 0; engine[i]; i++) fn(ctx, engine[i]);
+    lm_builtin_counters(fn, ctx);
+}
+
 /* 1 when name is in a family whose every member the plan knows. */
 static int subj_closed(const char *name) {
     return strcmp(name, "All Transactions") == 0 || strncmp(name, "group ", 6) == 0 ||
            strncmp(name, "stage ", 6) == 0 || strncmp(name, "engine.", 7) == 0 || lm_builtin_closed(name);
+}
+
+/* 1 when name is in a family of timers only (no counter of the plan is there). */
+static int subj_timers_only(const char *name) {
+    return strcmp(name, "All Transactions") == 0 || strncmp(name, "group ", 6) == 0 || strncmp(name, "stage ", 6) == 0;
 }
 
 /* The subject of t as a timer family's name: the tag selector's base, or
@@ -78,25 +90,85 @@ static int subj_known(const scenario *const *scs, int n, const char *name) {
     return c.found;
 }
 
-/* EXIT_OK, or EXIT_SCENARIO with the message on stderr. */
+/* 1 when the plan knows a counter named name. */
+static int subj_known_counter(const char *name) {
+    subj_ctx c = {NULL, 0, name, 0};
+    subj_each_counter(subj_eq, &c);
+    return c.found;
+}
+
+/* What a subject of family fam may be instead, for a refusal: gRPC calls
+ * have no timer of every call, HTTP's have "http"; "" otherwise. */
+static const char *subj_family_note(const scenario *const *scs, int n, const char *fam) {
+    if (strncmp(fam, "grpc", 4) == 0 && (fam[4] == 0 || fam[4] == ' ' || fam[4] == '.') && !subj_known(scs, n, "grpc"))
+        return "; gRPC calls are timed per method, \"grpc <package.Service/Method>\" (or \"grpc <name>\" for "
+               "a call given a name): there is no timer of every gRPC call";
+    if (strncmp(fam, "http ", 5) == 0) return "; every HTTP call: \"http\"";
+    return "";
+}
+
+static int subj_refuse(const scenario *const *scs, int n, const char *where, int i, const threshold *t,
+                       const char *name) {
+    subj_ctx c = {scs, n, name, 0};
+    text_near near;
+    text_near_init(&near, name);
+    subj_each(&c, text_near_try, &near);
+    if (!subj_timers_only(name)) subj_each_counter(text_near_try, &near);
+    char b1[512], b2[512], b3[600];
+    fprintf(stderr, "luamech: %sthresholds[%d] \"%s\": no timer%s \"%s\" can exist in this run%s%s%s%s "
+            "(docs/load-models.md, Thresholds)\n", where, i + 1, text_clean(t->text, b1, sizeof b1),
+            subj_timers_only(name) ? "" : " or counter", text_clean(name, b2, sizeof b2),
+            near.best[0] ? " (did you mean \"" : "", near.best[0] ? text_clean(near.best, b3, sizeof b3) : "",
+            near.best[0] ? "\"?)" : "", subj_family_note(scs, n, name));
+    return EXIT_SCENARIO;
+}
+
+/* A subject the plan knows whose stat does not apply to it ("http.status_5xx
+ * p95", "http.get value"): EXIT_SCENARIO with the message, else EXIT_OK. */
+static int subj_stat(const char *where, int i, const threshold *t) {
+    int counter = t->subject_kind == TH_SUBJ_COUNTER;
+    if (counter ? threshold_counter_stat(t) : t->stat != TH_VALUE && t->stat != TH_FRACTION) return EXIT_OK;
+    char b1[512], b2[512];
+    fprintf(stderr, "luamech: %sthresholds[%d] \"%s\": \"%s\" is %s (docs/load-models.md, Thresholds)\n", where,
+            i + 1, text_clean(t->text, b1, sizeof b1), text_clean(t->family, b2, sizeof b2), threshold_applies(t, NULL));
+    return EXIT_SCENARIO;
+}
+
+/* A plain subject (no tag selector) with a wildcard in a family luamech
+ * makes ("grpc *", "http.*"): wildcards select only in a tag selector. */
+static int subj_wild(const scenario *const *scs, int n, const char *where, int i, const threshold *t) {
+    char fam[64];
+    if (t->ntags || t->stat == TH_CHECKS_RATE || !strpbrk(t->family, "*?")) return EXIT_OK;
+    snprintf(fam, sizeof fam, "%.*s", (int)strcspn(t->family, " .*?"), t->family);
+    if (!subj_closed(fam) && strcmp(fam, "grpc") != 0) return EXIT_OK;
+    char b1[512], b2[512];
+    fprintf(stderr, "luamech: %sthresholds[%d] \"%s\": no timer \"%s\" can exist in this run: * and ? are "
+            "wildcards only in a tag selector (\"http.*{k=v}\")%s (docs/load-models.md, Thresholds)\n", where, i + 1,
+            text_clean(t->text, b1, sizeof b1), text_clean(t->family, b2, sizeof b2),
+            subj_family_note(scs, n, t->family));
+    return EXIT_SCENARIO;
+}
+
+/* EXIT_OK, or EXIT_SCENARIO with the message on stderr.  Records in each
+ * criterion of the plan (the scenario's thresholds array) what its subject
+ * is when the plan knows it: a timer or a counter this run may make. */
 static int subj_check(const scenario *const *scs, int n, const scenario *owner, const char *where) {
     for (int i = 0; i < owner->nthresholds; i++) {
-        const threshold *t = &owner->thresholds[i];
+        threshold *t = &owner->thresholds[i];
         char name[256];
+        if (subj_wild(scs, n, where, i, t) != EXIT_OK) return EXIT_SCENARIO;
         subj_name(t, name, sizeof name);
         if (!name[0] || !subj_closed(name)) continue;
         /* a timer named the whole subject wins (a group called "a (uncorrected)") */
-        if (subj_known(scs, n, name) || (strcmp(t->timer, t->family) != 0 && subj_known(scs, n, t->timer))) continue;
-        subj_ctx c = {scs, n, name, 0};
-        text_near near;
-        text_near_init(&near, name);
-        subj_each(&c, text_near_try, &near);
-        char b1[512], b2[512], b3[600];
-        fprintf(stderr, "luamech: %sthresholds[%d] \"%s\": no timer \"%s\" can exist in this run%s%s%s "
-                "(docs/load-models.md, Thresholds)\n", where, i + 1, text_clean(t->text, b1, sizeof b1),
-                text_clean(name, b2, sizeof b2), near.best[0] ? " (did you mean \"" : "",
-                near.best[0] ? text_clean(near.best, b3, sizeof b3) : "", near.best[0] ? "\"?)" : "");
-        return EXIT_SCENARIO;
+        if (subj_known(scs, n, name) || (strcmp(t->timer, t->family) != 0 && subj_known(scs, n, t->timer))) {
+            if (t->ntags) continue;
+            t->subject_kind = TH_SUBJ_TIMER;
+        } else if (!t->ntags && strcmp(t->timer, t->family) == 0 && subj_known_counter(name)) {
+            t->subject_kind = TH_SUBJ_COUNTER;
+        } else {
+            return subj_refuse(scs, n, where, i, t, name);
+        }
+        if (subj_stat(where, i, t) != EXIT_OK) return EXIT_SCENARIO;
     }
     return EXIT_OK;
 }

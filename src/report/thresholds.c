@@ -10,8 +10,11 @@
  * exact name; a selector by method ("http.*{k:v}") notes the named calls
  * carrying its tags that it leaves out.  A subject's view suffix (" (all)",
  * " (uncorrected)") picks that view of each selected timer family
- * (stats/agg.h), unless a timer is named the whole subject (it wins).  A criterion without data names the nearest timer or
- * metric the run has ("did you mean").  Parsing and the
+ * (stats/agg.h), unless a timer is named the whole subject (it wins).  A
+ * criterion without data names the nearest timer or metric the run has
+ * ("did you mean"), unless the plan knew its subject (run/subjects.c: a
+ * timer luamech makes, then it says why there are no samples; a counter
+ * luamech makes is 0).  A counter's rate is over the runs' spans.  Parsing and the
  * arithmetic of a criterion are in stats/threshold.c; this file gathers the
  * data and writes, it never touches the engine. */
 #include "report/console.h"

@@ -1,16 +1,24 @@
 /* subjects.c - threshold subjects checked before any load: a criterion
- * whose subject names a timer of a family luamech makes by itself
- * (All Transactions, "group <name>", "stage <k> <group>", "engine.*",
- * "http", "http.*", "memcached.*") that this run can never make is refused
- * with the nearest name that exists (exit 3), instead of failing as "no
- * data" after the whole run.  Names made at run time (custom timers and
- * metrics, named and tagged HTTP calls, "redis.<command>") are not known
- * yet: they pass here, and a criterion on one that got no data fails at the
- * end with the nearest name seen (report/thresholds.c).  A subject's view
- * suffix (stats/threshold.h) is looked through: its family is checked,
- * unless the plan has a timer named the whole subject (a group called
- * "a (uncorrected)").  The rule is in docs/load-models.md (Thresholds).
- * It only reads the plan. */
+ * whose subject names a timer or counter of a family luamech makes by
+ * itself (All Transactions, "group <name>", "stage <k> <group>",
+ * "engine.*", "http", "http.*", "memcached.*", "ws.*", "grpc", "grpc.*":
+ * lua/modules.c's lm_builtin_timers and lm_builtin_counters) that this run
+ * can never make is refused with the nearest name that exists (exit 3),
+ * instead of failing as "no data" after the whole run; so is a statistic
+ * that does not apply to such a subject (a counter's p95, a timer's value)
+ * and a plain subject with a wildcard in those families ("grpc *": only a
+ * tag selector has wildcards).  A subject it knows is recorded in the
+ * criterion (threshold.subject_kind: a known counter that never moved is
+ * 0 at the end, a known timer without samples gets no did-you-mean).
+ * Names made at run time (custom timers and metrics, named and tagged HTTP
+ * calls, gRPC methods "grpc <method>", "redis.<command>") are not known
+ * yet: they pass here, and a criterion on one that got no data fails at
+ * the end with the nearest name seen (report/thresholds.c).  A subject's
+ * view suffix (stats/threshold.h) is looked through: its family is
+ * checked, unless the plan has a timer named the whole subject (a group
+ * called "a (uncorrected)").  The rule is in docs/load-models.md
+ * (Thresholds).  It reads the plan, and writes only each criterion's
+ * subject_kind. */
 #include "run/runner.h"
 
 #include <stdio.h>

@@ -367,6 +367,8 @@ json_t *report_thresholds_json(const th_result *res, int n) {
         /* how the subject was read: a timer family (or tag selector) and its view */
         json_object_set_new(o, "family", thresholds_str(res[i].exact ? res[i].t->timer : res[i].t->family));
         json_object_set_new(o, "view", json_string(timer_view_name(res[i].exact ? TV_DEFAULT : res[i].t->view)));
+        const char *kind = threshold_subject_kind_name(res[i].t->subject_kind);
+        json_object_set_new(o, "subject_kind", kind ? json_string(kind) : json_null());
         json_object_set_new(o, "passed", json_boolean(res[i].passed));
         json_object_set_new(o, "measured", res[i].state == TH_MEASURED ? json_real(res[i].measured) : json_null());
         json_object_set_new(o, "unit", json_string(threshold_unit(res[i].t)));

@@ -356,6 +356,15 @@ th_state threshold_eval(const threshold *t, const th_input *in, double *value) {
     return TH_MEASURED;
 }
 
+const char *threshold_subject_kind_name(th_subject_kind k) {
+    return k == TH_SUBJ_TIMER ? "timer" : k == TH_SUBJ_COUNTER ? "counter" : NULL;
+}
+
+th_subject_kind threshold_subject_kind_parse(const char *s) {
+    if (s && strcmp(s, "timer") == 0) return TH_SUBJ_TIMER;
+    return s && strcmp(s, "counter") == 0 ? TH_SUBJ_COUNTER : TH_SUBJ_UNKNOWN;
+}
+
 int threshold_passes(const threshold *t, double v) {
     switch (t->op) {
     case TH_LT: return v < t->limit;

@@ -118,6 +118,11 @@ th_state threshold_eval(const threshold *t, const th_input *in, double *value);
 const char *threshold_applies(const threshold *t, const th_input *in);
 /* 1 when t's stat can be judged on a counter (count, value, rate per second). */
 int threshold_counter_stat(const threshold *t);
+/* summary.json's thresholds[].subject_kind: "timer", "counter", or NULL
+ * (unknown); and back (NULL or another word: TH_SUBJ_UNKNOWN), for
+ * `luamech merge`, which reads the criteria from there. */
+const char *threshold_subject_kind_name(th_subject_kind k);
+th_subject_kind threshold_subject_kind_parse(const char *s);
 /* 1 when the measured value satisfies the criterion. */
 int threshold_passes(const threshold *t, double value);
 const char *threshold_unit(const threshold *t);   /* "ms", "/s", "%", "" */

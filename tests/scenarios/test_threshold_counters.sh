@@ -12,7 +12,8 @@
 #   no did-you-mean but says why it has no samples;
 # - a request nginx answers after 3 s, with run time 1 s and a graceful stop
 #   of 0.5 s: the console warns that transactions were in flight and none
-#   completed, summary.json's warnings[] say how many, and nginx got them.
+#   completed, summary.json's warnings[] say how many, and nginx got them;
+# - luamech merge of two segments judges the counters as the run does.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 start_nginx PORT "$TMP/ng"
@@ -103,4 +104,18 @@ check "summary.json warnings[]: in_flight 2, transactions 0" \
     [ "$(jq -c '[.warnings[] | select(.kind == "in_flight") | [.in_flight, .transactions]]' "$s")" = '[[2,0]]' ]
 check "nginx got both requests: $(logged '/slow HTTP/1.1')" [ "$(logged '/slow HTTP/1.1')" = 2 ]
 check "a run that completed transactions has no such warning" [ "$(jq '[.warnings[] | select(.kind == "in_flight" or .kind == "no_transactions")] | length' "$TMP/r_ok/summary.json")" = 0 ]
+
+# 5. luamech merge judges the segments' criteria as the run did: a known
+# counter that never moved is 0 there too (summary.json's subject_kind)
+scen seg '"http.status_4xx count == 0"' '"http.status_5xx count > 0"'
+for i in 1 2; do
+    "$LUAMECH" run "$TMP/seg.lua" -q -w 1 -e PORT=$PORT --segment $i/2 -o "$TMP/seg$i" > "$TMP/seg$i.out" 2>&1
+done
+"$LUAMECH" merge "$TMP/seg1" "$TMP/seg2" --out "$TMP/merged" > "$TMP/merge.out" 2>&1
+rc=$?
+s=$TMP/merged/summary.json
+check "merge: exit 0, http.status_4xx (never moved) is 0 and passes (got $rc: $(jq -c '[.thresholds[] | [.measured, .reason]]' "$s"))" \
+    [ "$rc" -eq 0 -a "$(jq -c '[.thresholds[] | [.subject_kind, .passed]]' "$s")" = '[["counter",true],["counter",true]]' ]
+check "merge: http.status_5xx = the segments' sum" \
+    [ "$(th 1 measured)" = $(( $(jq '.thresholds[1].measured' "$TMP/seg1/summary.json") + $(jq '.thresholds[1].measured' "$TMP/seg2/summary.json") )) ]
 finish

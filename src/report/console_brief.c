@@ -51,8 +51,9 @@ static void brief_head(FILE *out, const scenario *sc, const run_result *r, int n
             report_status_name(r->status));
     int64_t in_flight;
     int none;
-    if (report_unfinished(r, &in_flight, &none, buf, sizeof buf) && none)
+    if (report_unfinished(r, &in_flight, &none, buf, sizeof buf) && none && in_flight)
         fprintf(out, ", 0 transactions completed (%lld in flight at the end)", (long long)in_flight);
+    else if (none && r->status != RUN_ABORTED) fprintf(out, ", 0 transactions completed");
     if (nth > 0) fprintf(out, ", %s (%d of %d thresholds passed)", failed ? "FAIL" : "PASS", nth - failed, nth);
     else fprintf(out, ", no thresholds");
     fprintf(out, "\n%lld transactions, %lld errors (%.2f%%) in %.3f s: %.2f/s; %d VUs in %d group(s), %d worker(s)",

@@ -175,13 +175,13 @@ static void health_warning(json_t *arr, const char *kind, const char *text) {
     if (o) json_array_append_new(arr, o);
 }
 
-struct json_t *report_warnings_json(const scenario *sc, const run_result *r) {
+struct json_t *report_warnings_json(const scenario *sc, const run_result *r, int final) {
     json_t *arr = json_array();
     if (!arr) return NULL;
     int64_t n;
     int none, suspect;
     char buf[1024];
-    if (report_unfinished(r, &n, &none, buf, sizeof buf)) {
+    if (final && report_unfinished(r, &n, &none, buf, sizeof buf)) {
         health_warning(arr, n ? "in_flight" : "no_transactions", buf);
         json_t *last = json_array_get(arr, json_array_size(arr) - 1);
         json_object_set_new(last, "in_flight", json_integer(n));

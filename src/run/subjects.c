@@ -105,16 +105,6 @@ static int subj_known_counter(const char *name) {
     return c.found;
 }
 
-/* What a subject of family fam may be instead, for a refusal: gRPC calls
- * have no timer of every call, HTTP's have "http"; "" otherwise. */
-static const char *subj_family_note(const scenario *const *scs, int n, const char *fam) {
-    if (strncmp(fam, "grpc", 4) == 0 && (fam[4] == 0 || fam[4] == ' ' || fam[4] == '.') && !subj_known(scs, n, "grpc"))
-        return "; gRPC calls are timed per method, \"grpc <package.Service/Method>\" (or \"grpc <name>\" for "
-               "a call given a name): there is no timer of every gRPC call";
-    if (strncmp(fam, "http ", 5) == 0) return "; every HTTP call: \"http\"";
-    return "";
-}
-
 static int subj_refuse(const scenario *const *scs, int n, const char *where, int i, const threshold *t,
                        const char *name) {
     subj_ctx c = {scs, n, name, 0};
@@ -123,11 +113,11 @@ static int subj_refuse(const scenario *const *scs, int n, const char *where, int
     subj_each(&c, text_near_try, &near);
     if (!subj_timers_only(name)) subj_each_counter(text_near_try, &near);
     char b1[512], b2[512], b3[600];
-    fprintf(stderr, "luamech: %sthresholds[%d] \"%s\": no timer%s \"%s\" can exist in this run%s%s%s%s "
+    fprintf(stderr, "luamech: %sthresholds[%d] \"%s\": no timer%s \"%s\" can exist in this run%s%s%s "
             "(docs/load-models.md, Thresholds)\n", where, i + 1, text_clean(t->text, b1, sizeof b1),
             subj_timers_only(name) ? "" : " or counter", text_clean(name, b2, sizeof b2),
             near.best[0] ? " (did you mean \"" : "", near.best[0] ? text_clean(near.best, b3, sizeof b3) : "",
-            near.best[0] ? "\"?)" : "", subj_family_note(scs, n, name));
+            near.best[0] ? "\"?)" : "");
     return EXIT_SCENARIO;
 }
 
@@ -143,17 +133,19 @@ static int subj_stat(const char *where, int i, const threshold *t) {
 }
 
 /* A plain subject (no tag selector) with a wildcard in a family luamech
- * makes ("grpc *", "http.*"): wildcards select only in a tag selector. */
+ * makes ("grpc *", "http.*"): wildcards select only in a tag selector;
+ * the family's timer of every call ("grpc", "http") is suggested. */
 static int subj_wild(const scenario *const *scs, int n, const char *where, int i, const threshold *t) {
     char fam[64];
     if (t->ntags || t->stat == TH_CHECKS_RATE || !strpbrk(t->family, "*?")) return EXIT_OK;
     snprintf(fam, sizeof fam, "%.*s", (int)strcspn(t->family, " .*?"), t->family);
-    if (!subj_closed(fam) && strcmp(fam, "grpc") != 0) return EXIT_OK;
+    if (!subj_closed(fam)) return EXIT_OK;
+    int all = subj_known(scs, n, fam);
     char b1[512], b2[512];
     fprintf(stderr, "luamech: %sthresholds[%d] \"%s\": no timer \"%s\" can exist in this run: * and ? are "
-            "wildcards only in a tag selector (\"http.*{k=v}\")%s (docs/load-models.md, Thresholds)\n", where, i + 1,
-            text_clean(t->text, b1, sizeof b1), text_clean(t->family, b2, sizeof b2),
-            subj_family_note(scs, n, t->family));
+            "wildcards only in a tag selector (\"http.*{k=v}\")%s%s%s (docs/load-models.md, Thresholds)\n", where,
+            i + 1, text_clean(t->text, b1, sizeof b1), text_clean(t->family, b2, sizeof b2),
+            all ? "; every call: \"" : "", all ? fam : "", all ? "\"" : "");
     return EXIT_SCENARIO;
 }
 

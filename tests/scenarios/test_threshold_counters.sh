@@ -5,9 +5,9 @@
 #   run; their totals are what nginx answered; "rate" on a counter (built-in
 #   or custom) is its total over the run's span_s; a stat that does not apply
 #   to a custom counter fails saying which do;
-# - a counter subject misspelt, a counter's p95, a timer's value, "grpc"
-#   (no timer of every gRPC call) and "grpc *" are refused before any load
-#   (exit 3, nginx sees nothing);
+# - a counter subject misspelt, a counter's p95, a timer's value, a
+#   misspelt grpc.* name and "grpc *" are refused before any load (exit 3,
+#   nginx sees nothing);
 # - every request failing: "http.wait p95" (a timer this run can make) has
 #   no did-you-mean but says why it has no samples;
 # - a request nginx answers after 3 s, with run time 1 s and a graceful stop
@@ -75,17 +75,19 @@ refused() { # refused NAME THRESHOLD MESSAGE
 refused near '"http.status_500 count == 0"' 'no timer or counter "http.status_500" can exist in this run (did you mean "http.status_5xx"?)'
 refused cp95 '"http.status_5xx p95 < 1ms"' '"http.status_5xx" is a counter: count, value (its total) and rate'
 refused tval '"http.get value < 1"' '"http.get" is a timer:'
-refused grpc '"grpc p95 < 1s"' 'gRPC calls are timed per method'
-refused gstar '"grpc * p95 < 1s"' 'no timer "grpc *" can exist in this run: * and ? are wildcards only in a tag selector'
+refused grpc '"grpc.tlss p95 < 1s"' 'no timer or counter "grpc.tlss" can exist in this run (did you mean "grpc.tls"?)'
+refused gstar '"grpc * p95 < 1s"' 'no timer "grpc *" can exist in this run: * and ? are wildcards only in a tag selector ("http.*{k=v}"); every call: "grpc"'
 
 # 3. every request fails (nothing listens on the port): a known timer without samples
-scen down '"http.wait p95 < 100ms"' '"hitz count > 0"'
+scen down '"http.wait p95 < 100ms"' '"hitz count > 0"' '"grpc p95 < 1s"'
 "$LUAMECH" run "$TMP/down.lua" -q -w 1 -e PORT=$(free_port) -o "$TMP/r_down" > "$TMP/down.out" 2>&1
 s=$TMP/r_down/summary.json
 check "http.wait without samples fails: $(th 0 reason)" [ "$(th 0 passed)" = false -a "$(th 0 measured)" = null ]
 check "... with no did-you-mean, but why" \
     bash -c "jq -r '.thresholds[0].reason' '$s' | grep -qE '^no samples of http.wait in this run \(([0-9]+ request errors|all [0-9]+ transactions failed)\)$'"
 check "... console: (no samples), no did-you-mean" bash -c "grep 'http.wait p95' '$TMP/down.out' | grep -q '(no samples)  FAIL' && ! grep 'http.wait p95' '$TMP/down.out' | grep -q 'did you mean'"
+check "grpc (every gRPC call) is accepted, and without samples says so: $(th 2 reason)" \
+    bash -c "jq -r '.thresholds[2].reason' '$s' | grep -q '^no samples of grpc in this run'"
 check "a custom name without data still gets its did-you-mean: $(th 1 reason)" \
     bash -c "jq -r '.thresholds[1].reason' '$s' | grep -q '^no data for hitz (did you mean \"'"
 

@@ -945,8 +945,10 @@ static int merge_scenario(scenario *sc, json_t *root, char *err, size_t len) {
         c->model = strcmp(m, "rate") == 0 ? MODEL_RATE : strcmp(m, "paced") == 0 ? MODEL_PACED : MODEL_CLOSED;
         merge_schedule(c, merge_get(g, "schedule"));
     }
-    json_array_foreach(merge_get(root, "thresholds"), i, th)
+    json_array_foreach(merge_get(root, "thresholds"), i, th) {
         if (threshold_parse(merge_str(th, "criterion"), &sc->thresholds[i], err, len) != 0) return -1;
+        sc->thresholds[i].subject_kind = threshold_subject_kind_parse(json_string_value(merge_get(th, "subject_kind")));
+    }
     return 0;
 }
 
@@ -1565,8 +1567,10 @@ static int merge_phased_scenario(scenario *top, json_t *root, int planned, char 
     top->nthresholds = (int)json_array_size(merge_get(root, "thresholds"));
     top->thresholds = calloc((size_t)top->nthresholds + 1, sizeof *top->thresholds);
     if (!top->name || !top->path || !top->phases || !top->thresholds) return snprintf(err, len, "out of memory"), -1;
-    json_array_foreach(merge_get(root, "thresholds"), i, th)
+    json_array_foreach(merge_get(root, "thresholds"), i, th) {
         if (threshold_parse(merge_str(th, "criterion"), &top->thresholds[i], err, len) != 0) return -1;
+        top->thresholds[i].subject_kind = threshold_subject_kind_parse(json_string_value(merge_get(th, "subject_kind")));
+    }
     return 0;
 }
 

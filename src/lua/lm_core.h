@@ -107,11 +107,18 @@ int lm_tagged_timer_id(struct worker *w, const char *name, const char *tags);
  * named at run time ("http <name>", tagged timers, "redis.<command>"). */
 typedef void (*lm_name_fn)(void *ctx, const char *name);
 void lm_builtin_timers(lm_name_fn fn, void *ctx);
-/* 1 when every timer of name's family is listed by lm_builtin_timers
- * ("http" and "http.x", "memcached.x"): a name there that is not listed
- * never gets a sample.  0 for others (redis.<command>: any command). */
+/* 1 when every timer and counter of name's family is listed by
+ * lm_builtin_timers and lm_builtin_counters ("http" and "http.x",
+ * "memcached.x", "ws.x", "grpc" and "grpc.x"): a name there that is not
+ * listed never gets a sample.  0 for others (redis.<command>: any command;
+ * "grpc <method>": any method). */
 int lm_builtin_closed(const char *name);
+/* The counters the bindings may make by themselves ("http.status_5xx",
+ * "grpc.status.OK", "ws.messages_sent", "<proto>.tls_resumed", ...):
+ * thresholds check a counter subject of their families against them. */
+void lm_builtin_counters(lm_name_fn fn, void *ctx);
 void lm_http_timer_names(lm_name_fn fn, void *ctx);       /* lm_http.c */
+void lm_http_counter_names(lm_name_fn fn, void *ctx);     /* lm_http.c */
 void lm_mc_timer_names(lm_name_fn fn, void *ctx);         /* lm_memcached.c */
 void lm_ws_timer_names(lm_name_fn fn, void *ctx);         /* lm_ws.c */
 /* Timer tid's samples also count in aggregate timer agg_id, summed once

@@ -96,6 +96,23 @@ void lm_http_timer_names(lm_name_fn fn, void *ctx) {
         fn(ctx, lm_http_phase_timers[i]);
 }
 
+/* The counters of every client, in lm_http_ids's order; then http.status_2xx
+ * ... http.status_5xx. */
+static const char *const lm_http_counters[] = {"http.bytes_sent", "http.bytes_received", "http.connects",
+                                               "http.retries", "http.redirects", "http.body_bytes_raw",
+                                               "http.body_bytes_decoded", "http.cookies_dropped"};
+
+static void lm_http_status_counter(int k, char *name, size_t len) { snprintf(name, len, "http.status_%dxx", k); }
+
+void lm_http_counter_names(lm_name_fn fn, void *ctx) {
+    for (size_t i = 0; i < sizeof lm_http_counters / sizeof *lm_http_counters; i++) fn(ctx, lm_http_counters[i]);
+    for (int k = 2; k <= 5; k++) {
+        char name[32];
+        lm_http_status_counter(k, name, sizeof name);
+        fn(ctx, name);
+    }
+}
+
 /* The timer and counter ids of the module (once per worker). */
 static void lm_http_ids(lm_http_mod *mod) {
     if (mod->ids_ready) return;
@@ -114,17 +131,12 @@ static void lm_http_ids(lm_http_mod *mod) {
     mod->t_wait = lm_timer_id(w, lm_http_phase_timers[2], TK_PRIMITIVE);
     mod->t_receive = lm_timer_id(w, lm_http_phase_timers[3], TK_PRIMITIVE);
     mod->t_dns = lm_timer_id(w, lm_http_phase_timers[4], TK_PRIMITIVE);
-    mod->c_sent = worker_counter_id(w, "http.bytes_sent");
-    mod->c_recv = worker_counter_id(w, "http.bytes_received");
-    mod->c_connects = worker_counter_id(w, "http.connects");
-    mod->c_retries = worker_counter_id(w, "http.retries");
-    mod->c_redirects = worker_counter_id(w, "http.redirects");
-    mod->c_body_raw = worker_counter_id(w, "http.body_bytes_raw");
-    mod->c_body_decoded = worker_counter_id(w, "http.body_bytes_decoded");
-    mod->c_cookies_dropped = worker_counter_id(w, "http.cookies_dropped");
+    int *const cid[] = {&mod->c_sent, &mod->c_recv, &mod->c_connects, &mod->c_retries, &mod->c_redirects,
+                        &mod->c_body_raw, &mod->c_body_decoded, &mod->c_cookies_dropped};
+    for (size_t i = 0; i < sizeof cid / sizeof *cid; i++) *cid[i] = worker_counter_id(w, lm_http_counters[i]);
     for (int k = 2; k <= 5; k++) {
         char name[32];
-        snprintf(name, sizeof name, "http.status_%dxx", k);
+        lm_http_status_counter(k, name, sizeof name);
         mod->c_status[k] = worker_counter_id(w, name);
     }
     mod->ids_ready = 1;

@@ -149,6 +149,7 @@ static void report_summary(FILE *out, const scenario *sc, const run_result *r, c
     if (all && all->total_skipped)
         fprintf(out, "skipped arrivals:     %lld (never started before the stop; not in transactions)\n",
                 (long long)all->total_skipped);
+    report_unfinished_console(out, r, 14);
     report_fast_failures_console(out, sc, r);
     if (r->agg.overflow_name)
         fprintf(out, "WARNING:              more than max_timers = %d distinct timer names: \"%s\" and every "

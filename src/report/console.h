@@ -53,6 +53,13 @@ void report_run_thresholds(FILE *out, const scenario *sc, const run_result *rs, 
 void report_phases(FILE *out, const scenario *sc, const run_result *rs, int n);
 /* The line on a run of mostly fast failures (derived.h), when it is one. */
 void report_fast_failures_console(FILE *out, const scenario *sc, const run_result *r);
+/* Transactions still in flight when the run ended (cut short: "cancelled")
+ * and runs that completed none (health.c): 1 with the warning's text in
+ * buf, its in-flight count in *in_flight and whether none completed in
+ * *none; 0 when neither (or when the run never started: aborted). */
+int report_unfinished(const run_result *r, int64_t *in_flight, int *none, char *buf, size_t len);
+/* Its "WARNING:" line, when there is one; pad: spaces after "WARNING:". */
+void report_unfinished_console(FILE *out, const run_result *r, int pad);
 /* The console's Rates and Gauges tables. */
 void report_metrics(FILE *out, const run_result *r);
 

@@ -49,6 +49,11 @@ static void brief_head(FILE *out, const scenario *sc, const run_result *r, int n
     for (int g = 0; g < sc->ngroups; g++) vus += sc->groups[g].vus;
     fprintf(out, "\nluamech %s - %s: %s", LUAMECH_VERSION, text_clean(sc->name, buf, sizeof buf),
             report_status_name(r->status));
+    int64_t in_flight;
+    int none;
+    if (report_unfinished(r, &in_flight, &none, buf, sizeof buf) && none && in_flight)
+        fprintf(out, ", 0 transactions completed (%lld in flight at the end)", (long long)in_flight);
+    else if (none && r->status != RUN_ABORTED) fprintf(out, ", 0 transactions completed");
     if (nth > 0) fprintf(out, ", %s (%d of %d thresholds passed)", failed ? "FAIL" : "PASS", nth - failed, nth);
     else fprintf(out, ", no thresholds");
     fprintf(out, "\n%lld transactions, %lld errors (%.2f%%) in %.3f s: %.2f/s; %d VUs in %d group(s), %d worker(s)",
@@ -65,6 +70,7 @@ static void brief_head(FILE *out, const scenario *sc, const run_result *r, int n
     if (all && all->total_skipped)
         fprintf(out, "skipped arrivals: %lld (never started before the stop; not in transactions)\n",
                 (long long)all->total_skipped);
+    report_unfinished_console(out, r, 1);
     report_fast_failures_console(out, sc, r);
     if (r->agg.overflow_name)
         fprintf(out, "WARNING: more than max_timers = %d distinct timer names: \"%s\" and every later new name "

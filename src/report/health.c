@@ -3,12 +3,21 @@
  * resumed), schedule lag of paced and rate starts, late and skipped starts;
  * and whether the generator itself may have been the bottleneck (then the
  * results are marked suspect, with by how much its own delays may have
- * inflated the latencies).  It reads the run's timers and counters only. */
+ * inflated the latencies).  Also the run's own health: transactions still
+ * in flight at the end (a server that never answered) and runs that
+ * completed none, and the list of the end report's warnings for
+ * summary.json.  It reads the run's timers and counters only, and judges
+ * nothing: no exit code changes. */
 #include "report/console.h"
+#include "report/derived.h"
+#include "report/results.h"
 #include "report/view.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/text.h"
 
 #define HEALTH_CPU_SUSPECT 90.0      /* percent of the workers' CPUs */
 #define HEALTH_LAG_SUSPECT_MS 20.0   /* event loop lag, p99 */
@@ -136,4 +145,64 @@ void report_health_table(FILE *out, const run_result *r) {
         fprintf(out, "\nWARNING: the generator may have been the bottleneck (%s); the results are marked "
                      "suspect: use more --workers, fewer VUs, or another machine.\n", why);
     free(h);
+}
+
+int report_unfinished(const run_result *r, int64_t *in_flight, int *none, char *buf, size_t len) {
+    const agg_timer *all = agg_all(&r->agg);
+    *in_flight = all ? all->total_cancelled : 0;
+    *none = (all ? all->total.total + all->total_errors : 0) == 0;
+    buf[0] = 0;
+    if (r->status == RUN_ABORTED || (!*in_flight && !*none)) return 0;
+    if (*in_flight)
+        snprintf(buf, len, "%lld transaction(s) were still in flight when the run ended: cut short, not in "
+                 "transactions, their latency unknown (a server that never answered? a timeout longer than "
+                 "run time + graceful_stop?)%s", (long long)*in_flight, *none ? "; no transaction completed" : "");
+    else snprintf(buf, len, "no transaction completed in this run: its rates and latencies describe nothing");
+    return 1;
+}
+
+void report_unfinished_console(FILE *out, const run_result *r, int pad) {
+    int64_t n;
+    int none;
+    char buf[512];
+    if (report_unfinished(r, &n, &none, buf, sizeof buf)) fprintf(out, "WARNING:%*s%s\n", pad, "", buf);
+}
+
+/* One warning of summary.json's list. */
+static void health_warning(json_t *arr, const char *kind, const char *text) {
+    char buf[1024];
+    json_t *o = json_pack("{s:s,s:s}", "kind", kind, "text", text_clean(text, buf, sizeof buf));
+    if (o) json_array_append_new(arr, o);
+}
+
+struct json_t *report_warnings_json(const scenario *sc, const run_result *r, int final) {
+    json_t *arr = json_array();
+    if (!arr) return NULL;
+    int64_t n;
+    int none, suspect;
+    char buf[1024];
+    if (final && report_unfinished(r, &n, &none, buf, sizeof buf)) {
+        health_warning(arr, n ? "in_flight" : "no_transactions", buf);
+        json_t *last = json_array_get(arr, json_array_size(arr) - 1);
+        json_object_set_new(last, "in_flight", json_integer(n));
+        const agg_timer *all = agg_all(&r->agg);
+        json_object_set_new(last, "transactions", json_integer(all ? all->total.total + all->total_errors : 0));
+    }
+    report_fastfail ff;
+    if (report_fast_failures(sc, r, &ff)) health_warning(arr, "fast_failures", ff.text);
+    health_row *h;
+    if (report_health(r, &h, &suspect, buf, sizeof buf) >= 0) free(h);
+    if (suspect) {
+        char text[1200];
+        snprintf(text, sizeof text, "the generator may have been the bottleneck (%s)", buf);
+        health_warning(arr, "generator", text);
+    }
+    if (r->agg.overflow_name) {
+        char text[1200];
+        snprintf(text, sizeof text, "more than max_timers = %d distinct timer names: \"%s\" and every later new "
+                 "name were counted under \"%s\"", r->agg.max_timers, r->agg.overflow_name,
+                 r->agg.overflow_kind == TK_PRIMITIVE ? STATS_OTHER_PRIMITIVE : STATS_OTHER_CUSTOM);
+        health_warning(arr, "timer_overflow", text);
+    }
+    return arr;
 }

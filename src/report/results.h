@@ -119,6 +119,11 @@ struct json_t *report_run_thresholds_json(const scenario *sc, const run_result *
 int report_write_phases(const char *dir, const scenario *sc, const run_result *rs, int n, int exit_code);
 /* summary.json's "fast_failures" (derived.h). */
 struct json_t *report_fast_failures_json(const scenario *sc, const run_result *r);   /* JSON null when none */
+/* summary.json's "warnings": the end report's warnings, one object each
+ * (kind, text, and the kind's figures), [] when none (health.c); before
+ * the end (final 0: a running snapshot) not the in-flight one nor "no
+ * transaction completed", which only the end can say. */
+struct json_t *report_warnings_json(const scenario *sc, const run_result *r, int final);
 /* summary.json "rates" and "gauges"; lz (report/lazy_json.h, or NULL: the
  * rows built whole) writes their per-interval rows one at a time */
 struct lazy_json;

@@ -10,8 +10,11 @@
  * exact name; a selector by method ("http.*{k:v}") notes the named calls
  * carrying its tags that it leaves out.  A subject's view suffix (" (all)",
  * " (uncorrected)") picks that view of each selected timer family
- * (stats/agg.h), unless a timer is named the whole subject (it wins).  A criterion without data names the nearest timer or
- * metric the run has ("did you mean").  Parsing and the
+ * (stats/agg.h), unless a timer is named the whole subject (it wins).  A
+ * criterion without data names the nearest timer or metric the run has
+ * ("did you mean"), unless the plan knew its subject (run/subjects.c: a
+ * timer luamech makes, then it says why there are no samples; a counter
+ * luamech makes is 0).  A counter's rate is over the runs' spans.  Parsing and the
  * arithmetic of a criterion are in stats/threshold.c; this file gathers the
  * data and writes, it never touches the engine. */
 #include "report/console.h"
@@ -33,6 +36,7 @@ typedef struct th_acc {
     int64_t unselected;       /* tagged timers of BASE's family with the tags, not selected */
     const char *unselected_name;   /* the first of them */
     int exact;                /* a timer named the whole subject, view suffix included, was used */
+    int64_t run_tx, run_failed, run_req_errors;   /* the runs' transactions, failed ones, request errors */
 } th_acc;
 
 static const char *thresholds_tag(void *ctx, const char *name) {
@@ -89,6 +93,10 @@ static int thresholds_named_of(const threshold *f, const agg_timer *tm) {
 }
 
 static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, const run_result *r) {
+    const agg_timer *all = agg_all(&r->agg);
+    acc->in.run_span_s += report_span_s(r);
+    if (all) acc->run_tx += all->total.total + all->total_errors, acc->run_failed += all->total_errors;
+    acc->run_req_errors += tally_total(&r->agg.req_errors);
     threshold_checks_add(&r->agg, &acc->in.checks_pass, &acc->in.checks_all);
     threshold_metrics_add(t, &r->agg, &acc->in);
     if (threshold_exact(t, &r->agg)) {           /* a group called "a (uncorrected)" */
@@ -112,9 +120,10 @@ static int thresholds_add(th_acc *acc, const threshold *t, const scenario *sc, c
 }
 
 /* No data for x: the nearest name that got some, for "did you mean" (the
- * run's timers, twins aside, and its custom metrics). */
+ * run's timers, twins aside, and its custom metrics); none for a subject
+ * the plan knew this run may make (run/subjects.c): it is no misspelling. */
 static void thresholds_hint(th_result *x, const run_result *r) {
-    if (x->state != TH_NO_DATA || x->t->stat == TH_CHECKS_RATE) return;
+    if (x->state != TH_NO_DATA || x->t->stat == TH_CHECKS_RATE || x->t->subject_kind != TH_SUBJ_UNKNOWN) return;
     text_near near;
     text_near_init(&near, x->t->ntags ? x->t->base : x->t->family);
     if (!near.want[0]) return;
@@ -133,6 +142,8 @@ static void thresholds_set(th_result *x, const threshold *t, th_acc *acc) {
     x->found = x->state != TH_NO_DATA;
     x->passed = x->state == TH_MEASURED && threshold_passes(t, x->measured);
     x->failed = acc->in.errors;
+    x->applies = x->state == TH_NOT_APPLICABLE ? threshold_applies(t, &acc->in) : NULL;
+    x->run_tx += acc->run_tx, x->run_failed += acc->run_failed, x->run_req_errors += acc->run_req_errors;
     x->exact |= acc->exact;
     x->unselected += acc->unselected;
     if (acc->unselected_name && !x->unselected_name[0])
@@ -191,13 +202,46 @@ int report_threshold_stop(report_view *v, char *why, size_t len) {
     return stop;
 }
 
+/* Why a subject the plan knew got no sample: what the runs did. */
+static const char *thresholds_why_none(const th_result *x, char *buf, size_t len) {
+    if (x->run_tx == 0) snprintf(buf, len, " (no transaction completed)");
+    else if (x->run_failed == x->run_tx) snprintf(buf, len, " (all %lld transactions failed)", (long long)x->run_tx);
+    else if (x->run_req_errors > 0) snprintf(buf, len, " (%lld request errors)", (long long)x->run_req_errors);
+    else buf[0] = 0;
+    return buf;
+}
+
 const char *report_threshold_text(const th_result *x, char *buf, size_t len) {
-    if (x->state == TH_NO_DATA)
+    char why[96];
+    if (x->state == TH_NO_DATA && x->t->subject_kind != TH_SUBJ_UNKNOWN)
+        snprintf(buf, len, "no samples of %s in this run%s", x->t->timer, thresholds_why_none(x, why, sizeof why));
+    else if (x->state == TH_NO_DATA)
         snprintf(buf, len, "no data for %s%s%s%s", x->t->stat == TH_CHECKS_RATE ? "checks" : x->t->timer,
                  x->hint[0] ? " (did you mean \"" : "", x->hint, x->hint[0] ? "\"?)" : "");
     else if (x->state == TH_NO_SUCCESS)
         snprintf(buf, len, "no successful samples of %s (%lld failed)", x->t->timer, (long long)x->failed);
+    else if (x->state == TH_NOT_APPLICABLE)
+        snprintf(buf, len, "%s is %s", x->t->timer, x->applies ? x->applies : "not judged by this statistic");
     else snprintf(buf, len, "measured %.3f %s", x->measured, threshold_unit(x->t));
+    return buf;
+}
+
+/* The console's measured cell of a criterion without a measured value. */
+static const char *thresholds_cell(const th_result *x) {
+    if (x->state == TH_NO_SUCCESS) return "(no successful samples)";
+    if (x->state == TH_NOT_APPLICABLE) return "(does not apply)";
+    return x->t->subject_kind != TH_SUBJ_UNKNOWN ? "(no samples)" : "(no data)";
+}
+
+/* The console's note after FAIL: the did-you-mean, which stats apply, or
+ * why a known subject got no sample; "" when none. */
+static const char *thresholds_fail_note(const th_result *x, char *buf, size_t len) {
+    char b[600], why[96];
+    buf[0] = 0;
+    if (x->hint[0]) snprintf(buf, len, "  (did you mean \"%s\"?)", text_clean(x->hint, b, sizeof b));
+    else if (x->state == TH_NOT_APPLICABLE) snprintf(buf, len, "  (%s is %s)", text_clean(x->t->timer, b, sizeof b), x->applies);
+    else if (x->state == TH_NO_DATA && x->t->subject_kind != TH_SUBJ_UNKNOWN && thresholds_why_none(x, why, sizeof why)[0])
+        snprintf(buf, len, " %s", why);
     return buf;
 }
 
@@ -207,11 +251,10 @@ static void thresholds_table(FILE *out, const char *title, const th_result *res,
     for (int i = 0; i < n; i++) {
         char m[64];
         if (res[i].state == TH_MEASURED) snprintf(m, sizeof m, "%.3f %s", res[i].measured, threshold_unit(res[i].t));
-        else snprintf(m, sizeof m, "%s", res[i].state == TH_NO_DATA ? "(no data)" : "(no successful samples)");
-        char buf[1024], hb[600];
-        fprintf(out, "%-44s %24s  %s%s%s%s\n", text_clean(res[i].t->text, buf, sizeof buf), m,
-                res[i].passed ? "pass" : "FAIL", res[i].hint[0] ? "  (did you mean \"" : "",
-                res[i].hint[0] ? text_clean(res[i].hint, hb, sizeof hb) : "", res[i].hint[0] ? "\"?)" : "");
+        else snprintf(m, sizeof m, "%s", thresholds_cell(&res[i]));
+        char buf[1024], note[1024];
+        fprintf(out, "%-44s %24s  %s%s\n", text_clean(res[i].t->text, buf, sizeof buf), m,
+                res[i].passed ? "pass" : "FAIL", thresholds_fail_note(&res[i], note, sizeof note));
         if (res[i].unselected) fprintf(out, "  note: %s\n", report_threshold_note(&res[i], buf, sizeof buf));
     }
 }
@@ -324,6 +367,8 @@ json_t *report_thresholds_json(const th_result *res, int n) {
         /* how the subject was read: a timer family (or tag selector) and its view */
         json_object_set_new(o, "family", thresholds_str(res[i].exact ? res[i].t->timer : res[i].t->family));
         json_object_set_new(o, "view", json_string(timer_view_name(res[i].exact ? TV_DEFAULT : res[i].t->view)));
+        const char *kind = threshold_subject_kind_name(res[i].t->subject_kind);
+        json_object_set_new(o, "subject_kind", kind ? json_string(kind) : json_null());
         json_object_set_new(o, "passed", json_boolean(res[i].passed));
         json_object_set_new(o, "measured", res[i].state == TH_MEASURED ? json_real(res[i].measured) : json_null());
         json_object_set_new(o, "unit", json_string(threshold_unit(res[i].t)));

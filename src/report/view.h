@@ -30,6 +30,9 @@ typedef struct th_result {
     int64_t failed;           /* failed samples of the subject */
     int exact;                /* a timer was named the whole subject, view suffix included:
                                * its default view was judged, not t->view of t->family */
+    const char *applies;      /* TH_NOT_APPLICABLE: what the subject is, which stats apply */
+    int64_t run_tx, run_failed;   /* the runs' transactions and failed ones (why no samples) */
+    int64_t run_req_errors;   /* ... and their failed requests */
 } th_result;
 
 /* Generator health per interval; *suspect when the generator itself may

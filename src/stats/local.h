@@ -45,6 +45,10 @@ const char *timer_kind_name(timer_kind k);   /* "all", "group", "custom", "primi
 #define STATS_ENGINE_WAKE_LAG "engine.wake_lag"
 #define STATS_ENGINE_TIMERS {STATS_ENGINE_LOOP_LAG, STATS_ENGINE_SCHEDULE_LAG, STATS_ENGINE_DISPATCH_DELAY, \
                              STATS_ENGINE_WAKE_LAG, NULL}
+/* The engine's own counters (CK_ENGINE; engine/pace.c, engine/health.c),
+ * by name, for the same check. */
+#define STATS_ENGINE_COUNTERS {"engine.late_starts", "engine.skipped_starts", "engine.cpu_us", \
+                               "engine.cpu_wait_us", NULL}
 #define STATS_OTHER_CUSTOM "(other custom timers)"
 #define STATS_OTHER_PRIMITIVE "(other primitive timers)"
 

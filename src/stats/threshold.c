@@ -3,7 +3,10 @@
  * "transactions" (All Transactions), "checks", a custom metric, or empty;
  * STAT is min, avg, p50, p80, p90, p95, p99, p99.9, max, stdev, count,
  * rate, errors, "errors rate" or value; "rate" with a percentage is a
- * custom rate metric's share of true.  A subject "BASE{k=v,...}" (or k6's
+ * custom rate metric's share of true.  On a counter (a custom one, or one
+ * luamech makes: "http.status_5xx") count and value are its total and rate
+ * its total per second of the run; a stat that does not apply to the
+ * subject fails as TH_NOT_APPLICABLE, saying which do.  A subject "BASE{k=v,...}" (or k6's
  * "BASE{k:v}") is a tag selector: every tagged timer of BASE (a glob, or a
  * family: "http" is every HTTP call, named or not) whose tags include
  * those (threshold_tags_match; report/thresholds.c merges them).  SUBJECT
@@ -246,7 +249,7 @@ void threshold_metrics_add(const threshold *t, const agg *a, th_input *in) {
     const agg_counter *c = agg_find_counter(a, t->timer);
     snprintf(name, sizeof name, "%s%s", LM_GAUGE, t->timer);
     if (!c) c = agg_find_counter(a, name);
-    if (c) in->has_metric = 1, in->metric += c->total;
+    if (c) in->has_metric = 1, in->metric_gauge |= c->kind == CK_GAUGE, in->metric += c->total;
     snprintf(name, sizeof name, "%s%s", LM_RATE_TRUE, t->timer);
     if ((c = agg_find_counter(a, name))) in->rate_true += c->total, in->rate_all += c->total;
     snprintf(name, sizeof name, "%s%s", LM_RATE_FALSE, t->timer);
@@ -294,24 +297,49 @@ static double th_latency_ms(int fig, const hist *h) {
     return f ? figure_of_hist_us(f, h) / 1000 : 0;
 }
 
+/* A counter's or gauge's figure (a counter luamech makes that never moved
+ * is one at 0): count and value are its total (a gauge's value), rate
+ * (per second) a counter's total over the runs' spans. */
+static th_state th_eval_metric(const threshold *t, const th_input *in, double *value) {
+    if (t->stat == TH_VALUE || t->stat == TH_COUNT) {
+        *value = (double)in->metric;
+        return TH_MEASURED;
+    }
+    if (t->stat != TH_RATE || in->metric_gauge) return TH_NOT_APPLICABLE;
+    *value = in->run_span_s > 0 ? (double)in->metric / in->run_span_s : 0;
+    return TH_MEASURED;
+}
+
+int threshold_counter_stat(const threshold *t) {
+    return t->stat == TH_COUNT || t->stat == TH_VALUE || t->stat == TH_RATE;
+}
+
+const char *threshold_applies(const threshold *t, const th_input *in) {
+    int timer = (in && in->h) || (t->subject_kind == TH_SUBJ_TIMER && !(in && in->has_metric));
+    if (!timer && in && in->rate_all > 0 && !in->has_metric)
+        return "a rate metric: rate with a percentage applies (NAME rate > 95%)";
+    if (!timer && in && in->metric_gauge) return "a gauge: value (or count: its value at the end) applies";
+    if (!timer) return "a counter: count, value (its total) and rate (its total per second of the run) apply";
+    return "a timer: min, avg, p50 ... max, stdev, count, rate (per second), errors and errors rate apply";
+}
+
 th_state threshold_eval(const threshold *t, const th_input *in, double *value) {
     *value = 0;
+    int any = in->h || in->has_metric || in->rate_all > 0 || t->subject_kind != TH_SUBJ_UNKNOWN;
     if (t->stat == TH_CHECKS_RATE) {
         if (in->checks_all <= 0) return TH_NO_DATA;
         *value = 100.0 * (double)in->checks_pass / (double)in->checks_all;
         return TH_MEASURED;
     }
     if (t->stat == TH_FRACTION) {
-        if (in->rate_all <= 0) return TH_NO_DATA;
+        if (in->rate_all <= 0) return any ? TH_NOT_APPLICABLE : TH_NO_DATA;
         *value = 100.0 * (double)in->rate_true / (double)in->rate_all;
         return TH_MEASURED;
     }
-    if ((t->stat == TH_VALUE || t->stat == TH_COUNT) && !in->h && in->has_metric) {
-        *value = (double)in->metric;
-        return TH_MEASURED;
-    }
-    if (t->stat == TH_VALUE) return TH_NO_DATA;       /* not a counter nor a gauge */
+    if (!in->h && (in->has_metric || t->subject_kind == TH_SUBJ_COUNTER)) return th_eval_metric(t, in, value);
+    if (!in->h && in->rate_all > 0) return TH_NOT_APPLICABLE;     /* a rate metric's stat other than % */
     if (!in->h) return TH_NO_DATA;
+    if (t->stat == TH_VALUE) return TH_NOT_APPLICABLE;             /* a timer's */
     /* an "(all)" view's histogram holds its failed samples too (not_ok) */
     int64_t sampled = in->h->total, all = sampled + in->errors, errors = in->errors + in->h->not_ok;
     if (th_is_time(t->stat)) {
@@ -326,6 +354,15 @@ th_state threshold_eval(const threshold *t, const th_input *in, double *value) {
     default: *value = all ? 100.0 * (double)errors / (double)all : 0; break;   /* TH_ERROR_RATE */
     }
     return TH_MEASURED;
+}
+
+const char *threshold_subject_kind_name(th_subject_kind k) {
+    return k == TH_SUBJ_TIMER ? "timer" : k == TH_SUBJ_COUNTER ? "counter" : NULL;
+}
+
+th_subject_kind threshold_subject_kind_parse(const char *s) {
+    if (s && strcmp(s, "timer") == 0) return TH_SUBJ_TIMER;
+    return s && strcmp(s, "counter") == 0 ? TH_SUBJ_COUNTER : TH_SUBJ_UNKNOWN;
 }
 
 int threshold_passes(const threshold *t, double v) {

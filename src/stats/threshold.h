@@ -22,6 +22,13 @@ typedef enum th_stat {
 
 typedef enum th_op { TH_LT, TH_LE, TH_GT, TH_GE, TH_EQ } th_op;
 
+/* What the plan knows of a subject before the run (run/subjects.c sets it;
+ * threshold_parse leaves TH_SUBJ_UNKNOWN): a name luamech makes by itself
+ * that this run may produce, as a timer or as a counter.  A known counter
+ * that never moved is 0, not "no data"; a known timer without samples has
+ * no "did you mean". */
+typedef enum th_subject_kind { TH_SUBJ_UNKNOWN = 0, TH_SUBJ_TIMER, TH_SUBJ_COUNTER } th_subject_kind;
+
 #define TH_MAX_TAGS 16
 #define TH_TAG_LEN 64
 
@@ -37,6 +44,7 @@ typedef struct threshold {
     int fig;                 /* the figure (stats/figures.h fig_id) of TH_LATENCY, TH_COUNT, TH_RATE
                               * and TH_ERRORS; -1 for the others */
     th_op op;
+    th_subject_kind subject_kind;   /* set before the run by run/subjects.c */
     double limit;            /* in the stat's unit: ms, count, per second, percent */
     /* A tag selector "BASE{k=v,...}" (or k6's "BASE{k:v}"): ntags > 0, and
      * the criterion is evaluated on every tagged timer whose tagged_of
@@ -58,16 +66,20 @@ typedef struct th_input {
     int64_t errors;          /* failed samples */
     double span_s;           /* the span the samples were taken over (rates) */
     int64_t checks_pass, checks_all;
-    int has_metric;          /* a custom counter or gauge of the subject's name exists */
+    int has_metric;          /* a counter or gauge of the subject's name exists */
+    int metric_gauge;        /* ... and it is a gauge */
     int64_t metric;          /* its total (a gauge: its value at the end) */
     int64_t rate_true, rate_all;   /* a custom rate of the subject's name */
+    double run_span_s;       /* the runs' spans, summed (a counter's rate) */
 } th_input;
 
 /* The outcome of one evaluation. */
 typedef enum th_state {
     TH_MEASURED,             /* *value holds the figure */
     TH_NO_DATA,              /* no such timer, or no check at all: the criterion fails */
-    TH_NO_SUCCESS            /* a latency criterion over a timer without a successful sample: fails */
+    TH_NO_SUCCESS,           /* a latency criterion over a timer without a successful sample: fails */
+    TH_NOT_APPLICABLE        /* the stat does not apply to the subject (a counter's p95, a gauge's
+                              * rate per second): fails, threshold_applies says why */
 } th_state;
 
 /* Parse one criterion; returns 0, or -1 with the reason in err. */
@@ -100,6 +112,17 @@ void threshold_checks_add(const agg *a, int64_t *pass, int64_t *all);
 void threshold_metrics_add(const threshold *t, const agg *a, th_input *in);
 /* Evaluates t on in; *value is set when the result is TH_MEASURED. */
 th_state threshold_eval(const threshold *t, const th_input *in, double *value);
+/* For TH_NOT_APPLICABLE: what the subject is and which stats apply to it
+ * ("a counter: count, value and rate (per second) apply"), from in (or,
+ * in NULL, from t->subject_kind). */
+const char *threshold_applies(const threshold *t, const th_input *in);
+/* 1 when t's stat can be judged on a counter (count, value, rate per second). */
+int threshold_counter_stat(const threshold *t);
+/* summary.json's thresholds[].subject_kind: "timer", "counter", or NULL
+ * (unknown); and back (NULL or another word: TH_SUBJ_UNKNOWN), for
+ * `luamech merge`, which reads the criteria from there. */
+const char *threshold_subject_kind_name(th_subject_kind k);
+th_subject_kind threshold_subject_kind_parse(const char *s);
 /* 1 when the measured value satisfies the criterion. */
 int threshold_passes(const threshold *t, double value);
 const char *threshold_unit(const threshold *t);   /* "ms", "/s", "%", "" */

@@ -1,5 +1,6 @@
 /* test_threshold.c - criterion parsing: subjects, statistics, operators,
- * units, errors; and comparison semantics. */
+ * units, errors; comparison semantics; and evaluation on counters and
+ * gauges (count, value, rate per second of the run; what does not apply). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -128,12 +129,45 @@ static void test_compare(void **state) {
     assert_string_equal(threshold_unit(&t), "/s");
 }
 
+static void test_eval_metrics(void **state) {
+    (void)state;
+    double v;
+    th_input in;
+    memset(&in, 0, sizeof in);
+    in.has_metric = 1, in.metric = 6, in.run_span_s = 2;
+    threshold t = parse_ok("grpc.status.OK rate > 1/s");          /* a counter's rate: total / span */
+    assert_int_equal(threshold_eval(&t, &in, &v), TH_MEASURED);
+    assert_true(v == 3);
+    t = parse_ok("hits count == 6");
+    assert_int_equal(threshold_eval(&t, &in, &v), TH_MEASURED);
+    assert_true(v == 6);
+    t = parse_ok("hits p95 < 1ms");                                 /* does not apply, says why */
+    assert_int_equal(threshold_eval(&t, &in, &v), TH_NOT_APPLICABLE);
+    assert_non_null(strstr(threshold_applies(&t, &in), "a counter"));
+    in.metric_gauge = 1;                                            /* a gauge has no rate per second */
+    t = parse_ok("queue rate > 1/s");
+    assert_int_equal(threshold_eval(&t, &in, &v), TH_NOT_APPLICABLE);
+    assert_non_null(strstr(threshold_applies(&t, &in), "a gauge"));
+    memset(&in, 0, sizeof in);                                      /* no data at all */
+    t = parse_ok("http.status_5xx count == 0");
+    assert_int_equal(threshold_eval(&t, &in, &v), TH_NO_DATA);
+    t.subject_kind = TH_SUBJ_COUNTER;                               /* known, never moved: 0 */
+    assert_int_equal(threshold_eval(&t, &in, &v), TH_MEASURED);
+    assert_true(v == 0 && threshold_passes(&t, v));
+    t = parse_ok("http.wait p95 < 1ms");
+    t.subject_kind = TH_SUBJ_TIMER;                                 /* known timer without samples */
+    assert_int_equal(threshold_eval(&t, &in, &v), TH_NO_DATA);
+    assert_int_equal(threshold_subject_kind_parse(threshold_subject_kind_name(TH_SUBJ_COUNTER)), TH_SUBJ_COUNTER);
+    assert_int_equal(threshold_subject_kind_parse(NULL), TH_SUBJ_UNKNOWN);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_parse_views),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_eval_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -216,6 +216,22 @@ static void html_toc(FILE *f, json_t *root) {
 
 /* ---- a run's page ---- */
 
+/* The end report's warnings that no other part of the page shows: the
+ * transactions cut short in flight, or none completed (summary.json's
+ * warnings[] of kind in_flight and no_transactions; absent in older
+ * results). */
+static void html_end_warnings(FILE *f, json_t *root) {
+    size_t i;
+    json_t *w;
+    json_array_foreach(html_get(root, "warnings"), i, w) {
+        const char *kind = html_str(w, "kind"), *text = html_str(w, "text");
+        if (!kind || !text || (strcmp(kind, "in_flight") != 0 && strcmp(kind, "no_transactions") != 0)) continue;
+        fputs("<p class=\"warn\">", f);
+        html_esc(f, text);
+        fputs("</p>\n", f);
+    }
+}
+
 /* Under the title: status, start, run time, scenario file; then the warnings. */
 static void html_run_status(FILE *f, json_t *root) {
     const char *status = html_str(root, "status");
@@ -225,6 +241,7 @@ static void html_run_status(FILE *f, json_t *root) {
     html_esc(f, html_str(root, "scenario_file"));
     fputs("</p>\n", f);
     html_suspect_banner(f, root);
+    html_end_warnings(f, root);
     if (status && strcmp(status, "running") == 0)
         fputs("<p class=\"warn\">A snapshot written while the run was going on: the last interval is not closed "
               "yet and the summary's rates are 0.</p>\n", f);

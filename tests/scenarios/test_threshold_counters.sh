@@ -105,6 +105,10 @@ check "the console warns: $(grep WARNING "$TMP/slow.out")" \
 check "summary.json warnings[]: in_flight 2, transactions 0" \
     [ "$(jq -c '[.warnings[] | select(.kind == "in_flight") | [.in_flight, .transactions]]' "$s")" = '[[2,0]]' ]
 check "nginx got both requests: $(logged '/slow HTTP/1.1')" [ "$(logged '/slow HTTP/1.1')" = 2 ]
+check "report.html shows the in-flight warning under its title" \
+    grep -q '<p class="warn">2 transaction(s) were still in flight when the run ended' "$TMP/r_slow/report.html"
+check "a run that completed transactions shows none in report.html" \
+    bash -c "! grep -q 'still in flight when the run ended' '$TMP/r_ok/report.html'"
 check "a run that completed transactions has no such warning" [ "$(jq '[.warnings[] | select(.kind == "in_flight" or .kind == "no_transactions")] | length' "$TMP/r_ok/summary.json")" = 0 ]
 
 # 5. luamech merge judges the segments' criteria as the run did: a known

@@ -26,7 +26,7 @@ void lm_builtin_counters(lm_name_fn fn, void *ctx) {
     static const char *const tls[] = {"http", "memcached", "redis", "ws", "grpc"};   /* lm_tls.c's */
     static const char *const more[] = {"redis.cluster.moved", "redis.cluster.ask", "ws.messages_sent",
                                        "ws.messages_received", "grpc.stream.messages_sent",
-                                       "grpc.stream.messages_received", "grpc.status.OTHER"};
+                                       "grpc.stream.messages_received", "grpc.status.OTHER", "grpc.retries"};
     char name[64];
     lm_http_counter_names(fn, ctx);
     for (size_t i = 0; i < sizeof tls / sizeof *tls; i++) {

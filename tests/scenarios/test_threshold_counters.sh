@@ -124,4 +124,15 @@ check "merge: exit 0, http.status_4xx (never moved) is 0 and passes (got $rc: $(
     [ "$rc" -eq 0 -a "$(jq -c '[.thresholds[] | [.subject_kind, .passed]]' "$s")" = '[["counter",true],["counter",true]]' ]
 check "merge: http.status_5xx = the segments' sum" \
     [ "$(th 1 measured)" = $(( $(jq '.thresholds[1].measured' "$TMP/seg1/summary.json") + $(jq '.thresholds[1].measured' "$TMP/seg2/summary.json") )) ]
+
+# 6. every counter a binding names in its source is a valid subject (a new
+# counter left out of lm_builtin_counters would be refused before the run)
+names=$(grep -rhoE 'worker_counter_id\([^,]*, *"[^"]+"' "$SRC/src" | sed -E 's/.*"([^"]+)"/\1/' | sort -u)
+check "the sources name counters: $(echo $names)" [ "$(echo "$names" | wc -w)" -ge 5 ]
+crit=$(for n in $names; do printf '"%s count >= 0",' "$n"; done)
+scen all "${crit%,}"
+run all -d 0.3s
+rc=$?
+check "every counter the sources name is accepted (exit $rc: $(grep -m1 -i 'threshold\|subject' "$TMP/all.out"))" \
+    [ "$rc" -ne 2 -a "$rc" -ne 3 ]
 finish

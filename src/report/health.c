@@ -175,11 +175,12 @@ static void health_warning(json_t *arr, const char *kind, const char *text) {
     if (o) json_array_append_new(arr, o);
 }
 
-struct json_t *report_warnings_json(const scenario *sc, const run_result *r, int final) {
+struct json_t *report_warnings_json(const scenario *sc, const run_result *r, int final, int suspect,
+                                    const char *why) {
     json_t *arr = json_array();
     if (!arr) return NULL;
     int64_t n;
-    int none, suspect;
+    int none;
     char buf[1024];
     if (final && report_unfinished(r, &n, &none, buf, sizeof buf)) {
         health_warning(arr, n ? "in_flight" : "no_transactions", buf);
@@ -190,11 +191,9 @@ struct json_t *report_warnings_json(const scenario *sc, const run_result *r, int
     }
     report_fastfail ff;
     if (report_fast_failures(sc, r, &ff)) health_warning(arr, "fast_failures", ff.text);
-    health_row *h;
-    if (report_health(r, &h, &suspect, buf, sizeof buf) >= 0) free(h);
     if (suspect) {
         char text[1200];
-        snprintf(text, sizeof text, "the generator may have been the bottleneck (%s)", buf);
+        snprintf(text, sizeof text, "the generator may have been the bottleneck (%s)", why ? why : "");
         health_warning(arr, "generator", text);
     }
     if (r->agg.overflow_name) {

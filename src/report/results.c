@@ -481,7 +481,10 @@ int report_write_json_view(const char *dir, const char *status, int exit_code, r
     json_object_set_new(root, "thresholds", results_thresholds_json(v));
     json_object_set_new(root, "generator", results_health_json(v, lz));
     json_object_set_new(root, "fast_failures", report_fast_failures_json(sc, r));
-    json_object_set_new(root, "warnings", report_warnings_json(sc, r, strcmp(status, "running") != 0));
+    int nh, suspect;
+    const char *why = NULL;
+    report_view_health(v, &nh, &suspect, &why);       /* evaluated once per view: shared, not again */
+    json_object_set_new(root, "warnings", report_warnings_json(sc, r, strcmp(status, "running") != 0, suspect, why));
     json_object_set_new(root, "load", results_load_json(sc, r, lz));
     json_object_set_new(root, "stages", results_stages_json(sc, r));
     json_object_set_new(root, "request_errors", results_tally_json(&r->agg.req_errors));

@@ -122,8 +122,10 @@ struct json_t *report_fast_failures_json(const scenario *sc, const run_result *r
 /* summary.json's "warnings": the end report's warnings, one object each
  * (kind, text, and the kind's figures), [] when none (health.c); before
  * the end (final 0: a running snapshot) not the in-flight one nor "no
- * transaction completed", which only the end can say. */
-struct json_t *report_warnings_json(const scenario *sc, const run_result *r, int final);
+ * transaction completed", which only the end can say.  suspect and why:
+ * the view's generator health (report_view_health), not evaluated again. */
+struct json_t *report_warnings_json(const scenario *sc, const run_result *r, int final, int suspect,
+                                    const char *why);
 /* summary.json "rates" and "gauges"; lz (report/lazy_json.h, or NULL: the
  * rows built whole) writes their per-interval rows one at a time */
 struct lazy_json;

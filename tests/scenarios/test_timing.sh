@@ -74,6 +74,8 @@ start_delay_server DPORT "$TMP/crowd.log"
 s=$TMP/crowd/summary.json
 check "crowd: suspect, for the dispatch delay ($(jq -r .generator.reasons "$s"))" \
     [ "$(jq -r '.generator.suspect' "$s")" = true -a -n "$(jq -r '.generator.reasons | select(test("dispatch delay"))' "$s")" ]
+check "crowd: warnings[] has the generator's, with its reasons" \
+    [ "$(jq -r '[.warnings[] | select(.kind == "generator") | .text | test("bottleneck \\(.*dispatch delay")] == [true]' "$s")" = true ]
 hold=$(awk '{h += $3 - $1; n++} END {printf "%.4f", h / n * 1000}' "$TMP/crowd.log")
 meas=$(jqv -r 'include "views"; tview("GET (uncorrected)") | .summary.avg_ms' "$s")
 infl=$(jq -r '.generator.inflation_ms' "$s")

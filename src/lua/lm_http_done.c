@@ -2,7 +2,8 @@
  * (called by client/http_client): cookies stored, a redirect followed on the
  * pooled clients (the same op, the call's timer still running; credentials
  * only on their origin's hops) or refused (a scheme other than http and
- * https, an https -> http downgrade without allow_downgrade), or else the
+ * https, an https -> http downgrade without allow_downgrade, a Location
+ * that is not a usable URL or relative reference), or else the
  * call finished: hop counters and the timing breakdown (connect, tls, wait,
  * receive) recorded, a gzip/deflate body decoded (bounded by max_body), the
  * call timed under http.<method> (and "http <name>") with a status outside

@@ -2,7 +2,8 @@
  * (called by client/http_client): cookies stored, a redirect followed on the
  * pooled clients (the same op, the call's timer still running; credentials
  * only on their origin's hops) or refused (a scheme other than http and
- * https, an https -> http downgrade without allow_downgrade), or else the
+ * https, an https -> http downgrade without allow_downgrade, a Location
+ * that is not a usable URL or relative reference), or else the
  * call finished: hop counters and the timing breakdown (connect, tls, wait,
  * receive) recorded, a gzip/deflate body decoded (bounded by max_body), the
  * call timed under http.<method> (and "http <name>") with a status outside
@@ -95,49 +96,101 @@ static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
     worker_error(w, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
 }
 
-/* Refuse the redirect to `where`: op->err says why (the call's message). */
+/* where[0..wl) for a message: control bytes, '\\', '"' and bytes over 0x7e
+ * as \xHH, at most cap - 1 bytes, "..." when cut. */
+static void lm_http_escape(char *out, size_t cap, const char *where, size_t wl) {
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    for (size_t i = 0; i < wl; i++) {
+        unsigned char ch = (unsigned char)where[i];
+        int esc = ch < 0x20 || ch > 0x7e || ch == '\\' || ch == '"';
+        if (n + (esc ? 4 : 1) + 3 >= cap) {
+            memcpy(out + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (esc) {
+            out[n++] = '\\';
+            out[n++] = 'x';
+            out[n++] = hex[ch >> 4];
+            out[n++] = hex[ch & 15];
+        } else {
+            out[n++] = (char)ch;
+        }
+    }
+    out[n] = 0;
+}
+
+/* Refuse the redirect to `where`: op->err says why (the call's message),
+ * the Location escaped and cut to fit. */
 static int lm_http_refuse(lm_http_op *op, const char *why, const char *where, size_t wl) {
-    snprintf(op->err, sizeof op->err, "http.%s %s: redirect %s refused (Location: %.*s)",
-             lm_http_lower[op->call_method], http_client_name(op->client), why, (int)(wl > 200 ? 200 : wl), where);
+    char loc[100];
+    lm_http_escape(loc, sizeof loc, where, wl);
+    snprintf(op->err, sizeof op->err, "http.%s %s: redirect %s refused (Location: \"%s\")",
+             lm_http_lower[op->call_method], http_client_name(op->client), why, loc);
     return -2;
 }
 
+/* The refusal of a Location of another scheme than http(s) (sl bytes),
+ * or of "http:" / "https:" without "//". */
+static int lm_http_refuse_scheme(lm_http_op *op, const char *loc, size_t ll, size_t sl) {
+    char why[80];
+    int web = (sl == 4 && strncasecmp(loc, "http", 4) == 0) || (sl == 5 && strncasecmp(loc, "https", 5) == 0);
+    if (web) snprintf(why, sizeof why, "to a malformed %.*s URL (no \"//\" after \"%.*s:\")", (int)sl, loc, (int)sl, loc);
+    else snprintf(why, sizeof why, "to scheme \"%.*s\" (only http and https are followed)", (int)(sl > 32 ? 32 : sl), loc);
+    return lm_http_refuse(op, why, loc, ll);
+}
+
+/* The origin of absolute URL target (a Location, resolved): its client
+ * into *c, its path and query into *p; -2 when refused (op->err). */
+static int lm_http_follow_abs(lm_http_op *op, const char *loc, size_t ll, const char *target, size_t tl,
+                              http_client **c, const char **p, size_t *pl) {
+    url_abs a;
+    if (url_split_abs(target, tl, &a) != 0) {
+        const char *at = memchr(target, '@', tl);
+        return lm_http_refuse(op, at ? "to a URL with user info (credentials in a URL are never sent)"
+                                     : "to a URL without a host", loc, ll);
+    }
+    if (op->tls && a.scheme_len == 4 && !op->allow_downgrade)
+        return lm_http_refuse(op, "from https to http (a downgrade; allow_downgrade = true follows it)", loc, ll);
+    char err[200], why[240];
+    *c = lm_http_client_host_keep(op->h, a.scheme_len == 5, a.authority, a.authority_len, op->client, err,
+                                  sizeof err);
+    if (!*c) {
+        const char *e = strstr(err, "\": ");      /* "bad URL \"...\": why": the Location is named below */
+        snprintf(why, sizeof why, "to an unusable URL (%s)", e ? e + 3 : err);
+        return lm_http_refuse(op, why, loc, ll);
+    }
+    *p = a.rest;
+    *pl = a.rest_len;
+    return 0;
+}
+
 /* The Location of redirect res, resolved against the current hop, into
- * op->path, and the client for its origin into *c.  0; -1 when it is not
- * usable (the response is then the call's answer); -2 when it is refused
+ * op->path, and the client for its origin into *c.  0; -1 when there is
+ * none (the response is then the call's answer); -2 when it is refused
  * (op->err says why): a scheme other than http and https (file:,
- * javascript:, ...), or https -> http without allow_downgrade. */
+ * javascript:, ...), https -> http without allow_downgrade, or a Location
+ * that is not a usable http(s) URL or relative reference (empty, user
+ * info, no host, a bad port or host, spaces or control bytes). */
 static int lm_http_follow_location(lm_http_op *op, const hp_parser *res, http_client **c) {
     size_t ll;
     const char *loc = hp_parser_find(res, "location", &ll);
     if (!loc) return -1;
     size_t sl = url_scheme_len(loc, ll);
-    if (sl && !url_is_abs(loc, ll)) {          /* "file:...", or "http:" without "//" */
-        char why[80];
-        int web = (sl == 4 && strncasecmp(loc, "http", 4) == 0) || (sl == 5 && strncasecmp(loc, "https", 5) == 0);
-        if (web) snprintf(why, sizeof why, "to a malformed %.*s URL (no \"//\" after \"%.*s:\")", (int)sl, loc, (int)sl, loc);
-        else snprintf(why, sizeof why, "to scheme \"%.*s\" (only http and https are followed)", (int)(sl > 32 ? 32 : sl), loc);
-        return lm_http_refuse(op, why, loc, ll);
-    }
+    if (sl && !url_is_abs(loc, ll)) return lm_http_refuse_scheme(op, loc, ll, sl);   /* "file:...", "http:x" */
     char target[8192];
     if (url_resolve(target, sizeof target, op->path, op->path_len, loc, ll, op->tls ? "https" : "http") == (size_t)-1)
-        return -1;
+        return lm_http_refuse(op, ll == 0 || loc[0] == '#' ? "to an empty Location" : "to a Location too long",
+                              loc, ll);
     size_t tl = strlen(target);
     const char *p = target;
     size_t pl = tl;
     *c = op->client;
-    if (url_is_abs(target, tl)) {
-        url_abs a;
-        char err[200];
-        if (url_split_abs(target, tl, &a) != 0) return -1;
-        if (op->tls && a.scheme_len == 4 && !op->allow_downgrade)
-            return lm_http_refuse(op, "from https to http (a downgrade; allow_downgrade = true follows it)", loc, ll);
-        *c = lm_http_client_host(op->h, a.scheme_len == 5, a.authority, a.authority_len, err, sizeof err);
-        if (!*c) return -1;
-        p = a.rest;
-        pl = a.rest_len;
-    }
-    if (!hp_path_valid(p, pl) || lm_buf_reserve(&op->path, &op->path_cap, pl + 1) != 0) return -1;
+    if (url_is_abs(target, tl) && lm_http_follow_abs(op, loc, ll, target, tl, c, &p, &pl) != 0) return -2;
+    if (!hp_path_valid(p, pl))
+        return lm_http_refuse(op, "to an unusable URL (spaces, control bytes or a bad path)", loc, ll);
+    if (lm_buf_reserve(&op->path, &op->path_cap, pl + 1) != 0) return lm_http_refuse(op, "(out of memory)", loc, ll);
     memmove(op->path, p, pl);
     op->path_len = pl;
     return 0;
@@ -178,8 +231,9 @@ static int lm_http_follow(lm_http_op *op, int status, const hp_parser *res) {
     op->r.path = op->path;
     op->r.path_len = op->path_len;
     op->client = c;
-    op->foreign = c != op->origin;             /* credentials stay with their origin */
-    op->host = lm_http_host_of(op->h, c, &op->tls);
+    uint64_t id;
+    op->host = lm_http_host_of(op->h, c, &op->tls, &id);
+    op->foreign = id != op->origin;            /* credentials stay with their origin */
     lm_http_cookie_header(op);
     /* req.start_ns stays the call's: one deadline (timeout) for the whole chain */
     http_client_send(c, &op->req, &op->r);

@@ -38,6 +38,7 @@ struct worker;
 #define LM_HTTP_MAX_BODY_LIMIT (1u << 30)   /* the largest max_body a script may set */
 #define LM_HTTP_EXTRA_HEADERS 4              /* Content-Type, Cookie, ... added by luamech */
 #define LM_HTTP_MAX_REDIRECTS 100
+#define LM_HTTP_MAX_OTHERS 64                /* other origins an object keeps clients for (idle ones) */
 #define LM_HTTP_DEFAULT_REDIRECTS 10
 #define LM_HTTP_MAX_BATCH 256
 #define LM_HTTP_MAX_TAGS 16                  /* per request, the client's included */
@@ -92,7 +93,8 @@ typedef struct lm_http_other {
     char host[256];                /* for the cookie jar */
     int tls, port;                 /* the origin: scheme (1: https), host, port */
     http_client *client;           /* private, or the worker's pooled one */
-    struct lm_http_other *next;
+    uint64_t id;                   /* its number in the object (1, 2, ...; never reused) */
+    struct lm_http_other *next;    /* the next less recently used */
 } lm_http_other;
 
 /* The object's own copy of its `tls` options (NULL: not given), applied
@@ -114,7 +116,10 @@ struct lm_http {
     char host[256];                /* the base URL's host, for the cookie jar */
     int tls, port;                 /* the base URL's scheme (1: https) and port */
     lm_http_tls tlsc;              /* for https origins */
-    lm_http_other *others;         /* clients for other origins, made on first use */
+    lm_http_other *others;         /* clients for other origins, made on first use,
+                                    * most recently used first */
+    int nothers;                   /* in others: LM_HTTP_MAX_OTHERS, more only while busy */
+    uint64_t others_seq;           /* the last other's id */
     int use_jar;                   /* jar = false turns cookies off */
     int ncred;                     /* credential_headers of new (besides Authorization, ...) */
     char cred[LM_HTTP_CRED_MAX][LM_HTTP_CRED_LEN + 1];
@@ -148,7 +153,7 @@ struct lm_http_op {
     int tls;                       /* the current hop is https (Secure cookies, "//host" Locations) */
     size_t nbase;                  /* headers before the Cookie slot */
     size_t ncred;                  /* hdrs[0..ncred): credentials, sent to the origin only */
-    http_client *origin;           /* the client of the origin the credentials were set for */
+    uint64_t origin;               /* the origin the credentials were set for (lm_http_host_of's id) */
     int foreign;                   /* the current hop is on another origin (no credentials) */
     int allow_downgrade;           /* an https -> http redirect may be followed */
     int cookie_slot;               /* 1: the jar's Cookie header goes at hdrs[nbase] */
@@ -233,7 +238,9 @@ int lm_http_client_for(lm_http_mod *mod, const char *host, int port, const char 
                        const lm_http_cfg *cfg, http_client **out, char *err, size_t err_len);
 http_client *lm_http_client_host(lm_http *h, int tls, const char *authority, size_t alen, char *err,
                                  size_t err_len);
-const char *lm_http_host_of(lm_http *h, http_client *c, int *tls);
+http_client *lm_http_client_host_keep(lm_http *h, int tls, const char *authority, size_t alen,
+                                      const http_client *keep, char *err, size_t err_len);
+const char *lm_http_host_of(lm_http *h, http_client *c, int *tls, uint64_t *id);
 int lm_http_tls_copy(lm_http *h, const net_tls_opts *t);
 void lm_http_tls_free(lm_http *h);
 

@@ -4,7 +4,8 @@
  * key rule (lm_http_pool_key: origin, keep-alive, TLS settings);
  * the clients an object makes on first use for other origins (absolute
  * URLs, redirects to another host or scheme), https ones with the object's
- * TLS settings (copied here from its options).  It makes clients
+ * TLS settings (copied here from its options), at most LM_HTTP_MAX_OTHERS
+ * of them idle (the least recently used idle one is closed for a new one).  It makes clients
  * (client/http_client resolves and connects) but sends nothing. */
 #include <lauxlib.h>
 #include <stdio.h>
@@ -109,8 +110,31 @@ static int lm_http_same_origin(const lm_http *h, const lm_http_other *o, int tls
     return lm_http_ieq(host, host_len, oh, strlen(oh));
 }
 
+/* Close (when private) and free other origin o of object h, unlinked. */
+static void lm_http_other_free(lm_http *h, lm_http_other *o) {
+    if (!h->pooled) http_client_close(o->client);
+    free(o);
+    h->nothers--;
+}
+
+/* Make room for one more other origin of object h: while it has
+ * LM_HTTP_MAX_OTHERS or more, the least recently used one that has no
+ * request in flight (nor is `keep`, the client of a hop being completed)
+ * is closed.  None idle: the list grows past the cap until some are. */
+static void lm_http_others_trim(lm_http *h, const http_client *keep) {
+    while (h->nothers >= LM_HTTP_MAX_OTHERS) {
+        lm_http_other **victim = NULL;
+        for (lm_http_other **pp = &h->others; *pp; pp = &(*pp)->next)
+            if ((*pp)->client != keep && http_client_pending((*pp)->client) == 0) victim = pp;
+        if (!victim) return;
+        lm_http_other *o = *victim;
+        *victim = o->next;
+        lm_http_other_free(h, o);
+    }
+}
+
 /* A new client of object h for origin bu (authority as the URL wrote it),
- * kept in h->others.  NULL with err. */
+ * kept first in h->others.  NULL with err. */
 static lm_http_other *lm_http_other_new(lm_http *h, const hp_base_url *bu, const char *authority, size_t alen,
                                         char *err, size_t err_len) {
     lm_http_other *o = calloc(1, sizeof *o);
@@ -123,6 +147,7 @@ static lm_http_other *lm_http_other_new(lm_http *h, const hp_base_url *bu, const
     snprintf(o->authority, sizeof o->authority, "%.*s", (int)alen, authority);
     o->tls = bu->tls;
     o->port = bu->port;
+    o->id = ++h->others_seq;
     lm_http_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.pool = h->pooled;
@@ -137,16 +162,33 @@ static lm_http_other *lm_http_other_new(lm_http *h, const hp_base_url *bu, const
     }
     o->next = h->others;
     h->others = o;
+    h->nothers++;
     return o;
+}
+
+/* The other origin (tls, host, port) of object h, moved to the front of
+ * h->others (most recently used first), or NULL. */
+static lm_http_other *lm_http_other_find(lm_http *h, int tls, const char *host, size_t host_len, int port) {
+    for (lm_http_other **pp = &h->others; *pp; pp = &(*pp)->next) {
+        lm_http_other *o = *pp;
+        if (!lm_http_same_origin(h, o, tls, host, host_len, port)) continue;
+        *pp = o->next;
+        o->next = h->others;
+        h->others = o;
+        return o;
+    }
+    return NULL;
 }
 
 /* The client of object h for origin scheme (tls 1: https) + "host[:port]"
  * (absolute URLs, redirects): h's own for its base origin, else one made
  * on first use (from the worker's pool when h is pooled) with h's
- * keep-alive and TLS settings.  The origin's key is scheme, host (any case)
- * and port.  NULL with err. */
-http_client *lm_http_client_host(lm_http *h, int tls, const char *authority, size_t alen, char *err,
-                                 size_t err_len) {
+ * keep-alive and TLS settings, the least recently used idle one closed
+ * when h already has LM_HTTP_MAX_OTHERS (lm_http_others_trim; keep: a
+ * client not to close).  The origin's key is scheme, host (any case) and
+ * port.  NULL with err. */
+http_client *lm_http_client_host_keep(lm_http *h, int tls, const char *authority, size_t alen,
+                                      const http_client *keep, char *err, size_t err_len) {
     char url[300];
     if (alen >= 256) {
         snprintf(err, err_len, "host name too long");
@@ -159,22 +201,35 @@ http_client *lm_http_client_host(lm_http *h, int tls, const char *authority, siz
         snprintf(err, err_len, "bad URL \"%.150s\": %s", url, why);
         return NULL;
     }
+    if (memchr(bu.host, '%', bu.host_len)) {     /* "127.0.0.%32": a name no resolver takes */
+        snprintf(err, err_len, "bad URL \"%.150s\": '%%' in the host", url);
+        return NULL;
+    }
     if (lm_http_same_origin(h, NULL, tls, bu.host, bu.host_len, bu.port)) return h->client;
-    for (lm_http_other *o = h->others; o; o = o->next)
-        if (lm_http_same_origin(h, o, tls, bu.host, bu.host_len, bu.port)) return o->client;
-    lm_http_other *o = lm_http_other_new(h, &bu, authority, alen, err, err_len);
+    lm_http_other *o = lm_http_other_find(h, tls, bu.host, bu.host_len, bu.port);
+    if (o) return o->client;
+    lm_http_others_trim(h, keep);
+    o = lm_http_other_new(h, &bu, authority, alen, err, err_len);
     return o ? o->client : NULL;
 }
 
-/* The host name (for cookies) of client c of object h, and in *tls whether
- * it speaks https. */
-const char *lm_http_host_of(lm_http *h, http_client *c, int *tls) {
+http_client *lm_http_client_host(lm_http *h, int tls, const char *authority, size_t alen, char *err,
+                                 size_t err_len) {
+    return lm_http_client_host_keep(h, tls, authority, alen, NULL, err, err_len);
+}
+
+/* The host name (for cookies) of client c of object h, in *tls whether it
+ * speaks https, in *id its origin's number in h (0: the base URL's; the
+ * others' are never reused, even after one was closed). */
+const char *lm_http_host_of(lm_http *h, http_client *c, int *tls, uint64_t *id) {
     for (lm_http_other *o = h->others; o; o = o->next)
         if (o->client == c) {
             *tls = o->tls;
+            *id = o->id;
             return o->host;
         }
     *tls = h->tls;
+    *id = 0;
     return h->host;
 }
 

@@ -342,9 +342,8 @@ lm_http_op *lm_http_start(lua_State *L, lm_http *h, int method, const char *fnam
         lm_op_put(&op->core);
         luaL_error(L, "%s: out of memory", fname);
     }
-    op->origin = client;
     op->cookie_slot = h->use_jar && !lm_http_has_cookie(hdrs, kind, nh);
-    op->host = lm_http_host_of(h, client, &op->tls);
+    op->host = lm_http_host_of(h, client, &op->tls, &op->origin);
     lm_http_cookie_header(op);
     if (c.name_idx) op->name_tid = lm_http_name_tid(L, h->mod, c.name_idx);
     op->tag_tid = lm_http_tag_tid(L, h, &c, method);

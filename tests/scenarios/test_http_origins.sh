@@ -8,6 +8,9 @@
 # connection; http.dns has one sample per connection to a name (one per client: dns.ttl 300 s).  A wrong CA makes the http -> https redirect fail: counted as
 # request errors with the verification message, nothing reaches port B.
 # Pooled clients follow one key rule (origin, keep-alive, TLS options).
+# A client keeps at most 64 other origins (http_many_origins.py: 150 ports
+# redirecting in turn; 20,000 redirects to origins of their own): open
+# connections and memory stay bounded.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 F=$SRC/tests/scenarios/fixtures
@@ -124,4 +127,65 @@ check "pool keys: the run exits 0 (got $rc: $(tail -2 "$TMP/pk.out"))" [ "$rc" -
 check "pool keys: 8 requests reached nginx" [ "$(grep -c 'pk=' "$L")" -eq 8 ]
 check "pool keys: A saw 3 connections (a = b; keepalive = false; localhost)" [ "$(pk_conns "$A")" -eq 3 ]
 check "pool keys: B saw 2 connections (e = f; server_name)" [ "$(pk_conns "$B")" -eq 2 ]
+# The other origins a client keeps (docs/http.md: at most 64): a server on
+# 150 ports whose every answer redirects to the next port (keep-alive),
+# one VU, 100 calls of 10 hops each.  Without the bound the client keeps a
+# connection open to every port it reached (150 at once at the server);
+# with it, the least recently used idle origin is closed for a new one:
+# at most 64 + the base URL's open at once (+ 2 for a close the server has
+# not read yet).
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+"$PY" "$F/http_many_origins.py" ports 150 "$TMP/many.ports" "$TMP/many.stats" & PIDS+=("$!")
+for _ in $(seq 300); do [ -f "$TMP/many.ports" ] && break; sleep 0.05; done
+read -r -a MP < "$TMP/many.ports"
+cat > "$TMP/many_vu.lua" <<'LUA'
+local c = assert(luamech.http.new("http://127.0.0.1:" .. luamech.param("P")))
+local k = 0
+return function()
+  local r, err = c:get("/hop?n=" .. k, { name = "hops" })
+  assert(r and r.status == 302 and r.redirects == 10, tostring(err))
+  k = k + 11
+end
+LUA
+printf 'return { groups = { { vus = 1, script = "many_vu.lua" } } }\n' > "$TMP/many.lua"
+"$LUAMECH" run "$TMP/many.lua" -q -n 100 -w 1 -o "$TMP/many" -e P="${MP[0]}" > "$TMP/many.out" 2>&1
+rc=$?
+sleep 0.5
+st() { jq -r ".$1" "$TMP/many.stats"; }
+echo "many origins: exit $rc; the servers saw $(st requests) requests on $(st ports_hit) ports, $(st opened) connections, at most $(st max_open) open at once ($(st open) open now)"
+check "many origins: the run exits 0, no errors (got $rc: $(tail -2 "$TMP/many.out"))" \
+    [ "$rc" -eq 0 -a "$(timer_errors "$TMP/many/summary.json" "http hops")" -eq 0 ]
+check "many origins: every hop reached a server (100 x 11 requests)" [ "$(st requests)" -eq 1100 ]
+check "many origins: the chains went through all 150 ports" [ "$(st ports_hit)" -eq 150 ]
+check "many origins: at most 64 + 1 (+ 2) connections open at once (got $(st max_open))" \
+    [ "$(st max_open)" -le 67 -a "$(st max_open)" -ge 60 ]
+check "many origins: the evicted origins' connections were closed (more opened than 150: $(st opened))" \
+    [ "$(st opened)" -gt 150 ]
+
+# Memory: 20,000 redirects each to an origin of its own (127.a.b.c:1, which
+# refuses: one failed hop per call) against 20,000 to one origin.  Before
+# the bound the first kept every origin's client (74.5 MB against 8.7 MB).
+for mode in same distinct; do
+    "$PY" "$F/http_many_origins.py" refused "$mode" "$TMP/ref_$mode.port" & PIDS+=("$!")
+    for _ in $(seq 300); do [ -f "$TMP/ref_$mode.port" ] && break; sleep 0.05; done
+    cat > "$TMP/ref_vu.lua" <<'LUA'
+local c = assert(luamech.http.new("http://127.0.0.1:" .. luamech.param("P")))
+return function() c:get("/r", { name = "refused" }) end
+LUA
+    printf 'return { groups = { { vus = 1, script = "ref_vu.lua" } } }\n' > "$TMP/ref.lua"
+    /usr/bin/time -o "$TMP/ref_$mode.time" -f '%M' \
+        "$LUAMECH" run "$TMP/ref.lua" -q -n 20000 -w 1 -o "$TMP/ref_$mode" -e P="$(cat "$TMP/ref_$mode.port")" \
+        > "$TMP/ref_$mode.out" 2>&1
+    printf -v "RSS_$mode" '%s' "$(( $(tail -n 1 "$TMP/ref_$mode.time") / 1024 ))"
+    printf -v "ERR_$mode" '%s' "$(timer_errors "$TMP/ref_$mode/summary.json" "http refused")"
+done
+echo "20,000 redirects: peak RSS $RSS_same MB to one origin, $RSS_distinct MB to 20,000 ($ERR_same, $ERR_distinct failed calls)"
+check "20,000 redirects: every call failed at its refused hop (counted)" \
+    [ "$ERR_same" -eq 20000 -a "$ERR_distinct" -eq 20000 ]
+# SAN_MB: a sanitizer build keeps freed memory in quarantine (up to 256 MB)
+SAN_MB=0
+ldd "$LUAMECH" 2>/dev/null | grep -q libasan && SAN_MB=260
+check "20,000 origins cost at most 16 MB more than one ($RSS_distinct vs $RSS_same MB, + $SAN_MB for a sanitizer)" \
+    [ "$RSS_distinct" -le $((RSS_same + 16 + SAN_MB)) ]
 finish

@@ -7,7 +7,10 @@
 #   host, port): not to another host, another port, nor over a downgrade;
 #   an https -> http redirect is refused unless allow_downgrade = true;
 # - a Location of another scheme (file:, ftp:, javascript:) is refused,
-#   naming the scheme, and the server sees no second request.
+#   naming the scheme, and the server sees no second request;
+# - so is a Location that is not a usable http(s) URL or relative
+#   reference (user info, bad port or host, no host, empty, spaces, tab):
+#   one counted error naming it; a 3xx without Location is the answer.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_http.sh"
 F=$SRC/tests/scenarios/fixtures
@@ -77,6 +80,26 @@ for sc in file ftp javascript; do
 done
 check "http.redirects: only the hops followed (6 on the client, 3 on the request, the allowed downgrade: 10; got $(counter "$S" http.redirects))" \
     [ "$(counter "$S" http.redirects)" -eq 10 ]
+
+# ---- a redirect to an unusable Location fails the call, naming it ----
+n_before=$(wc -l < "$LOG")
+run badloc badloc
+echo "   exit $RC; transaction errors $(timer_errors "$S" "All Transactions"): $(grep -v '^request,' "$E" 2>/dev/null | head -3 | cut -c1-300)"
+check "badloc: the VU's checks passed (exit $RC)" \
+    [ "$RC" -eq 0 -a "$(timer_errors "$S" "All Transactions")" -eq 0 ]
+bad_seen=$(tail -n +$((n_before + 1)) "$LOG" | jq -r '.path' | grep -c '^/bad' || true)
+check "no server saw a request for an unusable Location ($bad_seen)" [ "$bad_seen" -eq 0 ]
+redir_seen=$(tail -n +$((n_before + 1)) "$LOG" | jq -r '.path' | grep -c '^/redir?' || true)
+check "A saw the 63 redirecting requests (62 + redirects = 0) and nothing more ($redir_seen)" [ "$redir_seen" -eq 63 ]
+check "each refusal is a counted error of the call (http badloc: 62 errors of 62; got $(timer_errors "$S" "http badloc") of $(timer_count "$S" "http badloc"))" \
+    [ "$(timer_errors "$S" "http badloc")" -eq 62 -a "$(timer_count "$S" "http badloc")" -eq 62 ]
+check "... tallied as one message per Location (12 distinct; got $(grep -c 'refused (Location: ' "$E"))" \
+    [ "$(grep -c 'refused (Location: ' "$E")" -eq 12 ]
+check "user info in a Location is refused as such" grep -q 'redirect to a URL with user info' "$E"
+check "http.redirects: no hop followed ($(counter "$S" http.redirects))" [ "$(counter "$S" http.redirects)" -eq 0 ]
+check "3xx without Location (300, 304, 302) and redirects = 0: answers, not errors" \
+    [ "$(timer_errors "$S" "http noloc")" -eq 0 -a "$(timer_count "$S" "http noloc")" -eq 3 \
+      -a "$(timer_errors "$S" "http badloc_off")" -eq 0 ]
 
 # ---- TLS: a body delimited by the connection's end needs close_notify ----
 run tls tls

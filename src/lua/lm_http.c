@@ -31,7 +31,7 @@ static void lm_http_close(lm_http *h) {
     while (h->others) {
         lm_http_other *o = h->others;
         h->others = o->next;
-        if (!h->pooled) http_client_close(o->client);
+        if (!o->pooled) http_client_close(o->client);
         free(o);
     }
 }

@@ -39,6 +39,7 @@ struct worker;
 #define LM_HTTP_EXTRA_HEADERS 4              /* Content-Type, Cookie, ... added by luamech */
 #define LM_HTTP_MAX_REDIRECTS 100
 #define LM_HTTP_MAX_OTHERS 64                /* other origins an object keeps clients for (idle ones) */
+#define LM_HTTP_MAX_POOLED 256               /* pooled clients a worker makes for other origins */
 #define LM_HTTP_DEFAULT_REDIRECTS 10
 #define LM_HTTP_MAX_BATCH 256
 #define LM_HTTP_MAX_TAGS 16                  /* per request, the client's included */
@@ -66,6 +67,7 @@ typedef struct lm_http_mod {
     struct worker *w;
     lm_http *objs;                 /* every live object, for teardown */
     lm_registry pool;              /* the clients of pool = true objects (lm_http_pool_key) */
+    int npooled_others;            /* of them, made for other origins: LM_HTTP_MAX_POOLED at most */
     lm_op_pool ops;                /* lm_http_op */
     lm_op_pool batches;            /* lm_http_batch */
     int names_ref;                 /* "http <name>" -> timer id cache */
@@ -93,6 +95,7 @@ typedef struct lm_http_other {
     char host[256];                /* for the cookie jar */
     int tls, port;                 /* the origin: scheme (1: https), host, port */
     http_client *client;           /* private, or the worker's pooled one */
+    int pooled;                    /* 1: the worker's (not closed with the object) */
     uint64_t id;                   /* its number in the object (1, 2, ...; never reused) */
     struct lm_http_other *next;    /* the next less recently used */
 } lm_http_other;

@@ -112,7 +112,7 @@ static int lm_http_same_origin(const lm_http *h, const lm_http_other *o, int tls
 
 /* Close (when private) and free other origin o of object h, unlinked. */
 static void lm_http_other_free(lm_http *h, lm_http_other *o) {
-    if (!h->pooled) http_client_close(o->client);
+    if (!o->pooled) http_client_close(o->client);
     free(o);
     h->nothers--;
 }
@@ -131,6 +131,28 @@ static void lm_http_others_trim(lm_http *h, const http_client *keep) {
         *victim = o->next;
         lm_http_other_free(h, o);
     }
+}
+
+/* Other origin o's client: the worker's pooled one for a pooled object,
+ * made and registered while the worker has fewer than LM_HTTP_MAX_POOLED
+ * for other origins; past that (a server redirecting to ever new origins)
+ * a private one, closed with the object or by lm_http_others_trim, so
+ * that connections stay bounded.  0, or -1 with err. */
+static int lm_http_other_client(lm_http_mod *mod, lm_http_other *o, int port, lm_http_cfg *cfg, char *err,
+                                size_t err_len) {
+    int fresh = 0;
+    if (cfg->pool) {
+        char tkey[1200];
+        lm_pool_key key;
+        lm_http_pool_key(o->authority, port, cfg, tkey, sizeof tkey, &key);
+        int known = lm_registry_find(&mod->pool, &key) != NULL;
+        if (!known && mod->npooled_others >= LM_HTTP_MAX_POOLED) cfg->pool = 0;
+        fresh = cfg->pool && !known;
+    }
+    o->pooled = cfg->pool;
+    if (lm_http_client_for(mod, o->host, port, o->authority, cfg, &o->client, err, err_len) != 0) return -1;
+    mod->npooled_others += fresh;
+    return 0;
 }
 
 /* A new client of object h for origin bu (authority as the URL wrote it),
@@ -156,7 +178,7 @@ static lm_http_other *lm_http_other_new(lm_http *h, const hp_base_url *bu, const
     cfg.max_streams = h->max_streams;
     cfg.tls_on = bu->tls;
     if (bu->tls) lm_http_tls_for(h, 0, &cfg.tls);
-    if (lm_http_client_for(h->mod, o->host, bu->port, o->authority, &cfg, &o->client, err, err_len) != 0) {
+    if (lm_http_other_client(h->mod, o, bu->port, &cfg, err, err_len) != 0) {
         free(o);
         return NULL;
     }

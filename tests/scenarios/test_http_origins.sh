@@ -163,6 +163,26 @@ check "many origins: at most 64 + 1 (+ 2) connections open at once (got $(st max
 check "many origins: the evicted origins' connections were closed (more opened than 150: $(st opened))" \
     [ "$(st opened)" -gt 150 ]
 
+# pool = true: the worker pools the clients of at most 256 other origins
+# (LM_HTTP_MAX_POOLED, kept for every object of the worker); past that an
+# object's own client, bounded as above.  400 ports, 50 chains of 11 hops
+# (377 distinct ports): at most 256 + 64 + 1 (+ 2) open; before the bound
+# every port reached stayed open.
+"$PY" "$F/http_many_origins.py" ports 400 "$TMP/mp.ports" "$TMP/mp.stats" & PIDS+=("$!")
+for _ in $(seq 300); do [ -f "$TMP/mp.ports" ] && break; sleep 0.05; done
+read -r -a MPP < "$TMP/mp.ports"
+sed 's|luamech.param("P")))|luamech.param("P"), { pool = true }))|' "$TMP/many_vu.lua" > "$TMP/mpool_vu.lua"
+printf 'return { groups = { { vus = 1, script = "mpool_vu.lua" } } }\n' > "$TMP/mpool.lua"
+"$LUAMECH" run "$TMP/mpool.lua" -q -n 50 -w 1 -o "$TMP/mpool" -e P="${MPP[0]}" > "$TMP/mpool.out" 2>&1
+rc=$?
+sleep 0.5
+sp() { jq -r ".$1" "$TMP/mp.stats"; }
+echo "pooled, many origins: exit $rc; $(sp requests) requests on $(sp ports_hit) ports, $(sp opened) connections, at most $(sp max_open) open at once"
+check "pooled, many origins: exit 0, no errors, 550 requests on more than 323 ports (got $rc)" \
+    [ "$rc" -eq 0 -a "$(timer_errors "$TMP/mpool/summary.json" "http hops")" -eq 0 -a "$(sp requests)" -eq 550 -a "$(sp ports_hit)" -gt 323 ]
+check "pooled, many origins: more than 256 open at once (the pooled ones stay), at most 256 + 64 + 3 (got $(sp max_open))" \
+    [ "$(sp max_open)" -gt 256 -a "$(sp max_open)" -le 323 ]
+
 # Memory: 20,000 redirects each to an origin of its own (127.a.b.c:1, which
 # refuses: one failed hop per call) against 20,000 to one origin.  Before
 # the bound the first kept every origin's client (74.5 MB against 8.7 MB).

@@ -116,13 +116,26 @@ return function(file, rules, parse_duration, parse_count)
   end
 
 
-  local function str(v, field, default)
-    if v == nil then return default end
-    if type(v) ~= "string" or v == "" then fail(field, "expected a non-empty string, got " .. show(v)) end
+  -- A NUL byte would cut the text short in C: "a\0b" and "a\0c" would
+  -- both become "a" (two groups merged into one timer), so it is refused
+  -- in every string (names, notes, script paths, thresholds).
+  local function no_nul(v, field)
+    local at = v:find("\0", 1, true)
+    if at then
+      fail(field, string.format("a NUL byte (\\0) at byte %d of %s; text cannot hold one (names are printable text)",
+        at, show(v)))
+    end
     return v
   end
 
 
+  local function str(v, field, default)
+    if v == nil then return default end
+    if type(v) ~= "string" or v == "" then fail(field, "expected a non-empty string, got " .. show(v)) end
+    return no_nul(v, field)
+  end
+
+
   return { fail = fail, show = show, check_known = check_known, duration = duration, count = count,
-           list = list, str = str }
+           list = list, str = str, no_nul = no_nul }
 end

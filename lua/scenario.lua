@@ -14,7 +14,7 @@ local tbl, file, dir, parse_duration, parse_count, check_threshold, rules = ...
 local limits, defaults = rules.limits, rules.defaults
 local checks = require("luamech.checks")(file, rules, parse_duration, parse_count)
 local fail, show, check_known, duration = checks.fail, checks.show, checks.check_known, checks.duration
-local count, list, str = checks.count, checks.list, checks.str
+local count, list, str, no_nul = checks.count, checks.list, checks.str, checks.no_nul
 
 local fields = {
   name = true, run_time = true, rampup = true, interval = true,
@@ -149,8 +149,12 @@ local function normalise(t, where, default_name, need_groups)
     list(t.thresholds, where .. "thresholds")
     for k, v in pairs(t.thresholds) do
       local tw = string.format("%sthresholds[%s]", where, tostring(k))
-      local ok, why = check_threshold(tostring(v))
-      if type(v) ~= "string" or not ok then fail(tw, why or ("expected a string, got " .. show(v))) end
+      if type(v) ~= "string" then
+        fail(tw, "expected a string such as \"GET p95 < 5ms\", got " .. show(v))
+      end
+      no_nul(v, tw)
+      local ok, why = check_threshold(v)
+      if not ok then fail(tw, why) end
       out.thresholds[k] = v
     end
   end

@@ -11,7 +11,7 @@
 local tbl, file, dir, parse_duration, parse_count, rules = ...
 local checks = require("luamech.checks")(file, rules, parse_duration, parse_count)
 local fail, show, check_known, duration = checks.fail, checks.show, checks.check_known, checks.duration
-local count, list, str = checks.count, checks.list, checks.str
+local count, list, str, no_nul = checks.count, checks.list, checks.str, checks.no_nul
 
 -- setting -> its kind and the limit (a field of plan.c's table) it obeys
 local settings = { vus = "count", workers = "count", requests = "count", seed = "count",
@@ -35,13 +35,15 @@ local function params_of(v, where, into)
     if type(k) ~= "string" or (type(x) ~= "string" and type(x) ~= "number") then
       fail(where, "expected NAME = \"value\" pairs, found " .. show(k) .. " = " .. show(x))
     end
-    into[k] = tostring(x)
+    no_nul(k, where)
+    into[k] = no_nul(tostring(x), where .. "." .. k)
   end
   return into
 end
 
 local function path_of(s, where)
   if type(s) ~= "string" or s == "" then fail(where, "expected the path of a scenario file, got " .. show(s)) end
+  no_nul(s, where)
   return s:sub(1, 1) == "/" and s or (dir .. "/" .. s)
 end
 
@@ -65,7 +67,7 @@ if tbl.sweep ~= nil then
     local over, params = copy(base_over), copy(base_params)
     if settings[key] then setting(over, key, v, string.format("sweep.%s[%d]", key, i))
     else params[key] = tostring(v) end
-    local name = key .. "=" .. tostring(v)
+    local name = no_nul(key .. "=" .. tostring(v), string.format("sweep.%s[%d]", key, i))
     runs[i] = { name = name, scenario = scenario, overrides = over, params = params,
                 origin = string.format("%s: sweep run %d (%s)", file, i, name) }
   end

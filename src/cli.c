@@ -32,6 +32,7 @@
 #include "run/runner.h"
 #include "scenario/plan.h"
 #include "scenario/scenario.h"
+#include "scenario/script.h"
 #include "scenario/suite.h"
 
 static const char cli_usage[] =
@@ -247,6 +248,31 @@ static int cli_io_resolve(cli_run *c) {
     return EXIT_OK;
 }
 
+/* The argument getopt refused: for a short option (optopt) the cluster
+ * holding it ("-q=1": '=' is refused, and getopt has not moved past it
+ * unless it was the cluster's last character), else the previous one
+ * ("--bogus", "-d" without its value). */
+static const char *cli_bad_arg(int argc, char **argv) {
+    const char *cur = optind < argc ? argv[optind] : NULL;
+    if (optopt > 0 && optopt < 256 && cur && cur[0] == '-' && cur[1] && cur[1] != '-' &&
+        strchr(cur + 1, optopt) != NULL)
+        return cur;
+    return argv[optind - 1];
+}
+
+/* LUAMECH_LOAD_TIMEOUT: the time limit of the scenario file's evaluation
+ * (scenario/script.h); 0, or -1 after a message. */
+static int cli_load_limit(cli_run *c) {
+    const char *v = getenv(SCRIPT_LIMIT_ENV);
+    if (!v) return 0;
+    if (units_parse_duration_ns(v, &c->ov.load_limit_ns) == 0 && c->ov.load_limit_ns >= 1000000 &&
+        c->ov.load_limit_ns <= 3600LL * 1000000000LL)
+        return 0;
+    fprintf(stderr, "luamech: %s: expected a duration from 1ms to 1h such as 60s or 500ms; got '%s'\n",
+            SCRIPT_LIMIT_ENV, v);
+    return -1;
+}
+
 static int cli_parse_run(int argc, char **argv, cli_run *c) {
     static const struct option opts[] = {
         {"duration", required_argument, 0, 'd'}, {"rampup", required_argument, 0, 'r'},
@@ -275,9 +301,10 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
         case 's': bad |= cli_count("seed", optarg, &c->ov.seed); break;
         case 'o': c->out_dir = optarg; break;
         case 'c': {
-            int cpus[256];
-            if (scenario_parse_cpus(optarg, cpus, 256) < 0)
-                return cli_bad("--cpus: expected CPU numbers such as 1 or 0,2-3, got '%s'", optarg);
+            int cpus[256], n = scenario_parse_cpus(optarg, cpus, 256);
+            char why[512];
+            if (n < 0) return cli_bad("--cpus: expected CPU numbers such as 1 or 0,2-3, got '%s'", optarg);
+            if (scenario_check_cpus(cpus, n, why, sizeof why) != 0) return cli_bad("--cpus: %s", why);
             c->ov.cpus = optarg;
             break;
         }
@@ -304,9 +331,10 @@ static int cli_parse_run(int argc, char **argv, cli_run *c) {
             else cli_print_usage(stdout);
             exit(EXIT_OK);
         default:
-            return cli_bad("unknown or incomplete option '%s'", argv[optind - 1]);
+            return cli_bad("unknown or incomplete option '%s'", cli_bad_arg(argc, argv));
         }
     }
+    if (cli_load_limit(c) != 0) bad = 1;
     if (bad) return EXIT_USAGE;
     char err[512];
     if (cli_dist_resolve(c, err, sizeof err) != 0) return cli_bad("%s", err);

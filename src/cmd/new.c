@@ -28,6 +28,7 @@
 
 #include "common/exit_codes.h"
 #include "common/embedded_files.h"
+#include "common/text.h"
 
 #define NEW_NAME_MAX 64
 #define NEW_PATH_MAX 4096
@@ -101,9 +102,12 @@ static void new_print_usage(void) {
            "the default template is %s.\n", new_template_list(list, sizeof list, "|", NULL), new_templates[0].name);
 }
 
+/* The message with arg escaped (control bytes as \xHH: a NAME is echoed,
+ * never written raw to the terminal). */
 static int new_bad(const char *fmt, const char *arg) {
+    char clean[1024];
     fprintf(stderr, "luamech new: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, text_clean(arg, clean, sizeof clean));
     fprintf(stderr, "\nTry 'luamech new --help'.\n");
     return EXIT_USAGE;
 }
@@ -121,10 +125,11 @@ static int new_name_ok(const char *name) {
     return 1;
 }
 
-/* 0: missing or an empty directory; -1: a file, or a non-empty directory */
+/* 0: missing or an empty directory; -1: anything else there (a file, a
+ * non-empty directory, a symlink, even a dangling one: lstat) */
 static int new_dir_free(const char *path) {
     struct stat st;
-    if (stat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
+    if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
     if (!S_ISDIR(st.st_mode)) return -1;
     DIR *d = opendir(path);
     if (!d) return -1;

@@ -1,5 +1,5 @@
-/* units.c - parse "30s"/"5m"/"10k" style values and format durations.
- * No I/O, no allocation. */
+/* units.c - parse "30s"/"5m"/"10k" style values (decimal numbers only: no
+ * hex, inf or nan) and format durations.  No I/O, no allocation. */
 #include "common/units.h"
 
 #include <errno.h>
@@ -8,12 +8,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Length of the decimal number at s: digits with an optional fraction and
+ * exponent ("30", "2.5", ".5", "1e3"); 0 when there is none.  strtod alone
+ * would also take hex ("0x10": 16), "inf", "nan" and leading blanks or signs. */
+static size_t units_decimal_len(const char *s) {
+    size_t i = 0, digits = 0;
+    while (s[i] >= '0' && s[i] <= '9') i++, digits++;
+    if (s[i] == '.') {
+        i++;
+        while (s[i] >= '0' && s[i] <= '9') i++, digits++;
+    }
+    if (digits == 0) return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        size_t j = i + 1;
+        if (s[j] == '+' || s[j] == '-') j++;
+        if (s[j] >= '0' && s[j] <= '9') {
+            while (s[j] >= '0' && s[j] <= '9') j++;
+            i = j;
+        }
+    }
+    return i;
+}
+
 static int units_parse_scaled(const char *s, double *num, const char **suffix) {
     char *end;
     if (!s || !*s) return -1;
+    size_t len = units_decimal_len(s);
+    if (len == 0) return -1;
     errno = 0;
     *num = strtod(s, &end);
-    if (end == s || errno != 0 || !isfinite(*num) || *num < 0) return -1;
+    if (end != s + len || errno != 0 || !isfinite(*num) || *num < 0) return -1;
     *suffix = end;
     return 0;
 }

@@ -55,6 +55,32 @@ void *lm_check_self(lua_State *L, const char *tname) {
     return p;
 }
 
+/* name[0..len) escaped for a message: bytes below 0x20 and 0x7f as \xNN,
+ * cut at 60 bytes. */
+static void lm_name_shown(const char *name, size_t len, char *out, size_t cap) {
+    size_t n = 0;
+    for (size_t i = 0; i < len && i < 60 && n + 5 < cap; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c < 0x20 || c == 0x7f) n += (size_t)snprintf(out + n, cap - n, "\\x%02x", c);
+        else out[n++] = (char)c;
+    }
+    out[n] = 0;
+    if (len > 60 && n + 4 < cap) memcpy(out + n, "...", 4);
+}
+
+void lm_name_check(lua_State *L, const char *name, size_t len, const char *fname, const char *what) {
+    char shown[320], msg[512];
+    if (len == 0 || len > 200) luaL_error(L, "%s: %s of 1..200 bytes expected, got %d bytes", fname, what, (int)len);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c >= 0x20 && c != 0x7f) continue;
+        lm_name_shown(name, len, shown, sizeof shown);
+        snprintf(msg, sizeof msg, "%s: %s \"%s\" has %s 0x%02x at byte %zu; names are printable text", fname, what,
+                 shown, c == 0 ? "a NUL byte" : "the control character", c, i + 1);
+        luaL_error(L, "%s", msg);          /* lua_pushfstring knows no %02x */
+    }
+}
+
 int lm_timer_id(worker *w, const char *name, int kind) {
     return stats_timer_id(worker_stats(w), name, (timer_kind)kind);
 }
@@ -133,6 +159,7 @@ static int lm_timer_new(lua_State *L) {
         luaL_getmetatable(L, LM_TIMER_MT);
         lua_setmetatable(L, -2);
         t->owner = v;
+        lm_name_check(L, name, len, "luamech.timer", "timer name");
         t->id = lm_timer_id(w, name, TK_CUSTOM);
         if (worker_stats(w)->timers[t->id].role != TR_OTHER) {   /* past the cap: not cached */
             lua_pushvalue(L, 1);
@@ -161,6 +188,7 @@ static int lm_record(lua_State *L) {
     int id;
     if (lua_isnumber(L, -1)) id = (int)lua_tointeger(L, -1);
     else {
+        lm_name_check(L, name, len, "luamech.record", "timer name");
         id = lm_timer_id(w, name, TK_CUSTOM);
         if (worker_stats(w)->timers[id].role != TR_OTHER) {      /* past the cap: not cached */
             lua_pushvalue(L, 1);
@@ -174,10 +202,11 @@ static int lm_record(lua_State *L) {
 
 /* Counter id of check `name`'s passes or failures (kind), cached in the
  * table at upvalue `up`. */
-static int lm_check_counter(lua_State *L, worker *w, int up, counter_kind kind, const char *name) {
+static int lm_check_counter(lua_State *L, worker *w, int up, counter_kind kind, const char *name, size_t len) {
     lua_pushvalue(L, 2);
     lua_rawget(L, lua_upvalueindex(up));
     if (lua_isnumber(L, -1)) return (int)lua_tointeger(L, -1);
+    lm_name_check(L, name, len, "luamech.check", "check name");
     char key[240];
     snprintf(key, sizeof key, "%s%s", counter_kind_prefix(kind), name);
     int id = stats_counter_kind_id(worker_stats(w), key, kind);
@@ -196,8 +225,8 @@ static int lm_check(lua_State *L) {
     const char *name = luaL_checklstring(L, 2, &len);
     if (len == 0 || len > 200) luaL_argerror(L, 2, "check name of 1..200 bytes expected");
     lm_current_vu(L, w, "luamech.check");
-    int id = ok ? lm_check_counter(L, w, 2, CK_CHECK_PASS, name)
-                : lm_check_counter(L, w, 3, CK_CHECK_FAIL, name);
+    int id = ok ? lm_check_counter(L, w, 2, CK_CHECK_PASS, name, len)
+                : lm_check_counter(L, w, 3, CK_CHECK_FAIL, name, len);
     worker_count(w, id, 1);
     lua_pushboolean(L, ok);
     return 1;

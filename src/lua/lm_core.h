@@ -96,6 +96,13 @@ void lm_check_options(lua_State *L, int idx, const char *fname, const char *cons
  * growable buffers: an op's, a query string's. */
 int lm_buf_reserve(char **buf, size_t *cap, size_t need);
 
+/* A name made at run time (a custom timer, check, metric, an HTTP or gRPC
+ * call's name) must be 1..200 bytes without a NUL byte or another control
+ * character (a NUL would cut it short in C and merge two names): else a
+ * Lua error "<fname>: <what> "<name, escaped>": ...".  Call it when a name
+ * is first seen (cache miss), not on every use. */
+void lm_name_check(lua_State *L, const char *name, size_t len, const char *fname, const char *what);
+
 /* Id of the timer `name` on this worker (created on first use). */
 int lm_timer_id(struct worker *w, const char *name, int kind);
 /* A primitive timer with data fields of its own (fields: a JSON object's

@@ -309,7 +309,11 @@ lm_gr *lm_gr_call_args_read(lua_State *L, int opts_idx, const char *fname, lm_gr
     memcpy(a->md, g->md, a->nmd * sizeof *a->md);
     if (lm_opts_read(L, opts_idx, fname, lm_gr_call_spec, a)) {
         lua_getfield(L, opts_idx, "name");
-        if (!lua_isnil(L, -1)) a->name = luaL_checkstring(L, -1);
+        if (!lua_isnil(L, -1)) {
+            size_t len;
+            a->name = luaL_checklstring(L, -1, &len);
+            lm_name_check(L, a->name, len, fname, "name");     /* 1..200 bytes, printable */
+        }
         lua_getfield(L, opts_idx, "metadata");
         a->nmd = lm_gr_metadata(L, lua_gettop(L), a->md, a->nmd, sizeof a->md / sizeof a->md[0], fname);
         /* the three values stay on the stack: the strings are anchored until the call returns

@@ -237,6 +237,9 @@ static void lm_http_call_tags(lua_State *L, const char *fname, int opts_idx, lm_
     if (c->name_idx) luaL_error(L, "%s: give name or tags.name, not both", fname);
     if (lua_type(L, -1) != LUA_TSTRING || lua_objlen(L, -1) == 0)
         luaL_error(L, "%s: tags.name must be a non-empty string", fname);
+    size_t len;
+    const char *name = lua_tolstring(L, -1, &len);
+    lm_name_check(L, name, len, fname, "tags.name");
     c->name_idx = lua_gettop(L);
 }
 
@@ -302,8 +305,11 @@ void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx
     c->query_idx = lm_http_field(L, opts_idx, "query", LUA_TTABLE, fname, "a table");
     lm_http_body_opts(L, opts_idx, fname, &c->max_body, &c->discard_body);
     c->name_idx = lm_http_field(L, opts_idx, "name", LUA_TSTRING, fname, "a string of 1..200 bytes");
-    if (c->name_idx && (lua_objlen(L, c->name_idx) == 0 || lua_objlen(L, c->name_idx) > 200))
-        luaL_error(L, "%s: name must be a string of 1..200 bytes", fname);
+    if (c->name_idx) {
+        size_t len;
+        const char *name = lua_tolstring(L, c->name_idx, &len);
+        lm_name_check(L, name, len, fname, "name");           /* 1..200 bytes, printable */
+    }
     c->hdr_idx = lm_http_field(L, opts_idx, "headers", LUA_TTABLE, fname, "a table");
     lm_http_call_follow(L, fname, opts_idx, c);
     lm_http_call_tags(L, fname, opts_idx, c);

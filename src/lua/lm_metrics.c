@@ -105,6 +105,7 @@ static int lm_metric_get(lua_State *L, int kind) {
     lua_rawget(L, lua_upvalueindex(2));
     if (!lua_isnil(L, -1)) return 1;
     lua_pop(L, 1);
+    lm_name_check(L, name, len, "luamech.metrics", "metric name");
     if (worker_stats(w)->ncounters >= LM_METRICS_MAX)
         return luaL_error(L, "luamech.metrics: more than %d distinct counter, gauge and rate names; metric "
                              "names are categories, not values (put values in the data, not in the name)",

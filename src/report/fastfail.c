@@ -5,13 +5,16 @@
  * twin holds every sample, its timer the successes: the difference below
  * 1 ms is the fast failures; its per-interval rows give the stretch where
  * failures were the majority) and words it once, for the console, summary.json
- * ("fast_failures") and, through summary.json, report.html.  It does not
+ * ("fast_failures") and, through summary.json, report.html.  The cause it
+ * names: a dead server, unless no request failed at all (then the script
+ * raised the errors: the most frequent one is quoted).  It does not
  * look at the engine, and judges nothing: no exit code changes. */
 #include "report/console.h"
 #include "report/derived.h"
 #include "report/results.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -48,6 +51,20 @@ static int fastfail_unpaused(const scenario *sc) {
     return 0;
 }
 
+/* Why they failed, in words: with no failed request at all (the request
+ * errors' tally is empty) the script raised the errors itself (error(),
+ * assert on a value, a typo): the server is not blamed and the most
+ * frequent message is quoted; else the server was probably down. */
+static void fastfail_cause(const run_result *r, char *buf, size_t len) {
+    size_t *order = NULL;
+    const tally *t = &r->agg.errors;
+    size_t n = tally_total(&r->agg.req_errors) == 0 ? tally_sorted(t, &order) : 0;
+    if (n == 0) snprintf(buf, len, "the server was probably down");
+    else snprintf(buf, len, "the script raised an error and no request failed (most often: \"%.120s%s\")",
+                  t->msgs[order[0]], strlen(t->msgs[order[0]]) > 120 ? "..." : "");
+    free(order);
+}
+
 int report_fast_failures(const scenario *sc, const run_result *r, report_fastfail *ff) {
     memset(ff, 0, sizeof *ff);
     const agg_timer *all = agg_all(&r->agg);
@@ -59,9 +76,10 @@ int report_fast_failures(const scenario *sc, const run_result *r, report_fastfai
     ff->share = (double)ff->fast / (double)ff->transactions;
     if (2 * ff->fast <= ff->transactions) return 0;
     fastfail_window(all, (double)r->agg.interval_ns / 1e9, report_span_s(r), ff);
-    int n = snprintf(ff->text, sizeof ff->text,
-                     "%.0f%% of transactions failed in under 1 ms: the server was probably down %s%.0f s to %.0f s%s",
-                     100.0 * ff->share, ff->whole ? "(from " : "from ", ff->from_s, ff->to_s,
+    char cause[200];
+    fastfail_cause(r, cause, sizeof cause);
+    int n = snprintf(ff->text, sizeof ff->text, "%.0f%% of transactions failed in under 1 ms: %s %s%.0f s to %.0f s%s",
+                     100.0 * ff->share, cause, ff->whole ? "(from " : "from ", ff->from_s, ff->to_s,
                      ff->whole ? ", the whole run)" : "");
     if (n > 0 && (size_t)n < sizeof ff->text)
         n += snprintf(ff->text + n, sizeof ff->text - (size_t)n,

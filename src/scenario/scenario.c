@@ -10,6 +10,7 @@
 #include <lua.h>
 #include <lualib.h>
 #include <libgen.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ void scenario_overrides_init(scenario_overrides *o) {
     o->start_at_ns = 0;
     o->io = NULL;
     o->io_env = 0;
+    o->load_limit_ns = 0;
 }
 
 int scenario_parse_cpus(const char *s, int *cpus, int max) {
@@ -52,6 +54,34 @@ int scenario_parse_cpus(const char *s, int *cpus, int max) {
         s = end;
     }
     return n > 0 ? n : -1;
+}
+
+/* The CPUs of set as a list of ranges: "0-1", "0,2-3". */
+static void scenario_cpu_ranges(const cpu_set_t *set, char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = 0;
+    for (int c = 0; c < CPU_SETSIZE && n < len; c++) {
+        if (!CPU_ISSET(c, set) || (c > 0 && CPU_ISSET(c - 1, set))) continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set)) last++;
+        if (last == c) n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", c);
+        else n += (size_t)snprintf(buf + n, len - n, "%s%d-%d", n ? "," : "", c, last);
+    }
+}
+
+int scenario_check_cpus(const int *cpus, int n, char *why, size_t len) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;     /* unknown: the pin will tell */
+    for (int i = 0; i < n; i++) {
+        if (CPU_ISSET(cpus[i], &set)) continue;
+        char have[256];
+        scenario_cpu_ranges(&set, have, sizeof have);
+        snprintf(why, len, "no CPU %d on this machine for luamech (CPUs %s%s)", cpus[i], have,
+                 cpus[i] < (int)sysconf(_SC_NPROCESSORS_CONF) ? ": the others are outside its affinity mask" : "");
+        return -1;
+    }
+    return 0;
 }
 
 int scenario_lua_duration(lua_State *L) {
@@ -267,7 +297,7 @@ int scenario_push_checker(lua_State *L, const char *name, char *err, size_t err_
     const char *src = embedded_lua_find(name, &len);
     snprintf(chunk, sizeof chunk, "=%s.lua", name);
     if (!src || luaL_loadbuffer(L, src, len, chunk) != 0) {
-        snprintf(err, err_len, "internal error: %s", src ? lua_tostring(L, -1) : "no checker");
+        snprintf(err, err_len, "internal error: %s", src ? script_error_text(L, -1) : "no checker");
         if (src) lua_pop(L, 1);
         return -1;
     }
@@ -276,7 +306,7 @@ int scenario_push_checker(lua_State *L, const char *name, char *err, size_t err_
     return 0;
 }
 
-static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err_len) {
+static int scenario_run_checker(lua_State *L, scenario *s, int64_t limit_ns, char *err, size_t err_len) {
     if (scenario_push_checker(L, "scenario", err, err_len) != 0) return -1;
     lua_pushvalue(L, -2);                      /* the user's table */
     lua_pushstring(L, s->path);
@@ -285,10 +315,7 @@ static int scenario_run_checker(lua_State *L, scenario *s, char *err, size_t err
     lua_pushcfunction(L, scenario_lua_count);
     lua_pushcfunction(L, scenario_lua_threshold);
     plan_push_rules(L);
-    if (lua_pcall(L, 7, 1, 0) != 0) {
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
-        return -1;
-    }
+    if (script_pcall_limited(L, 7, 1, s->path, limit_ns, err, err_len) != 0) return -1;  /* __index may loop */
     if (scenario_copy(s, L) != 0) return text_errf(err, err_len, "%s: out of memory", s->path);
     return 0;
 }
@@ -337,12 +364,14 @@ int scenario_load(scenario *s, const char *path, const params *p,
     }
     free(root);
     int undo = lua_gettop(L);
-    if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0)
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+    if (luaL_loadfile(L, path) != 0)
+        snprintf(err, err_len, "%s", script_error_text(L, -1));
+    else if (script_pcall_limited(L, 0, 1, path, o->load_limit_ns, err, err_len) != 0)
+        ;                                      /* its message */
     else if (lua_pushvalue(L, undo), lua_pcall(L, 0, 0, 0) != 0)
-        snprintf(err, err_len, "internal error: %s", lua_tostring(L, -1));
+        snprintf(err, err_len, "internal error: %s", script_error_text(L, -1));
     else
-        rc = scenario_run_checker(L, s, err, err_len);
+        rc = scenario_run_checker(L, s, o->load_limit_ns, err, err_len);
     lua_close(L);
     if (rc != 0) return -1;
     return scenario_finish(s, o, NULL, 0, err, err_len);
@@ -354,12 +383,12 @@ int scenario_load_state(scenario *s, lua_State *L, const char *path, const char 
     int top = lua_gettop(L), rc = -1;
     lua_pushfstring(L, "@%s", path);           /* messages read "path:line: ..." as from a file */
     if (luaL_loadbuffer(L, src, len, lua_tostring(L, -1)) != 0) {
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        snprintf(err, err_len, "%s", script_error_text(L, -1));
     } else {
         script_push_env(L, p);                 /* its globals die with it */
         lua_setfenv(L, -2);
-        if (lua_pcall(L, 0, 1, 0) != 0) snprintf(err, err_len, "%s", lua_tostring(L, -1));
-        else rc = scenario_run_checker(L, s, err, err_len);
+        if (script_pcall_limited(L, 0, 1, path, o->load_limit_ns, err, err_len) == 0)
+            rc = scenario_run_checker(L, s, o->load_limit_ns, err, err_len);
     }
     lua_settop(L, top);
     if (rc != 0) return -1;

@@ -78,10 +78,15 @@ typedef struct scenario_overrides {
     int64_t start_at_ns;        /* --start-at (CLOCK_REALTIME ns); 0 = not given */
     const char *io;             /* --io (or LUAMECH_IO when io_env): auto|uring|epoll; NULL = auto */
     int io_env;
+    int64_t load_limit_ns;      /* LUAMECH_LOAD_TIMEOUT: a scenario file's time limit; 0 = 60 s */
 } scenario_overrides;
 
 /* "0,2-3" -> {0, 2, 3}; returns the count, or -1 on bad syntax. */
 int scenario_parse_cpus(const char *s, int *cpus, int max);
+/* 0 when every CPU of cpus[0..n) is one this process may run on (its
+ * affinity mask); else -1 with "no CPU 999 on this machine ... (CPUs 0-1)"
+ * in why (--cpus: a usage error, before anything is written). */
+int scenario_check_cpus(const int *cpus, int n, char *why, size_t len);
 
 void scenario_overrides_init(scenario_overrides *o);
 

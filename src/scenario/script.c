@@ -9,10 +9,12 @@
 #include "scenario/script.h"
 
 #include <lauxlib.h>
+#include <luajit.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/embedded.h"
@@ -93,11 +95,98 @@ lua_State *script_state_open(const char *path, const params *p, const char *what
     return L;
 }
 
-lua_State *script_state_load(const char *path, const params *p, const char *what, char *err, size_t err_len) {
+const char *script_error_text(lua_State *L, int idx) {
+    int t = lua_type(L, idx);
+    if (t == LUA_TSTRING || t == LUA_TNUMBER) return lua_tostring(L, idx);
+    if (t == LUA_TNIL) return "(error object is a nil value)";
+    if (t == LUA_TBOOLEAN) return lua_toboolean(L, idx) ? "(error object is a boolean value: true)"
+                                                      : "(error object is a boolean value: false)";
+    if (t == LUA_TTABLE) return "(error object is a table value)";
+    if (t == LUA_TFUNCTION) return "(error object is a function value)";
+    if (t == LUA_TUSERDATA || t == LUA_TLIGHTUSERDATA) return "(error object is a userdata value)";
+    return "(error object is not a string)";
+}
+
+/* ---- a time limit on a scenario or suite file's evaluation ---- */
+
+#define SCRIPT_LIMIT_KEY "luamech.script_limit"
+#define SCRIPT_LIMIT_EVERY 10000       /* instructions between two clock reads */
+
+typedef struct script_limit {
+    uint64_t deadline_ns;
+    int hit;                           /* past the deadline: every instruction raises */
+    char where[256];                   /* file:line when it was hit */
+} script_limit;
+
+static uint64_t script_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Every SCRIPT_LIMIT_EVERY instructions: the clock against the deadline.
+ * Once past it, the hook fires at every instruction and raises, so a
+ * pcall in the script cannot swallow the stop and spin on. */
+static void script_limit_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    lua_getfield(L, LUA_REGISTRYINDEX, SCRIPT_LIMIT_KEY);
+    script_limit *lim = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (!lim) return;
+    if (!lim->hit) {
+        if (script_now_ns() < lim->deadline_ns) return;
+        lim->hit = 1;
+        lua_Debug d;
+        if (lua_getstack(L, 0, &d) && lua_getinfo(L, "Sl", &d) && d.currentline > 0)
+            snprintf(lim->where, sizeof lim->where, "%s:%d", d.short_src, d.currentline);
+        lua_sethook(L, script_limit_hook, LUA_MASKCOUNT, 1);
+    }
+    lua_pushstring(L, "stopped: the file ran past its time limit");
+    lua_error(L);
+}
+
+int script_pcall_limited(lua_State *L, int nargs, int nresults, const char *path, int64_t limit_ns, char *err,
+                         size_t err_len) {
+    script_limit lim = {script_now_ns() + (uint64_t)(limit_ns > 0 ? limit_ns : SCRIPT_LIMIT_DEFAULT_NS), 0, ""};
+    lua_pushlightuserdata(L, &lim);
+    lua_setfield(L, LUA_REGISTRYINDEX, SCRIPT_LIMIT_KEY);
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);   /* compiled code would not see the hook */
+    lua_sethook(L, script_limit_hook, LUA_MASKCOUNT, SCRIPT_LIMIT_EVERY);
+    int rc = lua_pcall(L, nargs, nresults, 0);
+    lua_sethook(L, NULL, 0, 0);
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, SCRIPT_LIMIT_KEY);
+    if (lim.hit) {
+        char limit[32];
+        int64_t ns = limit_ns > 0 ? limit_ns : SCRIPT_LIMIT_DEFAULT_NS;
+        if (ns % 1000000000 == 0) snprintf(limit, sizeof limit, "%llds", (long long)(ns / 1000000000));
+        else snprintf(limit, sizeof limit, "%.0fms", (double)ns / 1e6);
+        snprintf(err, err_len, "%s: still running after %s, the time limit of a scenario file%s%s (a loop that "
+                 "never ends?); a long preparation belongs in setup() or a VU's init (the limit: %s, docs/lua-api.md)",
+                 path, limit, lim.where[0] ? ", stopped at " : "", lim.where, SCRIPT_LIMIT_ENV);
+        if (rc == 0) lua_pop(L, nresults);
+        return -1;
+    }
+    if (rc != 0) {
+        int text = lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER;
+        snprintf(err, err_len, "%s%s%s", text ? "" : path, text ? "" : ": ", script_error_text(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
+}
+
+lua_State *script_state_load(const char *path, const params *p, const char *what, int64_t limit_ns, char *err,
+                             size_t err_len) {
     lua_State *L = script_state_open(path, p, what, err, err_len);
     if (!L) return NULL;
-    if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 1, 0) != 0) {
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+    if (luaL_loadfile(L, path) != 0) {
+        snprintf(err, err_len, "%s", script_error_text(L, -1));
+        lua_close(L);
+        return NULL;
+    }
+    if (script_pcall_limited(L, 0, 1, path, limit_ns, err, err_len) != 0) {
         lua_close(L);
         return NULL;
     }
@@ -132,7 +221,7 @@ int script_load(lua_State *L, const char *path, char *err, size_t err_len) {
     int rc = luaL_loadbuffer(L, buf, sizeof head - 1 + got + sizeof tail - 1, chunkname);
     free(buf);
     if (rc != 0) {
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        snprintf(err, err_len, "%s", script_error_text(L, -1));
         lua_pop(L, 1);
         return -1;
     }

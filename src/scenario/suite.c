@@ -98,7 +98,7 @@ static params *suite_params(lua_State *L, const params *cli) {
     return p;
 }
 
-static int suite_run_checker(lua_State *L, const char *path, char *err, size_t err_len) {
+static int suite_run_checker(lua_State *L, const char *path, int64_t limit_ns, char *err, size_t err_len) {
     char *tmp = strdup(path);
     if (!tmp) {
         snprintf(err, err_len, "%s: out of memory", path);
@@ -115,11 +115,7 @@ static int suite_run_checker(lua_State *L, const char *path, char *err, size_t e
     lua_pushcfunction(L, scenario_lua_count);
     plan_push_rules(L);
     free(tmp);
-    if (lua_pcall(L, 6, 1, 0) != 0) {
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
-        return -1;
-    }
-    return 0;
+    return script_pcall_limited(L, 6, 1, path, limit_ns, err, err_len);   /* __index may loop */
 }
 
 /* A run's scenario file read whole into memory (suite_load_state's runs);
@@ -194,7 +190,7 @@ static int suite_load_runs(scenario *s, lua_State *L, int reuse, const params *p
  * run (reuse: in L, from memory). */
 static int suite_load_checked(scenario *s, lua_State *L, int reuse, const char *path, const params *p,
                               const scenario_overrides *o, char *err, size_t err_len) {
-    if (suite_run_checker(L, path, err, err_len) != 0) return -1;
+    if (suite_run_checker(L, path, o->load_limit_ns, err, err_len) != 0) return -1;
     char why[256];
     lua_getfield(L, -1, "name");
     s->name = strdup(lua_tostring(L, -1));
@@ -222,7 +218,7 @@ static int suite_start(scenario *s, const char *path, char *err, size_t err_len)
 int suite_load(scenario *s, const char *path, const params *p, const scenario_overrides *o,
                char *err, size_t err_len) {
     if (suite_start(s, path, err, err_len) != 0) return -1;
-    lua_State *L = script_state_load(path, p, "suite", err, err_len);
+    lua_State *L = script_state_load(path, p, "suite", o->load_limit_ns, err, err_len);
     int rc = L ? suite_load_checked(s, L, 0, path, p, o, err, err_len) : -1;
     if (L) lua_close(L);
     return rc;
@@ -234,12 +230,12 @@ int suite_load_state(scenario *s, lua_State *L, const char *path, const char *sr
     int top = lua_gettop(L), rc = -1;
     lua_pushfstring(L, "@%s", path);
     if (luaL_loadbuffer(L, src, len, lua_tostring(L, -1)) != 0) {
-        snprintf(err, err_len, "%s", lua_tostring(L, -1));
+        snprintf(err, err_len, "%s", script_error_text(L, -1));
     } else {
         script_push_env(L, p);
         lua_setfenv(L, -2);
-        if (lua_pcall(L, 0, 1, 0) != 0) snprintf(err, err_len, "%s", lua_tostring(L, -1));
-        else rc = suite_load_checked(s, L, 1, path, p, o, err, err_len);
+        if (script_pcall_limited(L, 0, 1, path, o->load_limit_ns, err, err_len) == 0)
+            rc = suite_load_checked(s, L, 1, path, p, o, err, err_len);
     }
     lua_settop(L, top);
     return rc;

@@ -86,7 +86,7 @@ check "it checked the option entries ($(wc -l < "$TMP/entries"), e.g. -d --durat
 # ENVIRONMENT names every variable --segment auto reads (cli.c's
 # cli_segment_auto), each as an entry of that section.
 env_sec=$(sed -n '/^ENVIRONMENT$/,/^EXAMPLES$/p' "$TMP/man.txt")
-for v in LUAMECH_SEGMENT JOB_COMPLETION_INDEX LUAMECH_SEGMENTS SLURM_PROCID SLURM_NTASKS LUAMECH_IO; do
+for v in LUAMECH_SEGMENT JOB_COMPLETION_INDEX LUAMECH_SEGMENTS SLURM_PROCID SLURM_NTASKS LUAMECH_IO LUAMECH_LOAD_TIMEOUT; do
     check "ENVIRONMENT names $v" grep -qw "$v" <<< "$env_sec"
 done
 

@@ -116,6 +116,15 @@ typedef struct merge_opts {
     merge_seg *segs;
 } merge_opts;
 
+/* A refused input (a segment's file, the set, --out): one message, no
+ * usage line (the command line was right), exit 2 as a usage error's. */
+static int merge_refuse(const char *fmt, const char *arg) {
+    fputs("luamech merge: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    return EXIT_USAGE;
+}
+
 static int merge_usage(const char *fmt, const char *arg) {
     return text_usage_error("luamech merge", fmt, arg,
                             "usage: luamech merge SEGMENT_DIR... --out DIR [--allow-partial] [--verbose] [--follow [--dashboard [ADDR:]PORT]]");
@@ -1314,13 +1323,15 @@ typedef struct merge_round {
     const char *status;      /* the files' status: "running" while live */
     int code;                /* the merged run's exit code */
     int rc;                  /* 0, or -1 when a file could not be written */
+    int err_no;              /* why not (errno), or 0 */
 } merge_round;
 
 /* Sink "files": the merged result files and the segments table. */
 static void merge_sink_files(void *self, report_view *v) {
     merge_round *m = self;
-    if (m->rc == 0 && report_write_all_view(m->o->out, m->status, m->o->live ? -1 : m->code, v) != 0) m->rc = -1;
-    if (m->rc == 0 && merge_segment_table(m->o->out, m->o, m->missing) != 0) m->rc = -1;
+    if (m->rc == 0 && report_write_all_view(m->o->out, m->status, m->o->live ? -1 : m->code, v) != 0)
+        m->rc = -1, m->err_no = errno;
+    if (m->rc == 0 && merge_segment_table(m->o->out, m->o, m->missing) != 0) m->rc = -1, m->err_no = errno;
 }
 
 /* Sink "progress": live, the merged progress line (a terminal: every round;
@@ -1351,7 +1362,7 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     char err[4400], hpath[4200];
     memset(scp, 0, sizeof *scp);
     memset(rp, 0, sizeof *rp);
-    if (report_make_out(o->out, err, sizeof err) != 0) return merge_usage("--out: %s", err);
+    if (report_make_out(o->out, err, sizeof err) != 0) return merge_refuse("--out: %s", err);
     if (merge_scenario(scp, o->segs[0].root, err, sizeof err) != 0) {
         fprintf(stderr, "luamech merge: %s: %s\n", o->segs[0].dir, err);
         return EXIT_RUNTIME;
@@ -1366,7 +1377,7 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     if (log && hlog_close(log) != 0) rc = -1;
     /* the round on the interval bus, as a run's closed interval: the files,
      * the progress line, the live outputs; then the central verdict */
-    merge_round m = {o, missing, o->live ? "running" : report_status_name(rp->status), code, rc};
+    merge_round m = {o, missing, o->live ? "running" : report_status_name(rp->status), code, rc, 0};
     report_bus bus = {0};
     report_bus_add(&bus, "files", &m, merge_sink_files);          /* 3 of REPORT_BUS_MAX: cannot fail */
     report_bus_add(&bus, "progress", &m, merge_sink_progress);
@@ -1378,7 +1389,8 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out, o->verbose), merge_console_segments(o);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {
-        fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
+        fprintf(stderr, "luamech merge: cannot write the merged results into %s%s%s\n", o->out,
+                m.err_no ? ": " : "", m.err_no ? strerror(m.err_no) : "");
         code = EXIT_RUNTIME;
     }
     return code;
@@ -1457,8 +1469,8 @@ static int merge_one(merge_opts *o, scenario *sc, run_result *r) {
     json_t *missing = json_array();
     int code = EXIT_OK;
     for (int i = 0; code == EXIT_OK && i < o->nsegs; i++)
-        if (merge_read_seg(&o->segs[i], err, sizeof err) != 0) code = merge_usage("%s", err);
-    if (code == EXIT_OK && merge_check_set(o, missing, err, sizeof err) != 0) code = merge_usage("%s", err);
+        if (merge_read_seg(&o->segs[i], err, sizeof err) != 0) code = merge_refuse("%s", err);
+    if (code == EXIT_OK && merge_check_set(o, missing, err, sizeof err) != 0) code = merge_refuse("%s", err);
     if (code == EXIT_OK) code = sc ? merge_write(o, missing, sc, r) : merge_write_once(o, missing);
     json_decref(missing);
     merge_reset(o);
@@ -1582,7 +1594,7 @@ static int merge_phased_scenario(scenario *top, json_t *root, int planned, char 
 static int merge_phased(merge_opts *o) {
     char err[8400];
     json_t **tops = merge_phased_tops(o, err, sizeof err);
-    if (!tops) return merge_usage("%s", err);
+    if (!tops) return merge_refuse("%s", err);
     int planned = (int)merge_num(tops[0], "phases_planned"), ran = 0, code = EXIT_OK, th_failed = 0;
     for (int k = 0; k < o->nsegs; k++)
         if ((int)merge_num(tops[k], "phases_run") > ran) ran = (int)merge_num(tops[k], "phases_run");
@@ -1590,14 +1602,14 @@ static int merge_phased(merge_opts *o) {
     if (ran == 0) {                                /* no phase started anywhere: nothing to write */
         for (int k = 0; k < o->nsegs; k++) json_decref(tops[k]);
         free(tops);
-        return merge_usage("%s", "no segment ran a phase (phases_run is 0 in every summary.json): nothing to merge");
+        return merge_refuse("%s", "no segment ran a phase (phases_run is 0 in every summary.json): nothing to merge");
     }
     scenario top;
     run_result *rs = calloc((size_t)ran + 1, sizeof *rs);
     int rc = merge_phased_scenario(&top, tops[0], planned, err, sizeof err);
     if (rc != 0 || !rs || report_make_out(o->out, err, sizeof err) != 0) {
         fprintf(stderr, "luamech merge: %s\n", rs ? err : "out of memory");
-        code = rc != 0 || !rs ? EXIT_RUNTIME : merge_usage("--out: %s", err);
+        code = rc != 0 || !rs ? EXIT_RUNTIME : merge_refuse("--out: %s", err);
         ran = 0;
     }
     int merged = 0;
@@ -1619,7 +1631,9 @@ static int merge_phased(merge_opts *o) {
         report_phases(stdout, &top, rs, merged);
         report_run_thresholds(stdout, &top, rs, merged);
         if (report_write_phases(o->out, &top, rs, merged, code) != 0 || report_write_html(o->out) != 0) {
-            fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
+            int e = errno;
+            fprintf(stderr, "luamech merge: cannot write the merged results into %s%s%s\n", o->out, e ? ": " : "",
+                    e ? strerror(e) : "");
             code = EXIT_RUNTIME;
         }
     }
@@ -1733,7 +1747,7 @@ static int merge_follow(merge_opts *o) {
         o->outs = output_open(&o->outcfg, slash && slash[1] ? slash + 1 : o->out, err, sizeof err);
         if (!o->outs) {
             free(some), free(o->all), free(seen);
-            return merge_usage("%s", err);
+            return merge_refuse("%s", err);
         }
     }
     o->tty = isatty(STDERR_FILENO);
@@ -1776,7 +1790,7 @@ static int merge_follow(merge_opts *o) {
                 free(some), free(o->all), free(seen);
                 output_close(o->outs);
                 o->segs = all, o->nsegs = n;
-                return merge_usage("%s", err);
+                return merge_refuse("%s", err);
             }
             if (g.interval_s > 0) interval_s = g.interval_s;
             int running = strcmp(merge_str(g.root, "status"), "running") == 0;

@@ -62,8 +62,12 @@ static int cmp_limit_op(const char *s, const char **pp, cmp_limit *l, char *err,
     return 0;
 }
 
-/* A number at *pp (moved past it), with an optional sign: the count of its
- * digits (0: no number), *v, and *sign ('+', '-' or 0). */
+/* A number at *pp (moved past it), with an optional sign and exponent
+ * (1e3): the count of its digits, *v, and *sign ('+', '-' or 0).  0: no
+ * number; CMP_NUM_RANGE: a number past CMP_AMOUNT_MAX (1e999); CMP_NUM_DIGITS:
+ * more digits than a double holds. */
+#define CMP_NUM_RANGE (-1)
+#define CMP_NUM_DIGITS (-2)
 static int cmp_number_at(const char **pp, double *v, char *sign) {
     const char *p = *pp, *num = p;
     *sign = 0;
@@ -74,12 +78,27 @@ static int cmp_number_at(const char **pp, double *v, char *sign) {
         p++;
         while (isdigit((unsigned char)*p)) p++, digits++;
     }
-    if (!digits || digits > 15) return 0;     /* no number, or more digits than a double holds */
+    if (!digits) return 0;
+    if ((*p == 'e' || *p == 'E') &&
+        (isdigit((unsigned char)p[1]) || ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
+        p += 2;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    if (digits > 15) return CMP_NUM_DIGITS;
     char nbuf[64];
-    snprintf(nbuf, sizeof nbuf, "%.*s", (int)(p - num) < 63 ? (int)(p - num) : 63, num);
+    if (p - num > 63) return CMP_NUM_RANGE;   /* an exponent of 50 digits */
+    snprintf(nbuf, sizeof nbuf, "%.*s", (int)(p - num), num);
     *v = strtod(nbuf, NULL);
+    if (!isfinite(*v) || fabs(*v) > CMP_AMOUNT_MAX) return CMP_NUM_RANGE;
     *pp = p;
     return digits;
+}
+
+/* The message of a number cmp_number_at refused (rc < 0). */
+static int cmp_number_err(const char *s, int rc, char *err, size_t err_len) {
+    if (rc == CMP_NUM_RANGE)
+        return text_errf(err, err_len, "'%s': the number is out of range (at most 1000000000000)", s);
+    return text_errf(err, err_len, "'%s': the number has more digits than a double holds (at most 15)", s);
 }
 
 /* The unit at *pp (moved past it) into *u, and the factor into the unit's
@@ -107,7 +126,9 @@ int cmp_amount_parse(const char *s, cmp_unit *unit, double *v, char *err, size_t
     const char *p = cmp_skip_space(s);
     char sign;
     double factor;
-    if (!cmp_number_at(&p, v, &sign) || sign) {
+    int got = cmp_number_at(&p, v, &sign);
+    if (got < 0) return cmp_number_err(s, got, err, err_len);
+    if (!got || sign) {
         text_errf(err, err_len, "'%s': expected an unsigned amount with its unit: 1ms, 250us, 0.5s, 50/s, "
                  "or a bare number of samples", s);
         return -1;
@@ -170,7 +191,9 @@ static int cmp_limit_value(const char *s, const char *p, cmp_limit *l, char *err
     p = cmp_skip_space(p);
     double v = 0;
     char sign;
-    if (!cmp_number_at(&p, &v, &sign)) {
+    int got = cmp_number_at(&p, &v, &sign);
+    if (got < 0) return cmp_number_err(s, got, err, err_len);
+    if (!got) {
         text_errf(err, err_len, "'%s': expected a number of percent or an amount after '%c%s'", s, l->op,
                  l->or_equal ? "=" : "");
         return -1;

@@ -36,9 +36,13 @@
 #include <limits.h>
 #include <jansson.h>
 #include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,6 +116,7 @@ typedef struct merge_opts {
     output_set *outs;          /* opened by merge_follow, or NULL */
     int outs_started;          /* its start event was sent */
     int phase;                 /* merging phase phase - 1 of a phased run; 0: an unphased run */
+    int interrupted;           /* --follow stopped by a signal: the final merge is "interrupted", exit 5 */
     int nsegs;
     merge_seg *segs;
 } merge_opts;
@@ -1371,9 +1376,11 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, o->out);
     hlog *log = hlog_open(hpath, 0);
     int rc = merge_run(o, rp, sc, log);
+    if (rc == 0 && o->interrupted) rp->status = RUN_INTERRUPTED;   /* the follower was stopped: as a run's Ctrl-C */
     report_view v;                  /* the merged data's verdicts and health, evaluated once for every sink */
     report_view_init(&v, sc, rp);
     int code = rc == 0 ? merge_exit_code(&v, o) : EXIT_RUNTIME;
+    if (rc == 0 && o->interrupted && (code == EXIT_OK || code == EXIT_THRESHOLDS)) code = EXIT_INTERRUPTED;
     if (log && hlog_close(log) != 0) rc = -1;
     /* the round on the interval bus, as a run's closed interval: the files,
      * the progress line, the live outputs; then the central verdict */
@@ -1697,6 +1704,7 @@ typedef struct merge_seen {
     time_t mtime;              /* the newest mtime of its files */
     struct timespec at;        /* when this follower first saw that mtime (monotonic) */
     int told;                  /* its loss was said */
+    int marked;                /* this follower made DIR/followed (removed when it ends) */
 } merge_seen;
 
 static void merge_seen_update(merge_seen *v, time_t mtime) {
@@ -1722,12 +1730,116 @@ static int merge_seen_lost(merge_seen *v, const merge_seg *g, double interval_s)
     return 1;
 }
 
+/* --follow's signals: SIGINT, SIGTERM and SIGHUP are blocked while it
+ * follows and read from a signalfd (no handler, no global), so a signal ends
+ * the wait between rounds and never a round or the final merge halfway. */
+typedef struct merge_sigs {
+    int fd;                    /* the signalfd, -1 when none (signals keep their default action) */
+    sigset_t old;              /* the mask before */
+    int got;                   /* the first signal read, 0 if none */
+} merge_sigs;
+
+static void merge_sigs_set(sigset_t *set) {
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+static void merge_sigs_open(merge_sigs *k) {
+    sigset_t set;
+    merge_sigs_set(&set);
+    k->fd = -1;
+    k->got = 0;
+    if (pthread_sigmask(SIG_BLOCK, &set, &k->old) != 0) return;
+    k->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (k->fd < 0) pthread_sigmask(SIG_SETMASK, &k->old, NULL);
+}
+
+/* Waits up to ms for a signal (returns at once when one came); the first
+ * signal got so far, 0 if none. */
+static int merge_sigs_wait(merge_sigs *k, int ms) {
+    if (k->fd < 0) {
+        struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        nanosleep(&t, NULL);
+        return 0;
+    }
+    struct pollfd p = {.fd = k->fd, .events = POLLIN};
+    struct signalfd_siginfo si;
+    if (!k->got && poll(&p, 1, k->got ? 0 : ms) > 0 && read(k->fd, &si, sizeof si) == (ssize_t)sizeof si)
+        k->got = (int)si.ssi_signo;
+    return k->got;
+}
+
+/* The signals that came meanwhile are dropped (a second Ctrl-C during the
+ * final merge), the mask restored (--dashboard-linger waits for one). */
+static void merge_sigs_close(merge_sigs *k) {
+    if (k->fd < 0) return;
+    struct signalfd_siginfo si;
+    while (read(k->fd, &si, sizeof si) == (ssize_t)sizeof si) {
+    }
+    close(k->fd);
+    pthread_sigmask(SIG_SETMASK, &k->old, NULL);
+}
+
+/* DIR/followed into each directory there, noting the ones this follower
+ * made (merge_unmark removes those); a failure said once. */
+static void merge_mark(const merge_seg *all, int n, merge_seen *seen, int *unmarked) {
+    for (int i = 0; i < n; i++) {    /* snapshots at every interval, please (a directory made since too) */
+        char path[4200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/" REPORT_FOLLOW_FILE, all[i].dir);
+        if (seen[i].marked || stat(all[i].dir, &st) != 0) continue;
+        int had = access(path, F_OK) == 0;
+        if (report_follow_mark(all[i].dir) != 0) {
+            if (!(*unmarked)++)
+                fprintf(stderr, "luamech merge: cannot write %s (%s): the live merge may lag the segments\n", path,
+                        strerror(errno));
+        } else if (!had) {
+            seen[i].marked = 1;
+        }
+    }
+}
+
+static void merge_unmark(const merge_seg *all, int n, const merge_seen *seen) {
+    for (int i = 0; i < n; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/" REPORT_FOLLOW_FILE, all[i].dir);
+        if (seen[i].marked && unlink(path) != 0 && errno != ENOENT)
+            fprintf(stderr, "luamech merge: cannot remove %s: %s\n", path, strerror(errno));
+    }
+}
+
+/* While no segment has results: which, on stderr, at the first round and
+ * every MERGE_WAIT_SAY_S seconds (else a follower started before its
+ * segments prints nothing until they write). */
+#define MERGE_WAIT_SAY_S 10
+static void merge_say_waiting(const merge_seg *all, int n, const merge_seen *seen, double give_up_s, double silent) {
+    int waiting = 0;
+    for (int i = 0; i < n; i++) waiting += seen[i].mtime == 0;
+    fprintf(stderr, "luamech merge: --follow: waiting for %d of %d segment%s to write results (%.0f s; merging what "
+            "there is after %.0f s without a write):", waiting, n, n == 1 ? "" : "s", silent, give_up_s);
+    for (int i = 0, shown = 0; i < n; i++) {
+        if (seen[i].mtime != 0) continue;
+        if (shown++ == 8) {
+            fprintf(stderr, " ...");
+            break;
+        }
+        char buf[512];
+        fprintf(stderr, " %s", text_clean(all[i].dir, buf, sizeof buf));
+    }
+    fputc('\n', stderr);
+}
+
 /* --follow: the segments append to intervals.csv at every interval and
  * replace summary.json (through a rename) on report_summary_due's
  * schedule; merge what there is every second, with a progress line, until
  * every segment given has ended (its status is no longer "running"), then
  * once more as a final merge.  Segments without a summary.json yet are
- * waited for.  Ctrl-C ends it (the files written are complete). */
+ * waited for (said every MERGE_WAIT_SAY_S s while none has results).
+ * SIGINT, SIGTERM or SIGHUP ends the wait after the round: a final merge of
+ * what there is, status "interrupted", exit 5; the DIR/followed marks this
+ * follower made are removed when it ends. */
 static int merge_follow(merge_opts *o) {
     merge_seg *all = o->segs;
     int n = o->nsegs, code = EXIT_OK, unmarked = 0;
@@ -1752,15 +1864,13 @@ static int merge_follow(merge_opts *o) {
     }
     o->tty = isatty(STDERR_FILENO);
     o->progress_at = -1;
+    merge_sigs sigs;
+    merge_sigs_open(&sigs);
+    time_t said_at = 0;
     for (;;) {
         int k = 0, ended = 0, phased_ended = 0;
         char err[8400];
-        for (int i = 0; i < n; i++) {    /* snapshots at every interval, please (a directory made since too) */
-            struct stat st;
-            if (stat(all[i].dir, &st) == 0 && report_follow_mark(all[i].dir) != 0 && !unmarked++)
-                fprintf(stderr, "luamech merge: cannot write %s/%s (%s): the live merge may lag the segments\n",
-                        all[i].dir, REPORT_FOLLOW_FILE, strerror(errno));
-        }
+        merge_mark(all, n, seen, &unmarked);
         time_t newest = 0;
         double interval_s = 10;
         o->nwaiting = 0;
@@ -1787,6 +1897,8 @@ static int merge_follow(merge_opts *o) {
             if (merge_read_seg(&g, err, sizeof err) != 0) {
                 o->segs = &g, o->nsegs = 1, merge_reset(o);
                 if (!there) continue;                  /* not started yet: wait */
+                merge_sigs_close(&sigs);
+                merge_unmark(all, n, seen);
                 free(some), free(o->all), free(seen);
                 output_close(o->outs);
                 o->segs = all, o->nsegs = n;
@@ -1818,11 +1930,32 @@ static int merge_follow(merge_opts *o) {
                             "merging what there is\n", silent, ended, n);
             break;
         }
-        struct timespec second = {1, 0};
-        nanosleep(&second, NULL);
+        if (k == 0 && (!said_at || difftime(time(NULL), said_at) >= MERGE_WAIT_SAY_S)) {
+            merge_say_waiting(all, n, seen, 3 * interval_s + 10, silent);
+            said_at = time(NULL);
+        }
+        if (merge_sigs_wait(&sigs, 1000)) break;
     }
     o->segs = all, o->nsegs = n;
-    code = merge_once(o);
+    if (sigs.got) {                  /* the segments with a summary.json, as --allow-partial */
+        int there = 0;
+        for (int i = 0; i < n; i++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/summary.json", all[i].dir);
+            if (access(path, F_OK) == 0) some[there++] = (merge_seg){.dir = all[i].dir};
+        }
+        fprintf(stderr, "luamech merge: --follow stopped by %s: %s\n", sigs.got == SIGINT ? "SIGINT" :
+                sigs.got == SIGTERM ? "SIGTERM" : "SIGHUP", there ? "merging what there is (status interrupted)"
+                : "no segment had written results: nothing merged");
+        o->interrupted = 1, o->allow_partial = 1;
+        o->segs = some, o->nsegs = there;
+        code = there ? merge_once(o) : EXIT_INTERRUPTED;
+        o->segs = all, o->nsegs = n;
+    } else {
+        code = merge_once(o);
+    }
+    merge_sigs_close(&sigs);
+    merge_unmark(all, n, seen);
     output_close(o->outs);           /* --dashboard-linger: stays up until SIGINT/SIGTERM */
     free(some), free(o->all), free(seen);
     return code;

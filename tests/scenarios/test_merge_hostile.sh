@@ -189,4 +189,41 @@ rm -rf "$TMP/phplan" && cp -r "$P" "$TMP/phplan"
 jq '.phases_planned = 2000000000' "$P/seg-1/summary.json" > "$TMP/phplan/seg-1/summary.json"
 jq '.phases_planned = 2000000000' "$P/seg-2/summary.json" > "$TMP/phplan/seg-2/summary.json"
 refused phplan "phases_planned = 2000000000: expected a whole number from 1 to 10000"
+# --follow stopped by a signal: a final merge of what there is, status interrupted, exit 5, one message;
+# the DIR/followed marks it made are gone, one it did not make stays.  Waits are polls, not timing checks.
+waitfor() { # FILE PATTERN: up to 30 s for PATTERN in FILE (or for FILE to exist, PATTERN "")
+    local i
+    for i in $(seq 300); do
+        if [ -z "$2" ]; then [ -e "$1" ] && return 0; else grep -q -- "$2" "$1" 2>/dev/null && return 0; fi
+        sleep 0.1
+    done
+    return 1
+}
+rm -rf "$TMP/fint" && mkdir -p "$TMP/fint" && cp -r "$S/seg-1" "$TMP/fint/seg-1" && rm -f "$TMP/fint/seg-1/followed"
+mkdir -p "$TMP/fint/other" && echo theirs > "$TMP/fint/other/followed"
+"$LUAMECH" merge --follow "$TMP/fint/seg-1" "$TMP/fint/seg-2" "$TMP/fint/other" --out "$TMP/fint/merged" --allow-partial \
+    > "$TMP/fint.out" 2> "$TMP/fint.err" &
+pid=$!
+waitfor "$TMP/fint/merged/summary.json" ""
+check "--follow: a live merge of segment 1 while 2 is awaited, marked followed" [ -e "$TMP/fint/seg-1/followed" ]
+kill -INT $pid
+wait $pid
+rc=$?
+check "--follow, SIGINT: exit 5 ($rc)" [ $rc -eq 5 ]
+check "... one message saying so ($(grep -v '^[0-9]*/[0-9]* segments' "$TMP/fint.err" | tr '\n' '|'))" \
+    [ "$(grep -c 'stopped by SIGINT: merging what there is (status interrupted)' "$TMP/fint.err")" -eq 1 ]
+check "... the merged results say interrupted, exit_code 5 ($(jq -c '[.status, .exit_code]' "$TMP/fint/merged/summary.json"))" \
+    [ "$(jq -c '[.status, .exit_code, .missing_segments]' "$TMP/fint/merged/summary.json")" = '["interrupted",5,[2]]' ]
+check "... its followed mark removed, another's kept" [ ! -e "$TMP/fint/seg-1/followed" -a "$(cat "$TMP/fint/other/followed")" = theirs ]
+# no segment ever appears: what it waits for is said, and SIGTERM ends it (nothing to merge, exit 5)
+"$LUAMECH" merge --follow "$TMP/never/seg-1" "$TMP/never/seg-2" --out "$TMP/never/merged" > /dev/null 2> "$TMP/never.err" &
+pid=$!
+waitfor "$TMP/never.err" "waiting for 2 of 2 segments to write results"
+check "--follow: says what it waits for ($(head -1 "$TMP/never.err"))" \
+    grep -q "^luamech merge: --follow: waiting for 2 of 2 segments to write results (.*): $TMP/never/seg-1 $TMP/never/seg-2\$" "$TMP/never.err"
+kill -TERM $pid
+wait $pid
+rc=$?
+check "--follow, SIGTERM before any result: exit 5 ($rc), said, nothing written" \
+    [ $rc -eq 5 -a -n "$(grep 'stopped by SIGTERM: no segment had written results: nothing merged' "$TMP/never.err")" -a ! -e "$TMP/never/merged/summary.json" ]
 finish

@@ -62,12 +62,13 @@ static int cmp_limit_op(const char *s, const char **pp, cmp_limit *l, char *err,
     return 0;
 }
 
-/* A number at *pp (moved past it), with an optional sign and exponent
- * (1e3): the count of its digits, *v, and *sign ('+', '-' or 0).  0: no
- * number; CMP_NUM_RANGE: a number past CMP_AMOUNT_MAX (1e999); CMP_NUM_DIGITS:
- * more digits than a double holds. */
+/* A number at *pp (moved past it), with an optional sign: the count of its
+ * digits (0: no number, or more digits than a double holds), *v, and *sign
+ * ('+', '-' or 0).  A number with an exponent (1e3) is none a limit takes:
+ * CMP_NUM_RANGE when it is past CMP_AMOUNT_MAX (1e999), else CMP_NUM_EXP,
+ * so that the message says that and not that a unit is wrong. */
 #define CMP_NUM_RANGE (-1)
-#define CMP_NUM_DIGITS (-2)
+#define CMP_NUM_EXP (-2)
 static int cmp_number_at(const char **pp, double *v, char *sign) {
     const char *p = *pp, *num = p;
     *sign = 0;
@@ -78,18 +79,15 @@ static int cmp_number_at(const char **pp, double *v, char *sign) {
         p++;
         while (isdigit((unsigned char)*p)) p++, digits++;
     }
-    if (!digits) return 0;
-    if ((*p == 'e' || *p == 'E') &&
+    if (digits && (*p == 'e' || *p == 'E') &&
         (isdigit((unsigned char)p[1]) || ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
-        p += 2;
-        while (isdigit((unsigned char)*p)) p++;
+        double x = strtod(num, NULL);
+        return !isfinite(x) || fabs(x) > CMP_AMOUNT_MAX ? CMP_NUM_RANGE : CMP_NUM_EXP;
     }
-    if (digits > 15) return CMP_NUM_DIGITS;
+    if (!digits || digits > 15) return 0;     /* no number, or more digits than a double holds */
     char nbuf[64];
-    if (p - num > 63) return CMP_NUM_RANGE;   /* an exponent of 50 digits */
-    snprintf(nbuf, sizeof nbuf, "%.*s", (int)(p - num), num);
+    snprintf(nbuf, sizeof nbuf, "%.*s", (int)(p - num) < 63 ? (int)(p - num) : 63, num);
     *v = strtod(nbuf, NULL);
-    if (!isfinite(*v) || fabs(*v) > CMP_AMOUNT_MAX) return CMP_NUM_RANGE;
     *pp = p;
     return digits;
 }
@@ -98,7 +96,7 @@ static int cmp_number_at(const char **pp, double *v, char *sign) {
 static int cmp_number_err(const char *s, int rc, char *err, size_t err_len) {
     if (rc == CMP_NUM_RANGE)
         return text_errf(err, err_len, "'%s': the number is out of range (at most 1000000000000)", s);
-    return text_errf(err, err_len, "'%s': the number has more digits than a double holds (at most 15)", s);
+    return text_errf(err, err_len, "'%s': write the number without an exponent (e.g. 1000, not 1e3)", s);
 }
 
 /* The unit at *pp (moved past it) into *u, and the factor into the unit's

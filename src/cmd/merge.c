@@ -1440,7 +1440,8 @@ static int merge_parse(int argc, char **argv, merge_opts *o) {
                    "  -v, --verbose       the full end report (every timer, the uncorrected views, intervals,\n"
                    "                      counters), as run --verbose; without it, the compact one\n"
                    "  --follow            merge while the segments run, every second, until all have ended; with\n"
-                   "                      abort_on_threshold, a criterion failing on the merged data stops every segment\n"
+                   "                      abort_on_threshold, a criterion failing on the merged data stops every segment;\n"
+                   "                      SIGINT/SIGTERM: what there is merged, status interrupted, exit 5\n"
                    "  --dashboard [ADDR:]PORT  with --follow: the live dashboard of the merged run and each segment's state\n"
                    "                      (--dashboard-linger keeps it up after the merge, --dashboard-public allows a\n"
                    "                      non-loopback ADDR)\n");
@@ -1616,7 +1617,7 @@ static int merge_phased(merge_opts *o) {
     int rc = merge_phased_scenario(&top, tops[0], planned, err, sizeof err);
     if (rc != 0 || !rs || report_make_out(o->out, err, sizeof err) != 0) {
         fprintf(stderr, "luamech merge: %s\n", rs ? err : "out of memory");
-        code = rc != 0 || !rs ? EXIT_RUNTIME : merge_refuse("--out: %s", err);
+        code = rc != 0 || !rs ? EXIT_RUNTIME : EXIT_USAGE;      /* --out: said above */
         ran = 0;
     }
     int merged = 0;
@@ -1637,6 +1638,7 @@ static int merge_phased(merge_opts *o) {
         if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
         report_phases(stdout, &top, rs, merged);
         report_run_thresholds(stdout, &top, rs, merged);
+        errno = 0;
         if (report_write_phases(o->out, &top, rs, merged, code) != 0 || report_write_html(o->out) != 0) {
             int e = errno;
             fprintf(stderr, "luamech merge: cannot write the merged results into %s%s%s\n", o->out, e ? ": " : "",

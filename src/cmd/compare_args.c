@@ -63,7 +63,12 @@ static int cmp_limit_op(const char *s, const char **pp, cmp_limit *l, char *err,
 }
 
 /* A number at *pp (moved past it), with an optional sign: the count of its
- * digits (0: no number), *v, and *sign ('+', '-' or 0). */
+ * digits (0: no number, or more digits than a double holds), *v, and *sign
+ * ('+', '-' or 0).  A number with an exponent (1e3) is none a limit takes:
+ * CMP_NUM_RANGE when it is past CMP_AMOUNT_MAX (1e999), else CMP_NUM_EXP,
+ * so that the message says that and not that a unit is wrong. */
+#define CMP_NUM_RANGE (-1)
+#define CMP_NUM_EXP (-2)
 static int cmp_number_at(const char **pp, double *v, char *sign) {
     const char *p = *pp, *num = p;
     *sign = 0;
@@ -74,12 +79,24 @@ static int cmp_number_at(const char **pp, double *v, char *sign) {
         p++;
         while (isdigit((unsigned char)*p)) p++, digits++;
     }
+    if (digits && (*p == 'e' || *p == 'E') &&
+        (isdigit((unsigned char)p[1]) || ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
+        double x = strtod(num, NULL);
+        return !isfinite(x) || fabs(x) > CMP_AMOUNT_MAX ? CMP_NUM_RANGE : CMP_NUM_EXP;
+    }
     if (!digits || digits > 15) return 0;     /* no number, or more digits than a double holds */
     char nbuf[64];
     snprintf(nbuf, sizeof nbuf, "%.*s", (int)(p - num) < 63 ? (int)(p - num) : 63, num);
     *v = strtod(nbuf, NULL);
     *pp = p;
     return digits;
+}
+
+/* The message of a number cmp_number_at refused (rc < 0). */
+static int cmp_number_err(const char *s, int rc, char *err, size_t err_len) {
+    if (rc == CMP_NUM_RANGE)
+        return text_errf(err, err_len, "'%s': the number is out of range (at most 1000000000000)", s);
+    return text_errf(err, err_len, "'%s': write the number without an exponent (e.g. 1000, not 1e3)", s);
 }
 
 /* The unit at *pp (moved past it) into *u, and the factor into the unit's
@@ -107,7 +124,9 @@ int cmp_amount_parse(const char *s, cmp_unit *unit, double *v, char *err, size_t
     const char *p = cmp_skip_space(s);
     char sign;
     double factor;
-    if (!cmp_number_at(&p, v, &sign) || sign) {
+    int got = cmp_number_at(&p, v, &sign);
+    if (got < 0) return cmp_number_err(s, got, err, err_len);
+    if (!got || sign) {
         text_errf(err, err_len, "'%s': expected an unsigned amount with its unit: 1ms, 250us, 0.5s, 50/s, "
                  "or a bare number of samples", s);
         return -1;
@@ -170,7 +189,9 @@ static int cmp_limit_value(const char *s, const char *p, cmp_limit *l, char *err
     p = cmp_skip_space(p);
     double v = 0;
     char sign;
-    if (!cmp_number_at(&p, &v, &sign)) {
+    int got = cmp_number_at(&p, &v, &sign);
+    if (got < 0) return cmp_number_err(s, got, err, err_len);
+    if (!got) {
         text_errf(err, err_len, "'%s': expected a number of percent or an amount after '%c%s'", s, l->op,
                  l->or_equal ? "=" : "");
         return -1;

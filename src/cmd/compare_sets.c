@@ -19,6 +19,7 @@
  * compare_stats.c). */
 #include "cmd/compare_priv.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,45 @@ typedef struct cmp_sets {
 
 /* ---- loading ---- */
 
-static int cmp_sets_load_side(cmp_sets *s, cmp_run *runs, const char **args, int n) {
+/* 1 when runs x and y are one run: the same file (after resolving links,
+ * "." and ".."), or copies of one (the same start to the ns, scenario
+ * hash, seed and segment). */
+static int cmp_sets_same_run(const cmp_run *x, const cmp_run *y, const char *real_x, const char *real_y) {
+    if (real_x && real_y && strcmp(real_x, real_y) == 0) return 1;
+    json_t *nx = cmp_get(x->root, "start_unix_ns"), *ny = cmp_get(y->root, "start_unix_ns");
+    if (!json_is_integer(nx) || !json_equal(nx, ny)) return 0;
+    static const char *const same[] = {"scenario_hash", "scenario", "seed"};
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
+        json_t *a = cmp_get(x->root, same[k]), *b = cmp_get(y->root, same[k]);
+        if ((a || b) && !json_equal(a, b)) return 0;
+    }
+    json_t *sx = cmp_get(cmp_get(x->root, "segment"), "index"), *sy = cmp_get(cmp_get(y->root, "segment"), "index");
+    return (!sx && !sy) || json_equal(sx, sy);
+}
+
+/* No run twice in a side: its one result would count as two runs (two
+ * identical values make a spread of none and a p the data cannot give).
+ * 0, or -1 with a message. */
+static int cmp_sets_check_distinct(cmp_sets *s, const cmp_run *runs, int n, char side) {
+    if (n < 2) return 0;
+    char **real = calloc((size_t)n, sizeof *real);
+    int rc = 0;
+    if (!real) return text_errf(s->err, sizeof s->err, "out of memory");
+    for (int i = 0; i < n; i++) real[i] = realpath(runs[i].path, NULL);
+    for (int i = 0; rc == 0 && i < n; i++)
+        for (int j = i + 1; rc == 0 && j < n; j++) {
+            if (!cmp_sets_same_run(&runs[i], &runs[j], real[i], real[j])) continue;
+            int file = real[i] && real[j] && strcmp(real[i], real[j]) == 0;
+            rc = text_errf(s->err, sizeof s->err, "set %c names one run twice: %c%d (%s) and %c%d (%s) are %s; give "
+                           "each run of a set once", side, side, i + 1, runs[i].path, side, j + 1, runs[j].path,
+                           file ? "the same file" : "copies of one run (the same start_unix_ns, scenario and seed)");
+        }
+    for (int i = 0; i < n; i++) free(real[i]);
+    free(real);
+    return rc;
+}
+
+static int cmp_sets_load_side(cmp_sets *s, cmp_run *runs, const char **args, int n, char side) {
     for (int i = 0; i < n; i++) {
         if (cmp_load(&runs[i], args[i], s->err, sizeof s->err) != 0) return -1;
         if (!json_is_array(cmp_get(runs[i].root, "timers"))) {
@@ -48,7 +87,7 @@ static int cmp_sets_load_side(cmp_sets *s, cmp_run *runs, const char **args, int
             return -1;
         }
     }
-    return 0;
+    return cmp_sets_check_distinct(s, runs, n, side);
 }
 
 static int cmp_sets_load(cmp_sets *s) {
@@ -61,8 +100,8 @@ static int cmp_sets_load(cmp_sets *s) {
         text_errf(s->err, sizeof s->err, "out of memory");
         return -1;
     }
-    if (cmp_sets_load_side(s, s->a, o->runs_a, o->na) != 0) return -1;
-    return cmp_sets_load_side(s, s->b, o->runs_b, o->nb);
+    if (cmp_sets_load_side(s, s->a, o->runs_a, o->na, 'A') != 0) return -1;
+    return cmp_sets_load_side(s, s->b, o->runs_b, o->nb, 'B');
 }
 
 static void cmp_sets_free(cmp_sets *s) {

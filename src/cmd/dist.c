@@ -15,11 +15,12 @@ static int64_t ceil_ms(int64_t us) {
     return (us + 999) / 1000;
 }
 
-/* cum/total as a percentage truncated to 2 decimals, in hundredths. */
+/* cum/total as a percentage truncated to 2 decimals, in hundredths
+ * (0 <= cum, 0 < total; in 128 bits: cum * 10000 overflows 64 bits for
+ * counts past 9.2e14, which a crafted log holds). */
 static int64_t pct100(int64_t cum, int64_t total) {
     if (cum >= total) return 10000;
-    /* cum * 10000 cannot overflow for any count a run can reach (< 9.2e14) */
-    return cum * 10000 / total;
+    return (int64_t)((__int128)cum * 10000 / total);
 }
 
 void dist_print_redis(FILE *out, const char *title, const hist *h, double seconds) {
@@ -71,6 +72,7 @@ typedef struct dist_ctx {
     int lines;
     char **tags;            /* every tag seen, for the error message */
     int ntags;
+    int overflow;           /* the timer's lines hold more than INT64_MAX samples */
 } dist_ctx;
 
 static int dist_line(void *ctx, const char *tag, double start_s, double len_s, double max_us,
@@ -79,6 +81,10 @@ static int dist_line(void *ctx, const char *tag, double start_s, double len_s, d
     (void)max_us;
     dist_ctx *d = ctx;
     if (strcmp(tag, d->want) == 0 || strcmp(tag, d->raw) == 0) {
+        if (h->total > INT64_MAX - d->h->total) {   /* each line's total is checked (hlog.c), not their sum */
+            d->overflow = 1;
+            return 1;
+        }
         hist_merge(d->h, h);
         d->seconds += len_s;
         d->lines++;
@@ -124,7 +130,14 @@ int dist_cmd_print(const char *dir, const char *timer, const char *style, FILE *
     snprintf(path, plen, "%.*s/%s", (int)dlen, dir, HLOG_FILE);
     hlog_tag_escape(timer, want, elen);
     hist_init(d.h);
-    if (hlog_read(path, dist_line, &d, err, sizeof err) != 0) {
+    int rc = hlog_read(path, dist_line, &d, err, sizeof err);
+    if (rc != 0 && d.overflow) {
+        fprintf(stderr, "luamech: report: %s: the samples of '%s' add up past %lld after %d line(s): not a log a run "
+                "writes\n", path, timer, (long long)INT64_MAX, d.lines);
+        code = EXIT_SCENARIO;
+        goto done;
+    }
+    if (rc != 0) {
         fprintf(stderr, "luamech: report: %s\n", err);
         code = EXIT_SCENARIO;
         goto done;

@@ -36,9 +36,13 @@
 #include <limits.h>
 #include <jansson.h>
 #include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,9 +116,19 @@ typedef struct merge_opts {
     output_set *outs;          /* opened by merge_follow, or NULL */
     int outs_started;          /* its start event was sent */
     int phase;                 /* merging phase phase - 1 of a phased run; 0: an unphased run */
+    int interrupted;           /* --follow stopped by a signal: the final merge is "interrupted", exit 5 */
     int nsegs;
     merge_seg *segs;
 } merge_opts;
+
+/* A refused input (a segment's file, the set, --out): one message, no
+ * usage line (the command line was right), exit 2 as a usage error's. */
+static int merge_refuse(const char *fmt, const char *arg) {
+    fputs("luamech merge: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    return EXIT_USAGE;
+}
 
 static int merge_usage(const char *fmt, const char *arg) {
     return text_usage_error("luamech merge", fmt, arg,
@@ -1314,13 +1328,15 @@ typedef struct merge_round {
     const char *status;      /* the files' status: "running" while live */
     int code;                /* the merged run's exit code */
     int rc;                  /* 0, or -1 when a file could not be written */
+    int err_no;              /* why not (errno), or 0 */
 } merge_round;
 
 /* Sink "files": the merged result files and the segments table. */
 static void merge_sink_files(void *self, report_view *v) {
     merge_round *m = self;
-    if (m->rc == 0 && report_write_all_view(m->o->out, m->status, m->o->live ? -1 : m->code, v) != 0) m->rc = -1;
-    if (m->rc == 0 && merge_segment_table(m->o->out, m->o, m->missing) != 0) m->rc = -1;
+    if (m->rc == 0 && report_write_all_view(m->o->out, m->status, m->o->live ? -1 : m->code, v) != 0)
+        m->rc = -1, m->err_no = errno;
+    if (m->rc == 0 && merge_segment_table(m->o->out, m->o, m->missing) != 0) m->rc = -1, m->err_no = errno;
 }
 
 /* Sink "progress": live, the merged progress line (a terminal: every round;
@@ -1351,7 +1367,7 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     char err[4400], hpath[4200];
     memset(scp, 0, sizeof *scp);
     memset(rp, 0, sizeof *rp);
-    if (report_make_out(o->out, err, sizeof err) != 0) return merge_usage("--out: %s", err);
+    if (report_make_out(o->out, err, sizeof err) != 0) return merge_refuse("--out: %s", err);
     if (merge_scenario(scp, o->segs[0].root, err, sizeof err) != 0) {
         fprintf(stderr, "luamech merge: %s: %s\n", o->segs[0].dir, err);
         return EXIT_RUNTIME;
@@ -1360,13 +1376,15 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     snprintf(hpath, sizeof hpath, "%s/" HLOG_FILE, o->out);
     hlog *log = hlog_open(hpath, 0);
     int rc = merge_run(o, rp, sc, log);
+    if (rc == 0 && o->interrupted) rp->status = RUN_INTERRUPTED;   /* the follower was stopped: as a run's Ctrl-C */
     report_view v;                  /* the merged data's verdicts and health, evaluated once for every sink */
     report_view_init(&v, sc, rp);
     int code = rc == 0 ? merge_exit_code(&v, o) : EXIT_RUNTIME;
+    if (rc == 0 && o->interrupted && (code == EXIT_OK || code == EXIT_THRESHOLDS)) code = EXIT_INTERRUPTED;
     if (log && hlog_close(log) != 0) rc = -1;
     /* the round on the interval bus, as a run's closed interval: the files,
      * the progress line, the live outputs; then the central verdict */
-    merge_round m = {o, missing, o->live ? "running" : report_status_name(rp->status), code, rc};
+    merge_round m = {o, missing, o->live ? "running" : report_status_name(rp->status), code, rc, 0};
     report_bus bus = {0};
     report_bus_add(&bus, "files", &m, merge_sink_files);          /* 3 of REPORT_BUS_MAX: cannot fail */
     report_bus_add(&bus, "progress", &m, merge_sink_progress);
@@ -1378,7 +1396,8 @@ static int merge_write(merge_opts *o, json_t *missing, scenario *scp, run_result
     if (rc == 0 && !o->live) report_console(stdout, sc, rp, o->out, o->verbose), merge_console_segments(o);
     if (rc == 0 && report_write_html(o->out) != 0) fprintf(stderr, "luamech merge: cannot write %s/report.html\n", o->out);
     if (rc != 0) {
-        fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
+        fprintf(stderr, "luamech merge: cannot write the merged results into %s%s%s\n", o->out,
+                m.err_no ? ": " : "", m.err_no ? strerror(m.err_no) : "");
         code = EXIT_RUNTIME;
     }
     return code;
@@ -1421,7 +1440,8 @@ static int merge_parse(int argc, char **argv, merge_opts *o) {
                    "  -v, --verbose       the full end report (every timer, the uncorrected views, intervals,\n"
                    "                      counters), as run --verbose; without it, the compact one\n"
                    "  --follow            merge while the segments run, every second, until all have ended; with\n"
-                   "                      abort_on_threshold, a criterion failing on the merged data stops every segment\n"
+                   "                      abort_on_threshold, a criterion failing on the merged data stops every segment;\n"
+                   "                      SIGINT/SIGTERM: what there is merged, status interrupted, exit 5\n"
                    "  --dashboard [ADDR:]PORT  with --follow: the live dashboard of the merged run and each segment's state\n"
                    "                      (--dashboard-linger keeps it up after the merge, --dashboard-public allows a\n"
                    "                      non-loopback ADDR)\n");
@@ -1457,8 +1477,8 @@ static int merge_one(merge_opts *o, scenario *sc, run_result *r) {
     json_t *missing = json_array();
     int code = EXIT_OK;
     for (int i = 0; code == EXIT_OK && i < o->nsegs; i++)
-        if (merge_read_seg(&o->segs[i], err, sizeof err) != 0) code = merge_usage("%s", err);
-    if (code == EXIT_OK && merge_check_set(o, missing, err, sizeof err) != 0) code = merge_usage("%s", err);
+        if (merge_read_seg(&o->segs[i], err, sizeof err) != 0) code = merge_refuse("%s", err);
+    if (code == EXIT_OK && merge_check_set(o, missing, err, sizeof err) != 0) code = merge_refuse("%s", err);
     if (code == EXIT_OK) code = sc ? merge_write(o, missing, sc, r) : merge_write_once(o, missing);
     json_decref(missing);
     merge_reset(o);
@@ -1582,7 +1602,7 @@ static int merge_phased_scenario(scenario *top, json_t *root, int planned, char 
 static int merge_phased(merge_opts *o) {
     char err[8400];
     json_t **tops = merge_phased_tops(o, err, sizeof err);
-    if (!tops) return merge_usage("%s", err);
+    if (!tops) return merge_refuse("%s", err);
     int planned = (int)merge_num(tops[0], "phases_planned"), ran = 0, code = EXIT_OK, th_failed = 0;
     for (int k = 0; k < o->nsegs; k++)
         if ((int)merge_num(tops[k], "phases_run") > ran) ran = (int)merge_num(tops[k], "phases_run");
@@ -1590,14 +1610,14 @@ static int merge_phased(merge_opts *o) {
     if (ran == 0) {                                /* no phase started anywhere: nothing to write */
         for (int k = 0; k < o->nsegs; k++) json_decref(tops[k]);
         free(tops);
-        return merge_usage("%s", "no segment ran a phase (phases_run is 0 in every summary.json): nothing to merge");
+        return merge_refuse("%s", "no segment ran a phase (phases_run is 0 in every summary.json): nothing to merge");
     }
     scenario top;
     run_result *rs = calloc((size_t)ran + 1, sizeof *rs);
     int rc = merge_phased_scenario(&top, tops[0], planned, err, sizeof err);
     if (rc != 0 || !rs || report_make_out(o->out, err, sizeof err) != 0) {
         fprintf(stderr, "luamech merge: %s\n", rs ? err : "out of memory");
-        code = rc != 0 || !rs ? EXIT_RUNTIME : merge_usage("--out: %s", err);
+        code = rc != 0 || !rs ? EXIT_RUNTIME : EXIT_USAGE;      /* --out: said above */
         ran = 0;
     }
     int merged = 0;
@@ -1618,8 +1638,11 @@ static int merge_phased(merge_opts *o) {
         if (code == EXIT_OK && th_failed) code = EXIT_THRESHOLDS;
         report_phases(stdout, &top, rs, merged);
         report_run_thresholds(stdout, &top, rs, merged);
+        errno = 0;
         if (report_write_phases(o->out, &top, rs, merged, code) != 0 || report_write_html(o->out) != 0) {
-            fprintf(stderr, "luamech merge: cannot write the merged results into %s\n", o->out);
+            int e = errno;
+            fprintf(stderr, "luamech merge: cannot write the merged results into %s%s%s\n", o->out, e ? ": " : "",
+                    e ? strerror(e) : "");
             code = EXIT_RUNTIME;
         }
     }
@@ -1683,6 +1706,7 @@ typedef struct merge_seen {
     time_t mtime;              /* the newest mtime of its files */
     struct timespec at;        /* when this follower first saw that mtime (monotonic) */
     int told;                  /* its loss was said */
+    int marked;                /* this follower made DIR/followed (removed when it ends) */
 } merge_seen;
 
 static void merge_seen_update(merge_seen *v, time_t mtime) {
@@ -1708,12 +1732,116 @@ static int merge_seen_lost(merge_seen *v, const merge_seg *g, double interval_s)
     return 1;
 }
 
+/* --follow's signals: SIGINT, SIGTERM and SIGHUP are blocked while it
+ * follows and read from a signalfd (no handler, no global), so a signal ends
+ * the wait between rounds and never a round or the final merge halfway. */
+typedef struct merge_sigs {
+    int fd;                    /* the signalfd, -1 when none (signals keep their default action) */
+    sigset_t old;              /* the mask before */
+    int got;                   /* the first signal read, 0 if none */
+} merge_sigs;
+
+static void merge_sigs_set(sigset_t *set) {
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+static void merge_sigs_open(merge_sigs *k) {
+    sigset_t set;
+    merge_sigs_set(&set);
+    k->fd = -1;
+    k->got = 0;
+    if (pthread_sigmask(SIG_BLOCK, &set, &k->old) != 0) return;
+    k->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (k->fd < 0) pthread_sigmask(SIG_SETMASK, &k->old, NULL);
+}
+
+/* Waits up to ms for a signal (returns at once when one came); the first
+ * signal got so far, 0 if none. */
+static int merge_sigs_wait(merge_sigs *k, int ms) {
+    if (k->fd < 0) {
+        struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        nanosleep(&t, NULL);
+        return 0;
+    }
+    struct pollfd p = {.fd = k->fd, .events = POLLIN};
+    struct signalfd_siginfo si;
+    if (!k->got && poll(&p, 1, k->got ? 0 : ms) > 0 && read(k->fd, &si, sizeof si) == (ssize_t)sizeof si)
+        k->got = (int)si.ssi_signo;
+    return k->got;
+}
+
+/* The signals that came meanwhile are dropped (a second Ctrl-C during the
+ * final merge), the mask restored (--dashboard-linger waits for one). */
+static void merge_sigs_close(merge_sigs *k) {
+    if (k->fd < 0) return;
+    struct signalfd_siginfo si;
+    while (read(k->fd, &si, sizeof si) == (ssize_t)sizeof si) {
+    }
+    close(k->fd);
+    pthread_sigmask(SIG_SETMASK, &k->old, NULL);
+}
+
+/* DIR/followed into each directory there, noting the ones this follower
+ * made (merge_unmark removes those); a failure said once. */
+static void merge_mark(const merge_seg *all, int n, merge_seen *seen, int *unmarked) {
+    for (int i = 0; i < n; i++) {    /* snapshots at every interval, please (a directory made since too) */
+        char path[4200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/" REPORT_FOLLOW_FILE, all[i].dir);
+        if (seen[i].marked || stat(all[i].dir, &st) != 0) continue;
+        int had = access(path, F_OK) == 0;
+        if (report_follow_mark(all[i].dir) != 0) {
+            if (!(*unmarked)++)
+                fprintf(stderr, "luamech merge: cannot write %s (%s): the live merge may lag the segments\n", path,
+                        strerror(errno));
+        } else if (!had) {
+            seen[i].marked = 1;
+        }
+    }
+}
+
+static void merge_unmark(const merge_seg *all, int n, const merge_seen *seen) {
+    for (int i = 0; i < n; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/" REPORT_FOLLOW_FILE, all[i].dir);
+        if (seen[i].marked && unlink(path) != 0 && errno != ENOENT)
+            fprintf(stderr, "luamech merge: cannot remove %s: %s\n", path, strerror(errno));
+    }
+}
+
+/* While no segment has results: which, on stderr, at the first round and
+ * every MERGE_WAIT_SAY_S seconds (else a follower started before its
+ * segments prints nothing until they write). */
+#define MERGE_WAIT_SAY_S 10
+static void merge_say_waiting(const merge_seg *all, int n, const merge_seen *seen, double give_up_s, double silent) {
+    int waiting = 0;
+    for (int i = 0; i < n; i++) waiting += seen[i].mtime == 0;
+    fprintf(stderr, "luamech merge: --follow: waiting for %d of %d segment%s to write results (%.0f s; merging what "
+            "there is after %.0f s without a write):", waiting, n, n == 1 ? "" : "s", silent, give_up_s);
+    for (int i = 0, shown = 0; i < n; i++) {
+        if (seen[i].mtime != 0) continue;
+        if (shown++ == 8) {
+            fprintf(stderr, " ...");
+            break;
+        }
+        char buf[512];
+        fprintf(stderr, " %s", text_clean(all[i].dir, buf, sizeof buf));
+    }
+    fputc('\n', stderr);
+}
+
 /* --follow: the segments append to intervals.csv at every interval and
  * replace summary.json (through a rename) on report_summary_due's
  * schedule; merge what there is every second, with a progress line, until
  * every segment given has ended (its status is no longer "running"), then
  * once more as a final merge.  Segments without a summary.json yet are
- * waited for.  Ctrl-C ends it (the files written are complete). */
+ * waited for (said every MERGE_WAIT_SAY_S s while none has results).
+ * SIGINT, SIGTERM or SIGHUP ends the wait after the round: a final merge of
+ * what there is, status "interrupted", exit 5; the DIR/followed marks this
+ * follower made are removed when it ends. */
 static int merge_follow(merge_opts *o) {
     merge_seg *all = o->segs;
     int n = o->nsegs, code = EXIT_OK, unmarked = 0;
@@ -1733,20 +1861,18 @@ static int merge_follow(merge_opts *o) {
         o->outs = output_open(&o->outcfg, slash && slash[1] ? slash + 1 : o->out, err, sizeof err);
         if (!o->outs) {
             free(some), free(o->all), free(seen);
-            return merge_usage("%s", err);
+            return merge_refuse("%s", err);
         }
     }
     o->tty = isatty(STDERR_FILENO);
     o->progress_at = -1;
+    merge_sigs sigs;
+    merge_sigs_open(&sigs);
+    time_t said_at = 0;
     for (;;) {
         int k = 0, ended = 0, phased_ended = 0;
         char err[8400];
-        for (int i = 0; i < n; i++) {    /* snapshots at every interval, please (a directory made since too) */
-            struct stat st;
-            if (stat(all[i].dir, &st) == 0 && report_follow_mark(all[i].dir) != 0 && !unmarked++)
-                fprintf(stderr, "luamech merge: cannot write %s/%s (%s): the live merge may lag the segments\n",
-                        all[i].dir, REPORT_FOLLOW_FILE, strerror(errno));
-        }
+        merge_mark(all, n, seen, &unmarked);
         time_t newest = 0;
         double interval_s = 10;
         o->nwaiting = 0;
@@ -1773,10 +1899,12 @@ static int merge_follow(merge_opts *o) {
             if (merge_read_seg(&g, err, sizeof err) != 0) {
                 o->segs = &g, o->nsegs = 1, merge_reset(o);
                 if (!there) continue;                  /* not started yet: wait */
+                merge_sigs_close(&sigs);
+                merge_unmark(all, n, seen);
                 free(some), free(o->all), free(seen);
                 output_close(o->outs);
                 o->segs = all, o->nsegs = n;
-                return merge_usage("%s", err);
+                return merge_refuse("%s", err);
             }
             if (g.interval_s > 0) interval_s = g.interval_s;
             int running = strcmp(merge_str(g.root, "status"), "running") == 0;
@@ -1804,11 +1932,32 @@ static int merge_follow(merge_opts *o) {
                             "merging what there is\n", silent, ended, n);
             break;
         }
-        struct timespec second = {1, 0};
-        nanosleep(&second, NULL);
+        if (k == 0 && (!said_at || difftime(time(NULL), said_at) >= MERGE_WAIT_SAY_S)) {
+            merge_say_waiting(all, n, seen, 3 * interval_s + 10, silent);
+            said_at = time(NULL);
+        }
+        if (merge_sigs_wait(&sigs, 1000)) break;
     }
     o->segs = all, o->nsegs = n;
-    code = merge_once(o);
+    if (sigs.got) {                  /* the segments with a summary.json, as --allow-partial */
+        int there = 0;
+        for (int i = 0; i < n; i++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/summary.json", all[i].dir);
+            if (access(path, F_OK) == 0) some[there++] = (merge_seg){.dir = all[i].dir};
+        }
+        fprintf(stderr, "luamech merge: --follow stopped by %s: %s\n", sigs.got == SIGINT ? "SIGINT" :
+                sigs.got == SIGTERM ? "SIGTERM" : "SIGHUP", there ? "merging what there is (status interrupted)"
+                : "no segment had written results: nothing merged");
+        o->interrupted = 1, o->allow_partial = 1;
+        o->segs = some, o->nsegs = there;
+        code = there ? merge_once(o) : EXIT_INTERRUPTED;
+        o->segs = all, o->nsegs = n;
+    } else {
+        code = merge_once(o);
+    }
+    merge_sigs_close(&sigs);
+    merge_unmark(all, n, seen);
     output_close(o->outs);           /* --dashboard-linger: stays up until SIGINT/SIGTERM */
     free(some), free(o->all), free(seen);
     return code;

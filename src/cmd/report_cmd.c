@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/dist.h"
 #include "common/exit_codes.h"
@@ -78,6 +79,12 @@ int report_cmd_main(int argc, char **argv) {
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') len--;     /* "dir/" -> "dir" */
     snprintf(path, sizeof path, "%.*s", (int)len, dir);
+    struct stat st;
+    snprintf(err, sizeof err, "%s/summary.json", path);
+    if (stat(err, &st) == 0 && !S_ISREG(st.st_mode)) {   /* as summary_load says it (compare, merge) */
+        fprintf(stderr, "luamech: report: %s: not a regular file\n", err);
+        return EXIT_SCENARIO;
+    }
     int rc = report_write_html_err(path, err, sizeof err);
     if (rc == -1) {
         fprintf(stderr, "luamech: report: %s\n", err);

@@ -8,16 +8,28 @@
  * all_of and has the same kind; names are never parsed, so a group called
  * "a (uncorrected)" stays a timer) lives here and nowhere else.
  *
+ * Also the checks every reader shares (summary_check): no timer, group,
+ * counter, gauge, rate, check or error message listed twice, and every
+ * timer row's figures finite and in range, so that report, compare and
+ * merge refuse the same files.
+ *
  * Not here: reading the file as a stream (html_load.c), writing a
  * summary.json (results.c; the writers that copy a file back, files.c and
  * merge's segment table, must not normalise), what any figure means. */
 #include "report/summary_read.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/text.h"
+#include "stats/figures.h"
+
+/* The ranges of a timer row's figures (as merge's: docs/distributed.md). */
+#define SUMMARY_MAX_COUNT 1e18    /* a count (transactions, errors ...), a rate, a period */
+#define SUMMARY_MAX_MS 1e9        /* a latency, in ms */
 
 static const char *const summary_views[SUMMARY_VIEWS] = {"default", "uncorrected", "all"};
 
@@ -170,6 +182,123 @@ done:
     return rc;
 }
 
+/* ---- checking ---- */
+
+/* The lists keyed by a name, and the field that names an entry: a reader
+ * adds an entry's figures to its name's, so a name listed twice would count
+ * twice.  Timers and counters by kind and name (a run keeps a group and a
+ * custom timer of one name apart, a plain and an engine counter too). */
+static const struct {
+    const char *list, *key, *kind;
+} summary_keyed[] = {
+    {"timers", "name", "kind"},      {"groups", "name", NULL},  {"counters", "name", "kind"},
+    {"gauges", "name", NULL},      {"rates", "name", NULL},   {"checks", "name", NULL},
+    {"errors", "message", NULL},   {"request_errors", "message", NULL},
+};
+
+/* No name twice in root[list] (entries without a string name are the
+ * readers' to judge).  0, or -1 with a message. */
+static int summary_check_list_unique(json_t *root, size_t w, char *err, size_t err_len) {
+    json_t *arr = json_object_get(root, summary_keyed[w].list), *seen = NULL, *e;
+    char *buf = NULL;
+    size_t cap = 0, i;
+    int rc = 0;
+    if (!json_is_array(arr) || json_array_size(arr) < 2) return 0;
+    if (!(seen = json_object())) return text_errf(err, err_len, "out of memory reading %s", summary_keyed[w].list);
+    json_array_foreach(arr, i, e) {
+        json_t *name = json_object_get(e, summary_keyed[w].key);
+        if (!json_is_string(name)) continue;
+        json_t *kind = summary_keyed[w].kind ? json_object_get(e, summary_keyed[w].kind) : NULL;
+        size_t kl = summary_key(&buf, &cap, kind, name);
+        if (!kl) {
+            rc = text_errf(err, err_len, "out of memory reading %s", summary_keyed[w].list);
+            break;
+        }
+        json_t *first = json_object_getn(seen, buf, kl);
+        if (first) {
+            char shown[128];
+            text_errf(shown, sizeof shown, "%s", json_string_value(name));
+            for (char *p = shown; *p; p++)
+                if ((unsigned char)*p < 0x20) *p = '?';
+            rc = text_errf(err, err_len, "%s[%zu] and %s[%zu] are both called \"%s\"%s (an entry "
+                           "is listed once: its figures would count twice)", summary_keyed[w].list,
+                           (size_t)json_integer_value(first), summary_keyed[w].list, i, shown,
+                           kind ? " of the same kind" : "");
+            break;
+        }
+        if (json_object_setn_new_nocheck(seen, buf, kl, json_integer((json_int_t)i)) != 0) {
+            rc = text_errf(err, err_len, "out of memory reading %s", summary_keyed[w].list);
+            break;
+        }
+    }
+    free(buf);
+    json_decref(seen);
+    return rc;
+}
+
+/* Figure f of row (a timer's summary or interval row) at where: absent or
+ * null (no data), or a finite number within its unit's range, whole for a
+ * count.  0, or -1 with a message. */
+static int summary_check_fig(json_t *row, const figure *f, const char *where, char *err, size_t err_len) {
+    json_t *v = json_object_get(row, f->key);
+    if (!v || json_is_null(v)) return 0;
+    double x = json_number_value(v), hi = f->unit == FIG_UNIT_MS ? SUMMARY_MAX_MS : SUMMARY_MAX_COUNT;
+    int whole = f->unit == FIG_UNIT_COUNT;
+    if (json_is_number(v) && isfinite(x) && x >= 0 && x <= hi && (!whole || x == floor(x))) return 0;
+    char num[64], *text = json_is_number(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    snprintf(num, sizeof num, "%.10g", x);
+    text_errf(err, err_len, "%s.%s = %.40s: expected a %s from 0 to %.15g", where, f->key, text ? text : num,
+              whole ? "whole number" : "number", hi);
+    free(text);
+    return -1;
+}
+
+/* A row's figures (those summary.json carries). */
+static int summary_check_row(json_t *row, const char *where, char *err, size_t err_len) {
+    if (!row || json_is_null(row)) return 0;
+    if (!json_is_object(row)) return text_errf(err, err_len, "%s: not an object", where);
+    for (int i = 0; i < FIG_N; i++) {
+        const figure *f = figure_get((fig_id)i);
+        if ((f->outputs & FIG_OUT_SUMMARY) && summary_check_fig(row, f, where, err, err_len) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Every view's summary and interval rows of timer i. */
+static int summary_check_timer(json_t *t, size_t i, char *err, size_t err_len) {
+    char where[160];
+    for (int v = 0; v < SUMMARY_VIEWS; v++) {
+        json_t *view = summary_view(t, v ? summary_views[v] : NULL), *rows, *row;
+        if (!view) continue;
+        int n = v ? snprintf(where, sizeof where, "timers[%zu].views.%s", i, summary_views[v])
+                  : snprintf(where, sizeof where, "timers[%zu]", i);
+        snprintf(where + n, sizeof where - (size_t)n, ".summary");
+        if (summary_check_row(json_object_get(view, "summary"), where, err, err_len) != 0) return -1;
+        rows = json_object_get(view, "intervals");
+        if (rows && !json_is_array(rows)) {
+            snprintf(where + n, sizeof where - (size_t)n, ".intervals");
+            return text_errf(err, err_len, "%s: not an array", where);
+        }
+        size_t k;
+        json_array_foreach(rows, k, row) {
+            snprintf(where + n, sizeof where - (size_t)n, ".intervals[%zu]", k);
+            if (summary_check_row(row, where, err, err_len) != 0) return -1;
+        }
+    }
+    return 0;
+}
+
+int summary_check(json_t *root, char *err, size_t err_len) {
+    json_t *timers = json_object_get(root, "timers"), *t;
+    size_t i;
+    for (size_t w = 0; w < sizeof summary_keyed / sizeof summary_keyed[0]; w++)
+        if (summary_check_list_unique(root, w, err, err_len) != 0) return -1;
+    json_array_foreach(timers, i, t) {
+        if (json_is_object(t) && summary_check_timer(t, i, err, err_len) != 0) return -1;
+    }
+    return 0;
+}
+
 int summary_normalise(json_t *root, char *err, size_t err_len) {
     json_t *timers = json_object_get(root, "timers"), *t, *ver = json_object_get(root, "schema_version");
     size_t i;
@@ -177,13 +306,19 @@ int summary_normalise(json_t *root, char *err, size_t err_len) {
     json_array_foreach(timers, i, t) {
         if (json_is_object(t) && summary_check_views(t, i, err, err_len) != 0) return -1;
     }
-    if (json_is_integer(ver) && json_integer_value(ver) >= 2) return 0;
-    return summary_fold_twins(root, timers, err, err_len);
+    if (!(json_is_integer(ver) && json_integer_value(ver) >= 2) && summary_fold_twins(root, timers, err, err_len) != 0)
+        return -1;
+    return summary_check(root, err, err_len);
 }
 
 json_t *summary_load(const char *path, char *err, size_t err_len) {
     json_error_t je;
-    char msg[256];
+    char msg[512];
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {    /* a directory would read as "'[' or '{' expected" */
+        text_errf(err, err_len, "%s: not a regular file", path);
+        return NULL;
+    }
     json_t *root = json_load_file(path, 0, &je);
     if (!root && je.line < 0) {                         /* not opened: the text names path */
         text_errf(err, err_len, "%s", je.text);

@@ -35,12 +35,22 @@ int summary_view_index(const char *name);
  * must be an object whose known views are objects; unknown view names are
  * dropped.  The timers array may be replaced by a new one (pointers into
  * the old one are stale).  schema_version is left as read.  Idempotent.
- * 0, or -1 with a message in err (the root is then partly normalised). */
+ * Then summary_check.  0, or -1 with a message in err (the root is then
+ * partly normalised). */
 int summary_normalise(json_t *root, char *err, size_t err_len);
 
+/* A normalised root's names and figures: refused when a name is listed
+ * twice in groups, gauges, rates or checks (by "name"), timers and
+ * counters (by kind and name), errors or request_errors (by "message") - readers
+ * add an entry to its name's, so it would count twice - or when a timer
+ * view's summary or interval row holds a figure that is not null nor a
+ * finite number from 0 to 10^18 (a whole one for counts), 10^9 for
+ * latencies in ms.  0, or -1 with a message naming the field. */
+int summary_check(json_t *root, char *err, size_t err_len);
+
 /* path parsed and normalised: the root (the caller's reference), or NULL
- * with a message naming path in err (unreadable, invalid JSON, or what
- * summary_normalise refuses). */
+ * with a message naming path in err (unreadable, not a regular file,
+ * invalid JSON, or what summary_normalise refuses). */
 json_t *summary_load(const char *path, char *err, size_t err_len);
 
 /* Family t's view called view: t itself for NULL or "default", else

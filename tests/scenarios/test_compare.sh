@@ -390,7 +390,8 @@ check "a schema-1 side against a schema-2 side: the same rows and figures as sch
 check "schema 2 against its own schema-1 form: no change anywhere, exit 0" [ $? -eq 0 ]
 check "... every view in both ($(grep -c '^[^ ].* (\(all\|custom\))$' "$TMP/v11") rows)" \
     [ "$(grep -c '^[^ ].* (\(all\|custom\))$' "$TMP/v11")" -eq 7 ]
-"$LUAMECH" compare "$VA" "$VA" -- "$VB" "$VB2" --view all --json > "$TMP/v12" 2>&1
+cp -r "$VA" "$TMP/views-a-copy"     # a set names each run once (the same file twice is refused below)
+"$LUAMECH" compare "$VA" "$TMP/views-a-copy" -- "$VB" "$VB2" --view all --json > "$TMP/v12" 2>&1
 check "sets: rows per view too, the all view against a default (medians 2.5, 2.2)" \
     [ "$(vfig "$TMP/v12" GET all p95 | jq -c '.[0:2]')" = "[2.5,2.2]" ]
 check "sets: --json says the views" [ "$(jq -c .views "$TMP/v12")" = '["all"]' ]
@@ -468,10 +469,10 @@ check "sets: the text row shows the medians" \
 # 1.25, +13.6%): 8 of the 9 pairs have B worse, and 2 of the 20 splits of
 # the six values are as extreme, so p = 0.1: past 'p95>10%' but not
 # significant.
-craft() { # DIR P95: q1's summary.json with that p95
+craft() { # DIR P95: q1's summary.json with that p95 (and a start of its own: a set refuses copies of one run)
     mkdir -p "$1"
-    jq --argjson v "$2" '(.timers[] | select(.name == "All Transactions") | .summary.p95_ms) = $v' \
-        "$TMP/q1/summary.json" > "$1/summary.json"
+    jq --argjson v "$2" '(.timers[] | select(.name == "All Transactions") | .summary.p95_ms) = $v
+        | .start_unix_ns += ($v * 1000000 | floor)' "$TMP/q1/summary.json" > "$1/summary.json"
 }
 for v in 1.0 1.2 1.1 1.15 1.3 1.25 1.35 1.4 0.9 1.05 1.5 1.45; do craft "$TMP/c$v" "$v"; done
 C=$TMP/c
@@ -553,5 +554,60 @@ for args in "$A --" "-- $B" "$A -- $B -- $B" "$A $B --floor" "$A $B --floor 1xs"
     rc=$?
     check "usage error for 'compare $args': exit 2 (got $rc)" [ $rc -eq 2 ]
 done
+
+# a set naming one run twice (the same file by any path, or a copy of it) is refused: its one
+# result would count as two runs and make a significant p out of nothing
+ln -s "$TMP/q1" "$TMP/q1-link"
+cp -r "$TMP/q1" "$TMP/q1-copy"
+for a in "$TMP/q1 $TMP/q1 $TMP/q1" "$TMP/q1 $TMP/q1-link $TMP/q2" "$TMP/q1/ $TMP/q2 $TMP/q1" \
+         "$TMP/q1/summary.json $TMP/q2 $TMP/q1/../q1" "$TMP/q1 $TMP/q1-copy $TMP/q2"; do
+    # shellcheck disable=SC2086
+    "$LUAMECH" compare $a -- "$TMP"/s[123] --fail-if 'rate<-10%' > "$TMP/dup.out" 2> "$TMP/dup.err"
+    rc=$?
+    check "a set naming one run twice ($a): exit 3 ($rc), one message, no verdict" \
+        [ $rc -eq 3 -a "$(wc -l < "$TMP/dup.err")" -eq 1 -a ! -s "$TMP/dup.out" ]
+    check "... saying so" grep -q "^luamech: compare: set A names one run twice: A[0-9] (.*) and A[0-9] (.*) are " "$TMP/dup.err"
+done
+"$LUAMECH" compare "$TMP"/s[123] -- "$TMP/q2" "$TMP/q2" "$TMP/q3" > /dev/null 2> "$TMP/dup.err"
+check "... in set B too: exit 3 ($?)" grep -q "set B names one run twice: B1 (.*) and B2 (.*) are the same file" "$TMP/dup.err"
+
+# invalid figures (as merge refuses them: src/report/summary_read.c) are exit 3 with the field named
+for f in '.summary.count = -1' '.summary.count = 1e300' '.summary.count = 1.5' '.summary.p95_ms = -1' \
+         '.summary.p95_ms = 1.8e308' '.summary.p50_ms = "1"' '.intervals[0].count = -5'; do
+    mkdir -p "$TMP/badfig"
+    jq "(.timers[] | select(.name == \"All Transactions\")) |= ($f)" "$TMP/q1/summary.json" > "$TMP/badfig/summary.json"
+    "$LUAMECH" compare "$TMP/q1" "$TMP/badfig" > "$TMP/bf.out" 2> "$TMP/bf.err"
+    rc=$?
+    check "compare refuses a summary.json with $f: exit 3 ($rc), nothing compared" [ $rc -eq 3 -a ! -s "$TMP/bf.out" ]
+    check "... naming the field ($(cat "$TMP/bf.err"))" grep -q "badfig/summary.json: timers\[[0-9]*\]\.\(summary\|intervals\[0\]\)\.[a-z0-9_]* = .*: expected a" "$TMP/bf.err"
+    "$LUAMECH" report "$TMP/badfig" > /dev/null 2> "$TMP/bf.err"
+    check "report refuses it too: exit 3 ($?)" grep -q "expected a" "$TMP/bf.err"
+done
+# a timer listed twice would count twice (merge's sums; compare's first match): refused by all readers
+mkdir -p "$TMP/dupt"
+jq '.timers += [.timers[] | select(.name == "All Transactions")]' "$TMP/q1/summary.json" > "$TMP/dupt/summary.json"
+for cmd in "compare $TMP/q1 $TMP/dupt" "report $TMP/dupt"; do
+    # shellcheck disable=SC2086
+    "$LUAMECH" $cmd > /dev/null 2> "$TMP/dupt.err"
+    rc=$?
+    check "$cmd: a timer listed twice, exit 3 ($rc)" [ $rc -eq 3 ]
+    check "... named ($(cat "$TMP/dupt.err"))" grep -q 'timers\[[0-9]*\] and timers\[[0-9]*\] are both called "All Transactions"' "$TMP/dupt.err"
+done
+# a summary.json that is a directory: every reader says so alike
+mkdir -p "$TMP/dirsum/summary.json"
+for cmd in "compare $TMP/q1 $TMP/dirsum" "report $TMP/dirsum"; do
+    # shellcheck disable=SC2086
+    "$LUAMECH" $cmd > /dev/null 2> "$TMP/dirsum.err"
+    rc=$?
+    check "$cmd (summary.json a directory): exit 3 ($rc), 'not a regular file'" \
+        [ $rc -eq 3 -a "$(grep -c 'dirsum/summary.json: not a regular file' "$TMP/dirsum.err")" = 1 ]
+done
+# a limit's number out of range is said to be so (not "put % after the number")
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>1e999%' > /dev/null 2> "$TMP/err"
+check "--fail-if 'p95>1e999%': exit 2 ($?)" [ $? -eq 2 ]
+check "... the number is out of range ($(head -1 "$TMP/err"))" grep -q "'p95>1e999%': the number is out of range" "$TMP/err"
+"$LUAMECH" compare "$A" "$B" --fail-if 'p95>1e1%' > /dev/null 2> "$TMP/err"
+check "--fail-if 'p95>1e1%': exit 2 ($?)" [ $? -eq 2 ]
+check "... the number wants no exponent ($(head -1 "$TMP/err"))" grep -q "'p95>1e1%': write the number without an exponent" "$TMP/err"
 
 finish

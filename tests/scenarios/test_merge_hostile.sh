@@ -63,7 +63,11 @@ refused() {
     t=$(tail -1 "$TMP/$name.time" 2>/dev/null)
     check "$name: exit 2 ($rc)" [ $rc -eq 2 ]
     check "$name: says '$want' ($(head -c 300 "$TMP/$name.err" | head -1))" grep -qF -- "$want" "$TMP/$name.err"
-    check "$name: one message line (and the usage line)" [ "$(grep -c 'luamech merge:' "$TMP/$name.err")" -eq 1 ]
+    # a bad file is no usage error: one line, no usage; --out inside a segment is (the argument)
+    local lines=1
+    case $name in outseg) lines=2 ;; esac
+    check "$name: one message line$([ $lines = 2 ] && echo ' and the usage line')" \
+        [ "$(grep -c 'luamech merge:' "$TMP/$name.err")" -eq 1 -a "$(wc -l < "$TMP/$name.err")" -eq $lines ]
     [ $ASAN = 1 ] || check "$name: within 1 s and 100 MB ($(awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%s s, %d MB", a[1], a[2] / 1024 }'))" \
         awk -v t="$t" 'BEGIN { split(t, a, " "); exit !(a[1] < 1 && a[2] < 100 * 1024) }'
     check "$name: no merged summary.json" [ ! -e "$out/summary.json" ]
@@ -93,6 +97,26 @@ crafted total '(.timers[0].summary.count) = 1e300' 2
 refused total "seg-2/summary.json: timers[0].summary.count = 1e+300"
 crafted noseg 'del(.segment.index)' 1
 refused noseg "seg-1/summary.json: not the result of a segment (segment 0 of 2)"
+# 11b: an entry listed twice would be added twice (a copy of All Transactions: 2x its count), a figure
+# summary_load refuses for report and compare is refused here too (src/report/summary_read.c)
+crafted duptimer '.timers += [.timers[] | select(.name == "All Transactions")]' 1
+refused duptimer 'seg-1/summary.json: timers[0] and timers['
+check "duptimer: names the timer" grep -q 'are both called "All Transactions" of the same kind' "$TMP/duptimer.err"
+crafted dupgroup '.groups += [.groups[0]]' 2
+refused dupgroup 'seg-2/summary.json: groups[0] and groups[1] are both called'
+crafted dupcounter '.counters += [.counters[0]]' 2
+refused dupcounter 'seg-2/summary.json: counters[0] and counters['
+crafted p95neg '(.timers[0].summary.p95_ms) = -1' 1
+refused p95neg "seg-1/summary.json: timers[0].summary.p95_ms = -1: expected a number from 0 to"
+crafted sumdir '.'
+rm "$TMP/sumdir/seg-1/summary.json" && mkdir "$TMP/sumdir/seg-1/summary.json"
+refused sumdir "seg-1/summary.json: not a regular file"
+# --out whose summary.json cannot be written: the reason is said (exit 1)
+mkdir -p "$TMP/outdir/summary.json"
+"$LUAMECH" merge "$S/seg-1" "$S/seg-2" --out "$TMP/outdir" > /dev/null 2> "$TMP/outdir.err"
+check "--out/summary.json a directory: exit 1 ($?)" [ $? -eq 1 ]
+check "... and why ($(cat "$TMP/outdir.err"))" grep -q "cannot write the merged results into $TMP/outdir: Is a directory" "$TMP/outdir.err"
+
 # 12: inconsistent segments
 rm -rf "$TMP/mixed" && mkdir -p "$TMP/mixed" && cp -r "$S/seg-1" "$TMP/mixed/" && cp -r "$TMP/int2" "$TMP/mixed/seg-2"
 refused mixed "different statistics interval (settings.interval_s)"
@@ -165,4 +189,41 @@ rm -rf "$TMP/phplan" && cp -r "$P" "$TMP/phplan"
 jq '.phases_planned = 2000000000' "$P/seg-1/summary.json" > "$TMP/phplan/seg-1/summary.json"
 jq '.phases_planned = 2000000000' "$P/seg-2/summary.json" > "$TMP/phplan/seg-2/summary.json"
 refused phplan "phases_planned = 2000000000: expected a whole number from 1 to 10000"
+# --follow stopped by a signal: a final merge of what there is, status interrupted, exit 5, one message;
+# the DIR/followed marks it made are gone, one it did not make stays.  Waits are polls, not timing checks.
+waitfor() { # FILE PATTERN: up to 30 s for PATTERN in FILE (or for FILE to exist, PATTERN "")
+    local i
+    for i in $(seq 300); do
+        if [ -z "$2" ]; then [ -e "$1" ] && return 0; else grep -q -- "$2" "$1" 2>/dev/null && return 0; fi
+        sleep 0.1
+    done
+    return 1
+}
+rm -rf "$TMP/fint" && mkdir -p "$TMP/fint" && cp -r "$S/seg-1" "$TMP/fint/seg-1" && rm -f "$TMP/fint/seg-1/followed"
+mkdir -p "$TMP/fint/other" && echo theirs > "$TMP/fint/other/followed"
+"$LUAMECH" merge --follow "$TMP/fint/seg-1" "$TMP/fint/seg-2" "$TMP/fint/other" --out "$TMP/fint/merged" --allow-partial \
+    > "$TMP/fint.out" 2> "$TMP/fint.err" &
+pid=$!
+waitfor "$TMP/fint/merged/summary.json" ""
+check "--follow: a live merge of segment 1 while 2 is awaited, marked followed" [ -e "$TMP/fint/seg-1/followed" ]
+kill -INT $pid
+wait $pid
+rc=$?
+check "--follow, SIGINT: exit 5 ($rc)" [ $rc -eq 5 ]
+check "... one message saying so ($(grep -v '^[0-9]*/[0-9]* segments' "$TMP/fint.err" | tr '\n' '|'))" \
+    [ "$(grep -c 'stopped by SIGINT: merging what there is (status interrupted)' "$TMP/fint.err")" -eq 1 ]
+check "... the merged results say interrupted, exit_code 5 ($(jq -c '[.status, .exit_code]' "$TMP/fint/merged/summary.json"))" \
+    [ "$(jq -c '[.status, .exit_code, .missing_segments]' "$TMP/fint/merged/summary.json")" = '["interrupted",5,[2]]' ]
+check "... its followed mark removed, another's kept" [ ! -e "$TMP/fint/seg-1/followed" -a "$(cat "$TMP/fint/other/followed")" = theirs ]
+# no segment ever appears: what it waits for is said, and SIGTERM ends it (nothing to merge, exit 5)
+"$LUAMECH" merge --follow "$TMP/never/seg-1" "$TMP/never/seg-2" --out "$TMP/never/merged" > /dev/null 2> "$TMP/never.err" &
+pid=$!
+waitfor "$TMP/never.err" "waiting for 2 of 2 segments to write results"
+check "--follow: says what it waits for ($(head -1 "$TMP/never.err"))" \
+    grep -q "^luamech merge: --follow: waiting for 2 of 2 segments to write results (.*): $TMP/never/seg-1 $TMP/never/seg-2\$" "$TMP/never.err"
+kill -TERM $pid
+wait $pid
+rc=$?
+check "--follow, SIGTERM before any result: exit 5 ($rc), said, nothing written" \
+    [ $rc -eq 5 -a -n "$(grep 'stopped by SIGTERM: no segment had written results: nothing merged' "$TMP/never.err")" -a ! -e "$TMP/never/merged/summary.json" ]
 finish

@@ -158,6 +158,13 @@ static void test_limit_parse_errors(void **state) {
     char err[512];
     assert_int_equal(cmp_limit_parse("rate>-5%", &l, err, sizeof err), -1);
     assert_non_null(strstr(err, "rate<-PCT%"));      /* the message says which way */
+    /* an exponent: out of range, or written without it; never "put % after the number" */
+    assert_int_equal(cmp_limit_parse("p95>1e999%", &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the number is out of range"));
+    assert_int_equal(cmp_limit_parse("p95>-1E+400%", &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the number is out of range"));
+    assert_int_equal(cmp_limit_parse("p95>1e3%", &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "without an exponent"));
     assert_int_equal(cmp_limit_parse("p95>10", &l, err, sizeof err), -1);
     assert_non_null(strstr(err, "%"));
     assert_int_equal(cmp_limit_parse("p42>10%", &l, err, sizeof err), -1);

@@ -114,6 +114,41 @@ static void test_kind_mismatch(void **state) {
     json_decref(root);
 }
 
+/* An entry listed twice (a timer of one kind and name, a counter, a
+ * group ...) is refused: readers add entries by name, it would count twice;
+ * so is a figure out of range.  The same name in two kinds is two timers. */
+static void test_refused(void **state) {
+    (void)state;
+    static const char *const bad[][2] = {
+        {"{'schema_version': 2, 'timers': [{'name': 'A', 'kind': 'all'}, {'name': 'B', 'kind': 'all'},"
+         " {'name': 'A', 'kind': 'all'}]}", "timers[0] and timers[2] are both called \"A\" of the same kind"},
+        {"{'schema_version': 1, 'timers': [{'name': 'A', 'kind': 'all'}, {'name': 'A (all)', 'kind': 'all', 'all_of': 'A'},"
+         " {'name': 'A', 'kind': 'all'}]}", "are both called \"A\""},
+        {"{'timers': [], 'groups': [{'name': 'g'}, {'name': 'g'}]}", "groups[0] and groups[1] are both called \"g\""},
+        {"{'timers': [], 'counters': [{'name': 'c', 'kind': 'plain'}, {'name': 'c', 'kind': 'plain'}]}", "counters[0]"},
+        {"{'timers': [], 'checks': [{'name': 'k'}, {'name': 'k'}]}", "checks[0] and checks[1]"},
+        {"{'timers': [], 'errors': [{'message': 'e', 'count': 1}, {'message': 'e', 'count': 1}]}", "errors[0]"},
+        {"{'timers': [{'name': 'A', 'summary': {'count': -1}}]}", "timers[0].summary.count = -1: expected a whole number"},
+        {"{'timers': [{'name': 'A', 'summary': {'count': 1e300}}]}", "timers[0].summary.count = 1e+300"},
+        {"{'timers': [{'name': 'A', 'summary': {'p95_ms': 1.7e308}}]}", "timers[0].summary.p95_ms = 1.7e+308"},
+        {"{'timers': [{'name': 'A', 'intervals': [{'count': 1}, {'max_ms': -1}]}]}", "timers[0].intervals[1].max_ms = -1"},
+        {"{'schema_version': 2, 'timers': [{'name': 'A', 'views': {'all': {'summary': {'rate': 'x'}}}}]}",
+         "timers[0].views.all.summary.rate = \"x\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *root = J(bad[i][0]);
+        char err[512] = "";
+        assert_int_equal(summary_normalise(root, err, sizeof err), -1);
+        if (!strstr(err, bad[i][1])) fail_msg("case %zu: '%s' lacks '%s'", i, err, bad[i][1]);
+        json_decref(root);
+    }
+    json_t *root = J("{'schema_version': 2, 'timers': [{'name': 'X', 'kind': 'group', 'summary': {'count': 0, "
+                     "'p95_ms': null}}, {'name': 'X', 'kind': 'custom'}], 'counters': [{'name': 'c', 'kind': 'plain'},"
+                     " {'name': 'c', 'kind': 'engine'}]}");
+    normalise_ok(root);
+    json_decref(root);
+}
+
 /* A twin whose timer is not in the file stays a timer of its own. */
 static void test_orphan_twin(void **state) {
     (void)state;
@@ -332,7 +367,7 @@ int main(void) {
         cmocka_unit_test(test_orphan_twin),      cmocka_unit_test(test_names_not_parsed),
         cmocka_unit_test(test_idempotent),       cmocka_unit_test(test_schema2_passthrough),
         cmocka_unit_test(test_hostile),          cmocka_unit_test(test_view_lookup),
-        cmocka_unit_test(test_load),
+        cmocka_unit_test(test_load),             cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1816,6 +1816,9 @@ static void merge_unmark(const merge_seg *all, int n, const merge_seen *seen) {
  * every MERGE_WAIT_SAY_S seconds (else a follower started before its
  * segments prints nothing until they write). */
 #define MERGE_WAIT_SAY_S 10
+/* --follow before any segment wrote: it waits this long for the first
+ * write (a segment's preflight may take up to 60 s, then its start barrier). */
+#define MERGE_FIRST_WAIT_S 120.0
 static void merge_say_waiting(const merge_seg *all, int n, const merge_seen *seen, double give_up_s, double silent) {
     int waiting = 0;
     for (int i = 0; i < n; i++) waiting += seen[i].mtime == 0;
@@ -1927,13 +1930,15 @@ static int merge_follow(merge_opts *o) {
         }
         merge_reset(o);
         if (done) break;
-        if (silent > 3 * interval_s + 10) {
+        double limit = 3 * interval_s + 10;
+        if (!newest) limit = fmax(limit, MERGE_FIRST_WAIT_S);   /* nothing written yet: preflight and barrier */
+        if (silent > limit) {
             fprintf(stderr, "luamech merge: --follow: no segment wrote anything for %.0f s (%d of %d ended): "
                             "merging what there is\n", silent, ended, n);
             break;
         }
         if (k == 0 && (!said_at || difftime(time(NULL), said_at) >= MERGE_WAIT_SAY_S)) {
-            merge_say_waiting(all, n, seen, 3 * interval_s + 10, silent);
+            merge_say_waiting(all, n, seen, limit, silent);
             said_at = time(NULL);
         }
         if (merge_sigs_wait(&sigs, 1000)) break;

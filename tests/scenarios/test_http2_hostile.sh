@@ -1,8 +1,9 @@
 # Hostile HTTP/2 servers (fixtures/h2_hostile.py writes raw frames): streams
 # reset, GOAWAY mid-run, a frame on stream 0, a huge HPACK table size, no
 # flow-control window, a SETTINGS flood, 0 concurrent streams allowed, a
-# stream's own error after another's, PINGs to a client whose bytes are
-# never read; a plaintext client on a TLS port.  Each run ends on time with its
+# stream's own error after another's; a plaintext client on a TLS port.
+# (Stream ids used up and PINGs to a client whose bytes are never read:
+# tests/integration/test_http2_hostile.c.)  Each run ends on time with its
 # failures counted (as the server counted them) and bounded memory;
 # requests the server never processed (above a GOAWAY's last stream) are
 # sent again on a new connection and succeed.
@@ -36,7 +37,7 @@ hostile() { # MODE N [POST [TMO]]
     EL=$((SECONDS - t0))
     S=$TMP/$1/summary.json
     E=$TMP/$1/errors.csv
-    read -r CONNS REQS SERVED RSTS GOAWAYS GOAWAYS_IN PEAK PINGS CUT TOP < "$TMP/$1.counts"
+    read -r CONNS REQS SERVED RSTS GOAWAYS GOAWAYS_IN PEAK TOP < "$TMP/$1.counts"
     TX=$(timer_count "$S" "All Transactions"); ERRS=$(timer_errors "$S" "All Transactions")
     RSS=$(tail -1 "$TMP/$1.rss")
     check "$1: exit 0 within 10 s, rss < 150 MB (exit $RC, ${EL}s, ${RSS} KB)" [ $RC -eq 0 -a $EL -le 10 -a "$RSS" -lt 150000 ]
@@ -66,54 +67,6 @@ check "stalemsg: 8 failures, the server reset 7 ($ERRS, $RSTS)" [ "$ERRS" -eq 8 
 check "stalemsg: 1 tallied as too large a header block" grep -q '^request,1,.*header block larger than 65536 bytes' "$E"
 check "stalemsg: 7 tallied as the server's resets" grep -q '^request,7,.*stream reset by the server (INTERNAL_ERROR)' "$E"
 
-# PINGs to a client whose bytes the server never reads, each burst small
-# enough for nghttp2's per-read limit: the acknowledgements pile up.  The
-# client stops moving them to its write queue at 256 KiB (h2_session.c), so
-# nghttp2's limit on queued acknowledgements ends the session: a counted
-# flood error while the server still floods (it notices the close).
-hostile pingflood 1 0 8
-for _ in $(seq 40); do read -r _ _ _ _ _ _ _ PINGS CUT _ < "$TMP/pingflood.counts"; [ "$CUT" -ge 1 ] && break; sleep 0.05; done
-check "pingflood: 1 failure ($ERRS)" [ "$ERRS" -eq 1 ]
-check "pingflood: a flood, tallied" grep -q 'protocol error: HTTP/2: Flooding was detected' "$E"
-check "pingflood: the client closed while the server flooded ($PINGS PINGs, cut $CUT)" [ "$CUT" -eq 1 ]
-
-hostile goaway 200
-check "goaway: 200 transactions, no error, served == 200 ($TX, $ERRS, $SERVED)" [ "$TX" -eq 200 -a "$ERRS" -eq 0 -a "$SERVED" -eq 200 ]
-check "goaway: $GOAWAYS GOAWAYs, $CONNS connections, retries counted ($(counter "$S" http.retries))" \
-    [ "$GOAWAYS" -ge 15 -a "$CONNS" -ge 16 -a "$(counter "$S" http.retries)" -ge "$GOAWAYS" ]
-check "goaway: http.connects equals the server's connections less the port probe ($(counter "$S" http.connects), $CONNS)" \
-    [ "$(counter "$S" http.connects)" -eq $((CONNS - 1)) ]
-
-hostile badframe 60
-check "badframe: 60 transactions, the successes are the server's ($TX, $ERRS errors, $SERVED served)" \
-    [ "$TX" -eq 60 -a $((TX - ERRS)) -eq "$SERVED" -a "$ERRS" -ge 1 ]
-check "badframe: a protocol error is tallied" grep -q 'protocol error: HTTP/2: the server broke the protocol (PROTOCOL_ERROR' "$E"
-
-hostile hpack 40
-check "hpack: 40 failures, nothing accepted ($ERRS)" [ "$ERRS" -eq 40 ]
-check "hpack: a compression error is tallied" grep -q 'protocol error: HTTP/2: the server broke the protocol (COMPRESSION_ERROR)' "$E"
-
-hostile window 4 1
-check "window: 4 requests, all timed out ($ERRS of $TX, the server saw $REQS)" [ "$TX" -eq 4 -a "$ERRS" -eq 4 ]
-check "window: timeouts tallied" grep -q 'timeout' "$E"
-
-hostile flood 40
-check "flood: 40 transactions ended (as successes or counted errors: $TX, $ERRS errors, $SERVED served)" \
-    [ "$TX" -eq 40 -a $((TX - ERRS)) -le "$SERVED" ]
-# nghttp2's HTTP checks are off (luamech's own, client/http_h2.c): each
-# malformed response is a counted protocol error with its reason.
-malformed() { # MODE TEXT
-    hostile "$1" 20
-    check "$1: 20 failures, as many as the server's answers ($ERRS, $SERVED)" [ "$ERRS" -eq 20 -a "$SERVED" -eq 20 ]
-    check "$1: the reason is tallied ($2)" grep -q "protocol error: $2" "$E"
-}
-malformed nostatus 'HTTP/2 response DATA before its :status'
-malformed badstatus 'HTTP/2 response with an invalid :status'
-malformed late 'HTTP/2 response with a pseudo-header after a regular field'
-malformed upper 'uppercase header field name in an HTTP/2 response'
-malformed clenlong 'HTTP/2 response body shorter than its content-length'
-malformed clenshort 'HTTP/2 response body longer than its content-length'
-malformed twostatus 'HTTP/2 response with more than one :status'
 # A plaintext h2 client on a TLS port: the server's first bytes are a TLS
 # record; the error says to use TLS, not "connection closed".
 hostile tls 4

@@ -31,6 +31,8 @@ struct h2_stream {
     int eos, has_body, deferred;
     int headers_sent, got_end, final_seen, info;
     size_t hdr_bytes;
+    int rst_out;                 /* nghttp2 reset it (its verdict on the response: msg says why) */
+    char msg[160];               /* this stream's own failure reason */
     uint64_t deadline_ns;
     uint64_t bytes_in, bytes_out, sent_ns, first_ns;
     h2_stream *prev, *next;      /* active list, or the free list (next) */
@@ -48,6 +50,11 @@ struct h2_session {
     int idle_on;
     int open, dead, closing, freed_conn, freed_timer, freed_idle, in_recv, want_flush;
     int goaway_in;
+    int peer_settings;           /* the server's first SETTINGS was read: DATA may leave */
+    int draining;                /* no new stream (ids exhausted, or 0 allowed): close once idle */
+    int wheld;                   /* h2_flush stopped at the write cap: net_conn's on_sent resumes */
+    int broken;                  /* closing on a protocol error: no GOAWAY(NO_ERROR) of ours */
+    int got_bytes;               /* bytes came from the server */
     int32_t goaway_last;
     uint32_t goaway_code;
     uint32_t peer_max;
@@ -60,10 +67,19 @@ struct h2_session {
     int fail_sys;                /* the connection's failure (libuv/net status), 0: none */
     uint64_t rx_ns;              /* the clock when the bytes nghttp2 reads now arrived */
     uint64_t tx_ns;              /* the clock of this flush's first HEADERS, 0 until one */
-    char msg[256];
+    char msg[256];               /* the session's failure (connection, protocol): session-wide */
+    int msg_fresh;               /* msg is nghttp2's latest error text, not yet given to a stream */
 };
 
+/* What h2_flush moves from nghttp2 into the connection's write queue at
+ * most while the socket has not taken it: past it nghttp2 keeps its frames
+ * (a server that never reads while it PINGs then meets nghttp2's own limit
+ * on queued acknowledgements, max_outbound_ack, and the session ends). */
+#define H2_WQUEUE_CAP (256u * 1024u)
+
 static const net_conn_cbs h2_conn_cbs;
+static const char h2_zero_msg[] =
+    "the server allows 0 concurrent streams (SETTINGS_MAX_CONCURRENT_STREAMS 0): it cannot serve requests";
 static void h2_flush(h2_session *s);
 static void h2_maybe_free(h2_session *s);
 
@@ -82,6 +98,7 @@ const char *h2_strerror(int status) {
     case H2_ETIMEOUT: return "timeout";
     case H2_ECANCELED: return "cancelled";
     case H2_ENOMEM: return "out of memory";
+    case H2_ENOSTREAMS: return h2_zero_msg;
     default: return "unknown status";
     }
 }
@@ -92,7 +109,7 @@ client_status h2_status(int status) {
     case H2_ERESET: case H2_EPROTO: return CLIENT_PROTOCOL;
     case H2_ETIMEOUT: return CLIENT_TIMEOUT;
     case H2_ECANCELED: return CLIENT_CANCELLED;
-    case H2_ENOTH2: case H2_ENOMEM: return CLIENT_SETUP;
+    case H2_ENOTH2: case H2_ENOMEM: case H2_ENOSTREAMS: return CLIENT_SETUP;
     default: return CLIENT_DOWN;          /* refused, GOAWAY, connect, connection */
     }
 }
@@ -130,6 +147,7 @@ static void h2_st_finish(h2_stream *st, int status, uint32_t code, int sys, cons
     st->next = s->free;
     s->free = st;
     if (!s->closing && !s->dead && s->cfg->cbs->on_room) s->cfg->cbs->on_room(s, s->owner);
+    if (s->draining && s->nactive == 0) h2_session_close(s);   /* idempotent */
 }
 
 /* The record of stream id (from nghttp2's user data, checked).  The last
@@ -168,6 +186,15 @@ static void h2_mark_dead(h2_session *s) {
     if (s->dead) return;
     s->dead = 1;
     if (!s->closing && s->cfg->cbs->on_dead) s->cfg->cbs->on_dead(s, s->owner);
+}
+
+/* No new stream on this session (RFC 9113 5.1.1: its stream ids are used
+ * up; or its server allows none): the owner stops choosing it (on_dead),
+ * its streams go on, and it closes (GOAWAY) once the last has ended. */
+static void h2_drain(h2_session *s) {
+    s->draining = 1;
+    h2_mark_dead(s);
+    if (s->nactive == 0) h2_session_close(s);
 }
 
 /* ---- timer ---- */
@@ -238,9 +265,9 @@ static int h2_cb_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8
     size_t limit = s->cfg->max_header_bytes ? s->cfg->max_header_bytes : 65536;
     st->hdr_bytes += nl + vl + 32;
     if (st->hdr_bytes > limit) {
-        snprintf(s->msg, sizeof s->msg, "response header block larger than %zu bytes", limit);
+        snprintf(st->msg, sizeof st->msg, "response header block larger than %zu bytes", limit);
         nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
-        h2_st_finish(st, H2_EPROTO, 0, 0, s->msg);
+        h2_st_finish(st, H2_EPROTO, 0, 0, st->msg);
         return 0;
     }
     int block = st->final_seen ? H2_BLOCK_TRAILERS : H2_BLOCK_HEADERS;
@@ -267,9 +294,37 @@ static int h2_cb_data(nghttp2_session *ng, uint8_t flags, int32_t id, const uint
     return 0;
 }
 
+/* The server's SETTINGS_MAX_CONCURRENT_STREAMS is 0: it accepts no stream
+ * (RFC 9113 6.5.2).  The streams whose HEADERS did not leave end now with
+ * H2_ENOSTREAMS (the others with the server's answer: a refusal is
+ * H2_ENOSTREAMS too, not worth a retry); the session drains. */
+static void h2_zero_streams(h2_session *s) {
+    h2_stream *st = s->active;
+    while (st && !s->closing) {
+        h2_stream *nx = st->next;
+        if (!st->headers_sent) h2_st_finish(st, H2_ENOSTREAMS, 0, 0, h2_zero_msg);
+        st = nx;
+    }
+    if (!s->closing) h2_drain(s);
+}
+
+/* The server's first SETTINGS: DATA held back until now (its windows were
+ * unknown: RFC 9113 6.9.2 lets it start at 0) may leave. */
 static void h2_settings_in(h2_session *s) {
     uint32_t m = nghttp2_session_get_remote_settings(s->ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
     s->peer_max = m;
+    if (!s->peer_settings) {
+        s->peer_settings = 1;
+        for (h2_stream *st = s->active; st; st = st->next)
+            if (st->deferred && st->id > 0) {
+                st->deferred = 0;
+                nghttp2_session_resume_data(s->ng, st->id);
+            }
+    }
+    if (m == 0) {
+        h2_zero_streams(s);
+        return;
+    }
     if (!s->dead && !s->closing && s->cfg->cbs->on_room) s->cfg->cbs->on_room(s, s->owner);
 }
 
@@ -317,13 +372,18 @@ static int h2_cb_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, vo
     h2_stream *st = h2_st_of(s, id);
     (void)ng;
     if (!st) return 0;
-    if (code == NGHTTP2_NO_ERROR && st->got_end) h2_st_finish(st, 0, 0, 0, NULL);
-    else if (code == NGHTTP2_REFUSED_STREAM || (s->goaway_in && id > s->goaway_last))
-        h2_st_finish(st, H2_EREFUSED, code, 0, NULL);
-    else if (s->msg[0] && code != NGHTTP2_NO_ERROR && code != NGHTTP2_CANCEL)
-        h2_st_finish(st, H2_EPROTO, code, 0, s->msg);
-    else
-        h2_st_finish(st, H2_ERESET, code, 0, NULL);
+    if (code == NGHTTP2_NO_ERROR && st->got_end) {
+        h2_st_finish(st, 0, 0, 0, NULL);
+    } else if (code == NGHTTP2_REFUSED_STREAM || (s->goaway_in && id > s->goaway_last)) {
+        if (s->peer_settings && s->peer_max == 0) h2_st_finish(st, H2_ENOSTREAMS, code, 0, h2_zero_msg);
+        else h2_st_finish(st, H2_EREFUSED, code, 0, NULL);
+    } else if (st->rst_out && code != NGHTTP2_NO_ERROR && code != NGHTTP2_CANCEL) {
+        if (!st->msg[0])                     /* nghttp2 reset it: its verdict on this response */
+            snprintf(st->msg, sizeof st->msg, "the response broke the protocol (%s)", h2_error_name(code));
+        h2_st_finish(st, H2_EPROTO, code, 0, st->msg);
+    } else {
+        h2_st_finish(st, H2_ERESET, code, 0, NULL);   /* the server reset it: its code says why */
+    }
     return 0;
 }
 
@@ -340,6 +400,14 @@ static int h2_cb_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *u
     h2_stream *st = h2_st_of(s, f->hd.stream_id);
     if (!st) return 0;
     st->bytes_out += 9 + f->hd.length;
+    if (f->hd.type == NGHTTP2_RST_STREAM) {      /* nghttp2's own reset (ours finished the stream first) */
+        st->rst_out = 1;
+        if (s->msg_fresh) {                      /* the error text nghttp2 gave just before: this stream's */
+            snprintf(st->msg, sizeof st->msg, "%.150s", s->msg);
+            s->msg[0] = 0;
+            s->msg_fresh = 0;
+        }
+    }
     if (f->hd.type == NGHTTP2_HEADERS && !st->headers_sent) {
         st->headers_sent = 1;
         if (!s->tx_ns) s->tx_ns = uv_hrtime();      /* one clock read per flush */
@@ -369,15 +437,20 @@ static int h2_cb_error(nghttp2_session *ng, int code, const char *msg, size_t le
     (void)ng;
     (void)code;
     snprintf(s->msg, sizeof s->msg, "%.*s", (int)(len > 200 ? 200 : len), msg);
+    s->msg_fresh = 1;
     return 0;
 }
 
 static ssize_t h2_cb_read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
                                nghttp2_data_source *src, void *ud) {
     h2_stream *st = src->ptr;
+    h2_session *s = ud;
     (void)ng;
-    (void)ud;
     if (!st || st->id != id || st->state != ST_OPEN) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    if (!s->peer_settings) {                     /* its windows are not known yet: h2_settings_in resumes */
+        st->deferred = 1;
+        return NGHTTP2_ERR_DEFERRED;
+    }
     size_t n = st->len - st->off;
     if (n > length) n = length;
     if (n) memcpy(buf, st->buf + st->off, n);
@@ -403,6 +476,7 @@ static void h2_check_over(h2_session *s) {
         if (!(s->dead && s->nactive == 0 && !s->nc)) return;
     }
     h2_mark_dead(s);
+    s->broken = 1;                            /* nghttp2 said the last word (GOAWAY sent or received) */
     if (s->goaway_in) h2_fail_all(s, H2_EGOAWAY, s->goaway_code, 0, NULL);
     else h2_fail_all(s, H2_EPROTO, 0, 0, s->msg[0] ? s->msg : "the HTTP/2 session ended");
     h2_session_close(s);
@@ -410,6 +484,7 @@ static void h2_check_over(h2_session *s) {
 
 static void h2_fatal(h2_session *s, int rv) {
     if (!s->msg[0]) snprintf(s->msg, sizeof s->msg, "%s", nghttp2_strerror(rv));
+    s->broken = 1;
     h2_mark_dead(s);
     h2_fail_all(s, H2_EPROTO, 0, 0, s->msg);
     h2_session_close(s);
@@ -424,6 +499,10 @@ static void h2_flush(h2_session *s) {
     }
     s->tx_ns = 0;
     for (;;) {
+        if (s->nc && net_conn_wqueued(s->nc) >= H2_WQUEUE_CAP) {   /* the socket is not taking it */
+            s->wheld = 1;
+            break;
+        }
         const uint8_t *data;
         ssize_t n = nghttp2_session_mem_send(s->ng, &data);
         if (n < 0) {
@@ -440,10 +519,26 @@ static void h2_flush(h2_session *s) {
     h2_check_over(s);
 }
 
+/* Plaintext h2 whose server's first bytes are a TLS record (an alert
+ * 0x15 or a handshake 0x16, version 3.x): a TLS port spoken to in clear.
+ * 1: the session failed with a message that says so. */
+static int h2_tls_answer(h2_session *s, const char *p, size_t n) {
+    s->got_bytes = 1;
+    if (s->cfg->conn.tls || n < 2 || (p[0] != 0x15 && p[0] != 0x16) || p[1] != 0x03) return 0;
+    snprintf(s->msg, sizeof s->msg, "the server answered with TLS: use https:// (or tls = {...} for gRPC)");
+    s->fail_sys = UV_EPROTO;                  /* h2_session_failure gives the message */
+    s->broken = 1;
+    h2_mark_dead(s);
+    h2_fail_all(s, H2_EPROTO, 0, 0, s->msg);
+    h2_session_close(s);
+    return 1;
+}
+
 static size_t h2_on_data(net_conn *nc, void *owner, const char *p, size_t n) {
     h2_session *s = owner;
     (void)nc;
     if (s->closing) return n;
+    if (!s->got_bytes && h2_tls_answer(s, p, n)) return n;
     s->in_recv = 1;
     s->rx_ns = uv_hrtime();
     ssize_t rv = nghttp2_session_mem_recv(s->ng, (const uint8_t *)p, n);
@@ -514,6 +609,14 @@ static void h2_flush_soon(h2_session *s) {
     s->idle_on = 1;
 }
 
+static void h2_on_sent(net_conn *nc, void *owner) {
+    h2_session *s = owner;
+    (void)nc;
+    if (!s->wheld || s->closing) return;
+    s->wheld = 0;
+    h2_flush(s);
+}
+
 static void h2_on_conn_closed(void *owner) {
     h2_session *s = owner;
     s->freed_conn = 1;
@@ -525,6 +628,7 @@ static const net_conn_cbs h2_conn_cbs = {
     .on_data = h2_on_data,
     .on_fail = h2_on_fail,
     .on_closed = h2_on_conn_closed,
+    .on_sent = h2_on_sent,
 };
 
 /* ---- the session ---- */
@@ -591,6 +695,12 @@ static int h2_ng_new(h2_session *s) {
         s->ng = NULL;
         return -1;
     }
+    if (s->cfg->first_stream_id > 1 &&        /* tests: stream ids near their end (RFC 9113 5.1.1) */
+        nghttp2_session_set_next_stream_id(s->ng, (int32_t)(s->cfg->first_stream_id | 1)) != 0) {
+        nghttp2_session_del(s->ng);
+        s->ng = NULL;
+        return -1;
+    }
     return 0;
 }
 
@@ -624,22 +734,34 @@ int h2_session_new(const h2_session_cfg *cfg, void *owner, h2_session **out) {
     return 0;
 }
 
+/* RFC 9113 6.8: GOAWAY(NO_ERROR, last stream 0: a client processes no
+ * server stream) before an orderly close, if the socket takes it now
+ * (net_conn_close_flushed); written at a frame boundary (h2_flush hands
+ * nghttp2's output on whole), after whatever was queued. */
+static void h2_close_conn(h2_session *s) {
+    static const uint8_t goaway[17] = {0, 0, 8, NGHTTP2_GOAWAY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (!s->broken && s->open && net_conn_is_open(s->nc) && net_conn_write(s->nc, goaway, sizeof goaway) == 0) {
+        s->st.frames_out++;
+        net_conn_close_flushed(s->nc);
+    } else {
+        net_conn_close(s->nc);
+    }
+    s->nc = NULL;
+}
+
 void h2_session_close(h2_session *s) {
     if (!s || s->closing) return;
     h2_mark_dead(s);
     s->closing = 1;
     h2_fail_all(s, H2_ECANCELED, 0, UV_ECANCELED, NULL);
-    if (s->nc) {
-        net_conn_close(s->nc);
-        s->nc = NULL;
-    }
+    if (s->nc) h2_close_conn(s);
     clock_timer_disarm(&s->timer, &s->timer_due);
     uv_close((uv_handle_t *)&s->timer, h2_on_timer_closed);
     uv_close((uv_handle_t *)&s->idle, h2_on_timer_closed);
 }
 
 unsigned h2_session_room(const h2_session *s) {
-    if (s->dead || s->closing) return 0;
+    if (s->dead || s->closing || s->draining) return 0;
     unsigned m = s->cfg->max_streams ? s->cfg->max_streams : H2_DEFAULT_MAX_STREAMS;
     if (s->peer_max < m) m = s->peer_max;
     return m > s->nactive ? m - s->nactive : 0;
@@ -742,6 +864,7 @@ h2_stream *h2_stream_open(h2_session *s, const h2_nv *hdrs, size_t n, const char
         s->free = st;
         *status = id == NGHTTP2_ERR_NOMEM ? H2_ENOMEM : id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE ? H2_EREFUSED
                                                                                                   : H2_EPROTO;
+        if (id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE) h2_drain(s);   /* another connection takes it */
         return NULL;
     }
     st->id = id;

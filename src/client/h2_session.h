@@ -30,25 +30,43 @@
  *                names what it selected): nothing was sent, the session
  *                is closed (its on_open does not fire);
  *   H2_ECONN     the connection failed later (sys: the libuv status);
+ *   H2_ENOSTREAMS the server's SETTINGS_MAX_CONCURRENT_STREAMS is 0 (RFC
+ *                9113 6.5.2): the stream was not processed and no stream
+ *                will be on this connection (msg says so; a retry elsewhere
+ *                would meet the same server): the session drains and closes;
  *   H2_EPROTO    the peer broke the protocol (bad frames, HPACK, floods:
- *                nghttp2's verdict, msg); the session sends GOAWAY and closes;
+ *                nghttp2's verdict, msg, this stream's own when nghttp2 reset
+ *                only it), or a plaintext session's server answered with TLS
+ *                (msg says to use TLS); the session sends GOAWAY and closes;
  *   H2_ETIMEOUT  the stream's deadline passed (it is reset with CANCEL);
  *   H2_ECANCELED the caller reset it, or closed the session;
  *   H2_ENOMEM.
  * Callbacks fire from the loop, never from inside h2_stream_open/_send
  * (except on_close of a stream that could not even be queued: those
- * return an error instead and fire nothing).
+ * return an error instead and fire nothing; and on_dead when the
+ * connection's stream ids are used up, RFC 9113 5.1.1: h2_stream_open then
+ * fails with H2_EREFUSED, the session takes no new stream, its streams go
+ * on and it closes after the last: the caller opens another connection).
  *
  * Flow control: receiving, nghttp2 sends WINDOW_UPDATE as the callbacks
  * consume DATA (a stream window of H2_STREAM_WINDOW and a connection
  * window of H2_CONN_WINDOW); sending, a body leaves only as the server's
- * windows allow (a server that never opens them leaves the stream waiting
- * for its deadline).
+ * windows allow, and not before the server's first SETTINGS was read (its
+ * initial window may be 0: RFC 9113 6.9.2; HEADERS do not wait); a server
+ * that never opens them leaves the stream waiting for its deadline.
+ *
+ * Writing: what nghttp2 has to send moves into the connection's queue
+ * while that holds less than 256 KiB the socket has not taken; past it
+ * nghttp2 keeps its frames until the socket takes the queue (net_conn's
+ * on_sent), so a server that floods PINGs or SETTINGS and never reads
+ * meets nghttp2's limit on queued acknowledgements and the session ends
+ * (H2_EPROTO) instead of the queue growing.
  *
  * Concurrency: h2_session_room says how many more streams may be opened
  * now: the smaller of the caller's max_streams and the server's
  * SETTINGS_MAX_CONCURRENT_STREAMS (100 until its SETTINGS arrive), less
- * the streams open; 0 after a GOAWAY or a failure.
+ * the streams open; 0 after a GOAWAY, a failure, when the stream ids are
+ * used up or the server allows 0 streams.
  *
  * Memory: stream records are pooled in the session and their body buffers
  * kept for the next stream; nghttp2's own blocks come from free lists of
@@ -73,6 +91,7 @@
 #define H2_ENOMEM    (-34008)
 #define H2_ECONNECT  (-34009)   /* connect or TLS handshake failed (sys, msg) */
 #define H2_ENOTH2    (-34010)   /* TLS: the server did not select h2 by ALPN (msg) */
+#define H2_ENOSTREAMS (-34011)  /* the server allows 0 concurrent streams (msg) */
 
 #define H2_STREAM_WINDOW (1u << 20)       /* 1 MiB per stream */
 #define H2_CONN_WINDOW   (16u << 20)      /* 16 MiB per connection */
@@ -146,6 +165,8 @@ typedef struct h2_session_cfg {
                                           * (nghttp2_option_set_no_http_messaging): the owner
                                           * checks the response's fields (client/http_h2.c);
                                           * 0: nghttp2 resets a malformed response */
+    uint32_t first_stream_id;            /* tests only: the first stream's id (odd, up to
+                                          * 2^31-1, to reach the end of the ids); 0: 1 */
 } h2_session_cfg;
 
 typedef struct h2_session_stats {
@@ -160,7 +181,8 @@ typedef struct h2_session_stats {
 int h2_session_new(const h2_session_cfg *cfg, void *owner, h2_session **out);
 
 /* Cancel every stream (on_close H2_ECANCELED before this returns), send
- * GOAWAY when open, close the connection; on_closed fires later.
+ * GOAWAY(NO_ERROR) when open and nothing went wrong (best effort: when the
+ * socket takes it at once), close the connection; on_closed fires later.
  * Idempotent; safe from any callback. */
 void h2_session_close(h2_session *s);
 

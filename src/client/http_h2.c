@@ -171,6 +171,7 @@ static hh2_conn *hh2_conn_open(hh2 *h, int *rc) {
     c->scfg.max_streams = h->cfg.max_streams;
     c->scfg.cbs = &hh2_session_cbs;
     c->scfg.http_checks_own = 1;             /* hh2_on_header, hh2_on_data, hh2_on_close */
+    c->scfg.first_stream_id = h->cfg.first_stream_id;
     c->start_ns = uv_hrtime();
     *rc = h2_session_new(&c->scfg, c, &c->s);
     if (*rc < 0) {
@@ -434,6 +435,10 @@ static void hh2_on_close(void *ud, int status, uint32_t code, int sys, const cha
         snprintf(rx->errmsg, sizeof rx->errmsg, "HTTP/2: %s", msg ? msg : "protocol error");
         hh2_finish(rx, HTTP_EPROTO, 0, rx->errmsg);
         return;
+    case H2_ENOSTREAMS:                      /* not retried: every connection to it would say the same */
+        snprintf(rx->errmsg, sizeof rx->errmsg, "HTTP/2: %s", msg ? msg : h2_strerror(status));
+        hh2_finish(rx, HTTP_ESETUP, 0, rx->errmsg);
+        return;
     case H2_ETIMEOUT:
         hh2_finish(rx, HTTP_ETIMEOUT, UV_ETIMEDOUT, NULL);
         return;
@@ -545,10 +550,14 @@ static hh2_conn *hh2_pick(hh2 *h) {
 }
 
 /* Send the request rx holds on a session with room, or a new connection
- * (fresh: the address was just looked up). */
+ * (fresh: the address was just looked up).  A session that refuses a new
+ * stream because its stream ids are used up (RFC 9113 5.1.1) is dead from
+ * then on (h2_session.h): the request goes to another, at most once. */
 static void hh2_dispatch(hh2_rx *rx, int fresh) {
     hh2 *h = rx->h;
     http_req *req = rx->req;
+    int again = 1;
+pick:;
     hh2_conn *c = hh2_pick(h);
     if (!c) {
         uint64_t now = uv_hrtime();
@@ -575,8 +584,15 @@ static void hh2_dispatch(hh2_rx *rx, int fresh) {
                                    req->deadline_ns, &hh2_stream_cbs, rx, &status);
     if (!st) {
         rx->conn = NULL;
-        hh2_finish(rx, status == H2_ENOMEM ? HTTP_ENOMEM : HTTP_EINVAL, 0,
-                   status == H2_ENOMEM ? NULL : "HTTP/2: the header list was refused");
+        if (status == H2_EREFUSED && again && (c->dead || h2_session_dead(c->s))) {
+            again = 0;
+            rx->opener = 0;
+            goto pick;
+        }
+        hh2_finish(rx, status == H2_ENOMEM ? HTTP_ENOMEM : status == H2_EREFUSED ? HTTP_ECONNECT : HTTP_EINVAL, 0,
+                   status == H2_ENOMEM      ? NULL
+                   : status == H2_EREFUSED ? "HTTP/2: no connection takes a new stream"
+                                           : "HTTP/2: the header list was refused");
         return;
     }
     rx->st = st;

@@ -51,6 +51,7 @@ typedef struct hh2_cfg {
      * out on it, with no second handshake.  NULL: it is closed unused. */
     int (*adopt)(void *arg, net_conn *nc);
     void *fallback_arg;
+    uint32_t first_stream_id;        /* tests only (h2_session_cfg): 0 */
 } hh2_cfg;
 
 /* cfg is copied (its strings must outlive the hh2).  0 or UV_ENOMEM. */

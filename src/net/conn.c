@@ -105,6 +105,7 @@ static void conn_on_connect(uv_connect_t *req, int status);
 static void conn_on_write(uv_write_t *w, int status);
 static void conn_on_flush(uv_prepare_t *h);
 static void conn_flush(net_conn *c);
+static void conn_sent(net_conn *c);
 static void conn_schedule(net_conn *c);
 static void conn_on_handle_close(uv_handle_t *h);
 static void conn_on_urecv(void *conn, int res);
@@ -187,6 +188,12 @@ void net_conn_close(net_conn *c) {
     c->state = NS_CLOSED;
     c->io->cancel(c);
     conn_close_handles(c);
+}
+
+void net_conn_close_flushed(net_conn *c) {
+    if (c == NULL || c->state == NS_CLOSED) return;
+    if (c->state == NS_OPEN) conn_flush(c);   /* one attempt: what the socket takes now */
+    net_conn_close(c);
 }
 
 /* Close, then tell the owner why (once). */
@@ -601,6 +608,13 @@ static void conn_on_usend(void *conn, int res) {
     c->sent += c->wfly_payload;
     c->wfly_payload = 0;
     conn_flush(c);
+    conn_sent(c);
+}
+
+/* What was queued was handed on (taken by the socket, or a write of it is
+ * in flight): the owner may queue more (net_conn_cbs.on_sent). */
+static void conn_sent(net_conn *c) {
+    if (c->state == NS_OPEN && c->cbs->on_sent) c->cbs->on_sent(c, c->owner);
 }
 
 /* Put what is queued on the wire (the transport says what, the backend
@@ -648,6 +662,7 @@ static void conn_on_flush(uv_prepare_t *h) {
     net_conn *c = h->data;
     uv_prepare_stop(h);
     conn_flush(c);
+    conn_sent(c);
 }
 
 static void conn_on_write(uv_write_t *w, int status) {
@@ -662,6 +677,7 @@ static void conn_on_write(uv_write_t *w, int status) {
     c->sent += c->wfly_payload;
     c->wfly_payload = 0;
     conn_flush(c);
+    conn_sent(c);
 }
 
 /* ---- the two backends' tables ----------------------------------------- */

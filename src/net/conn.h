@@ -54,6 +54,11 @@ typedef struct net_conn_cbs {
     /* Its libuv handles are closed and its memory freed (after a failure or
      * net_conn_close); the owner may count it down.  May be NULL. */
     void (*on_closed)(void *owner);
+    /* What was queued was handed on (the socket took it, or a write of
+     * it is in flight; after each flush and each completed write): an
+     * owner holding bytes back while net_conn_wqueued was large may queue
+     * more.  May be NULL. */
+    void (*on_sent)(net_conn *c, void *owner);
 } net_conn_cbs;
 
 typedef struct net_conn_cfg {
@@ -78,6 +83,10 @@ int net_conn_open(const net_conn_cfg *cfg, void *owner, net_conn **out);
 /* Close now: no callback fires after this except on_closed.  Unsent bytes
  * are dropped.  Idempotent; safe from inside any of its callbacks. */
 void net_conn_close(net_conn *c);
+/* The same, after one attempt to hand what is queued to the socket (a
+ * last frame such as HTTP/2's GOAWAY: it leaves when the socket takes it
+ * at once, else it is dropped; never waits). */
+void net_conn_close_flushed(net_conn *c);
 
 /* Queue bytes; they leave at the end of this loop turn (or when the
  * connection opens), coalesced with everything else queued by then.

@@ -1,6 +1,9 @@
 # Hostile HTTP/2 servers (fixtures/h2_hostile.py writes raw frames): streams
 # reset, GOAWAY mid-run, a frame on stream 0, a huge HPACK table size, no
-# flow-control window, a SETTINGS flood.  Each run ends on time with its
+# flow-control window, a SETTINGS flood, 0 concurrent streams allowed, a
+# stream's own error after another's; a plaintext client on a TLS port.
+# (Stream ids used up and PINGs to a client whose bytes are never read:
+# tests/integration/test_http2_hostile.c.)  Each run ends on time with its
 # failures counted (as the server counted them) and bounded memory;
 # requests the server never processed (above a GOAWAY's last stream) are
 # sent again on a new connection and succeed.
@@ -11,7 +14,8 @@ return { requests = tonumber(luamech.param("N")), run_time = "8s",
          groups = { { name = "h", vus = 2, script = "vu.lua" } } }
 S
 cat > "$TMP/vu.lua" <<'S'
-local c = luamech.http.new("http://127.0.0.1:" .. luamech.param("PORT"), { http = "2", pool = true, timeout = 0.5 })
+local c = luamech.http.new("http://127.0.0.1:" .. luamech.param("PORT"),
+  { http = "2", pool = true, timeout = tonumber(luamech.param("TMO") or "0.5") })
 local post = luamech.param("POST") == "1"
 return function()
   local r, err
@@ -20,7 +24,7 @@ return function()
   assert(r.status == 200 and r.body == "ok" and r.proto == "HTTP/2", "response")
 end
 S
-hostile() { # MODE N [POST]
+hostile() { # MODE N [POST [TMO]]
     local port
     port=$(free_port)
     python3 "$SRC/tests/scenarios/fixtures/h2_hostile.py" "$port" "$1" "$TMP/$1.counts" &
@@ -28,12 +32,12 @@ hostile() { # MODE N [POST]
     for _ in $(seq 60); do port_open "$port" && break; sleep 0.05; done
     local t0=$SECONDS
     /usr/bin/time -f '%M' -o "$TMP/$1.rss" timeout 30 "$LUAMECH" run "$TMP/s.lua" -q -w 1 -e PORT="$port" \
-        -e N="$2" -e POST="${3:-0}" -o "$TMP/$1" > "$TMP/$1.out" 2>&1
+        -e N="$2" -e POST="${3:-0}" -e TMO="${4:-0.5}" -o "$TMP/$1" > "$TMP/$1.out" 2>&1
     RC=$?
     EL=$((SECONDS - t0))
     S=$TMP/$1/summary.json
     E=$TMP/$1/errors.csv
-    read -r CONNS REQS SERVED RSTS GOAWAYS < "$TMP/$1.counts"
+    read -r CONNS REQS SERVED RSTS GOAWAYS GOAWAYS_IN PEAK TOP < "$TMP/$1.counts"
     TX=$(timer_count "$S" "All Transactions"); ERRS=$(timer_errors "$S" "All Transactions")
     RSS=$(tail -1 "$TMP/$1.rss")
     check "$1: exit 0 within 10 s, rss < 150 MB (exit $RC, ${EL}s, ${RSS} KB)" [ $RC -eq 0 -a $EL -le 10 -a "$RSS" -lt 150000 ]
@@ -42,6 +46,29 @@ hostile() { # MODE N [POST]
 hostile rst 100
 check "rst: 100 failures, as many as the server's resets ($ERRS, $RSTS)" [ "$ERRS" -eq 100 -a "$RSTS" -eq 100 ]
 check "rst: the reason is tallied" grep -q 'read: HTTP/2 stream reset by the server (INTERNAL_ERROR)' "$E"
+# RFC 9113 6.8: an orderly close says GOAWAY(NO_ERROR) first; the port
+# probe's connection sent nothing.
+check "rst: every connection got the client's GOAWAY at the end ($GOAWAYS_IN, $CONNS connections)" \
+    [ "$GOAWAYS_IN" -ge 1 -a "$GOAWAYS_IN" -eq $((CONNS - 1)) ]
+
+# SETTINGS_MAX_CONCURRENT_STREAMS 0 (legal, RFC 9113 6.5.2): the connection
+# cannot serve; each request fails once, saying so, on one connection that
+# is closed (no retry on another: the same server would say the same), so
+# connections stay bounded.
+hostile mcs0 26
+# (peak: 2 VUs, each connection closed as its stream is refused; the
+# server notices a close a moment later: 8 leaves room for a loaded
+# machine; before, 65 stayed open)
+check "mcs0: 26 failures, one connection at most each, at most 8 open at once ($ERRS; $CONNS connections with the probe, peak $PEAK)" \
+    [ "$ERRS" -eq 26 -a "$CONNS" -le 27 -a "$PEAK" -le 8 ]
+check "mcs0: the reason is tallied" grep -q 'setup refused: HTTP/2: the server allows 0 concurrent streams' "$E"
+
+# A response's error belongs to its stream: after one stream's header block
+# too large, the server's later resets are reported as resets.
+hostile stalemsg 8
+check "stalemsg: 8 failures, the server reset 7 ($ERRS, $RSTS)" [ "$ERRS" -eq 8 -a "$RSTS" -eq 7 ]
+check "stalemsg: 1 tallied as too large a header block" grep -q '^request,1,.*header block larger than 65536 bytes' "$E"
+check "stalemsg: 7 tallied as the server's resets" grep -q '^request,7,.*stream reset by the server (INTERNAL_ERROR)' "$E"
 
 hostile goaway 200
 check "goaway: 200 transactions, no error, served == 200 ($TX, $ERRS, $SERVED)" [ "$TX" -eq 200 -a "$ERRS" -eq 0 -a "$SERVED" -eq 200 ]
@@ -80,6 +107,12 @@ malformed upper 'uppercase header field name in an HTTP/2 response'
 malformed clenlong 'HTTP/2 response body shorter than its content-length'
 malformed clenshort 'HTTP/2 response body longer than its content-length'
 malformed twostatus 'HTTP/2 response with more than one :status'
+# A plaintext h2 client on a TLS port: the server's first bytes are a TLS
+# record; the error says to use TLS, not "connection closed".
+hostile tls 4
+check "tls: 4 failures that say to use https:// ($ERRS)" [ "$ERRS" -eq 4 ]
+check "tls: the reason is tallied" grep -q 'the server answered with TLS: use https://' "$E"
+
 # http = "2" over TLS on a server that ignores ALPN (it selects nothing):
 # each request fails as a setup refusal that names ALPN, not as "server
 # down"; no HTTP/2 (nor HTTP/1.1) request reaches the server.

@@ -203,7 +203,7 @@ static void run_on_closed(void *owner) {
     uv_stop(&r->loop);
 }
 
-static const net_conn_cbs run_cbs = {run_on_open, run_on_data, run_on_fail, run_on_closed};
+static const net_conn_cbs run_cbs = {.on_open = run_on_open, .on_data = run_on_data, .on_fail = run_on_fail, .on_closed = run_on_closed};
 
 static void run_on_guard(uv_timer_t *t) {
     run *r = t->data;
@@ -258,7 +258,7 @@ static size_t st_on_data(net_conn *c, void *owner, const char *p, size_t n) {
     return len;
 }
 
-static const net_conn_cbs st_cbs = {st_on_open, st_on_data, run_on_fail, run_on_closed};
+static const net_conn_cbs st_cbs = {.on_open = st_on_open, .on_data = st_on_data, .on_fail = run_on_fail, .on_closed = run_on_closed};
 
 /* ---- net_conn_hand_over: the first owner gives the open connection away -- */
 
@@ -297,7 +297,7 @@ static void ho_on_closed(void *owner) {
     uv_stop(&f->r->loop);
 }
 
-static const net_conn_cbs ho_cbs = {ho_on_open, ho_on_data, ho_on_fail, ho_on_closed};
+static const net_conn_cbs ho_cbs = {.on_open = ho_on_open, .on_data = ho_on_data, .on_fail = ho_on_fail, .on_closed = ho_on_closed};
 
 /* client_alpn: the TLS client's list; conn_alpn: the connection's (cfg). */
 static void run_init(run *r, int port, const char *client_alpn, const char *conn_alpn) {

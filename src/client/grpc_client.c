@@ -419,12 +419,6 @@ static int gc_md_has(const h2_nv *md, size_t n, const char *name, size_t nlen) {
  * or a new one.  0, or -1 after on_done fired (UNAVAILABLE, ...). */
 static int gc_open(grpc_call *call) {
     grpc_client *c = call->c;
-    int rc = 0;
-    if ((!c->cur || h2_session_dead(c->cur->s)) && !gc_sess_open(c, &rc)) {
-        snprintf(call->msg, sizeof call->msg, "cannot connect: %s", uv_strerror(rc));
-        gc_done(call, GC_UNAVAILABLE, 1);
-        return -1;
-    }
     char tmo[16];
     h2_nv nv[GC_MAX_MD + 8];
     size_t n = 0;
@@ -448,14 +442,23 @@ static int gc_open(grpc_call *call) {
     memcpy(nv + n, call->kmd, call->knmd * sizeof *call->kmd);
     n += call->knmd;
     int status = 0;
-    call->st = h2_stream_open(c->cur->s, nv, n, call->kbody, call->klen, call->eos, call->deadline_ns, &gc_stream_cbs,
-                              call, &status);
-    if (!call->st) {
-        snprintf(call->msg, sizeof call->msg, "%s", h2_strerror(status));
-        gc_done(call, status == H2_ENOMEM ? GC_RESOURCE : status == H2_EPROTO ? GC_INTERNAL : GC_UNAVAILABLE, 1);
-        return -1;
+    for (int tries = 0; tries < 2; tries++) {   /* a session that took no new stream (its ids used up: it
+                                                 * drains, RFC 9113 5.1.1): once more on a new connection */
+        int rc = 0;
+        if ((!c->cur || h2_session_dead(c->cur->s)) && !gc_sess_open(c, &rc)) {
+            snprintf(call->msg, sizeof call->msg, "cannot connect: %s", uv_strerror(rc));
+            gc_done(call, GC_UNAVAILABLE, 1);
+            return -1;
+        }
+        h2_session *s = c->cur->s;
+        call->st = h2_stream_open(s, nv, n, call->kbody, call->klen, call->eos, call->deadline_ns, &gc_stream_cbs,
+                                  call, &status);
+        if (call->st) return 0;
+        if (status != H2_EREFUSED || (c->cur && c->cur->s == s && !h2_session_dead(s))) break;
     }
-    return 0;
+    snprintf(call->msg, sizeof call->msg, "%s", h2_strerror(status));
+    gc_done(call, status == H2_ENOMEM ? GC_RESOURCE : status == H2_EPROTO ? GC_INTERNAL : GC_UNAVAILABLE, 1);
+    return -1;
 }
 
 static int gc_call_begin(grpc_client *c, grpc_call *call, const char *path, const h2_nv *md, size_t nmd,

@@ -39,14 +39,38 @@ check "jsonl run exits 0 (got $rc: $(tail -1 "$TMP/jsonl.out"))" [ $rc -eq 0 ]
 check "jsonl: the server saw 120 sets" [ $(( $(mc_stat "$PORT" cmd_set) - s0 )) -eq 120 ]
 check "jsonl: row 99 decoded" [ "$(get user:99)" = "j99" ]
 
-# unique: VU k of 5 takes rows k, k+5, ...; a budget of 50 transactions
-# (10 per VU) uses rows 1..50 only, each once
+# unique: VU k of 5 takes rows k, k+5, k+10, ...; a budget of 50
+# transactions uses 50 rows, none twice, and each VU's rows are the start of
+# its own class (how the 50 split between the VUs is the scheduler's: a VU
+# may start 11 while another starts 9, so rows 1..50 exactly is not promised)
+used_ids() { # "<row id> <vu id>" for each of user:1..user:300 memcached holds
+    local keys="" i line
+    for i in $(seq 1 300); do keys+=" user:$i"; done
+    exec 3<>"/dev/tcp/127.0.0.1/$PORT"; printf 'get%s\r\n' "$keys" >&3
+    while IFS= read -r -t 2 line <&3; do
+        line=${line%$'\r'}
+        case $line in
+        END) break;;
+        "VALUE user:"*) line=${line#VALUE user:}; printf '%s ' "${line%% *}"
+                        IFS= read -r -t 2 line <&3; line=${line%$'\r'}; echo "${line%%:*}";;
+        esac
+    done
+    exec 3<&- 3>&-
+}
+unique_prefixes() { # VU k wrote rows k, k+5, ... from the first, with no gap
+    awk '{ used[$1] = 1; n++; if (($1 - $2) % 5 != 0) bad++ } END {
+        if (bad) exit 1
+        for (k = 1; k <= 5; k++) { m = 0; while (used[k + 5 * m]) m++; seen += m }
+        exit !(seen == n) }'
+}
 s0=$(mc_stat "$PORT" cmd_set)
-printf 'flush_all\r\n' > "/dev/tcp/127.0.0.1/$PORT"; sleep 0.2
-run uniq -e PICK=unique -e ON_END=error -n 50; rc=$?
+printf 'flush_all\r\n' > "/dev/tcp/127.0.0.1/$PORT"; sleep 1.1
+run uniq -e PICK=unique -e ON_END=error -e TAG_VU=1 -n 50; rc=$?
 check "unique run exits 0 (got $rc)" [ $rc -eq 0 ]
 check "unique: 50 sets" [ $(( $(mc_stat "$PORT" cmd_set) - s0 )) -eq 50 ]
-check "unique: rows 1 and 50 used, 51 not" [ -n "$(get user:1)" -a -n "$(get user:50)" -a -z "$(get user:51)" ]
+used_ids > "$TMP/uniq.ids"
+check "unique: 50 distinct rows held (got $(wc -l < "$TMP/uniq.ids"))" [ "$(wc -l < "$TMP/uniq.ids")" -eq 50 ]
+check "unique: each VU's rows are k, k+5, ... from its start, no gap" unique_prefixes < "$TMP/uniq.ids"
 
 # on_end = "error": the 301st row is an error, counted, the message says so
 run err -e ON_END=error -e PICK=sequential -n 310; rc=$?

@@ -1945,14 +1945,17 @@ static int merge_follow(merge_opts *o) {
     }
     o->segs = all, o->nsegs = n;
     if (sigs.got) {                  /* the segments with a summary.json, as --allow-partial */
-        int there = 0;
+        int there = 0, in_phase = 0;
         for (int i = 0; i < n; i++) {
             char path[4200];
             snprintf(path, sizeof path, "%s/summary.json", all[i].dir);
             if (access(path, F_OK) == 0) some[there++] = (merge_seg){.dir = all[i].dir};
+            else if (merge_phases_mtime(all[i].dir) > 0) in_phase++;
         }
         fprintf(stderr, "luamech merge: --follow stopped by %s: %s\n", sigs.got == SIGINT ? "SIGINT" :
                 sigs.got == SIGTERM ? "SIGTERM" : "SIGHUP", there ? "merging what there is (status interrupted)"
+                : in_phase ? "nothing merged: the segments are phased runs still in a phase (a phased run's "
+                             "results are written when its last phase ends); merge them again when they end"
                 : "no segment had written results: nothing merged");
         o->interrupted = 1, o->allow_partial = 1;
         o->segs = some, o->nsegs = there;

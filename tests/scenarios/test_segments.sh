@@ -181,6 +181,29 @@ wait "${pids[@]}"
 check "phased --follow: exits 0 ($rc) with both phases merged" \
     jqe -e '[.phases[].transactions] == [300, 400]' "$TMP/phf/merged/summary.json"
 
+# merge --follow stopped while phased segments are still in a phase: their
+# results are written when the last phase ends, so nothing is merged and the
+# message says why (it said "no segment had written results")
+cat > "$TMP/phlong.lua" <<EOF
+return { interval = "1s", workers = 1, phases = {
+  { name = "set", run_time = "2s", groups = { { name = "s", vus = 2, script = "$F/segments_vu.lua" } } },
+  { name = "get", run_time = "6s", groups = { { name = "g", vus = 2, script = "$F/segments_get_vu.lua" } } } } }
+EOF
+pids=()
+for i in 1 2; do
+    "$LUAMECH" run "$TMP/phlong.lua" -q -r 200 --segment $i/2 -e SERVER=127.0.0.1:$MC -o "$TMP/phl/seg-$i" > /dev/null 2>&1 &
+    pids+=($!)
+done
+"$LUAMECH" merge --follow "$TMP/phl/seg-1" "$TMP/phl/seg-2" --out "$TMP/phl/merged" > /dev/null 2> "$TMP/phl.err" &
+fpid=$!
+for _ in $(seq 1 100); do [ -s "$TMP/phl/seg-1/1-set/summary.json" ] && break; sleep 0.1; done
+sleep 1; kill -INT $fpid; wait $fpid; rc=$?
+wait "${pids[@]}"
+check "phased --follow stopped in a phase: exit 5 ($rc)" [ $rc -eq 5 ]
+check "phased --follow stopped in a phase: the message says why nothing was merged" \
+    grep -q "stopped by SIGINT: nothing merged: the segments are phased runs still in a phase" "$TMP/phl.err"
+check "phased --follow stopped in a phase: nothing written" [ ! -e "$TMP/phl/merged/summary.json" ]
+
 # --segment auto: a Kubernetes Indexed Job's pod command line, then Slurm's variables
 mkdir -p "$TMP/auto-keys"
 pids=()

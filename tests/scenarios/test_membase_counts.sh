@@ -29,7 +29,9 @@ check "scenario copied" [ -f "$out/scenario/membase.lua" -a -f "$out/scenario/me
 check "report has the custom timers" grep -q "Custom Timer: GET" "$TMP/stdout"
 check "report has the workload table" grep -q "user_group-2" "$TMP/stdout"
 check "seed 004's report: the interval details by default (console = \"full\")" [ "$(grep -c "^Interval Details (ms)$" "$TMP/stdout")" -ge 2 ]
-# Think time (50 ms per transaction) is not response time.
-p99=$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.p99_ms' "$s")
-check "transaction p99 ($p99 ms) excludes the 50 ms think time" awk "BEGIN { exit !($p99 < 50) }"
+# Think time (50 ms per transaction) is not response time.  Were it counted,
+# every transaction would take >= 50 ms, so the median would too; the median
+# (not p99, which a few stalls of a busy machine reach) is the robust bound.
+p50=$(jq -r '.timers[] | select(.name == "All Transactions") | .summary.p50_ms' "$s")
+check "transaction p50 ($p50 ms) excludes the 50 ms think time" awk "BEGIN { exit !($p50 < 50) }"
 finish

@@ -68,7 +68,10 @@ p99=$(jq '.timers[] | select(.name == "All Transactions") | .summary.p99_ms' "$s
 u99=$(jqv 'include "views"; tview("All Transactions (uncorrected)") | .summary.p99_ms' "$s")
 echo "freeze: p99 from the intended start $p99 ms, uncorrected p99 $u99 ms"
 check "freeze: corrected p99 shows the 1 s stall (> 500 ms)" awk "BEGIN{exit !($p99 > 500)}"
-check "freeze: the uncorrected p99 hides it (< 100 ms)" awk "BEGIN{exit !($u99 < 100)}"
+# (the 10 requests caught in the freeze are 0.5 % of 2000: above p99; the
+# bound is half the stall, not a figure a busy machine's stalls can reach:
+# counted from the intended start, as the corrected view is, p99 is > 500)
+check "freeze: the uncorrected p99 hides it (< 500 ms)" awk "BEGIN{exit !($u99 < 500)}"
 n=$(timer_count "$s" "All Transactions")
 check_quiet "freeze: paced load kept its schedule: $n transactions of 2000" "$s" within "$n" 2000 0.02
 check "freeze: late starts counted" [ "$(jq '.counters[] | select(.name == "engine.late_starts") | .total' "$s")" -gt 100 ]

@@ -179,5 +179,13 @@ nginx_settle() {
         n=$m; sleep 0.1
     done
 }
+# nginx_wait LOG TEXT N: wait (<= 10 s) until LOG holds N lines with TEXT (a
+# fixed string): nginx writes a request's line after its response went out,
+# so a client may read the response, end and be checked before the line is
+# there.  Returns at once when it is; the caller then compares the count.
+nginx_wait() {
+    for _ in $(seq 100); do [ "$(grep -cF "$2" "$1")" -ge "$3" ] && return 0; sleep 0.1; done
+    return 0
+}
 # counter SUMMARY NAME: total of a named counter in summary.json (0 when absent)
 counter() { jq -r --arg n "$2" '[.counters[]? | select(.name == $n) | .total] | add // 0' "$1"; }

@@ -184,8 +184,8 @@ nginx_tls_server "$NG" "$NP" "$PKI" 'location = /hello { return 200 "hello"; }' 
 nginx_conf_end "$NG"
 nginx_launch "$NG" "$NP"
 run https tls_http.lua -e "URL=https://127.0.0.1:$NP" -e "TLS=$CA"
-sleep 0.3
 n=$(timer_count "$TMP/https/summary.json" http.get)
+nginx_wait "$NG/access.log" " GET /hello HTTP/1.1 200" "$n"
 logged=$(grep -c " GET /hello HTTP/1.1 200" "$NG/access.log")
 echo "https: luamech GETs=$n nginx logged=$logged"
 check "https keep-alive: exit 0 (got $RC)" [ "$RC" -eq 0 ]
@@ -193,8 +193,8 @@ check "https keep-alive: requests == nginx's log" [ "$n" -gt 50 -a "$n" -eq "$lo
 check "http.tls: 2 handshakes (one per VU connection)" [ "$(timer_count "$TMP/https/summary.json" http.tls)" -eq 2 ]
 : > "$NG/access.log"
 run https2 tls_http.lua -e "URL=https://127.0.0.1:$NP" -e "TLS=$CA" -e KEEPALIVE=0 -d 1s
-sleep 0.3
 hs=$(timer_count "$TMP/https2/summary.json" http.tls)
+nginx_wait "$NG/access.log" " GET /hello " "$hs"
 res=$(jq -r '[.counters[]? | select(.name == "http.tls_resumed") | .total] | add // 0' "$TMP/https2/summary.json")
 srv_res=$(awk '$3 == "r"' "$NG/access.log" | wc -l)
 logged=$(grep -c " GET /hello " "$NG/access.log")
@@ -223,8 +223,8 @@ python3 -c 'import ctypes, sys; p = ctypes.create_string_buffer(120); sys.exit(0
 for io in $ios; do
     : > "$NG/access.log"
     run "large-$io" tls_http.lua -e "URL=https://127.0.0.1:$NP" -e "TLS=$CA" -e "SUM=$sum" -d 1s --io "$io"
-    sleep 0.3
     n=$(timer_count "$TMP/large-$io/summary.json" http.get)
+    nginx_wait "$NG/access.log" " GET /large.bin HTTP/1.1 200" "$n"
     logged=$(grep -c " GET /large.bin HTTP/1.1 200" "$NG/access.log")
     echo "https 1 MiB bodies ($io): luamech GETs=$n nginx logged=$logged"
     check "https 1 MiB bodies, --io $io: exit 0, every body intact, requests == nginx's log (got $RC)" \

@@ -196,7 +196,10 @@ for what in deaf down; do
     tx=$(timer_count "$TMP/r-$what/summary.json" "All Transactions")
     echo "$what: $el_ms ms (without the stream $base_ms ms), $tx transactions (without $tx0): $(grep prometheus "$TMP/err-$what.txt")"
     check "$what: exits 0" [ "$rc" -eq 0 ]
-    check "$what: ends on time (within 4 s of the run without it: the flush's bound is 3 s)" [ "$el_ms" -lt $(( base_ms + 4000 + SLACK_MS )) ]
+    # (the flush's bound is 3 s, checked by its message below; the margin is
+    # 10 s, past a busy machine's noise; the deaf server never reads, so a
+    # flush without a bound would not end)
+    check "$what: ends on time (within 10 s of the run without it)" [ "$el_ms" -lt $(( base_ms + 10000 + SLACK_MS )) ]
     check "$what: keeps its rate (>= 95 % of the run without it)" rate_held "$tx" "$tx0"
     check "$what: dropped samples reported" grep -q "sample(s) dropped" "$TMP/err-$what.txt"
     check "$what: the final push is reported missing" grep -Eq "the final push \(the run's totals\) (failed|was not sent within 3 s)" "$TMP/err-$what.txt"

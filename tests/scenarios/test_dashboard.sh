@@ -109,7 +109,9 @@ tx0=$(timer_count "$TMP/b/summary.json" "All Transactions")
 echo "never-reading browsers: $el_ms ms (without $base_ms ms), $tx transactions (without $tx0; target $((RATE * 4))), dashboard thread $dash_ticks ticks"
 check "never-reading browsers: all 8 subscribed during the run" grep -q "subscribed 8" "$TMP/stuck.txt"
 check "never-reading browsers: exits 0" [ "$rc" -eq 0 ]
-check "never-reading browsers: ends on time (within 2.5 s)" [ "$el_ms" -lt $(( base_ms + 2500 + SLACK_MS )) ]
+# (10 s of the run without them: a busy machine's noise between two runs is
+# seconds; a dashboard that waited for them would end with them, at 60 s)
+check "never-reading browsers: ends on time (within 10 s)" [ "$el_ms" -lt $(( base_ms + 10000 + SLACK_MS )) ]
 check "never-reading browsers: keeps its rate (>= 95 % of the run without them)" [ $(( tx * 100 )) -ge $(( tx0 * 95 )) ]
 check "never-reading browsers: the dashboard's thread does not spin (<= 5 ticks)" [ "${dash_ticks:-99}" -le 5 ]
 

@@ -221,8 +221,12 @@ SLURM_PROCID=2 SLURM_NTASKS=3 "$LUAMECH" run "$F/segments.lua" -q -n 30 --segmen
     -e OUT="$TMP/auto-keys" -o "$TMP/slurm3" > /dev/null 2> "$TMP/slurm.err"
 check "slurm: SLURM_PROCID=2 of 3 is segment 3/3" grep -q "3/3 from SLURM_PROCID=2, SLURM_NTASKS=3" "$TMP/slurm.err"
 
-# --start-at: two segments, one instant
-at=$(date -u -d '+3 sec' +%Y-%m-%dT%H:%M:%S.%3NZ)
+# --start-at: two segments, one instant: a whole second 4-5 s ahead (a
+# fraction near .999 would put a start a few ms late in the next second).
+# How late each wakes up (offset_ms, and so the merge's alignment) measures
+# the machine: those checks are skipped, saying why, when it was busy.
+at=$(date -u -d "@$(( $(date +%s) + 5 ))" +%Y-%m-%dT%H:%M:%S.000Z)
+busy_mark
 pids=()
 for i in 1 2; do
     "$LUAMECH" run "$F/segments.lua" -q -d 1s --segment $i/2 --start-at "$at" -e SERVER=127.0.0.1:$MC \
@@ -233,14 +237,16 @@ wait "${pids[@]}"
 for i in 1 2; do
     s=$TMP/at/seg-$i/summary.json
     check "start-at: segment $i records the requested instant" [ "$(jqr "$s" .start_at.requested)" != null ]
-    check "start-at: segment $i started within 50 ms of it ($(jqr "$s" .start_at.offset_ms) ms)" \
-        jqe -e '.start_at.offset_ms >= 0 and .start_at.offset_ms < 50' "$s"
+    check "start-at: segment $i did not start before it ($(jqr "$s" .start_at.offset_ms) ms)" \
+        jqe -e '.start_at.offset_ms >= 0' "$s"
+    check_quiet "start-at: segment $i started within 50 ms of it ($(jqr "$s" .start_at.offset_ms) ms)" "$s" \
+        jqe -e '.start_at.offset_ms < 50' "$s"
 done
 check "start-at: both started in the same second" [ "$(jqr "$TMP/at/seg-1/summary.json" .start)" = "$(jqr "$TMP/at/seg-2/summary.json" .start)" ]
 "$LUAMECH" merge "$TMP"/at/seg-* --out "$TMP/at/merged" > /dev/null 2> "$TMP/at.err"
 check "start-at: merged with no shift ($(jq -c '[.segments[].interval_shift]' "$TMP/at/merged/summary.json"))" \
     jqe -e '[.segments[].interval_shift] == [0, 0]' "$TMP/at/merged/summary.json"
-check "start-at: no alignment warning" bash -c "! grep -q 'tolerance' '$TMP/at.err'"
+check_quiet "start-at: no alignment warning" "$TMP/at/seg-1/summary.json" bash -c "! grep -q 'tolerance' '$TMP/at.err'"
 
 # without --start-at: segment 2 starts about 2.3 s after segment 1; the merge places its
 # intervals by wall-clock time (start_unix_ns), not by number, and says they are misaligned

@@ -64,7 +64,11 @@ return { name = "mid", run_time = "4s", interval = "1s", groups = { { vus = 5, s
 LUA
 "$LUAMECH" run "$TMP/mid.lua" -e MEMCACHED=127.0.0.1:$MC -o "$TMP/m" > "$TMP/m.out" 2>&1 &
 lm=$!
-sleep 2.2
+# down at about t = 1.2 s: 1.2 s after memcached counted the run's first 50
+# sets (polled), not a fixed 2.2 s after the start, which a slow start eats
+s0=$(mc_stat "$MC" cmd_set)
+for _ in $(seq 200); do [ $(( $(mc_stat "$MC" cmd_set) - s0 )) -ge 50 ] && break; sleep 0.05; done
+sleep 1.2
 pid_var=MC_PID_$MC
 kill "${!pid_var}"
 wait $lm

@@ -21,7 +21,10 @@ check "no generated file is left in the results" [ -z "$(ls -A "$TMP/r1" | grep 
 s0=$(mc_stat "$PORT" cmd_set); d0=$(mc_stat "$PORT" delete_hits)
 "$LUAMECH" run "$F/lifecycle.lua" -q -e RUN_TIME=30s -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r2" > "$TMP/out2" 2>&1 &
 pid=$!
-sleep 2; kill -INT $pid; wait $pid; rc=$?
+# the interrupt once setup wrote its 20 keys (polled) and the load ran a
+# moment, not a fixed 2 s from the launch that a slow start may spend in setup
+for _ in $(seq 200); do [ $(( $(mc_stat "$PORT" cmd_set) - s0 )) -ge 20 ] && break; sleep 0.05; done
+sleep 0.5; kill -INT $pid; wait $pid; rc=$?
 check "interrupted run exits 5 (got $rc)" [ $rc -eq 5 ]
 check "teardown ran after the interrupt: 20 deletes" [ $(( $(mc_stat "$PORT" delete_hits) - d0 )) -eq 20 ]
 

@@ -50,8 +50,11 @@ check "a good scenario runs (exit 0)" [ $? -eq 0 ]
 # --cpus pins the worker threads
 "$LUAMECH" run "$F/ok.lua" -q -d 2s -w 1 --cpus 1 -o "$TMP/pin" > /dev/null 2>&1 &
 pid=$!
-sleep 1
-pinned=$(cat /proc/$pid/task/*/status 2>/dev/null | grep -c "^Cpus_allowed_list:[[:space:]]*1$")
+pinned=0   # polled while the run lives (its worker thread exists once the start-up is over)
+while kill -0 "$pid" 2>/dev/null; do
+    pinned=$(cat /proc/$pid/task/*/status 2>/dev/null | grep -c "^Cpus_allowed_list:[[:space:]]*1$")
+    [ "$pinned" -ge 1 ] && break; sleep 0.05
+done
 wait $pid
 check "--cpus 1: a thread of luamech runs on CPU 1 only ($pinned)" [ "$pinned" -ge 1 ]
 finish

@@ -36,7 +36,9 @@ g0=$(cluster_cmdstat get); s0=$(cluster_cmdstat set); cs0=$(cluster_cmdstat 'clu
 "$LUAMECH" run "$F/redis_cluster_load.lua" -q -w 2 -e RUN_TIME=12s -e CLUSTER="$CLUSTER" \
     -o "$TMP/l" > "$TMP/stdout_l" 2>&1 &
 lpid=$!
-sleep 2
+# the migration once the load runs (the nodes counted 200 gets: polled, not a
+# fixed 2 s that a slow start may spend before the first): ASK needs load in it
+for _ in $(seq 200); do [ $(( $(cluster_cmdstat get) - g0 )) -ge 200 ] && break; sleep 0.05; done
 cluster_migrate "$slot" "$from" "$to" 0.05
 echo "slot $slot of {hot} moved from $from to $to: $(redis-cli -p "$to" cluster countkeysinslot "$slot" | tr -d '\r') keys"
 wait $lpid

@@ -29,9 +29,14 @@ check "server saw 1234 gets" [ $(( $(mc_stat "$PORT" cmd_get) - g0 )) -eq 1234 ]
 check "--requests alone is not cut at 10 s: run_time_s > 0" \
     awk "BEGIN{exit !($(jq .run_time_s "$TMP/r1/summary.json") > 0)}"
 
-# SIGINT: stop early, exit 5, results complete
+# SIGINT: stop early, exit 5, results complete.  The signal comes 2.5 s
+# after memcached saw the run's first get (polled): t = 0 is before it, so
+# the run time is at least 2.5 s however slow the start (a fixed 2.5 s from
+# the launch gave less than 2 s when the start took over 0.5 s)
+g1=$(mc_stat "$PORT" cmd_get)
 "$LUAMECH" run "$F/steady.lua" -q -e MEMCACHED=127.0.0.1:$PORT -o "$TMP/r2" > "$TMP/out2" 2>&1 &
 pid=$!
+for _ in $(seq 200); do [ $(( $(mc_stat "$PORT" cmd_get) - g1 )) -ge 1 ] && break; sleep 0.05; done
 sleep 2.5
 kill -INT $pid
 wait $pid; rc=$?
@@ -39,7 +44,9 @@ check "SIGINT exits 5 (got $rc)" [ $rc -eq 5 ]
 s=$TMP/r2/summary.json
 check "status interrupted" [ "$(jq -r .status "$s")" = interrupted ]
 rt=$(jq .run_time_s "$s")
-check "run time ~2.5 s ($rt)" awk "BEGIN{exit !($rt > 2 && $rt < 3.5)}"
+# (at most: the 30 s run would be 30 s without the stop; a busy machine's
+# sleep overruns stay far under 10 s)
+check "run time from 2.5 s to the stop, well short of 30 s ($rt)" awk "BEGIN{exit !($rt >= 2.5 && $rt < 10)}"
 check "the report was printed" grep -q "All Transactions" "$TMP/out2"
 check "interrupted: transactions counted" [ "$(timer_count "$s" "All Transactions")" -gt 100 ]
 check "intervals.csv covers the run" [ "$(grep -c '"All Transactions"' "$TMP/r2/intervals.csv")" -ge 3 ]
@@ -78,15 +85,20 @@ start_memcached KPORT
 eval "kpid=\$MC_PID_$KPORT"
 "$LUAMECH" run "$F/steady.lua" -q -e RUN_TIME=5s -e MEMCACHED=127.0.0.1:$KPORT -o "$TMP/r4" > "$TMP/out4" 2>&1 &
 pid=$!
-sleep 1.5
+# the kill once the run works (memcached counted 100 gets: polled); after the
+# restart the count is polled until the run ends (the reconnect backoff has
+# doubled to 0.8 s by then, and a busy machine's restart takes a while)
+for _ in $(seq 200); do [ "$(mc_stat "$KPORT" cmd_get)" -ge 100 ] && break; sleep 0.05; done
 kill -9 "$kpid"
 sleep 1
 memcached -l 127.0.0.1 -p "$KPORT" -U 0 -u root -t 1 &
 PIDS+=($!)
-sleep 1.5
-after=$(mc_stat "$KPORT" cmd_get)
+after=0
+while kill -0 "$pid" 2>/dev/null; do
+    after=$(mc_stat "$KPORT" cmd_get 2>/dev/null); [ "${after:-0}" -gt 100 ] && break; sleep 0.1
+done
 wait $pid; rc=$?
-check "after the restart the VUs reconnected and worked ($after gets in 1.5 s)" [ "${after:-0}" -gt 100 ]
+check "after the restart the VUs reconnected and worked ($after gets before the run's end)" [ "${after:-0}" -gt 100 ]
 check "run with a killed server completes (exit $rc)" [ $rc -eq 0 ]
 s=$TMP/r4/summary.json
 check "status completed" [ "$(jq -r .status "$s")" = completed ]

@@ -37,7 +37,9 @@ start_bg() {
 # run 3 s, graceful stop 1 s: the watchdog interrupts at 5 s, abandons at 6 s.
 run_timed 30 "$TMP/o1" run "$F/stuck.lua" -q -e WHERE=tx -o "$TMP/s1"
 check "stuck transaction: exit 7 (got $RC)" [ $RC -eq 7 ]
-check "stuck transaction: ended within graceful stop + 4 s (${MS} ms)" [ "$MS" -lt 9000 ]
+# (the watchdog abandons at 6 s; without it the run goes on until the hard
+# kill at 30 s: the bound is 20 s, not a busy machine's start-up and exit)
+check "stuck transaction: ended within 20 s, not at the 30 s hard kill (${MS} ms)" [ "$MS" -lt 20000 ]
 s=$TMP/s1/summary.json
 check "stuck transaction: summary.json valid, status stuck" [ "$(jq -r .status "$s")" = stuck ]
 check "stuck transaction: exit_code 7 in summary.json" [ "$(jq -r .exit_code "$s")" = 7 ]
@@ -55,7 +57,7 @@ check "stuck transaction: the console says so" grep -q "watchdog: VU 1" "$TMP/o1
 # --- the same loop interpreted: the hook stops it at its line ---
 run_timed 30 "$TMP/o2" run "$F/stuck.lua" -q -e WHERE=tx -e JIT=off -o "$TMP/s2"
 check "interruptible loop: exit 7 (got $RC)" [ $RC -eq 7 ]
-check "interruptible loop: ended within graceful stop + 4 s (${MS} ms)" [ "$MS" -lt 9000 ]
+check "interruptible loop: ended within 20 s, not at the 30 s hard kill (${MS} ms)" [ "$MS" -lt 20000 ]
 err=$(jq -r .error "$TMP/s2/summary.json")
 check "interruptible loop: file:line of the loop ($err)" grep -q "stopped at .*stuck_vu.lua:11" <<< "$err"
 check "interruptible loop: the worker was not abandoned" bash -c "! grep -q abandoned <<< \"\$1\"" _ "$err"
@@ -71,7 +73,7 @@ kill -INT "$PID"
 wait "$PID"; rc=$?
 ms=$(( $(now_ms) - t0 ))
 check "SIGINT with a stuck VU: exit 7 (got $rc)" [ $rc -eq 7 ]
-check "SIGINT with a stuck VU: ended within graceful stop + 3 s of the signal (${ms} ms)" [ "$ms" -lt 5000 ]
+check "SIGINT with a stuck VU: ended within 15 s of the signal, not at the 60 s run's end or the hard kill (${ms} ms)" [ "$ms" -lt 15000 ]
 check "SIGINT with a stuck VU: summary.json valid" summary_ok "$TMP/s3"
 
 # --- os.exit is refused: a scenario error, a failed preflight, a failed transaction ---
@@ -129,7 +131,7 @@ t0=$(now_ms)
 kill -TERM "$PID"
 wait "$PID"; rc=$?
 ms=$(( $(now_ms) - t0 ))
-check "SIGTERM in the preflight: exit 5 (got $rc) within 2 s (${ms} ms)" [ $rc -eq 5 -a "$ms" -lt 2000 ]
+check "SIGTERM in the preflight: exit 5 (got $rc) within 10 s, not after the init's 30 s sleep (${ms} ms)" [ $rc -eq 5 -a "$ms" -lt 10000 ]
 
 # --- plans the engine refuses, before any load ---
 run_timed 10 "$TMP/o12" run "$F/sleepy.lua" -q -u 0 -n 10 -o "$TMP/z1"

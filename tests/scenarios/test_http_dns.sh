@@ -17,7 +17,9 @@ run() {   # NAME ARGS...: one run into $TMP/NAME, nginx's log of it kept as $TMP
     : > "$L"
     "$LUAMECH" run "$F/http_dns.lua" -q -e PORT=$PORT -o "$TMP/$name" "$@" > "$TMP/$name.out" 2>&1
     rc=$?
-    nginx_settle "$L"
+    # nginx logs a request after its response went out: wait (<= 10 s) for
+    # as many lines as luamech counted GETs, then compare
+    nginx_wait "$L" "GET /hello?via=" "$(timer_count "$TMP/$name/summary.json" http.get)"
     cp "$L" "$TMP/$name.log"
     s=$TMP/$name/summary.json
 }

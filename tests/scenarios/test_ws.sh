@@ -164,13 +164,19 @@ hostile() {
     E=$TMP/h-$mode/errors.csv
     check "$mode: exit 0, summary written, run completed" \
         [ "$RC" -eq 0 ] && [ "$(jqr "$TMP/h-$mode/summary.json" .status 2> /dev/null)" = completed ]
-    check "$mode: on time (under 8 s for a 3 s run, got ${WALL}s)" awk -v w="$WALL" 'BEGIN { exit !(w < 8) }'
+    # (3 s + the 1 s graceful stop; a run the server held would end at the
+    # 60 s kill: 20 s leaves a busy machine's start-up and exit out of it)
+    check "$mode: on time (under 20 s for a 3 s run, got ${WALL}s)" awk -v w="$WALL" 'BEGIN { exit !(w < 20) }'
     check "$mode: bounded memory (under $((64 + SAN_MB)) MB, got ${RSS_KB} KB)" [ "$RSS_KB" -lt $(((64 + SAN_MB) * 1024)) ]
 }
 # errors MODE TEXT CODE: the errors name TEXT, the server saw close code CODE
+# (the server records a close frame when it reads it, after luamech may have
+# ended: its stats are polled, <= 5 s)
 errors() {
     check "$1: counted errors: '$2'" grep -qF "$2" "$E"
-    [ -z "${3:-}" ] || check "$1: luamech closed with $3" grep -qE "codes $3:[0-9]+" "$HS"
+    [ -z "${3:-}" ] && return
+    for _ in $(seq 100); do grep -qE "codes $3:[0-9]+" "$HS" && break; sleep 0.05; done
+    check "$1: luamech closed with $3" grep -qE "codes $3:[0-9]+" "$HS"
 }
 hostile badframe;  errors badframe "protocol error: reserved bits set" 1002
 hostile opcode;    errors opcode "protocol error: unknown opcode" 1002

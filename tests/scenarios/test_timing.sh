@@ -55,15 +55,17 @@ for rt in 2.05s 2s; do
 done
 # ---- 7: paced slots start to the microsecond, not the millisecond
 start_delay_server DPORT "$TMP/paced.log"
+busy_mark   # how many slots started, and how late, measure the machine: check_quiet below
 "$LUAMECH" run "$F/paced.lua" -q -e BASE=http://127.0.0.1:$DPORT -e DELAY_MS=0 -o "$TMP/paced" > /dev/null 2>&1
 s=$TMP/paced/summary.json
 n=$(timer_count "$s" "All Transactions")
 check "paced: up to 1600 slots in 2 s ($n), the server answered them ($(wc -l < "$TMP/paced.log"))" \
-    [ "$n" -ge 1500 -a "$n" -le 1600 -a "$n" -eq "$(wc -l < "$TMP/paced.log")" ]
+    [ "$n" -le 1600 -a "$n" -eq "$(wc -l < "$TMP/paced.log")" ]
+check_quiet "paced: at least 1500 of the 1600 slots started ($n)" "$s" [ "$n" -ge 1500 ]
 lag=$(p50 "$s" engine.schedule_lag)
-check "paced: schedule lag p50 $lag ms < 0.4 ms" awk "BEGIN{exit !($lag < 0.4)}"
+check_quiet "paced: schedule lag p50 $lag ms < 0.4 ms" "$s" awk "BEGIN{exit !($lag < 0.4)}"
 c=$(p50 "$s" "All Transactions"); u=$(p50 "$s" "All Transactions (uncorrected)")
-check "paced: p50 from the intended start $c ms within 0.4 ms of the uncorrected $u ms" awk "BEGIN{exit !($c - $u < 0.4)}"
+check_quiet "paced: p50 from the intended start $c ms within 0.4 ms of the uncorrected $u ms" "$s" awk "BEGIN{exit !($c - $u < 0.4)}"
 
 # ---- 8: completions that wait for a busy loop are measured (dispatch delay),
 # reported per interval, and make the run suspect when they are a material

@@ -24,10 +24,10 @@ static inline int grow_reserve(char **buf, size_t *cap, size_t need, size_t init
     return need <= *cap ? 0 : grow_realloc(buf, cap, need, init_cap, max_cap);
 }
 
-/* Room for more bytes after the first len (len <= *cap): grow_reserve for
- * len + more, -1 (nothing changed) when that sum wraps. */
+/* Room for more bytes after the first len: grow_reserve for len + more,
+ * -1 (nothing changed) when that sum wraps. */
 static inline int grow_room(char **buf, size_t *cap, size_t len, size_t more, size_t init_cap, size_t max_cap) {
-    if (more <= *cap - len) return 0;
+    if (len <= *cap && more <= *cap - len) return 0;
     return more > SIZE_MAX - len ? -1 : grow_realloc(buf, cap, len + more, init_cap, max_cap);
 }
 

@@ -58,6 +58,10 @@ static void test_from_zero(void **state) {
     assert_int_equal(grow_reserve(&b, &cap, 300, 0, SIZE_MAX), 0);      /* no first size: need */
     assert_int_equal(cap, 300);
     free(b);
+    b = NULL, cap = 0;
+    assert_int_equal(grow_room(&b, &cap, 16, 4, 8, SIZE_MAX), 0);          /* room after a len past cap */
+    assert_int_equal(cap, 32);
+    free(b);
 }
 
 static void test_exact_fit(void **state) {

@@ -9,6 +9,7 @@
  * closed.  It does not touch Lua, protobuf or a socket (h2_session and
  * net/conn do). */
 #include "client/grpc_client.h"
+#include "common/grow.h"
 #include "common/net.h"
 
 #include <stdio.h>
@@ -377,14 +378,7 @@ static const h2_stream_cbs gc_stream_cbs = {gc_on_header, gc_on_headers_end, gc_
 static int gc_keep(grpc_call *call, const char *path, const h2_nv *md, size_t nmd, const char *body, size_t len) {
     size_t plen = strlen(path) + 1, need = nmd * sizeof(h2_nv) + plen + len;
     for (size_t i = 0; i < nmd; i++) need += md[i].name_len + md[i].value_len;
-    if (need > call->keep_cap) {
-        size_t cap = call->keep_cap ? call->keep_cap : 1024;
-        while (cap < need) cap *= 2;
-        char *b = realloc(call->keep, cap);
-        if (!b) return -1;
-        call->keep = b;
-        call->keep_cap = cap;
-    }
+    if (grow_reserve(&call->keep, &call->keep_cap, need, 1024, SIZE_MAX) != 0) return -1;
     h2_nv *kmd = (h2_nv *)(void *)call->keep;
     char *p = call->keep + nmd * sizeof(h2_nv);
     for (size_t i = 0; i < nmd; i++) {

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #endif
 #include "common/clock.h"
+#include "common/grow.h"
 #include "common/net.h"
 #include "client/http_client.h"
 #include "client/life.h"
@@ -682,15 +683,10 @@ static void hc_send1_on(http_client *c, http_conn *conn, http_req *req, const hp
     rr.close = !c->opts.keepalive;
     size_t need = hp_encode_request(conn->wbuf, conn->wcap, &rr);
     if (need > conn->wcap) {
-        size_t cap = conn->wcap ? conn->wcap : HC_WBUF_INIT;
-        while (cap < need) cap *= 2;
-        char *p = realloc(conn->wbuf, cap);
-        if (!p) {
+        if (grow_reserve(&conn->wbuf, &conn->wcap, need, HC_WBUF_INIT, SIZE_MAX) != 0) {
             req->on_done(req, HTTP_ENOMEM, NULL);
             return;
         }
-        conn->wbuf = p;
-        conn->wcap = cap;
         need = hp_encode_request(conn->wbuf, conn->wcap, &rr);
     }
     if (need == 0) {

@@ -17,6 +17,7 @@
 #include "client/http_h2.h"
 #include "client/h2_session.h"
 #include "common/clock.h"
+#include "common/grow.h"
 #include "common/net.h"
 #include "net/conn.h"
 
@@ -660,14 +661,7 @@ static int hh2_build(hh2_rx *rx, const hp_request *r) {
         need += hd->name_len + hd->value_len;
     }
     need += alen;
-    if (need > rx->cap) {
-        size_t c = rx->cap ? rx->cap : 1024;
-        while (c < need) c *= 2;
-        char *b = realloc(rx->buf, c);
-        if (!b) return -2;
-        rx->buf = b;
-        rx->cap = c;
-    }
+    if (grow_reserve(&rx->buf, &rx->cap, need, 1024, SIZE_MAX) != 0) return -2;
     size_t nmax = r->nheaders + 5;
     if (nmax > rx->nv_cap) {
         size_t c = rx->nv_cap ? rx->nv_cap : 16;

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include "common/clock.h"
+#include "common/grow.h"
 #include "common/net.h"
 #include "client/redis_client.h"
 #include "net/conn.h"
@@ -127,16 +128,7 @@ static void redis_buf_free(redis_buf *b) {
 
 /* Room for n more bytes at the end of b; NULL when out of memory. */
 static char *redis_buf_space(redis_buf *b, size_t n) {
-    if (n > SIZE_MAX - b->len) return NULL;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : REDIS_WBUF_INIT;
-        while (cap < b->len + n) cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
-        char *q = realloc(b->p, cap);
-        if (q == NULL) return NULL;
-        b->p = q;
-        b->cap = cap;
-    }
-    return b->p + b->len;
+    return grow_room(&b->p, &b->cap, b->len, n, REDIS_WBUF_INIT, SIZE_MAX) == 0 ? b->p + b->len : NULL;
 }
 
 /* Encode one command (RESP, proto/redis_proto.c) straight onto b, or onto

@@ -13,6 +13,7 @@
  * nodes, follow a failover by itself (a refresh follows a MOVED), TLS (the
  * options' TLS settings are refused by redis_cluster_new), Lua. */
 #include "client/redis_cluster.h"
+#include "common/grow.h"
 #include "proto/redis_cluster.h"
 #include "proto/redis_proto.h"
 
@@ -81,15 +82,7 @@ void redis_cluster_req_free(redis_cluster_req *r) {
 
 /* Room for n command bytes (after the ASKING room) in r; 0 or -1. */
 static int rc_req_room(redis_cluster_req *r, size_t n) {
-    size_t need = n + REDIS_CLUSTER_ASKING_LEN;
-    if (need <= r->cap) return 0;
-    size_t cap = r->cap ? r->cap : 128;
-    while (cap < need) cap *= 2;
-    char *p = realloc(r->cmd, cap);
-    if (p == NULL) return -1;
-    r->cmd = p;
-    r->cap = cap;
-    return 0;
+    return grow_reserve(&r->cmd, &r->cap, n + REDIS_CLUSTER_ASKING_LEN, 128, SIZE_MAX);
 }
 
 static int rc_grow(void **p, int *cap, int need, size_t each) {

@@ -16,6 +16,7 @@
  * the receive wait and the close.  Never touches Lua; no reconnect. */
 #include "client/ws_client.h"
 #include "common/clock.h"
+#include "common/grow.h"
 #include "common/net.h"
 #include "net/conn.h"
 
@@ -374,14 +375,7 @@ static int ws_queue_push(ws_client *c, int opcode, const char *p, size_t n) {
         c->qlen -= c->qhead;
         c->qhead = 0;
     }
-    if (c->qlen + need > c->qcap) {
-        size_t cap = c->qcap ? c->qcap : 8192;
-        while (cap < c->qlen + need) cap *= 2;
-        char *q = realloc(c->q, cap);
-        if (q == NULL) return UV_ENOMEM;
-        c->q = q;
-        c->qcap = cap;
-    }
+    if (grow_room(&c->q, &c->qcap, c->qlen, need, 8192, SIZE_MAX) != 0) return UV_ENOMEM;
     ws_qhdr h = {n, opcode};
     memcpy(c->q + c->qlen, &h, sizeof h);
     memcpy(c->q + c->qlen + sizeof h, p, n);

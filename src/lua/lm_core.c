@@ -445,14 +445,3 @@ void lm_check_options(lua_State *L, int idx, const char *fname, const char *cons
         }
     }
 }
-
-int lm_buf_reserve(char **buf, size_t *cap, size_t need) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    char *b = realloc(*buf, c);
-    if (!b) return -1;
-    *buf = b;
-    *cap = c;
-    return 0;
-}

@@ -6,6 +6,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <stddef.h>
+#include "common/grow.h"
 #include "common/params.h"
 
 struct worker;
@@ -93,8 +94,10 @@ void lm_check_options(lua_State *L, int idx, const char *fname, const char *cons
 
 /* Grow *buf (capacity *cap, doubling from 256) to hold need bytes; 0, or
  * -1 when out of memory (*buf and *cap as they were).  The bindings'
- * growable buffers: an op's, a query string's. */
-int lm_buf_reserve(char **buf, size_t *cap, size_t need);
+ * growable buffers: an op's, a query string's (common/grow.h's rule). */
+static inline int lm_buf_reserve(char **buf, size_t *cap, size_t need) {
+    return grow_reserve(buf, cap, need, 256, SIZE_MAX);
+}
 
 /* A name made at run time (a custom timer, check, metric, an HTTP or gRPC
  * call's name) must be 1..200 bytes without a NUL byte or another control

@@ -57,13 +57,7 @@ typedef struct lm_parse {
 
 static int lm_data_add_field(lm_dataset *ds, const char *s, size_t n) {
     if (ds->len + n + 1 > (size_t)LM_DATA_MAX_BYTES) return -1;
-    if (ds->len + n + 1 > ds->cap) {
-        size_t cap = ds->cap ? ds->cap * 2 : 65536;
-        while (cap < ds->len + n + 1) cap *= 2;
-        char *b = realloc(ds->buf, cap);
-        if (!b) return -1;
-        ds->buf = b, ds->cap = cap;
-    }
+    if (grow_reserve(&ds->buf, &ds->cap, ds->len + n + 1, 65536, SIZE_MAX) != 0) return -1;
     memcpy(ds->buf + ds->len, s, n);
     ds->buf[ds->len + n] = 0;
     ds->len += n + 1;

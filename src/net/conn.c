@@ -25,6 +25,7 @@
 #include "net/tls.h"
 #include "net/uring.h"
 #include "common/clock.h"
+#include "common/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,14 +139,7 @@ void net_backoff_failed(net_backoff *b, uint64_t now_ns, uint64_t min_ns, uint64
 }
 
 static int conn_buf_reserve(net_buf *b, size_t need, size_t init) {
-    if (need <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : init;
-    while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    char *p = realloc(b->p, cap);
-    if (p == NULL) return UV_ENOMEM;
-    b->p = p;
-    b->cap = cap;
-    return 0;
+    return grow_reserve(&b->p, &b->cap, need, init, SIZE_MAX) == 0 ? 0 : UV_ENOMEM;
 }
 
 static void conn_buf_free(net_buf *b) {

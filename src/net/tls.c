@@ -14,6 +14,7 @@
 #endif
 #include "net/tls.h"
 #include "net/conn.h"
+#include "common/grow.h"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -127,16 +128,9 @@ static int tls_ctx_certs(net_tls_client *t, const net_tls_opts *o, char *err, si
 static int tls_bio_write(BIO *b, const char *data, size_t n, size_t *written) {
     net_tls *t = BIO_get_data(b);
     net_buf *o = t->out;
-    if (n > o->cap - o->len) {
-        size_t cap = o->cap ? o->cap : 16 * 1024;
-        while (cap - o->len < n) cap = cap > SIZE_MAX / 2 ? o->len + n : cap * 2;
-        char *p = realloc(o->p, cap);
-        if (p == NULL) {
-            t->oom = 1;
-            return 0;
-        }
-        o->p = p;
-        o->cap = cap;
+    if (grow_room(&o->p, &o->cap, o->len, n, 16 * 1024, SIZE_MAX) != 0) {
+        t->oom = 1;
+        return 0;
     }
     memcpy(o->p + o->len, data, n);
     o->len += n;

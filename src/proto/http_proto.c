@@ -7,6 +7,7 @@
  * (hp_parser_put_*: HTTP/2's, decoded by nghttp2 in client/).  See
  * http_proto.h. */
 #include "proto/http_proto.h"
+#include "common/grow.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -211,17 +212,6 @@ int hp_parse_base_url(const char *url, size_t len, hp_base_url *out, const char 
 
 /* ---- response parser ---- */
 
-static int hp_grow(char **buf, size_t *cap, size_t need, size_t init) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : init;
-    while (c < need) c = c > SIZE_MAX / 2 ? need : c * 2;
-    char *p = realloc(*buf, c);
-    if (!p) return -1;
-    *buf = p;
-    *cap = c;
-    return 0;
-}
-
 static hp_parser *hp_of(http_parser *hp) { return hp->data; }
 
 static int hp_on_begin(http_parser *hp) {
@@ -248,7 +238,7 @@ static int hp_on_field(http_parser *hp, const char *at, size_t len) {
         h->name_off = p->hlen;
         p->in_value = 0;
     }
-    if (hp_grow(&p->hbuf, &p->hcap, p->hlen + len, HP_HBUF_INIT) < 0) {
+    if (grow_reserve(&p->hbuf, &p->hcap, p->hlen + len, HP_HBUF_INIT, SIZE_MAX) < 0) {
         p->err = "out of memory";
         return -1;
     }
@@ -267,7 +257,7 @@ static int hp_on_value(http_parser *hp, const char *at, size_t len) {
         h->value_off = p->hlen;
         h->value_len = 0;
     }
-    if (hp_grow(&p->hbuf, &p->hcap, p->hlen + len, HP_HBUF_INIT) < 0) {
+    if (grow_reserve(&p->hbuf, &p->hcap, p->hlen + len, HP_HBUF_INIT, SIZE_MAX) < 0) {
         p->err = "out of memory";
         return -1;
     }
@@ -300,7 +290,7 @@ static int hp_on_headers_complete(http_parser *hp) {
     /* A declared length within the limit: the buffer at once, not by doubling
      * (without a limit, only up to 8 MB: the length is the server's word). */
     size_t want = p->max_body || hp->content_length <= HP_BODY_KEEP ? (size_t)hp->content_length : HP_BODY_KEEP;
-    if (!p->discard_body && hp_grow(&p->body, &p->body_cap, want, HP_BODY_INIT) < 0) {
+    if (!p->discard_body && grow_reserve(&p->body, &p->body_cap, want, HP_BODY_INIT, SIZE_MAX) < 0) {
         p->err = "out of memory";
         return -1;
     }
@@ -326,7 +316,7 @@ static int hp_on_body(http_parser *hp, const char *at, size_t len) {
         return -1;
     }
     if (p->discard_body) return 0;
-    if (hp_grow(&p->body, &p->body_cap, p->body_len + len, HP_BODY_INIT) < 0) {
+    if (grow_reserve(&p->body, &p->body_cap, p->body_len + len, HP_BODY_INIT, SIZE_MAX) < 0) {
         p->err = "out of memory";
         return -1;
     }
@@ -447,7 +437,7 @@ int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const 
         p->hdrs = h;
         p->hdrs_cap = cap;
     }
-    if (hp_grow(&p->hbuf, &p->hcap, p->hlen + name_len + value_len, HP_HBUF_INIT) < 0) {
+    if (grow_reserve(&p->hbuf, &p->hcap, p->hlen + name_len + value_len, HP_HBUF_INIT, SIZE_MAX) < 0) {
         p->err = "out of memory";
         return HP_ERROR;
     }
@@ -471,7 +461,7 @@ int hp_parser_put_body(hp_parser *p, const char *data, size_t len) {
         return HP_ERROR;
     }
     if (p->discard_body || p->head || len == 0) return 0;
-    if (hp_grow(&p->body, &p->body_cap, p->body_len + len, HP_BODY_INIT) < 0) {
+    if (grow_reserve(&p->body, &p->body_cap, p->body_len + len, HP_BODY_INIT, SIZE_MAX) < 0) {
         p->err = "out of memory";
         return HP_ERROR;
     }
@@ -560,7 +550,7 @@ static int hp_fast_special(hp_fast *f, const char *n, size_t nl, const char *v, 
 static int hp_fast_header(hp_parser *p, hp_fast *f) {
     const char *n = f->at, *c = n, *eol = memchr(n, '\r', (size_t)(f->end - n));
     if (!eol || eol + 1 >= f->end || eol[1] != '\n') return 0;
-    if (hp_grow(&p->hbuf, &p->hcap, p->hlen + (size_t)(eol - n), HP_HBUF_INIT) < 0) return 0;
+    if (grow_reserve(&p->hbuf, &p->hcap, p->hlen + (size_t)(eol - n), HP_HBUF_INIT, SIZE_MAX) < 0) return 0;
     char *o = p->hbuf + p->hlen;
     for (; c < eol; c++) {                         /* the name, lowercased as it is copied */
         unsigned char ch = (unsigned char)*c;
@@ -598,7 +588,7 @@ static int hp_fast_header(hp_parser *p, hp_fast *f) {
 static int hp_fast_body(hp_parser *p, const char *body, size_t avail, size_t clen) {
     if (clen > avail || (p->max_body && clen > p->max_body)) return 0;
     if (!p->discard_body) {
-        if (hp_grow(&p->body, &p->body_cap, clen, HP_BODY_INIT) < 0) return 0;
+        if (grow_reserve(&p->body, &p->body_cap, clen, HP_BODY_INIT, SIZE_MAX) < 0) return 0;
         if (clen) memcpy(p->body, body, clen);
         p->body_len = clen;
     }

@@ -7,6 +7,7 @@
  * allocation is ws_msg's buffer growth. */
 #include "proto/ws_proto.h"
 #include "proto/http_proto.h"
+#include "common/grow.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -391,14 +392,7 @@ static int ws_msg_err(int *code, const char **why, int c, const char *w) {
 /* Append f's payload to m; 0 or -1 (out of memory). */
 static int ws_msg_append(ws_msg *m, const char *p, size_t n) {
     if (n == 0) return 0;               /* an empty fragment (buf may still be NULL) */
-    if (m->len + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 4096;
-        while (cap < m->len + n) cap *= 2;
-        char *b = realloc(m->buf, cap);
-        if (b == NULL) return -1;
-        m->buf = b;
-        m->cap = cap;
-    }
+    if (grow_room(&m->buf, &m->cap, m->len, n, 4096, SIZE_MAX) != 0) return -1;
     memcpy(m->buf + m->len, p, n);
     m->len += n;
     return 0;

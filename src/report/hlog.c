@@ -11,6 +11,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "common/grow.h"
 #include "common/text.h"
 
 #ifndef LUAMECH_VERSION
@@ -31,33 +32,25 @@ struct hlog {
 /* ---- byte buffer ---- */
 
 typedef struct bbuf {
-    uint8_t *p;
+    char *p;                             /* bytes (char: common/grow.h's buffers) */
     size_t len, cap;
     int oom;
 } bbuf;
 
 static int bb_reserve(bbuf *b, size_t more) {
     if (b->oom) return -1;
-    if (b->len + more <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more) cap *= 2;
-    uint8_t *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = 1;
-        return -1;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 0;
+    if (grow_room(&b->p, &b->cap, b->len, more, 256, SIZE_MAX) == 0) return 0;
+    b->oom = 1;
+    return -1;
 }
 
 static void bb_u8(bbuf *b, uint8_t v) {
-    if (bb_reserve(b, 1) == 0) b->p[b->len++] = v;
+    if (bb_reserve(b, 1) == 0) b->p[b->len++] = (char)v;
 }
 
 static void bb_be(bbuf *b, uint64_t v, int nbytes) {
     if (bb_reserve(b, (size_t)nbytes) != 0) return;
-    for (int i = nbytes - 1; i >= 0; i--) b->p[b->len++] = (uint8_t)(v >> (8 * i));
+    for (int i = nbytes - 1; i >= 0; i--) b->p[b->len++] = (char)(uint8_t)(v >> (8 * i));
 }
 
 static void put_be32(uint8_t *p, uint32_t v) {
@@ -139,8 +132,8 @@ int hlog_encode_payload(const hist *h, uint8_t **out, size_t *len) {
         free(b.p);
         return -1;
     }
-    put_be32(b.p + 4, (uint32_t)(b.len - HLOG_PAYLOAD_HEADER_LEN));
-    *out = b.p;
+    put_be32((uint8_t *)b.p + 4, (uint32_t)(b.len - HLOG_PAYLOAD_HEADER_LEN));
+    *out = (uint8_t *)b.p;
     *len = b.len;
     return 0;
 }

@@ -276,4 +276,36 @@ check "empty messages: exit 0, both calls RESOURCE_EXHAUSTED ($RC, $(checks "$S"
     [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 2 -a "$(checks "$S" fails)" -eq 0 ]
 check "empty messages: the server wrote both streams ($(field empties 4)), RESOURCE_EXHAUSTED counted twice ($(counter "$S" grpc.status.RESOURCE_EXHAUSTED)), peak RSS under 250 MB ($(tail -1 "$TMP/oemp.rss") KB)" \
     [ "$(field empties 4)" -eq 2 -a "$(counter "$S" grpc.status.RESOURCE_EXHAUSTED)" -eq 2 -a "$(tail -1 "$TMP/oemp.rss")" -lt 250000 ]
+# 8. more calls than the server's SETTINGS_MAX_CONCURRENT_STREAMS (10) allows: past 4096
+# waiting on one connection, a call ends RESOURCE_EXHAUSTED at once (before: every one waited
+# in libnghttp2's queue, where ending one walks the queue: 20,000 streams of one VU took the
+# watchdog's stop, exit 7, or 11 s past the run's end); c:close() ends the others CANCELLED
+MP=$(free_port)
+hostile "$MP" mcs10
+cat > "$TMP/sc/mcs.lua" <<'S'
+return { requests = 1, groups = { { name = "g", vus = 1, script = "mcsvu.lua" } } }
+S
+cat > "$TMP/sc/mcsvu.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto", timeout = 0 }))
+luamech.sleep(0.3)                      -- the server's SETTINGS read
+return function()
+  local t = {}
+  for i = 1, 12000 do t[i] = c:open_stream("lmgrpc.Greeter/Chat", { name = "m" }) end
+  c:close()
+  local n = {}
+  for i = 1, #t do
+    local m, code = t[i]:recv()
+    n[code] = (n[code] or 0) + 1
+  end
+  -- 10 streams open, 4096 waiting (100 while the SETTINGS are not read yet): the rest refused
+  luamech.check((n[8] or 0) >= 12000 - 100 - 4096 and (n[8] or 0) <= 12000 - 10 - 4096 and (n[8] or 0) + (n[1] or 0) == 12000,
+    "12,000 streams, server max 10: RESOURCE_EXHAUSTED " .. tostring(n[8]) .. ", CANCELLED " .. tostring(n[1]))
+end
+S
+timeout 120 "$LUAMECH" run "$TMP/sc/mcs.lua" -q -w 1 -e PORT="$MP" -o "$TMP/omcs" > "$TMP/omcs.out" 2>&1
+RC=$?
+S=$TMP/omcs/summary.json
+check "max concurrent streams 10: exit 0, the check passed ($RC, $(checks "$S" passes)/$(checks "$S" fails): $(grep -m1 -o 'RESOURCE_EXHAUSTED: [^"]*' "$TMP/omcs/errors.csv"))" \
+    [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 1 -a "$(checks "$S" fails)" -eq 0 ]
+check "max concurrent streams 10: the server saw at most 100 streams ($(field mcs10 0))" [ "$(field mcs10 0)" -le 100 ]
 finish

@@ -559,6 +559,7 @@ static void h2_on_open(net_conn *nc, void *owner) {
     if (s->cfg->conn.tls && (!alpn || strcmp(alpn, "h2") != 0)) {   /* nothing queued yet */
         snprintf(s->msg, sizeof s->msg, "the server did not select h2 by ALPN (it selected %s)",
                  alpn ? alpn : "nothing");
+        s->fail_sys = UV_EPROTONOSUPPORT;    /* h2_session_failure gives the message (gRPC's connect) */
         const h2_session_cbs *cbs = s->cfg->cbs;
         if (cbs->on_other_alpn && cbs->on_other_alpn(s, s->owner, nc, alpn)) {
             s->nc = NULL;                     /* another owner's now: its on_closed is theirs */

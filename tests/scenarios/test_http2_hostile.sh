@@ -144,4 +144,19 @@ check "no ALPN, http=2: a setup refusal naming ALPN, not 'server down'" \
     grep -qF 'setup refused: the server did not select h2 by ALPN (it selected nothing); http = ""2"" requires HTTP/2' \
     "$TMP/alpn2/errors.csv"
 check "no ALPN, http=2: never 'server down'" bash -c "! grep -q 'server down' '$TMP/alpn2/errors.csv'"
+# gRPC over TLS on that server: grpc.connect fails as the same setup refusal
+# naming ALPN (before: "server down: the connection failed or went away
+# before it was open")
+cat > "$TMP/galpn.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"),
+  { proto = luamech.param("PROTO"), timeout = 2, tls = { ca_file = luamech.param("CA") } }))
+return function() end
+S
+sed 's/vu.lua/galpn.lua/' "$TMP/s.lua" > "$TMP/galpn_s.lua"
+timeout 30 "$LUAMECH" run "$TMP/galpn_s.lua" -q -w 1 -e PORT="$port" -e N=1 -e CA="$TMP/pki/ca.pem" \
+    -e PROTO="$SRC/scenarios/greeter.proto" -o "$TMP/galpn" > "$TMP/galpn.out" 2>&1
+RC=$?
+check "no ALPN, gRPC: exit 4 ($RC)" [ $RC -eq 4 ]
+check "no ALPN, gRPC: grpc.connect fails as a setup refusal naming ALPN ($(grep -m1 -o 'grpc.connect.*' "$TMP/galpn.out"))" \
+    grep -qE "grpc.connect 127.0.0.1:$port: setup refused: the server did not select h2 by ALPN \(it selected nothing\)" "$TMP/galpn.out"
 finish

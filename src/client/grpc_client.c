@@ -239,7 +239,7 @@ static int gc_on_header(void *ud, int block, const char *name, size_t nlen, cons
         call->http_status = grpc_status_parse(value, vlen);
     } else if (nlen == 11 && memcmp(name, "grpc-status", 11) == 0) {
         call->code = grpc_status_parse(value, vlen);
-        if (call->code < 0) call->code = GC_UNKNOWN;
+        if (call->code < 0 || call->code > 16) call->code = GC_UNKNOWN;   /* no such code: UNKNOWN, as counted */
     } else if (block == H2_BLOCK_HEADERS && nlen == 13 && memcmp(name, "grpc-encoding", 13) == 0) {
         call->df.coding = hz_coding(value, vlen);
     } else if (nlen == 12 && memcmp(name, "grpc-message", 12) == 0) {

@@ -308,4 +308,23 @@ S=$TMP/omcs/summary.json
 check "max concurrent streams 10: exit 0, the check passed ($RC, $(checks "$S" passes)/$(checks "$S" fails): $(grep -m1 -o 'RESOURCE_EXHAUSTED: [^"]*' "$TMP/omcs/errors.csv"))" \
     [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 1 -a "$(checks "$S" fails)" -eq 0 ]
 check "max concurrent streams 10: the server saw at most 100 streams ($(field mcs10 0))" [ "$(field mcs10 0)" -le 100 ]
+# 9. a grpc-status that is no gRPC code (99): the script gets 2 UNKNOWN, as the counter
+# grpc.status.UNKNOWN and the tally say (before: 99 to the script, UNKNOWN in the counts)
+SP9=$(free_port)
+hostile "$SP9" status99
+cat > "$TMP/sc/s99.lua" <<'S'
+return { requests = 5, groups = { { name = "g", vus = 1, script = "s99vu.lua" } } }
+S
+cat > "$TMP/sc/s99vu.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto" }))
+return function()
+  local r, code, msg = c:invoke("lmgrpc.Greeter/SayHello", { name = "x" })
+  luamech.check(r == nil and code == 2 and msg == "odd", "grpc-status 99: " .. tostring(code) .. " " .. tostring(msg))
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/sc/s99.lua" -q -w 1 -e PORT="$SP9" -o "$TMP/o99" > "$TMP/o99.out" 2>&1
+RC=$?
+S=$TMP/o99/summary.json
+check "grpc-status 99: exit 0, the script saw 2 UNKNOWN 5 times ($RC, $(checks "$S" passes)/$(checks "$S" fails)); grpc.status.UNKNOWN $(counter "$S" grpc.status.UNKNOWN) = the server's $(field status99 4)" \
+    [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 5 -a "$(counter "$S" grpc.status.UNKNOWN)" -eq 5 -a "$(field status99 4)" -eq 5 ]
 finish

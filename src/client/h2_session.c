@@ -437,6 +437,12 @@ static int h2_cb_error(nghttp2_session *ng, int code, const char *msg, size_t le
     (void)ng;
     (void)code;
     snprintf(s->msg, sizeof s->msg, "%.*s", (int)(len > 200 ? 200 : len), msg);
+    char *id = strstr(s->msg, ", stream: ");     /* one text per cause in the error tally, */
+    if (id) {                                    /* not one per stream */
+        size_t k = 10;
+        while (id[k] >= '0' && id[k] <= '9') k++;
+        memmove(id, id + k, strlen(id + k) + 1);
+    }
     s->msg_fresh = 1;
     return 0;
 }

@@ -327,4 +327,21 @@ RC=$?
 S=$TMP/o99/summary.json
 check "grpc-status 99: exit 0, the script saw 2 UNKNOWN 5 times ($RC, $(checks "$S" passes)/$(checks "$S" fails)); grpc.status.UNKNOWN $(counter "$S" grpc.status.UNKNOWN) = the server's $(field status99 4)" \
     [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 5 -a "$(counter "$S" grpc.status.UNKNOWN)" -eq 5 -a "$(field status99 4)" -eq 5 ]
+# 10. libnghttp2 refuses a field (grpc-status " 0") naming the stream: the reason is one text
+# for every call, one line in the tally (before: one line per stream id)
+SPP=$(free_port)
+hostile "$SPP" spstatus
+sed 's/status99/spstatus/' "$TMP/sc/s99.lua" > "$TMP/sc/sp.lua"
+cat > "$TMP/sc/s99vu.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto" }))
+return function()
+  local r, code, msg = c:invoke("lmgrpc.Greeter/SayHello", { name = "x" })
+  luamech.check(code == 13, "bad grpc-status field: " .. tostring(code))
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/sc/sp.lua" -q -w 1 -e PORT="$SPP" -o "$TMP/osp" > "$TMP/osp.out" 2>&1
+RC=$?
+E=$TMP/osp/errors.csv
+check "bad grpc-status field: exit 0, 5 calls INTERNAL, tallied on one line without a stream id ($RC; $(grep -c '^request' "$E") line(s): $(grep -m1 '^request' "$E"))" \
+    [ $RC -eq 0 -a "$(counter "$TMP/osp/summary.json" grpc.status.INTERNAL)" -eq 5 -a "$(grep -c '^request,5,.*Invalid HTTP header field' "$E")" -eq 1 ]
 finish

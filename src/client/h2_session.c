@@ -376,7 +376,8 @@ static int h2_cb_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, vo
         h2_st_finish(st, 0, 0, 0, NULL);
     } else if (code == NGHTTP2_REFUSED_STREAM || (s->goaway_in && id > s->goaway_last)) {
         if (s->peer_settings && s->peer_max == 0) h2_st_finish(st, H2_ENOSTREAMS, code, 0, h2_zero_msg);
-        else h2_st_finish(st, H2_EREFUSED, code, 0, NULL);
+        else h2_st_finish(st, H2_EREFUSED, code == NGHTTP2_REFUSED_STREAM && !(s->goaway_in && id > s->goaway_last)
+                                               ? code : 0, 0, NULL);   /* 0: above a GOAWAY's last stream */
     } else if (st->rst_out && code != NGHTTP2_NO_ERROR && code != NGHTTP2_CANCEL) {
         if (!st->msg[0])                     /* nghttp2 reset it: its verdict on this response */
             snprintf(st->msg, sizeof st->msg, "the response broke the protocol (%s)", h2_error_name(code));

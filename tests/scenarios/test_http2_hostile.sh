@@ -77,6 +77,13 @@ check "goaway: $GOAWAYS GOAWAYs, $CONNS connections, retries counted ($(counter 
 check "goaway: http.connects equals the server's connections less the port probe ($(counter "$S" http.connects), $CONNS)" \
     [ "$(counter "$S" http.connects)" -eq $((CONNS - 1)) ]
 
+# GOAWAY(last stream 0) at every request: sent again twice, then failed
+# naming the GOAWAY (before: "(REFUSED_STREAM)", which the server never sent)
+hostile goaway0 6
+check "goaway0: 6 failures, at most 3 tries each ($ERRS; http.retries $(counter "$S" http.retries); the server saw $REQS requests, $GOAWAYS GOAWAYs)" \
+    [ "$ERRS" -eq 6 -a "$REQS" -ge 6 -a "$REQS" -le 18 -a "$GOAWAYS" -eq "$REQS" ]
+check "goaway0: the reason names the GOAWAY" grep -q '^request,6,.*HTTP/2 request refused by the server (GOAWAY), 2 retries' "$E"
+
 hostile badframe 60
 check "badframe: 60 transactions, the successes are the server's ($TX, $ERRS errors, $SERVED served)" \
     [ "$TX" -eq 60 -a $((TX - ERRS)) -eq "$SERVED" -a "$ERRS" -ge 1 ]

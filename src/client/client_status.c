@@ -31,6 +31,7 @@ client_status client_status_of_net(int status) {
     case UV_ETIMEDOUT: return CLIENT_TIMEOUT;
     case UV_ECANCELED: return CLIENT_CANCELLED;
     case NET_ETLS: return CLIENT_TLS;
+    case UV_EPROTONOSUPPORT: return CLIENT_SETUP;   /* the server does not speak the protocol (ALPN) */
     default: return CLIENT_DOWN;
     }
 }

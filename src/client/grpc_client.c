@@ -240,7 +240,7 @@ static int gc_on_header(void *ud, int block, const char *name, size_t nlen, cons
         call->http_status = grpc_status_parse(value, vlen);
     } else if (nlen == 11 && memcmp(name, "grpc-status", 11) == 0) {
         call->code = grpc_status_parse(value, vlen);
-        if (call->code < 0) call->code = GC_UNKNOWN;
+        if (call->code < 0 || call->code > 16) call->code = GC_UNKNOWN;   /* no such code: UNKNOWN, as counted */
     } else if (block == H2_BLOCK_HEADERS && nlen == 13 && memcmp(name, "grpc-encoding", 13) == 0) {
         call->df.coding = hz_coding(value, vlen);
     } else if (nlen == 12 && memcmp(name, "grpc-message", 12) == 0) {
@@ -411,6 +411,23 @@ static int gc_md_has(const h2_nv *md, size_t n, const char *name, size_t nlen) {
 
 /* The call's stream opened from what call->keep holds, on the live session
  * or a new one.  0, or -1 after on_done fired (UNAVAILABLE, ...). */
+/* Calls past the server's SETTINGS_MAX_CONCURRENT_STREAMS wait in
+ * libnghttp2's queue, where ending one that waits (a deadline, a cancel, the
+ * run's end) walks the queue: at most GC_MAX_WAITING wait per connection,
+ * so that tens of thousands of calls cannot make every end quadratic. */
+#define GC_MAX_WAITING 4096u
+
+static int gc_too_many_waiting(grpc_call *call, h2_session *s) {
+    h2_session_stats st;
+    h2_session_get_stats(s, &st);
+    if ((uint64_t)h2_session_active(s) < (uint64_t)st.peer_max_streams + GC_MAX_WAITING) return 0;
+    snprintf(call->msg, sizeof call->msg,
+             "more than %u calls wait for the server's SETTINGS_MAX_CONCURRENT_STREAMS (%u) on one connection",
+             GC_MAX_WAITING, (unsigned)st.peer_max_streams);
+    gc_done(call, GC_RESOURCE, 1);
+    return 1;
+}
+
 static int gc_open(grpc_call *call) {
     grpc_client *c = call->c;
     char tmo[16];
@@ -445,6 +462,7 @@ static int gc_open(grpc_call *call) {
             return -1;
         }
         h2_session *s = c->cur->s;
+        if (gc_too_many_waiting(call, s)) return -1;
         call->st = h2_stream_open(s, nv, n, call->kbody, call->klen, call->eos, call->deadline_ns, &gc_stream_cbs,
                                   call, &status);
         if (call->st) return 0;

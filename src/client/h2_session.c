@@ -376,7 +376,8 @@ static int h2_cb_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, vo
         h2_st_finish(st, 0, 0, 0, NULL);
     } else if (code == NGHTTP2_REFUSED_STREAM || (s->goaway_in && id > s->goaway_last)) {
         if (s->peer_settings && s->peer_max == 0) h2_st_finish(st, H2_ENOSTREAMS, code, 0, h2_zero_msg);
-        else h2_st_finish(st, H2_EREFUSED, code, 0, NULL);
+        else h2_st_finish(st, H2_EREFUSED, code == NGHTTP2_REFUSED_STREAM && !(s->goaway_in && id > s->goaway_last)
+                                               ? code : 0, 0, NULL);   /* 0: above a GOAWAY's last stream */
     } else if (st->rst_out && code != NGHTTP2_NO_ERROR && code != NGHTTP2_CANCEL) {
         if (!st->msg[0])                     /* nghttp2 reset it: its verdict on this response */
             snprintf(st->msg, sizeof st->msg, "the response broke the protocol (%s)", h2_error_name(code));
@@ -437,6 +438,12 @@ static int h2_cb_error(nghttp2_session *ng, int code, const char *msg, size_t le
     (void)ng;
     (void)code;
     snprintf(s->msg, sizeof s->msg, "%.*s", (int)(len > 200 ? 200 : len), msg);
+    char *id = strstr(s->msg, ", stream: ");     /* one text per cause in the error tally, */
+    if (id) {                                    /* not one per stream */
+        size_t k = 10;
+        while (id[k] >= '0' && id[k] <= '9') k++;
+        memmove(id, id + k, strlen(id + k) + 1);
+    }
     s->msg_fresh = 1;
     return 0;
 }
@@ -559,6 +566,7 @@ static void h2_on_open(net_conn *nc, void *owner) {
     if (s->cfg->conn.tls && (!alpn || strcmp(alpn, "h2") != 0)) {   /* nothing queued yet */
         snprintf(s->msg, sizeof s->msg, "the server did not select h2 by ALPN (it selected %s)",
                  alpn ? alpn : "nothing");
+        s->fail_sys = UV_EPROTONOSUPPORT;    /* h2_session_failure gives the message (gRPC's connect) */
         const h2_session_cbs *cbs = s->cfg->cbs;
         if (cbs->on_other_alpn && cbs->on_other_alpn(s, s->owner, nc, alpn)) {
             s->nc = NULL;                     /* another owner's now: its on_closed is theirs */

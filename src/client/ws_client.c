@@ -8,7 +8,7 @@
  * (reserved up to a whole frame, which max_message bounds); an unfragmented
  * message goes straight to a waiting receive without a copy, otherwise it
  * is reassembled (ws_msg, kept) and, with nobody waiting, copied into the
- * queue (one buffer, reused, bounded by max_queue).  Pings get pongs, the
+ * queue (one buffer, reused, bounded by max_queue).  Pings get pongs (none while 4 MiB wait for the socket: WS_WQUEUE_MAX also refuses sends), the
  * server's close gets its echo, a close we start waits for the server's
  * within the timeout.  After a failure or a close the connection lingers
  * (bytes read and dropped) until the server ends it, for at most 2 s (the
@@ -96,6 +96,7 @@ const char *ws_client_strerror(int status) {
     case WS_ECLOSED: return "closed";
     case WS_EQUEUE: return "receive queue full";
     case WS_ESTATE: return "not open";
+    case WS_EWFULL: return "send queue full: 4 MiB wait to be written (the server does not read)";
     case UV_ETIMEDOUT: return "timeout";
     case UV_ECANCELED: return "cancelled";
     case UV_EOF: return "connection closed by server";
@@ -108,7 +109,7 @@ client_status ws_client_status(int status) {
     case WS_EHANDSHAKE: return CLIENT_SETUP;
     case WS_EPROTO: return CLIENT_PROTOCOL;
     case WS_ECLOSED: case WS_ESTATE: return CLIENT_DOWN;
-    case WS_EQUEUE: return CLIENT_BODY;
+    case WS_EQUEUE: case WS_EWFULL: return CLIENT_BODY;
     default: return client_status_of_net(status);
     }
 }
@@ -444,6 +445,9 @@ static void ws_on_control(ws_client *c, const ws_frame *f) {
     if (f->opcode == WS_OP_CLOSE) {
         ws_on_close_frame(c, f);
     } else if (f->opcode == WS_OP_PING && c->state == WSC_OPEN) {
+        /* A server that pings and never reads: no pong while WS_WQUEUE_MAX
+         * bytes wait (RFC 6455 5.5.3 lets a pong answer only the latest ping). */
+        if (net_conn_wqueued(c->nc) >= WS_WQUEUE_MAX) return;
         uint64_t m = ws_rand64(c);
         char *dst = net_conn_wspace(c->nc, ws_frame_size(f->len));
         if (dst == NULL) ws_dead(c, UV_ENOMEM, WS_CLOSE_ABNORMAL, 0, "out of memory");
@@ -570,6 +574,7 @@ int ws_client_send(ws_client *c, int opcode, const char *p, size_t len) {
     if (c->closing || c->state == WSC_CLOSED || c->state == WSC_CLOSING) return WS_ECLOSED;
     if (c->state != WSC_OPEN) return WS_ESTATE;
     if (opcode == WS_OP_PING && len > WS_CONTROL_MAX) return UV_EINVAL;
+    if (net_conn_wqueued(c->nc) >= WS_WQUEUE_MAX) return WS_EWFULL;
     uint64_t m = ws_rand64(c);
     char *dst = net_conn_wspace(c->nc, ws_frame_size(len));
     if (dst == NULL) return UV_ENOMEM;

@@ -27,6 +27,8 @@
 #define WS_ECLOSED    (-35003)  /* the connection is closed (close handshake, or ended) */
 #define WS_EQUEUE     (-35004)  /* messages arrived faster than they were received: over max_queue */
 #define WS_ESTATE     (-35005)  /* not open (connecting, closing) */
+#define WS_EWFULL     (-35006)  /* WS_WQUEUE_MAX bytes wait for the socket: the server does not read */
+#define WS_WQUEUE_MAX (4u << 20) /* bytes queued for the server past which sends are refused, pongs skipped */
 
 typedef struct ws_client_opts {
     uint64_t timeout_ns;          /* each receive by default, and close's wait; 0 = none */
@@ -74,7 +76,7 @@ int ws_client_new(uv_loop_t *loop, const char *url, const ws_client_opts *opts, 
 /* Connect, TLS, Upgrade; cb fires once, from the loop. */
 void ws_client_connect(ws_client *c, ws_connect_cb cb, void *data);
 /* Queue one message (WS_OP_TEXT or WS_OP_BINARY; WS_OP_PING too); 0, or
- * WS_ESTATE / WS_ECLOSED / UV_ENOMEM (nothing queued). */
+ * WS_ESTATE / WS_ECLOSED / WS_EWFULL / UV_ENOMEM (nothing queued). */
 int ws_client_send(ws_client *c, int opcode, const char *p, size_t len);
 /* Wait for the next message (one receive at a time: a second one fails
  * with WS_ESTATE at once); a queued message or a failure already known

@@ -17,6 +17,8 @@
 #define LM_GS_MT "luamech.grpc.stream"
 #define LM_GR_MAX_MD 32
 #define LM_GR_STREAM_MAX (64u << 20)     /* bytes of a stream's messages kept for the script */
+#define LM_GR_MSG_COST 64u               /* what each kept message counts for besides its bytes (its
+                                            index, its decoded table): empty messages are bounded too */
 #define LM_GS_UNSENT_MAX (16u << 20)     /* bytes of a stream's requests waiting for the server's window */
 
 typedef struct lm_gs lm_gs;

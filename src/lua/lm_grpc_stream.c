@@ -80,8 +80,9 @@ static void lm_gs_compact(lm_gs *s) {
 
 /* Append a message; 0, or -1 with the call failed. */
 static int lm_gs_queue(lm_gs *s, const uint8_t *p, size_t n) {
-    if (s->rx_len - lm_gs_start_of(s, s->head) + n > LM_GR_STREAM_MAX) {
-        grpc_call_fail(&s->call, 8, "more than 64 MiB of messages wait for s:recv()");
+    size_t kept = s->rx_len - lm_gs_start_of(s, s->head) + (s->nends - s->head + 1) * (size_t)LM_GR_MSG_COST;
+    if (kept + n > LM_GR_STREAM_MAX) {
+        grpc_call_fail(&s->call, 8, "more than 64 MiB of messages wait for s:recv() (64 bytes counted per message besides its own)");
         return -1;
     }
     if (s->rx_len + n > s->rx_cap || s->nends == s->ends_cap) lm_gs_compact(s);

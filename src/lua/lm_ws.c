@@ -107,7 +107,7 @@ static int lm_ws_sent(lua_State *L, lm_ws *ws, const char *method, int rc) {
         lua_pushboolean(L, 1);
         return 1;
     }
-    char msg[512], why[96];
+    char msg[512], why[160];
     snprintf(msg, sizeof msg, "ws.%s %s: %s", method, ws->url,
              client_describe(why, sizeof why, ws_client_status(rc), ws_client_strerror(rc)));
     worker_error(ws->w, msg, strlen(msg));

@@ -235,4 +235,113 @@ RC=$?
 S=$TMP/on/summary.json
 check "nginx keepalive_requests 20: 400 calls OK ($RC, OK $(counter "$S" grpc.status.OK), $(grep -m1 -o 'grpc lmgrpc[^"]*' "$TMP/on/errors.csv")) = the greeter's $(( $(served SayHello.ok) - b_ok )) = nginx's 200s ($(grep -c ' 200$' "$NG/access.log")); retried $(counter "$S" grpc.retries)" \
     [ $RC -eq 0 -a "$(counter "$S" grpc.status.OK)" -eq 400 -a $(( $(served SayHello.ok) - b_ok )) -eq 400 -a "$(grep -c ' 200$' "$NG/access.log")" -eq 400 ]
+# 7. a stream of empty messages (5 bytes each on the wire): each kept message
+# counts for 64 bytes besides its own toward the 64 MiB a stream keeps, so 6,000,000
+# of them end the call RESOURCE_EXHAUSTED (c:stream, and open_stream while the
+# script does not recv) instead of growing the client's memory (before: OK with
+# every message, 450-750 MB RSS for 15 MB from the server)
+EP=$(free_port)
+hostile "$EP" empties
+cat > "$TMP/sc/emp.lua" <<'S'
+return { requests = 1, groups = { { name = "g", vus = 1, script = "empvu.lua" } } }
+S
+cat > "$TMP/sc/empvu.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto", timeout = 120 }))
+local function served()   -- the server's count of streams it wrote to their end
+  local f = io.open(luamech.param("COUNTS"))
+  local line = f and f:read("*l") or ""
+  if f then f:close() end
+  local k = {}
+  for w in line:gmatch("%S+") do k[#k + 1] = tonumber(w) end
+  return k[5] or 0
+end
+return function()
+  local rs, code, msg = c:stream("lmgrpc.Greeter/Count", { name = "e", count = 1 })
+  luamech.check(rs == nil and code == 8, "c:stream of 6,000,000 empty messages: " .. tostring(rs and #rs) .. " " .. tostring(code) .. " " .. tostring(msg))
+  while served() < 1 do luamech.sleep(0.05) end
+  local s = c:open_stream("lmgrpc.Greeter/Count", { name = "e", count = 1 })
+  while served() < 2 do luamech.sleep(0.05) end    -- all written: what the client read waits in s's queue
+  local n, m, code2, msg2 = 0, nil, nil, nil
+  repeat
+    m, code2, msg2 = s:recv()
+    if m then n = n + 1 end
+  until not m
+  luamech.check(code2 == 8 and n < 6000000, "open_stream of 6,000,000 empty messages, not received: " .. n .. " " .. tostring(code2) .. " " .. tostring(msg2))
+end
+S
+/usr/bin/time -f '%M' -o "$TMP/oemp.rss" timeout 120 "$LUAMECH" run "$TMP/sc/emp.lua" -q -w 1 -e PORT="$EP" -e COUNTS="$TMP/empties.txt" -o "$TMP/oemp" > "$TMP/oemp.out" 2>&1
+RC=$?
+S=$TMP/oemp/summary.json
+check "empty messages: exit 0, both calls RESOURCE_EXHAUSTED ($RC, $(checks "$S" passes)/$(checks "$S" fails): $(grep -m1 -o 'RESOURCE_EXHAUSTED: [^"]*' "$TMP/oemp/errors.csv"))" \
+    [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 2 -a "$(checks "$S" fails)" -eq 0 ]
+check "empty messages: the server wrote both streams ($(field empties 4)), RESOURCE_EXHAUSTED counted twice ($(counter "$S" grpc.status.RESOURCE_EXHAUSTED)), peak RSS under 250 MB ($(tail -1 "$TMP/oemp.rss") KB)" \
+    [ "$(field empties 4)" -eq 2 -a "$(counter "$S" grpc.status.RESOURCE_EXHAUSTED)" -eq 2 -a "$(tail -1 "$TMP/oemp.rss")" -lt 250000 ]
+# 8. more calls than the server's SETTINGS_MAX_CONCURRENT_STREAMS (10) allows: past 4096
+# waiting on one connection, a call ends RESOURCE_EXHAUSTED at once (before: every one waited
+# in libnghttp2's queue, where ending one walks the queue: 20,000 streams of one VU took the
+# watchdog's stop, exit 7, or 11 s past the run's end); c:close() ends the others CANCELLED
+MP=$(free_port)
+hostile "$MP" mcs10
+cat > "$TMP/sc/mcs.lua" <<'S'
+return { requests = 1, groups = { { name = "g", vus = 1, script = "mcsvu.lua" } } }
+S
+cat > "$TMP/sc/mcsvu.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto", timeout = 0 }))
+luamech.sleep(0.3)                      -- the server's SETTINGS read
+return function()
+  local t = {}
+  for i = 1, 12000 do t[i] = c:open_stream("lmgrpc.Greeter/Chat", { name = "m" }) end
+  c:close()
+  local n = {}
+  for i = 1, #t do
+    local m, code = t[i]:recv()
+    n[code] = (n[code] or 0) + 1
+  end
+  -- 10 streams open, 4096 waiting (100 while the SETTINGS are not read yet): the rest refused
+  luamech.check((n[8] or 0) >= 12000 - 100 - 4096 and (n[8] or 0) <= 12000 - 10 - 4096 and (n[8] or 0) + (n[1] or 0) == 12000,
+    "12,000 streams, server max 10: RESOURCE_EXHAUSTED " .. tostring(n[8]) .. ", CANCELLED " .. tostring(n[1]))
+end
+S
+timeout 120 "$LUAMECH" run "$TMP/sc/mcs.lua" -q -w 1 -e PORT="$MP" -o "$TMP/omcs" > "$TMP/omcs.out" 2>&1
+RC=$?
+S=$TMP/omcs/summary.json
+check "max concurrent streams 10: exit 0, the check passed ($RC, $(checks "$S" passes)/$(checks "$S" fails): $(grep -m1 -o 'RESOURCE_EXHAUSTED: [^"]*' "$TMP/omcs/errors.csv"))" \
+    [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 1 -a "$(checks "$S" fails)" -eq 0 ]
+check "max concurrent streams 10: the server saw at most 100 streams ($(field mcs10 0))" [ "$(field mcs10 0)" -le 100 ]
+# 9. a grpc-status that is no gRPC code (99): the script gets 2 UNKNOWN, as the counter
+# grpc.status.UNKNOWN and the tally say (before: 99 to the script, UNKNOWN in the counts)
+SP9=$(free_port)
+hostile "$SP9" status99
+cat > "$TMP/sc/s99.lua" <<'S'
+return { requests = 5, groups = { { name = "g", vus = 1, script = "s99vu.lua" } } }
+S
+cat > "$TMP/sc/s99vu.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto" }))
+return function()
+  local r, code, msg = c:invoke("lmgrpc.Greeter/SayHello", { name = "x" })
+  luamech.check(r == nil and code == 2 and msg == "odd", "grpc-status 99: " .. tostring(code) .. " " .. tostring(msg))
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/sc/s99.lua" -q -w 1 -e PORT="$SP9" -o "$TMP/o99" > "$TMP/o99.out" 2>&1
+RC=$?
+S=$TMP/o99/summary.json
+check "grpc-status 99: exit 0, the script saw 2 UNKNOWN 5 times ($RC, $(checks "$S" passes)/$(checks "$S" fails)); grpc.status.UNKNOWN $(counter "$S" grpc.status.UNKNOWN) = the server's $(field status99 4)" \
+    [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 5 -a "$(counter "$S" grpc.status.UNKNOWN)" -eq 5 -a "$(field status99 4)" -eq 5 ]
+# 10. libnghttp2 refuses a field (grpc-status " 0") naming the stream: the reason is one text
+# for every call, one line in the tally (before: one line per stream id)
+SPP=$(free_port)
+hostile "$SPP" spstatus
+sed 's/status99/spstatus/' "$TMP/sc/s99.lua" > "$TMP/sc/sp.lua"
+cat > "$TMP/sc/s99vu.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto" }))
+return function()
+  local r, code, msg = c:invoke("lmgrpc.Greeter/SayHello", { name = "x" })
+  luamech.check(code == 13, "bad grpc-status field: " .. tostring(code))
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/sc/sp.lua" -q -w 1 -e PORT="$SPP" -o "$TMP/osp" > "$TMP/osp.out" 2>&1
+RC=$?
+E=$TMP/osp/errors.csv
+check "bad grpc-status field: exit 0, 5 calls INTERNAL, tallied on one line without a stream id ($RC; $(grep -c '^request' "$E") line(s): $(grep -m1 '^request' "$E"))" \
+    [ $RC -eq 0 -a "$(counter "$TMP/osp/summary.json" grpc.status.INTERNAL)" -eq 5 -a "$(grep -c '^request,5,.*Invalid HTTP header field' "$E")" -eq 1 ]
 finish

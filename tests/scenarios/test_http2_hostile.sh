@@ -77,6 +77,13 @@ check "goaway: $GOAWAYS GOAWAYs, $CONNS connections, retries counted ($(counter 
 check "goaway: http.connects equals the server's connections less the port probe ($(counter "$S" http.connects), $CONNS)" \
     [ "$(counter "$S" http.connects)" -eq $((CONNS - 1)) ]
 
+# GOAWAY(last stream 0) at every request: sent again twice, then failed
+# naming the GOAWAY (before: "(REFUSED_STREAM)", which the server never sent)
+hostile goaway0 6
+check "goaway0: 6 failures, at most 3 tries each ($ERRS; http.retries $(counter "$S" http.retries); the server saw $REQS requests, $GOAWAYS GOAWAYs)" \
+    [ "$ERRS" -eq 6 -a "$REQS" -ge 6 -a "$REQS" -le 18 -a "$GOAWAYS" -eq "$REQS" ]
+check "goaway0: the reason names the GOAWAY" grep -q '^request,6,.*HTTP/2 request refused by the server (GOAWAY), 2 retries' "$E"
+
 hostile badframe 60
 check "badframe: 60 transactions, the successes are the server's ($TX, $ERRS errors, $SERVED served)" \
     [ "$TX" -eq 60 -a $((TX - ERRS)) -eq "$SERVED" -a "$ERRS" -ge 1 ]
@@ -144,4 +151,19 @@ check "no ALPN, http=2: a setup refusal naming ALPN, not 'server down'" \
     grep -qF 'setup refused: the server did not select h2 by ALPN (it selected nothing); http = ""2"" requires HTTP/2' \
     "$TMP/alpn2/errors.csv"
 check "no ALPN, http=2: never 'server down'" bash -c "! grep -q 'server down' '$TMP/alpn2/errors.csv'"
+# gRPC over TLS on that server: grpc.connect fails as the same setup refusal
+# naming ALPN (before: "server down: the connection failed or went away
+# before it was open")
+cat > "$TMP/galpn.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"),
+  { proto = luamech.param("PROTO"), timeout = 2, tls = { ca_file = luamech.param("CA") } }))
+return function() end
+S
+sed 's/vu.lua/galpn.lua/' "$TMP/s.lua" > "$TMP/galpn_s.lua"
+timeout 30 "$LUAMECH" run "$TMP/galpn_s.lua" -q -w 1 -e PORT="$port" -e N=1 -e CA="$TMP/pki/ca.pem" \
+    -e PROTO="$SRC/scenarios/greeter.proto" -o "$TMP/galpn" > "$TMP/galpn.out" 2>&1
+RC=$?
+check "no ALPN, gRPC: exit 4 ($RC)" [ $RC -eq 4 ]
+check "no ALPN, gRPC: grpc.connect fails as a setup refusal naming ALPN ($(grep -m1 -o 'grpc.connect.*' "$TMP/galpn.out"))" \
+    grep -qE "grpc.connect 127.0.0.1:$port: setup refused: the server did not select h2 by ALPN \(it selected nothing\)" "$TMP/galpn.out"
 finish

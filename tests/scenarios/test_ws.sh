@@ -5,7 +5,8 @@
 # close ends a stream with code 1000, a close we start carries our code.
 # Hostile servers (fixtures/hostile_ws.py, raw sockets): bad frames, a masked
 # frame, a 2^62 length, text that is not UTF-8, an endless fragmented
-# message, a flood while nobody receives, no answer to a close, a wrong
+# message, a flood while nobody receives, a ping flood and a server that never
+# reads (bounded write queue), no answer to a close, a wrong
 # Sec-WebSocket-Accept: each ends in counted errors naming the cause (and
 # the close code luamech sent, as the server saw it), bounded memory and a
 # run that ends on time.
@@ -192,6 +193,13 @@ errors noclose "close: no close frame from the server in time" 1000
 hostile closecode
 check "closecode: counted errors: 'ws.receive URL: server down: closed by the server (1011 oops)'" \
     grep -qE 'ws\.receive ws://127\.0\.0\.1:[0-9]+: server down: closed by the server \(1011 oops\)' "$E"
+# a server that pings and never reads: no pong while 4 MiB wait for the socket (before: the
+# pongs piled up, 650 MB in 6 s); one that never reads: ws:send refused past 4 MiB queued
+# (before: 1.5 GB in 6 s of 64 KiB sends)
+hostile pingflood
+hostile noread -e SEND=1
+errors noread "ws.send ws://127.0.0.1:" ""
+errors noread "over a size limit: send queue full: 4 MiB wait to be written (the server does not read)" ""
 hostile badaccept; errors badaccept "handshake: wrong Sec-WebSocket-Accept" ""
 check "badaccept: one line per cause, not per connection" [ "$(grep -c Accept "$E")" -eq 1 ]
 

@@ -429,7 +429,10 @@ static void lm_rd_args(lua_State *L, int first, int top, const char **argv, size
 static int lm_rd_command(lua_State *L, lm_rd *rd, int first, lm_rd_wrap *wr) {
     int top = lua_gettop(L), argc = top - first + 1 + (wr != NULL);
     if (!wr && (argc < 1 || !lm_rd_cmd_ok(L, first)))
-        luaL_argerror(L, first, "command name (a non-empty string, not pub/sub or MONITOR) expected");
+        luaL_error(L, "redis call: the command name (a non-empty string, not pub/sub or MONITOR) expected as its "
+                      "first argument, got %s%.40s%s", argc < 1 ? "none" : lua_type(L, first) == LUA_TSTRING ? "'"
+                      : luaL_typename(L, first), lua_type(L, first) == LUA_TSTRING ? lua_tostring(L, first) : "",
+                      lua_type(L, first) == LUA_TSTRING ? "'" : "");
     const char *small[LM_RD_ARGV_STACK];
     size_t small_lens[LM_RD_ARGV_STACK], *lens;
     const char **argv = lm_rd_scratch(L, argc, small, small_lens, &lens);

@@ -100,7 +100,7 @@ struct http_req {
     uint64_t bytes_sent;          /* request bytes written, retries included */
     uint64_t bytes_received;      /* response bytes read, retries included */
     unsigned connects;            /* connections established for it (0: reused one) */
-    unsigned retried;             /* 1 when retried on a fresh connection */
+    unsigned retried;             /* times sent again on a fresh connection (HTTP/1.1: at most 1, HTTP/2: 2) */
     uint64_t tls_ns;              /* TLS handshake time of the connections opened for it */
     uint64_t connect_ns;          /* time spent connecting (TCP; the handshake is tls_ns) */
     uint64_t sent_ns;             /* uv_hrtime() when the request went to an open connection */

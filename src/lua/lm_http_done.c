@@ -51,7 +51,7 @@ static void lm_http_count_hop(lm_http_op *op, int status, const hp_parser *res) 
     if (req->bytes_sent) worker_count(w, mod->c_sent, (int64_t)req->bytes_sent);
     if (req->bytes_received) worker_count(w, mod->c_recv, (int64_t)req->bytes_received);
     if (req->connects) worker_count(w, mod->c_connects, req->connects);
-    if (req->retried) worker_count(w, mod->c_retries, 1);
+    if (req->retried) worker_count(w, mod->c_retries, req->retried);   /* each retry, as grpc.retries */
     if (status == 0) {
         int cls = res->status / 100;
         if (cls >= 2 && cls <= 5) worker_count(w, mod->c_status[cls], 1);

@@ -82,6 +82,8 @@ check "goaway: http.connects equals the server's connections less the port probe
 hostile goaway0 6
 check "goaway0: 6 failures, at most 3 tries each ($ERRS; http.retries $(counter "$S" http.retries); the server saw $REQS requests, $GOAWAYS GOAWAYs)" \
     [ "$ERRS" -eq 6 -a "$REQS" -ge 6 -a "$REQS" -le 18 -a "$GOAWAYS" -eq "$REQS" ]
+check "goaway0: http.retries counts every retry: 6 requests x 2 ($(counter "$S" http.retries))" \
+    [ "$(counter "$S" http.retries)" -eq 12 ]
 check "goaway0: the reason names the GOAWAY" grep -q '^request,6,.*HTTP/2 request refused by the server (GOAWAY), 2 retries' "$E"
 
 hostile badframe 60

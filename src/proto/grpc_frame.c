@@ -223,7 +223,8 @@ size_t grpc_message_decode(const char *s, size_t n, char *out, size_t cap) {
     if (cap == 0) return 0;
     for (size_t i = 0; i < n && o + 1 < cap; i++) {
         int hi, lo;
-        if (s[i] == '%' && i + 2 < n && (hi = grpc_hex(s[i + 1])) >= 0 && (lo = grpc_hex(s[i + 2])) >= 0) {
+        if (s[i] == '%' && i + 2 < n && (hi = grpc_hex(s[i + 1])) >= 0 && (lo = grpc_hex(s[i + 2])) >= 0 &&
+            (hi | lo) != 0) {            /* %00 stays as it is: a NUL would end the message's text there */
             out[o++] = (char)(hi << 4 | lo);
             i += 2;
         } else {

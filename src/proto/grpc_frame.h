@@ -82,7 +82,8 @@ const char *grpc_status_name(int code);
  * (gRPC's http-grpc-status-mapping: 404 UNIMPLEMENTED, 503 UNAVAILABLE, ...). */
 int grpc_status_from_http(int http_status);
 /* grpc-message percent-decoded into out (cap bytes, NUL-terminated, cut
- * short if needed); a malformed escape is kept as it is.  Returns the length. */
+ * short if needed); a malformed escape, and %00 (it would end the text), is
+ * kept as it is.  Returns the length. */
 size_t grpc_message_decode(const char *s, size_t n, char *out, size_t cap);
 /* A binary ("-bin") metadata value in base64 as gRPC emits it (RFC 4648,
  * unpadded) into out, which has room for GRPC_BASE64_LEN(n) bytes; the

@@ -222,6 +222,8 @@ static void test_status(void **state) {
     assert_string_equal(out, "abc");
     assert_int_equal(grpc_message_decode("%zz%41", 6, out, sizeof(out)), 4);
     assert_string_equal(out, "%zzA");
+    assert_int_equal(grpc_message_decode("a%00b%41", 8, out, sizeof(out)), 6);   /* a NUL is not decoded */
+    assert_string_equal(out, "a%00bA");
 }
 
 static void test_base64(void **state) {

@@ -302,7 +302,10 @@ static void h2_zero_streams(h2_session *s) {
     h2_stream *st = s->active;
     while (st && !s->closing) {
         h2_stream *nx = st->next;
-        if (!st->headers_sent) h2_st_finish(st, H2_ENOSTREAMS, 0, 0, h2_zero_msg);
+        if (!st->headers_sent) {   /* its queued HEADERS cancelled: never sent, its fields never read again */
+            nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
+            h2_st_finish(st, H2_ENOSTREAMS, 0, 0, h2_zero_msg);
+        }
         st = nx;
     }
     if (!s->closing) h2_drain(s);
@@ -832,7 +835,9 @@ static int h2_nv_fill(h2_session *s, const h2_nv *h, size_t n) {
         s->nv[i].namelen = h[i].name_len;
         s->nv[i].value = (uint8_t *)(uintptr_t)h[i].value;
         s->nv[i].valuelen = h[i].value_len;
-        s->nv[i].flags = h[i].name_static ? NGHTTP2_NV_FLAG_NO_COPY_NAME : NGHTTP2_NV_FLAG_NONE;
+        s->nv[i].flags = h[i].name_static == H2_NV_KEPT ? NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE
+                         : h[i].name_static             ? NGHTTP2_NV_FLAG_NO_COPY_NAME
+                                                        : NGHTTP2_NV_FLAG_NONE;
     }
     return 0;
 }

@@ -103,7 +103,12 @@ typedef struct h2_stream h2_stream;
 /* A header field (names lowercase; pseudo-headers ":method" ... first).
  * name_static 1: the name is a lowercase literal (it outlives every
  * session) and nghttp2 takes it without a copy; 0 (what an initialiser
- * leaving it out gives): copied. */
+ * leaving it out gives): copied; H2_NV_KEPT (2): the name (lowercase) and
+ * the value stay where they are, unchanged, until the stream's on_close
+ * (or h2_stream_open's failure), and nghttp2 takes both without a copy
+ * (the session sees to it that nghttp2 never reads them after on_close: a
+ * HEADERS frame still queued then is cancelled, or dropped with the
+ * session). */
 typedef struct h2_nv {
     const char *name;
     size_t name_len;
@@ -111,6 +116,8 @@ typedef struct h2_nv {
     size_t value_len;
     int name_static;
 } h2_nv;
+
+#define H2_NV_KEPT 2
 
 enum { H2_BLOCK_HEADERS = 0, H2_BLOCK_TRAILERS = 1 };
 

@@ -613,14 +613,15 @@ static int hh2_dropped(const char *n, size_t nl) {
 }
 
 /* One field of the header list: its value copied to *o, its name too
- * (lowercased) unless it is a lowercase literal (literal 1: pointed at,
- * and nghttp2 takes it without a copy), the entry rx->nv[*n] pointing at
- * them. */
+ * (lowercased) unless it is a lowercase literal (literal 1: pointed at),
+ * the entry rx->nv[*n] pointing at them.  nghttp2 takes both without a
+ * copy (kept): rx->buf changes only in hh2_build, for a record taken from
+ * the free list, i.e. after its stream's on_close. */
 static void hh2_put(hh2_rx *rx, char **o, size_t *n, const char *name, size_t nl, int literal, const char *val,
                     size_t vl) {
     char *p = *o;
     h2_nv *nv = &rx->nv[*n];
-    nv->name_static = literal;
+    nv->name_static = H2_NV_KEPT;
     if (literal) {
         nv->name = name;
     } else {

@@ -14,6 +14,7 @@
 #include "common/clock.h"
 
 #include <nghttp2/nghttp2.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,11 @@ struct h2_stream {
     int headers_sent, got_end, final_seen, info;
     size_t hdr_bytes;
     int rst_out;                 /* nghttp2 reset it (its verdict on the response: msg says why) */
-    char msg[160];               /* this stream's own failure reason */
     uint64_t deadline_ns;
     uint64_t bytes_in, bytes_out, sent_ns, first_ns;
     h2_stream *prev, *next;      /* active list, or the free list (next) */
+    char msg[160];               /* this stream's own failure reason (last: h2_st_take clears
+                                  * the fields above it and msg[0] only) */
 };
 
 struct h2_session {
@@ -793,7 +795,8 @@ static h2_stream *h2_st_take(h2_session *s) {
     else if ((st = calloc(1, sizeof *st)) == NULL) return NULL;
     char *buf = st->buf;
     size_t cap = st->cap;
-    memset(st, 0, sizeof *st);
+    memset(st, 0, offsetof(h2_stream, msg));
+    st->msg[0] = 0;
     st->buf = buf;
     st->cap = cap;
     st->s = s;

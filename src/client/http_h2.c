@@ -20,6 +20,7 @@
 #include "common/net.h"
 #include "net/conn.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -612,6 +613,26 @@ static int hh2_dropped(const char *n, size_t nl) {
     }
 }
 
+/* name[0..n) lowercased into out: eight bytes at a time (an uppercase
+ * ASCII letter gets 0x20 added, nothing else changes), the rest one by
+ * one. */
+static void hh2_lower(char *out, const char *name, size_t n) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, name + k, 8);
+        uint64_t low7 = w & ~highs;
+        uint64_t upper = (low7 + (0x80 - 'A') * ones) & ~(low7 + (0x80 - 'Z' - 1) * ones) & ~w & highs;
+        w |= upper >> 2;
+        memcpy(out + k, &w, 8);
+    }
+    for (; k < n; k++) {
+        unsigned char c = (unsigned char)name[k];
+        out[k] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+}
+
 /* One field of the header list: its value copied to *o, its name too
  * (lowercased) unless it is a lowercase literal (literal 1: pointed at),
  * the entry rx->nv[*n] pointing at them.  nghttp2 takes both without a
@@ -625,10 +646,7 @@ static void hh2_put(hh2_rx *rx, char **o, size_t *n, const char *name, size_t nl
     if (literal) {
         nv->name = name;
     } else {
-        for (size_t k = 0; k < nl; k++) {
-            unsigned char c = (unsigned char)name[k];
-            p[k] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-        }
+        hh2_lower(p, name, nl);
         nv->name = p;
         p += nl;
     }

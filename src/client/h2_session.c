@@ -156,13 +156,15 @@ static void h2_st_finish(h2_stream *st, int status, uint32_t code, int sys, cons
  * one found is remembered: a response's frames and fields come one stream
  * at a time, a dozen callbacks in a row (a record reused for another
  * stream, or closed, fails the check and is looked up again). */
-static h2_stream *h2_st_of(h2_session *s, int32_t id) {
-    h2_stream *st = s->last_st;
-    if (!st || st->id != id || st->state != ST_OPEN) {
-        st = nghttp2_session_get_stream_user_data(s->ng, id);
-        s->last_st = st;
-    }
+static h2_stream *h2_st_lookup(h2_session *s, int32_t id) {
+    h2_stream *st = nghttp2_session_get_stream_user_data(s->ng, id);
+    s->last_st = st;
     return st && st->id == id && st->state == ST_OPEN ? st : NULL;
+}
+
+static inline h2_stream *h2_st_of(h2_session *s, int32_t id) {   /* the remembered one inline */
+    h2_stream *st = s->last_st;
+    return st && st->id == id && st->state == ST_OPEN ? st : h2_st_lookup(s, id);
 }
 
 static h2_stream *h2_st_find(h2_session *s, int32_t id) {

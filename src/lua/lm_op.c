@@ -100,7 +100,11 @@ void lm_op_record_count(const lm_op *op, int tid, int ok, uint64_t now_ns, int64
 }
 
 void lm_op_record_less(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok) {
-    uint64_t now = worker_now_ns(), took = now - op->start_ns;
+    lm_op_record_less_at(op, tids, n, less_ns, ok, 0);
+}
+
+void lm_op_record_less_at(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok, uint64_t now_ns) {
+    uint64_t now = now_ns ? now_ns : worker_now_ns(), took = now > op->start_ns ? now - op->start_ns : 0;
     int64_t dur = (int64_t)(took > less_ns ? took - less_ns : 0);
     for (int i = 0; i < n; i++)
         if (tids[i] >= 0) vu_record(op->v, tids[i], dur, now, ok);

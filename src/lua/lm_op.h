@@ -79,6 +79,9 @@ void lm_op_record(const lm_op *op, int tid, int ok);
  * for all, less less_ns (time a binding times on timers of its own, as
  * http's connection set-up). */
 void lm_op_record_less(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok);
+/* The same ending at now_ns, a clock read the binding made already (0:
+ * read it now). */
+void lm_op_record_less_at(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok, uint64_t now_ns);
 /* Keep the values at stack indexes obj_idx and val_idx of L (0 or nil:
  * none) alive while op is in flight (the VU may stop and its coroutine be
  * collected first); lm_op_anchor(op, L, 0, 0) lets them go.  Each is held

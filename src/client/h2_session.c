@@ -259,13 +259,16 @@ static int h2_informational(const uint8_t *name, size_t nl, const uint8_t *v, si
            v[2] >= '0' && v[2] <= '9' && !(v[1] == '0' && v[2] == '1');
 }
 
-static int h2_cb_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *name, size_t nl,
-                        const uint8_t *value, size_t vl, uint8_t flags, void *ud) {
+static int h2_cb_header(nghttp2_session *ng, const nghttp2_frame *f, nghttp2_rcbuf *nbuf, nghttp2_rcbuf *vbuf,
+                        uint8_t flags, void *ud) {
     h2_session *s = ud;
     h2_stream *st = h2_st_of(s, f->hd.stream_id);
     (void)ng;
     (void)flags;
     if (!st || f->hd.type != NGHTTP2_HEADERS) return 0;
+    nghttp2_vec nv = nghttp2_rcbuf_get_buf(nbuf), vv = nghttp2_rcbuf_get_buf(vbuf);
+    const uint8_t *name = nv.base, *value = vv.base;
+    size_t nl = nv.len, vl = vv.len;
     size_t limit = s->cfg->max_header_bytes ? s->cfg->max_header_bytes : 65536;
     st->hdr_bytes += nl + vl + 32;
     if (st->hdr_bytes > limit) {
@@ -278,6 +281,7 @@ static int h2_cb_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8
     if (block == H2_BLOCK_HEADERS && h2_informational(name, nl, value, vl))
         st->info = 1;                        /* 1xx: not reported, the final block follows */
     if (st->info) return 0;
+    if (s->cfg->http_checks_own && nghttp2_rcbuf_is_static(nbuf)) block |= H2_NAME_STATIC;
     if (st->cbs->on_header(st->ud, block, (const char *)name, nl, (const char *)value, vl) != 0) {
         nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
         h2_st_finish(st, H2_ECANCELED, 0, 0, NULL);
@@ -669,7 +673,7 @@ static int h2_ng_new(h2_session *s) {
     if (nghttp2_session_callbacks_new(&cb) != 0) return -1;
     nghttp2_session_callbacks_set_on_begin_frame_callback(cb, h2_cb_begin_frame);
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb, h2_cb_begin_headers);
-    nghttp2_session_callbacks_set_on_header_callback(cb, h2_cb_header);
+    nghttp2_session_callbacks_set_on_header_callback2(cb, h2_cb_header);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, h2_cb_data);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, h2_cb_frame_recv);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, h2_cb_stream_close);

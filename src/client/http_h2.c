@@ -275,14 +275,15 @@ static int hh2_clen(hh2_rx *rx, const char *v, size_t vl) {
 
 static int hh2_on_header(void *ud, int block, const char *n, size_t nl, const char *v, size_t vl) {
     hh2_rx *rx = ud;
-    if (block != H2_BLOCK_HEADERS) return 0;          /* trailers: not kept (as with HTTP/1.1) */
+    int known = block & H2_NAME_STATIC;
+    if ((block & ~H2_NAME_STATIC) != H2_BLOCK_HEADERS) return 0;   /* trailers: not kept (as with HTTP/1.1) */
     if (nl && n[0] == ':') {
         if (rx->regular) return hh2_malformed(rx, "HTTP/2 response with a pseudo-header after a regular field");
         if (nl == 7 && memcmp(n, ":status", 7) == 0) return hh2_status(rx, v, vl);
         return hh2_malformed(rx, "HTTP/2 response with a pseudo-header other than :status");
     }
     rx->regular = 1;
-    int rc = hp_parser_put_header(&rx->parser, n, nl, v, vl);
+    int rc = known ? hp_parser_put_header_known(&rx->parser, n, nl, v, vl) : hp_parser_put_header(&rx->parser, n, nl, v, vl);
     if (rc < 0) return hh2_malformed(rx, NULL);
     if (rc == 0 && nl == 14 && memcmp(n, "content-length", 14) == 0) return hh2_clen(rx, v, vl);
     return 0;

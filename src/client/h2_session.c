@@ -14,6 +14,7 @@
 #include "common/clock.h"
 
 #include <nghttp2/nghttp2.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,11 @@ struct h2_stream {
     int headers_sent, got_end, final_seen, info;
     size_t hdr_bytes;
     int rst_out;                 /* nghttp2 reset it (its verdict on the response: msg says why) */
-    char msg[160];               /* this stream's own failure reason */
     uint64_t deadline_ns;
     uint64_t bytes_in, bytes_out, sent_ns, first_ns;
     h2_stream *prev, *next;      /* active list, or the free list (next) */
+    char msg[160];               /* this stream's own failure reason (last: h2_st_take clears
+                                  * the fields above it and msg[0] only) */
 };
 
 struct h2_session {
@@ -154,13 +156,15 @@ static void h2_st_finish(h2_stream *st, int status, uint32_t code, int sys, cons
  * one found is remembered: a response's frames and fields come one stream
  * at a time, a dozen callbacks in a row (a record reused for another
  * stream, or closed, fails the check and is looked up again). */
-static h2_stream *h2_st_of(h2_session *s, int32_t id) {
-    h2_stream *st = s->last_st;
-    if (!st || st->id != id || st->state != ST_OPEN) {
-        st = nghttp2_session_get_stream_user_data(s->ng, id);
-        s->last_st = st;
-    }
+static h2_stream *h2_st_lookup(h2_session *s, int32_t id) {
+    h2_stream *st = nghttp2_session_get_stream_user_data(s->ng, id);
+    s->last_st = st;
     return st && st->id == id && st->state == ST_OPEN ? st : NULL;
+}
+
+static inline h2_stream *h2_st_of(h2_session *s, int32_t id) {   /* the remembered one inline */
+    h2_stream *st = s->last_st;
+    return st && st->id == id && st->state == ST_OPEN ? st : h2_st_lookup(s, id);
 }
 
 static h2_stream *h2_st_find(h2_session *s, int32_t id) {
@@ -255,13 +259,16 @@ static int h2_informational(const uint8_t *name, size_t nl, const uint8_t *v, si
            v[2] >= '0' && v[2] <= '9' && !(v[1] == '0' && v[2] == '1');
 }
 
-static int h2_cb_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *name, size_t nl,
-                        const uint8_t *value, size_t vl, uint8_t flags, void *ud) {
+static int h2_cb_header(nghttp2_session *ng, const nghttp2_frame *f, nghttp2_rcbuf *nbuf, nghttp2_rcbuf *vbuf,
+                        uint8_t flags, void *ud) {
     h2_session *s = ud;
     h2_stream *st = h2_st_of(s, f->hd.stream_id);
     (void)ng;
     (void)flags;
     if (!st || f->hd.type != NGHTTP2_HEADERS) return 0;
+    nghttp2_vec nv = nghttp2_rcbuf_get_buf(nbuf), vv = nghttp2_rcbuf_get_buf(vbuf);
+    const uint8_t *name = nv.base, *value = vv.base;
+    size_t nl = nv.len, vl = vv.len;
     size_t limit = s->cfg->max_header_bytes ? s->cfg->max_header_bytes : 65536;
     st->hdr_bytes += nl + vl + 32;
     if (st->hdr_bytes > limit) {
@@ -274,6 +281,7 @@ static int h2_cb_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8
     if (block == H2_BLOCK_HEADERS && h2_informational(name, nl, value, vl))
         st->info = 1;                        /* 1xx: not reported, the final block follows */
     if (st->info) return 0;
+    if (s->cfg->http_checks_own && nghttp2_rcbuf_is_static(nbuf)) block |= H2_NAME_STATIC;
     if (st->cbs->on_header(st->ud, block, (const char *)name, nl, (const char *)value, vl) != 0) {
         nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
         h2_st_finish(st, H2_ECANCELED, 0, 0, NULL);
@@ -302,7 +310,10 @@ static void h2_zero_streams(h2_session *s) {
     h2_stream *st = s->active;
     while (st && !s->closing) {
         h2_stream *nx = st->next;
-        if (!st->headers_sent) h2_st_finish(st, H2_ENOSTREAMS, 0, 0, h2_zero_msg);
+        if (!st->headers_sent) {   /* its queued HEADERS cancelled: never sent, its fields never read again */
+            nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
+            h2_st_finish(st, H2_ENOSTREAMS, 0, 0, h2_zero_msg);
+        }
         st = nx;
     }
     if (!s->closing) h2_drain(s);
@@ -670,7 +681,7 @@ static int h2_ng_new(h2_session *s) {
     if (nghttp2_session_callbacks_new(&cb) != 0) return -1;
     nghttp2_session_callbacks_set_on_begin_frame_callback(cb, h2_cb_begin_frame);
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb, h2_cb_begin_headers);
-    nghttp2_session_callbacks_set_on_header_callback(cb, h2_cb_header);
+    nghttp2_session_callbacks_set_on_header_callback2(cb, h2_cb_header);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, h2_cb_data);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, h2_cb_frame_recv);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, h2_cb_stream_close);
@@ -798,7 +809,8 @@ static h2_stream *h2_st_take(h2_session *s) {
     else if ((st = calloc(1, sizeof *st)) == NULL) return NULL;
     char *buf = st->buf;
     size_t cap = st->cap;
-    memset(st, 0, sizeof *st);
+    memset(st, 0, offsetof(h2_stream, msg));
+    st->msg[0] = 0;
     st->buf = buf;
     st->cap = cap;
     st->s = s;
@@ -840,7 +852,9 @@ static int h2_nv_fill(h2_session *s, const h2_nv *h, size_t n) {
         s->nv[i].namelen = h[i].name_len;
         s->nv[i].value = (uint8_t *)(uintptr_t)h[i].value;
         s->nv[i].valuelen = h[i].value_len;
-        s->nv[i].flags = h[i].name_static ? NGHTTP2_NV_FLAG_NO_COPY_NAME : NGHTTP2_NV_FLAG_NONE;
+        s->nv[i].flags = h[i].name_static == H2_NV_KEPT ? NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE
+                         : h[i].name_static             ? NGHTTP2_NV_FLAG_NO_COPY_NAME
+                                                        : NGHTTP2_NV_FLAG_NONE;
     }
     return 0;
 }

@@ -103,7 +103,12 @@ typedef struct h2_stream h2_stream;
 /* A header field (names lowercase; pseudo-headers ":method" ... first).
  * name_static 1: the name is a lowercase literal (it outlives every
  * session) and nghttp2 takes it without a copy; 0 (what an initialiser
- * leaving it out gives): copied. */
+ * leaving it out gives): copied; H2_NV_KEPT (2): the name (lowercase) and
+ * the value stay where they are, unchanged, until the stream's on_close
+ * (or h2_stream_open's failure), and nghttp2 takes both without a copy
+ * (the session sees to it that nghttp2 never reads them after on_close: a
+ * HEADERS frame still queued then is cancelled, or dropped with the
+ * session). */
 typedef struct h2_nv {
     const char *name;
     size_t name_len;
@@ -112,10 +117,17 @@ typedef struct h2_nv {
     int name_static;
 } h2_nv;
 
+#define H2_NV_KEPT 2
+
 enum { H2_BLOCK_HEADERS = 0, H2_BLOCK_TRAILERS = 1 };
+/* Or'ed into on_header's block for a session with http_checks_own when
+ * the field's name is one of HPACK's static table (nghttp2's static
+ * buffer): a lowercase token, no need to check its bytes. */
+#define H2_NAME_STATIC 4
 
 typedef struct h2_stream_cbs {
-    /* One field of a header block (block: H2_BLOCK_*; the response's
+    /* One field of a header block (block: H2_BLOCK_*, with H2_NAME_STATIC
+     * or'ed in for an http_checks_own session's static names; the response's
      * ":status" comes as a field too; informational 1xx blocks are
      * skipped, not reported).  Return nonzero to reset the stream (CANCEL):
      * on_close follows with H2_ECANCELED. */
@@ -163,7 +175,8 @@ typedef struct h2_session_cfg {
     const h2_session_cbs *cbs;
     int http_checks_own;                 /* 1: nghttp2's HTTP messaging checks are off
                                           * (nghttp2_option_set_no_http_messaging): the owner
-                                          * checks the response's fields (client/http_h2.c);
+                                          * checks the response's fields (client/http_h2.c;
+                                          * on_header's block says H2_NAME_STATIC);
                                           * 0: nghttp2 resets a malformed response */
     uint32_t first_stream_id;            /* tests only: the first stream's id (odd, up to
                                           * 2^31-1, to reach the end of the ids); 0: 1 */

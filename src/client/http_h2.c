@@ -2,8 +2,9 @@
  * each request becomes a header list (pseudo-headers, the caller's headers
  * with lowercase names, content-length; connection-specific headers
  * dropped) and a body, copied into a record kept for the next request
- * (and for a retry), then a stream of the first session with room, or of a
- * new connection.  The response's fields and DATA go into the record's
+ * (and for a retry; a bodiless request equal to the one the record held
+ * reuses its list as it is), then a stream of the first session with room,
+ * or of a new connection.  The response's fields and DATA go into the record's
  * hp_parser through hp_parser_put_* (limits as for HTTP/1.1).  Host names
  * are looked up on libuv's thread pool when a new connection needs the
  * address and the last lookup is older than dns_ttl_ns (one timer fails
@@ -21,6 +22,7 @@
 #include "common/net.h"
 #include "net/conn.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,8 @@ typedef struct hh2_rx {
     h2_nv *nv;
     size_t nnv, nv_cap;
     size_t body_off, body_len;
+    int plain;                     /* the list holds a plain request (hh2_plain) of method: */
+    hp_method method;              /* hh2_same may find the next one equal */
     char errmsg[300];
     hp_header *h1;                 /* the request rebuilt for HTTP/1.1 (fallback) */
     size_t h1_cap;
@@ -272,14 +276,15 @@ static int hh2_clen(hh2_rx *rx, const char *v, size_t vl) {
 
 static int hh2_on_header(void *ud, int block, const char *n, size_t nl, const char *v, size_t vl) {
     hh2_rx *rx = ud;
-    if (block != H2_BLOCK_HEADERS) return 0;          /* trailers: not kept (as with HTTP/1.1) */
+    int known = block & H2_NAME_STATIC;
+    if ((block & ~H2_NAME_STATIC) != H2_BLOCK_HEADERS) return 0;   /* trailers: not kept (as with HTTP/1.1) */
     if (nl && n[0] == ':') {
         if (rx->regular) return hh2_malformed(rx, "HTTP/2 response with a pseudo-header after a regular field");
         if (nl == 7 && memcmp(n, ":status", 7) == 0) return hh2_status(rx, v, vl);
         return hh2_malformed(rx, "HTTP/2 response with a pseudo-header other than :status");
     }
     rx->regular = 1;
-    int rc = hp_parser_put_header(&rx->parser, n, nl, v, vl);
+    int rc = known ? hp_parser_put_header_known(&rx->parser, n, nl, v, vl) : hp_parser_put_header(&rx->parser, n, nl, v, vl);
     if (rc < 0) return hh2_malformed(rx, NULL);
     if (rc == 0 && nl == 14 && memcmp(n, "content-length", 14) == 0) return hh2_clen(rx, v, vl);
     return 0;
@@ -613,22 +618,40 @@ static int hh2_dropped(const char *n, size_t nl) {
     }
 }
 
+/* name[0..n) lowercased into out: eight bytes at a time (an uppercase
+ * ASCII letter gets 0x20 added, nothing else changes), the rest one by
+ * one. */
+static void hh2_lower(char *out, const char *name, size_t n) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, name + k, 8);
+        uint64_t low7 = w & ~highs;
+        uint64_t upper = (low7 + (0x80 - 'A') * ones) & ~(low7 + (0x80 - 'Z' - 1) * ones) & ~w & highs;
+        w |= upper >> 2;
+        memcpy(out + k, &w, 8);
+    }
+    for (; k < n; k++) {
+        unsigned char c = (unsigned char)name[k];
+        out[k] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+}
+
 /* One field of the header list: its value copied to *o, its name too
- * (lowercased) unless it is a lowercase literal (literal 1: pointed at,
- * and nghttp2 takes it without a copy), the entry rx->nv[*n] pointing at
- * them. */
+ * (lowercased) unless it is a lowercase literal (literal 1: pointed at),
+ * the entry rx->nv[*n] pointing at them.  nghttp2 takes both without a
+ * copy (kept): rx->buf changes only in hh2_build, for a record taken from
+ * the free list, i.e. after its stream's on_close. */
 static void hh2_put(hh2_rx *rx, char **o, size_t *n, const char *name, size_t nl, int literal, const char *val,
                     size_t vl) {
     char *p = *o;
     h2_nv *nv = &rx->nv[*n];
-    nv->name_static = literal;
+    nv->name_static = H2_NV_KEPT;
     if (literal) {
         nv->name = name;
     } else {
-        for (size_t k = 0; k < nl; k++) {
-            unsigned char c = (unsigned char)name[k];
-            p[k] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-        }
+        hh2_lower(p, name, nl);
         nv->name = p;
         p += nl;
     }
@@ -695,6 +718,64 @@ static int hh2_build(hh2_rx *rx, const hp_request *r) {
     return 0;
 }
 
+/* A request whose header list hh2_same can compare: no body (nor a
+ * method that sends a content-length), no Host header (the authority is
+ * r->host or the client's). */
+static int hh2_plain(const hp_request *r) {
+    if (r->body_len || hh2_body_method(r->method)) return 0;
+    for (size_t i = 0; i < r->nheaders; i++)
+        if (r->headers[i].name_len == 4 && strncasecmp(r->headers[i].name, "host", 4) == 0) return 0;
+    return 1;
+}
+
+/* 1 when name[0..n) lowercased is lower[0..n) (eight bytes at a time, as
+ * hh2_lower). */
+static int hh2_lower_eq(const char *name, const char *lower, size_t n) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w, l;
+        memcpy(&w, name + k, 8);
+        memcpy(&l, lower + k, 8);
+        uint64_t low7 = w & ~highs;
+        uint64_t upper = (low7 + (0x80 - 'A') * ones) & ~(low7 + (0x80 - 'Z' - 1) * ones) & ~w & highs;
+        if ((w | upper >> 2) != l) return 0;
+    }
+    for (; k < n; k++) {
+        unsigned char c = (unsigned char)name[k];
+        if ((char)(c >= 'A' && c <= 'Z' ? c + 32 : c) != lower[k]) return 0;
+    }
+    return 1;
+}
+
+/* 1 when rx's header list (built by hh2_build for a plain request, and not
+ * changed since) is what hh2_build would make of r: the same method, path
+ * and fields (names equal but for case, values byte for byte; the ones
+ * HTTP/2 drops skipped).  Then the list is sent as it is: its bytes were
+ * checked when it was built. */
+static int hh2_same(const hh2_rx *rx, const hp_request *r) {
+    if (!rx->plain || r->method != rx->method || r->body_len || hh2_body_method(r->method)) return 0;
+    const h2_nv *nv = rx->nv;                     /* :method, :scheme, :authority, :path, fields */
+    const char *auth = r->host ? r->host : rx->h->cfg.authority;
+    size_t alen = r->host ? r->host_len : rx->h->authority_len;
+    if (nv[2].value_len != alen || memcmp(nv[2].value, auth, alen) != 0) return 0;
+    if (nv[3].value_len != r->path_len || memcmp(nv[3].value, r->path, r->path_len) != 0) return 0;
+    size_t k = 4;
+    for (size_t i = 0; i < r->nheaders; i++) {
+        const hp_header *hd = &r->headers[i];
+        if (hh2_dropped(hd->name, hd->name_len)) {
+            if (hd->name_len == 4 && strncasecmp(hd->name, "host", 4) == 0) return 0;   /* the authority */
+            continue;
+        }
+        if (k == rx->nnv || nv[k].name_len != hd->name_len || nv[k].value_len != hd->value_len ||
+            !hh2_lower_eq(hd->name, nv[k].name, hd->name_len) ||
+            (hd->value_len && memcmp(nv[k].value, hd->value, hd->value_len) != 0))
+            return 0;
+        k++;
+    }
+    return k == rx->nnv;
+}
+
 static hh2_rx *hh2_rx_take(hh2 *h) {
     hh2_rx *rx = h->free;
     if (rx) {
@@ -715,7 +796,15 @@ void hh2_send(hh2 *h, http_req *req, const hp_request *r) {
         req->on_done(req, HTTP_ENOMEM, NULL);
         return;
     }
-    int rc = hh2_build(rx, r);
+    int rc = 0;
+    if (!hh2_same(rx, r)) {
+        rx->plain = 0;                            /* a failed build may have moved rx->buf */
+        rc = hh2_build(rx, r);
+        if (rc == 0) {
+            rx->plain = hh2_plain(r);
+            rx->method = r->method;
+        }
+    }
     if (rc != 0) {
         rx->next = h->free;
         h->free = rx;

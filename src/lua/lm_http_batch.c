@@ -104,8 +104,7 @@ static int lm_http_batch_entry(lua_State *L, int idx, int i) {
 static int lm_http_batch_send(lua_State *L) {
     lm_http_batch_call *bc = lua_touserdata(L, 1);
     lm_http_batch *b = bc->b;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, b->core.anchor);  /* this frame's own copy of the list */
-    lua_rawgeti(L, -1, 2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, b->core.anchor_val);  /* this frame's own copy of the list */
     int list = lua_gettop(L);
     for (int i = 1; i <= b->n; i++) {
         int top = lua_gettop(L);

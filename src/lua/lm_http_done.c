@@ -28,10 +28,9 @@
  * the loop's clock (uv_hrtime, as worker_now_ns), and tls (the handshake,
  * when the transport made one).  Phases of one request: recorded as
  * measured, not from the transaction's intended start (vu_record_phase). */
-static void lm_http_breakdown(lm_http_op *op, int status) {
+static void lm_http_breakdown(lm_http_op *op, int status, uint64_t now) {
     lm_http_mod *mod = op->mod;
     http_req *req = &op->req;
-    uint64_t now = worker_now_ns();
     vu *v = op->core.v;
     if (req->dns_ns) vu_record_phase(v, mod->t_dns, (int64_t)req->dns_ns, now, 1);
     if (req->connects) vu_record_phase(v, mod->t_connect, (int64_t)req->connect_ns, now, 1);
@@ -43,8 +42,9 @@ static void lm_http_breakdown(lm_http_op *op, int status) {
     if (now >= req->first_byte_ns) vu_record_phase(v, mod->t_receive, (int64_t)(now - req->first_byte_ns), now, 1);
 }
 
-/* Counters of one hop (a response or a failure). */
-static void lm_http_count_hop(lm_http_op *op, int status, const hp_parser *res) {
+/* Counters of one hop (a response or a failure); returns the clock read
+ * its breakdown ends at. */
+static uint64_t lm_http_count_hop(lm_http_op *op, int status, const hp_parser *res) {
     lm_http_mod *mod = op->mod;
     worker *w = mod->w;
     http_req *req = &op->req;
@@ -56,7 +56,9 @@ static void lm_http_count_hop(lm_http_op *op, int status, const hp_parser *res) 
         int cls = res->status / 100;
         if (cls >= 2 && cls <= 5) worker_count(w, mod->c_status[cls], 1);
     }
-    lm_http_breakdown(op, status);
+    uint64_t now = worker_now_ns();
+    lm_http_breakdown(op, status, now);
+    return now;
 }
 
 static int lm_http_expected(const lm_http_op *op, int st) {
@@ -70,12 +72,12 @@ static int lm_http_expected(const lm_http_op *op, int st) {
  * connections it opened (their own timers, http.connect and http.tls), as
  * k6's http_req_duration does, and less an "auto" request's wait for
  * another's HTTP/2 attempt that ended in HTTP/1.1 (req->setup_wait_ns). */
-static void lm_http_account(lm_http_op *op, int status, const hp_parser *res) {
+static void lm_http_account(lm_http_op *op, int status, const hp_parser *res, uint64_t now_ns) {
     lm_http_mod *mod = op->mod;
     worker *w = mod->w;
     int ok = status == 0 && lm_http_expected(op, res->status);
     const int tids[3] = {mod->tid[op->call_method], op->name_tid, op->tag_tid};
-    lm_op_record_less(&op->core, tids, 3, op->setup_ns, ok);
+    lm_op_record_less_at(&op->core, tids, 3, op->setup_ns, ok, now_ns);
     char msg[TALLY_MSG_MAX];
     int n;
     if (status == 0) {
@@ -272,9 +274,9 @@ void lm_http_on_done(http_req *req, int status, const hp_parser *res) {
     lm_http_store_cookies(op, status, res);
     int follow = lm_http_follow(op, status, res);
     if (follow > 0) return;
-    lm_http_count_hop(op, status, res);
+    uint64_t now = lm_http_count_hop(op, status, res);
     status = follow < 0 ? LM_HTTP_EREFUSED : lm_http_decode(op, status, res);
-    lm_http_account(op, status, res);
+    lm_http_account(op, status, res, op->decoded || status != 0 ? 0 : now);   /* decoding takes time: read again */
     if (op->batch) {
         lm_http_batch_done(op, status, res);
         return;

@@ -300,6 +300,8 @@ void lm_http_call_opts(lua_State *L, lm_http *h, const char *fname, int body_idx
         c->body = luaL_checklstring(L, body_idx, &c->body_len);
         c->body_str_idx = body_idx;
     }
+    if (lua_isnoneornil(L, opts_idx)) return;   /* most calls: lm_opts_read would store no default (the
+                                                * spec's are the caller's, set above, or its own) */
     if (!lm_opts_read(L, opts_idx, fname, lm_http_call_spec, c)) return;
     lm_http_call_body(L, fname, body_idx, opts_idx, c);
     c->query_idx = lm_http_field(L, opts_idx, "query", LUA_TTABLE, fname, "a table");

@@ -100,28 +100,35 @@ void lm_op_record_count(const lm_op *op, int tid, int ok, uint64_t now_ns, int64
 }
 
 void lm_op_record_less(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok) {
-    uint64_t now = worker_now_ns(), took = now - op->start_ns;
+    lm_op_record_less_at(op, tids, n, less_ns, ok, 0);
+}
+
+void lm_op_record_less_at(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok, uint64_t now_ns) {
+    uint64_t now = now_ns ? now_ns : worker_now_ns(), took = now > op->start_ns ? now - op->start_ns : 0;
     int64_t dur = (int64_t)(took > less_ns ? took - less_ns : 0);
     for (int i = 0; i < n; i++)
         if (tids[i] >= 0) vu_record(op->v, tids[i], dur, now, ok);
 }
 
+/* One anchor slot (*slot, held while bit is set in *held) to the value
+ * at idx, or emptied (idx 0 or nil); an empty slot is left alone. */
+static void lm_op_anchor_slot(lua_State *L, int *slot, unsigned *held, unsigned bit, int idx) {
+    if (!idx || lua_isnil(L, idx)) {
+        if (!(*held & bit)) return;
+        lua_pushboolean(L, 0);                  /* false, never nil: the slot stays ours */
+        lua_rawseti(L, LUA_REGISTRYINDEX, *slot);
+        *held &= ~bit;
+        return;
+    }
+    lua_pushvalue(L, idx);
+    if (*slot) lua_rawseti(L, LUA_REGISTRYINDEX, *slot);
+    else *slot = luaL_ref(L, LUA_REGISTRYINDEX);
+    *held |= bit;
+}
+
 void lm_op_anchor(lm_op *op, lua_State *L, int obj_idx, int val_idx) {
-    int idx[2] = {obj_idx, val_idx}, top = lua_gettop(L);
-    for (int i = 0; i < 2; i++)             /* relative indexes: absolute before any push */
-        if (idx[i] < 0 && idx[i] > LUA_REGISTRYINDEX) idx[i] += top + 1;
-    if (!op->anchor) {
-        if (!obj_idx && !val_idx) return;   /* nothing held */
-        lua_createtable(L, 2, 0);
-        op->anchor = luaL_ref(L, LUA_REGISTRYINDEX);
-    }
-    lua_rawgeti(L, LUA_REGISTRYINDEX, op->anchor);
-    for (int i = 0; i < 2; i++) {           /* false, never nil: no holes */
-        if (idx[i]) lua_pushvalue(L, idx[i]);
-        else lua_pushboolean(L, 0);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_pop(L, 1);
+    lm_op_anchor_slot(L, &op->anchor, &op->anchor_held, 1, obj_idx);   /* one push, popped: */
+    lm_op_anchor_slot(L, &op->anchor_val, &op->anchor_held, 2, val_idx);   /* relative indexes hold */
 }
 
 void lm_op_drop(lm_op *op, int unsent) {

@@ -31,9 +31,13 @@ struct lm_op {
     int base;               /* stack top before the results (inside the call) */
     int pending;            /* requests not yet done */
     uint64_t start_ns;      /* the clock read the requests' deadlines start from */
-    int anchor;             /* registry slot of lm_op_anchor (0: none yet); kept across
-                             * reuse, it dies with the Lua state.  Last: lm_op_get
-                             * zeroes the fields above it only */
+    /* Last (lm_op_get zeroes the fields above anchor only): the registry
+     * slots of lm_op_anchor's object and value (0: none yet) and which of
+     * them hold one (bits 1, 2), kept across reuse; the slots die with the
+     * Lua state. */
+    int anchor;
+    int anchor_val;
+    unsigned anchor_held;
 };
 
 struct lm_op_pool {
@@ -75,10 +79,15 @@ void lm_op_record(const lm_op *op, int tid, int ok);
  * for all, less less_ns (time a binding times on timers of its own, as
  * http's connection set-up). */
 void lm_op_record_less(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok);
-/* Keep the values at stack indexes obj_idx and val_idx of L (0: none)
- * alive while op is in flight (the VU may stop and its coroutine be
- * collected first); lm_op_anchor(op, L, 0, 0) lets them go.  The op's
- * registry slot is made on first use and kept across reuse. */
+/* The same ending at now_ns, a clock read the binding made already (0:
+ * read it now). */
+void lm_op_record_less_at(const lm_op *op, const int *tids, int n, uint64_t less_ns, int ok, uint64_t now_ns);
+/* Keep the values at stack indexes obj_idx and val_idx of L (0 or nil:
+ * none) alive while op is in flight (the VU may stop and its coroutine be
+ * collected first); lm_op_anchor(op, L, 0, 0) lets them go.  Each is held
+ * in a registry slot of the op's own (op->anchor, op->anchor_val), made on
+ * first use and kept across reuse; a slot that holds nothing is not
+ * written again. */
 void lm_op_anchor(lm_op *op, lua_State *L, int obj_idx, int val_idx);
 /* Nobody takes op's results any more (its Lua call raised after sending, or
  * the worker is closing): unsent of its requests will never complete, the

@@ -414,14 +414,15 @@ static int hp_h2_value_ok(const char *v, size_t len) {
     return 1;
 }
 
-int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len) {
+static int hp_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len,
+                         int known) {   /* known: the name is a lowercase token, not checked */
     if (p->hlen + name_len + value_len > HP_PUT_HDR_MAX) {
         p->err = "response header block larger than 256 KiB";
         return HP_ERROR;
     }
     if (name_len == 0) return 1;
     unsigned all = 1;
-    for (size_t i = 0; i < name_len; i++) {
+    for (size_t i = 0; !known && i < name_len; i++) {
         unsigned c = hp_h2_name_class[(unsigned char)name[i]];
         if (c == 2) {
             p->err = "uppercase header field name in an HTTP/2 response";
@@ -451,6 +452,15 @@ int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const 
     if (value_len) memcpy(o + name_len, value, value_len);
     p->hlen += name_len + value_len;
     return 0;
+}
+
+int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len) {
+    return hp_put_header(p, name, name_len, value, value_len, 0);
+}
+
+int hp_parser_put_header_known(hp_parser *p, const char *name, size_t name_len, const char *value,
+                               size_t value_len) {
+    return hp_put_header(p, name, name_len, value, value_len, 1);
 }
 
 int hp_parser_put_body(hp_parser *p, const char *data, size_t len) {

@@ -162,6 +162,10 @@ int hp_headers_next(const char *blk, size_t len, size_t *pos, const char **name,
  * (lowercase). */
 void hp_parser_put_status(hp_parser *p, int status, int major, int minor);
 int hp_parser_put_header(hp_parser *p, const char *name, size_t name_len, const char *value, size_t value_len);
+/* The same for a name known to be a lowercase token (one of HPACK's static
+ * table, which nghttp2 tells apart): its bytes are not checked again. */
+int hp_parser_put_header_known(hp_parser *p, const char *name, size_t name_len, const char *value,
+                               size_t value_len);
 int hp_parser_put_body(hp_parser *p, const char *data, size_t len);
 void hp_parser_put_end(hp_parser *p);
 

@@ -871,9 +871,15 @@ static void test_put_header_h2(void **state) {
     assert_int_equal(hp_parser_put_header(&p, "x sp", 4, "v", 1), 1);
     assert_int_equal(hp_parser_put_header(&p, "", 0, "v", 1), 1);
     assert_int_equal(hp_parser_put_header(&p, "x-utf8", 6, "caf\xc3\xa9 \x80\xff", 8), 0);
-    assert_int_equal(p.nheaders, 2);
+    /* a name from HPACK's static table: kept without a check of its bytes,
+     * the value checked as any */
+    assert_int_equal(hp_parser_put_header_known(&p, "server", 6, "nginx", 5), 0);
+    assert_int_equal(hp_parser_put_header_known(&p, "date", 4, "x\ry", 3), 1);
+    assert_int_equal(p.nheaders, 3);
     size_t vl;
     assert_memory_equal(hp_parser_find(&p, "x-ok", &vl), "a\tb c~ long value of many bytes", 31);
+    assert_memory_equal(hp_parser_find(&p, "server", &vl), "nginx", 5);
+    assert_null(hp_parser_find(&p, "date", NULL));
     assert_null(hp_parser_find(&p, "x-cr", NULL));
     assert_int_equal(hp_parser_put_header(&p, "X-Up", 4, "v", 1), HP_ERROR);
     assert_string_equal(hp_parser_error(&p), "uppercase header field name in an HTTP/2 response");

@@ -420,10 +420,18 @@ static int gc_md_has(const h2_nv *md, size_t n, const char *name, size_t nlen) {
 static int gc_too_many_waiting(grpc_call *call, h2_session *s) {
     h2_session_stats st;
     h2_session_get_stats(s, &st);
-    if ((uint64_t)h2_session_active(s) < (uint64_t)st.peer_max_streams + GC_MAX_WAITING) return 0;
-    snprintf(call->msg, sizeof call->msg,
-             "more than %u calls wait for the server's SETTINGS_MAX_CONCURRENT_STREAMS (%u) on one connection",
-             GC_MAX_WAITING, (unsigned)st.peer_max_streams);
+    /* before the server's SETTINGS its limit is not known (100 is
+     * libnghttp2's guess until then): a fresh connection takes 4 x as many */
+    uint64_t limit = st.peer_settings ? (uint64_t)st.peer_max_streams + GC_MAX_WAITING : 4u * GC_MAX_WAITING;
+    if ((uint64_t)h2_session_active(s) < limit) return 0;
+    if (st.peer_settings)
+        snprintf(call->msg, sizeof call->msg,
+                 "more than %u calls wait for the server's SETTINGS_MAX_CONCURRENT_STREAMS (%u) on one connection",
+                 GC_MAX_WAITING, (unsigned)st.peer_max_streams);
+    else
+        snprintf(call->msg, sizeof call->msg,
+                 "more than %u calls wait on one connection whose server has not sent its SETTINGS yet",
+                 4u * GC_MAX_WAITING);
     gc_done(call, GC_RESOURCE, 1);
     return 1;
 }

@@ -799,6 +799,7 @@ net_conn *h2_session_conn(h2_session *s) { return s->nc; }
 void h2_session_get_stats(const h2_session *s, h2_session_stats *st) {
     *st = s->st;
     st->peer_max_streams = s->peer_max;
+    st->peer_settings = s->peer_settings;
 }
 
 /* ---- opening streams ---- */

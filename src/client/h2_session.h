@@ -186,7 +186,8 @@ typedef struct h2_session_stats {
     uint64_t streams;                    /* opened */
     uint64_t frames_in, frames_out;
     uint64_t goaways_in, resets_in;
-    uint32_t peer_max_streams;           /* the server's SETTINGS_MAX_CONCURRENT_STREAMS */
+    uint32_t peer_max_streams;           /* the server's SETTINGS_MAX_CONCURRENT_STREAMS (100 until known) */
+    int peer_settings;                   /* the server's first SETTINGS was read (peer_max_streams is its) */
 } h2_session_stats;
 
 /* Connect and start the session.  0 with *out, or a negative libuv

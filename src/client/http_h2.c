@@ -765,6 +765,7 @@ static int hh2_same(const hh2_rx *rx, const hp_request *r) {
         const hp_header *hd = &r->headers[i];
         if (hh2_dropped(hd->name, hd->name_len)) {
             if (hd->name_len == 4 && strncasecmp(hd->name, "host", 4) == 0) return 0;   /* the authority */
+            if (!hp_header_value_valid(hd->value, hd->value_len)) return 0;   /* hh2_build refuses it */
             continue;
         }
         if (k == rx->nnv || nv[k].name_len != hd->name_len || nv[k].value_len != hd->value_len ||

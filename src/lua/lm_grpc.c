@@ -54,7 +54,8 @@ static int lm_gr_on_message(void *ud, const uint8_t *p, size_t n) {
         grpc_call_fail(&op->call, 13, "a unary method answered more than one message");
         return 1;
     }
-    if (op->rx_len + (op->nends + 1) * (size_t)LM_GR_MSG_COST + n > LM_GR_STREAM_MAX) {
+    size_t cost = op->stream ? (op->nends + 1) * (size_t)LM_GR_MSG_COST : 0;   /* a unary call keeps one */
+    if (op->rx_len + cost + n > LM_GR_STREAM_MAX) {
         grpc_call_fail(&op->call, 8, "the stream's messages passed 64 MiB (64 bytes counted per message besides its own)");
         return 1;
     }

@@ -308,6 +308,33 @@ S=$TMP/omcs/summary.json
 check "max concurrent streams 10: exit 0, the check passed ($RC, $(checks "$S" passes)/$(checks "$S" fails): $(grep -m1 -o 'RESOURCE_EXHAUSTED: [^"]*' "$TMP/omcs/errors.csv"))" \
     [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 1 -a "$(checks "$S" fails)" -eq 0 ]
 check "max concurrent streams 10: the server saw at most 100 streams ($(field mcs10 0))" [ "$(field mcs10 0)" -le 100 ]
+# 8b. before the server's first SETTINGS its limit is not known (libnghttp2
+# assumes 100): 6,000 calls opened at once on a fresh connection all wait
+# (before: past 100 + 4096 they ended RESOURCE_EXHAUSTED, "(100)")
+LP=$(free_port)
+hostile "$LP" late
+cat > "$TMP/sc/late.lua" <<'S'
+return { requests = 1, groups = { { name = "g", vus = 1, script = "latevu.lua" } } }
+S
+cat > "$TMP/sc/latevu.lua" <<'S'
+local c = assert(luamech.grpc.connect("127.0.0.1:" .. luamech.param("PORT"), { proto = "greeter.proto", timeout = 0 }))
+return function()
+  local t = {}
+  for i = 1, 6000 do t[i] = c:open_stream("lmgrpc.Greeter/Chat", { name = "m" }) end
+  c:close()
+  local n = {}
+  for i = 1, #t do
+    local m, code = t[i]:recv()
+    n[code] = (n[code] or 0) + 1
+  end
+  luamech.check((n[1] or 0) == 6000, "6,000 streams before the server's SETTINGS: CANCELLED " .. tostring(n[1]) .. ", RESOURCE_EXHAUSTED " .. tostring(n[8]))
+end
+S
+timeout 60 "$LUAMECH" run "$TMP/sc/late.lua" -q -w 1 -e PORT="$LP" -o "$TMP/olate" > "$TMP/olate.out" 2>&1
+RC=$?
+S=$TMP/olate/summary.json
+check "SETTINGS not read yet: exit 0, 6,000 calls waited, none refused ($RC, $(checks "$S" passes)/$(checks "$S" fails): $(grep -m1 -o 'RESOURCE_EXHAUSTED: [^"]*' "$TMP/olate/errors.csv"))" \
+    [ $RC -eq 0 -a "$(checks "$S" passes)" -eq 1 -a "$(checks "$S" fails)" -eq 0 ]
 # 9. a grpc-status that is no gRPC code (99): the script gets 2 UNKNOWN, as the counter
 # grpc.status.UNKNOWN and the tally say (before: 99 to the script, UNKNOWN in the counts)
 SP9=$(free_port)

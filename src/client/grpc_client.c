@@ -409,8 +409,6 @@ static int gc_md_has(const h2_nv *md, size_t n, const char *name, size_t nlen) {
     return 0;
 }
 
-/* The call's stream opened from what call->keep holds, on the live session
- * or a new one.  0, or -1 after on_done fired (UNAVAILABLE, ...). */
 /* Calls past the server's SETTINGS_MAX_CONCURRENT_STREAMS wait in
  * libnghttp2's queue, where ending one that waits (a deadline, a cancel, the
  * run's end) walks the queue: at most GC_MAX_WAITING wait per connection,
@@ -436,6 +434,8 @@ static int gc_too_many_waiting(grpc_call *call, h2_session *s) {
     return 1;
 }
 
+/* The call's stream opened from what call->keep holds, on the live session
+ * or a new one.  0, or -1 after on_done fired (UNAVAILABLE, ...). */
 static int gc_open(grpc_call *call) {
     grpc_client *c = call->c;
     char tmo[16];

@@ -618,18 +618,23 @@ static int hh2_dropped(const char *n, size_t nl) {
     }
 }
 
-/* name[0..n) lowercased into out: eight bytes at a time (an uppercase
- * ASCII letter gets 0x20 added, nothing else changes), the rest one by
- * one. */
-static void hh2_lower(char *out, const char *name, size_t n) {
+/* Eight bytes lowercased at once: an uppercase ASCII letter gets 0x20
+ * added, nothing else changes. */
+static inline uint64_t hh2_lower8(uint64_t w) {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t low7 = w & ~highs;
+    uint64_t upper = (low7 + (0x80 - 'A') * ones) & ~(low7 + (0x80 - 'Z' - 1) * ones) & ~w & highs;
+    return w | upper >> 2;
+}
+
+/* name[0..n) lowercased into out: eight bytes at a time (hh2_lower8), the
+ * rest one by one. */
+static void hh2_lower(char *out, const char *name, size_t n) {
     size_t k = 0;
     for (; k + 8 <= n; k += 8) {
         uint64_t w;
         memcpy(&w, name + k, 8);
-        uint64_t low7 = w & ~highs;
-        uint64_t upper = (low7 + (0x80 - 'A') * ones) & ~(low7 + (0x80 - 'Z' - 1) * ones) & ~w & highs;
-        w |= upper >> 2;
+        w = hh2_lower8(w);
         memcpy(out + k, &w, 8);
     }
     for (; k < n; k++) {
@@ -728,18 +733,15 @@ static int hh2_plain(const hp_request *r) {
     return 1;
 }
 
-/* 1 when name[0..n) lowercased is lower[0..n) (eight bytes at a time, as
- * hh2_lower). */
+/* 1 when name[0..n) lowercased is lower[0..n) (eight bytes at a time,
+ * hh2_lower8). */
 static int hh2_lower_eq(const char *name, const char *lower, size_t n) {
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     size_t k = 0;
     for (; k + 8 <= n; k += 8) {
         uint64_t w, l;
         memcpy(&w, name + k, 8);
         memcpy(&l, lower + k, 8);
-        uint64_t low7 = w & ~highs;
-        uint64_t upper = (low7 + (0x80 - 'A') * ones) & ~(low7 + (0x80 - 'Z' - 1) * ones) & ~w & highs;
-        if ((w | upper >> 2) != l) return 0;
+        if (hh2_lower8(w) != l) return 0;
     }
     for (; k < n; k++) {
         unsigned char c = (unsigned char)name[k];
